@@ -1,0 +1,27 @@
+// hooks.h (SM100 device build): instrumentation hooks that only the model acts on.
+//
+// Invariant: on the device these compile to nothing, so kernels may call them on
+// any path (including hot loops) without changing the generated code; the
+// string arguments are never read here, so no string constant reaches the PTX.
+#pragma once
+
+#include "kernels/core/platform.h"
+
+namespace sk::arch {
+
+// Names the role (producer, MMA issuer, epilogue, ...) of the calling warp, so
+// the model can attribute events and check role-specific rules.
+SK_DEVICE void annotate_role(const char* /*role*/) {}
+
+// Declares that a resource (TMEM columns, an armed barrier) is still held at
+// this point; the model turns that into a diagnostic at kernel exit.
+SK_DEVICE void report_unreleased(const char* /*what*/) {}
+
+}  // namespace sk::arch
+
+namespace sk::arch {
+
+// Names an mbarrier ("input.full", index 2) for the model's reports.
+SK_DEVICE void annotate_barrier(uint64_t* /*bar*/, const char* /*name*/, int /*index*/) {}
+
+}  // namespace sk::arch

@@ -1,0 +1,104 @@
+// tcgen05.h (SM100 device build): tensor memory (TMEM) allocation, UMMA issue,
+// completion and TMEM loads, all with cta_group::1.
+//
+// Invariants: a kernel uses one cta_group for every tcgen05 op (mixing is
+// undefined), so these are fixed to cta_group::1. alloc/dealloc/relinquish and
+// ld/wait::ld are warp-collective (.sync.aligned): all 32 lanes call them with
+// identical arguments. num_cols is a power of two in [32, 512]; every allocated
+// column is deallocated before the CTA exits. The MMA is issued by a single
+// thread; its completion is observed only through tcgen05_commit's mbarrier
+// arrive. A warp reads TMEM lanes [32 * (warp_idx % 4), +32) with 32x32b loads,
+// and registers written by tcgen05.ld are valid only after tcgen05_wait_ld().
+#pragma once
+
+#include "kernels/arch/sm100/device/mbarrier.h"
+#include "kernels/core/lane_array.h"
+#include "kernels/core/platform.h"
+
+namespace sk::arch {
+
+SK_DEVICE void tcgen05_alloc(uint32_t* smem_dst, uint32_t num_cols) {
+  // The allocated TMEM address is written to shared memory, not a register,
+  // because the allocating warp is usually not the one that uses it.
+  asm volatile("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%0], %1;"
+               :
+               : "r"(detail::smem_addr(smem_dst)), "r"(num_cols)
+               : "memory");
+}
+
+SK_DEVICE void tcgen05_dealloc(uint32_t taddr, uint32_t num_cols) {
+  asm volatile("tcgen05.dealloc.cta_group::1.sync.aligned.b32 %0, %1;"
+               :
+               : "r"(taddr), "r"(num_cols)
+               : "memory");
+}
+
+SK_DEVICE void tcgen05_relinquish_alloc_permit() {
+  asm volatile("tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;" : : : "memory");
+}
+
+SK_DEVICE void tcgen05_mma_f16_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc,
+                                  uint32_t idesc, bool accumulate) {
+  // enable-input-d must be a predicate; false overwrites D, which is how the
+  // first k-block clears the accumulator without a separate TMEM store.
+  asm volatile(
+      "{\n\t"
+      ".reg .pred p;\n\t"
+      "setp.ne.b32 p, %4, 0;\n\t"
+      "tcgen05.mma.cta_group::1.kind::f16 [%0], %1, %2, %3, p;\n\t"
+      "}"
+      :
+      : "r"(d_taddr), "l"(a_desc), "l"(b_desc), "r"(idesc),
+        "r"(static_cast<uint32_t>(accumulate))
+      : "memory");
+}
+
+SK_DEVICE void tcgen05_commit(uint64_t* bar) {
+  // Arrives once on `bar` when all tcgen05 async ops previously issued by this
+  // thread complete. A .shared::cta address names the executing CTA's own
+  // location in the .shared::cluster window.
+  asm volatile(
+      "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];"
+      :
+      : "r"(detail::smem_addr(bar))
+      : "memory");
+}
+
+SK_DEVICE void tcgen05_ld_32x32b_x32(uint32_t taddr, sk::LaneArray<uint32_t, 32>& dst) {
+  // On the device each thread holds only its own lane's registers (row 0).
+  uint32_t* r = dst.lane(0);
+  asm volatile(
+      "tcgen05.ld.sync.aligned.32x32b.x32.b32"
+      " {%0, %1, %2, %3, %4, %5, %6, %7,"
+      " %8, %9, %10, %11, %12, %13, %14, %15,"
+      " %16, %17, %18, %19, %20, %21, %22, %23,"
+      " %24, %25, %26, %27, %28, %29, %30, %31},"
+      " [%32];"
+      : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]),
+        "=r"(r[4]), "=r"(r[5]), "=r"(r[6]), "=r"(r[7]),
+        "=r"(r[8]), "=r"(r[9]), "=r"(r[10]), "=r"(r[11]),
+        "=r"(r[12]), "=r"(r[13]), "=r"(r[14]), "=r"(r[15]),
+        "=r"(r[16]), "=r"(r[17]), "=r"(r[18]), "=r"(r[19]),
+        "=r"(r[20]), "=r"(r[21]), "=r"(r[22]), "=r"(r[23]),
+        "=r"(r[24]), "=r"(r[25]), "=r"(r[26]), "=r"(r[27]),
+        "=r"(r[28]), "=r"(r[29]), "=r"(r[30]), "=r"(r[31])
+      : "r"(taddr)
+      : "memory");
+}
+
+SK_DEVICE void tcgen05_wait_ld() {
+  // "memory" orders the wait against memory accesses; it cannot pin pure
+  // register arithmetic on the loaded values, so callers consume them only in
+  // code that follows the wait (the same contract CUDA's own wrappers have).
+  asm volatile("tcgen05.wait::ld.sync.aligned;" : : : "memory");
+}
+
+SK_DEVICE void tcgen05_fence_before_thread_sync() {
+  asm volatile("tcgen05.fence::before_thread_sync;" : : : "memory");
+}
+
+SK_DEVICE void tcgen05_fence_after_thread_sync() {
+  asm volatile("tcgen05.fence::after_thread_sync;" : : : "memory");
+}
+
+}  // namespace sk::arch

@@ -1,0 +1,73 @@
+// tma.h (SM100 device build): tensor-map (TMA) bulk copies and their fences.
+//
+// Invariants: a TensorMap lives in global, constant or kernel-parameter memory
+// (never shared) and is 64-byte aligned. Shared-memory tiles are aligned as the
+// map's swizzle mode requires. A load signals completion by complete_tx on
+// `bar`, which must have the byte count announced (expect_tx) in the same phase.
+// A store is tracked by bulk groups: commit, then wait before the source tile is
+// overwritten (.read) or before the result must be visible (full wait). Writes
+// made by threads to a tile that a TMA store reads need fence_proxy_async_shared()
+// first, since TMA runs in the async proxy.
+#pragma once
+
+#include <cuda.h>
+
+#include "kernels/arch/sm100/device/mbarrier.h"
+#include "kernels/core/platform.h"
+
+namespace sk::arch {
+
+using TensorMap = CUtensorMap;
+
+SK_DEVICE void prefetch_tensormap(const TensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];"
+               :
+               : "l"(reinterpret_cast<uint64_t>(map))
+               : "memory");
+}
+
+SK_DEVICE void tma_load_2d(void* smem_dst, const TensorMap* map, uint64_t* bar,
+                           int32_t c0, int32_t c1) {
+  // .shared::cluster is the only destination space the tensor load accepts; a
+  // .shared::cta address of the executing CTA is a valid .shared::cluster one.
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4}], [%2];"
+      :
+      : "r"(detail::smem_addr(smem_dst)), "l"(reinterpret_cast<uint64_t>(map)),
+        "r"(detail::smem_addr(bar)), "r"(c0), "r"(c1)
+      : "memory");
+}
+
+SK_DEVICE void tma_store_2d(const TensorMap* map, const void* smem_src, int32_t c0,
+                            int32_t c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"
+      " [%0, {%2, %3}], [%1];"
+      :
+      : "l"(reinterpret_cast<uint64_t>(map)), "r"(detail::smem_addr(smem_src)),
+        "r"(c0), "r"(c1)
+      : "memory");
+}
+
+SK_DEVICE void bulk_commit_group() {
+  asm volatile("cp.async.bulk.commit_group;" : : : "memory");
+}
+
+template <int N>
+SK_DEVICE void bulk_wait_group_read() {
+  static_assert(N >= 0, "bulk group count must be non-negative");
+  asm volatile("cp.async.bulk.wait_group.read %0;" : : "n"(N) : "memory");
+}
+
+template <int N>
+SK_DEVICE void bulk_wait_group() {
+  static_assert(N >= 0, "bulk group count must be non-negative");
+  asm volatile("cp.async.bulk.wait_group %0;" : : "n"(N) : "memory");
+}
+
+SK_DEVICE void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;" : : : "memory");
+}
+
+}  // namespace sk::arch

@@ -1,0 +1,68 @@
+// config.h: compile-time configuration of the SM100 structured matmul.
+//
+// D[M, N] = A[M, K] * B[N, K]^T, A and B BF16 and K-major, accumulation in
+// FP32, D in OutT (float or bf16_t). Tiles are BM x BN x BK with BM = 128
+// (one UMMA M), Stages input stages, and as many TMEM accumulator stages
+// (up to 2) as fit in 512 columns. The SMEM layout is a struct, so its size
+// and every alignment are known at compile time; kFitsSmem says whether the
+// configuration fits in the 227 KB a CTA may use, and validate() turns a
+// configuration that does not into a compile error.
+#pragma once
+
+#include <string>
+
+#include "kernels/core/math.h"
+#include "kernels/core/numeric.h"
+#include "kernels/core/platform.h"
+#include "kernels/io/tmem_tile_writer.h"
+#include "kernels/matmul/warp_role.h"
+#include "kernels/pipeline/mbarrier_backend.h"
+#include "kernels/pipeline/payloads.h"
+#include "kernels/sched/static_persistent_scheduler.h"
+
+namespace sk {
+
+inline constexpr uint32_t kSm100SmemPerCta = 232448;
+
+template <int BM_, int BN_, int BK_, int Stages_, class OutT_>
+struct Sm100MatmulConfig {
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, Stages = Stages_;
+  using OutT = OutT_;
+  using InT = bf16_t;
+  static constexpr int kAccStages = (2 * BN <= 512) ? 2 : 1;
+  static constexpr uint32_t kTmemCols = next_pow2(kAccStages * BN < 32 ? 32 : kAccStages * BN);
+  static constexpr int kWorkStages = 2;
+
+  using Payload = StandardPayload<InT, BM, BN, BK, Stages>;
+  using Writer = TmemTileWriter<OutT, BN>;
+
+  struct Smem {
+    typename Payload::Storage tiles;
+    alignas(1024) uint8_t staging[kEpilogueWarps][Writer::kStagingBytes];
+    typename MbarrierBackend<Stages>::Storage input_barriers;
+    typename MbarrierBackend<kAccStages>::Storage acc_barriers;
+    typename MbarrierBackend<kWorkStages>::Storage work_barriers;
+    WorkInfo work[kWorkStages];
+    uint64_t tmem_dealloc_barrier;
+    uint32_t tmem_slot;
+  };
+  // Dynamic SMEM is only guaranteed 16-byte aligned: reserve room to align.
+  static constexpr uint32_t kSmemBytes = sizeof(Smem) + 1024;
+  static constexpr bool kFitsSmem = kSmemBytes <= kSm100SmemPerCta;
+
+  static constexpr void validate() {
+    static_assert(BM == 128, "BM must be 128 (UMMA M with cta_group::1)");
+    static_assert(BN % 32 == 0 && BN >= 32 && BN <= 256, "BN must be a multiple of 32 in [32, 256]");
+    static_assert(BK == 64, "BK must be 64 (one 128-byte swizzle span of BF16)");
+    static_assert(Stages >= 2 && Stages <= 8, "2 to 8 input stages");
+    static_assert(kFitsSmem, "configuration exceeds the 227 KB of shared memory per CTA");
+  }
+
+  static std::string name() {
+    return "sm100_matmul_bf16_" + std::to_string(BM) + "x" + std::to_string(BN) + "x" +
+           std::to_string(BK) + "_s" + std::to_string(Stages) +
+           (sizeof(OutT) == 4 ? "_f32out" : "_bf16out");
+  }
+};
+
+}  // namespace sk

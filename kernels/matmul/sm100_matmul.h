@@ -1,0 +1,182 @@
+// sm100_matmul.h: the SM100 structured matmul kernel (7 warps, persistent).
+//
+// Composition, one component per concern:
+//   TileIO        TmaTileLoader (A, B)                 -> input TilePipeline
+//   TilePipeline  input:  load warp -> MMA warp        (StandardPayload, Stages)
+//                 acc:    MMA warp -> epilogue warps   (TmemAccumPayload)
+//                 work:   scheduler -> every role      (WorkPayload)
+//   TileOp        UmmaOp, inside MmaWarpContext / EpilogueWarpContext
+//   Output        TmemTileWriter (TMA store)
+//   Scheduling    StaticPersistentScheduler on warp 4
+// This file only wires them together; it is compiled verbatim by nvcc for
+// sm_100a and by the host compiler against the model.
+//
+// Barrier arrival counts: input.full 1 (the load warp's arrive.expect_tx; TMA
+// delivers the bytes), input.empty 1 (tcgen05.commit), acc.full 1
+// (tcgen05.commit), acc.empty 4 (one per epilogue warp), work.full 1, work.empty
+// 6 (load, MMA and the four epilogue warps), tmem_dealloc 4.
+#pragma once
+
+#include "kernels/arch/sm100.h"
+#include "kernels/core/lanes.h"
+#include "kernels/core/math.h"
+#include "kernels/core/platform.h"
+#include "kernels/io/tma_tile_loader.h"
+#include "kernels/matmul/config.h"
+#include "kernels/op/umma_op.h"
+#include "kernels/op/warp_context.h"
+#include "kernels/pipeline/tile_pipeline.h"
+
+namespace sk {
+
+template <class Cfg>
+struct Sm100Matmul {
+  using Smem = typename Cfg::Smem;
+  using InputPipe = TilePipeline<typename Cfg::Payload, Cfg::Stages>;
+  using AccPipe = TilePipeline<TmemAccumPayload<Cfg::BN>, Cfg::kAccStages>;
+  using WorkPipe = TilePipeline<WorkPayload<WorkInfo>, Cfg::kWorkStages>;
+  using Mma = UmmaOp<Cfg::BM, Cfg::BN, Cfg::BK>;
+  static constexpr uint32_t kWorkConsumers = 2 + kEpilogueWarps;
+
+  struct Params {
+    arch::TensorMap a;  // dims {K, M}, box {BK, BM}, 128B swizzle
+    arch::TensorMap b;  // dims {K, N}, box {BK, BN}, 128B swizzle
+    arch::TensorMap c;  // dims {N, M}, box {32, 32}, swizzle = one box row
+    uint32_t m, n, k;
+  };
+
+  SK_DEVICE static void run(const Params& p) {
+    Cfg::validate();
+    Smem& s = smem();
+    const uint32_t warp = arch::warp_idx();
+    if (warp == kLoadWarp) {
+      if (auto lane = elect_one()) {
+        InputPipe::init(&s.input_barriers, 1, 1, "input");
+        AccPipe::init(&s.acc_barriers, 1, kEpilogueWarps, "acc");
+        WorkPipe::init(&s.work_barriers, 1, kWorkConsumers, "work");
+        arch::mbarrier_init(&s.tmem_dealloc_barrier, kEpilogueWarps);
+        arch::annotate_barrier(&s.tmem_dealloc_barrier, "tmem_dealloc", -1);
+        arch::fence_mbarrier_init();
+      }
+    }
+    arch::cta_sync();
+
+    const InputPipe input(&s.input_barriers, typename Cfg::Payload{&s.tiles});
+    const AccPipe acc(&s.acc_barriers, TmemAccumPayload<Cfg::BN>{});
+    const WorkPipe work(&s.work_barriers, WorkPayload<WorkInfo>{s.work});
+
+    switch (role_of(warp)) {
+      case WarpRole::kScheduler: schedule(p, work); break;
+      case WarpRole::kLoad: load(p, input, work); break;
+      case WarpRole::kMma: mma(p, s, input, acc, work); break;
+      case WarpRole::kEpilogue: epilogue(p, s, warp, acc, work); break;
+    }
+  }
+
+  static constexpr uint32_t tiles_m(uint32_t m) { return ceil_div<uint32_t>(m, Cfg::BM); }
+  static constexpr uint32_t tiles_n(uint32_t n) { return ceil_div<uint32_t>(n, Cfg::BN); }
+
+ private:
+  SK_DEVICE static Smem& smem() {
+    uint8_t* base = arch::dynamic_smem();
+    const uint32_t pad = (1024 - (arch::smem_addr(base) & 1023)) & 1023;
+    return *reinterpret_cast<Smem*>(base + pad);
+  }
+
+  // Takes the next work item (lane: warp). Every consumer role calls this once
+  // per item, including the final invalid one.
+  SK_DEVICE static WorkInfo next_work(typename WorkPipe::Consumer& consumer) {
+    auto stage = consumer.acquire();
+    const WorkInfo w = *stage.tiles();
+    std::move(stage).release();
+    return w;
+  }
+
+  SK_DEVICE static void schedule(const Params& p, const WorkPipe& work) {
+    arch::annotate_role("scheduler");
+    const StaticPersistentScheduler sched(tiles_m(p.m), tiles_n(p.n), arch::cta_idx(),
+                                          arch::num_ctas());
+    auto producer = work.producer();
+    for (uint32_t i = 0;; ++i) {
+      const WorkInfo w = sched.work(i);
+      auto stage = producer.acquire();
+      if (auto lane = elect_one()) *stage.tiles() = w;
+      arch::sync_warp();
+      std::move(stage).release();
+      if (!w.valid) break;
+    }
+  }
+
+  SK_DEVICE static void load(const Params& p, const InputPipe& input, const WorkPipe& work) {
+    arch::annotate_role("load");
+    const TmaTileLoader a_loader(&p.a), b_loader(&p.b);
+    if (auto lane = elect_one()) {
+      a_loader.prefetch();
+      b_loader.prefetch();
+    }
+    const uint32_t k_blocks = ceil_div<uint32_t>(p.k, Cfg::BK);
+    auto producer = input.producer();
+    auto items = work.consumer();
+    for (WorkInfo w = next_work(items); w.valid; w = next_work(items)) {
+      for (uint32_t kb = 0; kb < k_blocks; ++kb) {
+        auto stage = producer.acquire();
+        if (auto lane = elect_one()) {
+          stage.expect_bytes(Cfg::Payload::kBytesPerStage);
+          const int32_t k0 = static_cast<int32_t>(kb * Cfg::BK);
+          a_loader.load(stage.tiles().a, stage.full_barrier(), k0, w.m_tile * Cfg::BM);
+          b_loader.load(stage.tiles().b, stage.full_barrier(), k0, w.n_tile * Cfg::BN);
+        }
+        std::move(stage).release_async();
+      }
+    }
+    producer.drain();
+  }
+
+  SK_DEVICE static void mma(const Params& p, Smem& s, const InputPipe& input, const AccPipe& acc,
+                            const WorkPipe& work) {
+    arch::annotate_role("mma");
+    const MmaWarpContext<Cfg::kTmemCols, kEpilogueWarps> ctx(&s.tmem_slot,
+                                                             &s.tmem_dealloc_barrier);
+    const Mma op;
+    auto consumer = input.consumer();
+    auto accumulators = acc.producer();
+    auto items = work.consumer();
+    const uint32_t k_blocks = ceil_div<uint32_t>(p.k, Cfg::BK);
+    for (WorkInfo w = next_work(items); w.valid; w = next_work(items)) {
+      auto out = accumulators.acquire();
+      arch::tcgen05_fence_after_thread_sync();
+      const uint32_t d = ctx.tmem().base() + out.tiles().column;
+      for (uint32_t kb = 0; kb < k_blocks; ++kb) {
+        auto stage = consumer.acquire();
+        if (auto lane = elect_one()) {
+          op.mma(d, stage.tiles().a, stage.tiles().b, kb > 0);
+          op.commit(stage.empty_barrier());
+        }
+        std::move(stage).release_async();
+      }
+      if (auto lane = elect_one()) op.commit(out.full_barrier());
+      std::move(out).release_async();
+    }
+  }
+
+  SK_DEVICE static void epilogue(const Params& p, Smem& s, uint32_t warp, const AccPipe& acc,
+                                 const WorkPipe& work) {
+    arch::annotate_role("epilogue");
+    const EpilogueWarpContext<Cfg::kTmemCols, kEpilogueWarps> ctx(&s.tmem_slot,
+                                                                  &s.tmem_dealloc_barrier);
+    const typename Cfg::Writer writer(&p.c, s.staging[warp], p.m, p.n);
+    auto consumer = acc.consumer();
+    auto items = work.consumer();
+    for (WorkInfo w = next_work(items); w.valid; w = next_work(items)) {
+      auto stage = consumer.acquire();
+      arch::tcgen05_fence_after_thread_sync();
+      writer.write(ctx.tmem().base(), stage.tiles().column, warp % 4, w.m_tile * Cfg::BM,
+                   w.n_tile * Cfg::BN);
+      arch::tcgen05_fence_before_thread_sync();
+      std::move(stage).release();
+    }
+    writer.flush();
+  }
+};
+
+}  // namespace sk

@@ -1,0 +1,38 @@
+// tmem.h: a TMEM allocation of `Cols` columns (all 128 lanes).
+//
+// tcgen05.alloc, dealloc and relinquish are warp-collective: the whole warp
+// calls them, never an elected lane. The allocated address is written to a
+// shared-memory slot; other warps read it only after a barrier that orders the
+// write (see warp_context.h).
+#pragma once
+
+#include "kernels/arch/sm100.h"
+#include "kernels/core/platform.h"
+
+namespace sk {
+
+template <uint32_t Cols>
+class TmemAllocation {
+  static_assert(Cols >= 32 && Cols <= 512 && (Cols & (Cols - 1)) == 0,
+                "TMEM allocations are a power of two in [32, 512] columns");
+
+ public:
+  static constexpr uint32_t kCols = Cols;
+
+  // Lane: warp. Blocks until the columns are free.
+  SK_DEVICE static void allocate(uint32_t* smem_slot) { arch::tcgen05_alloc(smem_slot, Cols); }
+  SK_DEVICE static TmemAllocation from_shared(const uint32_t* smem_slot) {
+    return TmemAllocation(*smem_slot);
+  }
+
+  SK_DEVICE uint32_t base() const { return base_; }
+  // Lane: warp.
+  SK_DEVICE void release_lock() const { arch::tcgen05_relinquish_alloc_permit(); }
+  SK_DEVICE void deallocate() const { arch::tcgen05_dealloc(base_, Cols); }
+
+ private:
+  SK_DEVICE explicit TmemAllocation(uint32_t base) : base_(base) {}
+  uint32_t base_;
+};
+
+}  // namespace sk

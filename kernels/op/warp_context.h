@@ -1,0 +1,86 @@
+// warp_context.h: the TMEM lifecycle as scoped objects.
+//
+//   MmaWarpContext      constructor: allocate TMEM, then tell the epilogue
+//                       (named barrier) that the address is in SMEM;
+//                       destructor: give up the alloc permit, wait until every
+//                       epilogue warp has finished reading TMEM, deallocate.
+//   EpilogueWarpContext constructor: wait for the allocation, read the address;
+//                       destructor: signal the MMA warp that reading is done.
+//
+// The pairing makes the invariants structural: TMEM is allocated before any
+// reader uses it, never freed while the epilogue reads it, and freed on every
+// path out of the MMA warp's scope.
+#pragma once
+
+#include "kernels/arch/sm100.h"
+#include "kernels/core/lanes.h"
+#include "kernels/core/platform.h"
+#include "kernels/op/tmem.h"
+
+namespace sk {
+
+// Named barrier id used for "TMEM allocated" (id 0 is the CTA barrier).
+inline constexpr uint32_t kTmemAllocBarrierId = 1;
+
+template <uint32_t Cols, uint32_t EpilogueWarps>
+class MmaWarpContext {
+ public:
+  static constexpr uint32_t kSyncThreads = 32 * (1 + EpilogueWarps);
+
+  // Lane: warp. dealloc_barrier must be initialised with EpilogueWarps arrivals.
+  SK_DEVICE MmaWarpContext(uint32_t* tmem_slot, uint64_t* dealloc_barrier)
+      : tmem_(alloc_and_read(tmem_slot)), dealloc_barrier_(dealloc_barrier) {
+    arch::tcgen05_fence_before_thread_sync();
+    arch::named_barrier_arrive(kTmemAllocBarrierId, kSyncThreads);
+  }
+  MmaWarpContext(const MmaWarpContext&) = delete;
+  MmaWarpContext& operator=(const MmaWarpContext&) = delete;
+
+  SK_DEVICE ~MmaWarpContext() {
+    tmem_.release_lock();
+    while (!arch::mbarrier_try_wait_parity(dealloc_barrier_, 0)) {
+    }
+    arch::tcgen05_fence_after_thread_sync();
+    tmem_.deallocate();
+  }
+
+  SK_DEVICE const TmemAllocation<Cols>& tmem() const { return tmem_; }
+
+ private:
+  SK_DEVICE static TmemAllocation<Cols> alloc_and_read(uint32_t* slot) {
+    TmemAllocation<Cols>::allocate(slot);
+    return TmemAllocation<Cols>::from_shared(slot);
+  }
+  TmemAllocation<Cols> tmem_;
+  uint64_t* dealloc_barrier_;
+};
+
+template <uint32_t Cols, uint32_t EpilogueWarps>
+class EpilogueWarpContext {
+ public:
+  static constexpr uint32_t kSyncThreads = 32 * (1 + EpilogueWarps);
+
+  // Lane: warp.
+  SK_DEVICE EpilogueWarpContext(const uint32_t* tmem_slot, uint64_t* dealloc_barrier)
+      : tmem_(wait_and_read(tmem_slot)), dealloc_barrier_(dealloc_barrier) {}
+  EpilogueWarpContext(const EpilogueWarpContext&) = delete;
+  EpilogueWarpContext& operator=(const EpilogueWarpContext&) = delete;
+
+  SK_DEVICE ~EpilogueWarpContext() {
+    arch::tcgen05_fence_before_thread_sync();
+    if (auto lane = elect_one()) arch::mbarrier_arrive(dealloc_barrier_);
+  }
+
+  SK_DEVICE const TmemAllocation<Cols>& tmem() const { return tmem_; }
+
+ private:
+  SK_DEVICE static TmemAllocation<Cols> wait_and_read(const uint32_t* slot) {
+    arch::named_barrier_sync(kTmemAllocBarrierId, kSyncThreads);
+    arch::tcgen05_fence_after_thread_sync();
+    return TmemAllocation<Cols>::from_shared(slot);
+  }
+  TmemAllocation<Cols> tmem_;
+  uint64_t* dealloc_barrier_;
+};
+
+}  // namespace sk

@@ -1,0 +1,49 @@
+// payloads.h: what flows through a TilePipeline stage.
+//
+// A payload owns no synchronization; it maps a stage index onto the storage of
+// that stage. The same TilePipeline moves A/B tiles (StandardPayload), TMEM
+// accumulators (TmemAccumPayload) and scheduler work items (WorkPayload).
+#pragma once
+
+#include "kernels/core/platform.h"
+
+namespace sk {
+
+// A and B operand tiles, K-major, one pair per stage. Each tile starts on a
+// 1024-byte boundary so the 128B swizzle pattern is anchored to it.
+template <class T, int BM, int BN, int BK, int Stages>
+struct StandardPayload {
+  struct Storage {
+    alignas(1024) T a[Stages][BM * BK];
+    alignas(1024) T b[Stages][BN * BK];
+  };
+  struct Tiles {
+    T* a;
+    T* b;
+  };
+  static constexpr uint32_t kBytesPerStage = (BM + BN) * BK * sizeof(T);
+  static_assert((BM * BK * sizeof(T)) % 1024 == 0 && (BN * BK * sizeof(T)) % 1024 == 0,
+                "tiles must keep every stage 1024-byte aligned");
+
+  Storage* storage;
+  SK_DEVICE Tiles stage(uint32_t i) const { return Tiles{storage->a[i], storage->b[i]}; }
+};
+
+// A TMEM accumulator per stage: stage i uses columns [i * Cols, (i+1) * Cols)
+// of the CTA's allocation.
+template <uint32_t Cols>
+struct TmemAccumPayload {
+  struct Tiles {
+    uint32_t column;
+  };
+  SK_DEVICE Tiles stage(uint32_t i) const { return Tiles{i * Cols}; }
+};
+
+// One work item per stage, written by the scheduler warp.
+template <class Work>
+struct WorkPayload {
+  Work* slots;
+  SK_DEVICE Work* stage(uint32_t i) const { return &slots[i]; }
+};
+
+}  // namespace sk

@@ -1,0 +1,156 @@
+// tile_pipeline.h: the stage ring between a producer role and a consumer role.
+//
+//   TilePipeline<Payload, Stages, Backend>
+//     producer().acquire() -> ProducerStage   waits until the stage is empty
+//     consumer().acquire() -> ConsumerStage   waits until the stage is full
+//
+// The Payload says *what* a stage holds (A and B tiles, scale factors, a TMEM
+// accumulator, a work item); the pipeline only says *when* it may be touched.
+// The Backend is the mechanism (mbarriers on NVIDIA, counters on AMD).
+//
+// Stage handles are move-only and [[nodiscard]]; each must be consumed by
+// exactly one release:
+//   * release():        the calling lane arrives on the stage's barrier (call
+//                        inside sk::elect_one(), after the stage's data is
+//                        written or read);
+//   * release_async():  only advances the ring: the arrive was already made or
+//                        is attached to an async operation (arrive.expect_tx +
+//                        TMA complete_tx for a load, tcgen05.commit for MMAs).
+// A handle destroyed unreleased is reported by the model (stage.unreleased); on
+// the device it would leave the peer role waiting forever.
+//
+// Lane conventions: acquire() and release*() are called by the whole warp;
+// expect_bytes() and the arrive inside release() are single-lane operations
+// that the handle performs under sk::elect_one() itself.
+#pragma once
+
+#include "kernels/arch/sm100.h"
+#include "kernels/core/lanes.h"
+#include "kernels/core/pipeline_state.h"
+#include "kernels/core/platform.h"
+#include "kernels/pipeline/mbarrier_backend.h"
+
+namespace sk {
+
+template <class Payload, int Stages, class Backend = MbarrierBackend<Stages>>
+class TilePipeline {
+ public:
+  static constexpr int kStages = Stages;
+  using Storage = typename Backend::Storage;
+  using State = PipelineState<Stages>;
+
+  SK_DEVICE TilePipeline(Storage* barriers, Payload payload)
+      : backend_(barriers), payload_(payload) {}
+
+  // Initialises the barriers (lane: one; then fence and CTA barrier).
+  SK_DEVICE static void init(Storage* barriers, uint32_t producer_arrivals,
+                             uint32_t consumer_arrivals, const char* name) {
+    Backend::init(barriers, producer_arrivals, consumer_arrivals, name);
+  }
+
+  // A stage handle: common to both roles; Role picks which barrier it signals.
+  template <bool kProducer>
+  class [[nodiscard]] StageHandle {
+   public:
+    SK_DEVICE StageHandle(const TilePipeline* p, State* state)
+        : pipe_(p), state_(state), stage_(state->index()), lap_(state->lap()), live_(true) {}
+    SK_DEVICE StageHandle(StageHandle&& o) noexcept
+        : pipe_(o.pipe_), state_(o.state_), stage_(o.stage_), lap_(o.lap_), live_(o.live_) {
+      o.live_ = false;
+    }
+    StageHandle(const StageHandle&) = delete;
+    StageHandle& operator=(const StageHandle&) = delete;
+    StageHandle& operator=(StageHandle&&) = delete;
+    SK_DEVICE ~StageHandle() {
+      if (live_) arch::report_unreleased(kProducer ? "producer stage handle" : "consumer stage handle");
+    }
+
+    SK_DEVICE uint32_t stage() const { return stage_; }
+    SK_DEVICE uint32_t lap() const { return lap_; }
+    SK_DEVICE decltype(auto) tiles() const { return pipe_->payload_.stage(stage_); }
+    SK_DEVICE uint64_t* full_barrier() const { return pipe_->backend_.full_barrier(stage_); }
+    SK_DEVICE uint64_t* empty_barrier() const { return pipe_->backend_.empty_barrier(stage_); }
+
+    // Producer only. Lane: one (call inside sk::elect_one()). Arrives on the
+    // full barrier and announces the bytes the stage's async loads deliver.
+    SK_DEVICE void expect_bytes(uint32_t bytes) const {
+      static_assert(kProducer, "only the producer announces transaction bytes");
+      pipe_->backend_.arrive_full_expect_tx(stage_, bytes);
+    }
+
+    // Arrives (one elected lane) on the barrier the peer role waits on, then
+    // advances the ring.
+    SK_DEVICE void release() && {
+      if (auto lane = elect_one()) {
+        if constexpr (kProducer)
+          pipe_->backend_.arrive_full(stage_);
+        else
+          pipe_->backend_.arrive_empty(stage_);
+      }
+      finish();
+    }
+    // Advances the ring only; the arrive comes from expect_bytes() or an async
+    // operation already attached to this stage's barrier.
+    SK_DEVICE void release_async() && { finish(); }
+
+   private:
+    SK_DEVICE void finish() {
+      live_ = false;
+      state_->advance();
+    }
+    const TilePipeline* pipe_;
+    State* state_;
+    uint32_t stage_, lap_;
+    bool live_;
+  };
+  using ProducerStage = StageHandle<true>;
+  using ConsumerStage = StageHandle<false>;
+
+  class Producer {
+   public:
+    SK_DEVICE explicit Producer(const TilePipeline* p) : pipe_(p) {}
+    // Waits until the next stage is free. Lane: warp.
+    SK_DEVICE ProducerStage acquire() {
+      pipe_->backend_.wait_empty(state_.index(), state_.lap());
+      return ProducerStage(pipe_, &state_);
+    }
+    // Waits until the consumer has released every stage, so the CTA may exit
+    // without async arrivals still targeting its barriers. Lane: warp.
+    SK_DEVICE void drain() {
+      for (int i = 0; i < Stages; ++i) {
+        pipe_->backend_.wait_empty(state_.index(), state_.lap());
+        state_.advance();
+      }
+    }
+    SK_DEVICE const State& state() const { return state_; }
+
+   private:
+    const TilePipeline* pipe_;
+    State state_;
+  };
+
+  class Consumer {
+   public:
+    SK_DEVICE explicit Consumer(const TilePipeline* p) : pipe_(p) {}
+    // Waits until the next stage is full. Lane: warp.
+    SK_DEVICE ConsumerStage acquire() {
+      pipe_->backend_.wait_full(state_.index(), state_.lap());
+      return ConsumerStage(pipe_, &state_);
+    }
+    SK_DEVICE const State& state() const { return state_; }
+
+   private:
+    const TilePipeline* pipe_;
+    State state_;
+  };
+
+  SK_DEVICE Producer producer() const { return Producer(this); }
+  SK_DEVICE Consumer consumer() const { return Consumer(this); }
+  SK_DEVICE const Payload& payload() const { return payload_; }
+
+ private:
+  Backend backend_;
+  Payload payload_;
+};
+
+}  // namespace sk

@@ -1,0 +1,75 @@
+// api.h: the SM100 intrinsic semantics, as the model implements them.
+//
+// kernels/arch/sm100.h maps every sk::arch intrinsic onto one of these calls in
+// the model build (models/sm100/intrinsics.h). Each call acts for every
+// *active lane* of the calling warp: an mbarrier arrive issued by a whole warp
+// arrives 32 times, exactly as the PTX does. Rule violations become findings
+// (research/verify.md section 4) and the call then does the least surprising
+// defined thing, so a buggy kernel is reported, never crashes the simulator.
+#pragma once
+
+#include <cstdint>
+#include <source_location>
+
+#include "kernels/core/lane_array.h"
+#include "models/sm100/tensor_map.h"
+
+namespace sk::models::sm100::api {
+
+using Loc = std::source_location;
+
+// Identity and lanes.
+uint32_t warp_idx();
+uint32_t cta_idx();
+uint32_t num_ctas();
+uint8_t* dynamic_smem();
+uint32_t smem_addr(const void* p, const Loc& loc);
+bool elect_one_begin(const Loc& loc);
+void lane_scope_end();
+uint32_t lane_id();
+uint32_t lane_loop_mask();           // lanes a for_each_lane visits (0 in timing mode)
+void set_lane(int lane);             // -1 when the loop ends
+void sync_warp(const Loc& loc);
+void cta_sync(const Loc& loc);
+void named_barrier_sync(uint32_t id, uint32_t num_threads, const Loc& loc);
+void named_barrier_arrive(uint32_t id, uint32_t num_threads, const Loc& loc);
+void st_shared_b128(void* dst, const uint32_t* v, const Loc& loc);
+
+// mbarrier.
+void mbarrier_init(uint64_t* bar, uint32_t count, const Loc& loc);
+void mbarrier_inval(uint64_t* bar, const Loc& loc);
+void fence_mbarrier_init(const Loc& loc);
+void mbarrier_arrive(uint64_t* bar, const Loc& loc);
+void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t tx_bytes, const Loc& loc);
+void mbarrier_expect_tx(uint64_t* bar, uint32_t tx_bytes, const Loc& loc);
+bool mbarrier_try_wait_parity(uint64_t* bar, uint32_t parity, const Loc& loc);
+void annotate_barrier(uint64_t* bar, const char* name, int index);
+
+// TMA and bulk async-groups.
+void prefetch_tensormap(const TensorMapModel* map, const Loc& loc);
+void tma_load_2d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32_t c0, int32_t c1,
+                 const Loc& loc);
+void tma_store_2d(const TensorMapModel* map, const void* smem_src, int32_t c0, int32_t c1,
+                  const Loc& loc);
+void bulk_commit_group(const Loc& loc);
+void bulk_wait_group_read(int n, const Loc& loc);
+void bulk_wait_group(int n, const Loc& loc);
+void fence_proxy_async_shared(const Loc& loc);
+
+// tcgen05 (cta_group::1).
+void tcgen05_alloc(uint32_t* smem_dst, uint32_t num_cols, const Loc& loc);
+void tcgen05_dealloc(uint32_t taddr, uint32_t num_cols, const Loc& loc);
+void tcgen05_relinquish_alloc_permit(const Loc& loc);
+void tcgen05_mma_f16_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
+                        bool accumulate, const Loc& loc);
+void tcgen05_commit(uint64_t* bar, const Loc& loc);
+void tcgen05_ld_32x32b_x32(uint32_t taddr, LaneArray<uint32_t, 32>& dst, const Loc& loc);
+void tcgen05_wait_ld(const Loc& loc);
+void tcgen05_fence_before_thread_sync(const Loc& loc);
+void tcgen05_fence_after_thread_sync(const Loc& loc);
+
+// Instrumentation.
+void annotate_role(const char* role);
+void report_unreleased(const char* what, const Loc& loc);
+
+}  // namespace sk::models::sm100::api

@@ -1,0 +1,196 @@
+// api_sync.cc: identity, lanes, named barriers and mbarrier semantics
+// (PTX ISA 9.0 9.7.13.15, summarised in research/verify.md 4.1).
+#include <fmt/format.h>
+
+#include <systemc>
+
+#include "models/sm100/api.h"
+#include "models/sm100/gpu.h"
+#include "models/sm100/mbarrier_ops.h"
+
+namespace sk::models::sm100::api {
+namespace {
+Gpu& gpu() { return Gpu::current(); }
+
+// Charges one instruction issue and pays accumulated cost before the
+// operation touches state other warps can see.
+sim::Warp& issue(const Loc& loc) {
+  sim::Warp& w = gpu().warp();
+  w.set_location(loc);
+  w.sync();
+  w.spend(gpu().params().issue_cycles);
+  gpu().engine().count_event();
+  return w;
+}
+}  // namespace
+
+uint32_t warp_idx() { return static_cast<uint32_t>(gpu().warp().index()); }
+uint32_t cta_idx() { return static_cast<uint32_t>(gpu().warp().cta()); }
+uint32_t num_ctas() { return static_cast<uint32_t>(gpu().num_ctas()); }
+uint8_t* dynamic_smem() { return gpu().cta_of_current().smem; }
+
+uint32_t smem_addr(const void* p, const Loc& loc) {
+  Cta& cta = gpu().cta_of_current();
+  auto off = reinterpret_cast<const uint8_t*>(p) - cta.smem;
+  if (off < 0 || off > static_cast<std::ptrdiff_t>(cta.smem_size)) {
+    gpu().finding("smem", "smem.address_out_of_range",
+                  "pointer converted to a shared-memory address is outside the CTA's shared memory",
+                  loc);
+    return 0;
+  }
+  return static_cast<uint32_t>(off);
+}
+
+bool elect_one_begin(const Loc&) {
+  sim::Warp& w = gpu().warp();
+  uint32_t m = w.active_mask();
+  w.push_mask(m & (~m + 1));  // lowest active lane, as elect.sync picks one
+  return m != 0;
+}
+
+void lane_scope_end() { gpu().warp().pop_mask(); }
+
+uint32_t lane_id() {
+  int l = gpu().warp().current_lane();
+  return l < 0 ? 0 : static_cast<uint32_t>(l);
+}
+
+uint32_t lane_loop_mask() {
+  // Per-lane data code only matters when bytes are real.
+  return gpu().functional() ? gpu().warp().active_mask() : 0;
+}
+
+void set_lane(int lane) { gpu().warp().set_current_lane(lane); }
+
+void sync_warp(const Loc& loc) { issue(loc); }
+
+namespace {
+void named_barrier(uint32_t id, uint32_t num_threads, bool wait, const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  Cta& cta = gpu().cta_of_current();
+  if (id >= 16) {
+    gpu().finding("barrier", "barrier.bad_id", fmt::format("named barrier id {} is not in [0, 16)", id),
+                  loc);
+    return;
+  }
+  if (num_threads == 0 || num_threads % 32 != 0) {
+    gpu().finding("barrier", "barrier.bad_count",
+                  fmt::format("bar.sync/arrive thread count {} is not a nonzero multiple of 32",
+                              num_threads),
+                  loc);
+    return;
+  }
+  NamedBarrier& nb = cta.named[id];
+  if (nb.arrived != 0 && nb.expected != num_threads)
+    gpu().finding("barrier", "barrier.count_mismatch",
+                  fmt::format("named barrier {} used with {} threads while {} were expected by "
+                              "earlier arrivals in the same phase",
+                              id, num_threads, nb.expected),
+                  loc);
+  if (!w.all_lanes_active())
+    gpu().finding("warp_collective", "barrier.partial_warp",
+                  fmt::format("named barrier {} reached by {} of 32 lanes; bar.sync counts every "
+                              "thread, so a partial warp never completes it as intended",
+                              id, w.active_count()),
+                  loc);
+  nb.expected = num_threads;
+  nb.arrived += static_cast<uint32_t>(w.active_count());
+  uint64_t gen = nb.generation;
+  if (nb.arrived >= nb.expected) {
+    nb.arrived = 0;
+    ++nb.generation;
+    nb.done->notify(sc_core::SC_ZERO_TIME);
+  }
+  if (!wait) return;
+  w.block_until(
+      *nb.done, [&nb, gen] { return nb.generation != gen; },
+      [&nb, id] {
+        return fmt::format("named barrier {}: {} of {} threads arrived", id, nb.arrived,
+                           nb.expected);
+      },
+      fmt::format("bar.sync {}", id));
+  w.spend(gpu().params().named_barrier_latency);
+}
+}  // namespace
+
+void cta_sync(const Loc& loc) {
+  named_barrier(0, static_cast<uint32_t>(gpu().cta_of_current().warps * 32), true, loc);
+}
+void named_barrier_sync(uint32_t id, uint32_t n, const Loc& loc) { named_barrier(id, n, true, loc); }
+void named_barrier_arrive(uint32_t id, uint32_t n, const Loc& loc) {
+  named_barrier(id, n, false, loc);
+}
+
+void st_shared_b128(void* dst, const uint32_t* v, const Loc& loc) {
+  Cta& cta = gpu().cta_of_current();
+  auto off = reinterpret_cast<uint8_t*>(dst) - cta.smem;
+  if (off < 0 || off + 16 > static_cast<std::ptrdiff_t>(cta.smem_size) || off % 16 != 0) {
+    gpu().finding("smem", "smem.bad_store",
+                  fmt::format("st.shared.v4 at offset {} is misaligned or outside shared memory",
+                              static_cast<long>(off)),
+                  loc);
+    return;
+  }
+  std::memcpy(dst, v, 16);
+}
+
+// --- mbarrier -------------------------------------------------------------
+
+void mbarrier_init(uint64_t* bar, uint32_t count, const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  for (int i = 0; i < w.active_count(); ++i) mbar::init(gpu(), bar, count, loc);
+}
+
+void mbarrier_inval(uint64_t* bar, const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  for (int i = 0; i < w.active_count(); ++i) mbar::inval(gpu(), bar, loc);
+}
+
+void fence_mbarrier_init(const Loc& loc) { issue(loc); }
+
+void mbarrier_arrive(uint64_t* bar, const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  for (int i = 0; i < w.active_count(); ++i) mbar::arrive(gpu(), bar, 1, 0, loc);
+}
+
+void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t tx, const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  for (int i = 0; i < w.active_count(); ++i) {
+    mbar::expect_tx(gpu(), bar, tx, loc);
+    mbar::arrive(gpu(), bar, 1, 0, loc);
+  }
+}
+
+void mbarrier_expect_tx(uint64_t* bar, uint32_t tx, const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  for (int i = 0; i < w.active_count(); ++i) mbar::expect_tx(gpu(), bar, tx, loc);
+}
+
+bool mbarrier_try_wait_parity(uint64_t* bar, uint32_t parity, const Loc& loc) {
+  issue(loc);
+  return mbar::wait_parity(gpu(), bar, parity, loc);
+}
+
+void annotate_barrier(uint64_t* bar, const char* name, int index) {
+  Mbarrier* b = mbar::lookup(gpu(), bar);
+  if (b != nullptr) b->name = index >= 0 ? fmt::format("{}[{}]", name, index) : std::string(name);
+}
+
+void annotate_role(const char* role) {
+  sim::Warp& w = gpu().warp();
+  w.set_role(role);
+  auto& tr = gpu().engine().trace();
+  Cta& cta = gpu().cta_of_current();
+  (void)cta;
+  tr.rename(w.track, fmt::format("warp {} {}", w.index(), role));
+}
+
+void report_unreleased(const char* what, const Loc& loc) {
+  gpu().finding("lifecycle", "stage.unreleased",
+                fmt::format("{} went out of scope without release(); the stage it holds is never "
+                            "returned to the pipeline",
+                            what),
+                loc);
+}
+
+}  // namespace sk::models::sm100::api

@@ -1,0 +1,317 @@
+// api_tcgen05.cc: TMEM allocation, tcgen05.mma, commit and tcgen05.ld
+// (PTX ISA 9.0 9.7.16; rules in research/verify.md 4.4).
+//
+// The tensor core is an async agent per SM: MMAs issue in order, one every
+// initiation interval (N/2 cycles for M = 128), and complete after their
+// latency. In functional mode an MMA reads its SMEM operands when it starts
+// executing and accumulates into TMEM; tcgen05.commit arrives on its mbarrier
+// when every tcgen05 op the thread issued before it has completed.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <systemc>
+
+#include "models/sm100/api.h"
+#include "models/sm100/gpu.h"
+#include "models/sm100/mbarrier_ops.h"
+#include "models/sm100/umma_decode.h"
+
+namespace sk::models::sm100::api {
+namespace {
+Gpu& gpu() { return Gpu::current(); }
+
+sim::Warp& issue(const Loc& loc) {
+  sim::Warp& w = gpu().warp();
+  w.set_location(loc);
+  w.sync();
+  w.spend(gpu().params().issue_cycles);
+  gpu().engine().count_event();
+  return w;
+}
+
+bool require_full_warp(sim::Warp& w, const char* op, const Loc& loc) {
+  if (w.all_lanes_active()) return true;
+  gpu().finding("warp_collective", "tcgen05.partial_warp",
+                fmt::format("{} is a .sync.aligned warp-collective instruction but was executed by "
+                            "{} of 32 lanes (on hardware the warp hangs or the result is undefined)",
+                            op, w.active_count()),
+                loc);
+  return false;
+}
+
+// The allocation holding TMEM columns [col, col + n), or end().
+std::map<uint32_t, uint32_t>::const_iterator find_alloc(const Cta& cta, uint32_t col, uint32_t n) {
+  const auto& a = cta.tmem.allocs;
+  auto it = a.upper_bound(col);
+  if (it == a.begin()) return a.end();
+  --it;
+  if (col >= it->first && col + n <= it->first + it->second) return it;
+  return a.end();
+}
+
+float half_to_float(uint16_t h) {
+  uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1F, man = h & 0x3FF;
+  float v;
+  if (exp == 0)
+    v = std::ldexp(static_cast<float>(man), -24);
+  else if (exp == 31)
+    v = man ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+  else
+    v = std::ldexp(static_cast<float>(man | 0x400), static_cast<int>(exp) - 25);
+  return sign ? -v : v;
+}
+
+float to_float(uint16_t bits, uint32_t format) {
+  if (format == 1) return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
+  return half_to_float(bits);
+}
+
+uint16_t operand(const Cta& cta, const SmemDesc& d, uint32_t row, uint32_t k) {
+  uint32_t off = swizzled_offset(kmajor_offset(d, row, k), d.swizzle);
+  uint16_t v;
+  std::memcpy(&v, cta.smem + off, 2);
+  return v;
+}
+
+void execute_mma(Cta& cta, SmemDesc a, SmemDesc b, InstrDesc id, uint32_t col, bool accumulate) {
+  const uint32_t cols = gpu().params().tmem_columns;
+  std::vector<float> bt(static_cast<size_t>(id.n) * 16);
+  for (uint32_t n = 0; n < id.n; ++n)
+    for (uint32_t k = 0; k < 16; ++k) bt[n * 16 + k] = to_float(operand(cta, b, n, k), id.b_format);
+  for (uint32_t m = 0; m < id.m; ++m) {
+    float arow[16];
+    for (uint32_t k = 0; k < 16; ++k) arow[k] = to_float(operand(cta, a, m, k), id.a_format);
+    uint32_t* drow = &cta.tmem.data[static_cast<size_t>(m) * cols + col];
+    for (uint32_t n = 0; n < id.n; ++n) {
+      float acc = accumulate ? std::bit_cast<float>(drow[n]) : 0.0f;
+      const float* bk = &bt[n * 16];
+      for (uint32_t k = 0; k < 16; ++k) acc += arow[k] * bk[k];
+      drow[n] = std::bit_cast<uint32_t>(acc);
+    }
+  }
+}
+
+bool operand_in_smem(const Cta& cta, const SmemDesc& d, uint32_t rows) {
+  uint32_t last = kmajor_offset(d, rows - 1, 15) + 2;
+  uint32_t span = d.swizzle == Swizzle::kNone ? 0 : static_cast<uint32_t>(d.swizzle);
+  return last + span <= cta.smem_size + span && d.start < cta.smem_size && last <= cta.smem_size;
+}
+}  // namespace
+
+void tcgen05_alloc(uint32_t* smem_dst, uint32_t num_cols, const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  Cta& cta = gpu().cta_of_current();
+  require_full_warp(w, "tcgen05.alloc", loc);
+  const uint32_t total = gpu().params().tmem_columns;
+  if (num_cols < 32 || num_cols > total || (num_cols & (num_cols - 1)) != 0) {
+    gpu().finding("tmem", "tmem.bad_ncols",
+                  fmt::format("tcgen05.alloc of {} columns: nCols must be a power of two in [32, {}]",
+                              num_cols, total),
+                  loc);
+    return;
+  }
+  if (cta.tmem.relinquished) {
+    gpu().finding("tmem", "tmem.alloc_after_relinquish",
+                  "tcgen05.alloc after tcgen05.relinquish_alloc_permit: the CTA gave up its right "
+                  "to allocate",
+                  loc);
+    return;
+  }
+  auto smem_off = reinterpret_cast<uint8_t*>(smem_dst) - cta.smem;
+  if (smem_off < 0 || smem_off + 4 > cta.smem_size || smem_off % 4 != 0) {
+    gpu().finding("tmem", "tmem.bad_dst",
+                  "tcgen05.alloc destination is not a 4-byte aligned shared-memory location", loc);
+    return;
+  }
+  // First fit, aligned to the allocation size; blocks while TMEM is full.
+  auto try_place = [&cta, num_cols, total]() -> int64_t {
+    for (uint32_t c = 0; c + num_cols <= total; c += num_cols) {
+      bool free = true;
+      for (auto [s, n] : cta.tmem.allocs)
+        if (c < s + n && s < c + num_cols) free = false;
+      if (free) return c;
+    }
+    return -1;
+  };
+  int64_t col = try_place();
+  if (col < 0) {
+    w.block_until(
+        *cta.tmem.freed, [&] { return (col = try_place()) >= 0; },
+        [num_cols] {
+          return fmt::format("tcgen05.alloc of {} columns: TMEM is full and nothing deallocates",
+                             num_cols);
+        },
+        "tcgen05.alloc");
+  }
+  cta.tmem.allocs[static_cast<uint32_t>(col)] = num_cols;
+  uint32_t taddr = static_cast<uint32_t>(col);  // lane 0, column col
+  std::memcpy(smem_dst, &taddr, 4);
+}
+
+void tcgen05_dealloc(uint32_t taddr, uint32_t num_cols, const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  Cta& cta = gpu().cta_of_current();
+  require_full_warp(w, "tcgen05.dealloc", loc);
+  uint32_t col = taddr & 0xFFFF;
+  auto it = cta.tmem.allocs.find(col);
+  if ((taddr >> 16) != 0 || it == cta.tmem.allocs.end() || it->second != num_cols) {
+    gpu().finding("tmem", "tmem.bad_dealloc",
+                  fmt::format("tcgen05.dealloc of {} columns at column {} does not name a live "
+                              "allocation (double free, or a size or address that differs from the "
+                              "alloc)",
+                              num_cols, col),
+                  loc);
+    return;
+  }
+  WarpAsync& any = cta.warp_async[w.index()];
+  (void)any;
+  Cycle now = gpu().engine().now();
+  for (const auto& wa : cta.warp_async)
+    if (wa.tcgen05_done > now) {
+      gpu().finding("tmem", "tmem.dealloc_in_flight",
+                    fmt::format("tcgen05.dealloc of columns [{}, {}) while tcgen05 operations that "
+                                "use TMEM are still in flight",
+                                col, col + num_cols),
+                    loc);
+      break;
+    }
+  cta.tmem.allocs.erase(it);
+  cta.tmem.freed->notify(sc_core::SC_ZERO_TIME);
+}
+
+void tcgen05_relinquish_alloc_permit(const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  require_full_warp(w, "tcgen05.relinquish_alloc_permit", loc);
+  gpu().cta_of_current().tmem.relinquished = true;
+}
+
+void tcgen05_mma_f16_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
+                        bool accumulate, const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  Cta& cta = gpu().cta_of_current();
+  SmemDesc a = decode_smem_desc(a_desc), b = decode_smem_desc(b_desc);
+  InstrDesc id = decode_instr_desc(idesc);
+  for (auto [what, err] : {std::pair{"A descriptor", check_smem_desc(a)},
+                           std::pair{"B descriptor", check_smem_desc(b)},
+                           std::pair{"instruction descriptor", check_instr_desc(id)}}) {
+    if (!err.empty()) {
+      gpu().finding("tcgen05", "tcgen05.bad_descriptor",
+                    fmt::format("tcgen05.mma {}: {}", what, err), loc);
+      return;
+    }
+  }
+  if (!operand_in_smem(cta, a, id.m) || !operand_in_smem(cta, b, id.n)) {
+    gpu().finding("tcgen05", "tcgen05.operand_out_of_range",
+                  "tcgen05.mma operand described by a descriptor lies outside shared memory", loc);
+    return;
+  }
+  uint32_t col = d_taddr & 0xFFFF;
+  if ((d_taddr >> 16) != 0 || find_alloc(cta, col, id.n) == cta.tmem.allocs.end()) {
+    gpu().finding("tmem", "tmem.unallocated_access",
+                  fmt::format("tcgen05.mma writes TMEM columns [{}, {}) (lane {}) outside any "
+                              "allocation of this CTA",
+                              col, col + id.n, d_taddr >> 16),
+                  loc);
+    return;
+  }
+  const Params& p = gpu().params();
+  WarpAsync& wa = cta.warp_async[w.index()];
+  for (int lane = 0; lane < w.active_count(); ++lane) {
+    Cycle now = gpu().engine().now();
+    Cycle ii = static_cast<Cycle>(id.n * p.umma_ii_per_n + 0.5);
+    Cycle start = std::max(now, cta.tc_free);
+    cta.tc_free = start + ii;
+    Cycle done = start + ii + p.umma_latency_extra;
+    wa.tcgen05_done = std::max(wa.tcgen05_done, done);
+    cta.tc_busy.emplace_back(start, start + ii);
+    if (gpu().functional())
+      gpu().engine().at(start, [&cta, a, b, id, col, accumulate] {
+        execute_mma(cta, a, b, id, col, accumulate);
+      });
+    auto& tr = gpu().engine().trace();
+    if (tr.enabled())
+      tr.slice(sim::TraceSlice{gpu().engine_track(cta, "tensor core", 10), start, start + ii,
+                               fmt::format("mma {}x{}x16{}", id.m, id.n, accumulate ? "" : " (init)"),
+                               {{"tmem_col", col}},
+                               0,
+                               w.take_flow()});
+  }
+}
+
+void tcgen05_commit(uint64_t* bar, const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  Cta& cta = gpu().cta_of_current();
+  Mbarrier* b = mbar::checked(gpu(), bar, "tcgen05.commit", loc);
+  if (b == nullptr) return;
+  WarpAsync& wa = cta.warp_async[w.index()];
+  for (int lane = 0; lane < w.active_count(); ++lane) {
+    Cycle when = std::max(gpu().engine().now(), wa.tcgen05_done);
+    auto& tr = gpu().engine().trace();
+    uint64_t flow = tr.enabled() ? tr.new_flow() : 0;
+    if (flow != 0)
+      tr.slice(sim::TraceSlice{gpu().engine_track(cta, "tensor core", 10), when, when,
+                               "commit -> " + (b->name.empty() ? std::string("mbarrier") : b->name),
+                               {},
+                               flow,
+                               0});
+    gpu().engine().at(when, [&cta, b, flow] {
+      if (!b->valid) return;
+      if (b->pending == 0) {
+        sim::Finding f;
+        f.cls = "mbarrier";
+        f.rule = "mbarrier.over_arrival";
+        f.message = fmt::format("{}: tcgen05.commit arrival with no pending arrival left",
+                                b->name.empty() ? "mbarrier" : b->name);
+        f.cta = cta.id;
+        gpu().engine().report(std::move(f));
+        return;
+      }
+      --b->pending;
+      mbar::complete_tx(gpu(), cta, *b, 0, flow);
+    });
+  }
+}
+
+void tcgen05_ld_32x32b_x32(uint32_t taddr, LaneArray<uint32_t, 32>& dst, const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  Cta& cta = gpu().cta_of_current();
+  require_full_warp(w, "tcgen05.ld", loc);
+  uint32_t lane0 = taddr >> 16, col = taddr & 0xFFFF;
+  uint32_t quarter = static_cast<uint32_t>(w.index()) % 4;
+  if (lane0 != 32 * quarter) {
+    gpu().finding("tmem", "tmem.lane_quarter",
+                  fmt::format("warp {} (warpgroup quarter {}) reads TMEM lanes [{}, {}); it may only "
+                              "access lanes [{}, {})",
+                              w.index(), quarter, lane0, lane0 + 32, 32 * quarter, 32 * quarter + 32),
+                  loc);
+    return;
+  }
+  if (find_alloc(cta, col, 32) == cta.tmem.allocs.end()) {
+    gpu().finding("tmem", "tmem.unallocated_access",
+                  fmt::format("tcgen05.ld reads TMEM columns [{}, {}) outside any allocation", col,
+                              col + 32),
+                  loc);
+    return;
+  }
+  if (gpu().functional()) {
+    const uint32_t cols = gpu().params().tmem_columns;
+    for (uint32_t l = 0; l < 32; ++l)
+      std::memcpy(dst.lane(l), &cta.tmem.data[static_cast<size_t>(lane0 + l) * cols + col], 128);
+  }
+  WarpAsync& wa = cta.warp_async[w.index()];
+  wa.ld_ready = gpu().engine().now() + gpu().params().tmem_ld_cycles;
+}
+
+void tcgen05_wait_ld(const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  WarpAsync& wa = gpu().cta_of_current().warp_async[w.index()];
+  Cycle now = gpu().engine().now();
+  if (wa.ld_ready > now) w.stall(wa.ld_ready - now, "tcgen05.ld");
+}
+
+void tcgen05_fence_before_thread_sync(const Loc& loc) { issue(loc); }
+void tcgen05_fence_after_thread_sync(const Loc& loc) { issue(loc); }
+
+}  // namespace sk::models::sm100::api

@@ -1,0 +1,236 @@
+// api_tma.cc: TMA tensor loads and stores, bulk async-groups and proxy fences
+// (PTX ISA 9.0 9.7.9.25; rules in research/verify.md 4.2).
+//
+// A load is an async agent: issued by a lane, it streams the box from global
+// memory (zero-filling out-of-bounds elements, which still count towards the
+// transaction bytes), writes it into SMEM with the tensor map's swizzle, then
+// performs complete_tx on the barrier. A store reads its SMEM box when issued
+// (modelled as a read window ending at read_done) and writes the in-bounds part
+// of the box to global memory at write_done.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "models/sm100/api.h"
+#include "models/sm100/gpu.h"
+#include "models/sm100/mbarrier_ops.h"
+
+namespace sk::models::sm100::api {
+namespace {
+Gpu& gpu() { return Gpu::current(); }
+
+sim::Warp& issue(const Loc& loc) {
+  sim::Warp& w = gpu().warp();
+  w.set_location(loc);
+  w.sync();
+  w.spend(gpu().params().issue_cycles);
+  gpu().engine().count_event();
+  return w;
+}
+
+uint32_t swizzle_repeat(Swizzle s) {
+  switch (s) {
+    case Swizzle::k128B: return 1024;
+    case Swizzle::k64B: return 512;
+    case Swizzle::k32B: return 256;
+    default: return 128;
+  }
+}
+
+bool valid_map(const TensorMapModel* map, const Loc& loc) {
+  if (map == nullptr || map->magic != TensorMapModel::kMagic) {
+    gpu().finding("tma", "tma.bad_descriptor",
+                  "TMA issued with a tensor map that was never encoded", loc);
+    return false;
+  }
+  return true;
+}
+
+// Checks that [off, off + bytes) lies in SMEM with the alignment the swizzle
+// mode needs; returns the offset or -1.
+int64_t smem_box(Cta& cta, const void* p, const TensorMapModel& map, const char* op,
+                 const Loc& loc) {
+  auto off = reinterpret_cast<const uint8_t*>(p) - cta.smem;
+  uint32_t align = swizzle_repeat(map.swizzle);
+  if (off < 0 || off + map.box_bytes() > cta.smem_size) {
+    gpu().finding("tma", "tma.smem_out_of_range",
+                  fmt::format("{}: box of {} B at shared offset {} does not fit in the CTA's {} B "
+                              "of shared memory",
+                              op, map.box_bytes(), static_cast<long>(off), cta.smem_size),
+                  loc);
+    return -1;
+  }
+  if (off % align != 0) {
+    gpu().finding("tma", "tma.smem_misaligned",
+                  fmt::format("{}: shared destination offset {} is not {}-byte aligned, as {} "
+                              "requires",
+                              op, static_cast<long>(off), align,
+                              map.swizzle == Swizzle::kNone
+                                  ? std::string("TMA")
+                                  : fmt::format("{}B swizzle", static_cast<int>(map.swizzle))),
+                  loc);
+    return -1;
+  }
+  return off;
+}
+
+// Bytes of SMEM a box touches from its (aligned) start, swizzle included.
+uint32_t box_span(const TensorMapModel& map) {
+  uint32_t r = swizzle_repeat(map.swizzle);
+  return (map.box_bytes() + r - 1) / r * r;
+}
+
+// Copies one box between global memory and SMEM. to_smem: global -> SMEM
+// (zero fill outside the tensor); otherwise SMEM -> global (clipped). `smem`
+// holds the SMEM window starting at offset `window` (the CTA's live SMEM, or a
+// snapshot of the box taken when a store's read completed).
+void move_box(uint8_t* smem, uint32_t window, const TensorMapModel& map, uint32_t smem_off,
+              int32_t c0, int32_t c1, bool to_smem) {
+  const uint32_t eb = map.elem_bytes;
+  const uint32_t row_bytes = map.box[0] * eb;
+  uint8_t* gbase = gpu().gmem().host(map.global_address);
+  for (uint32_t j = 0; j < map.box[1]; ++j) {
+    int64_t y = static_cast<int64_t>(c1) + j;
+    bool row_in = y >= 0 && static_cast<uint64_t>(y) < map.dims[1];
+    for (uint32_t b = 0; b < row_bytes; b += eb) {
+      int64_t x = static_cast<int64_t>(c0) + b / eb;
+      bool in = row_in && x >= 0 && static_cast<uint64_t>(x) < map.dims[0];
+      uint32_t s = swizzled_offset(smem_off + j * row_bytes + b, map.swizzle);
+      uint8_t* sp = smem + (s - window);
+      if (to_smem) {
+        if (in)
+          std::memcpy(sp, gbase + y * map.stride1_bytes + x * eb, eb);
+        else
+          std::memset(sp, 0, eb);
+      } else if (in) {
+        std::memcpy(gbase + y * map.stride1_bytes + x * eb, sp, eb);
+      }
+    }
+  }
+}
+
+// Completion time of a load of `bytes` issued now by `cta`.
+Cycle load_done(Cta& cta, uint64_t bytes) {
+  const Params& p = gpu().params();
+  Cycle now = gpu().engine().now();
+  // The SM ingest port serialises a CTA's loads; HBM is shared by all SMs.
+  double port_start = std::max(static_cast<double>(now), static_cast<double>(cta.tma_free));
+  Cycle port_done = static_cast<Cycle>(port_start + bytes / p.sm_ingest_bytes_per_cycle + 0.999);
+  cta.tma_free = port_done;
+  Cycle hbm_done = gpu().hbm_transfer(now, bytes);
+  return std::max({now + p.tma_base_latency, port_done + p.tma_base_latency / 2, hbm_done});
+}
+}  // namespace
+
+void prefetch_tensormap(const TensorMapModel* map, const Loc& loc) {
+  issue(loc);
+  valid_map(map, loc);
+}
+
+void tma_load_2d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32_t c0, int32_t c1,
+                 const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  if (!valid_map(map, loc)) return;
+  Cta& cta = gpu().cta_of_current();
+  int64_t off = smem_box(cta, smem_dst, *map, "cp.async.bulk.tensor (load)", loc);
+  Mbarrier* b = mbar::checked(gpu(), bar, "cp.async.bulk.tensor complete_tx", loc);
+  if (off < 0 || b == nullptr) return;
+  const uint32_t bytes = map->box_bytes();
+  const TensorMapModel m = *map;  // the engine reads the map at issue
+  for (int lane = 0; lane < w.active_count(); ++lane) {
+    Cycle begin = gpu().engine().now();
+    Cycle done = load_done(cta, bytes);
+    cta.tma_busy.emplace_back(begin, done);
+    cta.bytes_loaded += bytes;
+    uint64_t flow = 0;
+    auto& tr = gpu().engine().trace();
+    if (tr.enabled()) {
+      flow = tr.new_flow();
+      std::string stage = b->name.empty() ? std::string("TMA") : "TMA " + b->name;
+      tr.slice(sim::TraceSlice{gpu().engine_track(cta, stage, 0), begin, done,
+                               fmt::format("load ({},{})", c0, c1),
+                               {{"bytes", bytes}, {"c0", c0}, {"c1", c1}},
+                               flow,
+                               w.take_flow()});
+    }
+    Mbarrier* bp = b;
+    gpu().engine().at(done, [&cta, m, off, c0, c1, bp, bytes, flow] {
+      if (gpu().functional()) move_box(cta.smem, 0, m, static_cast<uint32_t>(off), c0, c1, true);
+      mbar::complete_tx(gpu(), cta, *bp, bytes, flow);
+    });
+  }
+}
+
+void tma_store_2d(const TensorMapModel* map, const void* smem_src, int32_t c0, int32_t c1,
+                  const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  if (!valid_map(map, loc)) return;
+  Cta& cta = gpu().cta_of_current();
+  int64_t off = smem_box(cta, smem_src, *map, "cp.async.bulk.tensor (store)", loc);
+  if (off < 0) return;
+  const TensorMapModel m = *map;
+  WarpAsync& wa = cta.warp_async[w.index()];
+  for (int lane = 0; lane < w.active_count(); ++lane) {
+    Cycle now = gpu().engine().now();
+    const Params& p = gpu().params();
+    Cycle read_done = now + m.box_bytes() / 64 + 32;  // SMEM read at ~64 B/cycle
+    Cycle write_done = std::max(now + p.tma_store_latency, gpu().hbm_transfer(now, m.box_bytes()));
+    wa.open.read_done = std::max(wa.open.read_done, read_done);
+    wa.open.write_done = std::max(wa.open.write_done, write_done);
+    wa.open_nonempty = true;
+    if (gpu().functional()) {
+      // Snapshot the box at read completion, write it at write completion.
+      auto snapshot = std::make_shared<std::vector<uint8_t>>();
+      uint32_t o = static_cast<uint32_t>(off);
+      uint32_t span = std::min(box_span(m), cta.smem_size - o);
+      gpu().engine().at(read_done, [&cta, snapshot, o, span] {
+        snapshot->assign(cta.smem + o, cta.smem + o + span);
+      });
+      gpu().engine().at(write_done, [snapshot, m, o, c0, c1] {
+        move_box(snapshot->data(), o, m, o, c0, c1, false);
+      });
+    }
+    auto& tr = gpu().engine().trace();
+    if (tr.enabled())
+      tr.slice(sim::TraceSlice{gpu().engine_track(cta, "TMA store", 50), now, write_done,
+                               fmt::format("store ({},{})", c0, c1),
+                               {{"bytes", m.box_bytes()}},
+                               0,
+                               w.take_flow()});
+  }
+}
+
+void bulk_commit_group(const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  WarpAsync& wa = gpu().cta_of_current().warp_async[w.index()];
+  // An empty group is legal and completes at once.
+  wa.groups.push_back(wa.open_nonempty ? wa.open : BulkGroup{});
+  wa.open = BulkGroup{};
+  wa.open_nonempty = false;
+}
+
+namespace {
+void wait_groups(int n, bool reads_only, const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  WarpAsync& wa = gpu().cta_of_current().warp_async[w.index()];
+  Cycle now = gpu().engine().now();
+  while (!wa.groups.empty()) {
+    Cycle t = reads_only ? wa.groups.front().read_done : wa.groups.front().write_done;
+    if (t <= now) {
+      wa.groups.pop_front();
+      continue;
+    }
+    if (static_cast<int>(wa.groups.size()) <= n) break;
+    w.stall(t - now, reads_only ? "bulk wait_group.read" : "bulk wait_group");
+    now = gpu().engine().now();
+    wa.groups.pop_front();
+  }
+}
+}  // namespace
+
+void bulk_wait_group_read(int n, const Loc& loc) { wait_groups(n, true, loc); }
+void bulk_wait_group(int n, const Loc& loc) { wait_groups(n, false, loc); }
+void fence_proxy_async_shared(const Loc& loc) { issue(loc); }
+
+}  // namespace sk::models::sm100::api

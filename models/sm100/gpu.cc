@@ -1,0 +1,154 @@
+#include "models/sm100/gpu.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <systemc>
+
+#include "sim/core/source_loc.h"
+
+namespace sk::models::sm100 {
+namespace {
+Gpu* g_gpu = nullptr;
+constexpr uint64_t kAllocAlign = 256;
+}  // namespace
+
+uint64_t GlobalMemory::allocate(uint64_t bytes, const std::string& name) {
+  uint64_t size = std::max<uint64_t>(bytes, 1);
+  Allocation a;
+  a.size = size;
+  a.name = name;
+  if (functional_) {
+    // Over-allocate so the device address can be aligned like cudaMalloc's.
+    storage_.push_back(std::make_unique<uint8_t[]>(size + kAllocAlign));
+    uint8_t* raw = storage_.back().get();
+    std::memset(raw, 0, size + kAllocAlign);
+    uint64_t addr = (reinterpret_cast<uint64_t>(raw) + kAllocAlign - 1) & ~(kAllocAlign - 1);
+    a.base = addr;
+    a.host = reinterpret_cast<uint8_t*>(addr);
+  } else {
+    a.base = next_virtual_;
+    next_virtual_ += (size + kAllocAlign - 1) / kAllocAlign * kAllocAlign + kAllocAlign;
+  }
+  allocs_.push_back(a);
+  return a.base;
+}
+
+const Allocation* GlobalMemory::find(uint64_t addr, uint64_t bytes) const {
+  for (const auto& a : allocs_)
+    if (addr >= a.base && addr + bytes <= a.base + a.size) return &a;
+  return nullptr;
+}
+
+uint8_t* GlobalMemory::host(uint64_t addr) const { return reinterpret_cast<uint8_t*>(addr); }
+
+Cta::Cta(int id_, uint32_t smem_bytes, bool functional, uint32_t tmem_columns)
+    : id(id_), smem_size(smem_bytes) {
+  smem_storage_ = std::make_unique<uint8_t[]>(smem_bytes + 1024);
+  std::memset(smem_storage_.get(), 0, smem_bytes + 1024);
+  smem = reinterpret_cast<uint8_t*>(
+      (reinterpret_cast<uint64_t>(smem_storage_.get()) + 1023) & ~uint64_t{1023});
+  for (auto& nb : named) nb.done = std::make_unique<sc_core::sc_event>();
+  tmem.freed = std::make_unique<sc_core::sc_event>();
+  if (functional) tmem.data.assign(size_t{128} * tmem_columns, 0);
+}
+
+Cta::~Cta() = default;
+
+Gpu::Gpu(const Params& params, bool functional)
+    : params_(params),
+      functional_(functional),
+      engine_owner_(std::make_unique<sim::Engine>()),
+      engine_(*engine_owner_),
+      gmem_(functional) {
+  if (g_gpu != nullptr) throw std::logic_error("only one sm100 Gpu per process");
+  g_gpu = this;
+}
+
+Gpu::~Gpu() { g_gpu = nullptr; }
+
+Gpu& Gpu::current() {
+  if (g_gpu == nullptr) throw std::logic_error("sm100 intrinsic called outside a simulated launch");
+  return *g_gpu;
+}
+
+std::string Gpu::launch(int grid, int warps_per_cta, uint32_t smem_bytes,
+                        const std::function<void()>& body) {
+  if (grid < 1) return "launch: grid must have at least one CTA";
+  if (grid > params_.num_sms)
+    return fmt::format("launch: {} CTAs exceed the {} SMs (TMEM kernels run one CTA per SM)", grid,
+                       params_.num_sms);
+  if (warps_per_cta < 1 || warps_per_cta > 32)
+    return fmt::format("launch: {} warps per CTA is outside [1, 32]", warps_per_cta);
+  if (smem_bytes > params_.smem_per_cta_bytes)
+    return fmt::format("launch: {} bytes of dynamic shared memory exceed the {} available per CTA",
+                       smem_bytes, params_.smem_per_cta_bytes);
+  auto& tr = engine_.trace();
+  gpu_track_ = tr.track(-1, "GPU 0 (sm100 model)");
+  for (int c = 0; c < grid; ++c) {
+    ctas_.push_back(std::make_unique<Cta>(c, smem_bytes, functional_, params_.tmem_columns));
+    Cta& cta = *ctas_.back();
+    cta.warps = warps_per_cta;
+    cta.warp_async.resize(warps_per_cta);
+    uint32_t sm_track = tr.track(static_cast<int>(gpu_track_), fmt::format("SM {}", c), c);
+    cta.sm_track = sm_track;
+    cta.trace_track = tr.track(static_cast<int>(sm_track), fmt::format("CTA {}", c), 0);
+    for (int w = 0; w < warps_per_cta; ++w) {
+      sim::Warp& warp = engine_.spawn_warp(c, w, 32, [this, &cta, body] {
+        body();
+        on_warp_exit(cta);
+      });
+      warp.track = tr.track(static_cast<int>(cta.trace_track), fmt::format("warp {}", w), w);
+    }
+  }
+  return "";
+}
+
+void Gpu::on_warp_exit(Cta& cta) {
+  if (++cta.warps_done != cta.warps) return;
+  // CTA exit: TMEM must be fully deallocated (PTX 9.7.16.7.1).
+  for (auto [col, n] : cta.tmem.allocs) {
+    sim::Finding f;
+    f.cls = "tmem";
+    f.rule = "tmem.leak";
+    f.message = fmt::format(
+        "CTA {} exited with TMEM columns [{}, {}) still allocated; every tcgen05.alloc needs a "
+        "tcgen05.dealloc before the kernel exits",
+        cta.id, col, col + n);
+    f.cta = cta.id;
+    engine_.report(std::move(f));
+  }
+}
+
+sim::RunStatus Gpu::run(Cycle max_cycles) { return engine_.run(max_cycles); }
+
+sim::Warp& Gpu::warp() {
+  sim::Warp* w = engine_.current();
+  if (w == nullptr) throw std::logic_error("sm100 intrinsic called outside kernel code");
+  return *w;
+}
+
+Cta& Gpu::cta_of_current() { return *ctas_[warp().cta()]; }
+
+void Gpu::finding(const std::string& cls, const std::string& rule, const std::string& message,
+                  const std::source_location& loc) {
+  sim::Finding f;
+  f.cls = cls;
+  f.rule = rule;
+  f.message = message;
+  f.location = sim::format_location(loc);
+  engine_.report(std::move(f));
+}
+
+Cycle Gpu::hbm_transfer(Cycle start, uint64_t bytes) {
+  double begin = std::max(static_cast<double>(start), hbm_free_);
+  hbm_free_ = begin + static_cast<double>(bytes) / params_.hbm_bytes_per_cycle;
+  return static_cast<Cycle>(hbm_free_ + 0.999);
+}
+
+uint32_t Gpu::engine_track(Cta& cta, const std::string& name, int rank) {
+  return engine_.trace().track(static_cast<int>(cta.sm_track), name, 100 + rank);
+}
+
+}  // namespace sk::models::sm100

@@ -1,0 +1,176 @@
+// gpu.h: the simulated SM100 device for one kernel launch.
+//
+// State is per CTA (this kernel family runs one CTA per SM, as every kernel
+// that allocates TMEM does): shared memory with real bytes, the mbarriers
+// living in it, named barriers, TMEM, the tensor core queue and per-warp
+// async-operation bookkeeping (bulk async-groups, outstanding tcgen05 ops).
+// Global memory is shared by all CTAs, and so is HBM bandwidth.
+//
+// Modes: in functional mode global memory, SMEM and TMEM hold real bytes and
+// tcgen05.mma computes real products. In timing mode only addresses, sizes and
+// times are tracked, so large grids simulate quickly; global memory then has
+// no backing store and TMA data movement is skipped.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <source_location>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "models/sm100/params.h"
+#include "sim/core/engine.h"
+#include "sim/core/warp.h"
+
+namespace sc_core {
+class sc_event;
+}
+
+namespace sk::models::sm100 {
+
+using sim::Cycle;
+
+struct Allocation {
+  uint64_t base = 0;
+  uint64_t size = 0;
+  uint8_t* host = nullptr;  // null in timing mode
+  std::string name;
+};
+
+class GlobalMemory {
+ public:
+  explicit GlobalMemory(bool functional) : functional_(functional) {}
+  // Returns the device address of a new zero-filled allocation (256-B aligned).
+  uint64_t allocate(uint64_t bytes, const std::string& name);
+  // The allocation holding [addr, addr + bytes), or nullptr.
+  const Allocation* find(uint64_t addr, uint64_t bytes) const;
+  uint8_t* host(uint64_t addr) const;  // functional mode only
+  bool functional() const { return functional_; }
+
+ private:
+  bool functional_;
+  uint64_t next_virtual_ = 1ull << 40;
+  std::vector<Allocation> allocs_;
+  std::vector<std::unique_ptr<uint8_t[]>> storage_;
+};
+
+struct Mbarrier {
+  bool valid = false;
+  uint32_t expected = 0;
+  uint32_t pending = 0;
+  int64_t tx = 0;
+  uint64_t phase = 0;   // number of completed phases
+  std::string name;     // from annotate_barrier, e.g. "full[2]"
+  std::unique_ptr<sc_core::sc_event> flipped;
+  uint64_t flow = 0;    // trace flow from the op that completed the phase
+  uint64_t pending_flow = 0;  // flow of the last async arrival in this phase
+};
+
+struct NamedBarrier {
+  uint32_t expected = 0;
+  uint32_t arrived = 0;
+  uint64_t generation = 0;
+  std::unique_ptr<sc_core::sc_event> done;
+};
+
+struct BulkGroup {
+  Cycle read_done = 0;
+  Cycle write_done = 0;
+};
+
+// Async bookkeeping of one warp (tcgen05 and bulk async-group state is per
+// issuing thread; kernels issue from one elected lane, so per warp suffices).
+struct WarpAsync {
+  BulkGroup open;              // stores issued since the last commit_group
+  bool open_nonempty = false;
+  std::deque<BulkGroup> groups;
+  Cycle tcgen05_done = 0;      // completion of the latest async tcgen05 op
+  Cycle ld_ready = 0;          // completion of outstanding tcgen05.ld
+};
+
+struct TmemState {
+  std::vector<uint32_t> data;            // 128 lanes x columns, functional mode
+  std::map<uint32_t, uint32_t> allocs;   // first column -> number of columns
+  bool relinquished = false;
+  std::unique_ptr<sc_core::sc_event> freed;
+};
+
+class Cta {
+ public:
+  Cta(int id, uint32_t smem_bytes, bool functional, uint32_t tmem_columns);
+  ~Cta();
+  int id;
+  uint32_t smem_size;
+  uint8_t* smem;  // 1024-byte aligned
+  std::unordered_map<uint32_t, Mbarrier> barriers;  // by SMEM offset
+  NamedBarrier named[16];
+  TmemState tmem;
+  std::vector<WarpAsync> warp_async;
+  Cycle tc_free = 0;    // tensor core: next issue slot
+  Cycle tma_free = 0;   // SM ingest port
+  int warps = 0;
+  int warps_done = 0;
+  // Busy intervals of the TMA load path and the tensor core, for the summary.
+  std::vector<std::pair<Cycle, Cycle>> tma_busy, tc_busy;
+  uint64_t bytes_loaded = 0;
+  uint32_t trace_track = 0;  // the CTA's track
+  uint32_t sm_track = 0;     // its SM's track (engine tracks live there)
+
+ private:
+  std::unique_ptr<uint8_t[]> smem_storage_;
+};
+
+class Gpu {
+ public:
+  Gpu(const Params& params, bool functional);
+  ~Gpu();
+  static Gpu& current();
+
+  const Params& params() const { return params_; }
+  bool functional() const { return functional_; }
+  GlobalMemory& gmem() { return gmem_; }
+  sim::Engine& engine() { return engine_; }
+
+  // Creates `grid` CTAs of `warps_per_cta` warps, each running body(). Returns
+  // an error message (and launches nothing) when the launch is impossible.
+  std::string launch(int grid, int warps_per_cta, uint32_t smem_bytes,
+                     const std::function<void()>& body);
+  sim::RunStatus run(Cycle max_cycles);
+
+  Cta& cta(int i) { return *ctas_[i]; }
+  int num_ctas() const { return static_cast<int>(ctas_.size()); }
+
+  // Current warp and CTA (valid only inside kernel code).
+  sim::Warp& warp();
+  Cta& cta_of_current();
+
+  // Reports a finding attributed to the current warp at `loc`.
+  void finding(const std::string& cls, const std::string& rule, const std::string& message,
+               const std::source_location& loc);
+
+  // Shared HBM: reserves `bytes` of bandwidth and returns when they have
+  // streamed (all SMs contend for it).
+  Cycle hbm_transfer(Cycle start, uint64_t bytes);
+
+  // Trace helpers.
+  uint32_t engine_track(Cta& cta, const std::string& name, int rank);
+  uint32_t gpu_track() const { return gpu_track_; }
+
+ private:
+  void on_warp_exit(Cta& cta);
+
+  Params params_;
+  bool functional_;
+  std::unique_ptr<sim::Engine> engine_owner_;
+  sim::Engine& engine_;
+  GlobalMemory gmem_;
+  std::vector<std::unique_ptr<Cta>> ctas_;
+  double hbm_free_ = 0;
+  uint32_t gpu_track_ = 0;
+};
+
+}  // namespace sk::models::sm100

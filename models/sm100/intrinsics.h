@@ -1,0 +1,128 @@
+// intrinsics.h: the SM100 intrinsic API, model build.
+//
+// Same names and signatures as kernels/arch/sm100/device/ (inline PTX), plus a
+// defaulted std::source_location so findings name the calling line. Every
+// function forwards to models/sm100/api.h. Kernel code reaches this header only
+// through kernels/arch/sm100.h.
+#pragma once
+
+#include <cstdint>
+#include <source_location>
+
+#include "kernels/core/lane_array.h"
+#include "models/sm100/api.h"
+#include "models/sm100/tensor_map.h"
+
+namespace sk::arch {
+
+using TensorMap = sk::models::sm100::TensorMapModel;
+using Loc = std::source_location;
+namespace m = sk::models::sm100::api;
+
+inline uint32_t warp_idx() { return m::warp_idx(); }
+inline uint32_t cta_idx() { return m::cta_idx(); }
+inline uint32_t num_ctas() { return m::num_ctas(); }
+inline uint8_t* dynamic_smem() { return m::dynamic_smem(); }
+inline uint32_t smem_addr(const void* p, Loc l = Loc::current()) { return m::smem_addr(p, l); }
+
+inline bool elect_one_begin(Loc l = Loc::current()) { return m::elect_one_begin(l); }
+inline void lane_scope_end() { m::lane_scope_end(); }
+inline uint32_t lane_id() { return m::lane_id(); }
+// Runs fn(lane) for every active lane when bytes are real (functional mode);
+// per-lane code is data movement only, its timing is carried by the
+// surrounding intrinsics.
+template <class Fn>
+inline void for_each_lane(Fn&& fn) {
+  uint32_t mask = m::lane_loop_mask();
+  for (int l = 0; l < 32; ++l) {
+    if ((mask >> l & 1) == 0) continue;
+    m::set_lane(l);
+    fn(static_cast<uint32_t>(l));
+  }
+  m::set_lane(-1);
+}
+inline void sync_warp(Loc l = Loc::current()) { m::sync_warp(l); }
+inline void cta_sync(Loc l = Loc::current()) { m::cta_sync(l); }
+inline void named_barrier_sync(uint32_t id, uint32_t n, Loc l = Loc::current()) {
+  m::named_barrier_sync(id, n, l);
+}
+inline void named_barrier_arrive(uint32_t id, uint32_t n, Loc l = Loc::current()) {
+  m::named_barrier_arrive(id, n, l);
+}
+inline void st_shared_b128(void* dst, const uint32_t (&v)[4], Loc l = Loc::current()) {
+  m::st_shared_b128(dst, v, l);
+}
+
+inline void mbarrier_init(uint64_t* bar, uint32_t count, Loc l = Loc::current()) {
+  m::mbarrier_init(bar, count, l);
+}
+inline void mbarrier_inval(uint64_t* bar, Loc l = Loc::current()) { m::mbarrier_inval(bar, l); }
+inline void fence_mbarrier_init(Loc l = Loc::current()) { m::fence_mbarrier_init(l); }
+inline void mbarrier_arrive(uint64_t* bar, Loc l = Loc::current()) { m::mbarrier_arrive(bar, l); }
+inline void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t tx, Loc l = Loc::current()) {
+  m::mbarrier_arrive_expect_tx(bar, tx, l);
+}
+inline void mbarrier_expect_tx(uint64_t* bar, uint32_t tx, Loc l = Loc::current()) {
+  m::mbarrier_expect_tx(bar, tx, l);
+}
+inline bool mbarrier_try_wait_parity(uint64_t* bar, uint32_t parity, Loc l = Loc::current()) {
+  return m::mbarrier_try_wait_parity(bar, parity, l);
+}
+inline void annotate_barrier(uint64_t* bar, const char* name, int index) {
+  m::annotate_barrier(bar, name, index);
+}
+
+inline void prefetch_tensormap(const TensorMap* map, Loc l = Loc::current()) {
+  m::prefetch_tensormap(map, l);
+}
+inline void tma_load_2d(void* dst, const TensorMap* map, uint64_t* bar, int32_t c0, int32_t c1,
+                        Loc l = Loc::current()) {
+  m::tma_load_2d(dst, map, bar, c0, c1, l);
+}
+inline void tma_store_2d(const TensorMap* map, const void* src, int32_t c0, int32_t c1,
+                         Loc l = Loc::current()) {
+  m::tma_store_2d(map, src, c0, c1, l);
+}
+inline void bulk_commit_group(Loc l = Loc::current()) { m::bulk_commit_group(l); }
+template <int N>
+inline void bulk_wait_group_read(Loc l = Loc::current()) {
+  m::bulk_wait_group_read(N, l);
+}
+template <int N>
+inline void bulk_wait_group(Loc l = Loc::current()) {
+  m::bulk_wait_group(N, l);
+}
+inline void fence_proxy_async_shared(Loc l = Loc::current()) { m::fence_proxy_async_shared(l); }
+
+inline void tcgen05_alloc(uint32_t* dst, uint32_t ncols, Loc l = Loc::current()) {
+  m::tcgen05_alloc(dst, ncols, l);
+}
+inline void tcgen05_dealloc(uint32_t taddr, uint32_t ncols, Loc l = Loc::current()) {
+  m::tcgen05_dealloc(taddr, ncols, l);
+}
+inline void tcgen05_relinquish_alloc_permit(Loc l = Loc::current()) {
+  m::tcgen05_relinquish_alloc_permit(l);
+}
+inline void tcgen05_mma_f16_ss(uint32_t d, uint64_t a, uint64_t b, uint32_t idesc, bool acc,
+                               Loc l = Loc::current()) {
+  m::tcgen05_mma_f16_ss(d, a, b, idesc, acc, l);
+}
+inline void tcgen05_commit(uint64_t* bar, Loc l = Loc::current()) { m::tcgen05_commit(bar, l); }
+inline void tcgen05_ld_32x32b_x32(uint32_t taddr, LaneArray<uint32_t, 32>& dst,
+                                  Loc l = Loc::current()) {
+  m::tcgen05_ld_32x32b_x32(taddr, dst, l);
+}
+inline void tcgen05_wait_ld(Loc l = Loc::current()) { m::tcgen05_wait_ld(l); }
+inline void tcgen05_fence_before_thread_sync(Loc l = Loc::current()) {
+  m::tcgen05_fence_before_thread_sync(l);
+}
+inline void tcgen05_fence_after_thread_sync(Loc l = Loc::current()) {
+  m::tcgen05_fence_after_thread_sync(l);
+}
+
+inline void annotate_role(const char* role) { m::annotate_role(role); }
+inline void report_unreleased(const char* what, Loc l = Loc::current()) {
+  m::report_unreleased(what, l);
+}
+
+}  // namespace sk::arch

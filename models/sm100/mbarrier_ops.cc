@@ -1,0 +1,156 @@
+#include "models/sm100/mbarrier_ops.h"
+
+#include <fmt/format.h>
+
+#include <systemc>
+
+namespace sk::models::sm100::mbar {
+namespace {
+constexpr int64_t kMaxCount = (1 << 20) - 1;
+
+void maybe_complete(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow) {
+  if (flow != 0) b.pending_flow = flow;
+  if (b.pending != 0 || b.tx != 0) return;
+  ++b.phase;
+  b.pending = b.expected;
+  b.flow = b.pending_flow;
+  b.pending_flow = 0;
+  b.flipped->notify(sc_core::SC_ZERO_TIME);
+  gpu.engine().note_progress();
+  (void)cta;
+}
+
+uint32_t offset_of(Gpu& gpu, const void* p) {
+  return static_cast<uint32_t>(reinterpret_cast<const uint8_t*>(p) - gpu.cta_of_current().smem);
+}
+}  // namespace
+
+std::string describe(const Mbarrier& b) {
+  return fmt::format("mbarrier {}: phase {} (parity {}) incomplete, {} of {} arrivals pending, tx {}",
+                     b.name.empty() ? "?" : b.name, b.phase, b.phase & 1, b.pending, b.expected,
+                     b.tx);
+}
+
+Mbarrier* lookup(Gpu& gpu, uint64_t* bar) {
+  Cta& cta = gpu.cta_of_current();
+  auto it = cta.barriers.find(offset_of(gpu, bar));
+  return it == cta.barriers.end() ? nullptr : &it->second;
+}
+
+Mbarrier* checked(Gpu& gpu, uint64_t* bar, const char* op, const Loc& loc) {
+  Cta& cta = gpu.cta_of_current();
+  auto off = reinterpret_cast<uint8_t*>(bar) - cta.smem;
+  if (off < 0 || off + 8 > static_cast<std::ptrdiff_t>(cta.smem_size) || off % 8 != 0) {
+    gpu.finding("mbarrier", "mbarrier.bad_address",
+                fmt::format("{} on an address that is not an 8-byte aligned location in the CTA's "
+                            "shared memory",
+                            op),
+                loc);
+    return nullptr;
+  }
+  auto it = cta.barriers.find(static_cast<uint32_t>(off));
+  if (it == cta.barriers.end() || !it->second.valid) {
+    gpu.finding("mbarrier", "mbarrier.use_before_init",
+                fmt::format("{} on shared-memory offset {} which holds no initialised mbarrier",
+                            op, static_cast<long>(off)),
+                loc);
+    return nullptr;
+  }
+  return &it->second;
+}
+
+void init(Gpu& gpu, uint64_t* bar, uint32_t count, const Loc& loc) {
+  Cta& cta = gpu.cta_of_current();
+  auto off = reinterpret_cast<uint8_t*>(bar) - cta.smem;
+  if (off < 0 || off + 8 > static_cast<std::ptrdiff_t>(cta.smem_size) || off % 8 != 0) {
+    gpu.finding("mbarrier", "mbarrier.bad_address",
+                "mbarrier.init on an address that is not 8-byte aligned shared memory", loc);
+    return;
+  }
+  Mbarrier& b = cta.barriers[static_cast<uint32_t>(off)];
+  if (b.valid)
+    gpu.finding("mbarrier", "mbarrier.reinit_without_inval",
+                fmt::format("mbarrier.init on {} which is already a valid mbarrier; invalidate it "
+                            "with mbarrier.inval first",
+                            b.name.empty() ? fmt::format("offset {}", static_cast<long>(off)) : b.name),
+                loc);
+  if (count < 1 || count > kMaxCount) {
+    gpu.finding("mbarrier", "mbarrier.bad_count",
+                fmt::format("mbarrier.init count {} is outside [1, 2^20-1]", count), loc);
+    count = 1;
+  }
+  if (!b.flipped) b.flipped = std::make_unique<sc_core::sc_event>();
+  b.valid = true;
+  b.expected = b.pending = count;
+  b.tx = 0;
+  b.phase = 0;
+}
+
+void inval(Gpu& gpu, uint64_t* bar, const Loc& loc) {
+  Mbarrier* b = checked(gpu, bar, "mbarrier.inval", loc);
+  if (b != nullptr) b->valid = false;
+}
+
+void expect_tx(Gpu& gpu, uint64_t* bar, uint32_t tx, const Loc& loc) {
+  Mbarrier* b = checked(gpu, bar, "mbarrier.expect_tx", loc);
+  if (b == nullptr) return;
+  b->tx += tx;
+  if (b->tx > kMaxCount)
+    gpu.finding("mbarrier", "mbarrier.tx_overflow",
+                fmt::format("{}: tx-count {} exceeds 2^20-1", b->name, b->tx), loc);
+}
+
+void arrive(Gpu& gpu, uint64_t* bar, uint32_t count, uint64_t flow, const Loc& loc) {
+  Mbarrier* b = checked(gpu, bar, "mbarrier.arrive", loc);
+  if (b == nullptr) return;
+  if (b->pending < count) {
+    gpu.finding("mbarrier", "mbarrier.over_arrival",
+                fmt::format("{}: arrive with no pending arrival left in phase {} ({} expected per "
+                            "phase); the arrival would leak into the next phase",
+                            b->name.empty() ? "mbarrier" : b->name, b->phase, b->expected),
+                loc);
+    return;
+  }
+  b->pending -= count;
+  maybe_complete(gpu, gpu.cta_of_current(), *b, flow);
+}
+
+void complete_tx(Gpu& gpu, Cta& cta, Mbarrier& b, uint32_t bytes, uint64_t flow) {
+  b.tx -= bytes;
+  if (b.tx < 0 && b.pending == 0) {
+    sim::Finding f;
+    f.cls = "mbarrier";
+    f.rule = "mbarrier.tx_underflow";
+    f.message = fmt::format(
+        "{}: {} bytes delivered by TMA after every arrival of phase {} was made, leaving tx-count "
+        "at {}; expect_tx is lower than the bytes the loads deliver",
+        b.name.empty() ? "mbarrier" : b.name, bytes, b.phase, b.tx);
+    f.cta = cta.id;
+    gpu.engine().report(std::move(f));
+  }
+  maybe_complete(gpu, cta, b, flow);
+}
+
+bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc) {
+  Mbarrier* b = checked(gpu, bar, "mbarrier.try_wait.parity", loc);
+  if (b == nullptr) return true;  // reported; do not hang on an unusable barrier
+  if (parity > 1) {
+    gpu.finding("mbarrier", "mbarrier.bad_parity",
+                fmt::format("{}: try_wait.parity with parity {}; only 0 and 1 are valid (pass "
+                            "phase & 1)",
+                            b->name, parity),
+                loc);
+    parity &= 1;
+  }
+  sim::Warp& w = gpu.warp();
+  auto ready = [b, parity] { return (b->phase & 1) != parity; };
+  if (ready()) return true;
+  std::string what = fmt::format("wait {}", b->name.empty() ? "mbarrier" : b->name);
+  w.block_until(*b->flipped, ready, [b] { return describe(*b); }, what);
+  // The waiter observes the flip after the barrier's propagation latency.
+  w.spend(gpu.params().mbarrier_latency);
+  if (b->flow != 0) w.pending_flow_in = b->flow;
+  return true;
+}
+
+}  // namespace sk::models::sm100::mbar

@@ -1,0 +1,37 @@
+// mbarrier_ops.h: one mbarrier's state machine (PTX ISA 9.0 9.7.13.15).
+//
+// State: current phase, pending arrivals, expected arrivals and tx-count. A
+// phase completes when pending == 0 and tx == 0; then, atomically, the phase
+// advances and pending is reset to expected. try_wait.parity(P) succeeds when
+// the phase with parity P has completed, i.e. when the current phase's parity
+// differs from P. Each operation here acts for one thread (one lane).
+#pragma once
+
+#include <cstdint>
+#include <source_location>
+
+#include "models/sm100/gpu.h"
+
+namespace sk::models::sm100::mbar {
+
+using Loc = std::source_location;
+
+// The barrier at `bar` in the current CTA's SMEM, or nullptr when the address
+// is not a valid mbarrier location (a finding is reported).
+Mbarrier* lookup(Gpu& gpu, uint64_t* bar);
+Mbarrier* checked(Gpu& gpu, uint64_t* bar, const char* op, const Loc& loc);
+
+void init(Gpu& gpu, uint64_t* bar, uint32_t count, const Loc& loc);
+void inval(Gpu& gpu, uint64_t* bar, const Loc& loc);
+void expect_tx(Gpu& gpu, uint64_t* bar, uint32_t tx, const Loc& loc);
+// `flow` is a trace flow id of the async operation that arrives (0 if none).
+void arrive(Gpu& gpu, uint64_t* bar, uint32_t count, uint64_t flow, const Loc& loc);
+// Async-agent side (TMA): decrements tx-count on barrier `b` of `cta`.
+void complete_tx(Gpu& gpu, Cta& cta, Mbarrier& b, uint32_t bytes, uint64_t flow);
+// Blocks the current warp until the phase of parity `parity` has completed.
+bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc);
+
+// "full[2]: phase 3, 1/1 arrivals pending, tx 16384" for reports.
+std::string describe(const Mbarrier& b);
+
+}  // namespace sk::models::sm100::mbar

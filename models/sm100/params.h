@@ -1,0 +1,33 @@
+// params.h: SM100 (B200) timing parameters, loaded from params.json.
+//
+// Every value in params.json carries its provenance (a measurement, a paper or
+// a datasheet). The file is compiled into the binary, so a run never depends on
+// the working directory; tools may load another file with Params::from_json.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace sk::models::sm100 {
+
+struct Params {
+  double clock_ghz = 0;
+  int num_sms = 0;
+  uint32_t smem_per_cta_bytes = 0;
+  uint32_t tmem_columns = 0;
+  double umma_ii_per_n = 0;          // UMMA M=128 issue interval = N * this (cycles)
+  uint32_t umma_latency_extra = 0;   // latency = II + this (SS operands)
+  uint32_t tma_base_latency = 0;     // unloaded TMA round trip (cycles)
+  double sm_ingest_bytes_per_cycle = 0;
+  double hbm_bytes_per_cycle = 0;    // shared by all SMs
+  uint32_t mbarrier_latency = 0;     // arrive -> waiter observes the phase flip
+  uint32_t issue_cycles = 0;         // cost of issuing one instruction from a warp
+  uint32_t tmem_ld_cycles = 0;       // tcgen05.ld 32x32b.x32 by one warp
+  uint32_t tma_store_latency = 0;    // SMEM read + global write of one store box
+  uint32_t named_barrier_latency = 0;
+
+  static const Params& builtin();                    // params.json of this directory
+  static Params from_json(const std::string& text);  // throws std::runtime_error
+};
+
+}  // namespace sk::models::sm100

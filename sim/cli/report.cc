@@ -1,0 +1,37 @@
+#include "sim/cli/report.h"
+
+#include <fmt/format.h>
+
+namespace sk::cli {
+
+std::string format_text(const sim::RunResult& r) {
+  std::string s;
+  s += fmt::format("{} on {}: M={} N={} K={}  [{}; {} CTAs; {} mode]\n", r.kernel, r.arch, r.m,
+                   r.n, r.k, r.config_name, r.ctas, r.functional ? "functional" : "timing");
+  s += fmt::format("  status      {}\n", r.status);
+  s += fmt::format("  predicted   {:.2f} us ({} cycles at {:.3f} GHz), {:.1f} TFLOP/s = {:.1f}% of peak\n",
+                   r.predicted_time_us, r.cycles, r.clock_ghz, r.tflops, 100.0 * r.peak_fraction);
+  s += fmt::format("  overlap     {:.1f}% of TMA load time covered by MMA work; bottleneck: {}\n",
+                   r.overlap_pct, r.bottleneck);
+  for (const auto& role : r.roles)
+    s += fmt::format("  role {:<10} busy {:5.1f}%  stalled {:5.1f}%\n", role.name, role.busy_pct,
+                     role.stall_pct);
+  if (r.check.ran)
+    s += fmt::format("  check       {} (max abs err {:.3g}, max rel err {:.3g}; {}){}\n",
+                     r.check.passed ? "PASSED" : "FAILED", r.check.max_abs_err, r.check.max_rel_err,
+                     r.check.reference, r.check.detail.empty() ? "" : "\n    " + r.check.detail);
+  s += fmt::format("  findings    {}\n", r.findings.size());
+  for (const auto& f : r.findings) {
+    s += fmt::format("  [{}] {} at cycle {}", f.cls, f.rule, f.cycle);
+    if (f.cta >= 0) s += fmt::format(", CTA {}", f.cta);
+    if (f.warp >= 0) s += fmt::format(" warp {}", f.warp);
+    if (!f.role.empty()) s += fmt::format(" ({})", f.role);
+    if (!f.location.empty()) s += ", " + f.location;
+    s += "\n    " + f.message + "\n";
+    for (const auto& d : f.details) s += "      " + d + "\n";
+  }
+  s += fmt::format("  seed {}  events {}  wall {:.3f} s\n", r.seed, r.events, r.wall_s);
+  return s;
+}
+
+}  // namespace sk::cli

@@ -1,0 +1,149 @@
+#include "sim/core/engine.h"
+
+#include <fmt/format.h>
+
+#include <systemc>
+
+#include "sim/core/warp.h"
+
+namespace sk::sim {
+namespace {
+Engine* g_engine = nullptr;
+
+sc_core::sc_time cycles(Cycle c) { return sc_core::sc_time(static_cast<double>(c), sc_core::SC_NS); }
+}  // namespace
+
+Engine::Engine() : wake_(std::make_unique<sc_core::sc_event>()) {
+  if (g_engine != nullptr) throw std::logic_error("only one sk::sim::Engine may exist per process");
+  g_engine = this;
+  // Unmodelled SystemC warnings (e.g. about sc_start with nothing to do) would
+  // only add noise to reports.
+  sc_core::sc_report_handler::set_actions(sc_core::SC_WARNING, sc_core::SC_DO_NOTHING);
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+}
+
+Engine::~Engine() { g_engine = nullptr; }
+
+Engine& Engine::get() {
+  if (g_engine == nullptr) throw std::logic_error("no sk::sim::Engine in this process");
+  return *g_engine;
+}
+
+Cycle Engine::now() const {
+  return static_cast<Cycle>(sc_core::sc_time_stamp().to_seconds() * 1e9 + 0.5);
+}
+
+void Engine::at(Cycle t, std::function<void()> fn) {
+  Cycle n = now();
+  if (t < n) t = n;
+  queue_.push(Timed{t, seq_++, std::move(fn)});
+  if (queue_.top().seq == seq_ - 1) wake_->notify(cycles(t - n));
+}
+
+void Engine::drain_due() {
+  Warp* saved = current_;
+  current_ = nullptr;
+  Cycle n = now();
+  while (!queue_.empty() && queue_.top().t <= n) {
+    auto fn = std::move(const_cast<Timed&>(queue_.top()).fn);
+    queue_.pop();
+    ++events_;
+    last_progress_ = n;
+    fn();
+  }
+  if (!queue_.empty()) wake_->notify(cycles(queue_.top().t - n));
+  current_ = saved;
+}
+
+Warp& Engine::spawn_warp(int cta, int warp_in_cta, int lanes, std::function<void()> body) {
+  warps_.push_back(std::make_unique<Warp>(*this, cta, warp_in_cta, lanes));
+  Warp* w = warps_.back().get();
+  sc_core::sc_spawn_options opts;
+  opts.set_stack_size(256 * 1024);
+  sc_core::sc_spawn(
+      [this, w, body = std::move(body)] {
+        current_ = w;
+        body();
+        current_ = w;
+        w->sync();
+        w->set_done();
+        w->set_end_cycle(now());
+        last_progress_ = now();
+        current_ = nullptr;
+      },
+      nullptr, &opts);
+  return *w;
+}
+
+RunStatus Engine::run(Cycle max_cycles) {
+  if (!method_spawned_) {
+    sc_core::sc_spawn_options opts;
+    opts.spawn_method();
+    opts.set_sensitivity(wake_.get());
+    opts.dont_initialize();
+    sc_core::sc_spawn([this] { drain_due(); }, nullptr, &opts);
+    method_spawned_ = true;
+  }
+  sc_core::sc_start(cycles(max_cycles), sc_core::SC_EXIT_ON_STARVATION);
+  bool all_done = true;
+  for (auto& w : warps_) all_done = all_done && w->done();
+  if (all_done) return RunStatus::kCompleted;
+  if (now() >= max_cycles) {
+    Finding f;
+    f.cls = "bound";
+    f.rule = "bound.cycle_limit";
+    f.message = fmt::format(
+        "simulation reached the cycle bound ({} cycles) with warps still running: a livelock "
+        "or a runaway loop (raise it with --max-cycles)",
+        max_cycles);
+    for (auto& w : warps_)
+      if (!w->done())
+        f.details.push_back(fmt::format("cta {} warp {} ({}): {}", w->cta(), w->index(),
+                                        w->role().empty() ? "?" : w->role(),
+                                        w->blocked() ? w->blocked_on() : "running"));
+    f.cycle = now();
+    findings_.push_back(std::move(f));
+    return RunStatus::kCycleBound;
+  }
+  deadlock_finding();
+  return RunStatus::kDeadlock;
+}
+
+void Engine::deadlock_finding() {
+  Finding f;
+  f.cls = "deadlock";
+  f.rule = "deadlock.all_blocked";
+  f.cycle = last_progress_;
+  int blocked = 0;
+  const Warp* first = nullptr;
+  for (auto& w : warps_) {
+    if (w->done()) continue;
+    ++blocked;
+    if (first == nullptr) first = w.get();
+    f.details.push_back(fmt::format("cta {} warp {} ({}) at {}: {}", w->cta(), w->index(),
+                                    w->role().empty() ? "?" : w->role(),
+                                    w->location().file_name()[0] ? w->location().line() : 0,
+                                    w->blocked_on()));
+  }
+  f.message = fmt::format(
+      "deadlock: {} warp(s) blocked and no operation in flight that could release them",
+      blocked);
+  if (first != nullptr) {
+    f.cta = first->cta();
+    f.warp = first->index();
+    f.role = first->role();
+  }
+  findings_.push_back(std::move(f));
+}
+
+void Engine::report(Finding f) {
+  f.cycle = now();
+  if (current_ != nullptr) {
+    if (f.cta < 0) f.cta = current_->cta();
+    if (f.warp < 0) f.warp = current_->index();
+    if (f.role.empty()) f.role = current_->role();
+  }
+  findings_.push_back(std::move(f));
+}
+
+}  // namespace sk::sim

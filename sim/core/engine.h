@@ -1,0 +1,104 @@
+// engine.h: the discrete-event engine every model runs on.
+//
+// One Engine exists per simulation process (SystemC cannot be restarted, so
+// every simulation runs in its own process; see isolate.h). It owns:
+//   * the warps: one SystemC thread (SC_THREAD semantics, via sc_spawn) per
+//     warp or wave, each executing kernel code;
+//   * the async queue: timed callbacks for hardware agents (TMA engine, tensor
+//     core, memory), ordered by (cycle, insertion order) so runs are
+//     deterministic;
+//   * findings and the trace log.
+//
+// Invariants:
+//   * Simulated time is in cycles of the modeled clock; 1 cycle = 1 SystemC ns.
+//   * Every blocking point of a warp goes through Warp::block_until, which is
+//     what lets run() tell a deadlock (every live warp blocked, nothing pending)
+//     from a finished run, and lets current() track the running warp.
+//   * run() always returns: on completion, on deadlock (a finding), or when the
+//     cycle bound is hit (a finding).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "sim/core/finding.h"
+#include "sim/core/trace_log.h"
+
+namespace sc_core {
+class sc_event;
+}
+
+namespace sk::sim {
+
+class Warp;
+
+enum class RunStatus { kCompleted, kDeadlock, kCycleBound };
+
+class Engine {
+ public:
+  Engine();
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // The engine of this process. Exactly one may exist at a time.
+  static Engine& get();
+
+  Cycle now() const;
+
+  // Schedules fn at absolute cycle t (>= now). Same-cycle callbacks run in the
+  // order they were scheduled.
+  void at(Cycle t, std::function<void()> fn);
+
+  // Creates a warp whose thread runs body. Call before run().
+  Warp& spawn_warp(int cta, int warp_in_cta, int lanes, std::function<void()> body);
+
+  // Runs until every warp finished, a deadlock, or max_cycles.
+  RunStatus run(Cycle max_cycles);
+
+  // The warp whose kernel code is executing, or nullptr in agent callbacks.
+  Warp* current() const { return current_; }
+  void set_current(Warp* w) { current_ = w; }
+
+  void report(Finding f);
+  const std::vector<Finding>& findings() const { return findings_; }
+
+  TraceLog& trace() { return trace_; }
+  const std::vector<std::unique_ptr<Warp>>& warps() const { return warps_; }
+
+  // Count of model events processed (warp operations and agent callbacks);
+  // reported as `events` in the run summary.
+  uint64_t events() const { return events_; }
+  void count_event() { ++events_; }
+
+  // Largest cycle at which any warp or agent made progress.
+  Cycle last_progress() const { return last_progress_; }
+  void note_progress() { last_progress_ = now(); }
+
+ private:
+  struct Timed {
+    Cycle t;
+    uint64_t seq;
+    std::function<void()> fn;
+    bool operator>(const Timed& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+  };
+  void drain_due();
+  void deadlock_finding();
+
+  std::priority_queue<Timed, std::vector<Timed>, std::greater<Timed>> queue_;
+  uint64_t seq_ = 0;
+  std::unique_ptr<sc_core::sc_event> wake_;
+  bool method_spawned_ = false;
+  std::vector<std::unique_ptr<Warp>> warps_;
+  Warp* current_ = nullptr;
+  std::vector<Finding> findings_;
+  TraceLog trace_;
+  uint64_t events_ = 0;
+  Cycle last_progress_ = 0;
+};
+
+}  // namespace sk::sim

@@ -1,0 +1,62 @@
+#include "sim/core/warp.h"
+
+#include <systemc>
+
+#include "sim/core/engine.h"
+
+namespace sk::sim {
+
+Warp::Warp(Engine& engine, int cta, int warp_in_cta, int lanes)
+    : engine_(engine),
+      cta_(cta),
+      warp_(warp_in_cta),
+      lanes_(lanes),
+      mask_(lanes >= 32 ? 0xffffffffu : ((1u << lanes) - 1)) {}
+
+void Warp::pop_mask() {
+  if (mask_stack_.empty()) return;
+  mask_ = mask_stack_.back();
+  mask_stack_.pop_back();
+}
+
+void Warp::sync() {
+  if (pending_ == 0) return;
+  Cycle c = pending_;
+  pending_ = 0;
+  sc_core::wait(sc_core::sc_time(static_cast<double>(c), sc_core::SC_NS));
+  engine_.set_current(this);
+  engine_.note_progress();
+}
+
+void Warp::stall(Cycle c, const std::string& what) {
+  sync();
+  if (c == 0) return;
+  Cycle begin = engine_.now();
+  sc_core::wait(sc_core::sc_time(static_cast<double>(c), sc_core::SC_NS));
+  engine_.set_current(this);
+  engine_.note_progress();
+  stall_cycles_ += c;
+  if (engine_.trace().enabled() && !what.empty())
+    engine_.trace().slice(TraceSlice{track, begin, engine_.now(), what, {}, 0, take_flow()});
+}
+
+void Warp::block_until(sc_core::sc_event& ev, const std::function<bool()>& ready,
+                       std::function<std::string()> describe, const std::string& what) {
+  sync();
+  if (ready()) return;
+  Cycle begin = engine_.now();
+  blocked_ = true;
+  describe_ = std::move(describe);
+  while (!ready()) {
+    sc_core::wait(ev);
+    engine_.set_current(this);
+  }
+  blocked_ = false;
+  describe_ = nullptr;
+  engine_.note_progress();
+  stall_cycles_ += engine_.now() - begin;
+  if (engine_.trace().enabled())
+    engine_.trace().slice(TraceSlice{track, begin, engine_.now(), what, {}, 0, 0});
+}
+
+}  // namespace sk::sim

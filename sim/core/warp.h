@@ -1,0 +1,96 @@
+// warp.h: one warp (or wave) executing kernel code in the model.
+//
+// The model runs one thread of execution per warp and applies each operation to
+// the warp's *active lanes*. Kernel code narrows the active set explicitly
+// (sk::elect_one) and iterates lanes explicitly (sk::for_each_lane), so an
+// operation issued by every lane counts once per lane, as on hardware.
+//
+// Timing: an operation's issue cost is accumulated with spend() and paid with
+// sync() before the warp next touches shared state, so a run of purely local
+// operations costs one context switch rather than one per operation.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "sim/core/finding.h"
+
+namespace sc_core {
+class sc_event;
+}
+
+namespace sk::sim {
+
+class Engine;
+
+class Warp {
+ public:
+  Warp(Engine& engine, int cta, int warp_in_cta, int lanes);
+
+  int cta() const { return cta_; }
+  int index() const { return warp_; }
+  int lanes() const { return lanes_; }
+  const std::string& role() const { return role_; }
+  void set_role(std::string r) { role_ = std::move(r); }
+  bool done() const { return done_; }
+  void set_done() { done_ = true; }
+
+  // Active lanes.
+  uint32_t active_mask() const { return mask_; }
+  int active_count() const { return __builtin_popcount(mask_); }
+  bool all_lanes_active() const { return active_count() == lanes_; }
+  void push_mask(uint32_t m) { mask_stack_.push_back(mask_); mask_ = m; }
+  void pop_mask();
+  int current_lane() const { return lane_; }
+  void set_current_lane(int l) { lane_ = l; }
+
+  // Timing.
+  void spend(Cycle c) { pending_ += c; }
+  void sync();  // waits the accumulated cost
+
+  // Blocks until `ready()` holds, waking on `ev`. `describe` explains the wait
+  // for a deadlock report; `what` names the slice in the trace.
+  void block_until(sc_core::sc_event& ev, const std::function<bool()>& ready,
+                   std::function<std::string()> describe, const std::string& what);
+  // Blocks for a fixed number of cycles (no deadlock possible).
+  void stall(Cycle c, const std::string& what);
+
+  // What the warp is blocked on right now (empty when runnable).
+  std::string blocked_on() const { return blocked_ ? describe_() : std::string(); }
+  bool blocked() const { return blocked_; }
+
+  // Location of the kernel call currently executing (set by intrinsics).
+  void set_location(const std::source_location& loc) { loc_ = loc; }
+  const std::source_location& location() const { return loc_; }
+
+  // Statistics: cycles spent blocked or stalled, and when the warp exited.
+  Cycle stall_cycles() const { return stall_cycles_; }
+  Cycle end_cycle() const { return end_cycle_; }
+  void set_end_cycle(Cycle c) { end_cycle_ = c; }
+
+  // Trace: the warp's track and a flow that the next slice should terminate.
+  uint32_t track = 0;
+  uint64_t pending_flow_in = 0;
+  // Returns and clears the flow the warp's next slice should terminate.
+  uint64_t take_flow() { uint64_t f = pending_flow_in; pending_flow_in = 0; return f; }
+
+ private:
+  Engine& engine_;
+  int cta_, warp_, lanes_;
+  std::string role_;
+  bool done_ = false;
+  uint32_t mask_;
+  std::vector<uint32_t> mask_stack_;
+  int lane_ = -1;
+  Cycle pending_ = 0;
+  bool blocked_ = false;
+  std::function<std::string()> describe_;
+  std::source_location loc_;
+  Cycle stall_cycles_ = 0;
+  Cycle end_cycle_ = 0;
+};
+
+}  // namespace sk::sim

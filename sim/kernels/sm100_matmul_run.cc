@@ -1,0 +1,257 @@
+#include "sim/kernels/sm100_matmul_run.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <random>
+
+#include "kernels/matmul/sm100_matmul.h"
+#include "models/sm100/gpu.h"
+#include "sim/kernels/sm100_summary.h"
+#include "traces/sim_trace_export.h"
+
+namespace sk::sim {
+namespace {
+using models::sm100::Gpu;
+using models::sm100::Params;
+using models::sm100::Swizzle;
+using models::sm100::TensorMapModel;
+
+constexpr uint16_t kBf16Nan = 0x7fc0;
+constexpr uint32_t kF32Nan = 0x7fc00000u;
+
+template <int BN, int S, class OutT>
+using Cfg = Sm100MatmulConfig<128, BN, 64, S, OutT>;
+
+double bf16_value(uint16_t bits) { return to_float(bf16_t{bits}); }
+
+template <class OutT>
+double out_value(const uint8_t* p) {
+  if constexpr (sizeof(OutT) == 4) {
+    float f;
+    std::memcpy(&f, p, 4);
+    return f;
+  } else {
+    uint16_t b;
+    std::memcpy(&b, p, 2);
+    return bf16_value(b);
+  }
+}
+
+void fail_encode(const std::string& err) {
+  if (!err.empty()) throw std::runtime_error(err);
+}
+
+template <class OutT>
+CheckResult check_output(const MatmulRequest& q, const uint16_t* a, uint32_t lda, const uint16_t* b,
+                         uint32_t ldb, const uint8_t* c, uint32_t ldc) {
+  CheckResult r;
+  r.ran = true;
+  r.reference = "host FP64 GEMM over the BF16 inputs";
+  r.passed = true;
+  const double u = std::ldexp(1.0, -24);
+  const double out_rel = sizeof(OutT) == 4 ? 0.0 : std::ldexp(1.0, -8);
+  for (uint32_t i = 0; i < q.m; ++i) {
+    for (uint32_t j = 0; j < ldc; ++j) {
+      const uint8_t* cp = c + (static_cast<size_t>(i) * ldc + j) * sizeof(OutT);
+      if (j >= q.n) {
+        // Padding must still hold the sentinel: nothing outside D is written.
+        bool untouched = sizeof(OutT) == 4 ? std::memcmp(cp, &kF32Nan, 4) == 0
+                                           : std::memcmp(cp, &kBf16Nan, 2) == 0;
+        if (!untouched && r.passed) {
+          r.passed = false;
+          r.detail = fmt::format("write outside D at row {} padding column {}", i, j);
+        }
+        continue;
+      }
+      double ref = 0, abs_sum = 0;
+      for (uint32_t k = 0; k < q.k; ++k) {
+        double x = bf16_value(a[static_cast<size_t>(i) * lda + k]) *
+                   bf16_value(b[static_cast<size_t>(j) * ldb + k]);
+        ref += x;
+        abs_sum += std::fabs(x);
+      }
+      double got = out_value<OutT>(cp);
+      double err = std::fabs(got - ref);
+      double allowed = 2.0 * (q.k + 2) * u * abs_sum + out_rel * std::fabs(ref) + 1e-30;
+      if (!(err <= allowed)) {  // also catches NaN
+        if (r.passed) r.detail = fmt::format("D[{}][{}] = {} but the reference is {}", i, j, got, ref);
+        r.passed = false;
+      }
+      if (std::isfinite(err)) {
+        r.max_abs_err = std::max(r.max_abs_err, err);
+        if (std::fabs(ref) > 1e-12) r.max_rel_err = std::max(r.max_rel_err, err / std::fabs(ref));
+      } else {
+        r.max_abs_err = r.max_rel_err = std::numeric_limits<double>::infinity();
+      }
+    }
+  }
+  return r;
+}
+
+template <int BN, int S, class OutT>
+RunResult run_config(const MatmulRequest& q) {
+  using C = Cfg<BN, S, OutT>;
+  using Kernel = Sm100Matmul<C>;
+  auto t0 = std::chrono::steady_clock::now();
+  Gpu gpu(Params::builtin(), q.functional);
+  gpu.engine().trace().set_enabled(!q.trace_path.empty());
+  auto& mem = gpu.gmem();
+
+  const uint32_t lda = round_up<uint32_t>(q.k, 8), ldb = lda;
+  const uint32_t ldc = round_up<uint32_t>(q.n, 16 / sizeof(OutT));
+  uint64_t a_addr = mem.allocate(uint64_t{q.m} * lda * 2, "A");
+  uint64_t b_addr = mem.allocate(uint64_t{q.n} * ldb * 2, "B");
+  uint64_t c_addr = mem.allocate(uint64_t{q.m} * ldc * sizeof(OutT), "D");
+  if (q.functional) {
+    std::mt19937_64 rng(q.seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    auto fill = [&](uint64_t addr, uint32_t rows, uint32_t ld, uint32_t cols) {
+      auto* p = reinterpret_cast<uint16_t*>(mem.host(addr));
+      for (uint32_t r = 0; r < rows; ++r)
+        for (uint32_t c = 0; c < ld; ++c)
+          p[static_cast<size_t>(r) * ld + c] = c < cols ? to_bf16(dist(rng)).bits : kBf16Nan;
+    };
+    fill(a_addr, q.m, lda, q.k);
+    fill(b_addr, q.n, ldb, q.k);
+    uint8_t* cp = mem.host(c_addr);
+    for (size_t i = 0; i < size_t{q.m} * ldc; ++i) {
+      if constexpr (sizeof(OutT) == 4)
+        std::memcpy(cp + i * 4, &kF32Nan, 4);
+      else
+        std::memcpy(cp + i * 2, &kBf16Nan, 2);
+    }
+  }
+
+  typename Kernel::Params p{};
+  fail_encode(models::sm100::encode_tiled_2d(p.a, a_addr, 2, q.k, q.m, uint64_t{lda} * 2, C::BK,
+                                             C::BM, Swizzle::k128B));
+  fail_encode(models::sm100::encode_tiled_2d(p.b, b_addr, 2, q.k, q.n, uint64_t{ldb} * 2, C::BK,
+                                             C::BN, Swizzle::k128B));
+  fail_encode(models::sm100::encode_tiled_2d(
+      p.c, c_addr, sizeof(OutT), q.n, q.m, uint64_t{ldc} * sizeof(OutT), 32, 32,
+      static_cast<Swizzle>(C::Writer::kRowBytes)));
+  p.m = q.m;
+  p.n = q.n;
+  p.k = q.k;
+
+  const uint32_t tiles = Kernel::tiles_m(q.m) * Kernel::tiles_n(q.n);
+  const int grid = static_cast<int>(std::min<uint32_t>(tiles, gpu.params().num_sms));
+  std::string err = gpu.launch(grid, kSm100MatmulWarps, C::kSmemBytes, [&p] { Kernel::run(p); });
+  if (!err.empty()) throw std::runtime_error(err);
+  RunStatus status = gpu.run(q.max_cycles);
+
+  RunResult r;
+  r.kernel = "matmul";
+  r.arch = "sm100";
+  r.m = q.m;
+  r.n = q.n;
+  r.k = q.k;
+  r.config_name = C::name();
+  r.tile_m = C::BM;
+  r.tile_n = C::BN;
+  r.tile_k = C::BK;
+  r.stages = C::Stages;
+  r.ctas = static_cast<uint32_t>(grid);
+  r.out_dtype = sizeof(OutT) == 4 ? "f32" : "bf16";
+  r.functional = q.functional;
+  r.seed = q.seed;
+  r.status = status == RunStatus::kCompleted ? "completed"
+             : status == RunStatus::kDeadlock ? "deadlock"
+                                              : "cycle_bound";
+  summarize_sm100(gpu, 2.0 * q.m * q.n * q.k, r);
+  if (q.functional && status == RunStatus::kCompleted)
+    r.check = check_output<OutT>(q, reinterpret_cast<uint16_t*>(mem.host(a_addr)), lda,
+                                 reinterpret_cast<uint16_t*>(mem.host(b_addr)), ldb,
+                                 mem.host(c_addr), ldc);
+  else if (q.functional)
+    r.check = CheckResult{true, false, 0, 0, "host FP64 GEMM over the BF16 inputs",
+                          "the kernel did not complete"};
+  if (!q.trace_path.empty()) {
+    std::ofstream out(q.trace_path, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write trace file " + q.trace_path);
+    traces::write_perfetto(gpu.engine().trace(), out);
+  }
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+using Runner = RunResult (*)(const MatmulRequest&);
+struct Entry {
+  Runner run;
+  uint32_t smem_bytes;
+};
+
+template <int BN, int S, class OutT>
+Entry entry() {
+  if constexpr (Cfg<BN, S, OutT>::kFitsSmem)
+    return Entry{&run_config<BN, S, OutT>, Cfg<BN, S, OutT>::kSmemBytes};
+  else
+    return Entry{nullptr, Cfg<BN, S, OutT>::kSmemBytes};
+}
+
+template <int BN, class OutT>
+Entry by_stages(uint32_t s) {
+  switch (s) {
+    case 2: return entry<BN, 2, OutT>();
+    case 3: return entry<BN, 3, OutT>();
+    case 4: return entry<BN, 4, OutT>();
+    case 5: return entry<BN, 5, OutT>();
+    case 6: return entry<BN, 6, OutT>();
+    case 7: return entry<BN, 7, OutT>();
+    case 8: return entry<BN, 8, OutT>();
+    default: return Entry{nullptr, 0};
+  }
+}
+
+template <class OutT>
+Entry by_tile(uint32_t bn, uint32_t s) {
+  switch (bn) {
+    case 64: return by_stages<64, OutT>(s);
+    case 128: return by_stages<128, OutT>(s);
+    case 256: return by_stages<256, OutT>(s);
+    default: return Entry{nullptr, 0};
+  }
+}
+
+Entry lookup(const MatmulRequest& q) {
+  return q.out_f32 ? by_tile<float>(q.tile_n, q.stages) : by_tile<bf16_t>(q.tile_n, q.stages);
+}
+}  // namespace
+
+std::string sm100_matmul_configs_help() {
+  return "tile 128x{64,128,256}x64, stages 2-8 (as many as fit in 227 KB of shared memory)";
+}
+
+std::string validate_sm100_matmul(const MatmulRequest& q) {
+  if (q.m == 0 || q.n == 0 || q.k == 0) return "--m, --n and --k must be at least 1";
+  if (q.m > (1u << 20) || q.n > (1u << 20) || q.k > (1u << 20))
+    return "--m, --n and --k must be at most 1048576";
+  if (q.tile_n != 64 && q.tile_n != 128 && q.tile_n != 256)
+    return fmt::format("tile N {} is not supported ({})", q.tile_n, sm100_matmul_configs_help());
+  if (q.stages < 2 || q.stages > 8)
+    return fmt::format("--stages {} is outside 2-8", q.stages);
+  Entry e = lookup(q);
+  if (e.run == nullptr)
+    return fmt::format(
+        "--stages {} with a 128x{}x64 tile needs {} bytes of shared memory, more than the {} a "
+        "CTA may use",
+        q.stages, q.tile_n, e.smem_bytes, kSm100SmemPerCta);
+  if (q.functional && uint64_t{q.m} * q.n * q.k > (1ull << 33))
+    return "--functional is limited to M*N*K <= 2^33 (it computes real products); use timing "
+           "mode for larger shapes";
+  return "";
+}
+
+RunResult run_sm100_matmul(const MatmulRequest& q) {
+  std::string err = validate_sm100_matmul(q);
+  if (!err.empty()) throw std::invalid_argument(err);
+  return lookup(q).run(q);
+}
+
+}  // namespace sk::sim

@@ -1,0 +1,37 @@
+// sm100_matmul_run.h: host side of the SM100 structured matmul in the model.
+//
+// Builds the problem (random BF16 inputs in padded, 16-byte aligned rows, as
+// TMA requires; the padding holds NaNs that must never be read), encodes the
+// tensor maps, launches Sm100Matmul<Cfg> on the simulated B200, and in
+// functional mode checks D against an independent FP64 reference GEMM,
+// including that nothing outside D was written. Must run inside a simulation
+// process (see sim/core/isolate.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "sim/run/run_result.h"
+
+namespace sk::sim {
+
+struct MatmulRequest {
+  uint32_t m = 0, n = 0, k = 0;
+  uint32_t tile_n = 256;
+  uint32_t stages = 4;
+  bool out_f32 = false;
+  bool functional = false;
+  uint64_t seed = 1;
+  uint64_t max_cycles = 4'000'000'000ull;
+  std::string trace_path;  // empty: no trace
+};
+
+// Empty when the request can be built, else a one-line reason (bad input).
+std::string validate_sm100_matmul(const MatmulRequest& req);
+
+RunResult run_sm100_matmul(const MatmulRequest& req);
+
+// Tile widths and stage counts the dispatcher instantiates.
+std::string sm100_matmul_configs_help();
+
+}  // namespace sk::sim

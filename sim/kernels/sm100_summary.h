@@ -1,0 +1,20 @@
+// sm100_summary.h: turns a finished SM100 model run into the summary fields.
+//
+//   cycles           last warp exit (or the cycle a deadlock was detected)
+//   roles            per warp role: busy = not blocked, stall = blocked on a
+//                    barrier or an async operation, as shares of `cycles`
+//   overlap_pct      share of TMA load time (union over each CTA's loads in
+//                    flight) during which that CTA's tensor core was busy
+//   bottleneck       tensor_core when the tensor cores are >= 80% busy,
+//                    hbm_bandwidth when HBM is >= 80% used, otherwise
+//                    load_latency (loads in flight but neither saturated)
+#pragma once
+
+#include "models/sm100/gpu.h"
+#include "sim/run/run_result.h"
+
+namespace sk::sim {
+
+void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r);
+
+}  // namespace sk::sim

@@ -1,0 +1,162 @@
+// main.cc: the `sim` command line.
+//
+//   sim list
+//   sim run --kernel matmul --arch sm100 --m M --n N --k K [--stages S]
+//           [--tile-n 64|128|256] [--out-dtype bf16|f32] [--seed S] [--functional]
+//           [--trace FILE] [--json FILE|-] [--max-cycles C] [--wall-limit SECONDS]
+//
+// Exit status: 0 no findings (and, with --functional, a passing check);
+// 1 findings or a failed check; 2 bad usage or input (one line on stderr).
+// Each simulation runs in a child process (sim/core/isolate.h), so the CLI
+// itself never crashes or hangs on a misbehaving kernel.
+#include <fmt/format.h>
+
+#include <boost/program_options.hpp>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+
+#include "sim/cli/args.h"
+#include "sim/cli/report.h"
+#include "sim/core/isolate.h"
+#include "sim/kernels/sm100_matmul_run.h"
+
+namespace po = boost::program_options;
+using sk::cli::UsageError;
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: sim <command> [options]\n"
+    "commands:\n"
+    "  list        kernels and architectures the simulator knows\n"
+    "  run         simulate one kernel launch (sim run --help)\n";
+
+int cmd_list() {
+  std::cout << "kernels:\n"
+               "  matmul    SM100 structured matmul: 7 warps (epilogue 0-3, scheduler 4, load 5,\n"
+               "            MMA 6), BF16 in, FP32 accumulate, BF16 or F32 out, persistent,\n"
+               "            "
+            << sk::sim::sm100_matmul_configs_help()
+            << "\n"
+               "architectures:\n"
+               "  sm100     NVIDIA B200 model (functional and timing)\n";
+  return 0;
+}
+
+po::options_description run_options() {
+  po::options_description o("sim run options");
+  o.add_options()("help,h", "show this help")
+      ("kernel", po::value<std::string>()->default_value("matmul"), "kernel name (sim list)")
+      ("arch", po::value<std::string>()->default_value("sm100"), "architecture: sm100")
+      ("m", po::value<std::string>(), "rows of A and D")
+      ("n", po::value<std::string>(), "rows of B, columns of D")
+      ("k", po::value<std::string>(), "reduction length")
+      ("stages", po::value<std::string>()->default_value("4"), "input pipeline stages (2-8)")
+      ("tile-n", po::value<std::string>()->default_value("256"), "tile N: 64, 128 or 256 (tile M is 128, K 64)")
+      ("out-dtype", po::value<std::string>()->default_value("bf16"), "output type: bf16 or f32")
+      ("seed", po::value<std::string>()->default_value("1"), "seed for data and schedules")
+      ("functional", "move real bytes and check D against a host reference")
+      ("trace", po::value<std::string>(), "write a Perfetto trace (.pftrace)")
+      ("json", po::value<std::string>(), "write the JSON summary to FILE, or - for stdout")
+      ("max-cycles", po::value<std::string>()->default_value("4000000000"),
+       "simulated-cycle bound; a run that reaches it is reported as a livelock")
+      ("wall-limit", po::value<std::string>()->default_value("3600"),
+       "wall-clock seconds before the simulation process is stopped");
+  return o;
+}
+
+int cmd_run(int argc, char** argv) {
+  po::options_description opts = run_options();
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(std::string("sim run: ") + e.what());
+  }
+  if (vm.count("help")) {
+    std::cout << "usage: sim run --kernel matmul --arch sm100 --m M --n N --k K [options]\n"
+              << opts;
+    return 0;
+  }
+  const std::string kernel = vm["kernel"].as<std::string>();
+  const std::string arch = vm["arch"].as<std::string>();
+  if (kernel != "matmul")
+    throw UsageError(fmt::format("unknown kernel '{}' (sim list shows the kernels)", kernel));
+  if (arch != "sm100") {
+    if (arch == "sm90" || arch == "mi300x")
+      throw UsageError(fmt::format("architecture '{}' is not modelled yet; use sm100", arch));
+    throw UsageError(fmt::format("unknown architecture '{}' (sm100)", arch));
+  }
+  for (const char* f : {"m", "n", "k"})
+    if (!vm.count(f)) throw UsageError(fmt::format("sim run: --{} is required", f));
+  sk::sim::MatmulRequest q;
+  q.m = static_cast<uint32_t>(sk::cli::parse_uint("--m", vm["m"].as<std::string>(), 1, 1u << 20));
+  q.n = static_cast<uint32_t>(sk::cli::parse_uint("--n", vm["n"].as<std::string>(), 1, 1u << 20));
+  q.k = static_cast<uint32_t>(sk::cli::parse_uint("--k", vm["k"].as<std::string>(), 1, 1u << 20));
+  q.stages = static_cast<uint32_t>(sk::cli::parse_uint("--stages", vm["stages"].as<std::string>(), 2, 8));
+  q.tile_n = static_cast<uint32_t>(sk::cli::parse_uint("--tile-n", vm["tile-n"].as<std::string>(), 1, 4096));
+  q.seed = sk::cli::parse_uint("--seed", vm["seed"].as<std::string>(), 0, UINT64_MAX / 2);
+  q.max_cycles = sk::cli::parse_uint("--max-cycles", vm["max-cycles"].as<std::string>(), 1000,
+                                     1ull << 50);
+  const double wall = static_cast<double>(
+      sk::cli::parse_uint("--wall-limit", vm["wall-limit"].as<std::string>(), 1, 86400));
+  const std::string out_dtype = vm["out-dtype"].as<std::string>();
+  if (out_dtype != "bf16" && out_dtype != "f32")
+    throw UsageError(fmt::format("--out-dtype must be bf16 or f32, got '{}'", out_dtype));
+  q.out_f32 = out_dtype == "f32";
+  q.functional = vm.count("functional") > 0;
+  std::string json_path = vm.count("json") ? vm["json"].as<std::string>() : "";
+  if (vm.count("trace")) {
+    q.trace_path = vm["trace"].as<std::string>();
+    sk::cli::require_writable("--trace", q.trace_path);
+  }
+  if (!json_path.empty() && json_path != "-") sk::cli::require_writable("--json", json_path);
+  if (std::string err = sk::sim::validate_sm100_matmul(q); !err.empty()) throw UsageError(err);
+
+  auto res = sk::sim::run_isolated(
+      [&q] { return boost::json::serialize(sk::sim::to_json(sk::sim::run_sm100_matmul(q))); }, wall);
+  if (!res.ok) {
+    std::cerr << "sim: " << res.error << "\n";
+    return 1;
+  }
+  sk::sim::RunResult r = sk::sim::run_result_from_json(boost::json::parse(res.payload));
+  const std::string json = boost::json::serialize(sk::sim::to_json(r));
+  std::ostream& text = json_path == "-" ? std::cerr : std::cout;
+  text << sk::cli::format_text(r);
+  if (json_path == "-") {
+    std::cout << json << "\n";
+  } else if (!json_path.empty()) {
+    std::ofstream(json_path) << json << "\n";
+  }
+  if (!q.trace_path.empty()) text << "  trace       " << q.trace_path << "\n";
+  const bool clean = r.findings.empty() && (!r.check.ran || r.check.passed);
+  return clean ? 0 : 1;
+}
+
+}  // namespace
+
+// SystemC's own main() calls sc_main (C linkage, declared in sc_externs.h).
+extern "C" int sc_main(int argc, char* argv[]) {
+  try {
+    if (argc < 2) {
+      std::cerr << kUsage;
+      return 2;
+    }
+    const std::string cmd = argv[1];
+    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (cmd == "list") return cmd_list();
+    if (cmd == "run") return cmd_run(argc - 1, argv + 1);
+    throw UsageError(fmt::format("unknown command '{}' (sim --help)", cmd));
+  } catch (const UsageError& e) {
+    std::cerr << "sim: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "sim: " << e.what() << "\n";
+    return 2;
+  }
+}

@@ -1,0 +1,125 @@
+#include "sim/run/run_result.h"
+
+namespace sk::sim {
+namespace json = boost::json;
+
+json::object to_json(const RunResult& r) {
+  json::object o;
+  o["kernel"] = r.kernel;
+  o["arch"] = r.arch;
+  o["status"] = r.status;
+  o["shape"] = json::object{{"m", r.m}, {"n", r.n}, {"k", r.k}};
+  o["config"] = json::object{{"name", r.config_name},
+                             {"tile_m", r.tile_m},
+                             {"tile_n", r.tile_n},
+                             {"tile_k", r.tile_k},
+                             {"stages", r.stages},
+                             {"ctas", r.ctas},
+                             {"out_dtype", r.out_dtype},
+                             {"functional", r.functional}};
+  o["cycles"] = r.cycles;
+  o["clock_ghz"] = r.clock_ghz;
+  o["predicted_time_us"] = r.predicted_time_us;
+  o["tflops"] = r.tflops;
+  o["peak_fraction"] = r.peak_fraction;
+  o["overlap_pct"] = r.overlap_pct;
+  o["bottleneck"] = r.bottleneck;
+  json::array roles;
+  for (const auto& x : r.roles)
+    roles.push_back(json::object{{"name", x.name}, {"busy_pct", x.busy_pct}, {"stall_pct", x.stall_pct}});
+  o["roles"] = std::move(roles);
+  json::array fs;
+  for (const auto& f : r.findings) {
+    json::array details;
+    for (const auto& d : f.details) details.push_back(json::string(d));
+    fs.push_back(json::object{{"class", f.cls},
+                              {"rule", f.rule},
+                              {"message", f.message},
+                              {"cycle", f.cycle},
+                              {"location", f.location},
+                              {"cta", f.cta},
+                              {"warp", f.warp},
+                              {"role", f.role},
+                              {"details", std::move(details)}});
+  }
+  o["findings"] = std::move(fs);
+  o["seed"] = r.seed;
+  o["events"] = r.events;
+  o["wall_s"] = r.wall_s;
+  if (r.check.ran)
+    o["check"] = json::object{{"passed", r.check.passed},
+                              {"max_abs_err", r.check.max_abs_err},
+                              {"max_rel_err", r.check.max_rel_err},
+                              {"reference", r.check.reference},
+                              {"detail", r.check.detail}};
+  return o;
+}
+
+namespace {
+template <class T>
+T get(const json::object& o, const char* k) {
+  return json::value_to<T>(o.at(k));
+}
+}  // namespace
+
+RunResult run_result_from_json(const json::value& v) {
+  const auto& o = v.as_object();
+  RunResult r;
+  r.kernel = get<std::string>(o, "kernel");
+  r.arch = get<std::string>(o, "arch");
+  r.status = get<std::string>(o, "status");
+  const auto& s = o.at("shape").as_object();
+  r.m = get<uint32_t>(s, "m");
+  r.n = get<uint32_t>(s, "n");
+  r.k = get<uint32_t>(s, "k");
+  const auto& c = o.at("config").as_object();
+  r.config_name = get<std::string>(c, "name");
+  r.tile_m = get<uint32_t>(c, "tile_m");
+  r.tile_n = get<uint32_t>(c, "tile_n");
+  r.tile_k = get<uint32_t>(c, "tile_k");
+  r.stages = get<uint32_t>(c, "stages");
+  r.ctas = get<uint32_t>(c, "ctas");
+  r.out_dtype = get<std::string>(c, "out_dtype");
+  r.functional = get<bool>(c, "functional");
+  r.cycles = get<uint64_t>(o, "cycles");
+  r.clock_ghz = get<double>(o, "clock_ghz");
+  r.predicted_time_us = get<double>(o, "predicted_time_us");
+  r.tflops = get<double>(o, "tflops");
+  r.peak_fraction = get<double>(o, "peak_fraction");
+  r.overlap_pct = get<double>(o, "overlap_pct");
+  r.bottleneck = get<std::string>(o, "bottleneck");
+  for (const auto& x : o.at("roles").as_array()) {
+    const auto& ro = x.as_object();
+    r.roles.push_back(RoleStats{get<std::string>(ro, "name"), get<double>(ro, "busy_pct"),
+                                get<double>(ro, "stall_pct")});
+  }
+  for (const auto& x : o.at("findings").as_array()) {
+    const auto& fo = x.as_object();
+    Finding f;
+    f.cls = get<std::string>(fo, "class");
+    f.rule = get<std::string>(fo, "rule");
+    f.message = get<std::string>(fo, "message");
+    f.cycle = get<uint64_t>(fo, "cycle");
+    f.location = get<std::string>(fo, "location");
+    f.cta = get<int>(fo, "cta");
+    f.warp = get<int>(fo, "warp");
+    f.role = get<std::string>(fo, "role");
+    for (const auto& d : fo.at("details").as_array()) f.details.push_back(json::value_to<std::string>(d));
+    r.findings.push_back(std::move(f));
+  }
+  r.seed = get<uint64_t>(o, "seed");
+  r.events = get<uint64_t>(o, "events");
+  r.wall_s = get<double>(o, "wall_s");
+  if (o.contains("check")) {
+    const auto& ch = o.at("check").as_object();
+    r.check.ran = true;
+    r.check.passed = get<bool>(ch, "passed");
+    r.check.max_abs_err = get<double>(ch, "max_abs_err");
+    r.check.max_rel_err = get<double>(ch, "max_rel_err");
+    r.check.reference = get<std::string>(ch, "reference");
+    r.check.detail = get<std::string>(ch, "detail");
+  }
+  return r;
+}
+
+}  // namespace sk::sim

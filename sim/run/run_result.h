@@ -1,0 +1,53 @@
+// run_result.h: the outcome of one simulated kernel run, and its JSON form.
+//
+// The same JSON document is (a) what a simulation child process hands back to
+// the CLI and (b) the `sim run --json` summary whose fields are a contract
+// (DESIGN.md section 5). Field names here are that contract.
+#pragma once
+
+#include <boost/json.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/core/finding.h"
+
+namespace sk::sim {
+
+struct RoleStats {
+  std::string name;
+  double busy_pct = 0;   // share of the kernel's time the role's warps were not blocked
+  double stall_pct = 0;  // share spent blocked on barriers or waiting for async ops
+};
+
+struct CheckResult {
+  bool ran = false;
+  bool passed = false;
+  double max_abs_err = 0;
+  double max_rel_err = 0;
+  std::string reference;
+  std::string detail;  // first mismatch, when failed
+};
+
+struct RunResult {
+  std::string kernel, arch, status;  // status: completed | deadlock | cycle_bound
+  uint32_t m = 0, n = 0, k = 0;
+  std::string config_name;
+  uint32_t tile_m = 0, tile_n = 0, tile_k = 0, stages = 0, ctas = 0;
+  std::string out_dtype;
+  uint64_t cycles = 0;
+  double clock_ghz = 0, peak_tflops = 0;
+  double predicted_time_us = 0, tflops = 0, peak_fraction = 0, overlap_pct = 0;
+  std::string bottleneck;
+  std::vector<RoleStats> roles;
+  std::vector<Finding> findings;
+  uint64_t seed = 0, events = 0;
+  double wall_s = 0;
+  bool functional = false;
+  CheckResult check;
+};
+
+boost::json::object to_json(const RunResult& r);
+RunResult run_result_from_json(const boost::json::value& v);
+
+}  // namespace sk::sim

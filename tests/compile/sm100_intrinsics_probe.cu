@@ -1,0 +1,115 @@
+// Compile-only probe: one kernel that reaches every SM100 device intrinsic, so
+// the generated PTX can be checked for each instruction and ptxas gets to
+// validate every operand type. It is never launched; the control flow only has
+// to be plausible enough that no call is dead code.
+#include "kernels/arch/sm100/device/all.h"
+
+namespace {
+
+constexpr uint32_t kTmemCols = 32;
+constexpr uint32_t kTileBytes = 128 * 64 * 2;
+// Ids 1.. because id 0 is the barrier behind cta_sync().
+constexpr uint32_t kEpilogueBarrier = 1;
+
+struct alignas(1024) ProbeSmem {
+  uint8_t a_tile[kTileBytes];
+  uint8_t b_tile[kTileBytes];
+  uint64_t full_bar;
+  uint64_t mma_done_bar;
+  uint64_t epilogue_bar;
+  uint32_t tmem_base;
+};
+
+}  // namespace
+
+__global__ void __launch_bounds__(128, 1)
+    sm100_intrinsics_probe(const __grid_constant__ sk::arch::TensorMap a_map,
+                           const __grid_constant__ sk::arch::TensorMap b_map,
+                           const __grid_constant__ sk::arch::TensorMap c_map,
+                           uint32_t idesc, uint32_t* out) {
+  using namespace sk::arch;
+  auto& smem = *reinterpret_cast<ProbeSmem*>(dynamic_smem());
+  const uint32_t warp = warp_idx();
+
+  if (warp == 0) {
+    annotate_role("producer+mma");
+    if (elect_one_begin()) {
+      prefetch_tensormap(&a_map);
+      prefetch_tensormap(&b_map);
+      prefetch_tensormap(&c_map);
+      mbarrier_init(&smem.full_bar, 1);
+      mbarrier_init(&smem.mma_done_bar, 1);
+      mbarrier_init(&smem.epilogue_bar, 96);
+      fence_mbarrier_init();
+    }
+    lane_scope_end();
+    tcgen05_alloc(&smem.tmem_base, kTmemCols);
+    tcgen05_relinquish_alloc_permit();
+  }
+  tcgen05_fence_before_thread_sync();
+  cta_sync();
+  tcgen05_fence_after_thread_sync();
+  const uint32_t tmem = smem.tmem_base;
+
+  if (warp == 0) {
+    if (elect_one_begin()) {
+      // Both announcement forms: one arrival carrying half the bytes, the rest
+      // announced without arriving.
+      mbarrier_expect_tx(&smem.full_bar, kTileBytes);
+      mbarrier_arrive_expect_tx(&smem.full_bar, kTileBytes);
+      tma_load_2d(smem.a_tile, &a_map, &smem.full_bar, 0, static_cast<int32_t>(cta_idx()));
+      tma_load_2d(smem.b_tile, &b_map, &smem.full_bar, 0, static_cast<int32_t>(num_ctas()));
+      while (!mbarrier_try_wait_parity(&smem.full_bar, 0)) {
+      }
+      tcgen05_fence_after_thread_sync();
+      const uint64_t a_desc = static_cast<uint64_t>(__cvta_generic_to_shared(smem.a_tile)) >> 4;
+      const uint64_t b_desc = static_cast<uint64_t>(__cvta_generic_to_shared(smem.b_tile)) >> 4;
+      for (uint32_t k = 0; k < 4; ++k) {
+        tcgen05_mma_f16_ss(tmem, a_desc + 2 * k, b_desc + 2 * k, idesc, k != 0);
+      }
+      tcgen05_commit(&smem.mma_done_bar);
+    }
+    lane_scope_end();
+    sync_warp();
+  } else {
+    annotate_role("epilogue");
+    while (!mbarrier_try_wait_parity(&smem.mma_done_bar, 0)) {
+    }
+    tcgen05_fence_after_thread_sync();
+    sk::LaneArray<uint32_t, 32> acc;
+    tcgen05_ld_32x32b_x32(tmem + ((warp * 32u) << 16), acc);
+    tcgen05_wait_ld();
+    uint32_t sum = lane_id();
+    for (int i = 0; i < acc.kRegs; ++i) sum += acc.lane(lane_id())[i];
+    out[cta_idx() * blockDim.x + threadIdx.x] = sum;
+    reinterpret_cast<uint32_t*>(smem.a_tile)[threadIdx.x] = sum;
+    fence_proxy_async_shared();
+    mbarrier_arrive(&smem.epilogue_bar);
+    named_barrier_sync(kEpilogueBarrier, 96);
+    if (warp == 1) {
+      if (elect_one_begin()) {
+        tma_store_2d(&c_map, smem.a_tile, 0, static_cast<int32_t>(cta_idx()));
+        bulk_commit_group();
+        bulk_wait_group_read<0>();
+        bulk_wait_group<0>();
+      }
+      lane_scope_end();
+    }
+    tcgen05_fence_before_thread_sync();
+  }
+
+  if (warp == 3) named_barrier_arrive(kEpilogueBarrier + 1, 64);
+  if (warp == 0) named_barrier_sync(kEpilogueBarrier + 1, 64);
+  cta_sync();
+  if (warp == 0) {
+    tcgen05_fence_after_thread_sync();
+    tcgen05_dealloc(tmem, kTmemCols);
+    report_unreleased("none");
+    if (elect_one_begin()) {
+      mbarrier_inval(&smem.full_bar);
+      mbarrier_inval(&smem.mma_done_bar);
+      mbarrier_inval(&smem.epilogue_bar);
+    }
+    lane_scope_end();
+  }
+}

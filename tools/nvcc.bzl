@@ -1,0 +1,118 @@
+"""nvcc rules for the device build: compile a .cu to PTX, and check the PTX.
+
+The device build does not go through a Bazel C++ toolchain: the only product
+the repository needs from nvcc is PTX (and ptxas acceptance of it), so a plain
+action that calls the detected nvcc is enough. Every target these macros create
+is tagged incompatible when @local_cuda found no nvcc, so `bazel test //...`
+reports it SKIPPED on machines without CUDA instead of failing.
+"""
+
+load("@local_cuda//:defs.bzl", "NVCC_PATH")
+
+# Constraint satisfied only where nvcc was detected (see tools/local_cuda.bzl).
+NVCC_COMPATIBLE_WITH = ["@local_cuda//:nvcc_available"]
+
+def _nvcc_ptx_impl(ctx):
+    if not NVCC_PATH:
+        # Unreachable through the macro (the target is incompatible), but a
+        # direct use of the rule must not run an empty command line.
+        fail("nvcc_ptx: no nvcc was detected by @local_cuda")
+
+    src = ctx.file.src
+    out = ctx.actions.declare_file(ctx.attr.name + ".ptx")
+
+    headers = list(ctx.files.hdrs)
+    transitive_headers = []
+    include_dirs = []
+    for dep in ctx.attr.deps:
+        if CcInfo in dep:
+            cc = dep[CcInfo].compilation_context
+            transitive_headers.append(cc.headers)
+            include_dirs.extend(cc.includes.to_list())
+            include_dirs.extend(cc.quote_includes.to_list())
+            include_dirs.extend(cc.system_includes.to_list())
+        else:
+            headers.extend(dep[DefaultInfo].files.to_list())
+
+    args = ctx.actions.args()
+    args.add("-std=c++20")
+    args.add("-arch=" + ctx.attr.arch)
+    args.add("--ptx")
+
+    # Includes are spelled from the repository root ("kernels/core/..."). In the
+    # execroot that root is "." for sources and the bin dir for generated files.
+    args.add("-I.")
+    args.add("-I" + ctx.bin_dir.path)
+    if ctx.label.workspace_root:
+        args.add("-I" + ctx.label.workspace_root)
+    args.add_all(include_dirs, before_each = "-I", uniquify = True)
+    args.add_all(ctx.attr.copts)
+    args.add(src)
+    args.add("-o", out)
+
+    ctx.actions.run(
+        executable = NVCC_PATH,
+        arguments = [args],
+        inputs = depset([src] + headers, transitive = transitive_headers),
+        outputs = [out],
+        mnemonic = "NvccPtx",
+        progress_message = "nvcc --ptx (%s) %s" % (ctx.attr.arch, src.short_path),
+        # nvcc finds the host compiler (g++) through PATH; with
+        # --incompatible_strict_action_env that PATH is the fixed system one.
+        use_default_shell_env = True,
+    )
+    # Runfiles too, so that tests can take the PTX as `data`.
+    return [DefaultInfo(files = depset([out]), runfiles = ctx.runfiles(files = [out]))]
+
+_nvcc_ptx = rule(
+    implementation = _nvcc_ptx_impl,
+    attrs = {
+        "src": attr.label(allow_single_file = [".cu"], mandatory = True),
+        "hdrs": attr.label_list(allow_files = True),
+        "deps": attr.label_list(),
+        "arch": attr.string(default = "sm_100a"),
+        "copts": attr.string_list(),
+    },
+    doc = "Compiles one .cu file to <name>.ptx with the locally detected nvcc.",
+)
+
+def nvcc_ptx(name, src, hdrs = [], deps = [], arch = "sm_100a", copts = [], **kwargs):
+    """PTX for `src`; every header it includes must be in `hdrs` or `deps`.
+
+    The action is sandboxed, so an include that is not declared fails to
+    compile instead of silently escaping dependency tracking.
+    """
+    _nvcc_ptx(
+        name = name,
+        src = src,
+        hdrs = hdrs,
+        deps = deps,
+        arch = arch,
+        copts = copts,
+        target_compatible_with = NVCC_COMPATIBLE_WITH + kwargs.pop("target_compatible_with", []),
+        **kwargs
+    )
+
+def _shell_quote(s):
+    # sh_test args go through make-variable expansion and then Bourne-shell
+    # tokenization; quoting keeps patterns with spaces or '$' intact.
+    return "'" + s.replace("$", "$$").replace("'", "'\\''") + "'"
+
+def ptx_check_test(name, ptx, patterns, tags = [], **kwargs):
+    """Test that the PTX produced by `ptx` contains every fixed string in `patterns`.
+
+    On failure the log names each missing pattern, so a lost instruction is
+    identified without reading the PTX.
+    """
+    if not patterns:
+        fail("ptx_check_test %s: patterns must not be empty" % name)
+    kwargs.setdefault("size", "small")
+    native.sh_test(
+        name = name,
+        srcs = ["//tools:ptx_check.sh"],
+        data = [ptx],
+        args = ["$(rootpath %s)" % ptx] + [_shell_quote(p) for p in patterns],
+        tags = tags,
+        target_compatible_with = NVCC_COMPATIBLE_WITH + kwargs.pop("target_compatible_with", []),
+        **kwargs
+    )

@@ -21,7 +21,9 @@ class PipelineState {
  public:
   static constexpr int kStages = Stages;
 
-  SK_DEVICE constexpr PipelineState() = default;
+  // No SK_DEVICE: a constructor defaulted on its first declaration is already
+  // callable from host and device, and nvcc warns about the annotation.
+  constexpr PipelineState() = default;
   SK_DEVICE constexpr explicit PipelineState(uint32_t count) : count_(count) {}
 
   SK_DEVICE constexpr uint32_t index() const { return count_ % Stages; }

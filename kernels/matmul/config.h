@@ -50,7 +50,7 @@ struct Sm100MatmulConfig {
   static constexpr uint32_t kSmemBytes = sizeof(Smem) + 1024;
   static constexpr bool kFitsSmem = kSmemBytes <= kSm100SmemPerCta;
 
-  static constexpr void validate() {
+  SK_HOST_DEVICE static constexpr void validate() {
     static_assert(BM == 128, "BM must be 128 (UMMA M with cta_group::1)");
     static_assert(BN % 32 == 0 && BN >= 32 && BN <= 256, "BN must be a multiple of 32 in [32, 256]");
     static_assert(BK == 64, "BK must be 64 (one 128-byte swizzle span of BF16)");

@@ -73,8 +73,12 @@ struct Sm100Matmul {
     }
   }
 
-  static constexpr uint32_t tiles_m(uint32_t m) { return ceil_div<uint32_t>(m, Cfg::BM); }
-  static constexpr uint32_t tiles_n(uint32_t n) { return ceil_div<uint32_t>(n, Cfg::BN); }
+  SK_HOST_DEVICE static constexpr uint32_t tiles_m(uint32_t m) {
+    return ceil_div<uint32_t>(m, Cfg::BM);
+  }
+  SK_HOST_DEVICE static constexpr uint32_t tiles_n(uint32_t n) {
+    return ceil_div<uint32_t>(n, Cfg::BN);
+  }
 
  private:
   SK_DEVICE static Smem& smem() {

@@ -43,6 +43,7 @@ void mbarrier_arrive(uint64_t* bar, const Loc& loc);
 void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t tx_bytes, const Loc& loc);
 void mbarrier_expect_tx(uint64_t* bar, uint32_t tx_bytes, const Loc& loc);
 bool mbarrier_try_wait_parity(uint64_t* bar, uint32_t parity, const Loc& loc);
+bool mbarrier_test_wait_parity(uint64_t* bar, uint32_t parity, const Loc& loc);
 void annotate_barrier(uint64_t* bar, const char* name, int index);
 
 // TMA and bulk async-groups.

@@ -171,6 +171,15 @@ bool mbarrier_try_wait_parity(uint64_t* bar, uint32_t parity, const Loc& loc) {
   return mbar::wait_parity(gpu(), bar, parity, loc);
 }
 
+bool mbarrier_test_wait_parity(uint64_t* bar, uint32_t parity, const Loc& loc) {
+  issue(loc);
+  Mbarrier* b = mbar::checked(gpu(), bar, "mbarrier.test_wait.parity", loc);
+  if (b == nullptr) return true;
+  bool done = (b->phase & 1) != (parity & 1);
+  if (done) b->observed = true;
+  return done;
+}
+
 void annotate_barrier(uint64_t* bar, const char* name, int index) {
   Mbarrier* b = mbar::lookup(gpu(), bar);
   if (b != nullptr) b->name = index >= 0 ? fmt::format("{}[{}]", name, index) : std::string(name);

@@ -257,19 +257,7 @@ void tcgen05_commit(uint64_t* bar, const Loc& loc) {
                                flow,
                                0});
     gpu().engine().at(when, [&cta, b, flow] {
-      if (!b->valid) return;
-      if (b->pending == 0) {
-        sim::Finding f;
-        f.cls = "mbarrier";
-        f.rule = "mbarrier.over_arrival";
-        f.message = fmt::format("{}: tcgen05.commit arrival with no pending arrival left",
-                                b->name.empty() ? "mbarrier" : b->name);
-        f.cta = cta.id;
-        gpu().engine().report(std::move(f));
-        return;
-      }
-      --b->pending;
-      mbar::complete_tx(gpu(), cta, *b, 0, flow);
+      mbar::arrive_async(gpu(), cta, *b, flow, "tcgen05.commit");
     });
   }
 }

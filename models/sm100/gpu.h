@@ -66,6 +66,10 @@ struct Mbarrier {
   uint64_t phase = 0;   // number of completed phases
   std::string name;     // from annotate_barrier, e.g. "full[2]"
   std::unique_ptr<sc_core::sc_event> flipped;
+  // PTX 9.7.13.15.4: each completed phase must be observed by a successful
+  // wait before the next phase receives an arrival.
+  bool observed = true;
+  bool overrun_reported = false;
   uint64_t flow = 0;    // trace flow from the op that completed the phase
   uint64_t pending_flow = 0;  // flow of the last async arrival in this phase
 };

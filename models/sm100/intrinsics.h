@@ -68,6 +68,10 @@ inline void mbarrier_expect_tx(uint64_t* bar, uint32_t tx, Loc l = Loc::current(
 inline bool mbarrier_try_wait_parity(uint64_t* bar, uint32_t parity, Loc l = Loc::current()) {
   return m::mbarrier_try_wait_parity(bar, parity, l);
 }
+// Non-blocking probe: has the phase with this parity completed?
+inline bool mbarrier_test_wait_parity(uint64_t* bar, uint32_t parity, Loc l = Loc::current()) {
+  return m::mbarrier_test_wait_parity(bar, parity, l);
+}
 inline void annotate_barrier(uint64_t* bar, const char* name, int index) {
   m::annotate_barrier(bar, name, index);
 }

@@ -4,6 +4,8 @@
 
 #include <systemc>
 
+#include "sim/core/source_loc.h"
+
 namespace sk::models::sm100::mbar {
 namespace {
 constexpr int64_t kMaxCount = (1 << 20) - 1;
@@ -13,11 +15,42 @@ void maybe_complete(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow) {
   if (b.pending != 0 || b.tx != 0) return;
   ++b.phase;
   b.pending = b.expected;
+  b.observed = false;
   b.flow = b.pending_flow;
   b.pending_flow = 0;
   b.flipped->notify(sc_core::SC_ZERO_TIME);
   gpu.engine().note_progress();
   (void)cta;
+}
+
+// Common to every arrival: the phase-observation rule, then the count.
+// Returns false (and reports) when the arrival cannot be applied.
+bool take_arrival(Gpu& gpu, Cta& cta, Mbarrier& b, const char* op, const Loc* loc) {
+  auto report = [&](const char* rule, std::string msg) {
+    sim::Finding f;
+    f.cls = "mbarrier";
+    f.rule = rule;
+    f.message = std::move(msg);
+    f.cta = cta.id;
+    if (loc != nullptr) f.location = sim::format_location(*loc);
+    gpu.engine().report(std::move(f));
+  };
+  const std::string name = b.name.empty() ? "mbarrier" : b.name;
+  if (!b.observed && !b.overrun_reported) {
+    b.overrun_reported = true;
+    report("mbarrier.arrive_before_wait",
+           fmt::format("{}: {} arrives in phase {} before any wait observed the completion of phase "
+                       "{}; the arriving side has run a full lap ahead (missing wait, or too many "
+                       "arrivals)",
+                       name, op, b.phase, b.phase - 1));
+  }
+  if (b.pending == 0) {
+    report("mbarrier.over_arrival",
+           fmt::format("{}: {} with no pending arrival left in phase {}", name, op, b.phase));
+    return false;
+  }
+  --b.pending;
+  return true;
 }
 
 uint32_t offset_of(Gpu& gpu, const void* p) {
@@ -103,16 +136,15 @@ void expect_tx(Gpu& gpu, uint64_t* bar, uint32_t tx, const Loc& loc) {
 void arrive(Gpu& gpu, uint64_t* bar, uint32_t count, uint64_t flow, const Loc& loc) {
   Mbarrier* b = checked(gpu, bar, "mbarrier.arrive", loc);
   if (b == nullptr) return;
-  if (b->pending < count) {
-    gpu.finding("mbarrier", "mbarrier.over_arrival",
-                fmt::format("{}: arrive with no pending arrival left in phase {} ({} expected per "
-                            "phase); the arrival would leak into the next phase",
-                            b->name.empty() ? "mbarrier" : b->name, b->phase, b->expected),
-                loc);
-    return;
-  }
-  b->pending -= count;
-  maybe_complete(gpu, gpu.cta_of_current(), *b, flow);
+  Cta& cta = gpu.cta_of_current();
+  for (uint32_t i = 0; i < count; ++i)
+    if (!take_arrival(gpu, cta, *b, "mbarrier.arrive", &loc)) return;
+  maybe_complete(gpu, cta, *b, flow);
+}
+
+void arrive_async(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow, const char* op) {
+  if (!b.valid || !take_arrival(gpu, cta, b, op, nullptr)) return;
+  maybe_complete(gpu, cta, b, flow);
 }
 
 void complete_tx(Gpu& gpu, Cta& cta, Mbarrier& b, uint32_t bytes, uint64_t flow) {
@@ -144,9 +176,13 @@ bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc) {
   }
   sim::Warp& w = gpu.warp();
   auto ready = [b, parity] { return (b->phase & 1) != parity; };
-  if (ready()) return true;
+  if (ready()) {
+    b->observed = true;
+    return true;
+  }
   std::string what = fmt::format("wait {}", b->name.empty() ? "mbarrier" : b->name);
   w.block_until(*b->flipped, ready, [b] { return describe(*b); }, what);
+  b->observed = true;
   // The waiter observes the flip after the barrier's propagation latency.
   w.spend(gpu.params().mbarrier_latency);
   if (b->flow != 0) w.pending_flow_in = b->flow;

@@ -26,6 +26,8 @@ void inval(Gpu& gpu, uint64_t* bar, const Loc& loc);
 void expect_tx(Gpu& gpu, uint64_t* bar, uint32_t tx, const Loc& loc);
 // `flow` is a trace flow id of the async operation that arrives (0 if none).
 void arrive(Gpu& gpu, uint64_t* bar, uint32_t count, uint64_t flow, const Loc& loc);
+// Async-agent side (tcgen05.commit): one arrival on barrier `b` of `cta`.
+void arrive_async(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow, const char* op);
 // Async-agent side (TMA): decrements tx-count on barrier `b` of `cta`.
 void complete_tx(Gpu& gpu, Cta& cta, Mbarrier& b, uint32_t bytes, uint64_t flow);
 // Blocks the current warp until the phase of parity `parity` has completed.

@@ -76,4 +76,20 @@ SK_DEVICE bool mbarrier_try_wait_parity(uint64_t* bar, uint32_t parity) {
   return done != 0;
 }
 
+// Non-blocking probe (mbarrier.test_wait.parity): has the phase with this
+// parity completed?
+SK_DEVICE bool mbarrier_test_wait_parity(uint64_t* bar, uint32_t parity) {
+  uint32_t done = 0;
+  asm volatile(
+      "{\n\t"
+      ".reg .pred p;\n\t"
+      "mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+      "selp.u32 %0, 1, 0, p;\n\t"
+      "}"
+      : "=r"(done)
+      : "r"(detail::smem_addr(bar)), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+
 }  // namespace sk::arch

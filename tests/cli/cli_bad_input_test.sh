@@ -1,0 +1,132 @@
+#!/bin/bash
+# cli_bad_input_test.sh: every bad `sim` invocation is a usage error.
+#
+#   cli_bad_input_test.sh <sim binary>
+#
+# The contract (sim/main.cc): exit status 2 and exactly one line on stderr for
+# bad usage or input. For each case below this also asserts that nothing is
+# printed on stdout, that the line names what was wrong, that nothing looks
+# like a crash, and that the CLI answers quickly (timeout 20 s: a hang shows
+# as status 124). `sim --help`, `sim run --help` and `sim list` must exit 0.
+set -u
+export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
+
+sim="$1"
+tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+failures=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# Valid sizes so that each case fails only on the thing it is about.
+MNK=(--m 64 --n 64 --k 64)
+
+# expect_usage_error WANT ARGS...: `sim ARGS...` must exit 2 with exactly one
+# stderr line containing WANT (empty WANT: any line), and no stdout.
+expect_usage_error() {
+  local want="$1"
+  shift
+  local what="sim $*"
+  timeout 20 "$sim" "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  local lines
+  lines=$(awk 'END { print NR }' "$tmp/err")
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+    fail "$what: did not finish within 20 s"
+  elif [ "$rc" -ne 2 ]; then
+    fail "$what: exit status $rc, want 2"
+  fi
+  if [ "$lines" -ne 1 ] || [ ! -s "$tmp/err" ]; then
+    fail "$what: $lines line(s) on stderr, want exactly 1: $(head -c 1000 "$tmp/err")"
+  elif [ -n "$(tail -c 1 "$tmp/err")" ]; then
+    fail "$what: the stderr line does not end in a newline"
+  fi
+  if [ -n "$want" ] && ! grep -qF -- "$want" "$tmp/err"; then
+    fail "$what: stderr does not mention '$want': $(head -c 1000 "$tmp/err")"
+  fi
+  if [ -s "$tmp/out" ]; then
+    fail "$what: printed on stdout: $(head -c 500 "$tmp/out")"
+  fi
+  if grep -nE 'terminate|Segmentation|Aborted|what\(\)|core dumped|Assertion' "$tmp/err" "$tmp/out"; then
+    fail "$what: output looks like a crash"
+  fi
+  [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && echo "ok: $what -> 2: $(cat "$tmp/err")"
+}
+
+# expect_ok WANT ARGS...: `sim ARGS...` must exit 0 with WANT on stdout and
+# nothing on stderr.
+expect_ok() {
+  local want="$1"
+  shift
+  local what="sim $*"
+  timeout 20 "$sim" "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  [ "$rc" -eq 0 ] || fail "$what: exit status $rc, want 0; stderr: $(head -c 1000 "$tmp/err")"
+  [ -s "$tmp/err" ] && fail "$what: printed on stderr: $(head -c 1000 "$tmp/err")"
+  grep -qF -- "$want" "$tmp/out" || fail "$what: stdout lacks '$want': $(head -c 1000 "$tmp/out")"
+  [ "$rc" -eq 0 ] && echo "ok: $what -> 0"
+}
+
+# --- numbers ---------------------------------------------------------------
+expect_usage_error "--m" run --kernel matmul --arch sm100 --m 0 --n 64 --k 64
+expect_usage_error "--n" run --m 64 --n -5 --k 64
+expect_usage_error "--k" run --m 64 --n 64 --k abc
+expect_usage_error "--m" run --m 1e3 --n 64 --k 64
+expect_usage_error "--m" run --m "" --n 64 --k 64
+
+# --- configuration ---------------------------------------------------------
+expect_usage_error "--stages" run "${MNK[@]}" --stages 9
+expect_usage_error "--stages" run "${MNK[@]}" --stages 1
+# More stages than shared memory holds (default tile N is 256).
+expect_usage_error "shared memory" run "${MNK[@]}" --stages 5
+expect_usage_error "shared memory" run "${MNK[@]}" --stages 7 --tile-n 128
+expect_usage_error "100" run "${MNK[@]}" --tile-n 100
+expect_usage_error "fp8" run "${MNK[@]}" --out-dtype fp8
+expect_usage_error "conv3d" run --kernel conv3d "${MNK[@]}"
+expect_usage_error "sm70" run --arch sm70 "${MNK[@]}"
+# Known but not modelled yet: still a usage error.
+expect_usage_error "mi300x" run --arch mi300x "${MNK[@]}"
+
+# --- output paths ----------------------------------------------------------
+expect_usage_error "/nonexistent_dir/x.json" run "${MNK[@]}" --json /nonexistent_dir/x.json
+expect_usage_error "/nonexistent_dir/t.pftrace" run "${MNK[@]}" --trace /nonexistent_dir/t.pftrace
+# An empty --json path is as wrong as an empty --trace path.
+expect_usage_error "--trace" run "${MNK[@]}" --trace ""
+expect_usage_error "--json" run "${MNK[@]}" --json ""
+
+# --- the command line itself -----------------------------------------------
+expect_usage_error "--m" run --n 64 --k 64
+expect_usage_error "frobnicate" run "${MNK[@]}" --frobnicate
+expect_usage_error "fly" fly
+expect_usage_error "" # no command at all
+# A stray positional argument must not be silently ignored.
+expect_usage_error "extra" run "${MNK[@]}" extra
+
+# --- a rejected run leaves existing output files alone ---------------------
+# Usage errors are reported before anything runs; they must not truncate (or
+# create) the files named by --trace / --json.
+printf 'previous trace\n' >"$tmp/keep.pftrace"
+printf '{"previous": 1}\n' >"$tmp/keep.json"
+expect_usage_error "shared memory" run "${MNK[@]}" --stages 5 \
+  --trace "$tmp/keep.pftrace" --json "$tmp/keep.json"
+[ "$(cat "$tmp/keep.pftrace")" = "previous trace" ] ||
+  fail "rejected run (--stages 5) truncated the existing --trace file (now $(wc -c <"$tmp/keep.pftrace") bytes)"
+[ "$(cat "$tmp/keep.json")" = '{"previous": 1}' ] ||
+  fail "rejected run (--stages 5) truncated the existing --json file (now $(wc -c <"$tmp/keep.json") bytes)"
+rm -f "$tmp/new.pftrace"
+expect_usage_error "/nonexistent_dir/x.json" run "${MNK[@]}" --trace "$tmp/new.pftrace" \
+  --json /nonexistent_dir/x.json
+[ -e "$tmp/new.pftrace" ] && fail "rejected run (bad --json path) created the --trace file anyway"
+
+# --- help and list ---------------------------------------------------------
+expect_ok "usage: sim" --help
+expect_ok "--tile-n" run --help
+expect_ok "matmul" list
+grep -qF "sm100" "$tmp/out" || fail "sim list does not mention sm100"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "PASS"

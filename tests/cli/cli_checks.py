@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""cli_checks.py: checks on `sim run` output for the tests in tests/cli.
+
+    cli_checks.py summary FILE --m M --n N --k K [--stages S] [--tile-n T]
+                  [--out-dtype D] [--seed S] [--functional]
+        FILE holds the JSON summary (what `--json -` printed, or a --json file).
+        Checks every key of the summary contract, that it describes the run
+        that was asked for, that there are no findings and, with
+        --functional, that the host check ran and passed.
+    cli_checks.py trace CHECKER TRACE --ctas N
+        Decodes TRACE with protoc through CHECKER (traces/tools/check_trace.py,
+        whose schema is found next to it), and checks the track layout: a
+        "CTA i" track per CTA holding the seven warp tracks "warp 0 epilogue"
+        .. "warp 3 epilogue", "warp 4 scheduler", "warp 5 load", "warp 6 mma";
+        at least one "TMA ..." track, a "tensor core" track, and at least one
+        well-formed flow.
+    cli_checks.py same-json A B
+        A and B are the same JSON summary apart from wall_s.
+
+Prints one line per problem and exits 1 if there is any. Standard library only.
+"""
+import argparse
+import collections
+import importlib.util
+import json
+import math
+import os
+import subprocess
+import sys
+
+problems = []
+
+
+def fail(message):
+    problems.append(message)
+    print(f'cli_checks: {message}')
+
+
+def is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def require(obj, key, kind, where):
+    """Returns obj[key] if present and of the given kind ('number', 'int', 'str',
+    'bool', 'list', 'dict'), else reports and returns None."""
+    if not isinstance(obj, dict) or key not in obj:
+        fail(f'{where}: missing key "{key}"')
+        return None
+    v = obj[key]
+    ok = {
+        'number': is_number(v),
+        'int': isinstance(v, int) and not isinstance(v, bool),
+        'str': isinstance(v, str),
+        'bool': isinstance(v, bool),
+        'list': isinstance(v, list),
+        'dict': isinstance(v, dict),
+    }[kind]
+    if not ok:
+        fail(f'{where}: "{key}" should be a {kind}, got {v!r}')
+        return None
+    return v
+
+
+def in_range(v, lo, hi, what):
+    if v is not None and not lo <= v <= hi:
+        fail(f'{what} = {v} is outside [{lo}, {hi}]')
+
+
+def summary(args):
+    try:
+        with open(args.file) as f:
+            text = f.read()
+        s = json.loads(text)
+    except (OSError, ValueError) as e:
+        fail(f'{args.file}: not a JSON document: {e}')
+        return
+    if not isinstance(s, dict):
+        fail(f'{args.file}: top level is not an object')
+        return
+    w = 'summary'
+    if require(s, 'kernel', 'str', w) not in (None, 'matmul'):
+        fail(f'kernel is {s["kernel"]!r}, want "matmul"')
+    if require(s, 'arch', 'str', w) not in (None, 'sm100'):
+        fail(f'arch is {s["arch"]!r}, want "sm100"')
+    shape = require(s, 'shape', 'dict', w)
+    if shape is not None:
+        for k, want in (('m', args.m), ('n', args.n), ('k', args.k)):
+            got = require(shape, k, 'int', 'shape')
+            if got is not None and got != want:
+                fail(f'shape.{k} = {got}, want {want}')
+    config = require(s, 'config', 'dict', w)
+    if config is not None:
+        for k, kind in (('name', 'str'), ('tile_m', 'int'), ('tile_n', 'int'), ('tile_k', 'int'),
+                        ('stages', 'int'), ('ctas', 'int'), ('out_dtype', 'str'),
+                        ('functional', 'bool')):
+            require(config, k, kind, 'config')
+        for k, want in (('stages', args.stages), ('tile_n', args.tile_n),
+                        ('out_dtype', args.out_dtype), ('functional', args.functional)):
+            if k in config and config[k] != want:
+                fail(f'config.{k} = {config[k]!r}, want {want!r}')
+        if is_number(config.get('ctas')) and config['ctas'] < 1:
+            fail(f'config.ctas = {config["ctas"]}, want at least 1')
+    t = require(s, 'predicted_time_us', 'number', w)
+    if t is not None and t <= 0:
+        fail(f'predicted_time_us = {t}, want > 0')
+    in_range(require(s, 'tflops', 'number', w), 0, 1e6, 'tflops')
+    in_range(require(s, 'peak_fraction', 'number', w), 0, 1, 'peak_fraction')
+    in_range(require(s, 'overlap_pct', 'number', w), 0, 100, 'overlap_pct')
+    b = require(s, 'bottleneck', 'str', w)
+    if b is not None and not b:
+        fail('bottleneck is empty')
+    roles = require(s, 'roles', 'list', w)
+    if roles is not None:
+        if not roles:
+            fail('roles is empty')
+        for i, r in enumerate(roles):
+            where = f'roles[{i}]'
+            if not isinstance(r, dict):
+                fail(f'{where} is not an object')
+                continue
+            require(r, 'name', 'str', where)
+            in_range(require(r, 'busy_pct', 'number', where), 0, 100, f'{where}.busy_pct')
+            in_range(require(r, 'stall_pct', 'number', where), 0, 100, f'{where}.stall_pct')
+        names = sorted(r.get('name') for r in roles if isinstance(r, dict))
+        if names != ['epilogue', 'load', 'mma', 'scheduler']:
+            fail(f'role names are {names}, want epilogue, load, mma, scheduler')
+    findings = require(s, 'findings', 'list', w)
+    if findings:
+        fail(f'{len(findings)} finding(s), want none: {json.dumps(findings)[:2000]}')
+    seed = require(s, 'seed', 'int', w)
+    if seed is not None and seed != args.seed:
+        fail(f'seed = {seed}, want {args.seed}')
+    ev = require(s, 'events', 'int', w)
+    if ev is not None and ev <= 0:
+        fail(f'events = {ev}, want > 0')
+    wall = require(s, 'wall_s', 'number', w)
+    if wall is not None and wall < 0:
+        fail(f'wall_s = {wall}, want >= 0')
+    if args.functional:
+        check = require(s, 'check', 'dict', w)
+        if check is not None:
+            passed = require(check, 'passed', 'bool', 'check')
+            if passed is not True:
+                fail(f'check.passed is {passed!r}, want true (detail: {check.get("detail")!r})')
+            in_range(require(check, 'max_abs_err', 'number', 'check'), 0, math.inf,
+                     'check.max_abs_err')
+            in_range(require(check, 'max_rel_err', 'number', 'check'), 0, math.inf,
+                     'check.max_rel_err')
+            ref = require(check, 'reference', 'str', 'check')
+            if ref is not None and not ref:
+                fail('check.reference is empty')
+    elif 'check' in s:
+        fail('timing-mode summary has a "check" object (no check ran)')
+
+
+def load_checker(path):
+    spec = importlib.util.spec_from_file_location('check_trace', path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def trace(args):
+    ct = load_checker(args.checker)
+    proto = os.path.join(os.path.dirname(os.path.abspath(args.checker)), '..', 'proto',
+                         'perfetto_trace_subset.proto')
+    proto = os.path.abspath(proto)
+    try:
+        with open(args.trace, 'rb') as stdin:
+            proc = subprocess.run(['protoc', '--decode=perfetto.protos.Trace', '-I',
+                                   os.path.dirname(proto), proto],
+                                  stdin=stdin, capture_output=True, text=True)
+    except OSError as e:
+        fail(f'cannot run protoc on {args.trace}: {e}')
+        return
+    if proc.returncode != 0:
+        fail(f'protoc rc {proc.returncode}: {proc.stderr.strip()[-500:]}')
+        return
+    lines = proc.stdout.splitlines()
+
+    violations = []
+    _, _, (slices, flows) = ct.check(lines, violations.append)
+    for v in violations[:20]:
+        fail(f'check_trace: {v}')
+    if flows < 1:
+        fail(f'{args.trace}: no well-formed flow (want at least one)')
+    if slices < 1:
+        fail(f'{args.trace}: no slices')
+
+    tracks = {}  # uuid -> (name, parent uuid)
+    for p in ct.packets(lines, lambda *a: None):
+        d = ct.one(p, 'track_descriptor')
+        if d is not None:
+            tracks[ct.one(d, 'uuid', 0)] = (ct.one(d, 'name', ''), ct.one(d, 'parent_uuid', 0))
+    names = collections.Counter(name for name, _ in tracks.values())
+    for want in ('warp 5 load', 'warp 6 mma', 'warp 0 epilogue', 'warp 4 scheduler', 'tensor core'):
+        if names[want] < 1:
+            fail(f'{args.trace}: no track named "{want}"')
+    if not any(n.startswith('TMA ') for n in names):
+        fail(f'{args.trace}: no "TMA ..." track')
+
+    # Each CTA track holds exactly the seven warp tracks.
+    warps = ['warp 0 epilogue', 'warp 1 epilogue', 'warp 2 epilogue', 'warp 3 epilogue',
+             'warp 4 scheduler', 'warp 5 load', 'warp 6 mma']
+    ctas = {u: n for u, (n, _) in tracks.items() if n.startswith('CTA ')}
+    if len(ctas) != args.ctas:
+        fail(f'{args.trace}: {len(ctas)} "CTA" tracks, want {args.ctas} (config.ctas)')
+    for u, n in sorted(ctas.items(), key=lambda x: x[1]):
+        children = sorted(name for name, parent in tracks.values() if parent == u)
+        if children != warps:
+            fail(f'{args.trace}: track "{n}" holds {children}, want {warps}')
+    if problems:
+        print(f'cli_checks: {args.trace}: tracks: {sorted(names)[:200]}')
+
+
+def same_json(args):
+    docs = []
+    for path in (args.a, args.b):
+        try:
+            with open(path) as f:
+                docs.append(json.load(f))
+        except (OSError, ValueError) as e:
+            fail(f'{path}: not a JSON document: {e}')
+            return
+    a, b = docs
+    for d in (a, b):
+        if not isinstance(d, dict) or 'wall_s' not in d:
+            fail('summary lacks wall_s')
+            return
+        d.pop('wall_s')
+    if a != b:
+        keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+        fail(f'summaries differ (apart from wall_s) in {keys}: '
+             f'{ {k: (a.get(k), b.get(k)) for k in keys} }'[:3000])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    s = sub.add_parser('summary')
+    s.add_argument('file')
+    s.add_argument('--m', type=int, required=True)
+    s.add_argument('--n', type=int, required=True)
+    s.add_argument('--k', type=int, required=True)
+    s.add_argument('--stages', type=int, default=4)
+    s.add_argument('--tile-n', type=int, default=256)
+    s.add_argument('--out-dtype', default='bf16')
+    s.add_argument('--seed', type=int, default=1)
+    s.add_argument('--functional', action='store_true')
+    t = sub.add_parser('trace')
+    t.add_argument('checker')
+    t.add_argument('trace')
+    t.add_argument('--ctas', type=int, required=True)
+    j = sub.add_parser('same-json')
+    j.add_argument('a')
+    j.add_argument('b')
+    args = ap.parse_args()
+    {'summary': summary, 'trace': trace, 'same-json': same_json}[args.cmd](args)
+    return 1 if problems else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

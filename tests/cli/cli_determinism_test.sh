@@ -1,0 +1,63 @@
+#!/bin/bash
+# cli_determinism_test.sh: the same `sim run` twice gives the same results.
+#
+#   cli_determinism_test.sh <sim binary> <traces/tools/check_trace.py> <cli_checks.py>
+#
+# The exact same command (same output paths) is run twice; the traces must be
+# byte-identical and the JSON summaries identical apart from wall_s. Done for
+# the timing-mode run of the brief and for a functional run with another seed.
+set -u
+export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
+
+sim="$1"
+checker="$2"
+checks="$3"
+tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+failures=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# twice NAME SIM-RUN-OPTIONS...
+twice() {
+  local name="$1"
+  shift
+  local trace="$tmp/$name.pftrace" json="$tmp/$name.json"
+  local i rc
+  for i in 1 2; do
+    rm -f "$trace" "$json"
+    timeout 50 "$sim" run "$@" --trace "$trace" --json "$json" >"$tmp/$name.out.$i" 2>"$tmp/$name.err.$i"
+    rc=$?
+    if [ "$rc" -ne 0 ]; then
+      fail "$name: run $i: sim run $* exit status $rc, want 0; stderr: $(head -c 2000 "$tmp/$name.err.$i")"
+      return
+    fi
+    [ -s "$tmp/$name.err.$i" ] && fail "$name: run $i printed on stderr: $(head -c 2000 "$tmp/$name.err.$i")"
+    cp "$trace" "$tmp/$name.$i.pftrace" || fail "$name: run $i wrote no trace"
+    cp "$json" "$tmp/$name.$i.json" || fail "$name: run $i wrote no JSON"
+  done
+  cmp "$tmp/$name.1.pftrace" "$tmp/$name.2.pftrace" ||
+    fail "$name: traces differ between two identical runs ($(wc -c <"$tmp/$name.1.pftrace") vs $(wc -c <"$tmp/$name.2.pftrace") bytes)"
+  python3 "$checks" same-json "$tmp/$name.1.json" "$tmp/$name.2.json" ||
+    fail "$name: JSON summaries differ apart from wall_s"
+  # The text summary on stdout too, apart from its wall-clock figure.
+  local a b
+  a=$(sed -E 's/wall [0-9.e+-]+ s/wall X s/' "$tmp/$name.out.1")
+  b=$(sed -E 's/wall [0-9.e+-]+ s/wall X s/' "$tmp/$name.out.2")
+  [ "$a" = "$b" ] || fail "$name: text summaries differ: $(diff <(echo "$a") <(echo "$b"))"
+  local out
+  out=$(python3 "$checker" "$tmp/$name.1.pftrace")
+  [ "$?" -eq 0 ] || fail "$name: check_trace.py rejected the trace: $out"
+  echo "$out"
+  echo "ok: $name"
+}
+
+twice timing --m 512 --n 384 --k 256
+twice functional_seed7 --m 300 --n 200 --k 100 --tile-n 64 --stages 3 --seed 7 --functional
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "PASS"

@@ -1,0 +1,79 @@
+#!/bin/bash
+# cli_run_test.sh: functional `sim run`s end to end.
+#
+#   cli_run_test.sh <sim binary> <traces/tools/check_trace.py> <cli_checks.py>
+#
+# Each run uses --functional --json - --trace FILE and must exit 0, print the
+# JSON summary (and only it) on stdout, and pass the summary contract checks
+# (cli_checks.py summary). The trace must pass check_trace.py and have the
+# expected tracks and at least one flow (cli_checks.py trace).
+set -u
+export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
+
+sim="$1"
+checker="$2"
+checks="$3"
+tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+failures=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# run_case NAME M N K [CHECK OPTIONS...] -- [SIM OPTIONS...]
+run_case() {
+  local name="$1" m="$2" n="$3" k="$4"
+  shift 4
+  local check_opts=()
+  while [ "$1" != "--" ]; do
+    check_opts+=("$1")
+    shift
+  done
+  shift
+  local trace="$tmp/$name.pftrace" json="$tmp/$name.json" err="$tmp/$name.err"
+  local what="sim run --kernel matmul --arch sm100 --m $m --n $n --k $k $* --functional --json - --trace $trace"
+  rm -f "$trace"
+  timeout 50 "$sim" run --kernel matmul --arch sm100 --m "$m" --n "$n" --k "$k" "$@" \
+    --functional --json - --trace "$trace" >"$json" 2>"$err"
+  local rc=$?
+  if [ "$rc" -ne 0 ]; then
+    fail "$name: $what: exit status $rc, want 0; stderr: $(head -c 2000 "$err")"
+    return
+  fi
+  if grep -nE 'terminate|Segmentation|Aborted|what\(\)' "$err"; then
+    fail "$name: stderr looks like a crash"
+  fi
+  # The human-readable summary goes to stderr when the JSON takes stdout.
+  grep -qF "check       PASSED" "$err" || fail "$name: stderr lacks 'check       PASSED': $(cat "$err")"
+  [ "$(awk 'END { print NR }' "$json")" -eq 1 ] ||
+    fail "$name: stdout is not exactly one line of JSON: $(head -c 2000 "$json")"
+  python3 "$checks" summary "$json" --m "$m" --n "$n" --k "$k" --functional "${check_opts[@]}" ||
+    fail "$name: JSON summary check failed"
+  if [ ! -s "$trace" ]; then
+    fail "$name: no trace written at $trace"
+    return
+  fi
+  local out
+  out=$(python3 "$checker" "$trace")
+  [ "$?" -eq 0 ] || fail "$name: check_trace.py rejected the trace: $out"
+  echo "$out"
+  local ctas
+  ctas=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["config"]["ctas"])' "$json")
+  python3 "$checks" trace "$checker" "$trace" --ctas "$ctas" ||
+    fail "$name: trace layout check failed"
+  echo "ok: $name"
+}
+
+# Ragged in every dimension (partial tiles in M, N and K), default config.
+run_case ragged 257 129 65 -- 
+# Two stages, 128-wide tiles, F32 output.
+run_case s2_tn128_f32 200 136 72 --stages 2 --tile-n 128 --out-dtype f32 -- \
+  --stages 2 --tile-n 128 --out-dtype f32
+# The smallest problem: one element, one CTA.
+run_case one 1 1 1 --
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "PASS"

@@ -1,0 +1,13 @@
+// doctest_main.cc: test entry point. libsystemc provides main() and calls
+// sc_main, so tests start from sc_main; every simulation itself runs in a
+// child process (tests/model/scenario.h, sim/core/isolate.h).
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+
+extern "C" int sc_main(int argc, char* argv[]) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+  doctest::Context ctx(argc, argv);
+  return ctx.run();
+}

@@ -1,0 +1,77 @@
+#include "tests/model/scenario.h"
+
+#include <boost/json.hpp>
+
+#include "models/sm100/gpu.h"
+#include "sim/core/isolate.h"
+
+namespace sk::test {
+namespace {
+std::vector<std::string>* g_notes = nullptr;
+}
+
+void note(const std::string& s) {
+  if (g_notes != nullptr) g_notes->push_back(s);
+}
+
+bool ScenarioResult::has_rule(const std::string& rule) const {
+  for (const auto& f : findings)
+    if (f.rule == rule) return true;
+  return false;
+}
+
+std::string ScenarioResult::findings_text() const {
+  std::string s = error;
+  for (const auto& f : findings) s += "[" + f.rule + "] " + f.message + "\n";
+  return s;
+}
+
+ScenarioResult run_scenario(const ScenarioOptions& opt, const std::function<void()>& body) {
+  namespace json = boost::json;
+  auto child = [&]() -> std::string {
+    std::vector<std::string> notes;
+    g_notes = &notes;
+    models::sm100::Gpu gpu(models::sm100::Params::builtin(), opt.functional);
+    if (opt.setup) opt.setup();
+    std::string err = gpu.launch(opt.ctas, opt.warps, opt.smem_bytes, body);
+    if (!err.empty()) throw std::runtime_error(err);
+    auto st = gpu.run(opt.max_cycles);
+    json::object o;
+    o["status"] = st == sim::RunStatus::kCompleted ? "completed"
+                  : st == sim::RunStatus::kDeadlock ? "deadlock"
+                                                    : "cycle_bound";
+    o["cycles"] = gpu.engine().now();
+    json::array fs, details;
+    for (const auto& f : gpu.engine().findings()) {
+      fs.push_back(json::object{{"cls", f.cls}, {"rule", f.rule}, {"message", f.message}});
+      for (const auto& d : f.details) details.push_back(json::string(d));
+    }
+    o["findings"] = std::move(fs);
+    o["details"] = std::move(details);
+    json::array ns;
+    for (const auto& n : notes) ns.push_back(json::string(n));
+    o["notes"] = std::move(ns);
+    return json::serialize(o);
+  };
+  auto res = sim::run_isolated(child, 120);
+  ScenarioResult r;
+  if (!res.ok) {
+    r.error = res.error;
+    return r;
+  }
+  auto v = json::parse(res.payload).as_object();
+  r.ok = true;
+  r.status = json::value_to<std::string>(v["status"]);
+  r.cycles = json::value_to<uint64_t>(v["cycles"]);
+  for (const auto& f : v["findings"].as_array()) {
+    const auto& o = f.as_object();
+    r.findings.push_back(ScenarioFinding{json::value_to<std::string>(o.at("cls")),
+                                         json::value_to<std::string>(o.at("rule")),
+                                         json::value_to<std::string>(o.at("message"))});
+  }
+  for (const auto& d : v["details"].as_array()) r.deadlock_details.push_back(json::value_to<std::string>(d));
+  for (const auto& n : v["notes"].as_array()) r.notes.push_back(json::value_to<std::string>(n));
+  return r;
+}
+
+}  // namespace sk::test

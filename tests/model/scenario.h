@@ -1,0 +1,50 @@
+// scenario.h: run a small hand-written kernel in the SM100 model, in a child
+// process, and hand back what it recorded.
+//
+// Tests of intrinsic semantics write kernels as lambdas: `body` runs on every
+// warp of every CTA (as a __global__ function does) and may call note() to
+// record observations, which come back in order with the run's status and
+// findings. Assertions then happen in the test process.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace sk::test {
+
+struct ScenarioFinding {
+  std::string cls, rule, message;
+};
+
+struct ScenarioResult {
+  bool ok = false;           // the child produced a result
+  std::string error;         // otherwise why not
+  std::string status;        // completed | deadlock | cycle_bound
+  uint64_t cycles = 0;
+  std::vector<ScenarioFinding> findings;
+  std::vector<std::string> notes;
+  std::vector<std::string> deadlock_details;
+
+  bool has_rule(const std::string& rule) const;
+  std::string findings_text() const;
+};
+
+struct ScenarioOptions {
+  int ctas = 1;
+  int warps = 2;
+  uint32_t smem_bytes = 64 * 1024;
+  bool functional = true;
+  uint64_t max_cycles = 10'000'000;
+  // Runs before launch inside the child (e.g. allocate global memory,
+  // encode tensor maps); its pointer-valued results are captured by body.
+  std::function<void()> setup;
+};
+
+// Records an observation from kernel code.
+void note(const std::string& s);
+
+ScenarioResult run_scenario(const ScenarioOptions& opt, const std::function<void()>& body);
+
+}  // namespace sk::test

@@ -1,0 +1,96 @@
+// TMA loads in the model: bytes land at the swizzled positions, boxes that
+// cross the tensor's edge are zero-filled and still count their full bytes,
+// and alignment rules are findings.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <map>
+
+#include "kernels/arch/sm100.h"
+#include "models/sm100/gpu.h"
+#include "kernels/core/lanes.h"
+#include "kernels/core/swizzle.h"
+#include "tests/model/scenario.h"
+
+namespace {
+using sk::models::sm100::Swizzle;
+using sk::test::note;
+using sk::test::run_scenario;
+using sk::test::ScenarioOptions;
+
+// A 100 x 70 BF16 matrix (rows padded to 72) whose element (r, c) is r*256+c.
+sk::arch::TensorMap g_map;
+void setup(Swizzle sw) {
+  auto& gpu = sk::models::sm100::Gpu::current();
+  uint64_t addr = gpu.gmem().allocate(100 * 72 * 2, "M");
+  auto* p = reinterpret_cast<uint16_t*>(gpu.gmem().host(addr));
+  for (int r = 0; r < 100; ++r)
+    for (int c = 0; c < 72; ++c) p[r * 72 + c] = static_cast<uint16_t>(c < 70 ? r * 256 + c : 0xffff);
+  REQUIRE(sk::models::sm100::encode_tiled_2d(g_map, addr, 2, 70, 100, 144, 64, 8, sw).empty());
+}
+
+// Loads the box at (c0, c1) and notes the number of wrong elements.
+void load_and_check(int32_t c0, int32_t c1) {
+  uint64_t* bar = reinterpret_cast<uint64_t*>(sk::arch::dynamic_smem());
+  uint8_t* dst = sk::arch::dynamic_smem() + 1024;
+  if (auto l = sk::elect_one()) {
+    sk::arch::mbarrier_init(bar, 1);
+    sk::arch::mbarrier_arrive_expect_tx(bar, 64 * 8 * 2);
+    sk::arch::tma_load_2d(dst, &g_map, bar, c0, c1);
+  }
+  while (!sk::arch::mbarrier_try_wait_parity(bar, 0)) {
+  }
+  int wrong = 0;
+  for (int r = 0; r < 8; ++r)
+    for (int c = 0; c < 64; ++c) {
+      uint16_t got;
+      memcpy(&got, dst + sk::swizzle_offset<128>(r * 128 + c * 2), 2);
+      int gr = c1 + r, gc = c0 + c;
+      uint16_t want = (gr < 100 && gc < 70) ? static_cast<uint16_t>(gr * 256 + gc) : 0;
+      wrong += got != want;
+    }
+  note(std::to_string(wrong));
+}
+}  // namespace
+
+TEST_CASE("a 128B-swizzled box lands where the swizzle pattern puts it") {
+  ScenarioOptions o{.warps = 1};
+  o.setup = [] { setup(Swizzle::k128B); };
+  auto r = run_scenario(o, [] { load_and_check(0, 16); });
+  REQUIRE_MESSAGE(r.ok, r.error);
+  CHECK_MESSAGE(r.findings.empty(), r.findings_text());
+  CHECK(r.notes == std::vector<std::string>{"0"});
+}
+
+TEST_CASE("a box crossing the tensor's edge is zero-filled and counts its full bytes") {
+  ScenarioOptions o{.warps = 1};
+  o.setup = [] { setup(Swizzle::k128B); };
+  auto r = run_scenario(o, [] { load_and_check(32, 96); });  // cols 70.., rows 100.. outside
+  REQUIRE_MESSAGE(r.ok, r.error);
+  CHECK(r.status == "completed");
+  CHECK_MESSAGE(r.findings.empty(), r.findings_text());
+  CHECK(r.notes == std::vector<std::string>{"0"});
+}
+
+TEST_CASE("a swizzled destination that is not 1024-byte aligned is a finding") {
+  ScenarioOptions o{.warps = 1};
+  o.setup = [] { setup(Swizzle::k128B); };
+  auto r = run_scenario(o, [] {
+    uint64_t* bar = reinterpret_cast<uint64_t*>(sk::arch::dynamic_smem());
+    if (auto l = sk::elect_one()) {
+      sk::arch::mbarrier_init(bar, 1);
+      sk::arch::tma_load_2d(sk::arch::dynamic_smem() + 1024 + 128, &g_map, bar, 0, 0);
+    }
+  });
+  REQUIRE_MESSAGE(r.ok, r.error);
+  CHECK(r.has_rule("tma.smem_misaligned"));
+}
+
+TEST_CASE("tensor map encoding enforces the driver's rules") {
+  sk::models::sm100::TensorMapModel m;
+  CHECK(!sk::models::sm100::encode_tiled_2d(m, 0x1008, 2, 64, 64, 128, 64, 8, Swizzle::k128B).empty());
+  CHECK(!sk::models::sm100::encode_tiled_2d(m, 0x1000, 2, 65, 64, 130, 64, 8, Swizzle::k128B).empty());
+  CHECK(!sk::models::sm100::encode_tiled_2d(m, 0x1000, 2, 64, 64, 128, 64, 300, Swizzle::kNone).empty());
+  CHECK(!sk::models::sm100::encode_tiled_2d(m, 0x1000, 2, 128, 64, 256, 128, 8, Swizzle::k128B).empty());
+  CHECK(sk::models::sm100::encode_tiled_2d(m, 0x1000, 2, 65, 64, 144, 64, 8, Swizzle::k128B).empty());
+}

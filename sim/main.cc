@@ -70,8 +70,15 @@ int cmd_run(int argc, char** argv) {
   po::options_description opts = run_options();
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
+    po::positional_options_description none;  // every argument is an option
+    po::store(po::command_line_parser(argc, argv).options(opts).positional(none).run(), vm);
     po::notify(vm);
+  } catch (const po::too_many_positional_options_error&) {
+    std::string stray;
+    for (int i = 1; i < argc; ++i)
+      if (argv[i][0] != '-' && (i == 1 || argv[i - 1][0] != '-' || std::string(argv[i - 1]) == "--functional"))
+        stray = argv[i];
+    throw UsageError(fmt::format("sim run: unexpected argument '{}' (options start with --)", stray));
   } catch (const po::error& e) {
     throw UsageError(std::string("sim run: ") + e.what());
   }
@@ -107,13 +114,16 @@ int cmd_run(int argc, char** argv) {
     throw UsageError(fmt::format("--out-dtype must be bf16 or f32, got '{}'", out_dtype));
   q.out_f32 = out_dtype == "f32";
   q.functional = vm.count("functional") > 0;
-  std::string json_path = vm.count("json") ? vm["json"].as<std::string>() : "";
+  if (std::string err = sk::sim::validate_sm100_matmul(q); !err.empty()) throw UsageError(err);
+  std::string json_path;
+  if (vm.count("json")) {
+    json_path = sk::cli::resolve_path(vm["json"].as<std::string>());
+    if (json_path != "-") sk::cli::require_writable("--json", json_path);
+  }
   if (vm.count("trace")) {
-    q.trace_path = vm["trace"].as<std::string>();
+    q.trace_path = sk::cli::resolve_path(vm["trace"].as<std::string>());
     sk::cli::require_writable("--trace", q.trace_path);
   }
-  if (!json_path.empty() && json_path != "-") sk::cli::require_writable("--json", json_path);
-  if (std::string err = sk::sim::validate_sm100_matmul(q); !err.empty()) throw UsageError(err);
 
   auto res = sk::sim::run_isolated(
       [&q] { return boost::json::serialize(sk::sim::to_json(sk::sim::run_sm100_matmul(q))); }, wall);
@@ -140,16 +150,16 @@ int cmd_run(int argc, char** argv) {
 // SystemC's own main() calls sc_main (C linkage, declared in sc_externs.h).
 extern "C" int sc_main(int argc, char* argv[]) {
   try {
-    if (argc < 2) {
-      std::cerr << kUsage;
-      return 2;
-    }
+    if (argc < 2) throw UsageError("no command given (sim --help lists the commands)");
     const std::string cmd = argv[1];
     if (cmd == "--help" || cmd == "-h" || cmd == "help") {
       std::cout << kUsage;
       return 0;
     }
-    if (cmd == "list") return cmd_list();
+    if (cmd == "list") {
+      if (argc > 2) throw UsageError(fmt::format("sim list takes no arguments, got '{}'", argv[2]));
+      return cmd_list();
+    }
     if (cmd == "run") return cmd_run(argc - 1, argv + 1);
     throw UsageError(fmt::format("unknown command '{}' (sim --help)", cmd));
   } catch (const UsageError& e) {

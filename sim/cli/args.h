@@ -15,7 +15,11 @@ struct UsageError : std::runtime_error {
 // Decimal digits only (no sign, no spaces), value in [lo, hi].
 uint64_t parse_uint(const std::string& flag, const std::string& text, uint64_t lo, uint64_t hi);
 
-// Opens (creating or truncating) `path` for writing to prove it is writable.
+// `path` made absolute against the directory `bazel run` was started from.
+std::string resolve_path(const std::string& path);
+
+// Checks that `path` could be written (an existing writable file, or a new
+// file in a writable directory) without touching it.
 void require_writable(const std::string& flag, const std::string& path);
 
 }  // namespace sk::cli

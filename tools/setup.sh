@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# setup.sh: installs what the build needs on Debian 12, and nothing that is
+# already there. Safe to run any number of times.
+#
+# Everything comes from Debian's archive: Bazel (bazel-bootstrap, run offline
+# through the local repositories in third_party/), SystemC, Boost, fmt,
+# doctest, protoc (trace validation) and python3. CUDA's nvcc is optional: the
+# sm100 compile checks run when /usr/local/cuda/bin/nvcc exists and are
+# reported as skipped otherwise.
+set -euo pipefail
+
+packages=(
+  bazel-bootstrap
+  g++
+  python3
+  protobuf-compiler
+  libsystemc-dev
+  libfmt-dev
+  doctest-dev
+  libboost-program-options1.81-dev
+  libboost-json1.81-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "setup: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup: done"

@@ -5,25 +5,11 @@
 #include <systemc>
 
 #include "models/sm100/api.h"
+#include "models/sm100/api_common.h"
 #include "models/sm100/gpu.h"
 #include "models/sm100/mbarrier_ops.h"
 
 namespace sk::models::sm100::api {
-namespace {
-Gpu& gpu() { return Gpu::current(); }
-
-// Charges one instruction issue and pays accumulated cost before the
-// operation touches state other warps can see.
-sim::Warp& issue(const Loc& loc) {
-  sim::Warp& w = gpu().warp();
-  w.set_location(loc);
-  w.sync();
-  w.spend(gpu().params().issue_cycles);
-  gpu().engine().count_event();
-  return w;
-}
-}  // namespace
-
 uint32_t warp_idx() { return static_cast<uint32_t>(gpu().warp().index()); }
 uint32_t cta_idx() { return static_cast<uint32_t>(gpu().warp().cta()); }
 uint32_t num_ctas() { return static_cast<uint32_t>(gpu().num_ctas()); }

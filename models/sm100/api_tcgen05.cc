@@ -14,23 +14,13 @@
 #include <systemc>
 
 #include "models/sm100/api.h"
+#include "models/sm100/api_common.h"
 #include "models/sm100/gpu.h"
 #include "models/sm100/mbarrier_ops.h"
 #include "models/sm100/umma_decode.h"
 
 namespace sk::models::sm100::api {
 namespace {
-Gpu& gpu() { return Gpu::current(); }
-
-sim::Warp& issue(const Loc& loc) {
-  sim::Warp& w = gpu().warp();
-  w.set_location(loc);
-  w.sync();
-  w.spend(gpu().params().issue_cycles);
-  gpu().engine().count_event();
-  return w;
-}
-
 bool require_full_warp(sim::Warp& w, const char* op, const Loc& loc) {
   if (w.all_lanes_active()) return true;
   gpu().finding("warp_collective", "tcgen05.partial_warp",

@@ -13,22 +13,12 @@
 #include <cstring>
 
 #include "models/sm100/api.h"
+#include "models/sm100/api_common.h"
 #include "models/sm100/gpu.h"
 #include "models/sm100/mbarrier_ops.h"
 
 namespace sk::models::sm100::api {
 namespace {
-Gpu& gpu() { return Gpu::current(); }
-
-sim::Warp& issue(const Loc& loc) {
-  sim::Warp& w = gpu().warp();
-  w.set_location(loc);
-  w.sync();
-  w.spend(gpu().params().issue_cycles);
-  gpu().engine().count_event();
-  return w;
-}
-
 uint32_t swizzle_repeat(Swizzle s) {
   switch (s) {
     case Swizzle::k128B: return 1024;

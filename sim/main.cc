@@ -15,6 +15,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "sim/cli/args.h"
 #include "sim/cli/report.h"
@@ -68,20 +70,21 @@ po::options_description run_options() {
 
 int cmd_run(int argc, char** argv) {
   po::options_description opts = run_options();
+  // Every argument is an option; anything else lands in "stray" and is refused.
+  po::options_description all;
+  all.add(opts).add_options()("stray", po::value<std::vector<std::string>>());
+  po::positional_options_description rest;
+  rest.add("stray", -1);
   po::variables_map vm;
   try {
-    po::positional_options_description none;  // every argument is an option
-    po::store(po::command_line_parser(argc, argv).options(opts).positional(none).run(), vm);
+    po::store(po::command_line_parser(argc, argv).options(all).positional(rest).run(), vm);
     po::notify(vm);
-  } catch (const po::too_many_positional_options_error&) {
-    std::string stray;
-    for (int i = 1; i < argc; ++i)
-      if (argv[i][0] != '-' && (i == 1 || argv[i - 1][0] != '-' || std::string(argv[i - 1]) == "--functional"))
-        stray = argv[i];
-    throw UsageError(fmt::format("sim run: unexpected argument '{}' (options start with --)", stray));
   } catch (const po::error& e) {
     throw UsageError(std::string("sim run: ") + e.what());
   }
+  if (vm.count("stray"))
+    throw UsageError(fmt::format("sim run: unexpected argument '{}' (options start with --)",
+                                 vm["stray"].as<std::vector<std::string>>().front()));
   if (vm.count("help")) {
     std::cout << "usage: sim run --kernel matmul --arch sm100 --m M --n N --k K [options]\n"
               << opts;

@@ -37,7 +37,7 @@ void write_perfetto(const sim::TraceLog& log, std::ostream& out) {
     size_t lane = 0;
     while (lane < ends.size() && ends[lane] > slices[i].begin) ++lane;
     if (lane == ends.size()) ends.push_back(0);
-    ends[lane] = std::max(slices[i].end, slices[i].begin + (slices[i].end == slices[i].begin ? 0 : 0));
+    ends[lane] = slices[i].end;
     lane_of[i] = static_cast<int>(lane);
   }
 

@@ -174,10 +174,7 @@ void annotate_barrier(uint64_t* bar, const char* name, int index) {
 void annotate_role(const char* role) {
   sim::Warp& w = gpu().warp();
   w.set_role(role);
-  auto& tr = gpu().engine().trace();
-  Cta& cta = gpu().cta_of_current();
-  (void)cta;
-  tr.rename(w.track, fmt::format("warp {} {}", w.index(), role));
+  gpu().engine().trace().rename(w.track, fmt::format("warp {} {}", w.index(), role));
 }
 
 void report_unreleased(const char* what, const Loc& loc) {

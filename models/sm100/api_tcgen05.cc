@@ -155,8 +155,6 @@ void tcgen05_dealloc(uint32_t taddr, uint32_t num_cols, const Loc& loc) {
                   loc);
     return;
   }
-  WarpAsync& any = cta.warp_async[w.index()];
-  (void)any;
   Cycle now = gpu().engine().now();
   for (const auto& wa : cta.warp_async)
     if (wa.tcgen05_done > now) {

@@ -10,7 +10,7 @@ namespace sk::models::sm100::mbar {
 namespace {
 constexpr int64_t kMaxCount = (1 << 20) - 1;
 
-void maybe_complete(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow) {
+void maybe_complete(Gpu& gpu, Mbarrier& b, uint64_t flow) {
   if (flow != 0) b.pending_flow = flow;
   if (b.pending != 0 || b.tx != 0) return;
   ++b.phase;
@@ -20,7 +20,6 @@ void maybe_complete(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow) {
   b.pending_flow = 0;
   b.flipped->notify(sc_core::SC_ZERO_TIME);
   gpu.engine().note_progress();
-  (void)cta;
 }
 
 // Common to every arrival: the phase-observation rule, then the count.
@@ -53,6 +52,22 @@ bool take_arrival(Gpu& gpu, Cta& cta, Mbarrier& b, const char* op, const Loc* lo
   return true;
 }
 
+// The SMEM offset of `bar`, or -1 (reported) when it is not an 8-byte aligned
+// location inside the current CTA's shared memory.
+int64_t barrier_offset(Gpu& gpu, uint64_t* bar, const char* op, const Loc& loc) {
+  Cta& cta = gpu.cta_of_current();
+  auto off = reinterpret_cast<uint8_t*>(bar) - cta.smem;
+  if (off < 0 || off + 8 > static_cast<std::ptrdiff_t>(cta.smem_size) || off % 8 != 0) {
+    gpu.finding("mbarrier", "mbarrier.bad_address",
+                fmt::format("{} on an address that is not an 8-byte aligned location in the CTA's "
+                            "shared memory",
+                            op),
+                loc);
+    return -1;
+  }
+  return off;
+}
+
 uint32_t offset_of(Gpu& gpu, const void* p) {
   return static_cast<uint32_t>(reinterpret_cast<const uint8_t*>(p) - gpu.cta_of_current().smem);
 }
@@ -72,15 +87,8 @@ Mbarrier* lookup(Gpu& gpu, uint64_t* bar) {
 
 Mbarrier* checked(Gpu& gpu, uint64_t* bar, const char* op, const Loc& loc) {
   Cta& cta = gpu.cta_of_current();
-  auto off = reinterpret_cast<uint8_t*>(bar) - cta.smem;
-  if (off < 0 || off + 8 > static_cast<std::ptrdiff_t>(cta.smem_size) || off % 8 != 0) {
-    gpu.finding("mbarrier", "mbarrier.bad_address",
-                fmt::format("{} on an address that is not an 8-byte aligned location in the CTA's "
-                            "shared memory",
-                            op),
-                loc);
-    return nullptr;
-  }
+  int64_t off = barrier_offset(gpu, bar, op, loc);
+  if (off < 0) return nullptr;
   auto it = cta.barriers.find(static_cast<uint32_t>(off));
   if (it == cta.barriers.end() || !it->second.valid) {
     gpu.finding("mbarrier", "mbarrier.use_before_init",
@@ -93,14 +101,9 @@ Mbarrier* checked(Gpu& gpu, uint64_t* bar, const char* op, const Loc& loc) {
 }
 
 void init(Gpu& gpu, uint64_t* bar, uint32_t count, const Loc& loc) {
-  Cta& cta = gpu.cta_of_current();
-  auto off = reinterpret_cast<uint8_t*>(bar) - cta.smem;
-  if (off < 0 || off + 8 > static_cast<std::ptrdiff_t>(cta.smem_size) || off % 8 != 0) {
-    gpu.finding("mbarrier", "mbarrier.bad_address",
-                "mbarrier.init on an address that is not 8-byte aligned shared memory", loc);
-    return;
-  }
-  Mbarrier& b = cta.barriers[static_cast<uint32_t>(off)];
+  int64_t off = barrier_offset(gpu, bar, "mbarrier.init", loc);
+  if (off < 0) return;
+  Mbarrier& b = gpu.cta_of_current().barriers[static_cast<uint32_t>(off)];
   if (b.valid)
     gpu.finding("mbarrier", "mbarrier.reinit_without_inval",
                 fmt::format("mbarrier.init on {} which is already a valid mbarrier; invalidate it "
@@ -139,12 +142,12 @@ void arrive(Gpu& gpu, uint64_t* bar, uint32_t count, uint64_t flow, const Loc& l
   Cta& cta = gpu.cta_of_current();
   for (uint32_t i = 0; i < count; ++i)
     if (!take_arrival(gpu, cta, *b, "mbarrier.arrive", &loc)) return;
-  maybe_complete(gpu, cta, *b, flow);
+  maybe_complete(gpu, *b, flow);
 }
 
 void arrive_async(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow, const char* op) {
   if (!b.valid || !take_arrival(gpu, cta, b, op, nullptr)) return;
-  maybe_complete(gpu, cta, b, flow);
+  maybe_complete(gpu, b, flow);
 }
 
 void complete_tx(Gpu& gpu, Cta& cta, Mbarrier& b, uint32_t bytes, uint64_t flow) {
@@ -160,7 +163,7 @@ void complete_tx(Gpu& gpu, Cta& cta, Mbarrier& b, uint32_t bytes, uint64_t flow)
     f.cta = cta.id;
     gpu.engine().report(std::move(f));
   }
-  maybe_complete(gpu, cta, b, flow);
+  maybe_complete(gpu, b, flow);
 }
 
 bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc) {

@@ -4,6 +4,7 @@
 
 #include <systemc>
 
+#include "sim/core/source_loc.h"
 #include "sim/core/warp.h"
 
 namespace sk::sim {
@@ -122,8 +123,7 @@ void Engine::deadlock_finding() {
     if (first == nullptr) first = w.get();
     f.details.push_back(fmt::format("cta {} warp {} ({}) at {}: {}", w->cta(), w->index(),
                                     w->role().empty() ? "?" : w->role(),
-                                    w->location().file_name()[0] ? w->location().line() : 0,
-                                    w->blocked_on()));
+                                    format_location(w->location()), w->blocked_on()));
   }
   f.message = fmt::format(
       "deadlock: {} warp(s) blocked and no operation in flight that could release them",

@@ -57,7 +57,9 @@ po::options_description run_options() {
       ("stages", po::value<std::string>()->default_value("4"), "input pipeline stages (2-8)")
       ("tile-n", po::value<std::string>()->default_value("256"), "tile N: 64, 128 or 256 (tile M is 128, K 64)")
       ("out-dtype", po::value<std::string>()->default_value("bf16"), "output type: bf16 or f32")
-      ("seed", po::value<std::string>()->default_value("1"), "seed for data and schedules")
+      ("seed", po::value<std::string>()->default_value("0"),
+       "seed for the input data and the schedule: 0 is the nominal schedule; a seed printed by "
+       "sim verify replays that schedule")
       ("functional", "move real bytes and check D against a host reference")
       ("trace", po::value<std::string>(), "write a Perfetto trace (.pftrace)")
       ("json", po::value<std::string>(), "write the JSON summary to FILE, or - for stdout")

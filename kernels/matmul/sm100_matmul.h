@@ -91,7 +91,7 @@ struct Sm100Matmul {
   // per item, including the final invalid one.
   SK_DEVICE static WorkInfo next_work(typename WorkPipe::Consumer& consumer) {
     auto stage = consumer.acquire();
-    const WorkInfo w = *stage.tiles();
+    const WorkInfo w = arch::ld_shared(stage.tiles());
     std::move(stage).release();
     return w;
   }
@@ -104,7 +104,7 @@ struct Sm100Matmul {
     for (uint32_t i = 0;; ++i) {
       const WorkInfo w = sched.work(i);
       auto stage = producer.acquire();
-      if (auto lane = elect_one()) *stage.tiles() = w;
+      if (auto lane = elect_one()) arch::st_shared(stage.tiles(), w);
       arch::sync_warp();
       std::move(stage).release();
       if (!w.valid) break;

@@ -22,7 +22,7 @@ class TmemAllocation {
   // Lane: warp. Blocks until the columns are free.
   SK_DEVICE static void allocate(uint32_t* smem_slot) { arch::tcgen05_alloc(smem_slot, Cols); }
   SK_DEVICE static TmemAllocation from_shared(const uint32_t* smem_slot) {
-    return TmemAllocation(*smem_slot);
+    return TmemAllocation(arch::ld_shared(smem_slot));
   }
 
   SK_DEVICE uint32_t base() const { return base_; }

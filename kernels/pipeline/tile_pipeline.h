@@ -17,7 +17,9 @@
 //                        is attached to an async operation (arrive.expect_tx +
 //                        TMA complete_tx for a load, tcgen05.commit for MMAs).
 // A handle destroyed unreleased is reported by the model (stage.unreleased); on
-// the device it would leave the peer role waiting forever.
+// the device it would leave the peer role waiting forever. Releasing a handle
+// twice (through a moved-from handle) is reported as stage.double_release and
+// otherwise ignored.
 //
 // Lane conventions: acquire() and release*() are called by the whole warp;
 // expect_bytes() and the arrive inside release() are single-lane operations
@@ -81,6 +83,7 @@ class TilePipeline {
     // Arrives (one elected lane) on the barrier the peer role waits on, then
     // advances the ring.
     SK_DEVICE void release() && {
+      if (!live_) return double_release();
       if (auto lane = elect_one()) {
         if constexpr (kProducer)
           pipe_->backend_.arrive_full(stage_);
@@ -91,9 +94,15 @@ class TilePipeline {
     }
     // Advances the ring only; the arrive comes from expect_bytes() or an async
     // operation already attached to this stage's barrier.
-    SK_DEVICE void release_async() && { finish(); }
+    SK_DEVICE void release_async() && {
+      if (!live_) return double_release();
+      finish();
+    }
 
    private:
+    SK_DEVICE void double_release() const {
+      arch::report_double_release(kProducer ? "producer stage handle" : "consumer stage handle");
+    }
     SK_DEVICE void finish() {
       live_ = false;
       state_->advance();

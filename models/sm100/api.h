@@ -34,6 +34,8 @@ void cta_sync(const Loc& loc);
 void named_barrier_sync(uint32_t id, uint32_t num_threads, const Loc& loc);
 void named_barrier_arrive(uint32_t id, uint32_t num_threads, const Loc& loc);
 void st_shared_b128(void* dst, const uint32_t* v, const Loc& loc);
+void ld_shared(const void* src, void* out, uint32_t bytes, const Loc& loc);
+void st_shared(void* dst, const void* v, uint32_t bytes, const Loc& loc);
 
 // mbarrier.
 void mbarrier_init(uint64_t* bar, uint32_t count, const Loc& loc);
@@ -72,5 +74,6 @@ void tcgen05_fence_after_thread_sync(const Loc& loc);
 // Instrumentation.
 void annotate_role(const char* role);
 void report_unreleased(const char* what, const Loc& loc);
+void report_double_release(const char* what, const Loc& loc);
 
 }  // namespace sk::models::sm100::api

@@ -9,14 +9,29 @@ namespace sk::models::sm100::api {
 
 inline Gpu& gpu() { return Gpu::current(); }
 
+// tcgen05.ld results are undefined until tcgen05.wait::ld (PTX 9.7.16.8.5):
+// any later operation of the warp other than another tcgen05.ld or the wait
+// itself uses them too early.
+inline void check_ld_waited(const std::source_location& loc) {
+  sim::Warp& w = gpu().warp();
+  WarpAsync& wa = gpu().cta_of_current().warp_async[w.index()];
+  if (!wa.ld_pending) return;
+  wa.ld_pending = false;
+  gpu().finding("tmem_access", "tcgen05.ld_without_wait",
+                "the warp continues past a tcgen05.ld (" + wa.ld_site +
+                    ") without tcgen05.wait::ld; the loaded registers are undefined until the wait",
+                loc);
+}
+
 // Charges one instruction issue for the calling warp and pays its accumulated
 // cost first, so the operation acts at the right cycle before it touches state
 // other warps or agents can see.
 inline sim::Warp& issue(const std::source_location& loc) {
+  check_ld_waited(loc);
   sim::Warp& w = gpu().warp();
   w.set_location(loc);
   w.sync();
-  w.spend(gpu().params().issue_cycles);
+  w.spend(gpu().params().issue_cycles + gpu().engine().schedule().warp_delay(w.index()));
   gpu().engine().count_event();
   return w;
 }

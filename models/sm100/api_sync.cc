@@ -51,6 +51,32 @@ void set_lane(int lane) { gpu().warp().set_current_lane(lane); }
 void sync_warp(const Loc& loc) { issue(loc); }
 
 namespace {
+// Observer keys of named barriers (mbarriers use their SMEM offset).
+constexpr uint64_t kNamedBarrierKey = 1ull << 40;
+
+// The SMEM offset of [p, p + bytes) when it lies inside the CTA's shared
+// memory with the given alignment, else -1 (reported).
+int64_t smem_range(const void* p, uint32_t bytes, uint32_t align, const char* op, const Loc& loc) {
+  Cta& cta = gpu().cta_of_current();
+  auto off = reinterpret_cast<const uint8_t*>(p) - cta.smem;
+  if (off < 0 || off + bytes > static_cast<std::ptrdiff_t>(cta.smem_size) || off % align != 0) {
+    gpu().finding("smem", "smem.bad_access",
+                  fmt::format("{} of {} bytes at shared offset {} is misaligned or outside the "
+                              "CTA's {} bytes of shared memory",
+                              op, bytes, static_cast<long>(off), cta.smem_size),
+                  loc);
+    return -1;
+  }
+  return off;
+}
+
+void observe_smem(int64_t off, uint32_t bytes, bool write, const char* op, const Loc& loc) {
+  if (gpu().obs() == nullptr) return;
+  const sim::Range r{static_cast<uint64_t>(off), static_cast<uint64_t>(off) + bytes};
+  gpu().obs()->access(gpu().warp(), 0, sim::Space::kSmem, {&r, 1}, write, sim::Proxy::kGeneric,
+                      op, loc);
+}
+
 void named_barrier(uint32_t id, uint32_t num_threads, bool wait, const Loc& loc) {
   sim::Warp& w = issue(loc);
   Cta& cta = gpu().cta_of_current();
@@ -82,9 +108,13 @@ void named_barrier(uint32_t id, uint32_t num_threads, bool wait, const Loc& loc)
   nb.expected = num_threads;
   nb.arrived += static_cast<uint32_t>(w.active_count());
   uint64_t gen = nb.generation;
+  const uint64_t key = kNamedBarrierKey | id;
+  sim::Observer* obs = gpu().obs();
+  if (obs != nullptr) obs->release(w, key);
   if (nb.arrived >= nb.expected) {
     nb.arrived = 0;
     ++nb.generation;
+    if (obs != nullptr) obs->phase_complete(cta.id, key);
     nb.done->notify(sc_core::SC_ZERO_TIME);
   }
   if (!wait) return;
@@ -95,6 +125,7 @@ void named_barrier(uint32_t id, uint32_t num_threads, bool wait, const Loc& loc)
                            nb.expected);
       },
       fmt::format("bar.sync {}", id));
+  if (obs != nullptr) obs->acquire(w, key);
   w.spend(gpu().params().named_barrier_latency);
 }
 }  // namespace
@@ -108,16 +139,30 @@ void named_barrier_arrive(uint32_t id, uint32_t n, const Loc& loc) {
 }
 
 void st_shared_b128(void* dst, const uint32_t* v, const Loc& loc) {
-  Cta& cta = gpu().cta_of_current();
-  auto off = reinterpret_cast<uint8_t*>(dst) - cta.smem;
-  if (off < 0 || off + 16 > static_cast<std::ptrdiff_t>(cta.smem_size) || off % 16 != 0) {
-    gpu().finding("smem", "smem.bad_store",
-                  fmt::format("st.shared.v4 at offset {} is misaligned or outside shared memory",
-                              static_cast<long>(off)),
-                  loc);
+  check_ld_waited(loc);
+  int64_t off = smem_range(dst, 16, 16, "st.shared.v4", loc);
+  if (off < 0) return;
+  observe_smem(off, 16, true, "st.shared.v4", loc);
+  std::memcpy(dst, v, 16);
+}
+
+void ld_shared(const void* src, void* out, uint32_t bytes, const Loc& loc) {
+  issue(loc);
+  int64_t off = smem_range(src, bytes, 1, "ld.shared", loc);
+  if (off < 0) {
+    std::memset(out, 0, bytes);
     return;
   }
-  std::memcpy(dst, v, 16);
+  observe_smem(off, bytes, false, "ld.shared", loc);
+  std::memcpy(out, src, bytes);
+}
+
+void st_shared(void* dst, const void* v, uint32_t bytes, const Loc& loc) {
+  issue(loc);
+  int64_t off = smem_range(dst, bytes, 1, "st.shared", loc);
+  if (off < 0) return;
+  observe_smem(off, bytes, true, "st.shared", loc);
+  std::memcpy(dst, v, bytes);
 }
 
 // --- mbarrier -------------------------------------------------------------
@@ -162,7 +207,10 @@ bool mbarrier_test_wait_parity(uint64_t* bar, uint32_t parity, const Loc& loc) {
   Mbarrier* b = mbar::checked(gpu(), bar, "mbarrier.test_wait.parity", loc);
   if (b == nullptr) return true;
   bool done = (b->phase & 1) != (parity & 1);
-  if (done) b->observed = true;
+  if (done) {
+    b->observed = true;
+    if (gpu().obs() != nullptr) gpu().obs()->acquire(gpu().warp(), b->offset);
+  }
   return done;
 }
 
@@ -177,8 +225,16 @@ void annotate_role(const char* role) {
   gpu().engine().trace().rename(w.track, fmt::format("warp {} {}", w.index(), role));
 }
 
+void report_double_release(const char* what, const Loc& loc) {
+  gpu().finding("stage_handle", "stage.double_release",
+                fmt::format("{} released a second time (through a moved-from handle); each stage "
+                            "is released exactly once per lap",
+                            what),
+                loc);
+}
+
 void report_unreleased(const char* what, const Loc& loc) {
-  gpu().finding("lifecycle", "stage.unreleased",
+  gpu().finding("stage_handle", "stage.unreleased",
                 fmt::format("{} went out of scope without release(); the stage it holds is never "
                             "returned to the pipeline",
                             what),

@@ -18,6 +18,7 @@
 #include "models/sm100/gpu.h"
 #include "models/sm100/mbarrier_ops.h"
 #include "models/sm100/umma_decode.h"
+#include "sim/core/source_loc.h"
 
 namespace sk::models::sm100::api {
 namespace {
@@ -83,6 +84,26 @@ void execute_mma(Cta& cta, SmemDesc a, SmemDesc b, InstrDesc id, uint32_t col, b
   }
 }
 
+// The 16-byte SMEM chunks a K-major operand of `rows` rows x 16 elements reads.
+std::vector<sim::Range> operand_chunks(const SmemDesc& d, uint32_t rows) {
+  std::vector<sim::Range> r;
+  r.reserve(2 * rows);
+  for (uint32_t row = 0; row < rows; ++row)
+    for (uint32_t k : {0u, 8u}) {
+      uint64_t off = swizzled_offset(kmajor_offset(d, row, k), d.swizzle);
+      r.push_back(sim::Range{off, off + 16});
+    }
+  return r;
+}
+
+// TMEM cells of lanes [lane0, lane0 + lanes) x columns [col, col + cols).
+std::vector<sim::Range> tmem_cells(uint32_t lane0, uint32_t lanes, uint32_t col, uint32_t cols) {
+  std::vector<sim::Range> r;
+  for (uint32_t q = lane0 / 32; q < (lane0 + lanes + 31) / 32 && q < 4; ++q)
+    r.push_back(sim::Range{q * sim::kTmemQuarterStride + col, q * sim::kTmemQuarterStride + col + cols});
+  return r;
+}
+
 bool operand_in_smem(const Cta& cta, const SmemDesc& d, uint32_t rows) {
   uint32_t last = kmajor_offset(d, rows - 1, 15) + 2;
   uint32_t span = d.swizzle == Swizzle::kNone ? 0 : static_cast<uint32_t>(d.swizzle);
@@ -137,6 +158,11 @@ void tcgen05_alloc(uint32_t* smem_dst, uint32_t num_cols, const Loc& loc) {
   }
   cta.tmem.allocs[static_cast<uint32_t>(col)] = num_cols;
   uint32_t taddr = static_cast<uint32_t>(col);  // lane 0, column col
+  if (gpu().obs() != nullptr) {
+    const sim::Range r{static_cast<uint64_t>(smem_off), static_cast<uint64_t>(smem_off) + 4};
+    gpu().obs()->access(w, 0, sim::Space::kSmem, {&r, 1}, true, sim::Proxy::kGeneric,
+                        "tcgen05.alloc (address write)", loc);
+  }
   std::memcpy(smem_dst, &taddr, 4);
 }
 
@@ -165,6 +191,11 @@ void tcgen05_dealloc(uint32_t taddr, uint32_t num_cols, const Loc& loc) {
                     loc);
       break;
     }
+  if (gpu().obs() != nullptr) {
+    auto cells = tmem_cells(0, 128, col, num_cols);
+    gpu().obs()->access(w, 0, sim::Space::kTmem, cells, true, sim::Proxy::kAsync,
+                        "tcgen05.dealloc", loc);
+  }
   cta.tmem.allocs.erase(it);
   cta.tmem.freed->notify(sc_core::SC_ZERO_TIME);
 }
@@ -207,9 +238,19 @@ void tcgen05_mma_f16_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint
   const Params& p = gpu().params();
   WarpAsync& wa = cta.warp_async[w.index()];
   for (int lane = 0; lane < w.active_count(); ++lane) {
+    if (sim::Observer* obs = gpu().obs()) {
+      sim::OpId op = obs->issue_async(w, "tcgen05.mma");
+      auto ra = operand_chunks(a, id.m), rb = operand_chunks(b, id.n);
+      obs->access(w, op, sim::Space::kSmem, ra, false, sim::Proxy::kAsync, "tcgen05.mma (A)", loc);
+      obs->access(w, op, sim::Space::kSmem, rb, false, sim::Proxy::kAsync, "tcgen05.mma (B)", loc);
+      auto rd = tmem_cells(0, id.m, col, id.n);
+      obs->access(w, op, sim::Space::kTmem, rd, true, sim::Proxy::kAsync, "tcgen05.mma (D)", loc);
+      wa.tc_live.push_back(op);
+    }
     Cycle now = gpu().engine().now();
     Cycle ii = static_cast<Cycle>(id.n * p.umma_ii_per_n + 0.5);
-    Cycle start = std::max(now, cta.tc_free);
+    Cycle start = std::max(now, cta.tc_free) +
+                  gpu().engine().schedule().agent_delay(sim::Agent::kTensorCore, ii);
     cta.tc_free = start + ii;
     Cycle done = start + ii + p.umma_latency_extra;
     wa.tcgen05_done = std::max(wa.tcgen05_done, done);
@@ -235,7 +276,16 @@ void tcgen05_commit(uint64_t* bar, const Loc& loc) {
   if (b == nullptr) return;
   WarpAsync& wa = cta.warp_async[w.index()];
   for (int lane = 0; lane < w.active_count(); ++lane) {
-    Cycle when = std::max(gpu().engine().now(), wa.tcgen05_done);
+    // The commit covers every tcgen05 op this thread issued before it.
+    sim::OpId op = 0;
+    std::vector<sim::OpId> covered;
+    if (sim::Observer* obs = gpu().obs()) {
+      std::erase_if(wa.tc_live, [&](sim::OpId o) { return obs->known_complete(w, o); });
+      op = obs->issue_async(w, "tcgen05.commit");
+      covered = wa.tc_live;
+    }
+    Cycle when = std::max(gpu().engine().now(), wa.tcgen05_done) +
+                 gpu().engine().schedule().agent_delay(sim::Agent::kSignal, 16);
     auto& tr = gpu().engine().trace();
     uint64_t flow = tr.enabled() ? tr.new_flow() : 0;
     if (flow != 0)
@@ -244,15 +294,20 @@ void tcgen05_commit(uint64_t* bar, const Loc& loc) {
                                {},
                                flow,
                                0});
-    gpu().engine().at(when, [&cta, b, flow] {
-      mbar::arrive_async(gpu(), cta, *b, flow, "tcgen05.commit");
+    gpu().engine().at(when, [&cta, b, flow, op, covered = std::move(covered)] {
+      mbar::arrive_async(gpu(), cta, *b, flow, "tcgen05.commit", op, covered);
     });
   }
 }
 
 void tcgen05_ld_32x32b_x32(uint32_t taddr, LaneArray<uint32_t, 32>& dst, const Loc& loc) {
-  sim::Warp& w = issue(loc);
   Cta& cta = gpu().cta_of_current();
+  // Several loads may be in flight before one wait::ld.
+  WarpAsync& pending = cta.warp_async[gpu().warp().index()];
+  const bool was_pending = pending.ld_pending;
+  pending.ld_pending = false;
+  sim::Warp& w = issue(loc);
+  pending.ld_pending = was_pending;
   require_full_warp(w, "tcgen05.ld", loc);
   uint32_t lane0 = taddr >> 16, col = taddr & 0xFFFF;
   uint32_t quarter = static_cast<uint32_t>(w.index()) % 4;
@@ -277,14 +332,28 @@ void tcgen05_ld_32x32b_x32(uint32_t taddr, LaneArray<uint32_t, 32>& dst, const L
       std::memcpy(dst.lane(l), &cta.tmem.data[static_cast<size_t>(lane0 + l) * cols + col], 128);
   }
   WarpAsync& wa = cta.warp_async[w.index()];
-  wa.ld_ready = gpu().engine().now() + gpu().params().tmem_ld_cycles;
+  if (sim::Observer* obs = gpu().obs()) {
+    sim::OpId op = obs->issue_async(w, "tcgen05.ld");
+    auto cells = tmem_cells(lane0, 32, col, 32);
+    obs->access(w, op, sim::Space::kTmem, cells, false, sim::Proxy::kAsync, "tcgen05.ld", loc);
+    wa.lds.push_back(op);
+  }
+  wa.ld_ready = gpu().engine().now() + gpu().params().tmem_ld_cycles +
+                gpu().engine().schedule().agent_delay(sim::Agent::kTensorCore,
+                                                      gpu().params().tmem_ld_cycles);
+  wa.ld_pending = true;
+  wa.ld_site = sim::format_location(loc);
 }
 
 void tcgen05_wait_ld(const Loc& loc) {
+  gpu().cta_of_current().warp_async[gpu().warp().index()].ld_pending = false;
   sim::Warp& w = issue(loc);
   WarpAsync& wa = gpu().cta_of_current().warp_async[w.index()];
   Cycle now = gpu().engine().now();
   if (wa.ld_ready > now) w.stall(wa.ld_ready - now, "tcgen05.ld");
+  if (sim::Observer* obs = gpu().obs())
+    for (sim::OpId op : wa.lds) obs->complete_local(w, op);
+  wa.lds.clear();
 }
 
 void tcgen05_fence_before_thread_sync(const Loc& loc) { issue(loc); }

@@ -100,6 +100,27 @@ void move_box(uint8_t* smem, uint32_t window, const TensorMapModel& map, uint32_
   }
 }
 
+// Global-memory rows of the box that lie inside the tensor, as byte ranges.
+std::vector<sim::Range> global_rows(const TensorMapModel& map, int32_t c0, int32_t c1) {
+  std::vector<sim::Range> rows;
+  const int64_t x0 = std::max<int64_t>(c0, 0);
+  const int64_t x1 = std::min<int64_t>(int64_t{c0} + map.box[0], static_cast<int64_t>(map.dims[0]));
+  if (x0 >= x1) return rows;
+  for (uint32_t j = 0; j < map.box[1]; ++j) {
+    int64_t y = int64_t{c1} + j;
+    if (y < 0 || static_cast<uint64_t>(y) >= map.dims[1]) continue;
+    uint64_t row = map.global_address + static_cast<uint64_t>(y) * map.stride1_bytes;
+    rows.push_back(sim::Range{row + x0 * map.elem_bytes, row + x1 * map.elem_bytes});
+  }
+  return rows;
+}
+
+// Records the accesses of a TMA operation for the race detector.
+void observe_box(sim::OpId op, sim::Space space, std::span<const sim::Range> r, bool write,
+                 const char* what, const Loc& loc) {
+  gpu().obs()->access(gpu().warp(), op, space, r, write, sim::Proxy::kAsync, what, loc);
+}
+
 // Completion time of a load of `bytes` issued now by `cta`.
 Cycle load_done(Cta& cta, uint64_t bytes) {
   const Params& p = gpu().params();
@@ -109,7 +130,8 @@ Cycle load_done(Cta& cta, uint64_t bytes) {
   Cycle port_done = static_cast<Cycle>(port_start + bytes / p.sm_ingest_bytes_per_cycle + 0.999);
   cta.tma_free = port_done;
   Cycle hbm_done = gpu().hbm_transfer(now, bytes);
-  return std::max({now + p.tma_base_latency, port_done + p.tma_base_latency / 2, hbm_done});
+  Cycle done = std::max({now + p.tma_base_latency, port_done + p.tma_base_latency / 2, hbm_done});
+  return done + gpu().engine().schedule().agent_delay(sim::Agent::kTma, done - now);
 }
 }  // namespace
 
@@ -129,6 +151,14 @@ void tma_load_2d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32
   const uint32_t bytes = map->box_bytes();
   const TensorMapModel m = *map;  // the engine reads the map at issue
   for (int lane = 0; lane < w.active_count(); ++lane) {
+    sim::OpId op = 0;
+    if (gpu().obs() != nullptr) {
+      op = gpu().obs()->issue_async(w, "tma.load");
+      auto rows = global_rows(m, c0, c1);
+      const sim::Range box{static_cast<uint64_t>(off), static_cast<uint64_t>(off) + box_span(m)};
+      observe_box(op, sim::Space::kGlobal, rows, false, "TMA load", loc);
+      observe_box(op, sim::Space::kSmem, {&box, 1}, true, "TMA load", loc);
+    }
     Cycle begin = gpu().engine().now();
     Cycle done = load_done(cta, bytes);
     cta.tma_busy.emplace_back(begin, done);
@@ -145,9 +175,9 @@ void tma_load_2d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32
                                w.take_flow()});
     }
     Mbarrier* bp = b;
-    gpu().engine().at(done, [&cta, m, off, c0, c1, bp, bytes, flow] {
+    gpu().engine().at(done, [&cta, m, off, c0, c1, bp, bytes, flow, op] {
       if (gpu().functional()) move_box(cta.smem, 0, m, static_cast<uint32_t>(off), c0, c1, true);
-      mbar::complete_tx(gpu(), cta, *bp, bytes, flow);
+      mbar::complete_tx(gpu(), cta, *bp, bytes, flow, op);
     });
   }
 }
@@ -162,10 +192,23 @@ void tma_store_2d(const TensorMapModel* map, const void* smem_src, int32_t c0, i
   const TensorMapModel m = *map;
   WarpAsync& wa = cta.warp_async[w.index()];
   for (int lane = 0; lane < w.active_count(); ++lane) {
+    if (gpu().obs() != nullptr) {
+      sim::OpId rd = gpu().obs()->issue_async(w, "tma.store.read");
+      sim::OpId wr = gpu().obs()->issue_async(w, "tma.store.write");
+      const sim::Range box{static_cast<uint64_t>(off), static_cast<uint64_t>(off) + box_span(m)};
+      observe_box(rd, sim::Space::kSmem, {&box, 1}, false, "TMA store", loc);
+      auto rows = global_rows(m, c0, c1);
+      observe_box(wr, sim::Space::kGlobal, rows, true, "TMA store", loc);
+      wa.open.reads.push_back(rd);
+      wa.open.writes.push_back(wr);
+    }
     Cycle now = gpu().engine().now();
     const Params& p = gpu().params();
     Cycle read_done = now + m.box_bytes() / 64 + 32;  // SMEM read at ~64 B/cycle
+    read_done += gpu().engine().schedule().agent_delay(sim::Agent::kTma, read_done - now);
     Cycle write_done = std::max(now + p.tma_store_latency, gpu().hbm_transfer(now, m.box_bytes()));
+    write_done = std::max(write_done, read_done) +
+                 gpu().engine().schedule().agent_delay(sim::Agent::kTma, write_done - now);
     wa.open.read_done = std::max(wa.open.read_done, read_done);
     wa.open.write_done = std::max(wa.open.write_done, write_done);
     wa.open_nonempty = true;
@@ -195,32 +238,47 @@ void bulk_commit_group(const Loc& loc) {
   sim::Warp& w = issue(loc);
   WarpAsync& wa = gpu().cta_of_current().warp_async[w.index()];
   // An empty group is legal and completes at once.
-  wa.groups.push_back(wa.open_nonempty ? wa.open : BulkGroup{});
+  wa.groups.push_back(wa.open_nonempty ? std::move(wa.open) : BulkGroup{});
   wa.open = BulkGroup{};
   wa.open_nonempty = false;
 }
 
 namespace {
+// Waits until all but the newest n committed groups have finished reading
+// their sources (reads_only) or completed. Groups whose reads were waited for
+// stay queued (wa.reads_waited counts them) until their writes are waited for.
 void wait_groups(int n, bool reads_only, const Loc& loc) {
   sim::Warp& w = issue(loc);
   WarpAsync& wa = gpu().cta_of_current().warp_async[w.index()];
-  Cycle now = gpu().engine().now();
-  while (!wa.groups.empty()) {
-    Cycle t = reads_only ? wa.groups.front().read_done : wa.groups.front().write_done;
-    if (t <= now) {
-      wa.groups.pop_front();
-      continue;
+  sim::Observer* obs = gpu().obs();
+  const size_t keep = static_cast<size_t>(std::max(n, 0));
+  const size_t count = wa.groups.size() > keep ? wa.groups.size() - keep : 0;
+  for (size_t i = reads_only ? wa.reads_waited : 0; i < count; ++i) {
+    BulkGroup& g = wa.groups[i];
+    Cycle now = gpu().engine().now();
+    Cycle t = reads_only ? g.read_done : g.write_done;
+    if (t > now) w.stall(t - now, reads_only ? "bulk wait_group.read" : "bulk wait_group");
+    if (obs != nullptr) {
+      for (sim::OpId op : g.reads) obs->complete_local(w, op);
+      if (!reads_only)
+        for (sim::OpId op : g.writes) obs->complete_local(w, op);
     }
-    if (static_cast<int>(wa.groups.size()) <= n) break;
-    w.stall(t - now, reads_only ? "bulk wait_group.read" : "bulk wait_group");
-    now = gpu().engine().now();
-    wa.groups.pop_front();
+    g.reads.clear();
+  }
+  if (reads_only) {
+    wa.reads_waited = std::max(wa.reads_waited, count);
+  } else {
+    wa.groups.erase(wa.groups.begin(), wa.groups.begin() + static_cast<std::ptrdiff_t>(count));
+    wa.reads_waited = wa.reads_waited > count ? wa.reads_waited - count : 0;
   }
 }
 }  // namespace
 
 void bulk_wait_group_read(int n, const Loc& loc) { wait_groups(n, true, loc); }
 void bulk_wait_group(int n, const Loc& loc) { wait_groups(n, false, loc); }
-void fence_proxy_async_shared(const Loc& loc) { issue(loc); }
+void fence_proxy_async_shared(const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  if (gpu().obs() != nullptr) gpu().obs()->fence_proxy_async(w);
+}
 
 }  // namespace sk::models::sm100::api

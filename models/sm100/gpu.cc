@@ -84,6 +84,8 @@ std::string Gpu::launch(int grid, int warps_per_cta, uint32_t smem_bytes,
   if (smem_bytes > params_.smem_per_cta_bytes)
     return fmt::format("launch: {} bytes of dynamic shared memory exceed the {} available per CTA",
                        smem_bytes, params_.smem_per_cta_bytes);
+  if (obs() != nullptr) obs()->launch(grid, warps_per_cta, smem_bytes);
+  engine_.schedule().set_warps(warps_per_cta);
   auto& tr = engine_.trace();
   gpu_track_ = tr.track(-1, "GPU 0 (sm100 model)");
   for (int c = 0; c < grid; ++c) {

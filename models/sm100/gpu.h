@@ -60,6 +60,8 @@ class GlobalMemory {
 
 struct Mbarrier {
   bool valid = false;
+  int cta = -1;
+  uint32_t offset = 0;  // SMEM offset: the barrier's key for the observer
   uint32_t expected = 0;
   uint32_t pending = 0;
   int64_t tx = 0;
@@ -72,6 +74,11 @@ struct Mbarrier {
   bool overrun_reported = false;
   uint64_t flow = 0;    // trace flow from the op that completed the phase
   uint64_t pending_flow = 0;  // flow of the last async arrival in this phase
+  // Ledger of the incomplete phase, for deadlock reports.
+  uint64_t tx_expected = 0, tx_delivered = 0;
+  uint32_t arrivals = 0;
+  std::string last_arrival;  // who arrived last, in any phase ("warp 6 (mma)")
+  uint64_t arrivals_total = 0;
 };
 
 struct NamedBarrier {
@@ -84,6 +91,7 @@ struct NamedBarrier {
 struct BulkGroup {
   Cycle read_done = 0;
   Cycle write_done = 0;
+  std::vector<sim::OpId> reads, writes;  // observer operations of its stores
 };
 
 // Async bookkeeping of one warp (tcgen05 and bulk async-group state is per
@@ -92,8 +100,13 @@ struct WarpAsync {
   BulkGroup open;              // stores issued since the last commit_group
   bool open_nonempty = false;
   std::deque<BulkGroup> groups;
+  size_t reads_waited = 0;     // leading groups whose reads were waited for
   Cycle tcgen05_done = 0;      // completion of the latest async tcgen05 op
   Cycle ld_ready = 0;          // completion of outstanding tcgen05.ld
+  std::vector<sim::OpId> tc_live;  // tcgen05.mma ops not yet known complete
+  std::vector<sim::OpId> lds;      // tcgen05.ld ops awaiting wait::ld
+  bool ld_pending = false;         // a tcgen05.ld not yet waited for
+  std::string ld_site;             // where it was issued
 };
 
 struct TmemState {
@@ -138,6 +151,8 @@ class Gpu {
   bool functional() const { return functional_; }
   GlobalMemory& gmem() { return gmem_; }
   sim::Engine& engine() { return engine_; }
+  // The verification observer, or nullptr.
+  sim::Observer* obs() const { return engine_.observer(); }
 
   // Creates `grid` CTAs of `warps_per_cta` warps, each running body(). Returns
   // an error message (and launches nothing) when the launch is impossible.

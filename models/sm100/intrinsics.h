@@ -52,6 +52,17 @@ inline void named_barrier_arrive(uint32_t id, uint32_t n, Loc l = Loc::current()
 inline void st_shared_b128(void* dst, const uint32_t (&v)[4], Loc l = Loc::current()) {
   m::st_shared_b128(dst, v, l);
 }
+// Plain shared-memory data (work items, the TMEM address slot).
+template <class T>
+inline T ld_shared(const T* src, Loc l = Loc::current()) {
+  T v;
+  m::ld_shared(src, &v, sizeof(T), l);
+  return v;
+}
+template <class T>
+inline void st_shared(T* dst, const T& v, Loc l = Loc::current()) {
+  m::st_shared(dst, &v, sizeof(T), l);
+}
 
 inline void mbarrier_init(uint64_t* bar, uint32_t count, Loc l = Loc::current()) {
   m::mbarrier_init(bar, count, l);
@@ -127,6 +138,9 @@ inline void tcgen05_fence_after_thread_sync(Loc l = Loc::current()) {
 inline void annotate_role(const char* role) { m::annotate_role(role); }
 inline void report_unreleased(const char* what, Loc l = Loc::current()) {
   m::report_unreleased(what, l);
+}
+inline void report_double_release(const char* what, Loc l = Loc::current()) {
+  m::report_double_release(what, l);
 }
 
 }  // namespace sk::arch

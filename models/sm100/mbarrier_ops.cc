@@ -13,6 +13,9 @@ constexpr int64_t kMaxCount = (1 << 20) - 1;
 void maybe_complete(Gpu& gpu, Mbarrier& b, uint64_t flow) {
   if (flow != 0) b.pending_flow = flow;
   if (b.pending != 0 || b.tx != 0) return;
+  if (gpu.obs() != nullptr) gpu.obs()->phase_complete(b.cta, b.offset);
+  b.tx_expected = b.tx_delivered = 0;
+  b.arrivals = 0;
   ++b.phase;
   b.pending = b.expected;
   b.observed = false;
@@ -49,6 +52,12 @@ bool take_arrival(Gpu& gpu, Cta& cta, Mbarrier& b, const char* op, const Loc* lo
     return false;
   }
   --b.pending;
+  ++b.arrivals;
+  ++b.arrivals_total;
+  sim::Warp* w = gpu.engine().current();
+  b.last_arrival = w != nullptr ? fmt::format("warp {} ({})", w->index(),
+                                              w->role().empty() ? "?" : w->role())
+                                : std::string(op);
   return true;
 }
 
@@ -77,6 +86,29 @@ std::string describe(const Mbarrier& b) {
   return fmt::format("mbarrier {}: phase {} (parity {}) incomplete, {} of {} arrivals pending, tx {}",
                      b.name.empty() ? "?" : b.name, b.phase, b.phase & 1, b.pending, b.expected,
                      b.tx);
+}
+
+std::string likely_cause(const Mbarrier& b) {
+  const std::string name = b.name.empty() ? "the mbarrier" : b.name;
+  if (b.pending == 0 && b.tx > 0)
+    return fmt::format("expect_tx {} bytes, {} delivered: the async loads of this phase deliver "
+                       "fewer bytes than announced",
+                       b.tx_expected, b.tx_delivered);
+  if (b.pending > 0 && b.arrivals > 0)
+    return fmt::format("{} arrivals expected per phase, {} arrived in this phase (last from {}): "
+                       "the arrival count does not match the threads that arrive",
+                       b.expected, b.arrivals, b.last_arrival);
+  if (b.arrivals_total == 0)
+    return name.find("empty") != std::string::npos
+               ? fmt::format("nothing ever arrived on {}: the consumer never pre-arrived on it or "
+                             "released the stage",
+                             name)
+               : fmt::format("nothing ever arrived on {}: the role that should arrive never ran "
+                             "or exited early",
+                             name);
+  return fmt::format("no arrival on {} in phase {} (the last came from {}): the arriving role "
+                     "stopped early (mismatched loop bounds?) or is itself blocked",
+                     name, b.phase, b.last_arrival);
 }
 
 Mbarrier* lookup(Gpu& gpu, uint64_t* bar) {
@@ -117,6 +149,12 @@ void init(Gpu& gpu, uint64_t* bar, uint32_t count, const Loc& loc) {
   }
   if (!b.flipped) b.flipped = std::make_unique<sc_core::sc_event>();
   b.valid = true;
+  b.cta = gpu.cta_of_current().id;
+  b.offset = static_cast<uint32_t>(off);
+  b.tx_expected = b.tx_delivered = 0;
+  b.arrivals = 0;
+  b.arrivals_total = 0;
+  if (gpu.obs() != nullptr) gpu.obs()->sync_init(b.cta, b.offset, "mbarrier");
   b.expected = b.pending = count;
   b.tx = 0;
   b.phase = 0;
@@ -131,6 +169,7 @@ void expect_tx(Gpu& gpu, uint64_t* bar, uint32_t tx, const Loc& loc) {
   Mbarrier* b = checked(gpu, bar, "mbarrier.expect_tx", loc);
   if (b == nullptr) return;
   b->tx += tx;
+  b->tx_expected += tx;
   if (b->tx > kMaxCount)
     gpu.finding("mbarrier", "mbarrier.tx_overflow",
                 fmt::format("{}: tx-count {} exceeds 2^20-1", b->name, b->tx), loc);
@@ -140,17 +179,23 @@ void arrive(Gpu& gpu, uint64_t* bar, uint32_t count, uint64_t flow, const Loc& l
   Mbarrier* b = checked(gpu, bar, "mbarrier.arrive", loc);
   if (b == nullptr) return;
   Cta& cta = gpu.cta_of_current();
+  if (gpu.obs() != nullptr) gpu.obs()->release(gpu.warp(), b->offset);
   for (uint32_t i = 0; i < count; ++i)
     if (!take_arrival(gpu, cta, *b, "mbarrier.arrive", &loc)) return;
   maybe_complete(gpu, *b, flow);
 }
 
-void arrive_async(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow, const char* op) {
-  if (!b.valid || !take_arrival(gpu, cta, b, op, nullptr)) return;
+void arrive_async(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow, const char* op, sim::OpId id,
+                  std::span<const sim::OpId> covered) {
+  if (!b.valid) return;
+  if (gpu.obs() != nullptr && id != 0) gpu.obs()->release_op(id, cta.id, b.offset, covered);
+  if (!take_arrival(gpu, cta, b, op, nullptr)) return;
   maybe_complete(gpu, b, flow);
 }
 
-void complete_tx(Gpu& gpu, Cta& cta, Mbarrier& b, uint32_t bytes, uint64_t flow) {
+void complete_tx(Gpu& gpu, Cta& cta, Mbarrier& b, uint32_t bytes, uint64_t flow, sim::OpId id) {
+  if (gpu.obs() != nullptr && id != 0) gpu.obs()->release_op(id, cta.id, b.offset, {});
+  b.tx_delivered += bytes;
   b.tx -= bytes;
   if (b.tx < 0 && b.pending == 0) {
     sim::Finding f;
@@ -181,13 +226,22 @@ bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc) {
   auto ready = [b, parity] { return (b->phase & 1) != parity; };
   if (ready()) {
     b->observed = true;
+    if (gpu.obs() != nullptr) gpu.obs()->acquire(w, b->offset);
     return true;
   }
   std::string what = fmt::format("wait {}", b->name.empty() ? "mbarrier" : b->name);
-  w.block_until(*b->flipped, ready, [b] { return describe(*b); }, what);
+  w.block_until(
+      *b->flipped, ready,
+      [b, parity] {
+        return fmt::format("waits for parity {} on {}; likely cause: {}", parity, describe(*b),
+                           likely_cause(*b));
+      },
+      what);
   b->observed = true;
+  if (gpu.obs() != nullptr) gpu.obs()->acquire(w, b->offset);
   // The waiter observes the flip after the barrier's propagation latency.
-  w.spend(gpu.params().mbarrier_latency);
+  w.spend(gpu.params().mbarrier_latency +
+          gpu.engine().schedule().agent_delay(sim::Agent::kSignal, gpu.params().mbarrier_latency));
   if (b->flow != 0) w.pending_flow_in = b->flow;
   return true;
 }

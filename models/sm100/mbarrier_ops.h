@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <source_location>
+#include <span>
 
 #include "models/sm100/gpu.h"
 
@@ -26,14 +27,18 @@ void inval(Gpu& gpu, uint64_t* bar, const Loc& loc);
 void expect_tx(Gpu& gpu, uint64_t* bar, uint32_t tx, const Loc& loc);
 // `flow` is a trace flow id of the async operation that arrives (0 if none).
 void arrive(Gpu& gpu, uint64_t* bar, uint32_t count, uint64_t flow, const Loc& loc);
-// Async-agent side (tcgen05.commit): one arrival on barrier `b` of `cta`.
-void arrive_async(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow, const char* op);
+// Async-agent side (tcgen05.commit): one arrival on barrier `b` of `cta` by
+// observer operation `id`, publishing the operations in `covered`.
+void arrive_async(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow, const char* op, sim::OpId id,
+                  std::span<const sim::OpId> covered);
 // Async-agent side (TMA): decrements tx-count on barrier `b` of `cta`.
-void complete_tx(Gpu& gpu, Cta& cta, Mbarrier& b, uint32_t bytes, uint64_t flow);
+void complete_tx(Gpu& gpu, Cta& cta, Mbarrier& b, uint32_t bytes, uint64_t flow, sim::OpId id);
 // Blocks the current warp until the phase of parity `parity` has completed.
 bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc);
 
 // "full[2]: phase 3, 1/1 arrivals pending, tx 16384" for reports.
 std::string describe(const Mbarrier& b);
+// The most likely reason a waiter on `b` never wakes, in words.
+std::string likely_cause(const Mbarrier& b);
 
 }  // namespace sk::models::sm100::mbar

@@ -26,6 +26,8 @@
 #include <vector>
 
 #include "sim/core/finding.h"
+#include "sim/core/observer.h"
+#include "sim/core/schedule.h"
 #include "sim/core/trace_log.h"
 
 namespace sc_core {
@@ -68,6 +70,11 @@ class Engine {
   const std::vector<Finding>& findings() const { return findings_; }
 
   TraceLog& trace() { return trace_; }
+  // The verification observer of this run, or nullptr (not owned).
+  Observer* observer() const { return observer_; }
+  // The schedule perturbation of this run (nominal unless reset with a seed).
+  Schedule& schedule() { return schedule_; }
+  void set_observer(Observer* o) { observer_ = o; }
   const std::vector<std::unique_ptr<Warp>>& warps() const { return warps_; }
 
   // Count of model events processed (warp operations and agent callbacks);
@@ -97,6 +104,8 @@ class Engine {
   Warp* current_ = nullptr;
   std::vector<Finding> findings_;
   TraceLog trace_;
+  Observer* observer_ = nullptr;
+  Schedule schedule_;
   uint64_t events_ = 0;
   Cycle last_progress_ = 0;
 };

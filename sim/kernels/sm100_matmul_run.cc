@@ -14,6 +14,7 @@
 #include "models/sm100/gpu.h"
 #include "sim/kernels/sm100_summary.h"
 #include "traces/sim_trace_export.h"
+#include "verify/hb/race_detector.h"
 
 namespace sk::sim {
 namespace {
@@ -101,6 +102,7 @@ RunResult run_config(const MatmulRequest& q) {
   auto t0 = std::chrono::steady_clock::now();
   Gpu gpu(Params::builtin(), q.functional);
   gpu.engine().trace().set_enabled(!q.trace_path.empty());
+  gpu.engine().schedule().reset(q.seed);
   auto& mem = gpu.gmem();
 
   const uint32_t lda = round_up<uint32_t>(q.k, 8), ldb = lda;
@@ -140,6 +142,13 @@ RunResult run_config(const MatmulRequest& q) {
   p.n = q.n;
   p.k = q.k;
 
+  // Race detection needs the per-lane data accesses, which run in functional
+  // mode only.
+  std::unique_ptr<verify::RaceDetector> races;
+  if (q.functional) {
+    races = std::make_unique<verify::RaceDetector>(gpu.engine());
+    gpu.engine().set_observer(races.get());
+  }
   const uint32_t tiles = Kernel::tiles_m(q.m) * Kernel::tiles_n(q.n);
   const int grid = static_cast<int>(std::min<uint32_t>(tiles, gpu.params().num_sms));
   std::string err = gpu.launch(grid, kSm100MatmulWarps, C::kSmemBytes, [&p] { Kernel::run(p); });

@@ -17,6 +17,9 @@ SK_DEVICE void annotate_role(const char* /*role*/) {}
 // this point; the model turns that into a diagnostic at kernel exit.
 SK_DEVICE void report_unreleased(const char* /*what*/) {}
 
+// Declares that a stage handle was released a second time.
+SK_DEVICE void report_double_release(const char* /*what*/) {}
+
 }  // namespace sk::arch
 
 namespace sk::arch {

@@ -71,4 +71,15 @@ SK_DEVICE void st_shared_b128(void* dst, const uint32_t (&v)[4]) {
                : "memory");
 }
 
+// Plain shared-memory data (work items, the TMEM address slot): ordinary
+// loads and stores; the model records them for race detection.
+template <class T>
+SK_DEVICE T ld_shared(const T* src) {
+  return *src;
+}
+template <class T>
+SK_DEVICE void st_shared(T* dst, const T& v) {
+  *dst = v;
+}
+
 }  // namespace sk::arch

@@ -1,0 +1,349 @@
+#include "verify/hb/race_detector.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string_view>
+
+#include "sim/core/source_loc.h"
+#include "sim/core/warp.h"
+
+namespace sk::verify {
+namespace {
+constexpr int kMaxRaceReports = 32;
+
+const char* space_name(sim::Space s) {
+  switch (s) {
+    case sim::Space::kSmem: return "shared memory";
+    case sim::Space::kTmem: return "TMEM";
+    default: return "global memory";
+  }
+}
+
+std::string range_text(sim::Space s, uint64_t lo, uint64_t hi) {
+  if (s == sim::Space::kTmem) {
+    uint64_t q0 = lo / sim::kTmemQuarterStride, q1 = (hi - 1) / sim::kTmemQuarterStride;
+    return fmt::format("lanes [{}, {}) columns [{}, {})", 32 * q0, 32 * (q1 + 1),
+                       lo % sim::kTmemQuarterStride, (hi - 1) % sim::kTmemQuarterStride + 1);
+  }
+  return fmt::format("bytes [{:#x}, {:#x})", lo, hi);
+}
+
+std::string who(const sim::Warp& w) {
+  return fmt::format("warp {} ({})", w.index(), w.role().empty() ? "?" : w.role());
+}
+}  // namespace
+
+RaceDetector::RaceDetector(sim::Engine& engine) : engine_(engine) {}
+
+void RaceDetector::launch(int ctas, int warps_per_cta, uint64_t smem_bytes) {
+  ctas_.resize(static_cast<size_t>(ctas));
+  for (auto& c : ctas_) {
+    c.warp.resize(static_cast<size_t>(warps_per_cta));
+    c.fences.resize(static_cast<size_t>(warps_per_cta));
+    c.components = static_cast<uint32_t>(warps_per_cta);
+    for (int w = 0; w < warps_per_cta; ++w) c.warp[w].set(static_cast<uint32_t>(w), 1);
+    c.smem.resize((smem_bytes + 15) / 16);
+    c.tmem.resize(4 * sim::kTmemQuarterStride);
+  }
+}
+
+sim::OpId RaceDetector::issue_async(const sim::Warp& issuer, const char* kind) {
+  VectorClock& vc = ctas_[issuer.cta()].warp[issuer.index()];
+  Op op;
+  op.cta = issuer.cta();
+  op.issuer = &issuer;
+  op.issue_clock = vc.tick(static_cast<uint32_t>(issuer.index()));
+  op.kind = kind;
+  op.clock = vc;
+  ops_.push_back(std::move(op));
+  return static_cast<sim::OpId>(ops_.size());
+}
+
+RaceDetector::Sync& RaceDetector::sync(int cta, uint64_t key) {
+  CtaState& c = ctas_[cta];
+  auto it = c.syncs.find(key);
+  if (it != c.syncs.end()) return it->second;
+  Sync& s = c.syncs[key];
+  s.comp = c.components++;
+  return s;
+}
+
+void RaceDetector::sync_init(int cta, uint64_t key, const char*) {
+  CtaState& c = ctas_[cta];
+  Sync s;
+  s.comp = c.components++;
+  c.syncs[key] = std::move(s);
+}
+
+void RaceDetector::release(const sim::Warp& w, uint64_t key) {
+  VectorClock& vc = ctas_[w.cta()].warp[w.index()];
+  sync(w.cta(), key).pending.join(vc);
+  vc.tick(static_cast<uint32_t>(w.index()));
+}
+
+void RaceDetector::release_op(sim::OpId op, int cta, uint64_t key,
+                              std::span<const sim::OpId> covered) {
+  Sync& s = sync(cta, key);
+  s.pending.join(ops_[op - 1].clock);
+  const Epoch e{s.comp, s.completed + 1};
+  ops_[op - 1].resolved.push_back(e);
+  for (sim::OpId c : covered)
+    if (c != 0 && ops_[c - 1].resolved.size() < 8) ops_[c - 1].resolved.push_back(e);
+}
+
+void RaceDetector::phase_complete(int cta, uint64_t key) {
+  Sync& s = sync(cta, key);
+  ++s.completed;
+  s.last = s.pending;
+  s.last.set(s.comp, s.completed);
+  s.pending.clear();
+}
+
+void RaceDetector::acquire(const sim::Warp& w, uint64_t key) {
+  ctas_[w.cta()].warp[w.index()].join(sync(w.cta(), key).last);
+}
+
+void RaceDetector::complete_local(const sim::Warp& w, sim::OpId op) {
+  if (op == 0) return;
+  VectorClock& vc = ctas_[w.cta()].warp[w.index()];
+  uint32_t c = vc.tick(static_cast<uint32_t>(w.index()));
+  ops_[op - 1].resolved.push_back(Epoch{static_cast<uint32_t>(w.index()), c});
+}
+
+bool RaceDetector::known_complete(const sim::Warp& w, sim::OpId op) const {
+  if (op == 0) return true;
+  const VectorClock& vc = ctas_[w.cta()].warp[w.index()];
+  for (const Epoch& e : ops_[op - 1].resolved)
+    if (vc.get(e.comp) >= e.value) return true;
+  return false;
+}
+
+void RaceDetector::fence_proxy_async(const sim::Warp& w) {
+  VectorClock& vc = ctas_[w.cta()].warp[w.index()];
+  ctas_[w.cta()].fences[w.index()].push_back(vc.get(static_cast<uint32_t>(w.index())));
+  vc.tick(static_cast<uint32_t>(w.index()));
+}
+
+RaceDetector::Cell& RaceDetector::cell(int cta, sim::Space space, uint64_t granule) {
+  static Cell scratch;
+  if (space == sim::Space::kGlobal) return global_[granule];
+  auto& v = space == sim::Space::kSmem ? ctas_[cta].smem : ctas_[cta].tmem;
+  if (granule >= v.size()) {
+    scratch = Cell{};
+    return scratch;
+  }
+  return v[granule];
+}
+
+bool RaceDetector::ordered(const Record& r, const Accessor& a) const {
+  if (r.warp->cta() != a.cta) return false;
+  if (r.op == 0) return a.clock->get(static_cast<uint32_t>(r.warp->index())) >= r.clock;
+  if (r.op == a.op) return true;
+  const Op& o = ops_[r.op - 1];
+  for (const Epoch& e : o.resolved)
+    if (a.clock->get(e.comp) >= e.value) return true;
+  // The tensor core executes one warp's MMAs in issue order (PTX 9.7.16.6.2).
+  return a.op != 0 && a.warp == o.issuer && std::string_view(o.kind) == "tcgen05.mma" &&
+         std::string_view(a.kind) == "tcgen05.mma";
+}
+
+bool RaceDetector::after_issue(const Record& r, const Accessor& a) const {
+  if (r.op == 0 || r.warp->cta() != a.cta) return false;
+  const Op& o = ops_[r.op - 1];
+  return a.clock->get(static_cast<uint32_t>(o.issuer->index())) >= o.issue_clock;
+}
+
+bool RaceDetector::fenced(const Record& r, const Accessor& a) const {
+  if (!r.write || r.proxy != sim::Proxy::kGeneric || a.proxy != sim::Proxy::kAsync) return true;
+  const auto& f = ctas_[r.warp->cta()].fences[r.warp->index()];
+  auto it = std::lower_bound(f.begin(), f.end(), r.clock);
+  return it != f.end() && a.clock->get(static_cast<uint32_t>(r.warp->index())) >= *it;
+}
+
+std::string RaceDetector::describe(const Record& r) const {
+  return fmt::format("{} {} {} {} by {}{} at cycle {} ({})", r.what, r.write ? "writes" : "reads",
+                     space_name(r.space), range_text(r.space, r.lo, r.hi), who(*r.warp),
+                     r.op != 0 ? " (async)" : "", r.cycle, sim::format_location(r.loc));
+}
+
+void RaceDetector::report_pair(const std::string& cls, const std::string& rule,
+                               const std::string& why, const Record& earlier, const Record& later,
+                               uint64_t granule) {
+  auto key = std::make_tuple(rule, sim::format_location(earlier.loc), sim::format_location(later.loc));
+  if (!reported_.insert(key).second || race_reports_ >= kMaxRaceReports) return;
+  ++race_reports_;
+  const uint64_t g = later.space == sim::Space::kTmem ? 1 : 16;
+  const uint64_t lo = std::max(earlier.lo, later.lo), hi = std::min(earlier.hi, later.hi);
+  std::string where = lo < hi ? range_text(later.space, lo, hi)
+                              : range_text(later.space, granule * g, granule * g + g);
+  sim::Finding f;
+  f.cls = cls;
+  f.rule = rule;
+  f.message = fmt::format("{} {} of CTA {}: {} by {} is not ordered after {} by {}; {}",
+                          space_name(later.space), where, later.warp->cta(), later.what,
+                          who(*later.warp), earlier.what, who(*earlier.warp), why);
+  f.location = sim::format_location(later.loc);
+  f.cta = later.warp->cta();
+  f.warp = later.warp->index();
+  f.role = later.warp->role();
+  f.details.push_back("earlier: " + describe(earlier));
+  f.details.push_back("later:   " + describe(later));
+  engine_.report(std::move(f));
+}
+
+bool RaceDetector::check(uint32_t prior, const Accessor& a, uint32_t current, uint64_t granule) {
+  const Record& p = records_[prior];
+  const Record& cur = records_[current];
+  if (!p.write && !a.write) return false;
+  if (ordered(p, a)) {
+    if (fenced(p, a)) return false;
+    report_pair("proxy_fence", "proxy.missing_fence_proxy_async",
+                "the generic-proxy write reaches an async-proxy access (TMA, tcgen05) without a "
+                "fence.proxy.async by the writing thread in between",
+                p, cur, granule);
+    return true;
+  }
+  const std::string_view pk = p.op != 0 ? ops_[p.op - 1].kind : "";
+  const std::string_view ak = a.kind;
+  if (std::string_view(cur.what) == "tcgen05.dealloc") {
+    report_pair("tmem", "tmem.dealloc_in_use",
+                "TMEM is deallocated while this access may still be in flight: wait until every "
+                "reader (the epilogue) has signalled that it is done before tcgen05.dealloc",
+                p, cur, granule);
+    return true;
+  }
+  if (after_issue(p, a)) {
+    if (pk == "tma.store.read" || pk == "tma.store.write") {
+      report_pair("commit_group", "bulk_group.reuse_before_wait",
+                  "the TMA store was issued before, but its bulk async-group was not waited for "
+                  "(cp.async.bulk.wait_group.read before reusing the source, wait_group before "
+                  "relying on the destination)",
+                  p, cur, granule);
+      return true;
+    }
+    if (pk == "tcgen05.mma") {
+      report_pair("commit_group", "tcgen05.reuse_before_commit",
+                  "the tcgen05.mma was issued before, but no tcgen05.commit covering it has "
+                  "arrived on an mbarrier this access waited on; release the operands through "
+                  "tcgen05.commit, not a plain arrive",
+                  p, cur, granule);
+      return true;
+    }
+    if (pk == "tcgen05.ld") {
+      report_pair("tmem_access", "tcgen05.ld_not_waited",
+                  "the tcgen05.ld was not followed by tcgen05.wait::ld before the cells were "
+                  "overwritten",
+                  p, cur, granule);
+      return true;
+    }
+  }
+  if (ak == "tma.load" && a.write) {
+    report_pair("race", "race.stage_overwritten",
+                "the TMA load overwrites bytes still in use: the producer did not wait for the "
+                "consumer to release the stage",
+                p, cur, granule);
+    return true;
+  }
+  if (pk == "tma.load" && !a.write) {
+    report_pair("race", "race.read_before_tma_complete",
+                "the read did not wait for the mbarrier phase that the TMA load's complete_tx "
+                "finishes",
+                p, cur, granule);
+    return true;
+  }
+  if (p.space == sim::Space::kTmem && p.write && !a.write) {
+    report_pair("tmem_access", "tmem.read_before_commit",
+                "TMEM written by tcgen05.mma is read before the MMA's tcgen05.commit completed "
+                "an mbarrier phase that this reader waited on",
+                p, cur, granule);
+    return true;
+  }
+  if (p.space == sim::Space::kTmem && !p.write) {
+    report_pair("race", "race.accumulator_overwritten",
+                "the accumulator is overwritten while a reader may still read it: wait for the "
+                "epilogue to release it",
+                p, cur, granule);
+    return true;
+  }
+  const char* rule = p.write && a.write ? "race.write_after_write"
+                     : p.write          ? "race.read_after_write"
+                                        : "race.write_after_read";
+  report_pair("race", rule, "no happens-before edge (mbarrier, named barrier, wait) orders them",
+              p, cur, granule);
+  return true;
+}
+
+void RaceDetector::access(const sim::Warp& w, sim::OpId op, sim::Space space,
+                          std::span<const sim::Range> ranges, bool write, sim::Proxy proxy,
+                          const char* what, const std::source_location& loc) {
+  if (ranges.empty()) return;
+  ++accesses_;
+  CtaState& c = ctas_[w.cta()];
+  const VectorClock& vc = op != 0 ? ops_[op - 1].clock : c.warp[w.index()];
+  Record rec;
+  rec.warp = &w;
+  rec.op = op;
+  rec.clock = vc.get(static_cast<uint32_t>(w.index()));
+  rec.write = write;
+  rec.proxy = proxy;
+  rec.space = space;
+  rec.what = what;
+  rec.loc = loc;
+  rec.cycle = engine_.now();
+  rec.lo = ranges.front().begin;
+  rec.hi = ranges.front().end;
+  for (const auto& r : ranges) {
+    rec.lo = std::min(rec.lo, r.begin);
+    rec.hi = std::max(rec.hi, r.end);
+  }
+  records_.push_back(rec);
+  const uint32_t id = static_cast<uint32_t>(records_.size() - 1);
+  const Accessor a{w.cta(), &vc, &w, op, proxy, write, op != 0 ? ops_[op - 1].kind : ""};
+  const uint64_t g = space == sim::Space::kTmem ? 1 : 16;
+  bool reported = false, uninit = false;
+  for (const auto& r : ranges) {
+    if (r.end <= r.begin) continue;
+    for (uint64_t gi = r.begin / g; gi < (r.end + g - 1) / g; ++gi) {
+      Cell& cl = cell(w.cta(), space, gi);
+      if (write) {
+        if (!reported && cl.write != 0) reported = check(cl.write - 1, a, id, gi);
+        for (int i = 0; i < cl.nreads && !reported; ++i) reported = check(cl.reads[i] - 1, a, id, gi);
+        cl.write = id + 1;
+        cl.nreads = 0;
+        continue;
+      }
+      if (cl.write == 0) {
+        if (space != sim::Space::kGlobal && !uninit) {
+          uninit = true;
+          auto key = std::make_tuple(std::string("uninitialized"), sim::format_location(loc),
+                                     std::string());
+          if (reported_.insert(key).second && race_reports_ < kMaxRaceReports) {
+            ++race_reports_;
+            sim::Finding f;
+            f.cls = "uninitialized";
+            f.rule = space == sim::Space::kTmem ? "uninitialized.tmem_read" : "uninitialized.smem_read";
+            f.message = fmt::format("{} by {} reads {} {} of CTA {} that nothing has written",
+                                    what, who(w), space_name(space),
+                                    range_text(space, gi * g, gi * g + g), w.cta());
+            f.location = sim::format_location(loc);
+            engine_.report(std::move(f));
+          }
+        }
+      } else if (!reported) {
+        reported = check(cl.write - 1, a, id, gi);
+      }
+      int n = 0;
+      for (int i = 0; i < cl.nreads; ++i)
+        if (!ordered(records_[cl.reads[i] - 1], a)) cl.reads[n++] = cl.reads[i];
+      if (n == kMaxReads) {
+        std::copy(cl.reads + 1, cl.reads + n, cl.reads);
+        --n;
+      }
+      cl.reads[n++] = id + 1;
+      cl.nreads = static_cast<uint8_t>(n);
+    }
+  }
+}
+
+}  // namespace sk::verify

@@ -1,0 +1,130 @@
+// race_detector.h: happens-before race detection over the events a model emits
+// (sim/core/observer.h).
+//
+// Clocks: one vector clock per warp. Sync objects release the joined clocks of
+// their arrivals when a phase completes; waiters acquire them. Async operations
+// (TMA, tcgen05) carry the clock of their issuer at issue; their accesses are
+// recorded with the epoch of the completion that publishes them, which is
+// known only later: the mbarrier phase their complete_tx or commit lands in,
+// or the issuer's own wait (wait_group, wait::ld). Until then nobody is
+// ordered after them.
+//
+// Shadow state: per 16-byte granule of SMEM and global memory and per TMEM
+// cell (lane quarter x column), the last write and the unordered reads since,
+// each with its proxy. Checks on every access:
+//   * conflicting accesses not ordered by happens-before: a race (or, when the
+//     later access is ordered after the earlier operation's issue but not its
+//     completion, a missing completion wait: commit_group / tmem_access);
+//   * an async-proxy access after a generic write that no fence.proxy.async by
+//     the writer (ordered before the access) covers: proxy_fence;
+//   * a read of SMEM or TMEM that nothing wrote: uninitialized.
+// Scope: CTAs synchronize with each other only through kernel launch, so
+// conflicting global accesses from two CTAs are always reported.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/core/engine.h"
+#include "sim/core/observer.h"
+#include "verify/hb/vector_clock.h"
+
+namespace sk::verify {
+
+class RaceDetector : public sim::Observer {
+ public:
+  explicit RaceDetector(sim::Engine& engine);
+
+  void launch(int ctas, int warps_per_cta, uint64_t smem_bytes) override;
+  sim::OpId issue_async(const sim::Warp& issuer, const char* kind) override;
+  void access(const sim::Warp& w, sim::OpId op, sim::Space space,
+              std::span<const sim::Range> ranges, bool write, sim::Proxy proxy, const char* what,
+              const std::source_location& loc) override;
+  void sync_init(int cta, uint64_t key, const char* name) override;
+  void release(const sim::Warp& w, uint64_t key) override;
+  void release_op(sim::OpId op, int cta, uint64_t key, std::span<const sim::OpId> covered) override;
+  void phase_complete(int cta, uint64_t key) override;
+  void acquire(const sim::Warp& w, uint64_t key) override;
+  void complete_local(const sim::Warp& w, sim::OpId op) override;
+  bool known_complete(const sim::Warp& w, sim::OpId op) const override;
+  void fence_proxy_async(const sim::Warp& w) override;
+
+  uint64_t accesses_checked() const { return accesses_; }
+
+ private:
+  static constexpr int kMaxReads = 8;
+  struct Op {
+    int cta = 0;
+    const sim::Warp* issuer = nullptr;
+    uint32_t issue_clock = 0;
+    const char* kind = "";
+    VectorClock clock;           // the issuer's clock at issue
+    std::vector<Epoch> resolved;  // completions that publish the op
+  };
+  struct Record {
+    const sim::Warp* warp = nullptr;  // the warp, or the op's issuer
+    sim::OpId op = 0;
+    uint32_t clock = 0;  // warp accesses: the warp's clock
+    bool write = false;
+    sim::Proxy proxy = sim::Proxy::kGeneric;
+    sim::Space space = sim::Space::kSmem;
+    const char* what = "";
+    std::source_location loc;
+    sim::Cycle cycle = 0;
+    uint64_t lo = 0, hi = 0;  // the whole access, for reports
+  };
+  struct Cell {
+    uint32_t write = 0;  // record index + 1; 0 = never written
+    uint32_t reads[kMaxReads] = {};
+    uint8_t nreads = 0;
+  };
+  struct Sync {
+    uint32_t comp = 0;
+    uint32_t completed = 0;
+    VectorClock pending, last;
+  };
+  struct CtaState {
+    std::vector<VectorClock> warp;
+    std::vector<std::vector<uint32_t>> fences;  // per warp: clocks of fence.proxy.async
+    uint32_t components = 0;
+    std::unordered_map<uint64_t, Sync> syncs;
+    std::vector<Cell> smem, tmem;
+  };
+  struct Accessor {
+    int cta;
+    const VectorClock* clock;
+    const sim::Warp* warp;
+    sim::OpId op;
+    sim::Proxy proxy;
+    bool write;
+    const char* kind;  // op kind, or "" for the warp itself
+  };
+
+  Sync& sync(int cta, uint64_t key);
+  Cell& cell(int cta, sim::Space space, uint64_t granule);
+  bool ordered(const Record& r, const Accessor& a) const;
+  bool after_issue(const Record& r, const Accessor& a) const;
+  bool fenced(const Record& r, const Accessor& a) const;
+  // Returns true when a finding was made for this access.
+  bool check(uint32_t prior, const Accessor& a, uint32_t current, uint64_t granule);
+  void report_pair(const std::string& cls, const std::string& rule, const std::string& why,
+                   const Record& earlier, const Record& later, uint64_t granule);
+  std::string describe(const Record& r) const;
+
+  sim::Engine& engine_;
+  std::vector<CtaState> ctas_;
+  std::deque<Op> ops_;          // OpId i -> ops_[i - 1]
+  std::deque<Record> records_;  // record index i -> records_[i]
+  std::unordered_map<uint64_t, Cell> global_;
+  std::set<std::tuple<std::string, std::string, std::string>> reported_;
+  int race_reports_ = 0;
+  uint64_t accesses_ = 0;
+};
+
+}  // namespace sk::verify

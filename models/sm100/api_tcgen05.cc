@@ -182,8 +182,11 @@ void tcgen05_dealloc(uint32_t taddr, uint32_t num_cols, const Loc& loc) {
     return;
   }
   Cycle now = gpu().engine().now();
+  // With the race detector installed, the dealloc is checked as a TMEM write
+  // against every access that is not ordered before it (tmem.dealloc_in_use);
+  // without it, against the completion times of the tensor core's work.
   for (const auto& wa : cta.warp_async)
-    if (wa.tcgen05_done > now) {
+    if (gpu().obs() == nullptr && wa.tcgen05_done > now) {
       gpu().finding("tmem", "tmem.dealloc_in_flight",
                     fmt::format("tcgen05.dealloc of columns [{}, {}) while tcgen05 operations that "
                                 "use TMEM are still in flight",
@@ -228,7 +231,7 @@ void tcgen05_mma_f16_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint
   }
   uint32_t col = d_taddr & 0xFFFF;
   if ((d_taddr >> 16) != 0 || find_alloc(cta, col, id.n) == cta.tmem.allocs.end()) {
-    gpu().finding("tmem", "tmem.unallocated_access",
+    gpu().finding("tmem_access", "tmem.unallocated_access",
                   fmt::format("tcgen05.mma writes TMEM columns [{}, {}) (lane {}) outside any "
                               "allocation of this CTA",
                               col, col + id.n, d_taddr >> 16),
@@ -312,7 +315,7 @@ void tcgen05_ld_32x32b_x32(uint32_t taddr, LaneArray<uint32_t, 32>& dst, const L
   uint32_t lane0 = taddr >> 16, col = taddr & 0xFFFF;
   uint32_t quarter = static_cast<uint32_t>(w.index()) % 4;
   if (lane0 != 32 * quarter) {
-    gpu().finding("tmem", "tmem.lane_quarter",
+    gpu().finding("tmem_access", "tmem.lane_quarter",
                   fmt::format("warp {} (warpgroup quarter {}) reads TMEM lanes [{}, {}); it may only "
                               "access lanes [{}, {})",
                               w.index(), quarter, lane0, lane0 + 32, 32 * quarter, 32 * quarter + 32),
@@ -320,7 +323,7 @@ void tcgen05_ld_32x32b_x32(uint32_t taddr, LaneArray<uint32_t, 32>& dst, const L
     return;
   }
   if (find_alloc(cta, col, 32) == cta.tmem.allocs.end()) {
-    gpu().finding("tmem", "tmem.unallocated_access",
+    gpu().finding("tmem_access", "tmem.unallocated_access",
                   fmt::format("tcgen05.ld reads TMEM columns [{}, {}) outside any allocation", col,
                               col + 32),
                   loc);

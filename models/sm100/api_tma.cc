@@ -175,6 +175,7 @@ void tma_load_2d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32
                                w.take_flow()});
     }
     Mbarrier* bp = b;
+    mbar::load_issued(*b);
     gpu().engine().at(done, [&cta, m, off, c0, c1, bp, bytes, flow, op] {
       if (gpu().functional()) move_box(cta.smem, 0, m, static_cast<uint32_t>(off), c0, c1, true);
       mbar::complete_tx(gpu(), cta, *bp, bytes, flow, op);

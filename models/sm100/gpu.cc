@@ -6,6 +6,7 @@
 #include <cstring>
 #include <systemc>
 
+#include "models/sm100/mbarrier_ops.h"
 #include "sim/core/source_loc.h"
 
 namespace sk::models::sm100 {
@@ -64,6 +65,7 @@ Gpu::Gpu(const Params& params, bool functional)
       gmem_(functional) {
   if (g_gpu != nullptr) throw std::logic_error("only one sm100 Gpu per process");
   g_gpu = this;
+  engine_.set_deadlock_classifier([this](sim::Finding& f) { classify_deadlock(f); });
 }
 
 Gpu::~Gpu() { g_gpu = nullptr; }
@@ -81,9 +83,17 @@ std::string Gpu::launch(int grid, int warps_per_cta, uint32_t smem_bytes,
                        params_.num_sms);
   if (warps_per_cta < 1 || warps_per_cta > 32)
     return fmt::format("launch: {} warps per CTA is outside [1, 32]", warps_per_cta);
-  if (smem_bytes > params_.smem_per_cta_bytes)
+  if (smem_bytes > params_.smem_per_cta_bytes) {
+    sim::Finding f;
+    f.cls = "resource";
+    f.rule = "resource.smem_capacity";
+    f.message = fmt::format("the kernel asks for {} bytes of dynamic shared memory; a CTA may use "
+                            "at most {}",
+                            smem_bytes, params_.smem_per_cta_bytes);
+    engine_.report(std::move(f));
     return fmt::format("launch: {} bytes of dynamic shared memory exceed the {} available per CTA",
                        smem_bytes, params_.smem_per_cta_bytes);
+  }
   if (obs() != nullptr) obs()->launch(grid, warps_per_cta, smem_bytes);
   engine_.schedule().set_warps(warps_per_cta);
   auto& tr = engine_.trace();
@@ -93,6 +103,7 @@ std::string Gpu::launch(int grid, int warps_per_cta, uint32_t smem_bytes,
     Cta& cta = *ctas_.back();
     cta.warps = warps_per_cta;
     cta.warp_async.resize(warps_per_cta);
+    cta.waiting_on.assign(warps_per_cta, nullptr);
     uint32_t sm_track = tr.track(static_cast<int>(gpu_track_), fmt::format("SM {}", c), c);
     cta.sm_track = sm_track;
     cta.trace_track = tr.track(static_cast<int>(sm_track), fmt::format("CTA {}", c), 0);
@@ -121,6 +132,36 @@ void Gpu::on_warp_exit(Cta& cta) {
     f.cta = cta.id;
     engine_.report(std::move(f));
   }
+}
+
+// The most specific explanation over every warp blocked on an mbarrier:
+// undelivered bytes, then missing arrivals within a phase, then a barrier that
+// never received any arrival, then arrivals that stopped coming.
+void Gpu::classify_deadlock(sim::Finding& f) {
+  int best = 0;
+  const Mbarrier* why = nullptr;
+  for (auto& cta : ctas_)
+    for (size_t w = 0; w < cta->waiting_on.size(); ++w) {
+      const Mbarrier* b = cta->waiting_on[w];
+      if (b == nullptr) continue;
+      // A never-arrived release ("empty") barrier is where a protocol starts.
+      const bool release = b->name.find("empty") != std::string::npos;
+      int score = b->pending == 0 && b->tx > 0        ? 8
+                  : b->pending > 0 && b->arrivals > 0 ? 6
+                  : b->arrivals_total == 0            ? (release ? 5 : 4)
+                                                      : 2;
+      if (score > best) {
+        best = score;
+        why = b;
+      }
+    }
+  if (why == nullptr) return;
+  f.cls = best >= 8 ? "expect_tx" : best >= 6 ? "arrival_count" : "deadlock";
+  f.rule = best >= 8   ? "expect_tx.too_high"
+           : best >= 6 ? "arrival_count.under_arrival"
+           : best >= 4 ? "deadlock.never_arrived"
+                       : "deadlock.arrivals_stopped";
+  f.message += "; likely cause: " + mbar::likely_cause(*why);
 }
 
 sim::RunStatus Gpu::run(Cycle max_cycles) { return engine_.run(max_cycles); }

@@ -79,6 +79,10 @@ struct Mbarrier {
   uint32_t arrivals = 0;
   std::string last_arrival;  // who arrived last, in any phase ("warp 6 (mma)")
   uint64_t arrivals_total = 0;
+  uint32_t loads_in_flight = 0;       // TMA loads issued, complete_tx pending
+  bool early_reported = false;
+  std::vector<int64_t> observed_by;   // per warp: last completed phase it observed
+  bool stale_reported = false;
 };
 
 struct NamedBarrier {
@@ -127,6 +131,7 @@ class Cta {
   NamedBarrier named[16];
   TmemState tmem;
   std::vector<WarpAsync> warp_async;
+  std::vector<Mbarrier*> waiting_on;  // per warp: the mbarrier it is blocked on
   Cycle tc_free = 0;    // tensor core: next issue slot
   Cycle tma_free = 0;   // SM ingest port
   int warps = 0;
@@ -181,6 +186,7 @@ class Gpu {
 
  private:
   void on_warp_exit(Cta& cta);
+  void classify_deadlock(sim::Finding& f);
 
   Params params_;
   bool functional_;

@@ -14,6 +14,22 @@ void maybe_complete(Gpu& gpu, Mbarrier& b, uint64_t flow) {
   if (flow != 0) b.pending_flow = flow;
   if (b.pending != 0 || b.tx != 0) return;
   if (gpu.obs() != nullptr) gpu.obs()->phase_complete(b.cta, b.offset);
+  if (b.loads_in_flight > 0 && !b.early_reported) {
+    // No TMA for the next phase can be in flight before this phase completes
+    // (the producer refills a stage only after the consumer released it), so
+    // these loads were announced for this phase: expect_tx was too low.
+    b.early_reported = true;
+    sim::Finding f;
+    f.cls = "expect_tx";
+    f.rule = "expect_tx.too_low";
+    f.message = fmt::format(
+        "{}: phase {} completed after {} bytes while {} TMA load(s) targeting it were still in "
+        "flight; expect_tx announced fewer bytes than the loads deliver, so the waiter reads "
+        "data that has not arrived",
+        b.name.empty() ? "mbarrier" : b.name, b.phase, b.tx_delivered, b.loads_in_flight);
+    f.cta = b.cta;
+    gpu.engine().report(std::move(f));
+  }
   b.tx_expected = b.tx_delivered = 0;
   b.arrivals = 0;
   ++b.phase;
@@ -30,7 +46,7 @@ void maybe_complete(Gpu& gpu, Mbarrier& b, uint64_t flow) {
 bool take_arrival(Gpu& gpu, Cta& cta, Mbarrier& b, const char* op, const Loc* loc) {
   auto report = [&](const char* rule, std::string msg) {
     sim::Finding f;
-    f.cls = "mbarrier";
+    f.cls = "arrival_count";
     f.rule = rule;
     f.message = std::move(msg);
     f.cta = cta.id;
@@ -75,6 +91,26 @@ int64_t barrier_offset(Gpu& gpu, uint64_t* bar, const char* op, const Loc& loc) 
     return -1;
   }
   return off;
+}
+
+// PTX 9.7.13.15.16: a wait is meaningful only for the current phase or the one
+// just before it. A warp whose wait succeeds on a completed phase it has
+// already observed is waiting with a stale parity (phase aliasing): it passes
+// without the data of the phase it meant.
+void check_stale(Gpu& gpu, Mbarrier& b, sim::Warp& w, uint32_t parity, const Loc& loc) {
+  const int64_t completed = static_cast<int64_t>(b.phase) - 1;  // -1: before any completion
+  if (b.observed_by.size() <= static_cast<size_t>(w.index())) b.observed_by.resize(w.index() + 1, -1);
+  int64_t& seen = b.observed_by[w.index()];
+  if (completed >= 0 && seen == completed && !b.stale_reported) {
+    b.stale_reported = true;
+    gpu.finding("phase", "mbarrier.stale_phase_wait",
+                fmt::format("{}: try_wait.parity({}) succeeded on phase {}, whose completion this "
+                            "warp already observed; the parity does not follow the pipeline lap, "
+                            "so the wait passes without the next phase (phase aliasing)",
+                            b.name.empty() ? "mbarrier" : b.name, parity, completed),
+                loc);
+  }
+  seen = completed;
 }
 
 uint32_t offset_of(Gpu& gpu, const void* p) {
@@ -154,6 +190,8 @@ void init(Gpu& gpu, uint64_t* bar, uint32_t count, const Loc& loc) {
   b.tx_expected = b.tx_delivered = 0;
   b.arrivals = 0;
   b.arrivals_total = 0;
+  b.loads_in_flight = 0;
+  b.observed_by.clear();
   if (gpu.obs() != nullptr) gpu.obs()->sync_init(b.cta, b.offset, "mbarrier");
   b.expected = b.pending = count;
   b.tx = 0;
@@ -193,7 +231,10 @@ void arrive_async(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow, const char* op
   maybe_complete(gpu, b, flow);
 }
 
+void load_issued(Mbarrier& b) { ++b.loads_in_flight; }
+
 void complete_tx(Gpu& gpu, Cta& cta, Mbarrier& b, uint32_t bytes, uint64_t flow, sim::OpId id) {
+  if (b.loads_in_flight > 0) --b.loads_in_flight;
   if (gpu.obs() != nullptr && id != 0) gpu.obs()->release_op(id, cta.id, b.offset, {});
   b.tx_delivered += bytes;
   b.tx -= bytes;
@@ -215,7 +256,7 @@ bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc) {
   Mbarrier* b = checked(gpu, bar, "mbarrier.try_wait.parity", loc);
   if (b == nullptr) return true;  // reported; do not hang on an unusable barrier
   if (parity > 1) {
-    gpu.finding("mbarrier", "mbarrier.bad_parity",
+    gpu.finding("phase", "mbarrier.bad_parity",
                 fmt::format("{}: try_wait.parity with parity {}; only 0 and 1 are valid (pass "
                             "phase & 1)",
                             b->name, parity),
@@ -226,10 +267,14 @@ bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc) {
   auto ready = [b, parity] { return (b->phase & 1) != parity; };
   if (ready()) {
     b->observed = true;
+    check_stale(gpu, *b, w, parity, loc);
     if (gpu.obs() != nullptr) gpu.obs()->acquire(w, b->offset);
     return true;
   }
   std::string what = fmt::format("wait {}", b->name.empty() ? "mbarrier" : b->name);
+  if (b->observed_by.size() <= static_cast<size_t>(w.index())) b->observed_by.resize(w.index() + 1, -1);
+  Cta& cta = gpu.cta_of_current();
+  cta.waiting_on[w.index()] = b;
   w.block_until(
       *b->flipped, ready,
       [b, parity] {
@@ -237,7 +282,9 @@ bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc) {
                            likely_cause(*b));
       },
       what);
+  cta.waiting_on[w.index()] = nullptr;
   b->observed = true;
+  b->observed_by[w.index()] = static_cast<int64_t>(b->phase) - 1;
   if (gpu.obs() != nullptr) gpu.obs()->acquire(w, b->offset);
   // The waiter observes the flip after the barrier's propagation latency.
   w.spend(gpu.params().mbarrier_latency +

@@ -133,6 +133,7 @@ void Engine::deadlock_finding() {
     f.warp = first->index();
     f.role = first->role();
   }
+  if (classify_deadlock_) classify_deadlock_(f);
   findings_.push_back(std::move(f));
 }
 

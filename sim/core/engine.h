@@ -67,6 +67,9 @@ class Engine {
   void set_current(Warp* w) { current_ = w; }
 
   void report(Finding f);
+  // Lets the model refine the generic deadlock finding (class, rule, cause)
+  // from the state of the sync objects the warps wait on.
+  void set_deadlock_classifier(std::function<void(Finding&)> fn) { classify_deadlock_ = std::move(fn); }
   const std::vector<Finding>& findings() const { return findings_; }
 
   TraceLog& trace() { return trace_; }
@@ -105,6 +108,7 @@ class Engine {
   std::vector<Finding> findings_;
   TraceLog trace_;
   Observer* observer_ = nullptr;
+  std::function<void(Finding&)> classify_deadlock_;
   Schedule schedule_;
   uint64_t events_ = 0;
   Cycle last_progress_ = 0;

@@ -12,6 +12,7 @@
 
 #include "kernels/matmul/sm100_matmul.h"
 #include "models/sm100/gpu.h"
+#include "sim/kernels/matmul_check.h"
 #include "sim/kernels/sm100_summary.h"
 #include "traces/sim_trace_export.h"
 #include "verify/hb/race_detector.h"
@@ -23,76 +24,11 @@ using models::sm100::Params;
 using models::sm100::Swizzle;
 using models::sm100::TensorMapModel;
 
-constexpr uint16_t kBf16Nan = 0x7fc0;
-constexpr uint32_t kF32Nan = 0x7fc00000u;
-
 template <int BN, int S, class OutT>
 using Cfg = Sm100MatmulConfig<128, BN, 64, S, OutT>;
 
-double bf16_value(uint16_t bits) { return to_float(bf16_t{bits}); }
-
-template <class OutT>
-double out_value(const uint8_t* p) {
-  if constexpr (sizeof(OutT) == 4) {
-    float f;
-    std::memcpy(&f, p, 4);
-    return f;
-  } else {
-    uint16_t b;
-    std::memcpy(&b, p, 2);
-    return bf16_value(b);
-  }
-}
-
 void fail_encode(const std::string& err) {
   if (!err.empty()) throw std::runtime_error(err);
-}
-
-template <class OutT>
-CheckResult check_output(const MatmulRequest& q, const uint16_t* a, uint32_t lda, const uint16_t* b,
-                         uint32_t ldb, const uint8_t* c, uint32_t ldc) {
-  CheckResult r;
-  r.ran = true;
-  r.reference = "host FP64 GEMM over the BF16 inputs";
-  r.passed = true;
-  const double u = std::ldexp(1.0, -24);
-  const double out_rel = sizeof(OutT) == 4 ? 0.0 : std::ldexp(1.0, -8);
-  for (uint32_t i = 0; i < q.m; ++i) {
-    for (uint32_t j = 0; j < ldc; ++j) {
-      const uint8_t* cp = c + (static_cast<size_t>(i) * ldc + j) * sizeof(OutT);
-      if (j >= q.n) {
-        // Padding must still hold the sentinel: nothing outside D is written.
-        bool untouched = sizeof(OutT) == 4 ? std::memcmp(cp, &kF32Nan, 4) == 0
-                                           : std::memcmp(cp, &kBf16Nan, 2) == 0;
-        if (!untouched && r.passed) {
-          r.passed = false;
-          r.detail = fmt::format("write outside D at row {} padding column {}", i, j);
-        }
-        continue;
-      }
-      double ref = 0, abs_sum = 0;
-      for (uint32_t k = 0; k < q.k; ++k) {
-        double x = bf16_value(a[static_cast<size_t>(i) * lda + k]) *
-                   bf16_value(b[static_cast<size_t>(j) * ldb + k]);
-        ref += x;
-        abs_sum += std::fabs(x);
-      }
-      double got = out_value<OutT>(cp);
-      double err = std::fabs(got - ref);
-      double allowed = 2.0 * (q.k + 2) * u * abs_sum + out_rel * std::fabs(ref) + 1e-30;
-      if (!(err <= allowed)) {  // also catches NaN
-        if (r.passed) r.detail = fmt::format("D[{}][{}] = {} but the reference is {}", i, j, got, ref);
-        r.passed = false;
-      }
-      if (std::isfinite(err)) {
-        r.max_abs_err = std::max(r.max_abs_err, err);
-        if (std::fabs(ref) > 1e-12) r.max_rel_err = std::max(r.max_rel_err, err / std::fabs(ref));
-      } else {
-        r.max_abs_err = r.max_rel_err = std::numeric_limits<double>::infinity();
-      }
-    }
-  }
-  return r;
 }
 
 template <int BN, int S, class OutT>
@@ -175,7 +111,7 @@ RunResult run_config(const MatmulRequest& q) {
                                               : "cycle_bound";
   summarize_sm100(gpu, 2.0 * q.m * q.n * q.k, r);
   if (q.functional && status == RunStatus::kCompleted)
-    r.check = check_output<OutT>(q, reinterpret_cast<uint16_t*>(mem.host(a_addr)), lda,
+    r.check = check_matmul<OutT>(q.m, q.n, q.k, reinterpret_cast<uint16_t*>(mem.host(a_addr)), lda,
                                  reinterpret_cast<uint16_t*>(mem.host(b_addr)), ldb,
                                  mem.host(c_addr), ldc);
   else if (q.functional)

@@ -30,7 +30,7 @@ std::string range_text(sim::Space s, uint64_t lo, uint64_t hi) {
 }
 
 std::string who(const sim::Warp& w) {
-  return fmt::format("warp {} ({})", w.index(), w.role().empty() ? "?" : w.role());
+  return fmt::format("CTA {} warp {} ({})", w.cta(), w.index(), w.role().empty() ? "?" : w.role());
 }
 }  // namespace
 
@@ -213,6 +213,13 @@ bool RaceDetector::check(uint32_t prior, const Accessor& a, uint32_t current, ui
                 p, cur, granule);
     return true;
   }
+  if (p.space == sim::Space::kTmem && p.write && !a.write) {
+    report_pair("tmem_access", "tmem.read_before_commit",
+                "TMEM written by tcgen05.mma is read before the MMA's tcgen05.commit completed "
+                "an mbarrier phase that this reader waited on",
+                p, cur, granule);
+    return true;
+  }
   if (after_issue(p, a)) {
     if (pk == "tma.store.read" || pk == "tma.store.write") {
       report_pair("commit_group", "bulk_group.reuse_before_wait",
@@ -249,13 +256,6 @@ bool RaceDetector::check(uint32_t prior, const Accessor& a, uint32_t current, ui
     report_pair("race", "race.read_before_tma_complete",
                 "the read did not wait for the mbarrier phase that the TMA load's complete_tx "
                 "finishes",
-                p, cur, granule);
-    return true;
-  }
-  if (p.space == sim::Space::kTmem && p.write && !a.write) {
-    report_pair("tmem_access", "tmem.read_before_commit",
-                "TMEM written by tcgen05.mma is read before the MMA's tcgen05.commit completed "
-                "an mbarrier phase that this reader waited on",
                 p, cur, granule);
     return true;
   }

@@ -1,0 +1,57 @@
+"""sk_verify_test: a kernel and a list of configs, explored over many schedules.
+
+    load("//verify:defs.bzl", "sk_verify_test")
+
+    sk_verify_test(
+        name = "my_kernel_verify",
+        kernel = "my_kernel",            # the name the case registered
+        deps = [":my_kernel_case"],      # cc_library with alwayslink = True
+        configs = ["m=256,n=128,k=512", "m=129,n=200,k=64"],
+        schedules = 200,                 # per config, split over the shards
+        expect = "clean",                # or "CLASS/RULE" for a seeded bug
+        shard_count = 4,
+    )
+
+The test honours TEST_TOTAL_SHARDS / TEST_SHARD_INDEX (schedule i runs on
+shard i % shards), touches TEST_SHARD_STATUS_FILE and writes JUnit XML to
+XML_OUTPUT_FILE. See docs/verify.md.
+"""
+
+def sk_verify_test(
+        name,
+        kernel,
+        deps,
+        configs = [""],
+        schedules = 200,
+        seed = 0,
+        expect = "clean",
+        jobs = 2,
+        shard_count = None,
+        size = "medium",
+        tags = [],
+        **kwargs):
+    args = [
+        "--kernel",
+        kernel,
+        "--schedules",
+        str(schedules),
+        "--seed",
+        str(seed),
+        "--expect",
+        expect,
+        "--jobs",
+        str(jobs),
+    ]
+    for c in configs:
+        # An empty config means the case's defaults (the harness runs one
+        # default config when no --config is given).
+        args += ["--config", c if c else "default=1"]
+    native.cc_test(
+        name = name,
+        deps = deps + ["//verify/harness:test_main"],
+        args = args,
+        shard_count = shard_count,
+        size = size,
+        tags = tags,
+        **kwargs
+    )

@@ -1,0 +1,102 @@
+#include "verify/explore/explorer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "sim/core/isolate.h"
+
+namespace sk::verify {
+
+std::vector<uint64_t> shard_seeds(uint64_t base, uint64_t count, int index, int shards) {
+  std::vector<uint64_t> s;
+  if (shards < 1) shards = 1;
+  for (uint64_t i = static_cast<uint64_t>(index); i < count; i += static_cast<uint64_t>(shards))
+    s.push_back(base + i);
+  return s;
+}
+
+sim::Finding check_finding(const sim::RunResult& r) {
+  sim::Finding f;
+  f.cls = "result";
+  f.rule = "result.mismatch";
+  f.message = fmt::format("the output differs from the host reference ({}): {}", r.check.reference,
+                          r.check.detail);
+  return f;
+}
+
+ExploreReport explore(const std::function<sim::RunResult(uint64_t seed)>& run,
+                      const ExploreOptions& opts) {
+  const auto t0 = std::chrono::steady_clock::now();
+  struct Outcome {
+    bool done = false;
+    bool ok = false;
+    std::string error;
+    std::vector<sim::Finding> findings;
+  };
+  std::vector<Outcome> out(opts.seeds.size());
+  std::atomic<size_t> next{0};
+  std::atomic<bool> stop{false};
+  auto worker = [&] {
+    for (;;) {
+      size_t i = next++;
+      if (i >= opts.seeds.size() || stop) return;
+      const uint64_t seed = opts.seeds[i];
+      auto res = sim::run_isolated(
+          [&run, seed] { return boost::json::serialize(sim::to_json(run(seed))); },
+          opts.wall_limit_s);
+      Outcome& o = out[i];
+      o.done = true;
+      if (!res.ok) {
+        o.error = fmt::format("schedule seed {}: {}", seed, res.error);
+      } else {
+        sim::RunResult r = sim::run_result_from_json(boost::json::parse(res.payload));
+        o.ok = true;
+        o.findings = r.findings;
+        if (r.check.ran && !r.check.passed && r.status == "completed")
+          o.findings.push_back(check_finding(r));
+      }
+      if (opts.stop_on_first && (!o.ok || !o.findings.empty())) stop = true;
+    }
+  };
+  const int jobs = std::max(1, std::min<int>(opts.jobs, static_cast<int>(opts.seeds.size())));
+  std::vector<std::thread> pool;
+  for (int j = 0; j < jobs; ++j) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+
+  ExploreReport rep;
+  std::map<std::tuple<std::string, std::string, std::string>, size_t> index;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const Outcome& o = out[i];
+    if (!o.done) continue;
+    ++rep.explored;
+    if (!o.ok) {
+      rep.errors.push_back(o.error);
+      continue;
+    }
+    if (!o.findings.empty() && !rep.any_failing) {
+      rep.any_failing = true;
+      rep.first_failing = o.findings;
+      rep.first_failing_seed = opts.seeds[i];
+    }
+    for (const auto& f : o.findings) {
+      auto key = std::make_tuple(f.cls, f.rule, f.location);
+      auto it = index.find(key);
+      if (it == index.end()) {
+        index.emplace(key, rep.findings.size());
+        rep.findings.push_back(FoundFinding{f, opts.seeds[i], 1});
+      } else {
+        ++rep.findings[it->second].schedules;
+      }
+    }
+  }
+  rep.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return rep;
+}
+
+}  // namespace sk::verify

@@ -1,0 +1,55 @@
+// explorer.h: runs one kernel configuration under many schedules.
+//
+// Each schedule is one simulation in its own process (sim/core/isolate.h),
+// identified by its seed (sim/core/schedule.h explains what a seed selects),
+// so every finding comes with the seed that replays it. Schedules run `jobs`
+// at a time. Findings are merged by (class, rule, location); each keeps the
+// first seed that produced it and the number of schedules that did.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/core/finding.h"
+#include "sim/run/run_result.h"
+
+namespace sk::verify {
+
+struct ExploreOptions {
+  std::vector<uint64_t> seeds;  // the schedules to run
+  int jobs = 2;
+  double wall_limit_s = 120;    // per schedule
+  // Stop early once a schedule reports findings (bug hunting).
+  bool stop_on_first = false;
+};
+
+struct FoundFinding {
+  sim::Finding finding;
+  uint64_t seed = 0;       // first schedule that produced it
+  uint64_t schedules = 0;  // how many schedules produced it
+};
+
+struct ExploreReport {
+  uint64_t explored = 0;
+  std::vector<FoundFinding> findings;
+  // The findings of the first (lowest-seed) schedule that had any, in order.
+  std::vector<sim::Finding> first_failing;
+  uint64_t first_failing_seed = 0;
+  bool any_failing = false;
+  std::vector<std::string> errors;  // schedules whose simulation could not finish
+  double wall_s = 0;
+};
+
+// The seeds base, base+1, ... of `count` schedules that shard `index` of
+// `shards` runs (schedule i belongs to shard i % shards).
+std::vector<uint64_t> shard_seeds(uint64_t base, uint64_t count, int index, int shards);
+
+// A failed functional check as a finding (class "result").
+sim::Finding check_finding(const sim::RunResult& r);
+
+ExploreReport explore(const std::function<sim::RunResult(uint64_t seed)>& run,
+                      const ExploreOptions& opts);
+
+}  // namespace sk::verify

@@ -1,0 +1,183 @@
+// verify_test_main.cc: the test binary behind sk_verify_test (verify/defs.bzl).
+//
+//   <test> --kernel NAME [--config TEXT]... [--schedules N] [--seed S]
+//          [--expect clean|CLASS/RULE] [--jobs J]
+//
+// For every config it explores the schedules seed S .. S+N-1 that belong to
+// this Bazel test shard (TEST_TOTAL_SHARDS, TEST_SHARD_INDEX; schedule i runs
+// on shard i % shards), touches TEST_SHARD_STATUS_FILE, and writes JUnit XML
+// to XML_OUTPUT_FILE.
+//   --expect clean       every explored schedule is free of findings (and,
+//                        where the case checks its output, correct);
+//   --expect CLASS/RULE  exploration stops at the first schedule with
+//                        findings, and its first finding has exactly this
+//                        class and rule.
+// Exit status 0 when every config meets the expectation, 1 otherwise, 2 on
+// bad arguments.
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "verify/explore/explorer.h"
+#include "verify/explore/report.h"
+#include "verify/harness/registry.h"
+
+namespace {
+using namespace sk::verify;
+
+struct Args {
+  std::string kernel;
+  std::vector<std::string> configs;
+  uint64_t schedules = 200, seed = 0;
+  std::string expect = "clean";
+  int jobs = 2;
+};
+
+uint64_t number(const std::string& flag, const std::string& v) {
+  size_t used = 0;
+  unsigned long long x = 0;
+  try {
+    x = std::stoull(v, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != v.size())
+    throw std::invalid_argument(flag + " takes a non-negative integer, got '" + v + "'");
+  return x;
+}
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string f = argv[i];
+    if (i + 1 >= argc) throw std::invalid_argument(f + " needs a value");
+    const std::string v = argv[++i];
+    if (f == "--kernel") a.kernel = v;
+    else if (f == "--config") a.configs.push_back(v);
+    else if (f == "--schedules") a.schedules = number(f, v);
+    else if (f == "--seed") a.seed = number(f, v);
+    else if (f == "--expect") a.expect = v;
+    else if (f == "--jobs") a.jobs = static_cast<int>(number(f, v));
+    else throw std::invalid_argument("unknown argument '" + f + "'");
+  }
+  if (a.kernel.empty()) throw std::invalid_argument("--kernel is required");
+  if (a.configs.empty()) a.configs.push_back("");
+  if (a.expect != "clean" && a.expect.find('/') == std::string::npos)
+    throw std::invalid_argument("--expect takes clean or CLASS/RULE, got '" + a.expect + "'");
+  return a;
+}
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != 0 ? std::atoi(v) : fallback;
+}
+
+struct CaseOutcome {
+  std::string name, failure, text;
+  double seconds = 0;
+};
+
+CaseOutcome run_config(const Args& a, const KernelEntry& k, const std::string& text, int shard,
+                       int shards) {
+  CaseOutcome o;
+  const CaseConfig cfg = CaseConfig::parse(text);
+  ExploreOptions opts;
+  opts.seeds = shard_seeds(a.seed, a.schedules, shard, shards);
+  opts.jobs = a.jobs;
+  opts.stop_on_first = a.expect != "clean";
+  o.name = fmt::format("{} [{}] shard {}/{}", k.name, text.empty() ? "default" : text, shard + 1,
+                       shards);
+  const ExploreReport r = explore([&k, &cfg](uint64_t seed) { return k.run(cfg, seed); }, opts);
+  o.seconds = r.wall_s;
+  o.text = format_report(r, "");
+  if (!r.errors.empty()) {
+    o.failure = "a schedule could not be simulated: " + r.errors.front();
+  } else if (a.expect == "clean") {
+    if (!r.findings.empty())
+      o.failure = fmt::format("expected no findings, got {} distinct finding(s); first: {}/{} "
+                              "with seed {}",
+                              r.findings.size(), r.findings.front().finding.cls,
+                              r.findings.front().finding.rule, r.findings.front().seed);
+  } else if (!r.any_failing) {
+    o.failure = fmt::format("expected {}, but {} schedule(s) produced no finding", a.expect,
+                            r.explored);
+  } else {
+    const auto& f = r.first_failing.front();
+    if (f.cls + "/" + f.rule != a.expect)
+      o.failure = fmt::format("expected {}, but the first finding (seed {}) is {}/{}: {}",
+                              a.expect, r.first_failing_seed, f.cls, f.rule, f.message);
+    else
+      o.text += fmt::format("expected finding {} found with seed {}\n", a.expect,
+                            r.first_failing_seed);
+  }
+  return o;
+}
+
+void write_junit(const std::string& path, const std::string& suite,
+                 const std::vector<CaseOutcome>& cases) {
+  int failures = 0;
+  double total = 0;
+  for (const auto& c : cases) {
+    failures += c.failure.empty() ? 0 : 1;
+    total += c.seconds;
+  }
+  std::ofstream x(path);
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  x << fmt::format("<testsuites tests=\"{}\" failures=\"{}\" time=\"{:.3f}\">\n", cases.size(),
+                   failures, total);
+  x << fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" "
+                   "time=\"{:.3f}\">\n",
+                   xml_escape(suite), cases.size(), failures, total);
+  for (const auto& c : cases) {
+    x << fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">\n",
+                     xml_escape(suite), xml_escape(c.name), c.seconds);
+    if (!c.failure.empty())
+      x << fmt::format("      <failure message=\"{}\">{}</failure>\n", xml_escape(c.failure),
+                       xml_escape(c.text));
+    x << fmt::format("      <system-out>{}</system-out>\n", xml_escape(c.text));
+    x << "    </testcase>\n";
+  }
+  x << "  </testsuite>\n</testsuites>\n";
+}
+}  // namespace
+
+extern "C" int sc_main(int argc, char* argv[]) {
+  Args a;
+  try {
+    a = parse(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "verify: " << e.what() << "\n";
+    return 2;
+  }
+  const KernelEntry* k = find_kernel(a.kernel);
+  if (k == nullptr) {
+    std::cerr << "verify: no kernel '" << a.kernel << "' is registered (is its library linked "
+              << "with alwayslink = True?)\n";
+    return 2;
+  }
+  const int shards = std::max(1, env_int("TEST_TOTAL_SHARDS", 1));
+  const int shard = std::min(std::max(0, env_int("TEST_SHARD_INDEX", 0)), shards - 1);
+  if (const char* status = std::getenv("TEST_SHARD_STATUS_FILE")) std::ofstream{status};
+  std::vector<CaseOutcome> cases;
+  bool ok = true;
+  for (const auto& text : a.configs) {
+    CaseOutcome o;
+    try {
+      o = run_config(a, *k, text, shard, shards);
+    } catch (const std::exception& e) {
+      std::cerr << "verify: " << e.what() << "\n";
+      return 2;
+    }
+    std::cout << "== " << o.name << ": " << (o.failure.empty() ? "PASS" : "FAIL") << "\n"
+              << o.text;
+    if (!o.failure.empty()) std::cout << "FAIL: " << o.failure << "\n";
+    ok = ok && o.failure.empty();
+    cases.push_back(std::move(o));
+  }
+  if (const char* xml = std::getenv("XML_OUTPUT_FILE")) write_junit(xml, a.kernel, cases);
+  return ok ? 0 : 1;
+}

@@ -4,6 +4,7 @@
 //   sim run --kernel matmul --arch sm100 --m M --n N --k K [--stages S]
 //           [--tile-n 64|128|256] [--out-dtype bf16|f32] [--seed S] [--functional]
 //           [--trace FILE] [--json FILE|-] [--max-cycles C] [--wall-limit SECONDS]
+//   sim verify <run options> [--schedules N] [--jobs J]   (seeds --seed .. --seed+N-1)
 //
 // Exit status: 0 no findings (and, with --functional, a passing check);
 // 1 findings or a failed check; 2 bad usage or input (one line on stderr).
@@ -22,6 +23,8 @@
 #include "sim/cli/report.h"
 #include "sim/core/isolate.h"
 #include "sim/kernels/sm100_matmul_run.h"
+#include "verify/explore/explorer.h"
+#include "verify/explore/report.h"
 
 namespace po = boost::program_options;
 using sk::cli::UsageError;
@@ -32,7 +35,8 @@ constexpr const char* kUsage =
     "usage: sim <command> [options]\n"
     "commands:\n"
     "  list        kernels and architectures the simulator knows\n"
-    "  run         simulate one kernel launch (sim run --help)\n";
+    "  run         simulate one kernel launch (sim run --help)\n"
+    "  verify      explore many schedules with the race detector (sim verify --help)\n";
 
 int cmd_list() {
   std::cout << "kernels:\n"
@@ -70,8 +74,17 @@ po::options_description run_options() {
   return o;
 }
 
-int cmd_run(int argc, char** argv) {
-  po::options_description opts = run_options();
+struct Parsed {
+  sk::sim::MatmulRequest q;
+  std::string json_path;
+  double wall = 3600;
+  uint64_t schedules = 0;
+  int jobs = 2;
+  bool help = false;
+};
+
+// Parses the options `sim run` and `sim verify` share (verify adds its own).
+Parsed parse_matmul(int argc, char** argv, const char* cmd, po::options_description opts) {
   // Every argument is an option; anything else lands in "stray" and is refused.
   po::options_description all;
   all.add(opts).add_options()("stray", po::value<std::vector<std::string>>());
@@ -82,15 +95,17 @@ int cmd_run(int argc, char** argv) {
     po::store(po::command_line_parser(argc, argv).options(all).positional(rest).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    throw UsageError(std::string("sim run: ") + e.what());
+    throw UsageError(std::string("sim ") + cmd + ": " + e.what());
   }
   if (vm.count("stray"))
-    throw UsageError(fmt::format("sim run: unexpected argument '{}' (options start with --)",
+    throw UsageError(fmt::format("sim {}: unexpected argument '{}' (options start with --)", cmd,
                                  vm["stray"].as<std::vector<std::string>>().front()));
+  Parsed out;
   if (vm.count("help")) {
-    std::cout << "usage: sim run --kernel matmul --arch sm100 --m M --n N --k K [options]\n"
+    std::cout << "usage: sim " << cmd << " --kernel matmul --arch sm100 --m M --n N --k K [options]\n"
               << opts;
-    return 0;
+    out.help = true;
+    return out;
   }
   const std::string kernel = vm["kernel"].as<std::string>();
   const std::string arch = vm["arch"].as<std::string>();
@@ -102,8 +117,8 @@ int cmd_run(int argc, char** argv) {
     throw UsageError(fmt::format("unknown architecture '{}' (sm100)", arch));
   }
   for (const char* f : {"m", "n", "k"})
-    if (!vm.count(f)) throw UsageError(fmt::format("sim run: --{} is required", f));
-  sk::sim::MatmulRequest q;
+    if (!vm.count(f)) throw UsageError(fmt::format("sim {}: --{} is required", cmd, f));
+  sk::sim::MatmulRequest& q = out.q;
   q.m = static_cast<uint32_t>(sk::cli::parse_uint("--m", vm["m"].as<std::string>(), 1, 1u << 20));
   q.n = static_cast<uint32_t>(sk::cli::parse_uint("--n", vm["n"].as<std::string>(), 1, 1u << 20));
   q.k = static_cast<uint32_t>(sk::cli::parse_uint("--k", vm["k"].as<std::string>(), 1, 1u << 20));
@@ -112,24 +127,37 @@ int cmd_run(int argc, char** argv) {
   q.seed = sk::cli::parse_uint("--seed", vm["seed"].as<std::string>(), 0, UINT64_MAX / 2);
   q.max_cycles = sk::cli::parse_uint("--max-cycles", vm["max-cycles"].as<std::string>(), 1000,
                                      1ull << 50);
-  const double wall = static_cast<double>(
+  out.wall = static_cast<double>(
       sk::cli::parse_uint("--wall-limit", vm["wall-limit"].as<std::string>(), 1, 86400));
   const std::string out_dtype = vm["out-dtype"].as<std::string>();
   if (out_dtype != "bf16" && out_dtype != "f32")
     throw UsageError(fmt::format("--out-dtype must be bf16 or f32, got '{}'", out_dtype));
   q.out_f32 = out_dtype == "f32";
   q.functional = vm.count("functional") > 0;
+  if (vm.count("schedules")) {
+    q.functional = true;  // race detection needs the per-lane data accesses
+    out.schedules = sk::cli::parse_uint("--schedules", vm["schedules"].as<std::string>(), 1, 1000000);
+    out.jobs = static_cast<int>(sk::cli::parse_uint("--jobs", vm["jobs"].as<std::string>(), 1, 64));
+  }
   if (std::string err = sk::sim::validate_sm100_matmul(q); !err.empty()) throw UsageError(err);
-  std::string json_path;
   if (vm.count("json")) {
-    json_path = sk::cli::resolve_path(vm["json"].as<std::string>());
-    if (json_path != "-") sk::cli::require_writable("--json", json_path);
+    out.json_path = sk::cli::resolve_path(vm["json"].as<std::string>());
+    if (out.json_path != "-") sk::cli::require_writable("--json", out.json_path);
   }
   if (vm.count("trace")) {
     q.trace_path = sk::cli::resolve_path(vm["trace"].as<std::string>());
     sk::cli::require_writable("--trace", q.trace_path);
   }
 
+  return out;
+}
+
+int cmd_run(int argc, char** argv) {
+  Parsed in = parse_matmul(argc, argv, "run", run_options());
+  if (in.help) return 0;
+  const sk::sim::MatmulRequest& q = in.q;
+  const std::string& json_path = in.json_path;
+  const double wall = in.wall;
   auto res = sk::sim::run_isolated(
       [&q] { return boost::json::serialize(sk::sim::to_json(sk::sim::run_sm100_matmul(q))); }, wall);
   if (!res.ok) {
@@ -150,6 +178,63 @@ int cmd_run(int argc, char** argv) {
   return clean ? 0 : 1;
 }
 
+std::string replay_command(const sk::sim::MatmulRequest& q) {
+  return fmt::format("sim run --kernel matmul --arch sm100 --m {} --n {} --k {} --stages {} "
+                     "--tile-n {} --out-dtype {} --functional",
+                     q.m, q.n, q.k, q.stages, q.tile_n, q.out_f32 ? "f32" : "bf16");
+}
+
+int cmd_verify(int argc, char** argv) {
+  po::options_description opts = run_options();
+  opts.add_options()("schedules", po::value<std::string>()->default_value("100"),
+                     "number of schedules to explore (seeds --seed, --seed + 1, ...)")
+      ("jobs", po::value<std::string>()->default_value("2"), "simulations run in parallel");
+  Parsed in = parse_matmul(argc, argv, "verify", opts);
+  if (in.help) return 0;
+  if (!in.q.trace_path.empty())
+    throw UsageError("sim verify: --trace is per schedule; replay a seed with sim run --trace");
+  sk::verify::ExploreOptions eo;
+  for (uint64_t i = 0; i < in.schedules; ++i) eo.seeds.push_back(in.q.seed + i);
+  eo.jobs = in.jobs;
+  eo.wall_limit_s = in.wall;
+  const sk::sim::MatmulRequest base = in.q;
+  const auto rep = sk::verify::explore(
+      [&base](uint64_t seed) {
+        sk::sim::MatmulRequest q = base;
+        q.seed = seed;
+        return sk::sim::run_sm100_matmul(q);
+      },
+      eo);
+  const std::string replay = replay_command(base);
+  std::ostream& text = in.json_path == "-" ? std::cerr : std::cout;
+  text << fmt::format("verify matmul on sm100: M={} N={} K={}, tile 128x{}x64, {} stages; seeds "
+                      "{}..{}\n",
+                      base.m, base.n, base.k, base.tile_n, base.stages, base.seed,
+                      base.seed + in.schedules - 1)
+       << sk::verify::format_report(rep, replay);
+  if (!in.json_path.empty()) {
+    boost::json::array fs;
+    for (const auto& f : rep.findings) {
+      boost::json::object o = sk::sim::finding_to_json(f.finding);
+      o["seed"] = f.seed;
+      o["schedules"] = f.schedules;
+      o["replay"] = fmt::format("{} --seed {}", replay, f.seed);
+      fs.push_back(std::move(o));
+    }
+    boost::json::array errs;
+    for (const auto& e : rep.errors) errs.push_back(boost::json::string(e));
+    boost::json::object doc{{"kernel", "matmul"}, {"arch", "sm100"},
+                            {"explored", rep.explored}, {"findings", std::move(fs)},
+                            {"errors", std::move(errs)}, {"wall_s", rep.wall_s}};
+    const std::string json = boost::json::serialize(doc);
+    if (in.json_path == "-")
+      std::cout << json << "\n";
+    else
+      std::ofstream(in.json_path) << json << "\n";
+  }
+  return rep.findings.empty() && rep.errors.empty() ? 0 : 1;
+}
+
 }  // namespace
 
 // SystemC's own main() calls sc_main (C linkage, declared in sc_externs.h).
@@ -166,6 +251,7 @@ extern "C" int sc_main(int argc, char* argv[]) {
       return cmd_list();
     }
     if (cmd == "run") return cmd_run(argc - 1, argv + 1);
+    if (cmd == "verify") return cmd_verify(argc - 1, argv + 1);
     throw UsageError(fmt::format("unknown command '{}' (sim --help)", cmd));
   } catch (const UsageError& e) {
     std::cerr << "sim: " << e.what() << "\n";

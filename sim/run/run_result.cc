@@ -3,6 +3,14 @@
 namespace sk::sim {
 namespace json = boost::json;
 
+json::object finding_to_json(const Finding& f) {
+  json::array details;
+  for (const auto& d : f.details) details.push_back(json::string(d));
+  return json::object{{"class", f.cls},       {"rule", f.rule},         {"message", f.message},
+                      {"cycle", f.cycle},     {"location", f.location}, {"cta", f.cta},
+                      {"warp", f.warp},       {"role", f.role},         {"details", std::move(details)}};
+}
+
 json::object to_json(const RunResult& r) {
   json::object o;
   o["kernel"] = r.kernel;
@@ -29,19 +37,7 @@ json::object to_json(const RunResult& r) {
     roles.push_back(json::object{{"name", x.name}, {"busy_pct", x.busy_pct}, {"stall_pct", x.stall_pct}});
   o["roles"] = std::move(roles);
   json::array fs;
-  for (const auto& f : r.findings) {
-    json::array details;
-    for (const auto& d : f.details) details.push_back(json::string(d));
-    fs.push_back(json::object{{"class", f.cls},
-                              {"rule", f.rule},
-                              {"message", f.message},
-                              {"cycle", f.cycle},
-                              {"location", f.location},
-                              {"cta", f.cta},
-                              {"warp", f.warp},
-                              {"role", f.role},
-                              {"details", std::move(details)}});
-  }
+  for (const auto& f : r.findings) fs.push_back(finding_to_json(f));
   o["findings"] = std::move(fs);
   o["seed"] = r.seed;
   o["events"] = r.events;

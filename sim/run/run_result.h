@@ -48,6 +48,7 @@ struct RunResult {
 };
 
 boost::json::object to_json(const RunResult& r);
+boost::json::object finding_to_json(const Finding& f);
 RunResult run_result_from_json(const boost::json::value& v);
 
 }  // namespace sk::sim

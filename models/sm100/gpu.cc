@@ -42,6 +42,12 @@ const Allocation* GlobalMemory::find(uint64_t addr, uint64_t bytes) const {
   return nullptr;
 }
 
+std::string GlobalMemory::describe(uint64_t addr) const {
+  for (const auto& a : allocs_)
+    if (addr >= a.base && addr <= a.base + a.size) return fmt::format("{}+{:#x}", a.name, addr - a.base);
+  return fmt::format("{:#x}", addr);
+}
+
 uint8_t* GlobalMemory::host(uint64_t addr) const { return reinterpret_cast<uint8_t*>(addr); }
 
 Cta::Cta(int id_, uint32_t smem_bytes, bool functional, uint32_t tmem_columns)

@@ -49,6 +49,9 @@ class GlobalMemory {
   // The allocation holding [addr, addr + bytes), or nullptr.
   const Allocation* find(uint64_t addr, uint64_t bytes) const;
   uint8_t* host(uint64_t addr) const;  // functional mode only
+  // "D+0x1c00": an address as allocation name and offset (the address itself
+  // when no allocation holds it), independent of where buffers were placed.
+  std::string describe(uint64_t addr) const;
   bool functional() const { return functional_; }
 
  private:

@@ -97,10 +97,15 @@ int64_t barrier_offset(Gpu& gpu, uint64_t* bar, const char* op, const Loc& loc) 
 // just before it. A warp whose wait succeeds on a completed phase it has
 // already observed is waiting with a stale parity (phase aliasing): it passes
 // without the data of the phase it meant.
+// The last completed phase warp `w` observed on `b` (-1: none yet).
+int64_t& observed_by(Mbarrier& b, const sim::Warp& w) {
+  if (b.observed_by.size() <= static_cast<size_t>(w.index())) b.observed_by.resize(w.index() + 1, -1);
+  return b.observed_by[w.index()];
+}
+
 void check_stale(Gpu& gpu, Mbarrier& b, sim::Warp& w, uint32_t parity, const Loc& loc) {
   const int64_t completed = static_cast<int64_t>(b.phase) - 1;  // -1: before any completion
-  if (b.observed_by.size() <= static_cast<size_t>(w.index())) b.observed_by.resize(w.index() + 1, -1);
-  int64_t& seen = b.observed_by[w.index()];
+  int64_t& seen = observed_by(b, w);
   if (completed >= 0 && seen == completed && !b.stale_reported) {
     b.stale_reported = true;
     gpu.finding("phase", "mbarrier.stale_phase_wait",
@@ -272,7 +277,6 @@ bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc) {
     return true;
   }
   std::string what = fmt::format("wait {}", b->name.empty() ? "mbarrier" : b->name);
-  if (b->observed_by.size() <= static_cast<size_t>(w.index())) b->observed_by.resize(w.index() + 1, -1);
   Cta& cta = gpu.cta_of_current();
   cta.waiting_on[w.index()] = b;
   w.block_until(
@@ -284,7 +288,7 @@ bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc) {
       what);
   cta.waiting_on[w.index()] = nullptr;
   b->observed = true;
-  b->observed_by[w.index()] = static_cast<int64_t>(b->phase) - 1;
+  observed_by(*b, w) = static_cast<int64_t>(b->phase) - 1;
   if (gpu.obs() != nullptr) gpu.obs()->acquire(w, b->offset);
   // The waiter observes the flip after the barrier's propagation latency.
   w.spend(gpu.params().mbarrier_latency +

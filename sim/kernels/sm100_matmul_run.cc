@@ -84,6 +84,7 @@ RunResult run_config(const MatmulRequest& q) {
   if (q.functional) {
     races = std::make_unique<verify::RaceDetector>(gpu.engine());
     gpu.engine().set_observer(races.get());
+    races->set_global_namer([&gpu](uint64_t a) { return gpu.gmem().describe(a); });
   }
   const uint32_t tiles = Kernel::tiles_m(q.m) * Kernel::tiles_n(q.n);
   const int grid = static_cast<int>(std::min<uint32_t>(tiles, gpu.params().num_sms));

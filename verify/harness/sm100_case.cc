@@ -15,6 +15,7 @@ sim::RunResult run_sm100_case(const std::string& name, Sm100Case& c, const CaseC
   gpu.engine().schedule().reset(seed);
   RaceDetector races(gpu.engine());
   gpu.engine().set_observer(&races);
+  races.set_global_namer([&gpu](uint64_t a) { return gpu.gmem().describe(a); });
   Rng rng(seed * 0x2545F4914F6CDD1Dull + 1);
   const Sm100Launch l = c.setup(gpu, config, rng);
   const std::string err = gpu.launch(l.grid, l.warps, l.smem_bytes, [&c] { c.kernel(); });

@@ -20,7 +20,14 @@ const char* space_name(sim::Space s) {
   }
 }
 
-std::string range_text(sim::Space s, uint64_t lo, uint64_t hi) {
+std::string who(const sim::Warp& w) {
+  return fmt::format("CTA {} warp {} ({})", w.cta(), w.index(), w.role().empty() ? "?" : w.role());
+}
+}  // namespace
+
+std::string RaceDetector::range_text(sim::Space s, uint64_t lo, uint64_t hi) const {
+  if (s == sim::Space::kGlobal && global_namer_)
+    return fmt::format("bytes [{}, {})", global_namer_(lo), global_namer_(hi));
   if (s == sim::Space::kTmem) {
     uint64_t q0 = lo / sim::kTmemQuarterStride, q1 = (hi - 1) / sim::kTmemQuarterStride;
     return fmt::format("lanes [{}, {}) columns [{}, {})", 32 * q0, 32 * (q1 + 1),
@@ -28,11 +35,6 @@ std::string range_text(sim::Space s, uint64_t lo, uint64_t hi) {
   }
   return fmt::format("bytes [{:#x}, {:#x})", lo, hi);
 }
-
-std::string who(const sim::Warp& w) {
-  return fmt::format("CTA {} warp {} ({})", w.cta(), w.index(), w.role().empty() ? "?" : w.role());
-}
-}  // namespace
 
 RaceDetector::RaceDetector(sim::Engine& engine) : engine_(engine) {}
 

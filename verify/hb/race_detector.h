@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -56,6 +57,9 @@ class RaceDetector : public sim::Observer {
   void fence_proxy_async(const sim::Warp& w) override;
 
   uint64_t accesses_checked() const { return accesses_; }
+  // Names a global address in reports ("D+0x1c00"), so that reports do not
+  // depend on where the host placed the buffers.
+  void set_global_namer(std::function<std::string(uint64_t)> fn) { global_namer_ = std::move(fn); }
 
  private:
   static constexpr int kMaxReads = 8;
@@ -116,8 +120,10 @@ class RaceDetector : public sim::Observer {
   void report_pair(const std::string& cls, const std::string& rule, const std::string& why,
                    const Record& earlier, const Record& later, uint64_t granule);
   std::string describe(const Record& r) const;
+  std::string range_text(sim::Space s, uint64_t lo, uint64_t hi) const;
 
   sim::Engine& engine_;
+  std::function<std::string(uint64_t)> global_namer_;
   std::vector<CtaState> ctas_;
   std::deque<Op> ops_;          // OpId i -> ops_[i - 1]
   std::deque<Record> records_;  // record index i -> records_[i]

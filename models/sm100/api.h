@@ -59,6 +59,12 @@ void bulk_wait_group_read(int n, const Loc& loc);
 void bulk_wait_group(int n, const Loc& loc);
 void fence_proxy_async_shared(const Loc& loc);
 
+// In-kernel tensor-map updates and the tensormap proxy fences.
+void tensormap_replace_global_address(TensorMapModel* map, uint64_t address, const Loc& loc);
+void tensormap_replace_global_dim(TensorMapModel* map, int dim, uint32_t size, const Loc& loc);
+void fence_proxy_tensormap_release(const Loc& loc);
+void fence_proxy_tensormap_acquire(const TensorMapModel* map, const Loc& loc);
+
 // tcgen05 (cta_group::1).
 void tcgen05_alloc(uint32_t* smem_dst, uint32_t num_cols, const Loc& loc);
 void tcgen05_dealloc(uint32_t taddr, uint32_t num_cols, const Loc& loc);

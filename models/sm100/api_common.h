@@ -4,6 +4,7 @@
 #include <source_location>
 
 #include "models/sm100/gpu.h"
+#include "models/sm100/tensor_map.h"
 
 namespace sk::models::sm100::api {
 
@@ -35,5 +36,10 @@ inline sim::Warp& issue(const std::source_location& loc) {
   gpu().engine().count_event();
   return w;
 }
+
+// A TMA operation (or prefetch) issued by the current warp reads `map` and is
+// in flight until `until`: checks that kernel-side writes to the map were made
+// visible to it, and records the use (api_tensormap.cc).
+void tensormap_read(const TensorMapModel* map, Cycle until, const std::source_location& loc);
 
 }  // namespace sk::models::sm100::api

@@ -137,7 +137,7 @@ Cycle load_done(Cta& cta, uint64_t bytes) {
 
 void prefetch_tensormap(const TensorMapModel* map, const Loc& loc) {
   issue(loc);
-  valid_map(map, loc);
+  if (valid_map(map, loc)) tensormap_read(map, gpu().engine().now(), loc);
 }
 
 void tma_load_2d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32_t c0, int32_t c1,
@@ -161,6 +161,7 @@ void tma_load_2d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32
     }
     Cycle begin = gpu().engine().now();
     Cycle done = load_done(cta, bytes);
+    tensormap_read(map, done, loc);
     cta.tma_busy.emplace_back(begin, done);
     cta.bytes_loaded += bytes;
     uint64_t flow = 0;
@@ -210,6 +211,7 @@ void tma_store_2d(const TensorMapModel* map, const void* smem_src, int32_t c0, i
     Cycle write_done = std::max(now + p.tma_store_latency, gpu().hbm_transfer(now, m.box_bytes()));
     write_done = std::max(write_done, read_done) +
                  gpu().engine().schedule().agent_delay(sim::Agent::kTma, write_done - now);
+    tensormap_read(map, write_done, loc);
     wa.open.read_done = std::max(wa.open.read_done, read_done);
     wa.open.write_done = std::max(wa.open.write_done, write_done);
     wa.open_nonempty = true;

@@ -180,6 +180,11 @@ sim::Warp& Gpu::warp() {
 
 Cta& Gpu::cta_of_current() { return *ctas_[warp().cta()]; }
 
+int Gpu::grid_warp() {
+  sim::Warp& w = warp();
+  return w.cta() * ctas_[w.cta()]->warps + w.index();
+}
+
 void Gpu::finding(const std::string& cls, const std::string& rule, const std::string& message,
                   const std::source_location& loc) {
   sim::Finding f;

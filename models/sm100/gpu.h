@@ -116,6 +116,21 @@ struct WarpAsync {
   std::string ld_site;             // where it was issued
 };
 
+// Kernel-side changes to one tensor map (tensormap.replace) and their
+// visibility to the tensormap proxy, which is how TMA reads the map (PTX 9.0
+// 9.7.9.26 and fence.proxy.tensormap in 9.7.13.4). A map the host encoded has
+// no writes and needs no fence.
+struct TensorMapState {
+  uint64_t writes = 0;     // tensormap.replace ops made so far
+  uint64_t released = 0;   // writes covered by fence.proxy.tensormap::generic.release
+  int last_writer = -1;    // warp (cta * warps + warp) of the latest write
+  std::string write_site;  // where the latest write was made
+  std::unordered_map<int, uint64_t> acquired;  // per warp: writes its acquire made visible
+  Cycle in_use_until = 0;  // completion of the latest TMA that read the map
+  std::string use_site;    // where that TMA was issued
+  bool fence_reported = false, in_use_reported = false;
+};
+
 struct TmemState {
   std::vector<uint32_t> data;            // 128 lanes x columns, functional mode
   std::map<uint32_t, uint32_t> allocs;   // first column -> number of columns
@@ -179,6 +194,12 @@ class Gpu {
   void finding(const std::string& cls, const std::string& rule, const std::string& message,
                const std::source_location& loc);
 
+  // Kernel-side writes to tensor maps and TMA uses of them, by map address.
+  TensorMapState& tensormap_state(const void* map) { return tensormaps_[map]; }
+  std::unordered_map<const void*, TensorMapState>& tensormaps() { return tensormaps_; }
+  // Index of the current warp across the grid.
+  int grid_warp();
+
   // Shared HBM: reserves `bytes` of bandwidth and returns when they have
   // streamed (all SMs contend for it).
   Cycle hbm_transfer(Cycle start, uint64_t bytes);
@@ -197,6 +218,7 @@ class Gpu {
   sim::Engine& engine_;
   GlobalMemory gmem_;
   std::vector<std::unique_ptr<Cta>> ctas_;
+  std::unordered_map<const void*, TensorMapState> tensormaps_;
   double hbm_free_ = 0;
   uint32_t gpu_track_ = 0;
 };

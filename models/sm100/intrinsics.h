@@ -98,6 +98,24 @@ inline void tma_store_2d(const TensorMap* map, const void* src, int32_t c0, int3
                          Loc l = Loc::current()) {
   m::tma_store_2d(map, src, c0, c1, l);
 }
+// In-kernel tensor-map updates (the map must live in global memory) and the
+// fences that make them visible to TMA: the writer releases, the thread that
+// issues the TMA acquires on the map.
+inline void tensormap_replace_global_address(TensorMap* map, uint64_t address,
+                                             Loc l = Loc::current()) {
+  m::tensormap_replace_global_address(map, address, l);
+}
+template <int Dim>
+inline void tensormap_replace_global_dim(TensorMap* map, uint32_t size, Loc l = Loc::current()) {
+  static_assert(Dim >= 0 && Dim < 5, "tensor maps have at most 5 dimensions");
+  m::tensormap_replace_global_dim(map, Dim, size, l);
+}
+inline void fence_proxy_tensormap_release(Loc l = Loc::current()) {
+  m::fence_proxy_tensormap_release(l);
+}
+inline void fence_proxy_tensormap_acquire(const TensorMap* map, Loc l = Loc::current()) {
+  m::fence_proxy_tensormap_acquire(map, l);
+}
 inline void bulk_commit_group(Loc l = Loc::current()) { m::bulk_commit_group(l); }
 template <int N>
 inline void bulk_wait_group_read(Loc l = Loc::current()) {

@@ -26,7 +26,8 @@ __global__ void __launch_bounds__(128, 1)
     sm100_intrinsics_probe(const __grid_constant__ sk::arch::TensorMap a_map,
                            const __grid_constant__ sk::arch::TensorMap b_map,
                            const __grid_constant__ sk::arch::TensorMap c_map,
-                           uint32_t idesc, uint32_t* out) {
+                           sk::arch::TensorMap* b_workspace_map, uint32_t idesc,
+                           uint32_t* out) {
   using namespace sk::arch;
   auto& smem = *reinterpret_cast<ProbeSmem*>(dynamic_smem());
   const uint32_t warp = warp_idx();
@@ -58,7 +59,13 @@ __global__ void __launch_bounds__(128, 1)
       mbarrier_expect_tx(&smem.full_bar, kTileBytes);
       mbarrier_arrive_expect_tx(&smem.full_bar, kTileBytes);
       tma_load_2d(smem.a_tile, &a_map, &smem.full_bar, 0, static_cast<int32_t>(cta_idx()));
-      tma_load_2d(smem.b_tile, &b_map, &smem.full_bar, 0, static_cast<int32_t>(num_ctas()));
+      // B through a map retargeted in the kernel, as grouped GEMMs do per group.
+      tensormap_replace_global_address(b_workspace_map, reinterpret_cast<uint64_t>(out));
+      tensormap_replace_global_dim<1>(b_workspace_map, num_ctas());
+      fence_proxy_tensormap_release();
+      fence_proxy_tensormap_acquire(b_workspace_map);
+      tma_load_2d(smem.b_tile, b_workspace_map, &smem.full_bar, 0,
+                  static_cast<int32_t>(num_ctas()));
       while (!mbarrier_try_wait_parity(&smem.full_bar, 0)) {
       }
       tcgen05_fence_after_thread_sync();

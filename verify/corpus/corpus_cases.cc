@@ -59,6 +59,15 @@ class MutantCase : public verify::Sm100Case {
     l.grid = static_cast<int>(cfg.get("ctas", std::min<uint32_t>(tiles, 2)));
     l.warps = static_cast<int>(kSm100MatmulWarps);
     l.smem_bytes = B == Bug::kSmemOverCapacity ? K::kSmemBytes + 200 * 1024 : K::kSmemBytes;
+    if (K::kRetarget) {
+      // Per-CTA copies of A's map in global memory, as the host would upload them.
+      using Map = models::sm100::TensorMapModel;
+      const uint64_t ws = mem.allocate(sizeof(Map) * static_cast<uint64_t>(l.grid), "A.maps");
+      p_.a_workspace = reinterpret_cast<Map*>(mem.host(ws));
+      for (int i = 0; i < l.grid; ++i) p_.a_workspace[i] = p_.a;
+      p_.a_base = a_;
+      p_.a_row_bytes = uint64_t{lda_} * 2;
+    }
     return l;
   }
   void kernel() override { K::run(p_); }
@@ -113,6 +122,9 @@ SK_CORPUS_CASE(kMissingWaitLd, "missing_wait_ld", "tcgen05.ld without tcgen05.wa
 SK_CORPUS_CASE(kStagingReuse, "staging_reuse", "staging rewritten before the store read it");
 SK_CORPUS_CASE(kMmaPlainRelease, "mma_plain_release", "input stage released by arrive, not commit");
 SK_CORPUS_CASE(kNamedBarrierPartial, "named_barrier_partial", "named barrier reached by one lane");
+SK_CORPUS_CASE(kRetargetA, "retarget_a", "A's map retargeted per tile: twin of the tensormap bugs");
+SK_CORPUS_CASE(kTensormapNoFence, "tensormap_no_fence", "retargeted map used without acquire");
+SK_CORPUS_CASE(kTensormapInUse, "tensormap_in_use", "map retargeted while its loads are in flight");
 
 }  // namespace
 }  // namespace sk::corpus

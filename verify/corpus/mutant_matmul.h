@@ -11,6 +11,12 @@
 // the fixed kernel, its twin. Bug::kPreArrive is the correct variant of the
 // pre-arrive protocol (consumers arrive on every empty barrier once at start,
 // the producer waits on parity lap & 1), twin of Bug::kMissingPreArrive.
+// Bug::kRetargetA is the correct variant of a grouped-GEMM style A operand:
+// the load warp keeps its CTA's A tensor map in a global workspace and points
+// it at the work tile's rows (tensormap.replace of the base address and row
+// count) before loading, after the previous tile's loads have landed and with
+// the tensormap proxy fences; twin of Bug::kTensormapNoFence and
+// Bug::kTensormapInUse.
 #pragma once
 
 #include "kernels/arch/sm100.h"
@@ -38,6 +44,7 @@ enum class Bug {
   kReinitWithoutInval, kSmemOverCapacity, kMisalignedTmaDst, kStageNeverReleased,
   kStageDoubleRelease, kTileToTwoCtas, kAllocOneLane, kLaneQuarter, kMissingWaitLd,
   kStagingReuse, kMmaPlainRelease, kNamedBarrierPartial,
+  kRetargetA, kTensormapNoFence, kTensormapInUse,
 };
 
 template <Bug B>
@@ -47,6 +54,8 @@ struct MutantMatmul {
   static constexpr uint32_t kStageBytes = (BM + BN) * BK * 2;
   static constexpr uint32_t kRowBytes = 64;  // 32 BF16 outputs per staging row
   static constexpr bool kPreArriveProtocol = B == Bug::kPreArrive || B == Bug::kMissingPreArrive;
+  static constexpr bool kRetarget =
+      B == Bug::kRetargetA || B == Bug::kTensormapNoFence || B == Bug::kTensormapInUse;
   using Mma = UmmaOp<BM, BN, BK>;
   using AccPipe = TilePipeline<TmemAccumPayload<BN>, kAcc>;
   using WorkPipe = TilePipeline<WorkPayload<WorkInfo>, 2>;
@@ -67,6 +76,10 @@ struct MutantMatmul {
   struct Params {
     arch::TensorMap a, b, c;  // c: dims {N, M}, box {32, 32}, 64B swizzle
     uint32_t m, n, k;
+    // kRetarget variants: one copy of `a` per CTA in global memory, and A's
+    // base address and row pitch for retargeting it.
+    arch::TensorMap* a_workspace = nullptr;
+    uint64_t a_base = 0, a_row_bytes = 0;
   };
 
   SK_DEVICE static void run(const Params& p) {
@@ -136,13 +149,37 @@ struct MutantMatmul {
     }
   }
 
+  // Points the CTA's A map at the rows of tile `w` once no load that reads the
+  // map is in flight: every stage's latest fill has landed (parity[i] is the
+  // full-barrier parity of that fill, or -1 for a stage never filled).
+  SK_DEVICE static void retarget_a(const Params& p, Smem& s, arch::TensorMap* map,
+                                   const WorkInfo& w, const int (&parity)[S]) {
+    if (auto lane = elect_one()) {
+      if constexpr (B != Bug::kTensormapInUse) {
+        for (int i = 0; i < S; ++i)
+          if (parity[i] >= 0) wait(&s.input.full[i], static_cast<uint32_t>(parity[i]));
+      }
+      const uint32_t row0 = w.m_tile * BM;
+      arch::tensormap_replace_global_address(map, p.a_base + uint64_t{row0} * p.a_row_bytes);
+      arch::tensormap_replace_global_dim<1>(map, p.m - row0 < BM ? p.m - row0 : BM);
+      arch::fence_proxy_tensormap_release();
+      if constexpr (B != Bug::kTensormapNoFence) arch::fence_proxy_tensormap_acquire(map);
+    }
+    arch::sync_warp();
+  }
+
   SK_DEVICE static void load(const Params& p, Smem& s, const WorkPipe& work) {
     arch::annotate_role("load");
-    const TmaTileLoader a_loader(&p.a), b_loader(&p.b);
+    arch::TensorMap* a_map = kRetarget ? p.a_workspace + arch::cta_idx() : nullptr;
+    const TmaTileLoader a_loader(kRetarget ? a_map : &p.a), b_loader(&p.b);
     const uint32_t k_blocks = ceil_div<uint32_t>(p.k, BK);
     PipelineState<S> st;
+    int filled[S];
+    for (int& f : filled) f = -1;
     auto items = work.consumer();
     for (WorkInfo w = next_work(items); w.valid; w = next_work(items)) {
+      if constexpr (kRetarget) retarget_a(p, s, a_map, w, filled);
+      const uint32_t a_row = kRetarget ? 0 : w.m_tile * BM;
       for (uint32_t kb = 0; kb < k_blocks; ++kb, st.advance()) {
         const uint32_t i = st.index();
         wait(&s.input.empty[i], empty_parity(st.lap()));
@@ -154,10 +191,11 @@ struct MutantMatmul {
           uint8_t* a_dst = reinterpret_cast<uint8_t*>(s.a[i]);
           if constexpr (B == Bug::kMisalignedTmaDst) a_dst += 512;
           a_loader.load(a_dst, &s.input.full[i], static_cast<int32_t>(kb * BK),
-                        static_cast<int32_t>(w.m_tile * BM));
+                        static_cast<int32_t>(a_row));
           b_loader.load(s.b[i], &s.input.full[i], static_cast<int32_t>(kb * BK),
                         static_cast<int32_t>(w.n_tile * BN));
         }
+        filled[i] = static_cast<int>(st.lap() & 1);
       }
     }
     for (int i = 0; i < S; ++i, st.advance()) wait(&s.input.empty[st.index()], empty_parity(st.lap()));

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <set>
 #include <mutex>
 #include <thread>
 
@@ -84,13 +85,16 @@ ExploreReport explore(const std::function<sim::RunResult(uint64_t seed)>& run,
       rep.first_failing = o.findings;
       rep.first_failing_seed = opts.seeds[i];
     }
+    // A finding may be reported once per CTA; it counts once per schedule.
+    std::set<size_t> seen_here;
     for (const auto& f : o.findings) {
       auto key = std::make_tuple(f.cls, f.rule, f.location);
       auto it = index.find(key);
       if (it == index.end()) {
         index.emplace(key, rep.findings.size());
+        seen_here.insert(rep.findings.size());
         rep.findings.push_back(FoundFinding{f, opts.seeds[i], 1});
-      } else {
+      } else if (seen_here.insert(it->second).second) {
         ++rep.findings[it->second].schedules;
       }
     }

@@ -7,7 +7,11 @@
 // A store is tracked by bulk groups: commit, then wait before the source tile is
 // overwritten (.read) or before the result must be visible (full wait). Writes
 // made by threads to a tile that a TMA store reads need fence_proxy_async_shared()
-// first, since TMA runs in the async proxy.
+// first, since TMA runs in the async proxy. A map the kernel changes
+// (tensormap_replace_*) lives in global memory; the writer then runs
+// fence_proxy_tensormap_release() and the thread issuing the TMA runs
+// fence_proxy_tensormap_acquire(map) before using it, and no TMA that reads the
+// map may be in flight while it changes.
 #pragma once
 
 #include <cuda.h>
@@ -48,6 +52,33 @@ SK_DEVICE void tma_store_2d(const TensorMap* map, const void* smem_src, int32_t 
       : "l"(reinterpret_cast<uint64_t>(map)), "r"(detail::smem_addr(smem_src)),
         "r"(c0), "r"(c1)
       : "memory");
+}
+
+SK_DEVICE void tensormap_replace_global_address(TensorMap* map, uint64_t address) {
+  asm volatile("tensormap.replace.tile.global_address.global.b1024.b64 [%0], %1;"
+               :
+               : "l"(reinterpret_cast<uint64_t>(map)), "l"(address)
+               : "memory");
+}
+
+template <int Dim>
+SK_DEVICE void tensormap_replace_global_dim(TensorMap* map, uint32_t size) {
+  static_assert(Dim >= 0 && Dim < 5, "tensor maps have at most 5 dimensions");
+  asm volatile("tensormap.replace.tile.global_dim.global.b1024.b32 [%0], %1, %2;"
+               :
+               : "l"(reinterpret_cast<uint64_t>(map)), "n"(Dim), "r"(size)
+               : "memory");
+}
+
+SK_DEVICE void fence_proxy_tensormap_release() {
+  asm volatile("fence.proxy.tensormap::generic.release.gpu;" : : : "memory");
+}
+
+SK_DEVICE void fence_proxy_tensormap_acquire(const TensorMap* map) {
+  asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;"
+               :
+               : "l"(reinterpret_cast<uint64_t>(map))
+               : "memory");
 }
 
 SK_DEVICE void bulk_commit_group() {

@@ -34,6 +34,7 @@ void cta_sync(const Loc& loc);
 void named_barrier_sync(uint32_t id, uint32_t num_threads, const Loc& loc);
 void named_barrier_arrive(uint32_t id, uint32_t num_threads, const Loc& loc);
 void st_shared_b128(void* dst, const uint32_t* v, const Loc& loc);
+void ld_shared_b128(const void* src, uint32_t* v, const Loc& loc);
 void ld_shared(const void* src, void* out, uint32_t bytes, const Loc& loc);
 void st_shared(void* dst, const void* v, uint32_t bytes, const Loc& loc);
 

@@ -146,6 +146,17 @@ void st_shared_b128(void* dst, const uint32_t* v, const Loc& loc) {
   std::memcpy(dst, v, 16);
 }
 
+void ld_shared_b128(const void* src, uint32_t* v, const Loc& loc) {
+  check_ld_waited(loc);
+  int64_t off = smem_range(src, 16, 16, "ld.shared.v4", loc);
+  if (off < 0) {
+    std::memset(v, 0, 16);
+    return;
+  }
+  observe_smem(off, 16, false, "ld.shared.v4", loc);
+  std::memcpy(v, src, 16);
+}
+
 void ld_shared(const void* src, void* out, uint32_t bytes, const Loc& loc) {
   issue(loc);
   int64_t off = smem_range(src, bytes, 1, "ld.shared", loc);

@@ -52,6 +52,9 @@ inline void named_barrier_arrive(uint32_t id, uint32_t n, Loc l = Loc::current()
 inline void st_shared_b128(void* dst, const uint32_t (&v)[4], Loc l = Loc::current()) {
   m::st_shared_b128(dst, v, l);
 }
+inline void ld_shared_b128(const void* src, uint32_t (&v)[4], Loc l = Loc::current()) {
+  m::ld_shared_b128(src, v, l);
+}
 // Plain shared-memory data (work items, the TMEM address slot).
 template <class T>
 inline T ld_shared(const T* src, Loc l = Loc::current()) {

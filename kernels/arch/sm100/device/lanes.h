@@ -71,6 +71,14 @@ SK_DEVICE void st_shared_b128(void* dst, const uint32_t (&v)[4]) {
                : "memory");
 }
 
+// 16-byte load from shared memory (generic proxy).
+SK_DEVICE void ld_shared_b128(const void* src, uint32_t (&v)[4]) {
+  asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3])
+               : "r"(smem_addr(src))
+               : "memory");
+}
+
 // Plain shared-memory data (work items, the TMEM address slot): ordinary
 // loads and stores; the model records them for race detection.
 template <class T>

@@ -5,6 +5,9 @@
 //           [--tile-n 64|128|256] [--out-dtype bf16|f32] [--seed S] [--functional]
 //           [--trace FILE] [--json FILE|-] [--max-cycles C] [--wall-limit SECONDS]
 //   sim verify <run options> [--schedules N] [--jobs J]   (seeds --seed .. --seed+N-1)
+//   sim sweep --kernel matmul --arch sm100 --m M --n N --k K [--stages LIST]
+//           [--tile-n LIST] [--out-dtype bf16|f32] [--jobs J] [--json FILE|-]
+//           [--wall-limit SECONDS]   (LIST: 2,4,6 or 2-8; ranked by predicted time)
 //
 // Exit status: 0 no findings (and, with --functional, a passing check);
 // 1 findings or a failed check; 2 bad usage or input (one line on stderr).
@@ -20,7 +23,9 @@
 #include <vector>
 
 #include "sim/cli/args.h"
+#include "sim/cli/options.h"
 #include "sim/cli/report.h"
+#include "sim/cli/sweep.h"
 #include "sim/core/isolate.h"
 #include "sim/kernels/sm100_matmul_run.h"
 #include "verify/explore/explorer.h"
@@ -36,7 +41,8 @@ constexpr const char* kUsage =
     "commands:\n"
     "  list        kernels and architectures the simulator knows\n"
     "  run         simulate one kernel launch (sim run --help)\n"
-    "  verify      explore many schedules with the race detector (sim verify --help)\n";
+    "  verify      explore many schedules with the race detector (sim verify --help)\n"
+    "  sweep       rank tile widths and stage counts by predicted time (sim sweep --help)\n";
 
 int cmd_list() {
   std::cout << "kernels:\n"
@@ -52,12 +58,8 @@ int cmd_list() {
 
 po::options_description run_options() {
   po::options_description o("sim run options");
-  o.add_options()("help,h", "show this help")
-      ("kernel", po::value<std::string>()->default_value("matmul"), "kernel name (sim list)")
-      ("arch", po::value<std::string>()->default_value("sm100"), "architecture: sm100")
-      ("m", po::value<std::string>(), "rows of A and D")
-      ("n", po::value<std::string>(), "rows of B, columns of D")
-      ("k", po::value<std::string>(), "reduction length")
+  sk::cli::add_problem_options(o);
+  o.add_options()
       ("stages", po::value<std::string>()->default_value("4"), "input pipeline stages (2-8)")
       ("tile-n", po::value<std::string>()->default_value("256"), "tile N: 64, 128 or 256 (tile M is 128, K 64)")
       ("out-dtype", po::value<std::string>()->default_value("bf16"), "output type: bf16 or f32")
@@ -85,43 +87,15 @@ struct Parsed {
 
 // Parses the options `sim run` and `sim verify` share (verify adds its own).
 Parsed parse_matmul(int argc, char** argv, const char* cmd, po::options_description opts) {
-  // Every argument is an option; anything else lands in "stray" and is refused.
-  po::options_description all;
-  all.add(opts).add_options()("stray", po::value<std::vector<std::string>>());
-  po::positional_options_description rest;
-  rest.add("stray", -1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(rest).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw UsageError(std::string("sim ") + cmd + ": " + e.what());
-  }
-  if (vm.count("stray"))
-    throw UsageError(fmt::format("sim {}: unexpected argument '{}' (options start with --)", cmd,
-                                 vm["stray"].as<std::vector<std::string>>().front()));
+  const po::variables_map vm = sk::cli::parse_options(argc, argv, cmd, opts);
   Parsed out;
-  if (vm.count("help")) {
-    std::cout << "usage: sim " << cmd << " --kernel matmul --arch sm100 --m M --n N --k K [options]\n"
-              << opts;
-    out.help = true;
-    return out;
-  }
-  const std::string kernel = vm["kernel"].as<std::string>();
-  const std::string arch = vm["arch"].as<std::string>();
-  if (kernel != "matmul")
-    throw UsageError(fmt::format("unknown kernel '{}' (sim list shows the kernels)", kernel));
-  if (arch != "sm100") {
-    if (arch == "sm90" || arch == "mi300x")
-      throw UsageError(fmt::format("architecture '{}' is not modelled yet; use sm100", arch));
-    throw UsageError(fmt::format("unknown architecture '{}' (sm100)", arch));
-  }
-  for (const char* f : {"m", "n", "k"})
-    if (!vm.count(f)) throw UsageError(fmt::format("sim {}: --{} is required", cmd, f));
+  out.help = sk::cli::print_help(vm, cmd, opts);
+  if (out.help) return out;
+  const sk::cli::Shape shape = sk::cli::parse_problem(vm, cmd);
   sk::sim::MatmulRequest& q = out.q;
-  q.m = static_cast<uint32_t>(sk::cli::parse_uint("--m", vm["m"].as<std::string>(), 1, 1u << 20));
-  q.n = static_cast<uint32_t>(sk::cli::parse_uint("--n", vm["n"].as<std::string>(), 1, 1u << 20));
-  q.k = static_cast<uint32_t>(sk::cli::parse_uint("--k", vm["k"].as<std::string>(), 1, 1u << 20));
+  q.m = shape.m;
+  q.n = shape.n;
+  q.k = shape.k;
   q.stages = static_cast<uint32_t>(sk::cli::parse_uint("--stages", vm["stages"].as<std::string>(), 2, 8));
   q.tile_n = static_cast<uint32_t>(sk::cli::parse_uint("--tile-n", vm["tile-n"].as<std::string>(), 1, 4096));
   q.seed = sk::cli::parse_uint("--seed", vm["seed"].as<std::string>(), 0, UINT64_MAX / 2);
@@ -129,10 +103,7 @@ Parsed parse_matmul(int argc, char** argv, const char* cmd, po::options_descript
                                      1ull << 50);
   out.wall = static_cast<double>(
       sk::cli::parse_uint("--wall-limit", vm["wall-limit"].as<std::string>(), 1, 86400));
-  const std::string out_dtype = vm["out-dtype"].as<std::string>();
-  if (out_dtype != "bf16" && out_dtype != "f32")
-    throw UsageError(fmt::format("--out-dtype must be bf16 or f32, got '{}'", out_dtype));
-  q.out_f32 = out_dtype == "f32";
+  q.out_f32 = sk::cli::parse_out_f32(vm);
   q.functional = vm.count("functional") > 0;
   if (vm.count("schedules")) {
     q.functional = true;  // race detection needs the per-lane data accesses
@@ -140,10 +111,7 @@ Parsed parse_matmul(int argc, char** argv, const char* cmd, po::options_descript
     out.jobs = static_cast<int>(sk::cli::parse_uint("--jobs", vm["jobs"].as<std::string>(), 1, 64));
   }
   if (std::string err = sk::sim::validate_sm100_matmul(q); !err.empty()) throw UsageError(err);
-  if (vm.count("json")) {
-    out.json_path = sk::cli::resolve_path(vm["json"].as<std::string>());
-    if (out.json_path != "-") sk::cli::require_writable("--json", out.json_path);
-  }
+  out.json_path = sk::cli::parse_json_path(vm);
   if (vm.count("trace")) {
     q.trace_path = sk::cli::resolve_path(vm["trace"].as<std::string>());
     sk::cli::require_writable("--trace", q.trace_path);
@@ -252,6 +220,7 @@ extern "C" int sc_main(int argc, char* argv[]) {
     }
     if (cmd == "run") return cmd_run(argc - 1, argv + 1);
     if (cmd == "verify") return cmd_verify(argc - 1, argv + 1);
+    if (cmd == "sweep") return sk::cli::cmd_sweep(argc - 1, argv + 1);
     throw UsageError(fmt::format("unknown command '{}' (sim --help)", cmd));
   } catch (const UsageError& e) {
     std::cerr << "sim: " << e.what() << "\n";

@@ -4,6 +4,7 @@
 #include <source_location>
 
 #include "models/sm100/gpu.h"
+#include "sim/core/source_loc.h"
 #include "models/sm100/tensor_map.h"
 
 namespace sk::models::sm100::api {
@@ -15,11 +16,13 @@ inline Gpu& gpu() { return Gpu::current(); }
 // itself uses them too early.
 inline void check_ld_waited(const std::source_location& loc) {
   sim::Warp& w = gpu().warp();
+  if (!w.issue_check) return;
   WarpAsync& wa = gpu().cta_of_current().warp_async[w.index()];
+  w.issue_check = false;
   if (!wa.ld_pending) return;
   wa.ld_pending = false;
   gpu().finding("tmem_access", "tcgen05.ld_without_wait",
-                "the warp continues past a tcgen05.ld (" + wa.ld_site +
+                "the warp continues past a tcgen05.ld (" + sim::format_location(wa.ld_site) +
                     ") without tcgen05.wait::ld; the loaded registers are undefined until the wait",
                 loc);
 }
@@ -36,6 +39,24 @@ inline sim::Warp& issue(const std::source_location& loc) {
   gpu().engine().count_event();
   return w;
 }
+
+// Charges one instruction issue like issue(), without waiting out the
+// warp's accumulated cost first: for operations whose effects are private to
+// the warp or scheduled at future times computed from local_now(). A run of
+// such operations (the MMAs of a k-block and their commit, a stage's TMA
+// loads) then costs the simulation one context switch instead of one each.
+// They must not read or change state that another warp can observe at once.
+inline sim::Warp& issue_local(const std::source_location& loc) {
+  check_ld_waited(loc);
+  sim::Warp& w = gpu().warp();
+  w.set_location(loc);
+  w.spend(gpu().params().issue_cycles + gpu().engine().schedule().warp_delay(w.index()));
+  gpu().engine().count_event();
+  return w;
+}
+
+// The issuing warp's own time: the simulation time plus its unpaid cost.
+inline Cycle local_now(const sim::Warp& w) { return gpu().engine().now() + w.pending(); }
 
 // A TMA operation (or prefetch) issued by the current warp reads `map` and is
 // in flight until `until`: checks that kernel-side writes to the map were made

@@ -48,7 +48,7 @@ uint32_t lane_loop_mask() {
 
 void set_lane(int lane) { gpu().warp().set_current_lane(lane); }
 
-void sync_warp(const Loc& loc) { issue(loc); }
+void sync_warp(const Loc& loc) { issue_local(loc); }
 
 namespace {
 // Observer keys of named barriers (mbarriers use their SMEM offset).
@@ -188,7 +188,7 @@ void mbarrier_inval(uint64_t* bar, const Loc& loc) {
   for (int i = 0; i < w.active_count(); ++i) mbar::inval(gpu(), bar, loc);
 }
 
-void fence_mbarrier_init(const Loc& loc) { issue(loc); }
+void fence_mbarrier_init(const Loc& loc) { issue_local(loc); }
 
 void mbarrier_arrive(uint64_t* bar, const Loc& loc) {
   sim::Warp& w = issue(loc);
@@ -227,7 +227,10 @@ bool mbarrier_test_wait_parity(uint64_t* bar, uint32_t parity, const Loc& loc) {
 
 void annotate_barrier(uint64_t* bar, const char* name, int index) {
   Mbarrier* b = mbar::lookup(gpu(), bar);
-  if (b != nullptr) b->name = index >= 0 ? fmt::format("{}[{}]", name, index) : std::string(name);
+  if (b != nullptr) {
+    b->name = index >= 0 ? fmt::format("{}[{}]", name, index) : std::string(name);
+    b->wait_label.clear();
+  }
 }
 
 void annotate_role(const char* role) {

@@ -211,7 +211,9 @@ void tcgen05_relinquish_alloc_permit(const Loc& loc) {
 
 void tcgen05_mma_f16_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
                         bool accumulate, const Loc& loc) {
-  sim::Warp& w = issue(loc);
+  // Only the tensor-core queue (fed by this CTA's MMA issuer) and events at
+  // the MMA's start change: it runs at the warp's local time.
+  sim::Warp& w = issue_local(loc);
   Cta& cta = gpu().cta_of_current();
   SmemDesc a = decode_smem_desc(a_desc), b = decode_smem_desc(b_desc);
   InstrDesc id = decode_instr_desc(idesc);
@@ -250,7 +252,7 @@ void tcgen05_mma_f16_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint
       obs->access(w, op, sim::Space::kTmem, rd, true, sim::Proxy::kAsync, "tcgen05.mma (D)", loc);
       wa.tc_live.push_back(op);
     }
-    Cycle now = gpu().engine().now();
+    Cycle now = local_now(w);
     Cycle ii = static_cast<Cycle>(id.n * p.umma_ii_per_n + 0.5);
     Cycle start = std::max(now, cta.tc_free) +
                   gpu().engine().schedule().agent_delay(sim::Agent::kTensorCore, ii);
@@ -273,7 +275,8 @@ void tcgen05_mma_f16_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint
 }
 
 void tcgen05_commit(uint64_t* bar, const Loc& loc) {
-  sim::Warp& w = issue(loc);
+  // The arrive happens at `when`, scheduled: local time suffices.
+  sim::Warp& w = issue_local(loc);
   Cta& cta = gpu().cta_of_current();
   Mbarrier* b = mbar::checked(gpu(), bar, "tcgen05.commit", loc);
   if (b == nullptr) return;
@@ -287,7 +290,7 @@ void tcgen05_commit(uint64_t* bar, const Loc& loc) {
       op = obs->issue_async(w, "tcgen05.commit");
       covered = wa.tc_live;
     }
-    Cycle when = std::max(gpu().engine().now(), wa.tcgen05_done) +
+    Cycle when = std::max(local_now(w), wa.tcgen05_done) +
                  gpu().engine().schedule().agent_delay(sim::Agent::kSignal, 16);
     auto& tr = gpu().engine().trace();
     uint64_t flow = tr.enabled() ? tr.new_flow() : 0;
@@ -311,6 +314,7 @@ void tcgen05_ld_32x32b_x32(uint32_t taddr, LaneArray<uint32_t, 32>& dst, const L
   pending.ld_pending = false;
   sim::Warp& w = issue(loc);
   pending.ld_pending = was_pending;
+  w.issue_check = was_pending;
   require_full_warp(w, "tcgen05.ld", loc);
   uint32_t lane0 = taddr >> 16, col = taddr & 0xFFFF;
   uint32_t quarter = static_cast<uint32_t>(w.index()) % 4;
@@ -345,7 +349,8 @@ void tcgen05_ld_32x32b_x32(uint32_t taddr, LaneArray<uint32_t, 32>& dst, const L
                 gpu().engine().schedule().agent_delay(sim::Agent::kTensorCore,
                                                       gpu().params().tmem_ld_cycles);
   wa.ld_pending = true;
-  wa.ld_site = sim::format_location(loc);
+  w.issue_check = true;
+  wa.ld_site = loc;
 }
 
 void tcgen05_wait_ld(const Loc& loc) {
@@ -359,7 +364,7 @@ void tcgen05_wait_ld(const Loc& loc) {
   wa.lds.clear();
 }
 
-void tcgen05_fence_before_thread_sync(const Loc& loc) { issue(loc); }
-void tcgen05_fence_after_thread_sync(const Loc& loc) { issue(loc); }
+void tcgen05_fence_before_thread_sync(const Loc& loc) { issue_local(loc); }
+void tcgen05_fence_after_thread_sync(const Loc& loc) { issue_local(loc); }
 
 }  // namespace sk::models::sm100::api

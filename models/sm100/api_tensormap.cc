@@ -67,7 +67,8 @@ TensorMapState* begin_replace(TensorMapModel* map, const Loc& loc) {
                               "(in flight until cycle {}, now {}); wait for that operation's "
                               "completion (its mbarrier phase or bulk group) before changing the "
                               "map, or switch between two maps",
-                              map_name(map), st.use_site, st.in_use_until, now),
+                              map_name(map), sim::format_location(st.use_site), st.in_use_until,
+                              now),
                   loc);
   }
   ++st.writes;
@@ -138,7 +139,7 @@ void tensormap_read(const TensorMapModel* map, Cycle until, const Loc& loc) {
   }
   if (until >= st.in_use_until) {
     st.in_use_until = until;
-    st.use_site = sim::format_location(loc);
+    st.use_site = loc;
   }
 }
 

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "models/sm100/api.h"
 #include "models/sm100/api_common.h"
@@ -121,28 +122,44 @@ void observe_box(sim::OpId op, sim::Space space, std::span<const sim::Range> r, 
   gpu().obs()->access(gpu().warp(), op, space, r, write, sim::Proxy::kAsync, what, loc);
 }
 
-// Completion time of a load of `bytes` issued now by `cta`.
-Cycle load_done(Cta& cta, uint64_t bytes) {
+// Completion time of a load of box (c0, c1) of `map` issued now by `cta`.
+// The SM ingest port serialises a CTA's loads; L2 bandwidth is shared by all
+// SMs, and so is HBM bandwidth for boxes that miss in L2. A box another CTA is
+// already fetching arrives when that fetch lands (miss merging).
+Cycle load_done(Cta& cta, const TensorMapModel& map, int32_t c0, int32_t c1, Cycle now) {
   const Params& p = gpu().params();
-  Cycle now = gpu().engine().now();
-  // The SM ingest port serialises a CTA's loads; HBM is shared by all SMs.
-  double port_start = std::max(static_cast<double>(now), static_cast<double>(cta.tma_free));
-  Cycle port_done = static_cast<Cycle>(port_start + bytes / p.sm_ingest_bytes_per_cycle + 0.999);
+  const uint64_t bytes = map.box_bytes();
+  const double port_start = std::max(static_cast<double>(now), static_cast<double>(cta.tma_free));
+  const Cycle port_done =
+      static_cast<Cycle>(port_start + static_cast<double>(bytes) / p.sm_ingest_bytes_per_cycle + 0.999);
   cta.tma_free = port_done;
-  Cycle hbm_done = gpu().hbm_transfer(now, bytes);
-  Cycle done = std::max({now + p.tma_base_latency, port_done + p.tma_base_latency / 2, hbm_done});
+  const BoxKey key{map.global_address, c0, c1, map.box[0], map.box[1]};
+  const L2Cache::Lookup l2 = gpu().l2().access(key, bytes);
+  const Cycle l2_done = gpu().l2_transfer(now, bytes);
+  Cycle done;
+  if (l2.hit) {
+    ++cta.l2_hits;
+    done = std::max({now + p.tma_l2_latency, port_done + p.tma_l2_latency / 2, l2_done,
+                     l2.ready + p.tma_l2_latency / 2});
+  } else {
+    const Cycle hbm_done = gpu().hbm_transfer(now, bytes);
+    done = std::max({now + p.tma_base_latency, port_done + p.tma_base_latency / 2, hbm_done, l2_done});
+    gpu().l2().fill(key, done);
+  }
   return done + gpu().engine().schedule().agent_delay(sim::Agent::kTma, done - now);
 }
 }  // namespace
 
 void prefetch_tensormap(const TensorMapModel* map, const Loc& loc) {
-  issue(loc);
-  if (valid_map(map, loc)) tensormap_read(map, gpu().engine().now(), loc);
+  sim::Warp& w = issue_local(loc);
+  if (valid_map(map, loc)) tensormap_read(map, local_now(w), loc);
 }
 
 void tma_load_2d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32_t c0, int32_t c1,
                  const Loc& loc) {
-  sim::Warp& w = issue(loc);
+  // The load changes the barrier only through its complete_tx, scheduled at
+  // its completion; it runs at the warp's local time.
+  sim::Warp& w = issue_local(loc);
   if (!valid_map(map, loc)) return;
   Cta& cta = gpu().cta_of_current();
   int64_t off = smem_box(cta, smem_dst, *map, "cp.async.bulk.tensor (load)", loc);
@@ -159,8 +176,8 @@ void tma_load_2d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32
       observe_box(op, sim::Space::kGlobal, rows, false, "TMA load", loc);
       observe_box(op, sim::Space::kSmem, {&box, 1}, true, "TMA load", loc);
     }
-    Cycle begin = gpu().engine().now();
-    Cycle done = load_done(cta, bytes);
+    Cycle begin = local_now(w);
+    Cycle done = load_done(cta, m, c0, c1, begin);
     tensormap_read(map, done, loc);
     cta.tma_busy.emplace_back(begin, done);
     cta.bytes_loaded += bytes;
@@ -177,8 +194,10 @@ void tma_load_2d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32
     }
     Mbarrier* bp = b;
     mbar::load_issued(*b);
-    gpu().engine().at(done, [&cta, m, off, c0, c1, bp, bytes, flow, op] {
-      if (gpu().functional()) move_box(cta.smem, 0, m, static_cast<uint32_t>(off), c0, c1, true);
+    // The map travels with the event only when bytes move (functional mode).
+    auto data = gpu().functional() ? std::make_unique<TensorMapModel>(m) : nullptr;
+    gpu().engine().at(done, [&cta, data = std::move(data), off, c0, c1, bp, bytes, flow, op] {
+      if (data) move_box(cta.smem, 0, *data, static_cast<uint32_t>(off), c0, c1, true);
       mbar::complete_tx(gpu(), cta, *bp, bytes, flow, op);
     });
   }
@@ -186,7 +205,7 @@ void tma_load_2d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32
 
 void tma_store_2d(const TensorMapModel* map, const void* smem_src, int32_t c0, int32_t c1,
                   const Loc& loc) {
-  sim::Warp& w = issue(loc);
+  sim::Warp& w = issue_local(loc);
   if (!valid_map(map, loc)) return;
   Cta& cta = gpu().cta_of_current();
   int64_t off = smem_box(cta, smem_src, *map, "cp.async.bulk.tensor (store)", loc);
@@ -204,7 +223,7 @@ void tma_store_2d(const TensorMapModel* map, const void* smem_src, int32_t c0, i
       wa.open.reads.push_back(rd);
       wa.open.writes.push_back(wr);
     }
-    Cycle now = gpu().engine().now();
+    Cycle now = local_now(w);
     const Params& p = gpu().params();
     Cycle read_done = now + m.box_bytes() / 64 + 32;  // SMEM read at ~64 B/cycle
     read_done += gpu().engine().schedule().agent_delay(sim::Agent::kTma, read_done - now);
@@ -223,8 +242,8 @@ void tma_store_2d(const TensorMapModel* map, const void* smem_src, int32_t c0, i
       gpu().engine().at(read_done, [&cta, snapshot, o, span] {
         snapshot->assign(cta.smem + o, cta.smem + o + span);
       });
-      gpu().engine().at(write_done, [snapshot, m, o, c0, c1] {
-        move_box(snapshot->data(), o, m, o, c0, c1, false);
+      gpu().engine().at(write_done, [snapshot, map = std::make_unique<TensorMapModel>(m), o, c0, c1] {
+        move_box(snapshot->data(), o, *map, o, c0, c1, false);
       });
     }
     auto& tr = gpu().engine().trace();
@@ -238,7 +257,7 @@ void tma_store_2d(const TensorMapModel* map, const void* smem_src, int32_t c0, i
 }
 
 void bulk_commit_group(const Loc& loc) {
-  sim::Warp& w = issue(loc);
+  sim::Warp& w = issue_local(loc);
   WarpAsync& wa = gpu().cta_of_current().warp_async[w.index()];
   // An empty group is legal and completes at once.
   wa.groups.push_back(wa.open_nonempty ? std::move(wa.open) : BulkGroup{});
@@ -280,7 +299,7 @@ void wait_groups(int n, bool reads_only, const Loc& loc) {
 void bulk_wait_group_read(int n, const Loc& loc) { wait_groups(n, true, loc); }
 void bulk_wait_group(int n, const Loc& loc) { wait_groups(n, false, loc); }
 void fence_proxy_async_shared(const Loc& loc) {
-  sim::Warp& w = issue(loc);
+  sim::Warp& w = issue_local(loc);
   if (gpu().obs() != nullptr) gpu().obs()->fence_proxy_async(w);
 }
 

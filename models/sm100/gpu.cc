@@ -68,7 +68,8 @@ Gpu::Gpu(const Params& params, bool functional)
       functional_(functional),
       engine_owner_(std::make_unique<sim::Engine>()),
       engine_(*engine_owner_),
-      gmem_(functional) {
+      gmem_(functional),
+      l2_(params.l2_bytes) {
   if (g_gpu != nullptr) throw std::logic_error("only one sm100 Gpu per process");
   g_gpu = this;
   engine_.set_deadlock_classifier([this](sim::Finding& f) { classify_deadlock(f); });
@@ -172,13 +173,15 @@ void Gpu::classify_deadlock(sim::Finding& f) {
 
 sim::RunStatus Gpu::run(Cycle max_cycles) { return engine_.run(max_cycles); }
 
-sim::Warp& Gpu::warp() {
-  sim::Warp* w = engine_.current();
-  if (w == nullptr) throw std::logic_error("sm100 intrinsic called outside kernel code");
-  return *w;
-}
+void Gpu::not_in_kernel() { throw std::logic_error("sm100 intrinsic called outside kernel code"); }
 
-Cta& Gpu::cta_of_current() { return *ctas_[warp().cta()]; }
+
+Mbarrier& Cta::barrier_at(uint32_t offset) {
+  if (Mbarrier* b = find_barrier(offset)) return *b;
+  Mbarrier& b = barriers[offset];
+  barrier_list.emplace_back(offset, &b);
+  return b;
+}
 
 int Gpu::grid_warp() {
   sim::Warp& w = warp();
@@ -195,7 +198,14 @@ void Gpu::finding(const std::string& cls, const std::string& rule, const std::st
   engine_.report(std::move(f));
 }
 
+Cycle Gpu::l2_transfer(Cycle start, uint64_t bytes) {
+  double begin = std::max(static_cast<double>(start), l2_free_);
+  l2_free_ = begin + static_cast<double>(bytes) / params_.l2_bytes_per_cycle;
+  return static_cast<Cycle>(l2_free_ + 0.999);
+}
+
 Cycle Gpu::hbm_transfer(Cycle start, uint64_t bytes) {
+  hbm_bytes_ += bytes;
   double begin = std::max(static_cast<double>(start), hbm_free_);
   hbm_free_ = begin + static_cast<double>(bytes) / params_.hbm_bytes_per_cycle;
   return static_cast<Cycle>(hbm_free_ + 0.999);

@@ -22,6 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "models/sm100/l2_cache.h"
 #include "models/sm100/params.h"
 #include "sim/core/engine.h"
 #include "sim/core/warp.h"
@@ -70,6 +71,7 @@ struct Mbarrier {
   int64_t tx = 0;
   uint64_t phase = 0;   // number of completed phases
   std::string name;     // from annotate_barrier, e.g. "full[2]"
+  std::string wait_label;  // "wait full[2]": the trace slice of a blocked wait
   std::unique_ptr<sc_core::sc_event> flipped;
   // PTX 9.7.13.15.4: each completed phase must be observed by a successful
   // wait before the next phase receives an arrival.
@@ -113,7 +115,7 @@ struct WarpAsync {
   std::vector<sim::OpId> tc_live;  // tcgen05.mma ops not yet known complete
   std::vector<sim::OpId> lds;      // tcgen05.ld ops awaiting wait::ld
   bool ld_pending = false;         // a tcgen05.ld not yet waited for
-  std::string ld_site;             // where it was issued
+  std::source_location ld_site;    // where it was issued
 };
 
 // Kernel-side changes to one tensor map (tensormap.replace) and their
@@ -127,7 +129,7 @@ struct TensorMapState {
   std::string write_site;  // where the latest write was made
   std::unordered_map<int, uint64_t> acquired;  // per warp: writes its acquire made visible
   Cycle in_use_until = 0;  // completion of the latest TMA that read the map
-  std::string use_site;    // where that TMA was issued
+  std::source_location use_site;  // where that TMA was issued
   bool fence_reported = false, in_use_reported = false;
 };
 
@@ -146,6 +148,15 @@ class Cta {
   uint32_t smem_size;
   uint8_t* smem;  // 1024-byte aligned
   std::unordered_map<uint32_t, Mbarrier> barriers;  // by SMEM offset
+  // The same barriers as a flat list for lookup: a CTA has a few dozen at
+  // most, and a scan beats hashing on the hot wait/arrive path.
+  std::vector<std::pair<uint32_t, Mbarrier*>> barrier_list;
+  Mbarrier* find_barrier(uint32_t offset) {
+    for (auto& [off, b] : barrier_list)
+      if (off == offset) return b;
+    return nullptr;
+  }
+  Mbarrier& barrier_at(uint32_t offset);  // creates it when absent
   NamedBarrier named[16];
   TmemState tmem;
   std::vector<WarpAsync> warp_async;
@@ -157,6 +168,7 @@ class Cta {
   // Busy intervals of the TMA load path and the tensor core, for the summary.
   std::vector<std::pair<Cycle, Cycle>> tma_busy, tc_busy;
   uint64_t bytes_loaded = 0;
+  uint64_t l2_hits = 0;      // TMA load boxes served by L2
   uint32_t trace_track = 0;  // the CTA's track
   uint32_t sm_track = 0;     // its SM's track (engine tracks live there)
 
@@ -187,8 +199,12 @@ class Gpu {
   int num_ctas() const { return static_cast<int>(ctas_.size()); }
 
   // Current warp and CTA (valid only inside kernel code).
-  sim::Warp& warp();
-  Cta& cta_of_current();
+  sim::Warp& warp() {
+    sim::Warp* w = engine_.current();
+    if (w == nullptr) not_in_kernel();
+    return *w;
+  }
+  Cta& cta_of_current() { return *ctas_[warp().cta()]; }
 
   // Reports a finding attributed to the current warp at `loc`.
   void finding(const std::string& cls, const std::string& rule, const std::string& message,
@@ -203,12 +219,17 @@ class Gpu {
   // Shared HBM: reserves `bytes` of bandwidth and returns when they have
   // streamed (all SMs contend for it).
   Cycle hbm_transfer(Cycle start, uint64_t bytes);
+  // Shared L2 bandwidth: every load streams through it, hit or miss.
+  Cycle l2_transfer(Cycle start, uint64_t bytes);
+  L2Cache& l2() { return l2_; }
+  uint64_t hbm_bytes() const { return hbm_bytes_; }
 
   // Trace helpers.
   uint32_t engine_track(Cta& cta, const std::string& name, int rank);
   uint32_t gpu_track() const { return gpu_track_; }
 
  private:
+  [[noreturn]] static void not_in_kernel();
   void on_warp_exit(Cta& cta);
   void classify_deadlock(sim::Finding& f);
 
@@ -219,7 +240,9 @@ class Gpu {
   GlobalMemory gmem_;
   std::vector<std::unique_ptr<Cta>> ctas_;
   std::unordered_map<const void*, TensorMapState> tensormaps_;
-  double hbm_free_ = 0;
+  double hbm_free_ = 0, l2_free_ = 0;
+  uint64_t hbm_bytes_ = 0;
+  L2Cache l2_;
   uint32_t gpu_track_ = 0;
 };
 

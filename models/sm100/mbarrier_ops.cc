@@ -154,29 +154,28 @@ std::string likely_cause(const Mbarrier& b) {
 
 Mbarrier* lookup(Gpu& gpu, uint64_t* bar) {
   Cta& cta = gpu.cta_of_current();
-  auto it = cta.barriers.find(offset_of(gpu, bar));
-  return it == cta.barriers.end() ? nullptr : &it->second;
+  return cta.find_barrier(offset_of(gpu, bar));
 }
 
 Mbarrier* checked(Gpu& gpu, uint64_t* bar, const char* op, const Loc& loc) {
   Cta& cta = gpu.cta_of_current();
   int64_t off = barrier_offset(gpu, bar, op, loc);
   if (off < 0) return nullptr;
-  auto it = cta.barriers.find(static_cast<uint32_t>(off));
-  if (it == cta.barriers.end() || !it->second.valid) {
+  Mbarrier* found = cta.find_barrier(static_cast<uint32_t>(off));
+  if (found == nullptr || !found->valid) {
     gpu.finding("mbarrier", "mbarrier.use_before_init",
                 fmt::format("{} on shared-memory offset {} which holds no initialised mbarrier",
                             op, static_cast<long>(off)),
                 loc);
     return nullptr;
   }
-  return &it->second;
+  return found;
 }
 
 void init(Gpu& gpu, uint64_t* bar, uint32_t count, const Loc& loc) {
   int64_t off = barrier_offset(gpu, bar, "mbarrier.init", loc);
   if (off < 0) return;
-  Mbarrier& b = gpu.cta_of_current().barriers[static_cast<uint32_t>(off)];
+  Mbarrier& b = gpu.cta_of_current().barrier_at(static_cast<uint32_t>(off));
   if (b.valid)
     gpu.finding("mbarrier", "mbarrier.reinit_without_inval",
                 fmt::format("mbarrier.init on {} which is already a valid mbarrier; invalidate it "
@@ -276,7 +275,8 @@ bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc) {
     if (gpu.obs() != nullptr) gpu.obs()->acquire(w, b->offset);
     return true;
   }
-  std::string what = fmt::format("wait {}", b->name.empty() ? "mbarrier" : b->name);
+  if (b->wait_label.empty()) b->wait_label = "wait " + (b->name.empty() ? "mbarrier" : b->name);
+  const std::string& what = b->wait_label;
   Cta& cta = gpu.cta_of_current();
   cta.waiting_on[w.index()] = b;
   w.block_until(

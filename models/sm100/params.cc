@@ -34,6 +34,9 @@ Params Params::from_json(const std::string& text) {
   r.umma_ii_per_n = get(p, "umma_ii_per_n");
   r.umma_latency_extra = static_cast<uint32_t>(get(p, "umma_latency_extra"));
   r.tma_base_latency = static_cast<uint32_t>(get(p, "tma_base_latency"));
+  r.tma_l2_latency = static_cast<uint32_t>(get(p, "tma_l2_latency"));
+  r.l2_bytes = static_cast<uint64_t>(get(p, "l2_bytes"));
+  r.l2_bytes_per_cycle = get(p, "l2_bytes_per_cycle");
   r.sm_ingest_bytes_per_cycle = get(p, "sm_ingest_bytes_per_cycle");
   r.hbm_bytes_per_cycle = get(p, "hbm_bytes_per_cycle");
   r.mbarrier_latency = static_cast<uint32_t>(get(p, "mbarrier_latency"));

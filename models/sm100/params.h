@@ -17,7 +17,10 @@ struct Params {
   uint32_t tmem_columns = 0;
   double umma_ii_per_n = 0;          // UMMA M=128 issue interval = N * this (cycles)
   uint32_t umma_latency_extra = 0;   // latency = II + this (SS operands)
-  uint32_t tma_base_latency = 0;     // unloaded TMA round trip (cycles)
+  uint32_t tma_base_latency = 0;     // unloaded TMA round trip from HBM (cycles)
+  uint32_t tma_l2_latency = 0;       // unloaded TMA round trip on an L2 hit
+  uint64_t l2_bytes = 0;             // L2 capacity
+  double l2_bytes_per_cycle = 0;     // L2 read bandwidth, shared by all SMs
   double sm_ingest_bytes_per_cycle = 0;
   double hbm_bytes_per_cycle = 0;    // shared by all SMs
   uint32_t mbarrier_latency = 0;     // arrive -> waiter observes the phase flip

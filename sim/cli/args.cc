@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,6 +21,52 @@ uint64_t parse_uint(const std::string& flag, const std::string& text, uint64_t l
   if (v < lo || v > hi)
     throw UsageError(fmt::format("{} must be in [{}, {}], got {}", flag, lo, hi, v));
   return v;
+}
+
+std::vector<uint64_t> parse_uint_list(const std::string& flag, const std::string& text, uint64_t lo,
+                                      uint64_t hi, const std::vector<uint64_t>& allowed) {
+  auto syntax = [&] {
+    return UsageError(
+        fmt::format("{} expects a list like 2,4 or a range like 2-8, got '{}'", flag, text));
+  };
+  auto is_allowed = [&](uint64_t v) {
+    return allowed.empty() || std::find(allowed.begin(), allowed.end(), v) != allowed.end();
+  };
+  auto allowed_text = [&] {
+    std::string s;
+    for (uint64_t a : allowed) s += (s.empty() ? "" : ", ") + std::to_string(a);
+    return s;
+  };
+  std::set<uint64_t> out;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? comma : comma - start);
+    const size_t dash = item.find('-');
+    if (item.empty() || (dash != std::string::npos &&
+                         (dash == 0 || dash + 1 == item.size() || item.find('-', dash + 1) != std::string::npos)))
+      throw syntax();
+    if (dash == std::string::npos) {
+      const uint64_t v = parse_uint(flag, item, lo, hi);
+      if (!is_allowed(v))
+        throw UsageError(fmt::format("{} {} is not supported ({})", flag, v, allowed_text()));
+      out.insert(v);
+    } else {
+      const uint64_t a = parse_uint(flag, item.substr(0, dash), lo, hi);
+      const uint64_t b = parse_uint(flag, item.substr(dash + 1), lo, hi);
+      if (a > b)
+        throw UsageError(fmt::format("{}: the range {} goes down (write {}-{})", flag, item, b, a));
+      size_t found = 0;
+      for (uint64_t v = a; v <= b; ++v)
+        if (is_allowed(v)) ++found, out.insert(v);
+      if (found == 0)
+        throw UsageError(
+            fmt::format("{}: the range {} holds no supported value ({})", flag, item, allowed_text()));
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return std::vector<uint64_t>(out.begin(), out.end());
 }
 
 std::string resolve_path(const std::string& path) {

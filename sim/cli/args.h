@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace sk::cli {
 
@@ -14,6 +15,13 @@ struct UsageError : std::runtime_error {
 
 // Decimal digits only (no sign, no spaces), value in [lo, hi].
 uint64_t parse_uint(const std::string& flag, const std::string& text, uint64_t lo, uint64_t hi);
+
+// A comma list of values and ranges ("2,4", "2-8", "2-4,7"), each value
+// parsed as by parse_uint; returned sorted, without repeats. With `allowed`
+// non-empty, a value must be one of it and a range selects the allowed values
+// within it (at least one).
+std::vector<uint64_t> parse_uint_list(const std::string& flag, const std::string& text, uint64_t lo,
+                                      uint64_t hi, const std::vector<uint64_t>& allowed = {});
 
 // `path` made absolute against the directory `bazel run` was started from.
 std::string resolve_path(const std::string& path);

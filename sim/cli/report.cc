@@ -13,9 +13,19 @@ std::string format_text(const sim::RunResult& r) {
                    r.predicted_time_us, r.cycles, r.clock_ghz, r.tflops, 100.0 * r.peak_fraction);
   s += fmt::format("  overlap     {:.1f}% of TMA load time covered by MMA work; bottleneck: {}\n",
                    r.overlap_pct, r.bottleneck);
-  for (const auto& role : r.roles)
-    s += fmt::format("  role {:<10} busy {:5.1f}%  stalled {:5.1f}%\n", role.name, role.busy_pct,
+  s += fmt::format("  resources   tensor core {:.1f}% busy, HBM {:.1f}% ({:.2f} GB), L2 hits {:.1f}% of TMA boxes\n",
+                   r.tensor_util_pct, r.hbm_util_pct, r.hbm_bytes / 1e9, r.l2_hit_pct);
+  for (const auto& role : r.roles) {
+    s += fmt::format("  role {:<10} busy {:5.1f}%  stalled {:5.1f}%", role.name, role.busy_pct,
                      role.stall_pct);
+    std::string sep = ": ";
+    for (const auto& [cause, pct] : role.stalls) {
+      if (pct < 0.05) continue;
+      s += fmt::format("{}{} {:.1f}%", sep, cause, pct);
+      sep = ", ";
+    }
+    s += "\n";
+  }
   if (r.check.ran)
     s += fmt::format("  check       {} (max abs err {:.3g}, max rel err {:.3g}; {}){}\n",
                      r.check.passed ? "PASSED" : "FAILED", r.check.max_abs_err, r.check.max_rel_err,

@@ -34,10 +34,19 @@ Cycle Engine::now() const {
   return static_cast<Cycle>(sc_core::sc_time_stamp().to_seconds() * 1e9 + 0.5);
 }
 
-void Engine::at(Cycle t, std::function<void()> fn) {
+void Engine::at(Cycle t, InlineCallback fn) {
   Cycle n = now();
   if (t < n) t = n;
-  queue_.push(Timed{t, seq_++, std::move(fn)});
+  uint32_t slot;
+  if (!free_.empty()) {
+    slot = free_.back();
+    free_.pop_back();
+    slots_[slot] = std::move(fn);
+  } else {
+    slot = static_cast<uint32_t>(slots_.size());
+    slots_.push_back(std::move(fn));
+  }
+  queue_.push(Timed{t, seq_++, slot});
   if (queue_.top().seq == seq_ - 1) wake_->notify(cycles(t - n));
 }
 
@@ -46,8 +55,11 @@ void Engine::drain_due() {
   current_ = nullptr;
   Cycle n = now();
   while (!queue_.empty() && queue_.top().t <= n) {
-    auto fn = std::move(const_cast<Timed&>(queue_.top()).fn);
+    const uint32_t slot = queue_.top().slot;
     queue_.pop();
+    // Moved out first: the callback may schedule more events (and grow slots_).
+    InlineCallback fn = std::move(slots_[slot]);
+    free_.push_back(slot);
     ++events_;
     last_progress_ = n;
     fn();

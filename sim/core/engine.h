@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "sim/core/finding.h"
+#include "sim/core/inline_callback.h"
 #include "sim/core/observer.h"
 #include "sim/core/schedule.h"
 #include "sim/core/trace_log.h"
@@ -54,7 +55,7 @@ class Engine {
 
   // Schedules fn at absolute cycle t (>= now). Same-cycle callbacks run in the
   // order they were scheduled.
-  void at(Cycle t, std::function<void()> fn);
+  void at(Cycle t, InlineCallback fn);
 
   // Creates a warp whose thread runs body. Call before run().
   Warp& spawn_warp(int cta, int warp_in_cta, int lanes, std::function<void()> body);
@@ -90,12 +91,16 @@ class Engine {
   void note_progress() { last_progress_ = now(); }
 
  private:
+  // The heap orders small records; the callbacks stay put in a slab of
+  // reusable slots (free_ lists the empty ones).
   struct Timed {
     Cycle t;
     uint64_t seq;
-    std::function<void()> fn;
+    uint32_t slot;
     bool operator>(const Timed& o) const { return t != o.t ? t > o.t : seq > o.seq; }
   };
+  std::vector<InlineCallback> slots_;
+  std::vector<uint32_t> free_;
   void drain_due();
   void deadlock_finding();
 

@@ -28,6 +28,17 @@ void Warp::sync() {
   engine_.note_progress();
 }
 
+void Warp::add_stall(const std::string& what, Cycle c) {
+  stall_cycles_ += c;
+  // A warp waits on a handful of distinct things: a linear scan beats a map.
+  for (auto& [w, cycles] : stalls_by_what_)
+    if (w == what) {
+      cycles += c;
+      return;
+    }
+  stalls_by_what_.emplace_back(what, c);
+}
+
 void Warp::stall(Cycle c, const std::string& what) {
   sync();
   if (c == 0) return;
@@ -35,7 +46,7 @@ void Warp::stall(Cycle c, const std::string& what) {
   sc_core::wait(sc_core::sc_time(static_cast<double>(c), sc_core::SC_NS));
   engine_.set_current(this);
   engine_.note_progress();
-  stall_cycles_ += c;
+  add_stall(what, c);
   if (engine_.trace().enabled() && !what.empty())
     engine_.trace().slice(TraceSlice{track, begin, engine_.now(), what, {}, 0, take_flow()});
 }
@@ -54,7 +65,7 @@ void Warp::block_until(sc_core::sc_event& ev, const std::function<bool()>& ready
   blocked_ = false;
   describe_ = nullptr;
   engine_.note_progress();
-  stall_cycles_ += engine_.now() - begin;
+  add_stall(what, engine_.now() - begin);
   if (engine_.trace().enabled())
     engine_.trace().slice(TraceSlice{track, begin, engine_.now(), what, {}, 0, 0});
 }

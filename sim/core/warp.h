@@ -50,6 +50,9 @@ class Warp {
   // Timing.
   void spend(Cycle c) { pending_ += c; }
   void sync();  // waits the accumulated cost
+  // Cost accumulated since the last sync: the warp's own clock runs this far
+  // ahead of the simulation's.
+  Cycle pending() const { return pending_; }
 
   // Blocks until `ready()` holds, waking on `ev`. `describe` explains the wait
   // for a deadlock report; `what` names the slice in the trace.
@@ -68,8 +71,16 @@ class Warp {
 
   // Statistics: cycles spent blocked or stalled, and when the warp exited.
   Cycle stall_cycles() const { return stall_cycles_; }
+  // The same cycles split by what the warp waited for (the slice name of the
+  // wait, e.g. "wait input.full[2]"), in first-seen order.
+  const std::vector<std::pair<std::string, Cycle>>& stalls_by_what() const { return stalls_by_what_; }
   Cycle end_cycle() const { return end_cycle_; }
   void set_end_cycle(Cycle c) { end_cycle_ = c; }
+
+  // Set by the model when it has a check to run at this warp's next issued
+  // instruction (e.g. a tcgen05.ld not yet waited for); keeps the common
+  // path of every issue to one test.
+  bool issue_check = false;
 
   // Trace: the warp's track and a flow that the next slice should terminate.
   uint32_t track = 0;
@@ -90,7 +101,9 @@ class Warp {
   std::function<std::string()> describe_;
   std::source_location loc_;
   Cycle stall_cycles_ = 0;
+  std::vector<std::pair<std::string, Cycle>> stalls_by_what_;
   Cycle end_cycle_ = 0;
+  void add_stall(const std::string& what, Cycle c);
 };
 
 }  // namespace sk::sim

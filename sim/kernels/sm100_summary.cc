@@ -26,6 +26,23 @@ Cycle total(const std::vector<Interval>& v) {
   return t;
 }
 
+// What a wait was for, from its slice name: the mbarrier rings of the
+// structured matmul ("input" stages, "acc" accumulators, "work" items) and the
+// other blocking operations of the model.
+const char* stall_cause(const std::string& what) {
+  auto starts = [&](const char* p) { return what.rfind(p, 0) == 0; };
+  if (starts("wait input.full")) return "full_stage";
+  if (starts("wait input.empty")) return "empty_stage";
+  if (starts("wait acc.")) return "accumulator";
+  if (starts("wait work.")) return "scheduler";
+  if (starts("tcgen05.ld")) return "tmem_load";
+  if (starts("bulk wait_group")) return "tma_store";
+  if (starts("bar.sync") || starts("wait tmem_dealloc")) return "barrier";
+  return "other";
+}
+constexpr const char* kCauses[] = {"full_stage", "empty_stage", "accumulator", "scheduler",
+                                   "tmem_load",  "tma_store",   "barrier",     "other"};
+
 Cycle intersection(const std::vector<Interval>& x, const std::vector<Interval>& y) {
   Cycle t = 0;
   size_t i = 0, j = 0;
@@ -54,6 +71,7 @@ void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r) {
   // that has exited counts as neither busy nor stalled.
   struct Acc {
     double busy = 0, stall = 0;
+    std::map<std::string, double> causes;
     int warps = 0;
   };
   std::map<std::string, Acc> acc;
@@ -66,11 +84,19 @@ void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r) {
     Cycle stalled = std::min<Cycle>(w->stall_cycles(), alive);
     a.busy += static_cast<double>(alive - stalled) / r.cycles;
     a.stall += static_cast<double>(stalled) / r.cycles;
+    for (const auto& [what, cycles] : w->stalls_by_what())
+      a.causes[stall_cause(what)] += static_cast<double>(cycles) / r.cycles;
     a.warps += 1;
   }
   for (const auto& name : order) {
     const Acc& a = acc[name];
-    r.roles.push_back(RoleStats{name, 100.0 * a.busy / a.warps, 100.0 * a.stall / a.warps});
+    RoleStats rs{name, 100.0 * a.busy / a.warps, 100.0 * a.stall / a.warps, {}};
+    for (const char* cause : kCauses) {
+      auto it = a.causes.find(cause);
+      if (it != a.causes.end() && it->second > 0)
+        rs.stalls.emplace_back(cause, 100.0 * it->second / a.warps);
+    }
+    r.roles.push_back(std::move(rs));
   }
 
   Cycle tma = 0, covered = 0, tc = 0;
@@ -84,9 +110,33 @@ void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r) {
     bytes += cta.bytes_loaded;
   }
   r.overlap_pct = tma == 0 ? 0.0 : 100.0 * static_cast<double>(covered) / static_cast<double>(tma);
-  double tc_util = static_cast<double>(tc) / (static_cast<double>(r.cycles) * std::max(1, gpu.num_ctas()));
-  double hbm_util = static_cast<double>(bytes) / (p.hbm_bytes_per_cycle * static_cast<double>(r.cycles));
-  r.bottleneck = tc_util >= 0.8 ? "tensor_core" : hbm_util >= 0.8 ? "hbm_bandwidth" : "load_latency";
+  const double cycles = static_cast<double>(r.cycles);
+  const double ctas = std::max(1, gpu.num_ctas());
+  const double tc_util = static_cast<double>(tc) / (cycles * ctas);
+  const double hbm_util = static_cast<double>(gpu.hbm_bytes()) / (p.hbm_bytes_per_cycle * cycles);
+  const double ingest_util =
+      static_cast<double>(bytes) / (p.sm_ingest_bytes_per_cycle * cycles * ctas);
+  uint64_t hits = 0, boxes = 0;
+  for (int c = 0; c < gpu.num_ctas(); ++c) hits += gpu.cta(c).l2_hits;
+  boxes = gpu.l2().hits() + gpu.l2().misses();
+  r.l2_hit_pct = boxes == 0 ? 0.0 : 100.0 * static_cast<double>(hits) / static_cast<double>(boxes);
+  r.hbm_bytes = gpu.hbm_bytes();
+  r.hbm_util_pct = 100.0 * hbm_util;
+  r.tensor_util_pct = 100.0 * tc_util;
+  // The first resource near saturation names the class; with none, the MMA
+  // warp's dominant stall says whether loads or the epilogue hold it back.
+  double mma_full = 0, mma_acc = 0;
+  for (const auto& role : r.roles)
+    if (role.name == "mma")
+      for (const auto& [cause, pct] : role.stalls) {
+        if (cause == "full_stage") mma_full = pct;
+        if (cause == "accumulator") mma_acc = pct;
+      }
+  r.bottleneck = tc_util >= 0.8       ? "tensor_core"
+                 : hbm_util >= 0.8    ? "hbm_bandwidth"
+                 : ingest_util >= 0.8 ? "sm_ingest"
+                 : mma_acc > mma_full ? "epilogue"
+                                      : "load_latency";
 
   r.findings = eng.findings();
   r.events = eng.events();

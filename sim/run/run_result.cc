@@ -32,9 +32,19 @@ json::object to_json(const RunResult& r) {
   o["peak_fraction"] = r.peak_fraction;
   o["overlap_pct"] = r.overlap_pct;
   o["bottleneck"] = r.bottleneck;
+  o["utilization"] = json::object{{"tensor_core_pct", r.tensor_util_pct},
+                                  {"hbm_pct", r.hbm_util_pct},
+                                  {"l2_hit_pct", r.l2_hit_pct},
+                                  {"hbm_bytes", r.hbm_bytes}};
   json::array roles;
-  for (const auto& x : r.roles)
-    roles.push_back(json::object{{"name", x.name}, {"busy_pct", x.busy_pct}, {"stall_pct", x.stall_pct}});
+  for (const auto& x : r.roles) {
+    json::object stalls;
+    for (const auto& [cause, pct] : x.stalls) stalls[cause] = pct;
+    roles.push_back(json::object{{"name", x.name},
+                                 {"busy_pct", x.busy_pct},
+                                 {"stall_pct", x.stall_pct},
+                                 {"stalls", std::move(stalls)}});
+  }
   o["roles"] = std::move(roles);
   json::array fs;
   for (const auto& f : r.findings) fs.push_back(finding_to_json(f));
@@ -84,10 +94,18 @@ RunResult run_result_from_json(const json::value& v) {
   r.peak_fraction = get<double>(o, "peak_fraction");
   r.overlap_pct = get<double>(o, "overlap_pct");
   r.bottleneck = get<std::string>(o, "bottleneck");
+  const auto& u = o.at("utilization").as_object();
+  r.tensor_util_pct = get<double>(u, "tensor_core_pct");
+  r.hbm_util_pct = get<double>(u, "hbm_pct");
+  r.l2_hit_pct = get<double>(u, "l2_hit_pct");
+  r.hbm_bytes = get<uint64_t>(u, "hbm_bytes");
   for (const auto& x : o.at("roles").as_array()) {
     const auto& ro = x.as_object();
-    r.roles.push_back(RoleStats{get<std::string>(ro, "name"), get<double>(ro, "busy_pct"),
-                                get<double>(ro, "stall_pct")});
+    RoleStats rs{get<std::string>(ro, "name"), get<double>(ro, "busy_pct"),
+                 get<double>(ro, "stall_pct"), {}};
+    for (const auto& [cause, pct] : ro.at("stalls").as_object())
+      rs.stalls.emplace_back(std::string(cause), json::value_to<double>(pct));
+    r.roles.push_back(std::move(rs));
   }
   for (const auto& x : o.at("findings").as_array()) {
     const auto& fo = x.as_object();

@@ -18,6 +18,9 @@ struct RoleStats {
   std::string name;
   double busy_pct = 0;   // share of the kernel's time the role's warps were not blocked
   double stall_pct = 0;  // share spent blocked on barriers or waiting for async ops
+  // stall_pct split by cause (full_stage, empty_stage, accumulator, scheduler,
+  // tmem_load, tma_store, barrier, other), causes with no time left out.
+  std::vector<std::pair<std::string, double>> stalls;
 };
 
 struct CheckResult {
@@ -38,7 +41,9 @@ struct RunResult {
   uint64_t cycles = 0;
   double clock_ghz = 0, peak_tflops = 0;
   double predicted_time_us = 0, tflops = 0, peak_fraction = 0, overlap_pct = 0;
-  std::string bottleneck;
+  std::string bottleneck;  // tensor_core | hbm_bandwidth | sm_ingest | epilogue | load_latency
+  double tensor_util_pct = 0, hbm_util_pct = 0, l2_hit_pct = 0;
+  uint64_t hbm_bytes = 0;
   std::vector<RoleStats> roles;
   std::vector<Finding> findings;
   uint64_t seed = 0, events = 0;

@@ -16,6 +16,13 @@
         well-formed flow.
     cli_checks.py same-json A B
         A and B are the same JSON summary apart from wall_s.
+    cli_checks.py sweep FILE --m M --n N --k K --tile-n LIST --stages LIST
+                  [--results R]
+        FILE holds `sim sweep --json` output. Checks its keys, that results
+        and skipped together are exactly tile-n x stages (comma lists), that
+        results are ranked by predicted_time_us ascending, completed and free
+        of findings, that each skipped one names shared memory, and with
+        --results that R configurations ran.
 
 Prints one line per problem and exits 1 if there is any. Standard library only.
 """
@@ -234,6 +241,58 @@ def same_json(args):
              f'{ {k: (a.get(k), b.get(k)) for k in keys} }'[:3000])
 
 
+def sweep(args):
+    try:
+        with open(args.file) as f:
+            d = json.load(f)
+    except (OSError, ValueError) as e:
+        fail(f'{args.file}: not a JSON document: {e}')
+        return
+    if not isinstance(d, dict):
+        fail(f'{args.file}: top level is not an object')
+        return
+    for key, want in (('kernel', 'matmul'), ('arch', 'sm100'), ('m', args.m), ('n', args.n),
+                      ('k', args.k)):
+        if d.get(key) != want:
+            fail(f'sweep: "{key}" is {d.get(key)!r}, want {want!r}')
+    results = require(d, 'results', 'list', 'sweep') or []
+    skipped = require(d, 'skipped', 'list', 'sweep') or []
+    seen = []
+    times = []
+    for i, r in enumerate(results):
+        w = f'results[{i}]'
+        for key, kind in (('tile_m', 'int'), ('tile_n', 'int'), ('tile_k', 'int'),
+                          ('stages', 'int'), ('out_dtype', 'str'),
+                          ('predicted_time_us', 'number'), ('tflops', 'number'),
+                          ('peak_fraction', 'number'), ('overlap_pct', 'number'),
+                          ('bottleneck', 'str'), ('status', 'str'), ('findings', 'int')):
+            require(r, key, kind, w)
+        if not isinstance(r, dict):
+            continue
+        seen.append((r.get('tile_n'), r.get('stages')))
+        times.append(r.get('predicted_time_us'))
+        if r.get('status') != 'completed' or r.get('findings') != 0:
+            fail(f'{w}: status {r.get("status")!r} with {r.get("findings")!r} findings')
+        if is_number(r.get('predicted_time_us')) and not r['predicted_time_us'] > 0:
+            fail(f'{w}: predicted_time_us {r["predicted_time_us"]} is not positive')
+    if all(is_number(t) for t in times) and times != sorted(times):
+        fail(f'results are not ranked by predicted_time_us: {times}')
+    for i, k in enumerate(skipped):
+        w = f'skipped[{i}]'
+        require(k, 'tile_n', 'int', w)
+        require(k, 'stages', 'int', w)
+        reason = require(k, 'reason', 'str', w)
+        if isinstance(k, dict):
+            seen.append((k.get('tile_n'), k.get('stages')))
+        if reason is not None and 'shared memory' not in reason:
+            fail(f'{w}: reason does not mention shared memory: {reason!r}')
+    want = sorted((int(t), int(s)) for t in args.tile_n.split(',') for s in args.stages.split(','))
+    if sorted(seen) != want or len(set(seen)) != len(seen):
+        fail(f'configurations {sorted(seen)}, want each of {want} once')
+    if args.results is not None and len(results) != args.results:
+        fail(f'{len(results)} results, want {args.results}')
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     sub = ap.add_subparsers(dest='cmd', required=True)
@@ -254,8 +313,16 @@ def main():
     j = sub.add_parser('same-json')
     j.add_argument('a')
     j.add_argument('b')
+    w = sub.add_parser('sweep')
+    w.add_argument('file')
+    w.add_argument('--m', type=int, required=True)
+    w.add_argument('--n', type=int, required=True)
+    w.add_argument('--k', type=int, required=True)
+    w.add_argument('--tile-n', required=True)
+    w.add_argument('--stages', required=True)
+    w.add_argument('--results', type=int)
     args = ap.parse_args()
-    {'summary': summary, 'trace': trace, 'same-json': same_json}[args.cmd](args)
+    {'summary': summary, 'trace': trace, 'same-json': same_json, 'sweep': sweep}[args.cmd](args)
     return 1 if problems else 0
 
 

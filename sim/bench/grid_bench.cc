@@ -1,0 +1,93 @@
+// grid_bench.cc: full-grid simulation speed, next to the raw SystemC
+// context-switch rate of the same machine and process setup.
+//
+//   bazel run -c opt //sim/bench:grid_bench [-- --m 8192 --n 8192 --k 8192 --runs 5]
+//
+// Each repetition simulates the SM100 matmul in timing mode on every SM (one
+// fresh simulation process per run, as the CLI does) and reports the wall
+// time measured inside the simulation, the simulated events per second and
+// the simulated GPU cycles per second. The context-switch probe runs N
+// SystemC threads that each wait one cycle K times, in its own process, and
+// reports switches per second: the ceiling for an engine that switches once
+// per event. Target (issue): 8192^3 in at most 1.0 s wall, median of 5.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <systemc>
+#include <vector>
+
+#include "sim/core/isolate.h"
+#include "sim/kernels/sm100_matmul_run.h"
+
+namespace {
+
+// Switches per second of `threads` SystemC threads waiting 1 ns `iters` times.
+double context_switch_rate(int threads, int iters) {
+  auto res = sk::sim::run_isolated(
+      [threads, iters] {
+        for (int t = 0; t < threads; ++t)
+          sc_core::sc_spawn([iters] {
+            for (int i = 0; i < iters; ++i) sc_core::wait(sc_core::sc_time(1, sc_core::SC_NS));
+          });
+        const auto t0 = std::chrono::steady_clock::now();
+        sc_core::sc_start();
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return std::to_string(static_cast<double>(threads) * iters / s);
+      },
+      120);
+  return res.ok ? std::stod(res.payload) : 0.0;
+}
+
+uint32_t arg(int argc, char** argv, const char* name, uint32_t def) {
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::string(argv[i]) == name) return static_cast<uint32_t>(std::strtoul(argv[i + 1], nullptr, 10));
+  return def;
+}
+
+}  // namespace
+
+extern "C" int sc_main(int argc, char* argv[]) {
+  sk::sim::MatmulRequest q;
+  q.m = arg(argc, argv, "--m", 8192);
+  q.n = arg(argc, argv, "--n", 8192);
+  q.k = arg(argc, argv, "--k", 8192);
+  q.stages = arg(argc, argv, "--stages", 4);
+  q.tile_n = arg(argc, argv, "--tile-n", 256);
+  const int runs = static_cast<int>(arg(argc, argv, "--runs", 5));
+  if (std::string err = sk::sim::validate_sm100_matmul(q); !err.empty() || runs < 1) {
+    std::cerr << "grid_bench: " << (err.empty() ? "--runs must be at least 1" : err) << "\n";
+    return 2;
+  }
+  std::vector<double> walls;
+  sk::sim::RunResult last;
+  for (int i = 0; i < runs; ++i) {
+    auto res = sk::sim::run_isolated(
+        [&q] { return boost::json::serialize(sk::sim::to_json(sk::sim::run_sm100_matmul(q))); }, 600);
+    if (!res.ok) {
+      std::cerr << "grid_bench: " << res.error << "\n";
+      return 1;
+    }
+    last = sk::sim::run_result_from_json(boost::json::parse(res.payload));
+    walls.push_back(last.wall_s);
+    std::cout << fmt::format("run {}: wall {:.3f} s\n", i + 1, last.wall_s);
+  }
+  std::sort(walls.begin(), walls.end());
+  const double median = walls[walls.size() / 2];
+  const double switches = context_switch_rate(1000, 2000);
+  std::cout << fmt::format(
+      "matmul {}x{}x{} on sm100, tile 128x{}x64, {} stages, {} CTAs, timing mode\n"
+      "  predicted        {:.1f} us, {:.0f} TFLOP/s ({} cycles)\n"
+      "  wall             median {:.3f} s of {} runs (min {:.3f}, max {:.3f})\n"
+      "  events           {} -> {:.2f} M events/s\n"
+      "  simulated        {:.2f} M GPU cycles/s (all SMs)\n"
+      "  SystemC switches {:.2f} M/s raw (1000 threads x 2000 waits); events/switch-rate {:.2f}\n",
+      q.m, q.n, q.k, q.tile_n, q.stages, last.ctas, last.predicted_time_us, last.tflops, last.cycles,
+      median, runs, walls.front(), walls.back(), last.events, last.events / median / 1e6,
+      static_cast<double>(last.cycles) / median / 1e6, switches / 1e6,
+      switches > 0 ? last.events / median / switches : 0.0);
+  return 0;
+}

@@ -1,0 +1,83 @@
+// options.cc: see options.h. Messages name the command and the option.
+#include "sim/cli/options.h"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <vector>
+
+#include "sim/cli/args.h"
+
+namespace sk::cli {
+
+void add_problem_options(po::options_description& o) {
+  o.add_options()("help,h", "show this help")
+      ("kernel", po::value<std::string>()->default_value("matmul"), "kernel name (sim list)")
+      ("arch", po::value<std::string>()->default_value("sm100"), "architecture: sm100")
+      ("m", po::value<std::string>(), "rows of A and D")
+      ("n", po::value<std::string>(), "rows of B, columns of D")
+      ("k", po::value<std::string>(), "reduction length");
+}
+
+po::variables_map parse_options(int argc, char** argv, const std::string& cmd,
+                                const po::options_description& opts) {
+  // Every argument is an option; anything else lands in "stray" and is refused.
+  po::options_description all;
+  all.add(opts).add_options()("stray", po::value<std::vector<std::string>>());
+  po::positional_options_description rest;
+  rest.add("stray", -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(rest).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError("sim " + cmd + ": " + e.what());
+  }
+  if (vm.count("stray"))
+    throw UsageError(fmt::format("sim {}: unexpected argument '{}' (options start with --)", cmd,
+                                 vm["stray"].as<std::vector<std::string>>().front()));
+  return vm;
+}
+
+bool print_help(const po::variables_map& vm, const std::string& cmd,
+                const po::options_description& opts) {
+  if (!vm.count("help")) return false;
+  std::cout << "usage: sim " << cmd << " --kernel matmul --arch sm100 --m M --n N --k K [options]\n"
+            << opts;
+  return true;
+}
+
+Shape parse_problem(const po::variables_map& vm, const std::string& cmd) {
+  const std::string kernel = vm["kernel"].as<std::string>();
+  const std::string arch = vm["arch"].as<std::string>();
+  if (kernel != "matmul")
+    throw UsageError(fmt::format("unknown kernel '{}' (sim list shows the kernels)", kernel));
+  if (arch != "sm100") {
+    if (arch == "sm90" || arch == "mi300x")
+      throw UsageError(fmt::format("architecture '{}' is not modelled yet; use sm100", arch));
+    throw UsageError(fmt::format("unknown architecture '{}' (sm100)", arch));
+  }
+  for (const char* f : {"m", "n", "k"})
+    if (!vm.count(f)) throw UsageError(fmt::format("sim {}: --{} is required", cmd, f));
+  Shape s;
+  s.m = static_cast<uint32_t>(parse_uint("--m", vm["m"].as<std::string>(), 1, 1u << 20));
+  s.n = static_cast<uint32_t>(parse_uint("--n", vm["n"].as<std::string>(), 1, 1u << 20));
+  s.k = static_cast<uint32_t>(parse_uint("--k", vm["k"].as<std::string>(), 1, 1u << 20));
+  return s;
+}
+
+bool parse_out_f32(const po::variables_map& vm) {
+  const std::string out_dtype = vm["out-dtype"].as<std::string>();
+  if (out_dtype != "bf16" && out_dtype != "f32")
+    throw UsageError(fmt::format("--out-dtype must be bf16 or f32, got '{}'", out_dtype));
+  return out_dtype == "f32";
+}
+
+std::string parse_json_path(const po::variables_map& vm) {
+  if (!vm.count("json")) return "";
+  std::string path = resolve_path(vm["json"].as<std::string>());
+  if (path != "-") require_writable("--json", path);
+  return path;
+}
+
+}  // namespace sk::cli

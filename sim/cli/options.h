@@ -1,0 +1,42 @@
+// options.h: the command-line pieces `sim run`, `sim verify` and `sim sweep`
+// share: strict option parsing and the kernel, architecture and shape options.
+//
+// Invariants: every argument must be a declared option (a stray positional
+// argument is refused, never ignored); every failure is a UsageError with a
+// one-line message, raised before anything is run or written.
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <cstdint>
+#include <string>
+
+namespace sk::cli {
+
+namespace po = boost::program_options;
+
+// Adds --help, --kernel, --arch, --m, --n and --k to `o`.
+void add_problem_options(po::options_description& o);
+
+// Parses argv (argv[0] is the command) against `opts`.
+po::variables_map parse_options(int argc, char** argv, const std::string& cmd,
+                                const po::options_description& opts);
+
+// With --help: prints the usage of `sim cmd` and returns true.
+bool print_help(const po::variables_map& vm, const std::string& cmd,
+                const po::options_description& opts);
+
+struct Shape {
+  uint32_t m = 0, n = 0, k = 0;
+};
+
+// Checks --kernel and --arch (matmul on sm100 is what is modelled) and reads
+// the required --m, --n and --k.
+Shape parse_problem(const po::variables_map& vm, const std::string& cmd);
+
+// --out-dtype: true for f32, false for bf16.
+bool parse_out_f32(const po::variables_map& vm);
+
+// --json, if given: "-" or a path that can be written; else "".
+std::string parse_json_path(const po::variables_map& vm);
+
+}  // namespace sk::cli

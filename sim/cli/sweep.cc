@@ -1,0 +1,190 @@
+// sweep.cc: see sweep.h. Runs configurations in a thread pool (one isolated
+// process per configuration), ranks them, and prints the table and JSON.
+#include "sim/cli/sweep.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <thread>
+#include <tuple>
+
+#include "sim/cli/args.h"
+#include "sim/cli/options.h"
+#include "sim/core/isolate.h"
+
+namespace sk::cli {
+namespace {
+
+// The matmul's fixed tile M and K (sim list); a run reports its own.
+constexpr uint32_t kTileM = 128, kTileK = 64;
+
+int group(const SweepPoint& p) { return !p.ran ? 2 : p.result.status != "completed" ? 1 : 0; }
+
+std::string tile_name(const SweepPoint& p) {
+  if (p.ran) return fmt::format("{}x{}x{}", p.result.tile_m, p.result.tile_n, p.result.tile_k);
+  return fmt::format("{}x{}x{}", kTileM, p.q.tile_n, kTileK);
+}
+
+}  // namespace
+
+bool failed(const SweepPoint& p) { return group(p) != 0 || !p.result.findings.empty(); }
+
+Sweep run_sweep(const sim::MatmulRequest& base, const std::vector<uint32_t>& tile_ns,
+                const std::vector<uint32_t>& stages, int jobs, double wall_limit_s,
+                const std::function<sim::RunResult(const sim::MatmulRequest&)>& run) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Sweep s;
+  for (uint32_t tn : tile_ns)
+    for (uint32_t st : stages) {
+      SweepPoint p;
+      p.q = base;
+      p.q.tile_n = tn;
+      p.q.stages = st;
+      if (std::string why = sim::validate_sm100_matmul(p.q); !why.empty())
+        s.skipped.push_back(Skipped{tn, st, why});
+      else
+        s.points.push_back(std::move(p));
+    }
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (;;) {
+      const size_t i = next++;
+      if (i >= s.points.size()) return;
+      SweepPoint& p = s.points[i];
+      const sim::MatmulRequest q = p.q;
+      auto res = sim::run_isolated(
+          [&run, q] { return boost::json::serialize(sim::to_json(run(q))); }, wall_limit_s);
+      if (!res.ok) {
+        p.error = res.error;
+        continue;
+      }
+      p.ran = true;
+      p.result = sim::run_result_from_json(boost::json::parse(res.payload));
+    }
+  };
+  const int n = std::max(1, std::min<int>(jobs, static_cast<int>(s.points.size())));
+  std::vector<std::thread> pool;
+  for (int j = 0; j < n; ++j) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+  std::stable_sort(s.points.begin(), s.points.end(), [](const SweepPoint& a, const SweepPoint& b) {
+    const double ta = group(a) == 0 ? a.result.predicted_time_us : 0;
+    const double tb = group(b) == 0 ? b.result.predicted_time_us : 0;
+    return std::make_tuple(group(a), ta, a.q.tile_n, a.q.stages) <
+           std::make_tuple(group(b), tb, b.q.tile_n, b.q.stages);
+  });
+  s.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return s;
+}
+
+std::string format_sweep_text(const Sweep& s, const sim::MatmulRequest& base) {
+  std::string t = fmt::format(
+      "sweep matmul on sm100: M={} N={} K={}, {} out, timing mode; {} configurations run, {} "
+      "skipped\n",
+      base.m, base.n, base.k, base.out_f32 ? "f32" : "bf16", s.points.size(), s.skipped.size());
+  auto row = [](const auto&... cols) {
+    return fmt::format("{:>4}  {:<10}  {:>6}  {:>12}  {:>7}  {:>9}  {:>9}  {}\n", cols...);
+  };
+  t += row("rank", "tile", "stages", "predicted_us", "TFLOP/s", "% of peak",
+                   "overlap %", "bottleneck");
+  for (size_t i = 0; i < s.points.size(); ++i) {
+    const SweepPoint& p = s.points[i];
+    if (!p.ran) {
+      t += row(i + 1, tile_name(p), p.q.stages, "-", "-", "-", "-",
+                       "error: " + p.error);
+      continue;
+    }
+    const sim::RunResult& r = p.result;
+    std::string note = r.bottleneck;
+    if (r.status != "completed") note += fmt::format("  [{}]", r.status);
+    if (!r.findings.empty()) note += fmt::format("  [{} findings]", r.findings.size());
+    t += row(i + 1, tile_name(p), r.stages, fmt::format("{:.2f}", r.predicted_time_us),
+                     fmt::format("{:.1f}", r.tflops), fmt::format("{:.1f}", 100 * r.peak_fraction),
+                     fmt::format("{:.1f}", r.overlap_pct), note);
+  }
+  if (!s.skipped.empty()) t += "skipped:\n";
+  for (const Skipped& k : s.skipped)
+    t += fmt::format("  {}x{}x{} stages {}: {}\n", kTileM, k.tile_n, kTileK, k.stages, k.reason);
+  t += fmt::format("wall {:.2f} s\n", s.wall_s);
+  return t;
+}
+
+boost::json::object sweep_to_json(const Sweep& s, const sim::MatmulRequest& base) {
+  boost::json::array results;
+  for (const SweepPoint& p : s.points) {
+    const sim::RunResult& r = p.result;
+    boost::json::object o{{"tile_m", p.ran ? r.tile_m : kTileM},
+                          {"tile_n", p.ran ? r.tile_n : p.q.tile_n},
+                          {"tile_k", p.ran ? r.tile_k : kTileK},
+                          {"stages", p.q.stages},
+                          {"out_dtype", base.out_f32 ? "f32" : "bf16"},
+                          {"predicted_time_us", r.predicted_time_us},
+                          {"tflops", r.tflops},
+                          {"peak_fraction", r.peak_fraction},
+                          {"overlap_pct", r.overlap_pct},
+                          {"bottleneck", r.bottleneck},
+                          {"status", p.ran ? r.status : std::string("error")},
+                          {"findings", r.findings.size()}};
+    if (!p.ran) o["error"] = p.error;
+    results.push_back(std::move(o));
+  }
+  boost::json::array skipped;
+  for (const Skipped& k : s.skipped)
+    skipped.push_back(
+        boost::json::object{{"tile_n", k.tile_n}, {"stages", k.stages}, {"reason", k.reason}});
+  return boost::json::object{{"kernel", "matmul"}, {"arch", "sm100"},
+                             {"m", base.m},         {"n", base.n},
+                             {"k", base.k},         {"results", std::move(results)},
+                             {"skipped", std::move(skipped)}};
+}
+
+int cmd_sweep(int argc, char** argv) {
+  po::options_description opts("sim sweep options");
+  add_problem_options(opts);
+  opts.add_options()
+      ("stages", po::value<std::string>()->default_value("2-8"),
+       "stage counts: a list (2,4,6) or a range (2-8)")
+      ("tile-n", po::value<std::string>()->default_value("64,128,256"),
+       "tile widths: a list or range of 64, 128, 256")
+      ("out-dtype", po::value<std::string>()->default_value("bf16"), "output type: bf16 or f32")
+      ("jobs", po::value<std::string>()->default_value("2"), "simulations run in parallel")
+      ("json", po::value<std::string>(), "write the ranked results as JSON to FILE, or - for stdout")
+      ("wall-limit", po::value<std::string>()->default_value("3600"),
+       "wall-clock seconds for each configuration");
+  const po::variables_map vm = parse_options(argc, argv, "sweep", opts);
+  if (print_help(vm, "sweep", opts)) return 0;
+  const Shape shape = parse_problem(vm, "sweep");
+  sim::MatmulRequest base;
+  base.m = shape.m;
+  base.n = shape.n;
+  base.k = shape.k;
+  std::vector<uint32_t> stages, tile_ns;
+  for (uint64_t v : parse_uint_list("--stages", vm["stages"].as<std::string>(), 2, 8))
+    stages.push_back(static_cast<uint32_t>(v));
+  for (uint64_t v : parse_uint_list("--tile-n", vm["tile-n"].as<std::string>(), 1, 4096,
+                                    {64, 128, 256}))
+    tile_ns.push_back(static_cast<uint32_t>(v));
+  base.out_f32 = parse_out_f32(vm);
+  const int jobs = static_cast<int>(parse_uint("--jobs", vm["jobs"].as<std::string>(), 1, 64));
+  const double wall =
+      static_cast<double>(parse_uint("--wall-limit", vm["wall-limit"].as<std::string>(), 1, 86400));
+  const std::string json_path = parse_json_path(vm);
+
+  const Sweep s = run_sweep(base, tile_ns, stages, jobs, wall,
+                            [](const sim::MatmulRequest& q) { return sim::run_sm100_matmul(q); });
+  std::ostream& text = json_path == "-" ? std::cerr : std::cout;
+  text << format_sweep_text(s, base);
+  if (!json_path.empty()) {
+    const std::string json = boost::json::serialize(sweep_to_json(s, base));
+    if (json_path == "-")
+      std::cout << json << "\n";
+    else
+      std::ofstream(json_path) << json << "\n";
+  }
+  return std::any_of(s.points.begin(), s.points.end(), failed) ? 1 : 0;
+}
+
+}  // namespace sk::cli

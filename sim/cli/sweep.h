@@ -1,0 +1,57 @@
+// sweep.h: `sim sweep`, one matmul shape over many tile widths and stage
+// counts in timing mode, ranked by predicted time.
+//
+// Invariants: every configuration runs in its own process (run_isolated), so
+// one that crashes or hangs is an error row, never the end of the sweep;
+// configurations that do not fit (validate_sm100_matmul) are skipped with the
+// reason and never run; the ranking and everything printed, except the wall
+// time in the text report, depend only on the inputs.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/kernels/sm100_matmul_run.h"
+#include "sim/run/run_result.h"
+
+namespace sk::cli {
+
+struct SweepPoint {
+  sim::MatmulRequest q;
+  bool ran = false;       // a result came back from the simulation process
+  sim::RunResult result;  // when ran
+  std::string error;      // when not ran: why
+};
+
+struct Skipped {
+  uint32_t tile_n = 0, stages = 0;
+  std::string reason;
+};
+
+struct Sweep {
+  std::vector<SweepPoint> points;  // ranked
+  std::vector<Skipped> skipped;    // by tile N, then stages
+  double wall_s = 0;
+};
+
+// Runs `base` for every tile N x stages, `jobs` processes at a time, each
+// under `wall_limit_s`, and ranks the outcomes: completed runs fastest first,
+// then runs that did not complete, then errors (ties by tile N, stages).
+Sweep run_sweep(const sim::MatmulRequest& base, const std::vector<uint32_t>& tile_ns,
+                const std::vector<uint32_t>& stages, int jobs, double wall_limit_s,
+                const std::function<sim::RunResult(const sim::MatmulRequest&)>& run);
+
+// True when a point counts against the exit status (findings, not completed,
+// or no result).
+bool failed(const SweepPoint& p);
+
+std::string format_sweep_text(const Sweep& s, const sim::MatmulRequest& base);
+boost::json::object sweep_to_json(const Sweep& s, const sim::MatmulRequest& base);
+
+// The `sim sweep` command (argv[0] is "sweep"); returns the exit status and
+// throws UsageError on bad input.
+int cmd_sweep(int argc, char** argv);
+
+}  // namespace sk::cli

@@ -1,0 +1,107 @@
+// sweep_test.cc: `sim sweep` pieces on synthetic runs (no simulation): list
+// and range parsing, skipping configurations that do not fit, ranking, a
+// configuration whose process dies, and the JSON and text forms.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "sim/cli/args.h"
+#include "sim/cli/sweep.h"
+
+namespace sk::cli {
+namespace {
+
+std::vector<uint64_t> list(const char* text) { return parse_uint_list("--stages", text, 2, 8); }
+
+std::string list_error(const char* text, std::vector<uint64_t> allowed = {}) {
+  try {
+    parse_uint_list("--x", text, 2, 300, allowed);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+sim::RunResult fake(const sim::MatmulRequest& q) {
+  if (q.tile_n == 64 && q.stages == 3) _exit(3);  // this configuration's process dies
+  sim::RunResult r;
+  r.status = "completed";
+  r.tile_m = 128;
+  r.tile_n = q.tile_n;
+  r.tile_k = 64;
+  r.stages = q.stages;
+  r.bottleneck = "mma";
+  // Faster with more stages and wider tiles; 128x2 ties with 256x... never.
+  r.predicted_time_us = 100.0 / (q.stages * q.tile_n);
+  if (q.tile_n == 128 && q.stages == 4) r.findings.push_back(sim::Finding{});
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("lists and ranges") {
+  CHECK(list("2-8") == std::vector<uint64_t>{2, 3, 4, 5, 6, 7, 8});
+  CHECK(list("4,2,4") == std::vector<uint64_t>{2, 4});
+  CHECK(list("2-3,7") == std::vector<uint64_t>{2, 3, 7});
+  CHECK(list("5") == std::vector<uint64_t>{5});
+  CHECK(parse_uint_list("--t", "64-256", 1, 4096, {64, 128, 256}) ==
+        std::vector<uint64_t>{64, 128, 256});
+  CHECK(list_error("4-2").find("goes down") != std::string::npos);
+  CHECK(list_error("1-3").find("[2, 300]") != std::string::npos);
+  CHECK(list_error("x").find("whole number") != std::string::npos);
+  for (const char* bad : {"", "2,", ",2", "2,,3", "2-", "-2", "2-3-4"})
+    CHECK(list_error(bad).find("list like") != std::string::npos);
+  CHECK(list_error("96", {64, 128, 256}).find("not supported") != std::string::npos);
+  CHECK(list_error("65-100", {64, 128, 256}).find("no supported") != std::string::npos);
+}
+
+TEST_CASE("a sweep ranks, skips and reports errors") {
+  sim::MatmulRequest base;
+  base.m = base.n = base.k = 256;
+  // 256 x 5 stages does not fit in shared memory.
+  const Sweep s = run_sweep(base, {64, 128, 256}, {3, 4, 5}, 3, 60, fake);
+  REQUIRE(s.skipped.size() == 1);
+  CHECK(s.skipped[0].tile_n == 256);
+  CHECK(s.skipped[0].stages == 5);
+  CHECK(s.skipped[0].reason.find("shared memory") != std::string::npos);
+  REQUIRE(s.points.size() == 8);
+  for (size_t i = 0; i + 2 < s.points.size(); ++i)
+    CHECK(s.points[i].result.predicted_time_us <= s.points[i + 1].result.predicted_time_us);
+  CHECK(s.points[0].q.tile_n == 256);
+  CHECK(s.points[0].q.stages == 4);
+  const SweepPoint& last = s.points.back();
+  CHECK(!last.ran);
+  CHECK(last.q.tile_n == 64);
+  CHECK(last.q.stages == 3);
+  CHECK(failed(last));
+  size_t failing = 0;
+  for (const auto& p : s.points) failing += failed(p);
+  CHECK(failing == 2);
+
+  const boost::json::object j = sweep_to_json(s, base);
+  CHECK(j.at("results").as_array().size() == 8);
+  CHECK(j.at("skipped").as_array().size() == 1);
+  const auto& first = j.at("results").as_array()[0].as_object();
+  CHECK(first.at("tile_n").to_number<int>() == 256);
+  CHECK(first.at("status").as_string() == "completed");
+  CHECK(j.at("results").as_array()[7].as_object().at("status").as_string() == "error");
+
+  const std::string text = format_sweep_text(s, base);
+  CHECK(text.find("rank") != std::string::npos);
+  CHECK(text.find("128x256x64") != std::string::npos);
+  CHECK(text.find("[1 findings]") != std::string::npos);
+  CHECK(text.find("error: ") != std::string::npos);
+  CHECK(text.find("skipped:") != std::string::npos);
+}
+
+}  // namespace sk::cli
+
+// libsystemc (linked through //sim/core) provides main() and calls sc_main.
+extern "C" int sc_main(int argc, char* argv[]) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+  doctest::Context ctx(argc, argv);
+  return ctx.run();
+}

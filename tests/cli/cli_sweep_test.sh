@@ -1,0 +1,77 @@
+#!/bin/bash
+# cli_sweep_test.sh: `sim sweep` end to end.
+#
+#   cli_sweep_test.sh <sim binary> <cli_checks.py>
+#
+# A small sweep with --json - must exit 0, print only the JSON on stdout (the
+# table goes to stderr), rank the results by predicted time and cover every
+# tile-n x stages configuration once (cli_checks.py sweep); the same sweep
+# twice gives the same JSON bytes. A configuration that does not fit in
+# shared memory is listed as skipped. Bad lists are usage errors: exit 2,
+# exactly one line on stderr, nothing on stdout.
+set -u
+export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
+
+sim="$1"
+checks="$2"
+tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+failures=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+SHAPE=(--kernel matmul --arch sm100 --m 256 --n 256 --k 512)
+
+# --- a sweep to stdout, twice ------------------------------------------------
+for i in 1 2; do
+  timeout 60 "$sim" sweep "${SHAPE[@]}" --stages 2-4 --tile-n 128,256 --json - \
+    >"$tmp/sweep.$i.json" 2>"$tmp/sweep.$i.err"
+  rc=$?
+  [ "$rc" -eq 0 ] || fail "sweep run $i: exit status $rc, want 0; stderr: $(head -c 2000 "$tmp/sweep.$i.err")"
+done
+python3 "$checks" sweep "$tmp/sweep.1.json" --m 256 --n 256 --k 512 --tile-n 128,256 \
+  --stages 2,3,4 --results 6 || fail "sweep JSON checks (above)"
+[ "$(awk 'END { print NR }' "$tmp/sweep.1.json")" -eq 1 ] ||
+  fail "stdout holds more than the JSON document: $(head -c 1000 "$tmp/sweep.1.json")"
+grep -q "^rank" "$tmp/sweep.1.err" || fail "the table did not go to stderr: $(head -c 1000 "$tmp/sweep.1.err")"
+cmp -s "$tmp/sweep.1.json" "$tmp/sweep.2.json" || fail "the same sweep twice gave different JSON"
+
+# --- a configuration that does not fit is skipped, not an error --------------
+timeout 60 "$sim" sweep "${SHAPE[@]}" --stages 4-5 --tile-n 256 --json "$tmp/skip.json" \
+  >"$tmp/skip.out" 2>"$tmp/skip.err"
+rc=$?
+[ "$rc" -eq 0 ] || fail "sweep with a skipped configuration: exit status $rc, want 0; $(head -c 2000 "$tmp/skip.err")"
+python3 "$checks" sweep "$tmp/skip.json" --m 256 --n 256 --k 512 --tile-n 256 --stages 4,5 \
+  --results 1 || fail "skipped-sweep JSON checks (above)"
+grep -q "^skipped:" "$tmp/skip.out" || fail "the table does not list the skipped one: $(head -c 1000 "$tmp/skip.out")"
+
+# --- usage errors -------------------------------------------------------------
+# expect_usage_error WANT ARGS...: exit 2, one stderr line containing WANT, no stdout.
+expect_usage_error() {
+  local want="$1"
+  shift
+  timeout 20 "$sim" sweep "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$? lines
+  lines=$(awk 'END { print NR }' "$tmp/err")
+  [ "$rc" -eq 2 ] || fail "sim sweep $*: exit status $rc, want 2"
+  [ "$lines" -eq 1 ] || fail "sim sweep $*: $lines line(s) on stderr, want 1: $(head -c 1000 "$tmp/err")"
+  grep -qF -- "$want" "$tmp/err" || fail "sim sweep $*: stderr does not mention '$want': $(head -c 1000 "$tmp/err")"
+  [ -s "$tmp/out" ] && fail "sim sweep $*: printed on stdout: $(head -c 500 "$tmp/out")"
+  [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && echo "ok: sim sweep $* -> 2: $(cat "$tmp/err")"
+}
+expect_usage_error "--stages" "${SHAPE[@]}" --stages 1-3
+expect_usage_error "--stages" "${SHAPE[@]}" --stages 4-2
+expect_usage_error "--tile-n" "${SHAPE[@]}" --tile-n 96
+expect_usage_error "--stages" "${SHAPE[@]}" --stages x
+expect_usage_error "--stages" "${SHAPE[@]}" --stages 2,,3
+expect_usage_error "--jobs" "${SHAPE[@]}" --jobs 0
+expect_usage_error "conv3d" --kernel conv3d --m 64 --n 64 --k 64
+expect_usage_error "--m" --n 64 --k 64
+expect_usage_error "extra" "${SHAPE[@]}" extra
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "PASS"

@@ -3,7 +3,8 @@
 //   sim list
 //   sim run --kernel matmul --arch sm100 --m M --n N --k K [--stages S]
 //           [--tile-n 64|128|256] [--out-dtype bf16|f32] [--seed S] [--functional]
-//           [--trace FILE] [--json FILE|-] [--max-cycles C] [--wall-limit SECONDS]
+//           [--trace FILE [--trace-sms LIST]] [--timeline FILE.svg [--timeline-cta N]
+//           [--timeline-window FROM:TO]] [--json FILE|-] [--max-cycles C] [--wall-limit SECONDS]
 //   sim verify <run options> [--schedules N] [--jobs J]   (seeds --seed .. --seed+N-1)
 //   sim sweep --kernel matmul --arch sm100 --m M --n N --k K [--stages LIST]
 //           [--tile-n LIST] [--out-dtype bf16|f32] [--jobs J] [--json FILE|-]
@@ -21,6 +22,8 @@
 #include <iostream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "sim/cli/args.h"
 #include "sim/cli/options.h"
@@ -68,6 +71,12 @@ po::options_description run_options() {
        "sim verify replays that schedule")
       ("functional", "move real bytes and check D against a host reference")
       ("trace", po::value<std::string>(), "write a Perfetto trace (.pftrace)")
+      ("trace-sms", po::value<std::string>(),
+       "SMs the trace covers, e.g. 0,1 or 0-3 (default: all; one CTA runs per SM)")
+      ("timeline", po::value<std::string>(), "draw one CTA's roles as an SVG timeline to FILE.svg")
+      ("timeline-cta", po::value<std::string>()->default_value("0"), "the CTA --timeline draws")
+      ("timeline-window", po::value<std::string>(),
+       "FROM:TO cycles --timeline draws (default: the whole run)")
       ("json", po::value<std::string>(), "write the JSON summary to FILE, or - for stdout")
       ("max-cycles", po::value<std::string>()->default_value("4000000000"),
        "simulated-cycle bound; a run that reaches it is reported as a livelock")
@@ -116,6 +125,29 @@ Parsed parse_matmul(int argc, char** argv, const char* cmd, po::options_descript
     q.trace_path = sk::cli::resolve_path(vm["trace"].as<std::string>());
     sk::cli::require_writable("--trace", q.trace_path);
   }
+  if (vm.count("trace-sms")) {
+    if (q.trace_path.empty()) throw UsageError("--trace-sms needs --trace FILE");
+    for (uint64_t sm : sk::cli::parse_uint_list("--trace-sms", vm["trace-sms"].as<std::string>(), 0, 4095))
+      q.trace_sms.push_back(static_cast<int>(sm));
+  }
+  if (vm.count("timeline")) {
+    q.timeline_path = sk::cli::resolve_path(vm["timeline"].as<std::string>());
+    q.timeline_cta = static_cast<int>(
+        sk::cli::parse_uint("--timeline-cta", vm["timeline-cta"].as<std::string>(), 0, 4095));
+    if (vm.count("timeline-window")) {
+      const std::string w = vm["timeline-window"].as<std::string>();
+      const auto colon = w.find(':');
+      if (colon == std::string::npos)
+        throw UsageError(fmt::format("--timeline-window must be FROM:TO cycles, got '{}'", w));
+      q.timeline_from = sk::cli::parse_uint("--timeline-window FROM", w.substr(0, colon), 0, 1ull << 50);
+      q.timeline_to = sk::cli::parse_uint("--timeline-window TO", w.substr(colon + 1), 1, 1ull << 50);
+    }
+    if (std::string err = sk::sim::validate_sm100_matmul(q); !err.empty()) throw UsageError(err);
+    sk::cli::require_writable("--timeline", q.timeline_path);
+  } else if (vm.count("timeline-window") || !vm["timeline-cta"].defaulted()) {
+    throw UsageError("--timeline-cta and --timeline-window need --timeline FILE.svg");
+  }
+  q.progress = isatty(2) != 0;
 
   return out;
 }
@@ -142,6 +174,7 @@ int cmd_run(int argc, char** argv) {
     std::ofstream(json_path) << json << "\n";
   }
   if (!q.trace_path.empty()) text << "  trace       " << q.trace_path << "\n";
+  if (!q.timeline_path.empty()) text << "  timeline    " << q.timeline_path << "\n";
   const bool clean = r.findings.empty() && (!r.check.ran || r.check.passed);
   return clean ? 0 : 1;
 }
@@ -159,8 +192,10 @@ int cmd_verify(int argc, char** argv) {
       ("jobs", po::value<std::string>()->default_value("2"), "simulations run in parallel");
   Parsed in = parse_matmul(argc, argv, "verify", opts);
   if (in.help) return 0;
-  if (!in.q.trace_path.empty())
-    throw UsageError("sim verify: --trace is per schedule; replay a seed with sim run --trace");
+  if (!in.q.trace_path.empty() || !in.q.timeline_path.empty())
+    throw UsageError("sim verify: --trace and --timeline are per schedule; replay a seed with sim "
+                     "run --trace or --timeline");
+  in.q.progress = false;  // schedules run in parallel; their reports would interleave
   sk::verify::ExploreOptions eo;
   for (uint64_t i = 0; i < in.schedules; ++i) eo.seeds.push_back(in.q.seed + i);
   eo.jobs = in.jobs;

@@ -236,7 +236,7 @@ void annotate_barrier(uint64_t* bar, const char* name, int index) {
 void annotate_role(const char* role) {
   sim::Warp& w = gpu().warp();
   w.set_role(role);
-  gpu().engine().trace().rename(w.track, fmt::format("warp {} {}", w.index(), role));
+  if (w.traced) gpu().engine().trace().rename(w.track, fmt::format("warp {} {}", w.index(), role));
 }
 
 void report_double_release(const char* what, const Loc& loc) {

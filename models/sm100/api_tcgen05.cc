@@ -265,7 +265,7 @@ void tcgen05_mma_f16_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint
         execute_mma(cta, a, b, id, col, accumulate);
       });
     auto& tr = gpu().engine().trace();
-    if (tr.enabled())
+    if (cta.traced)
       tr.slice(sim::TraceSlice{gpu().engine_track(cta, "tensor core", 10), start, start + ii,
                                fmt::format("mma {}x{}x16{}", id.m, id.n, accumulate ? "" : " (init)"),
                                {{"tmem_col", col}},
@@ -293,7 +293,7 @@ void tcgen05_commit(uint64_t* bar, const Loc& loc) {
     Cycle when = std::max(local_now(w), wa.tcgen05_done) +
                  gpu().engine().schedule().agent_delay(sim::Agent::kSignal, 16);
     auto& tr = gpu().engine().trace();
-    uint64_t flow = tr.enabled() ? tr.new_flow() : 0;
+    uint64_t flow = cta.traced ? tr.new_flow() : 0;
     if (flow != 0)
       tr.slice(sim::TraceSlice{gpu().engine_track(cta, "tensor core", 10), when, when,
                                "commit -> " + (b->name.empty() ? std::string("mbarrier") : b->name),

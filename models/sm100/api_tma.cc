@@ -180,10 +180,12 @@ void tma_load_2d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32
     Cycle done = load_done(cta, m, c0, c1, begin);
     tensormap_read(map, done, loc);
     cta.tma_busy.emplace_back(begin, done);
+    gpu().count_bytes_in_flight(cta, begin, bytes);
+    gpu().count_bytes_in_flight(cta, done, -static_cast<int64_t>(bytes));
     cta.bytes_loaded += bytes;
     uint64_t flow = 0;
     auto& tr = gpu().engine().trace();
-    if (tr.enabled()) {
+    if (cta.traced) {
       flow = tr.new_flow();
       std::string stage = b->name.empty() ? std::string("TMA") : "TMA " + b->name;
       tr.slice(sim::TraceSlice{gpu().engine_track(cta, stage, 0), begin, done,
@@ -247,7 +249,7 @@ void tma_store_2d(const TensorMapModel* map, const void* smem_src, int32_t c0, i
       });
     }
     auto& tr = gpu().engine().trace();
-    if (tr.enabled())
+    if (cta.traced)
       tr.slice(sim::TraceSlice{gpu().engine_track(cta, "TMA store", 50), now, write_done,
                                fmt::format("store ({},{})", c0, c1),
                                {{"bytes", m.box_bytes()}},

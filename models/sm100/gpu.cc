@@ -111,15 +111,24 @@ std::string Gpu::launch(int grid, int warps_per_cta, uint32_t smem_bytes,
     cta.warps = warps_per_cta;
     cta.warp_async.resize(warps_per_cta);
     cta.waiting_on.assign(warps_per_cta, nullptr);
-    uint32_t sm_track = tr.track(static_cast<int>(gpu_track_), fmt::format("SM {}", c), c);
-    cta.sm_track = sm_track;
-    cta.trace_track = tr.track(static_cast<int>(sm_track), fmt::format("CTA {}", c), 0);
+    // One CTA per SM: CTA c runs on SM c.
+    cta.traced = tr.enabled() && (trace_sms_.empty() || std::find(trace_sms_.begin(), trace_sms_.end(),
+                                                                 c) != trace_sms_.end());
+    if (cta.traced) {
+      uint32_t sm_track = tr.track(static_cast<int>(gpu_track_), fmt::format("SM {}", c), c);
+      cta.sm_track = sm_track;
+      cta.trace_track = tr.track(static_cast<int>(sm_track), fmt::format("CTA {}", c), 0);
+      cta.bytes_track =
+          tr.track(static_cast<int>(sm_track), "TMA bytes in flight", 200, true, "bytes");
+    }
     for (int w = 0; w < warps_per_cta; ++w) {
       sim::Warp& warp = engine_.spawn_warp(c, w, 32, [this, &cta, body] {
         body();
         on_warp_exit(cta);
       });
-      warp.track = tr.track(static_cast<int>(cta.trace_track), fmt::format("warp {}", w), w);
+      warp.traced = cta.traced;
+      if (cta.traced)
+        warp.track = tr.track(static_cast<int>(cta.trace_track), fmt::format("warp {}", w), w);
     }
   }
   return "";
@@ -175,6 +184,33 @@ sim::RunStatus Gpu::run(Cycle max_cycles) { return engine_.run(max_cycles); }
 
 void Gpu::not_in_kernel() { throw std::logic_error("sm100 intrinsic called outside kernel code"); }
 
+
+void Gpu::count_bytes_in_flight(Cta& cta, Cycle at, int64_t delta) {
+  if (!cta.traced) return;
+  engine_.at(at, [this, &cta, delta] {
+    cta.bytes_in_flight += delta;
+    engine_.trace().counter(cta.bytes_track, engine_.now(), static_cast<double>(cta.bytes_in_flight));
+  });
+}
+
+void Gpu::count_ring_stage(Cta& cta, const std::string& barrier, Cycle at) {
+  if (!cta.traced) return;
+  // "<ring>.full[i]" completing fills a stage; "<ring>.empty[i]" frees one.
+  const auto dot = barrier.rfind('.');
+  if (dot == std::string::npos) return;
+  const std::string kind = barrier.substr(dot + 1, barrier.find('[', dot) - dot - 1);
+  if (kind != "full" && kind != "empty") return;
+  const std::string ring = barrier.substr(0, dot);
+  auto it = cta.ring_full.find(ring);
+  if (it == cta.ring_full.end()) {
+    const uint32_t track = engine_.trace().track(static_cast<int>(cta.sm_track),
+                                                 ring + " stages full", 210, true, "stages");
+    it = cta.ring_full.emplace(ring, std::pair<uint32_t, int64_t>{track, 0}).first;
+  }
+  auto& [track, value] = it->second;
+  value = kind == "full" ? value + 1 : std::max<int64_t>(value - 1, 0);
+  engine_.trace().counter(track, at, static_cast<double>(value));
+}
 
 Mbarrier& Cta::barrier_at(uint32_t offset) {
   if (Mbarrier* b = find_barrier(offset)) return *b;

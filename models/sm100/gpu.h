@@ -169,8 +169,13 @@ class Cta {
   std::vector<std::pair<Cycle, Cycle>> tma_busy, tc_busy;
   uint64_t bytes_loaded = 0;
   uint64_t l2_hits = 0;      // TMA load boxes served by L2
+  bool traced = false;       // tracing is on and this CTA's SM was chosen
   uint32_t trace_track = 0;  // the CTA's track
   uint32_t sm_track = 0;     // its SM's track (engine tracks live there)
+  // Counter tracks: TMA bytes in flight, and full stages per pipeline ring.
+  uint32_t bytes_track = 0;
+  int64_t bytes_in_flight = 0;
+  std::map<std::string, std::pair<uint32_t, int64_t>> ring_full;  // ring -> (track, value)
 
  private:
   std::unique_ptr<uint8_t[]> smem_storage_;
@@ -224,6 +229,12 @@ class Gpu {
   L2Cache& l2() { return l2_; }
   uint64_t hbm_bytes() const { return hbm_bytes_; }
 
+  // Which SMs a trace covers (empty: all). Call before launch().
+  void set_trace_sms(std::vector<int> sms) { trace_sms_ = std::move(sms); }
+  // Counter updates of a traced CTA, applied at simulated time `at`.
+  void count_bytes_in_flight(Cta& cta, Cycle at, int64_t delta);
+  void count_ring_stage(Cta& cta, const std::string& barrier, Cycle at);
+
   // Trace helpers.
   uint32_t engine_track(Cta& cta, const std::string& name, int rank);
   uint32_t gpu_track() const { return gpu_track_; }
@@ -240,6 +251,7 @@ class Gpu {
   GlobalMemory gmem_;
   std::vector<std::unique_ptr<Cta>> ctas_;
   std::unordered_map<const void*, TensorMapState> tensormaps_;
+  std::vector<int> trace_sms_;
   double hbm_free_ = 0, l2_free_ = 0;
   uint64_t hbm_bytes_ = 0;
   L2Cache l2_;

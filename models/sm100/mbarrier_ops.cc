@@ -32,6 +32,7 @@ void maybe_complete(Gpu& gpu, Mbarrier& b, uint64_t flow) {
   }
   b.tx_expected = b.tx_delivered = 0;
   b.arrivals = 0;
+  gpu.count_ring_stage(gpu.cta(b.cta), b.name, gpu.engine().now());
   ++b.phase;
   b.pending = b.expected;
   b.observed = false;

@@ -1,5 +1,7 @@
 #include "sim/core/engine.h"
 
+#include <cstdio>
+
 #include <fmt/format.h>
 
 #include <systemc>
@@ -11,8 +13,16 @@ namespace sk::sim {
 namespace {
 Engine* g_engine = nullptr;
 
-sc_core::sc_time cycles(Cycle c) { return sc_core::sc_time(static_cast<double>(c), sc_core::SC_NS); }
+// Time-resolution ticks per cycle (one cycle is written as one ns). Integer
+// conversions both ways: they run at every event.
+sc_core::sc_time::value_type ticks_per_cycle() {
+  static const auto t = sc_core::sc_time(1, sc_core::SC_NS).value();
+  return t;
+}
+sc_core::sc_time cycles(Cycle c) { return cycles_to_time(c); }
 }  // namespace
+
+sc_core::sc_time cycles_to_time(Cycle c) { return sc_core::sc_time::from_value(c * ticks_per_cycle()); }
 
 Engine::Engine() : wake_(std::make_unique<sc_core::sc_event>()) {
   if (g_engine != nullptr) throw std::logic_error("only one sk::sim::Engine may exist per process");
@@ -31,7 +41,7 @@ Engine& Engine::get() {
 }
 
 Cycle Engine::now() const {
-  return static_cast<Cycle>(sc_core::sc_time_stamp().to_seconds() * 1e9 + 0.5);
+  return static_cast<Cycle>(sc_core::sc_time_stamp().value() / ticks_per_cycle());
 }
 
 void Engine::at(Cycle t, InlineCallback fn) {
@@ -66,6 +76,21 @@ void Engine::drain_due() {
   }
   if (!queue_.empty()) wake_->notify(cycles(queue_.top().t - n));
   current_ = saved;
+  if (progress_ && events_ >= progress_check_) report_progress();
+}
+
+void Engine::report_progress() {
+  progress_check_ = events_ + 100000;
+  const auto t = std::chrono::steady_clock::now();
+  if (t - progress_start_ < std::chrono::seconds(1) ||
+      (progress_shown_ && t - progress_last_ < std::chrono::milliseconds(250)))
+    return;
+  progress_last_ = t;
+  progress_shown_ = true;
+  std::fprintf(stderr, "\rsim: cycle %llu, %.1f M events, %.1f s ",
+               static_cast<unsigned long long>(now()), static_cast<double>(events_) / 1e6,
+               std::chrono::duration<double>(t - progress_start_).count());
+  std::fflush(stderr);
 }
 
 Warp& Engine::spawn_warp(int cta, int warp_in_cta, int lanes, std::function<void()> body) {
@@ -98,6 +123,7 @@ RunStatus Engine::run(Cycle max_cycles) {
     method_spawned_ = true;
   }
   sc_core::sc_start(cycles(max_cycles), sc_core::SC_EXIT_ON_STARVATION);
+  if (progress_shown_) std::fprintf(stderr, "\r\033[K");
   bool all_done = true;
   for (auto& w : warps_) all_done = all_done && w->done();
   if (all_done) return RunStatus::kCompleted;

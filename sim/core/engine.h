@@ -18,6 +18,7 @@
 //     cycle bound is hit (a finding).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -33,9 +34,13 @@
 
 namespace sc_core {
 class sc_event;
+class sc_time;
 }
 
 namespace sk::sim {
+
+// A cycle count as SystemC time (cycles are simulated as nanoseconds).
+sc_core::sc_time cycles_to_time(Cycle c);
 
 class Warp;
 
@@ -84,6 +89,14 @@ class Engine {
   // Count of model events processed (warp operations and agent callbacks);
   // reported as `events` in the run summary.
   uint64_t events() const { return events_; }
+  // Prints the simulated cycle and event count to stderr about four times a
+  // second once the run has taken more than a second (measured from `start`),
+  // and clears the line when the run ends. The caller decides that stderr is
+  // a terminal.
+  void set_progress_reporter(std::chrono::steady_clock::time_point start) {
+    progress_start_ = start;
+    progress_ = true;
+  }
   void count_event() { ++events_; }
 
   // Largest cycle at which any warp or agent made progress.
@@ -117,6 +130,10 @@ class Engine {
   Schedule schedule_;
   uint64_t events_ = 0;
   Cycle last_progress_ = 0;
+  bool progress_ = false, progress_shown_ = false;
+  uint64_t progress_check_ = 0;
+  std::chrono::steady_clock::time_point progress_start_, progress_last_;
+  void report_progress();
 };
 
 }  // namespace sk::sim

@@ -23,7 +23,7 @@ void Warp::sync() {
   if (pending_ == 0) return;
   Cycle c = pending_;
   pending_ = 0;
-  sc_core::wait(sc_core::sc_time(static_cast<double>(c), sc_core::SC_NS));
+  sc_core::wait(cycles_to_time(c));
   engine_.set_current(this);
   engine_.note_progress();
 }
@@ -43,11 +43,11 @@ void Warp::stall(Cycle c, const std::string& what) {
   sync();
   if (c == 0) return;
   Cycle begin = engine_.now();
-  sc_core::wait(sc_core::sc_time(static_cast<double>(c), sc_core::SC_NS));
+  sc_core::wait(cycles_to_time(c));
   engine_.set_current(this);
   engine_.note_progress();
   add_stall(what, c);
-  if (engine_.trace().enabled() && !what.empty())
+  if (traced && engine_.trace().enabled() && !what.empty())
     engine_.trace().slice(TraceSlice{track, begin, engine_.now(), what, {}, 0, take_flow()});
 }
 
@@ -66,7 +66,7 @@ void Warp::block_until(sc_core::sc_event& ev, const std::function<bool()>& ready
   describe_ = nullptr;
   engine_.note_progress();
   add_stall(what, engine_.now() - begin);
-  if (engine_.trace().enabled())
+  if (traced && engine_.trace().enabled())
     engine_.trace().slice(TraceSlice{track, begin, engine_.now(), what, {}, 0, 0});
 }
 

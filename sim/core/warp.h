@@ -82,7 +82,9 @@ class Warp {
   // path of every issue to one test.
   bool issue_check = false;
 
-  // Trace: the warp's track and a flow that the next slice should terminate.
+  // Trace: whether this warp's SM is traced, its track, and a flow that the
+  // next slice should terminate.
+  bool traced = true;
   uint32_t track = 0;
   uint64_t pending_flow_in = 0;
   // Returns and clears the flow the warp's next slice should terminate.

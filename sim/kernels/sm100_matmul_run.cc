@@ -14,6 +14,7 @@
 #include "models/sm100/gpu.h"
 #include "sim/kernels/matmul_check.h"
 #include "sim/kernels/sm100_summary.h"
+#include "sim/report/timeline_svg.h"
 #include "traces/sim_trace_export.h"
 #include "verify/hb/race_detector.h"
 
@@ -37,7 +38,12 @@ RunResult run_config(const MatmulRequest& q) {
   using Kernel = Sm100Matmul<C>;
   auto t0 = std::chrono::steady_clock::now();
   Gpu gpu(Params::builtin(), q.functional);
-  gpu.engine().trace().set_enabled(!q.trace_path.empty());
+  gpu.engine().trace().set_enabled(!q.trace_path.empty() || !q.timeline_path.empty());
+  // A timeline alone needs only its CTA's SM traced.
+  gpu.set_trace_sms(q.trace_path.empty() && !q.timeline_path.empty()
+                        ? std::vector<int>{q.timeline_cta}
+                        : q.trace_sms);
+  if (q.progress) gpu.engine().set_progress_reporter(t0);
   gpu.engine().schedule().reset(q.seed);
   auto& mem = gpu.gmem();
 
@@ -123,6 +129,15 @@ RunResult run_config(const MatmulRequest& q) {
     if (!out) throw std::runtime_error("cannot write trace file " + q.trace_path);
     traces::write_perfetto(gpu.engine().trace(), out);
   }
+  if (!q.timeline_path.empty()) {
+    std::string err;
+    const std::string svg = render_timeline_svg(
+        gpu.engine().trace(),
+        TimelineOptions{q.timeline_cta, q.timeline_from, q.timeline_to, 1200}, &err);
+    if (svg.empty()) throw std::runtime_error("--timeline: " + err);
+    std::ofstream out(q.timeline_path, std::ios::trunc);
+    if (!(out << svg)) throw std::runtime_error("cannot write timeline file " + q.timeline_path);
+  }
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
@@ -188,6 +203,17 @@ std::string validate_sm100_matmul(const MatmulRequest& q) {
         "--stages {} with a 128x{}x64 tile needs {} bytes of shared memory, more than the {} a "
         "CTA may use",
         q.stages, q.tile_n, e.smem_bytes, kSm100SmemPerCta);
+  const uint64_t grid = std::min<uint64_t>(
+      uint64_t{(q.m + 127) / 128} * ((q.n + q.tile_n - 1) / q.tile_n),
+      static_cast<uint64_t>(models::sm100::Params::builtin().num_sms));
+  if (!q.timeline_path.empty() && (q.timeline_cta < 0 || static_cast<uint64_t>(q.timeline_cta) >= grid))
+    return fmt::format("--timeline-cta {} does not exist: this launch has {} CTAs (0-{})",
+                       q.timeline_cta, grid, grid - 1);
+  if (!q.timeline_path.empty() && !q.trace_path.empty() && !q.trace_sms.empty() &&
+      std::find(q.trace_sms.begin(), q.trace_sms.end(), q.timeline_cta) == q.trace_sms.end())
+    return fmt::format("--timeline-cta {} must be one of the --trace-sms", q.timeline_cta);
+  if (q.timeline_to != 0 && q.timeline_to <= q.timeline_from)
+    return "--timeline-window FROM:TO needs FROM < TO";
   if (q.functional && uint64_t{q.m} * q.n * q.k > (1ull << 33))
     return "--functional is limited to M*N*K <= 2^33 (it computes real products); use timing "
            "mode for larger shapes";

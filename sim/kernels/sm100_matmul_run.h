@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "sim/run/run_result.h"
 
@@ -24,6 +25,12 @@ struct MatmulRequest {
   uint64_t seed = 0;  // data and schedule (0: nominal schedule)
   uint64_t max_cycles = 4'000'000'000ull;
   std::string trace_path;  // empty: no trace
+  std::vector<int> trace_sms;  // SMs the trace covers (empty: all)
+  // --timeline: an SVG of one CTA's roles over [from, to) cycles (to 0: end).
+  std::string timeline_path;
+  int timeline_cta = 0;
+  uint64_t timeline_from = 0, timeline_to = 0;
+  bool progress = false;  // report progress on stderr (a terminal) for long runs
 };
 
 // Empty when the request can be built, else a one-line reason (bad input).

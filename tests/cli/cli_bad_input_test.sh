@@ -91,6 +91,13 @@ expect_usage_error "mi300x" run --arch mi300x "${MNK[@]}"
 # --- output paths ----------------------------------------------------------
 expect_usage_error "/nonexistent_dir/x.json" run "${MNK[@]}" --json /nonexistent_dir/x.json
 expect_usage_error "/nonexistent_dir/t.pftrace" run "${MNK[@]}" --trace /nonexistent_dir/t.pftrace
+# Trace and timeline selections that name nothing, or come without their file.
+expect_usage_error "--timeline-cta 3 does not exist" run "${MNK[@]}" --timeline "$tmp/t.svg" --timeline-cta 3
+expect_usage_error "FROM:TO" run "${MNK[@]}" --timeline "$tmp/t.svg" --timeline-window 500
+expect_usage_error "FROM < TO" run "${MNK[@]}" --timeline "$tmp/t.svg" --timeline-window 500:100
+expect_usage_error "need --timeline" run "${MNK[@]}" --timeline-cta 0
+expect_usage_error "--trace-sms needs --trace" run "${MNK[@]}" --trace-sms 0
+expect_usage_error "--trace-sms" run "${MNK[@]}" --trace "$tmp/t.pftrace" --trace-sms 0,x
 # An empty --json path is as wrong as an empty --trace path.
 expect_usage_error "--trace" run "${MNK[@]}" --trace ""
 expect_usage_error "--json" run "${MNK[@]}" --json ""

@@ -205,6 +205,10 @@ def trace(args):
             fail(f'{args.trace}: no track named "{want}"')
     if not any(n.startswith('TMA ') for n in names):
         fail(f'{args.trace}: no "TMA ..." track')
+    if getattr(args, 'counters', False):
+        for want in ('TMA bytes in flight', 'input stages full'):
+            if names[want] != args.ctas:
+                fail(f'{args.trace}: {names[want]} "{want}" counter tracks, want one per traced SM')
 
     # Each CTA track holds exactly the seven warp tracks.
     warps = ['warp 0 epilogue', 'warp 1 epilogue', 'warp 2 epilogue', 'warp 3 epilogue',
@@ -310,6 +314,7 @@ def main():
     t.add_argument('checker')
     t.add_argument('trace')
     t.add_argument('--ctas', type=int, required=True)
+    t.add_argument('--counters', action='store_true', help='require the counter tracks')
     j = sub.add_parser('same-json')
     j.add_argument('a')
     j.add_argument('b')

@@ -72,6 +72,18 @@ run_case s2_tn128_f32 200 136 72 --stages 2 --tile-n 128 --out-dtype f32 -- \
 # The smallest problem: one element, one CTA.
 run_case one 1 1 1 --
 
+# A trace of chosen SMs holds only their CTAs, with the counter tracks; a
+# timeline of one CTA is an SVG document naming its roles.
+sel="$tmp/selected.pftrace"
+timeout 50 "$sim" run --kernel matmul --arch sm100 --m 512 --n 512 --k 256 --tile-n 128 \
+  --trace "$sel" --trace-sms 1,5 --timeline "$tmp/cta5.svg" --timeline-cta 5 >"$tmp/sel.out" 2>&1 ||
+  fail "trace-sms run: exit status $?: $(head -c 2000 "$tmp/sel.out")"
+out=$(python3 "$checker" "$sel") || fail "check_trace.py rejected the --trace-sms trace: $out"
+python3 "$checks" trace "$checker" "$sel" --ctas 2 --counters || fail "--trace-sms 1,5 trace layout"
+head -c 4 "$tmp/cta5.svg" | grep -q '<svg' || fail "--timeline did not write an SVG document"
+grep -q 'warp 6 mma' "$tmp/cta5.svg" || fail "--timeline SVG lacks the mma warp's track"
+tail -c 7 "$tmp/cta5.svg" | grep -q '</svg>' || fail "--timeline SVG is not closed"
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"
   exit 1

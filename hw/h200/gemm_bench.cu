@@ -1,0 +1,275 @@
+// gemm_bench.cu: the SM90 structured matmul on a real Hopper GPU, checked
+// against cuBLAS and timed against it in the same run.
+//
+//   gemm_bench --m M --n N --k K [--stages 2-6] [--tile-n 128|256] [--runs 20]
+//              [--all]   (every tile/stage configuration that fits)
+//
+// Inputs are random BF16 in [-1, 1) (a device hash of the index, new per
+// seed), rows padded to a 16-byte pitch as TMA requires. D is poisoned with
+// NaN before the checked run; the check is ||D - D_cublas|| / ||D_cublas||
+// over every element (NaN fails). Timing: CUDA events around each launch, 3
+// warm-up launches, the median of --runs launches, rotating over enough input
+// sets that they do not fit in L2 together. Prints one CSV line per
+// configuration: shape,tile_n,stages,ours_us,ours_tflops,cublas_us,cublas_tflops,rel_err,status.
+// Exit status: 0 all checks passed, 1 a check failed, 2 bad usage or a CUDA error.
+#include <cublas_v2.h>
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cudaTypedefs.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "kernels/matmul/sm90_matmul.h"
+
+namespace {
+
+#define CHECK_CUDA(x)                                                                     \
+  do {                                                                                    \
+    cudaError_t e_ = (x);                                                                 \
+    if (e_ != cudaSuccess) {                                                              \
+      std::fprintf(stderr, "gemm_bench: %s: %s (%s:%d)\n", #x, cudaGetErrorString(e_),    \
+                   __FILE__, __LINE__);                                                   \
+      std::exit(2);                                                                       \
+    }                                                                                     \
+  } while (0)
+#define CHECK_CUBLAS(x)                                                                   \
+  do {                                                                                    \
+    cublasStatus_t s_ = (x);                                                              \
+    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                    \
+      std::fprintf(stderr, "gemm_bench: %s: cuBLAS status %d\n", #x, static_cast<int>(s_)); \
+      std::exit(2);                                                                       \
+    }                                                                                     \
+  } while (0)
+
+__global__ void fill_random(uint16_t* p, uint64_t rows, uint64_t ld, uint64_t cols, uint64_t seed) {
+  for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < rows * ld;
+       i += uint64_t{gridDim.x} * blockDim.x) {
+    uint64_t x = (i + 1) * 0x9E3779B97F4A7C15ull ^ seed * 0xD1B54A32D192ED03ull;
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 29;
+    const float u = static_cast<float>(x >> 40) / static_cast<float>(1ull << 24) * 2.0f - 1.0f;
+    p[i] = (i % ld) < cols ? sk::to_bf16(u).bits : uint16_t{0x7fc0};  // padding: NaN
+  }
+}
+
+PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
+  if (fn == nullptr) {
+    cudaDriverEntryPointQueryResult q;
+    void* p = nullptr;
+    CHECK_CUDA(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000,
+                                                cudaEnableDefault, &q));
+    if (q != cudaDriverEntryPointSuccess || p == nullptr) {
+      std::fprintf(stderr, "gemm_bench: cuTensorMapEncodeTiled not found in the driver\n");
+      std::exit(2);
+    }
+    fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  }
+  return fn;
+}
+
+// A K-major BF16 operand of `rows` rows, box {64, box_rows}, 128B swizzle.
+CUtensorMap make_map(const void* base, uint64_t rows, uint64_t k, uint64_t ld, uint32_t box_rows) {
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {k, rows};
+  const cuuint64_t strides[1] = {ld * 2};
+  const cuuint32_t box[2] = {64, box_rows};
+  const cuuint32_t elem_strides[2] = {1, 1};
+  CUresult r = encode_fn()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base), dims,
+                           strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                           CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    std::fprintf(stderr, "gemm_bench: cuTensorMapEncodeTiled failed (%d)\n", static_cast<int>(r));
+    std::exit(2);
+  }
+  return map;
+}
+
+struct Problem {
+  uint32_t m, n, k, lda, ldd;
+  int sets;
+  std::vector<uint16_t*> a, b;
+  uint16_t* d;
+  uint16_t* d_ref;
+};
+
+template <class Cfg>
+__global__ void __launch_bounds__(384, 1) sm90_matmul_kernel(
+    const __grid_constant__ typename sk::Sm90Matmul<Cfg>::Params p) {
+  sk::Sm90Matmul<Cfg>::run(p);
+}
+
+float median(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+template <class Launch>
+float time_median(int runs, int sets, Launch&& launch) {
+  cudaEvent_t e0, e1;
+  CHECK_CUDA(cudaEventCreate(&e0));
+  CHECK_CUDA(cudaEventCreate(&e1));
+  for (int i = 0; i < 3; ++i) launch(i % sets);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  std::vector<float> ms;
+  for (int i = 0; i < runs; ++i) {
+    CHECK_CUDA(cudaEventRecord(e0));
+    launch(i % sets);
+    CHECK_CUDA(cudaEventRecord(e1));
+    CHECK_CUDA(cudaEventSynchronize(e1));
+    CHECK_CUDA(cudaGetLastError());
+    float t = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&t, e0, e1));
+    ms.push_back(t);
+  }
+  CHECK_CUDA(cudaEventDestroy(e0));
+  CHECK_CUDA(cudaEventDestroy(e1));
+  return median(ms);
+}
+
+double rel_error(const Problem& pr) {
+  const size_t count = size_t{pr.m} * pr.ldd;
+  std::vector<uint16_t> d(count), r(count);
+  CHECK_CUDA(cudaMemcpy(d.data(), pr.d, count * 2, cudaMemcpyDeviceToHost));
+  CHECK_CUDA(cudaMemcpy(r.data(), pr.d_ref, count * 2, cudaMemcpyDeviceToHost));
+  double num = 0, den = 0;
+  for (uint32_t i = 0; i < pr.m; ++i)
+    for (uint32_t j = 0; j < pr.n; ++j) {
+      const size_t at = size_t{i} * pr.ldd + j;
+      const double x = sk::to_float(sk::bf16_t{d[at]}), y = sk::to_float(sk::bf16_t{r[at]});
+      if (std::isnan(x)) return INFINITY;  // unwritten (poisoned) or NaN output
+      num += (x - y) * (x - y);
+      den += y * y;
+    }
+  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+template <int BN, int S>
+int run_config(Problem& pr, cublasHandle_t h, int runs, float cublas_ms) {
+  using Cfg = sk::Sm90MatmulConfig<BN, S>;
+  using K = sk::Sm90Matmul<Cfg>;
+  auto kernel = sm90_matmul_kernel<Cfg>;
+  CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(Cfg::kSmemBytes)));
+  int sms = 0;
+  CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const uint32_t tiles = ((pr.m + 127) / 128) * ((pr.n + BN - 1) / BN);
+  const int grid = static_cast<int>(std::min<uint32_t>(tiles, static_cast<uint32_t>(sms)));
+  std::vector<typename K::Params> params(pr.sets);
+  for (int s = 0; s < pr.sets; ++s) {
+    params[s].a = make_map(pr.a[s], pr.m, pr.k, pr.lda, 128);
+    params[s].b = make_map(pr.b[s], pr.n, pr.k, pr.lda, BN);
+    params[s].d = reinterpret_cast<sk::bf16_t*>(pr.d);
+    params[s].m = pr.m;
+    params[s].n = pr.n;
+    params[s].k = pr.k;
+    params[s].ldd = pr.ldd;
+  }
+  auto launch = [&](int s) { kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes>>>(params[s]); };
+  // Checked run on input set 0, D poisoned first.
+  CHECK_CUDA(cudaMemset(pr.d, 0xff, size_t{pr.m} * pr.ldd * 2));
+  launch(0);
+  CHECK_CUDA(cudaGetLastError());
+  CHECK_CUDA(cudaDeviceSynchronize());
+  const double err = rel_error(pr);
+  const float ms = time_median(runs, pr.sets, launch);
+  const double flops = 2.0 * pr.m * pr.n * pr.k;
+  const bool ok = err < 1e-2;
+  std::printf("%ux%ux%u,%d,%d,%.2f,%.1f,%.2f,%.1f,%.2e,%s\n", pr.m, pr.n, pr.k, BN, S, ms * 1e3,
+              flops / (ms * 1e-3) / 1e12, cublas_ms * 1e3, flops / (cublas_ms * 1e-3) / 1e12, err,
+              ok ? "ok" : "MISMATCH");
+  std::fflush(stdout);
+  return ok ? 0 : 1;
+}
+
+template <int BN>
+int by_stages(int s, Problem& pr, cublasHandle_t h, int runs, float cublas_ms) {
+  switch (s) {
+    case 2: return run_config<BN, 2>(pr, h, runs, cublas_ms);
+    case 3: return run_config<BN, 3>(pr, h, runs, cublas_ms);
+    case 4: return run_config<BN, 4>(pr, h, runs, cublas_ms);
+    case 5:
+      if constexpr (BN == 128) return run_config<BN, 5>(pr, h, runs, cublas_ms);
+      break;
+    case 6:
+      if constexpr (BN == 128) return run_config<BN, 6>(pr, h, runs, cublas_ms);
+      break;
+  }
+  std::printf("%ux%ux%u,%d,%d,,,,,,does_not_fit\n", pr.m, pr.n, pr.k, BN, s);
+  return 0;
+}
+
+uint32_t arg(int argc, char** argv, const char* name, uint32_t def) {
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], name) == 0) return static_cast<uint32_t>(std::strtoul(argv[i + 1], nullptr, 10));
+  return def;
+}
+bool flag(int argc, char** argv, const char* name) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], name) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Problem pr{};
+  pr.m = arg(argc, argv, "--m", 4096);
+  pr.n = arg(argc, argv, "--n", 4096);
+  pr.k = arg(argc, argv, "--k", 4096);
+  const uint32_t stages = arg(argc, argv, "--stages", 4), tile_n = arg(argc, argv, "--tile-n", 256);
+  const int runs = static_cast<int>(arg(argc, argv, "--runs", 20));
+  if (pr.m == 0 || pr.n == 0 || pr.k == 0 || runs < 1 || stages < 2 || stages > 6 ||
+      (tile_n != 128 && tile_n != 256)) {
+    std::fprintf(stderr, "gemm_bench: bad arguments (m, n, k >= 1; stages 2-6; tile-n 128|256)\n");
+    return 2;
+  }
+  pr.lda = (pr.k + 7) / 8 * 8;
+  pr.ldd = (pr.n + 7) / 8 * 8;
+  const double set_bytes = 2.0 * (static_cast<double>(pr.m) + pr.n) * pr.lda;
+  pr.sets = std::max(1, std::min(8, static_cast<int>(std::ceil(3 * 64e6 / set_bytes))));
+  for (int s = 0; s < pr.sets; ++s) {
+    uint16_t *a, *b;
+    CHECK_CUDA(cudaMalloc(&a, size_t{pr.m} * pr.lda * 2));
+    CHECK_CUDA(cudaMalloc(&b, size_t{pr.n} * pr.lda * 2));
+    fill_random<<<1024, 256>>>(a, pr.m, pr.lda, pr.k, 2 * s + 1);
+    fill_random<<<1024, 256>>>(b, pr.n, pr.lda, pr.k, 2 * s + 2);
+    pr.a.push_back(a);
+    pr.b.push_back(b);
+  }
+  CHECK_CUDA(cudaMalloc(&pr.d, size_t{pr.m} * pr.ldd * 2));
+  CHECK_CUDA(cudaMalloc(&pr.d_ref, size_t{pr.m} * pr.ldd * 2));
+  CHECK_CUDA(cudaDeviceSynchronize());
+
+  cublasHandle_t h;
+  CHECK_CUBLAS(cublasCreate(&h));
+  const float alpha = 1.0f, beta = 0.0f;
+  // Row-major D = A B^T is column-major D^T = B A^T: op(B) = B^T (k x n, ld lda).
+  auto cublas = [&](int s, uint16_t* out) {
+    CHECK_CUBLAS(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, pr.n, pr.m, pr.k, &alpha, pr.b[s],
+                              CUDA_R_16BF, pr.lda, pr.a[s], CUDA_R_16BF, pr.lda, &beta, out,
+                              CUDA_R_16BF, pr.ldd, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  };
+  cublas(0, pr.d_ref);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  const float cublas_ms = time_median(runs, pr.sets, [&](int s) { cublas(s, pr.d); });
+
+  int rc = 0;
+  if (flag(argc, argv, "--all")) {
+    for (int s = 2; s <= 6; ++s) rc |= by_stages<128>(s, pr, h, runs, cublas_ms);
+    for (int s = 2; s <= 4; ++s) rc |= by_stages<256>(s, pr, h, runs, cublas_ms);
+  } else {
+    rc = tile_n == 256 ? by_stages<256>(static_cast<int>(stages), pr, h, runs, cublas_ms)
+                       : by_stages<128>(static_cast<int>(stages), pr, h, runs, cublas_ms);
+  }
+  cublasDestroy(h);
+  return rc;
+}

@@ -1,0 +1,168 @@
+// sm90_matmul.h: the structured matmul on Hopper (sm_90a).
+//
+// D[M, N] = A[M, K] * B[N, K]^T, BF16 in, FP32 accumulate, BF16 out, all
+// row-major with K contiguous for A and B. The same TilePipeline, mbarrier
+// backend, payload and TMA tile loader as the SM100 kernel; what differs is
+// the TileOp (wgmma with register accumulators instead of tcgen05 into TMEM)
+// and the warp-role layout: three warpgroups per CTA,
+//   warpgroup 0: producer; its first warp issues the TMA loads, the warpgroup
+//                gives its registers to the consumers (setmaxnreg);
+//   warpgroups 1, 2: consumers; each computes 64 rows of the 128 x BN tile
+//                with wgmma m64nBNk16 and writes them to D.
+// CTAs are persistent and walk the tiles c, c + G, ... (G = grid size), as
+// the static SM100 scheduler does; no scheduler warp is needed because every
+// role computes the same sequence.
+//
+// Invariants: a stage is released (empty barrier, one arrival per consumer
+// warp) only after the wgmma ops that read it have completed (wait_group 0);
+// accumulators are read only after that wait; tiles start on 1024-byte
+// boundaries (128B swizzle atoms).
+#pragma once
+
+#include "kernels/arch/sm90.h"
+#include "kernels/core/lanes.h"
+#include "kernels/core/math.h"
+#include "kernels/core/numeric.h"
+#include "kernels/io/tma_tile_loader.h"
+#include "kernels/pipeline/payloads.h"
+#include "kernels/pipeline/tile_pipeline.h"
+
+namespace sk {
+
+template <int BN_, int Stages_>
+struct Sm90MatmulConfig {
+  static constexpr int BM = 128, BN = BN_, BK = 64, Stages = Stages_;
+  static constexpr int kThreads = 384;
+  static constexpr int kConsumerWarps = 8;
+  using Payload = StandardPayload<bf16_t, BM, BN, BK, Stages>;
+  struct Smem {
+    typename Payload::Storage tiles;
+    typename MbarrierBackend<Stages>::Storage barriers;
+  };
+  static constexpr uint32_t kSmemBytes = sizeof(Smem) + 1024;
+  static_assert(BN == 128 || BN == 256, "wgmma tile N is 128 or 256");
+  static_assert(kSmemBytes <= 232448, "configuration exceeds 227 KB of shared memory");
+};
+
+template <class Cfg>
+struct Sm90Matmul {
+  static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, S = Cfg::Stages;
+  using Pipe = TilePipeline<typename Cfg::Payload, S>;
+  using Smem = typename Cfg::Smem;
+  static constexpr uint32_t kStageBytes = Cfg::Payload::kBytesPerStage;
+
+  struct Params {
+    arch::TensorMap a;  // dims {K, M}, box {64, 128}, 128B swizzle
+    arch::TensorMap b;  // dims {K, N}, box {64, BN}, 128B swizzle
+    bf16_t* d;          // row-major, leading dimension ldd elements
+    uint32_t m, n, k, ldd;
+  };
+
+  SK_DEVICE static void run(const Params& p) {
+    Smem& s = smem();
+    const uint32_t warp = arch::warp_idx();
+    if (warp == 0) {
+      if (auto lane = elect_one()) {
+        Pipe::init(&s.barriers, 1, Cfg::kConsumerWarps, "input");
+        arch::fence_mbarrier_init();
+      }
+    }
+    arch::cta_sync();
+    const Pipe pipe(&s.barriers, typename Cfg::Payload{&s.tiles});
+    const uint32_t tiles_m = ceil_div<uint32_t>(p.m, BM), tiles_n = ceil_div<uint32_t>(p.n, BN);
+    const uint32_t tiles = tiles_m * tiles_n, k_blocks = ceil_div<uint32_t>(p.k, BK);
+    if (warp < 4) {
+      arch::warpgroup_reg_dealloc<40>();
+      if (warp == 0) produce(p, pipe, tiles, tiles_m, k_blocks);
+    } else {
+      arch::warpgroup_reg_alloc<232>();
+      consume(p, pipe, warp / 4 - 1, tiles, tiles_m, k_blocks);
+    }
+  }
+
+ private:
+  SK_DEVICE static Smem& smem() {
+    uint8_t* base = arch::dynamic_smem();
+    return *reinterpret_cast<Smem*>(base + ((1024 - (arch::smem_addr(base) & 1023)) & 1023));
+  }
+
+  SK_DEVICE static void produce(const Params& p, const Pipe& pipe, uint32_t tiles, uint32_t tiles_m,
+                                uint32_t k_blocks) {
+    const TmaTileLoader a_loader(&p.a), b_loader(&p.b);
+    auto producer = pipe.producer();
+    for (uint32_t t = arch::cta_idx(); t < tiles; t += arch::num_ctas()) {
+      const int32_t m0 = static_cast<int32_t>(t % tiles_m * BM);
+      const int32_t n0 = static_cast<int32_t>(t / tiles_m * BN);
+      for (uint32_t kb = 0; kb < k_blocks; ++kb) {
+        auto stage = producer.acquire();
+        if (auto lane = elect_one()) {
+          stage.expect_bytes(kStageBytes);
+          const auto tl = stage.tiles();
+          a_loader.load(tl.a, stage.full_barrier(), static_cast<int32_t>(kb * BK), m0);
+          b_loader.load(tl.b, stage.full_barrier(), static_cast<int32_t>(kb * BK), n0);
+        }
+        std::move(stage).release_async();
+      }
+    }
+    producer.drain();
+  }
+
+  SK_DEVICE static void mma(float (&acc)[BN / 2], uint64_t da, uint64_t db, bool accumulate) {
+    if constexpr (BN == 256)
+      arch::wgmma_m64n256k16_bf16_ss(acc, da, db, accumulate);
+    else
+      arch::wgmma_m64n128k16_bf16_ss(acc, da, db, accumulate);
+  }
+
+  SK_DEVICE static void consume(const Params& p, const Pipe& pipe, uint32_t half, uint32_t tiles,
+                                uint32_t tiles_m, uint32_t k_blocks) {
+    auto consumer = pipe.consumer();
+    for (uint32_t t = arch::cta_idx(); t < tiles; t += arch::num_ctas()) {
+      float acc[BN / 2];
+#pragma unroll
+      for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
+      for (uint32_t kb = 0; kb < k_blocks; ++kb) {
+        auto stage = consumer.acquire();
+        const auto tl = stage.tiles();
+        // This warpgroup's 64 rows of A start 64 rows (8 KiB) into the tile.
+        const uint32_t a_base = arch::smem_addr(tl.a) + half * 64 * BK * 2;
+        const uint32_t b_base = arch::smem_addr(tl.b);
+        arch::wgmma_fence();
+#pragma unroll
+        for (int k = 0; k < BK / 16; ++k)
+          mma(acc, arch::make_smem_desc_sw128(a_base + 32 * k),
+              arch::make_smem_desc_sw128(b_base + 32 * k), kb > 0 || k > 0);
+        arch::wgmma_commit_group();
+        arch::wgmma_wait_group<0>();
+        std::move(stage).release();
+      }
+      store(p, acc, t % tiles_m * BM + half * 64, t / tiles_m * BN);
+    }
+  }
+
+  // Registers to D in the wgmma accumulator layout (see wgmma.h), rounding
+  // to BF16; rows and columns past the matrix edge are skipped.
+  SK_DEVICE static void store(const Params& p, const float (&acc)[BN / 2], uint32_t row0,
+                              uint32_t col0) {
+    const uint32_t t = threadIdx.x % 128, w = t / 32, l = t % 32;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const uint32_t row = row0 + 16 * w + l / 4 + 8 * h;
+        const uint32_t col = col0 + 8 * j + 2 * (l % 4);
+        if (row >= p.m || col >= p.n) continue;
+        bf16_t* out = p.d + static_cast<uint64_t>(row) * p.ldd + col;
+        const bf16_t lo = to_bf16(acc[4 * j + 2 * h]), hi = to_bf16(acc[4 * j + 2 * h + 1]);
+        if (col + 1 < p.n) {
+          const uint32_t pair = static_cast<uint32_t>(lo.bits) | static_cast<uint32_t>(hi.bits) << 16;
+          *reinterpret_cast<uint32_t*>(out) = pair;
+        } else {
+          *out = lo;
+        }
+      }
+    }
+  }
+};
+
+}  // namespace sk

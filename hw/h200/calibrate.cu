@@ -116,9 +116,9 @@ __global__ void __launch_bounds__(256, 1) wgmma_interval(uint64_t* out) {
   sk::arch::fence_proxy_async_shared();
   __syncthreads();
   const uint32_t a = sk::arch::smem_addr(base), b = a + 64 * 128;
-  float acc[N / 2];
+  sk::LaneArray<float, N / 2> acc;
 #pragma unroll
-  for (int i = 0; i < N / 2; ++i) acc[i] = 0.0f;
+  for (int i = 0; i < N / 2; ++i) acc.regs[0][i] = 0.0f;
   sk::arch::wgmma_fence();
   const uint64_t t0 = clk();
 #pragma unroll
@@ -134,7 +134,7 @@ __global__ void __launch_bounds__(256, 1) wgmma_interval(uint64_t* out) {
   const uint64_t t1 = clk();
   float sum = 0;
 #pragma unroll
-  for (int i = 0; i < N / 2; ++i) sum += acc[i];
+  for (int i = 0; i < N / 2; ++i) sum += acc.regs[0][i];
   if (threadIdx.x % 128 == 0) out[threadIdx.x / 128] = (t1 - t0) + (sum == 12345.0f ? 1 : 0);
 }
 

@@ -1,8 +1,8 @@
 // sm90.h: the SM90 (Hopper) intrinsic API, selected for the current build.
 //
 // Kernel code for Hopper includes this header. The device build gets inline
-// PTX (kernels/arch/sm90/device/); the model build of wgmma is not written yet,
-// so including this from host code is an error rather than a silent fallback.
+// PTX (kernels/arch/sm90/device/), the model build the simulator's SM90 layer
+// (models/sm90/intrinsics.h) on top of the shared NVIDIA model.
 #pragma once
 
 #include "kernels/core/platform.h"
@@ -10,5 +10,5 @@
 #if SK_BUILD_DEVICE
 #include "kernels/arch/sm90/device/all.h"
 #else
-#error "the SM90 model (wgmma) is not implemented yet: SM90 kernels build for the device only"
+#include "models/sm90/intrinsics.h"
 #endif

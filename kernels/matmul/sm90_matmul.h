@@ -20,6 +20,7 @@
 #pragma once
 
 #include "kernels/arch/sm90.h"
+#include "kernels/core/lane_array.h"
 #include "kernels/core/lanes.h"
 #include "kernels/core/math.h"
 #include "kernels/core/numeric.h"
@@ -73,9 +74,11 @@ struct Sm90Matmul {
     const uint32_t tiles = tiles_m * tiles_n, k_blocks = ceil_div<uint32_t>(p.k, BK);
     if (warp < 4) {
       arch::warpgroup_reg_dealloc<40>();
+      arch::annotate_role(warp == 0 ? "load" : "idle");
       if (warp == 0) produce(p, pipe, tiles, tiles_m, k_blocks);
     } else {
       arch::warpgroup_reg_alloc<232>();
+      arch::annotate_role("mma");
       consume(p, pipe, warp / 4 - 1, tiles, tiles_m, k_blocks);
     }
   }
@@ -107,7 +110,9 @@ struct Sm90Matmul {
     producer.drain();
   }
 
-  SK_DEVICE static void mma(float (&acc)[BN / 2], uint64_t da, uint64_t db, bool accumulate) {
+  using Acc = LaneArray<float, BN / 2>;
+
+  SK_DEVICE static void mma(Acc& acc, uint64_t da, uint64_t db, bool accumulate) {
     if constexpr (BN == 256)
       arch::wgmma_m64n256k16_bf16_ss(acc, da, db, accumulate);
     else
@@ -117,10 +122,9 @@ struct Sm90Matmul {
   SK_DEVICE static void consume(const Params& p, const Pipe& pipe, uint32_t half, uint32_t tiles,
                                 uint32_t tiles_m, uint32_t k_blocks) {
     auto consumer = pipe.consumer();
+    const uint32_t quarter = arch::warp_idx() % 4;  // this warp's 16 rows of the 64
     for (uint32_t t = arch::cta_idx(); t < tiles; t += arch::num_ctas()) {
-      float acc[BN / 2];
-#pragma unroll
-      for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
+      Acc acc;
       for (uint32_t kb = 0; kb < k_blocks; ++kb) {
         auto stage = consumer.acquire();
         const auto tl = stage.tiles();
@@ -136,32 +140,35 @@ struct Sm90Matmul {
         arch::wgmma_wait_group<0>();
         std::move(stage).release();
       }
-      store(p, acc, t % tiles_m * BM + half * 64, t / tiles_m * BN);
+      store(p, acc, quarter, t % tiles_m * BM + half * 64, t / tiles_m * BN);
     }
   }
 
   // Registers to D in the wgmma accumulator layout (see wgmma.h), rounding
-  // to BF16; rows and columns past the matrix edge are skipped.
-  SK_DEVICE static void store(const Params& p, const float (&acc)[BN / 2], uint32_t row0,
+  // to BF16; rows and columns past the matrix edge are skipped. With K = 0
+  // blocks nothing was accumulated and D is not written.
+  SK_DEVICE static void store(const Params& p, const Acc& acc, uint32_t quarter, uint32_t row0,
                               uint32_t col0) {
-    const uint32_t t = threadIdx.x % 128, w = t / 32, l = t % 32;
+    for_each_lane([&](uint32_t l) {
+      const float* r = acc.lane(l);
 #pragma unroll
-    for (int j = 0; j < BN / 8; ++j) {
+      for (int j = 0; j < BN / 8; ++j) {
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const uint32_t row = row0 + 16 * w + l / 4 + 8 * h;
-        const uint32_t col = col0 + 8 * j + 2 * (l % 4);
-        if (row >= p.m || col >= p.n) continue;
-        bf16_t* out = p.d + static_cast<uint64_t>(row) * p.ldd + col;
-        const bf16_t lo = to_bf16(acc[4 * j + 2 * h]), hi = to_bf16(acc[4 * j + 2 * h + 1]);
-        if (col + 1 < p.n) {
-          const uint32_t pair = static_cast<uint32_t>(lo.bits) | static_cast<uint32_t>(hi.bits) << 16;
-          *reinterpret_cast<uint32_t*>(out) = pair;
-        } else {
-          *out = lo;
+        for (int h = 0; h < 2; ++h) {
+          const uint32_t row = row0 + 16 * quarter + l / 4 + 8 * h;
+          const uint32_t col = col0 + 8 * j + 2 * (l % 4);
+          if (row >= p.m || col >= p.n) continue;
+          bf16_t* out = p.d + static_cast<uint64_t>(row) * p.ldd + col;
+          const bf16_t lo = to_bf16(r[4 * j + 2 * h]), hi = to_bf16(r[4 * j + 2 * h + 1]);
+          if (col + 1 < p.n)
+            arch::st_global_b32(out, static_cast<uint32_t>(lo.bits) |
+                                         static_cast<uint32_t>(hi.bits) << 16);
+          else
+            arch::st_global_b16(out, lo.bits);
         }
       }
-    }
+    });
+    arch::account_global_store(32 * BN);  // 16 rows x BN BF16 per warp
   }
 };
 

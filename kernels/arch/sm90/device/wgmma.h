@@ -9,28 +9,18 @@
 // ordinary instructions. Operands are K-major BF16 tiles with the 128-byte
 // swizzle, described by make_smem_desc_sw128().
 //
-// Accumulator layout of m64nNk16 (FP32), thread t of the warpgroup, warp w =
+// Accumulators are a LaneArray<float, N/2> (one row per thread on the
+// device, all 32 lanes of a warp in the model). Layout of m64nNk16 (FP32),
+// thread t of the warpgroup, warp w =
 // t / 32, lane l = t % 32: d[4j + 0..3] hold rows 16w + l/4 (+8 for 2 and 3),
 // columns 8j + 2(l%4) (+1 for 1 and 3).
 #pragma once
 
+#include "kernels/arch/sm90/smem_desc.h"
+#include "kernels/core/lane_array.h"
 #include "kernels/core/platform.h"
 
 namespace sk::arch {
-
-// Shared-memory matrix descriptor (PTX ISA 9.0, 9.7.15.5.1): a K-major tile
-// whose rows are 128 bytes (64 BF16), written by TMA with SWIZZLE_128B, rows
-// 8 at a time forming 1024-byte swizzle atoms. `smem_byte_addr` is the
-// .shared address of the (sub)tile start; advancing K by 16 elements inside
-// the atom adds 32 bytes to it.
-SK_DEVICE uint64_t make_smem_desc_sw128(uint32_t smem_byte_addr) {
-  uint64_t desc = 0;
-  desc |= static_cast<uint64_t>((smem_byte_addr & 0x3FFFF) >> 4);  // start address
-  desc |= static_cast<uint64_t>(1) << 16;                          // leading byte offset (unused)
-  desc |= static_cast<uint64_t>(1024 >> 4) << 32;                  // stride: 8 rows x 128 B
-  desc |= static_cast<uint64_t>(1) << 62;                          // swizzle: 128B
-  return desc;
-}
 
 SK_DEVICE void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" : : : "memory"); }
 
@@ -58,8 +48,10 @@ SK_DEVICE void warpgroup_reg_alloc() {
 
 // D[64 x 64] (+)= A[64 x 16] * B[64 x 16]^T, BF16 operands from SMEM
 // descriptors, FP32 accumulators: 32 registers per thread of the warpgroup.
-SK_DEVICE void wgmma_m64n64k16_bf16_ss(float (&d)[32], uint64_t desc_a, uint64_t desc_b,
+SK_DEVICE void wgmma_m64n64k16_bf16_ss(LaneArray<float, 32>& acc, uint64_t desc_a,
+                                      uint64_t desc_b,
                                      bool accumulate) {
+  float* d = acc.regs[0];
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
@@ -78,8 +70,10 @@ SK_DEVICE void wgmma_m64n64k16_bf16_ss(float (&d)[32], uint64_t desc_a, uint64_t
 
 // D[64 x 128] (+)= A[64 x 16] * B[128 x 16]^T, BF16 operands from SMEM
 // descriptors, FP32 accumulators: 64 registers per thread of the warpgroup.
-SK_DEVICE void wgmma_m64n128k16_bf16_ss(float (&d)[64], uint64_t desc_a, uint64_t desc_b,
+SK_DEVICE void wgmma_m64n128k16_bf16_ss(LaneArray<float, 64>& acc, uint64_t desc_a,
+                                      uint64_t desc_b,
                                       bool accumulate) {
+  float* d = acc.regs[0];
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
@@ -106,8 +100,10 @@ SK_DEVICE void wgmma_m64n128k16_bf16_ss(float (&d)[64], uint64_t desc_a, uint64_
 
 // D[64 x 256] (+)= A[64 x 16] * B[256 x 16]^T, BF16 operands from SMEM
 // descriptors, FP32 accumulators: 128 registers per thread of the warpgroup.
-SK_DEVICE void wgmma_m64n256k16_bf16_ss(float (&d)[128], uint64_t desc_a, uint64_t desc_b,
+SK_DEVICE void wgmma_m64n256k16_bf16_ss(LaneArray<float, 128>& acc, uint64_t desc_a,
+                                      uint64_t desc_b,
                                       bool accumulate) {
+  float* d = acc.regs[0];
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "

@@ -1,0 +1,36 @@
+// api.h: the SM90 intrinsics the shared NVIDIA model lacks, as the model
+// implements them: warpgroup MMA (wgmma) with register accumulators, and
+// per-lane global stores.
+//
+// wgmma is a warpgroup instruction; in the model each of the four warps calls
+// it for its own 16 rows of the 64-row tile (and its own lanes' accumulator
+// registers), so the product is exact per warp and the tensor-core time of
+// one op is split in four quarter-slots on the SM's tensor core. Ops of a warp
+// form groups (commit_group); wait_group(n) stalls the warp until all but the
+// newest n groups completed, which is when the SMEM operands they read are
+// released for the race detector.
+#pragma once
+
+#include <cstdint>
+#include <source_location>
+
+namespace sk::models::sm90::api {
+
+using Loc = std::source_location;
+
+// acc: 32 lanes x regs floats (the model's LaneArray), N = 2 * regs.
+void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accumulate,
+               const Loc& loc);
+void wgmma_fence(const Loc& loc);
+void wgmma_commit_group(const Loc& loc);
+void wgmma_wait_group(int n, const Loc& loc);
+void warpgroup_set_regs(const Loc& loc);
+
+void st_global(void* dst, const void* v, uint32_t bytes, const Loc& loc);
+void account_global_store(uint32_t bytes, const Loc& loc);
+
+// Must be called once per launch before kernel code runs (resets per-warp
+// group state).
+void reset();
+
+}  // namespace sk::models::sm90::api

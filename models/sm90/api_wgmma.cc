@@ -1,0 +1,178 @@
+// api_wgmma.cc: wgmma (m64nNk16, BF16 operands in SMEM, FP32 accumulators in
+// registers) and per-lane global stores in the model (PTX ISA 9.0 9.7.15).
+//
+// Function: each warp computes its 16 rows of the warpgroup's 64 x N result
+// for its own lanes, reading A and B through the 128B-swizzled K-major
+// layout the descriptors describe (kernels/arch/sm90/smem_desc.h), at issue:
+// the stage cannot change before the op's group is waited for in a correct
+// kernel, and in a wrong one the race detector sees the SMEM reads stay live
+// until that wait. Timing: the op takes N * wgmma_ii_per_n cycles of the SM's
+// tensor core (a quarter per warp) and completes wgmma_latency_extra later.
+//
+// Invariants: groups complete in commit order; a warp's open group collects
+// its ops until commit_group; wait_group(n) leaves at most n groups pending.
+#include <fmt/format.h>
+
+#include <cstring>
+#include <deque>
+#include <unordered_map>
+#include <vector>
+
+#include "kernels/arch/sm90/smem_desc.h"
+#include "kernels/core/numeric.h"
+#include "models/sm100/api_common.h"
+#include "models/sm100/gpu.h"
+#include "models/sm100/tensor_map.h"
+#include "models/sm90/api.h"
+#include "models/sm90/params.h"
+
+namespace sk::models::sm90::api {
+namespace {
+using sm100::Cta;
+using sm100::api::gpu;
+using sm100::api::issue;
+using sm100::api::issue_local;
+using sm100::api::local_now;
+using sim::Cycle;
+
+struct Group {
+  Cycle done = 0;
+  std::vector<sim::OpId> ops;
+};
+struct WarpGroups {
+  Group open;
+  std::deque<Group> committed;
+};
+// Per warp (the Gpu is one per process, and so is this table).
+std::unordered_map<const sim::Warp*, WarpGroups>& groups() {
+  static std::unordered_map<const sim::Warp*, WarpGroups> g;
+  return g;
+}
+
+float smem_bf16(const Cta& cta, uint32_t offset) {
+  if (offset + 2 > cta.smem_size) return 0.0f;
+  uint16_t bits;
+  std::memcpy(&bits, cta.smem + offset, 2);
+  return to_float(bf16_t{bits});
+}
+
+// Byte offset of element (row, k) of a K-major 128B-swizzled tile at `start`.
+uint32_t element(uint32_t start, uint32_t row, uint32_t k) {
+  return sm100::swizzled_offset(start + row * 128 + 2 * k, sm100::Swizzle::k128B);
+}
+}  // namespace
+
+void reset() { groups().clear(); }
+
+void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accumulate,
+               const Loc& loc) {
+  sim::Warp& w = issue_local(loc);
+  Cta& cta = gpu().cta_of_current();
+  const int n = 2 * regs;
+  const arch::Sm90SmemDesc a = arch::decode_sm90_smem_desc(desc_a), b = arch::decode_sm90_smem_desc(desc_b);
+  if (a.swizzle != 1 || b.swizzle != 1 || a.stride != 1024 || b.stride != 1024) {
+    gpu().finding("wgmma", "wgmma.bad_descriptor",
+                  "wgmma descriptor is not the K-major 128B-swizzle layout (stride 1024) the "
+                  "model supports",
+                  loc);
+    return;
+  }
+  if (a.start / 128 * 128 + 64 * 128 > cta.smem_size ||
+      b.start / 128 * 128 + static_cast<uint32_t>(n) * 128 > cta.smem_size) {
+    gpu().finding("wgmma", "wgmma.operand_out_of_range",
+                  "wgmma operand described by a descriptor lies outside shared memory", loc);
+    return;
+  }
+  const uint32_t quarter = static_cast<uint32_t>(w.index()) % 4;
+  if (gpu().functional()) {
+    for (uint32_t l = 0; l < 32; ++l) {
+      float* r = acc + static_cast<size_t>(l) * regs;
+      for (int j = 0; j < n / 8; ++j)
+        for (int h = 0; h < 2; ++h)
+          for (int e = 0; e < 2; ++e) {
+            const uint32_t row = 16 * quarter + l / 4 + 8 * h;
+            const uint32_t col = 8 * j + 2 * (l % 4) + e;
+            float sum = 0.0f;
+            for (uint32_t k = 0; k < 16; ++k)
+              sum += smem_bf16(cta, element(a.start, row, k)) * smem_bf16(cta, element(b.start, col, k));
+            float& d = r[4 * j + 2 * h + e];
+            d = accumulate ? d + sum : sum;
+          }
+    }
+  }
+  WarpGroups& wg = groups()[&w];
+  if (sim::Observer* obs = gpu().obs()) {
+    const sim::OpId op = obs->issue_async(w, "wgmma");
+    // This warp's 16 rows of A and all N rows of B, as whole 128-byte rows
+    // (the swizzle permutes within a row; the start carries the K step).
+    const uint64_t a0 = a.start / 128 * 128, b0 = b.start / 128 * 128;
+    const sim::Range ra{a0 + 16 * quarter * 128, a0 + (16 * quarter + 16) * 128};
+    const sim::Range rb{b0, b0 + static_cast<uint64_t>(n) * 128};
+    obs->access(w, op, sim::Space::kSmem, {&ra, 1}, false, sim::Proxy::kAsync, "wgmma (A)", loc);
+    obs->access(w, op, sim::Space::kSmem, {&rb, 1}, false, sim::Proxy::kAsync, "wgmma (B)", loc);
+    wg.open.ops.push_back(op);
+  }
+  const Cycle ii = static_cast<Cycle>(n * extras().wgmma_ii_per_n / 4 + 0.5);
+  const Cycle start = std::max(local_now(w), cta.tc_free) +
+                      gpu().engine().schedule().agent_delay(sim::Agent::kTensorCore, ii);
+  cta.tc_free = start + ii;
+  cta.tc_busy.emplace_back(start, start + ii);
+  wg.open.done = std::max(wg.open.done, start + ii + extras().wgmma_latency_extra);
+  if (cta.traced)
+    gpu().engine().trace().slice(sim::TraceSlice{gpu().engine_track(cta, "tensor core", 10), start,
+                                                 start + ii, fmt::format("wgmma m64n{}k16 q{}", n, quarter),
+                                                 {},
+                                                 0,
+                                                 w.take_flow()});
+}
+
+void wgmma_fence(const Loc& loc) { issue_local(loc); }
+
+void wgmma_commit_group(const Loc& loc) {
+  sim::Warp& w = issue_local(loc);
+  WarpGroups& wg = groups()[&w];
+  wg.committed.push_back(std::move(wg.open));
+  wg.open = Group{};
+}
+
+void wgmma_wait_group(int n, const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  WarpGroups& wg = groups()[&w];
+  while (wg.committed.size() > static_cast<size_t>(n)) {
+    Group& g = wg.committed.front();
+    const Cycle now = gpu().engine().now();
+    if (g.done > now) w.stall(g.done - now, "wgmma.wait_group");
+    if (sim::Observer* obs = gpu().obs())
+      for (sim::OpId op : g.ops) obs->complete_local(w, op);
+    wg.committed.pop_front();
+  }
+}
+
+void warpgroup_set_regs(const Loc& loc) { issue_local(loc); }
+
+void st_global(void* dst, const void* v, uint32_t bytes, const Loc& loc) {
+  const auto addr = reinterpret_cast<uint64_t>(dst);
+  if (gpu().gmem().find(addr, bytes) == nullptr) {
+    gpu().finding("global", "global.out_of_range",
+                  fmt::format("st.global of {} bytes at {:#x}, outside every allocation", bytes, addr),
+                  loc);
+    return;
+  }
+  if (sim::Observer* obs = gpu().obs()) {
+    const sim::Range r{addr, addr + bytes};
+    obs->access(gpu().warp(), 0, sim::Space::kGlobal, {&r, 1}, true, sim::Proxy::kGeneric,
+                "st.global", loc);
+  }
+  std::memcpy(dst, v, bytes);
+}
+
+void account_global_store(uint32_t bytes, const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  // One 128-byte store instruction per 32 lanes; the bytes drain to memory
+  // behind the warp (write-back), sharing HBM bandwidth.
+  const auto& p = gpu().params();
+  w.spend(static_cast<Cycle>(bytes / 128) * p.issue_cycles);
+  gpu().hbm_transfer(gpu().engine().now(), bytes);
+}
+
+}  // namespace sk::models::sm90::api

@@ -1,0 +1,29 @@
+// params.h: SM90 (H200) timing parameters, loaded from models/sm90/params.json.
+//
+// The SM90 model reuses the NVIDIA machinery of models/sm100 (SMEM, mbarrier,
+// TMA, L2 and HBM, warps): gpu_params() fills that model's Params from the
+// SM90 file, and Extras holds what only Hopper has (wgmma timing). Every
+// value in the file carries its provenance, most of them measured on the
+// project's H200 (docs/hardware.md).
+#pragma once
+
+#include <string>
+
+#include "models/sm100/params.h"
+
+namespace sk::models::sm90 {
+
+struct Extras {
+  double wgmma_ii_per_n = 0;         // wgmma m64nNk16 issue interval = N * this (per SM)
+  uint32_t wgmma_latency_extra = 0;  // latency = interval + this
+};
+
+// The shared model's parameters with SM90 values (fields Hopper lacks, such
+// as TMEM and UMMA timing, are zero).
+const sm100::Params& gpu_params();
+const Extras& extras();
+
+// Both from a parameter file's text; throws std::runtime_error.
+void parse(const std::string& text, sm100::Params& p, Extras& x);
+
+}  // namespace sk::models::sm90

@@ -55,6 +55,7 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
   r.named_barrier_latency = static_cast<uint32_t>(get(p, "named_barrier_latency"));
   x.wgmma_ii_per_n = get(p, "wgmma_ii_per_n");
   x.wgmma_latency_extra = static_cast<uint32_t>(get(p, "wgmma_latency_extra"));
+  x.launch_overhead_cycles = static_cast<uint32_t>(get(p, "launch_overhead_cycles"));
 }
 
 const sm100::Params& gpu_params() { return builtin().p; }

@@ -1,7 +1,8 @@
 // grid_bench.cc: full-grid simulation speed, next to the raw SystemC
 // context-switch rate of the same machine and process setup.
 //
-//   bazel run -c opt //sim/bench:grid_bench [-- --m 8192 --n 8192 --k 8192 --runs 5]
+//   bazel run -c opt //sim/bench:grid_bench [-- --m 8192 --n 8192 --k 8192 --runs 5
+//                                              --arch sm100|sm90 --stages S --tile-n N]
 //
 // Each repetition simulates the SM100 matmul in timing mode on every SM (one
 // fresh simulation process per run, as the CLI does) and reports the wall
@@ -22,6 +23,7 @@
 
 #include "sim/core/isolate.h"
 #include "sim/kernels/sm100_matmul_run.h"
+#include "sim/kernels/sm90_matmul_run.h"
 
 namespace {
 
@@ -42,6 +44,12 @@ double context_switch_rate(int threads, int iters) {
   return res.ok ? std::stod(res.payload) : 0.0;
 }
 
+bool has_flag_value(int argc, char** argv, const char* name, const char* value) {
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::string(argv[i]) == name && std::string(argv[i + 1]) == value) return true;
+  return false;
+}
+
 uint32_t arg(int argc, char** argv, const char* name, uint32_t def) {
   for (int i = 1; i + 1 < argc; ++i)
     if (std::string(argv[i]) == name) return static_cast<uint32_t>(std::strtoul(argv[i + 1], nullptr, 10));
@@ -58,7 +66,12 @@ extern "C" int sc_main(int argc, char* argv[]) {
   q.stages = arg(argc, argv, "--stages", 4);
   q.tile_n = arg(argc, argv, "--tile-n", 256);
   const int runs = static_cast<int>(arg(argc, argv, "--runs", 5));
-  if (std::string err = sk::sim::validate_sm100_matmul(q); !err.empty() || runs < 1) {
+  const bool sm90 = has_flag_value(argc, argv, "--arch", "sm90");
+  auto simulate = [sm90](const sk::sim::MatmulRequest& r) {
+    return sm90 ? sk::sim::run_sm90_matmul(r) : sk::sim::run_sm100_matmul(r);
+  };
+  if (std::string err = sm90 ? sk::sim::validate_sm90_matmul(q) : sk::sim::validate_sm100_matmul(q);
+      !err.empty() || runs < 1) {
     std::cerr << "grid_bench: " << (err.empty() ? "--runs must be at least 1" : err) << "\n";
     return 2;
   }
@@ -66,7 +79,7 @@ extern "C" int sc_main(int argc, char* argv[]) {
   sk::sim::RunResult last;
   for (int i = 0; i < runs; ++i) {
     auto res = sk::sim::run_isolated(
-        [&q] { return boost::json::serialize(sk::sim::to_json(sk::sim::run_sm100_matmul(q))); }, 600);
+        [&q, &simulate] { return boost::json::serialize(sk::sim::to_json(simulate(q))); }, 600);
     if (!res.ok) {
       std::cerr << "grid_bench: " << res.error << "\n";
       return 1;
@@ -79,13 +92,13 @@ extern "C" int sc_main(int argc, char* argv[]) {
   const double median = walls[walls.size() / 2];
   const double switches = context_switch_rate(1000, 2000);
   std::cout << fmt::format(
-      "matmul {}x{}x{} on sm100, tile 128x{}x64, {} stages, {} CTAs, timing mode\n"
+      "matmul {}x{}x{} on {}, tile 128x{}x64, {} stages, {} CTAs, timing mode\n"
       "  predicted        {:.1f} us, {:.0f} TFLOP/s ({} cycles)\n"
       "  wall             median {:.3f} s of {} runs (min {:.3f}, max {:.3f})\n"
       "  events           {} -> {:.2f} M events/s\n"
       "  simulated        {:.2f} M GPU cycles/s (all SMs)\n"
       "  SystemC switches {:.2f} M/s raw (1000 threads x 2000 waits); events/switch-rate {:.2f}\n",
-      q.m, q.n, q.k, q.tile_n, q.stages, last.ctas, last.predicted_time_us, last.tflops, last.cycles,
+      q.m, q.n, q.k, last.arch, q.tile_n, q.stages, last.ctas, last.predicted_time_us, last.tflops, last.cycles,
       median, runs, walls.front(), walls.back(), last.events, last.events / median / 1e6,
       static_cast<double>(last.cycles) / median / 1e6, switches / 1e6,
       switches > 0 ? last.events / median / switches : 0.0);

@@ -96,7 +96,10 @@ RunResult run_config(const MatmulRequest& q) {
              : status == RunStatus::kDeadlock ? "deadlock"
                                               : "cycle_bound";
   summarize_sm100(gpu, 2.0 * q.m * q.n * q.k, r);
-  // Hopper's dense BF16 rate: 4096 FLOP per cycle per SM.
+  // What CUDA events around one launch measure: the kernel plus the launch
+  // overhead. Hopper's dense BF16 rate: 4096 FLOP per cycle per SM.
+  r.predicted_time_us += models::sm90::extras().launch_overhead_cycles / (gpu.params().clock_ghz * 1e3);
+  r.tflops = 2.0 * q.m * q.n * q.k / (r.predicted_time_us * 1e-6) / 1e12;
   r.peak_tflops = 4096.0 * gpu.params().num_sms * gpu.params().clock_ghz * 1e9 / 1e12;
   r.peak_fraction = r.tflops / r.peak_tflops;
   if (q.functional && status == RunStatus::kCompleted)

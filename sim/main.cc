@@ -2,7 +2,8 @@
 //
 //   sim list
 //   sim run --kernel matmul --arch sm100 --m M --n N --k K [--stages S]
-//           [--tile-n 64|128|256] [--out-dtype bf16|f32] [--seed S] [--functional]
+//           [--tile-n 64|128|256] [--out-dtype bf16|f32] [--scheduler static|clc]
+//           [--seed S] [--functional]
 //           [--trace FILE [--trace-sms LIST]] [--timeline FILE.svg [--timeline-cta N]
 //           [--timeline-window FROM:TO]] [--json FILE|-] [--max-cycles C] [--wall-limit SECONDS]
 //   sim verify <run options> [--schedules N] [--jobs J]   (seeds --seed .. --seed+N-1)
@@ -50,7 +51,8 @@ constexpr const char* kUsage =
 int cmd_list() {
   std::cout << "kernels:\n"
                "  matmul    SM100 structured matmul: 7 warps (epilogue 0-3, scheduler 4, load 5,\n"
-               "            MMA 6), BF16 in, FP32 accumulate, BF16 or F32 out, persistent,\n"
+               "            MMA 6), BF16 in, FP32 accumulate, BF16 or F32 out, persistent\n"
+               "            (static scheduler, or CLC with --scheduler clc),\n"
                "            "
             << sk::sim::sm100_matmul_configs_help()
             << "\n"
@@ -66,6 +68,9 @@ po::options_description run_options() {
       ("stages", po::value<std::string>()->default_value("4"), "input pipeline stages (2-8)")
       ("tile-n", po::value<std::string>()->default_value("256"), "tile N: 64, 128 or 256 (tile M is 128, K 64)")
       ("out-dtype", po::value<std::string>()->default_value("bf16"), "output type: bf16 or f32")
+      ("scheduler", po::value<std::string>()->default_value("static"),
+       "tile scheduler: static (persistent, grid = min(tiles, SMs)) or clc (cluster launch "
+       "control, grid = tiles)")
       ("seed", po::value<std::string>()->default_value("0"),
        "seed for the input data and the schedule: 0 is the nominal schedule; a seed printed by "
        "sim verify replays that schedule")
@@ -113,6 +118,10 @@ Parsed parse_matmul(int argc, char** argv, const char* cmd, po::options_descript
   out.wall = static_cast<double>(
       sk::cli::parse_uint("--wall-limit", vm["wall-limit"].as<std::string>(), 1, 86400));
   q.out_f32 = sk::cli::parse_out_f32(vm);
+  const std::string scheduler = vm["scheduler"].as<std::string>();
+  if (scheduler != "static" && scheduler != "clc")
+    throw UsageError(fmt::format("--scheduler must be static or clc, got '{}'", scheduler));
+  q.clc = scheduler == "clc";
   q.functional = vm.count("functional") > 0;
   if (vm.count("schedules")) {
     q.functional = true;  // race detection needs the per-lane data accesses
@@ -181,8 +190,9 @@ int cmd_run(int argc, char** argv) {
 
 std::string replay_command(const sk::sim::MatmulRequest& q) {
   return fmt::format("sim run --kernel matmul --arch sm100 --m {} --n {} --k {} --stages {} "
-                     "--tile-n {} --out-dtype {} --functional",
-                     q.m, q.n, q.k, q.stages, q.tile_n, q.out_f32 ? "f32" : "bf16");
+                     "--tile-n {} --out-dtype {}{} --functional",
+                     q.m, q.n, q.k, q.stages, q.tile_n, q.out_f32 ? "f32" : "bf16",
+                     q.clc ? " --scheduler clc" : "");
 }
 
 int cmd_verify(int argc, char** argv) {
@@ -210,10 +220,10 @@ int cmd_verify(int argc, char** argv) {
       eo);
   const std::string replay = replay_command(base);
   std::ostream& text = in.json_path == "-" ? std::cerr : std::cout;
-  text << fmt::format("verify matmul on sm100: M={} N={} K={}, tile 128x{}x64, {} stages; seeds "
-                      "{}..{}\n",
-                      base.m, base.n, base.k, base.tile_n, base.stages, base.seed,
-                      base.seed + in.schedules - 1)
+  text << fmt::format("verify matmul on sm100: M={} N={} K={}, tile 128x{}x64, {} stages{}; "
+                      "seeds {}..{}\n",
+                      base.m, base.n, base.k, base.tile_n, base.stages,
+                      base.clc ? ", CLC scheduler" : "", base.seed, base.seed + in.schedules - 1)
        << sk::verify::format_report(rep, replay);
   if (!in.json_path.empty()) {
     boost::json::array fs;

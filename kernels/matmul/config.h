@@ -7,9 +7,15 @@
 // and every alignment are known at compile time; kFitsSmem says whether the
 // configuration fits in the 227 KB a CTA may use, and validate() turns a
 // configuration that does not into a compile error.
+//
+// Scheduler_ picks where work items come from: StaticPersistentScheduler (the
+// default; grid = min(tiles, SMs)) or ClcScheduler (grid = tiles, cluster
+// launch control; its SMEM Storage follows the core layout, which is
+// otherwise unchanged).
 #pragma once
 
 #include <string>
+#include <type_traits>
 
 #include "kernels/core/math.h"
 #include "kernels/core/numeric.h"
@@ -18,16 +24,20 @@
 #include "kernels/matmul/warp_role.h"
 #include "kernels/pipeline/mbarrier_backend.h"
 #include "kernels/pipeline/payloads.h"
+#include "kernels/sched/clc_scheduler.h"
 #include "kernels/sched/static_persistent_scheduler.h"
 
 namespace sk {
 
 inline constexpr uint32_t kSm100SmemPerCta = 232448;
 
-template <int BM_, int BN_, int BK_, int Stages_, class OutT_>
+template <int BM_, int BN_, int BK_, int Stages_, class OutT_,
+          class Scheduler_ = StaticPersistentScheduler>
 struct Sm100MatmulConfig {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, Stages = Stages_;
   using OutT = OutT_;
+  using Scheduler = Scheduler_;
+  static constexpr bool kClc = std::is_same_v<Scheduler_, ClcScheduler>;
   using InT = bf16_t;
   static constexpr int kAccStages = (2 * BN <= 512) ? 2 : 1;
   static constexpr uint32_t kTmemCols = next_pow2(kAccStages * BN < 32 ? 32 : kAccStages * BN);
@@ -36,7 +46,7 @@ struct Sm100MatmulConfig {
   using Payload = StandardPayload<InT, BM, BN, BK, Stages>;
   using Writer = TmemTileWriter<OutT, BN>;
 
-  struct Smem {
+  struct SmemCore {
     typename Payload::Storage tiles;
     alignas(1024) uint8_t staging[kEpilogueWarps][Writer::kStagingBytes];
     typename MbarrierBackend<Stages>::Storage input_barriers;
@@ -46,6 +56,10 @@ struct Sm100MatmulConfig {
     uint64_t tmem_dealloc_barrier;
     uint32_t tmem_slot;
   };
+  struct SmemClc : SmemCore {
+    ClcScheduler::Storage clc;
+  };
+  using Smem = std::conditional_t<kClc, SmemClc, SmemCore>;
   // Dynamic SMEM is only guaranteed 16-byte aligned: reserve room to align.
   static constexpr uint32_t kSmemBytes = sizeof(Smem) + 1024;
   static constexpr bool kFitsSmem = kSmemBytes <= kSm100SmemPerCta;
@@ -56,12 +70,14 @@ struct Sm100MatmulConfig {
     static_assert(BK == 64, "BK must be 64 (one 128-byte swizzle span of BF16)");
     static_assert(Stages >= 2 && Stages <= 8, "2 to 8 input stages");
     static_assert(kFitsSmem, "configuration exceeds the 227 KB of shared memory per CTA");
+    static_assert(kClc || std::is_same_v<Scheduler_, StaticPersistentScheduler>,
+                  "the scheduler is StaticPersistentScheduler or ClcScheduler");
   }
 
   static std::string name() {
     return "sm100_matmul_bf16_" + std::to_string(BM) + "x" + std::to_string(BN) + "x" +
            std::to_string(BK) + "_s" + std::to_string(Stages) +
-           (sizeof(OutT) == 4 ? "_f32out" : "_bf16out");
+           (sizeof(OutT) == 4 ? "_f32out" : "_bf16out") + (kClc ? "_clc" : "");
   }
 };
 

@@ -7,14 +7,18 @@
 //                 work:   scheduler -> every role      (WorkPayload)
 //   TileOp        UmmaOp, inside MmaWarpContext / EpilogueWarpContext
 //   Output        TmemTileWriter (TMA store)
-//   Scheduling    StaticPersistentScheduler on warp 4
+//   Scheduling    StaticPersistentScheduler or ClcScheduler (Cfg::Scheduler)
+//                 on warp 4; with CLC the load warp also signals the
+//                 scheduler's throttle each time it starts a tile
 // This file only wires them together; it is compiled verbatim by nvcc for
 // sm_100a and by the host compiler against the model.
 //
 // Barrier arrival counts: input.full 1 (the load warp's arrive.expect_tx; TMA
 // delivers the bytes), input.empty 1 (tcgen05.commit), acc.full 1
 // (tcgen05.commit), acc.empty 4 (one per epilogue warp), work.full 1, work.empty
-// 6 (load, MMA and the four epilogue warps), tmem_dealloc 4.
+// 6 (load, MMA and the four epilogue warps), tmem_dealloc 4; with CLC also
+// clc.response 1 (the issuer's arrive.expect_tx; the response's complete_tx)
+// and clc_throttle.full 1 (load warp), clc_throttle.empty 1 (scheduler).
 #pragma once
 
 #include "kernels/arch/sm100.h"
@@ -56,6 +60,7 @@ struct Sm100Matmul {
         WorkPipe::init(&s.work_barriers, 1, kWorkConsumers, "work");
         arch::mbarrier_init(&s.tmem_dealloc_barrier, kEpilogueWarps);
         arch::annotate_barrier(&s.tmem_dealloc_barrier, "tmem_dealloc", -1);
+        if constexpr (Cfg::kClc) ClcScheduler::init(&s.clc);
         arch::fence_mbarrier_init();
       }
     }
@@ -66,8 +71,8 @@ struct Sm100Matmul {
     const WorkPipe work(&s.work_barriers, WorkPayload<WorkInfo>{s.work});
 
     switch (role_of(warp)) {
-      case WarpRole::kScheduler: schedule(p, work); break;
-      case WarpRole::kLoad: load(p, input, work); break;
+      case WarpRole::kScheduler: schedule(p, s, work); break;
+      case WarpRole::kLoad: load(p, s, input, work); break;
       case WarpRole::kMma: mma(p, s, input, acc, work); break;
       case WarpRole::kEpilogue: epilogue(p, s, warp, acc, work); break;
     }
@@ -96,13 +101,12 @@ struct Sm100Matmul {
     return w;
   }
 
-  SK_DEVICE static void schedule(const Params& p, const WorkPipe& work) {
-    arch::annotate_role("scheduler");
-    const StaticPersistentScheduler sched(tiles_m(p.m), tiles_n(p.n), arch::cta_idx(),
-                                          arch::num_ctas());
+  // Publishes the scheduler's items, the final invalid one included.
+  template <class Next>
+  SK_DEVICE static void publish(const WorkPipe& work, Next&& next) {
     auto producer = work.producer();
     for (uint32_t i = 0;; ++i) {
-      const WorkInfo w = sched.work(i);
+      const WorkInfo w = next(i);
       auto stage = producer.acquire();
       if (auto lane = elect_one()) arch::st_shared(stage.tiles(), w);
       arch::sync_warp();
@@ -111,7 +115,32 @@ struct Sm100Matmul {
     }
   }
 
-  SK_DEVICE static void load(const Params& p, const InputPipe& input, const WorkPipe& work) {
+  SK_DEVICE static void schedule(const Params& p, Smem& s, const WorkPipe& work) {
+    arch::annotate_role("scheduler");
+    if constexpr (Cfg::kClc) {
+      ClcScheduler sched(tiles_m(p.m), tiles_n(p.n), &s.clc);
+      publish(work, [&sched](uint32_t) { return sched.next(); });
+    } else {
+      const StaticPersistentScheduler sched(tiles_m(p.m), tiles_n(p.n), arch::cta_idx(),
+                                            arch::num_ctas());
+      publish(work, [&sched](uint32_t i) { return sched.work(i); });
+    }
+  }
+
+  SK_DEVICE static void load(const Params& p, Smem& s, const InputPipe& input,
+                             const WorkPipe& work) {
+    if constexpr (Cfg::kClc) {
+      typename ClcScheduler::LoadSignal throttle(&s.clc);
+      load_tiles(p, input, work, [&throttle] { throttle.tile_started(); });
+    } else {
+      load_tiles(p, input, work, [] {});
+    }
+  }
+
+  // The load warp's loop; tile_started() runs as each tile begins.
+  template <class TileStarted>
+  SK_DEVICE static void load_tiles(const Params& p, const InputPipe& input, const WorkPipe& work,
+                                   TileStarted&& tile_started) {
     arch::annotate_role("load");
     const TmaTileLoader a_loader(&p.a), b_loader(&p.b);
     if (auto lane = elect_one()) {
@@ -122,6 +151,7 @@ struct Sm100Matmul {
     auto producer = input.producer();
     auto items = work.consumer();
     for (WorkInfo w = next_work(items); w.valid; w = next_work(items)) {
+      tile_started();
       for (uint32_t kb = 0; kb < k_blocks; ++kb) {
         auto stage = producer.acquire();
         if (auto lane = elect_one()) {

@@ -1,6 +1,7 @@
 // sm100_matmul_entry.cu: device-build entry points of the SM100 structured
 // matmul (kernels/matmul/sm100_matmul.h), one extern "C" __global__ per
-// instantiated configuration.
+// instantiated configuration (the _clc one uses the CLC tile scheduler and is
+// launched with one CTA per output tile instead of min(tiles, SMs)).
 //
 // The kernel body is the same source the model build runs; this file only
 // instantiates it for nvcc (sm_100a). Each entry runs 7 warps (224 threads, see
@@ -15,6 +16,8 @@ namespace {
 using Cfg128x256Bf16 = sk::Sm100MatmulConfig<128, 256, 64, 4, sk::bf16_t>;
 using Cfg128x128F32 = sk::Sm100MatmulConfig<128, 128, 64, 6, float>;
 using Cfg128x64Bf16 = sk::Sm100MatmulConfig<128, 64, 64, 8, sk::bf16_t>;
+// Cluster launch control: launched with one CTA per output tile.
+using Cfg128x256Bf16Clc = sk::Sm100MatmulConfig<128, 256, 64, 4, sk::bf16_t, sk::ClcScheduler>;
 
 constexpr int kThreads = 32 * static_cast<int>(sk::kSm100MatmulWarps);
 static_assert(kThreads == 224, "the entry points' launch bounds assume 7 warps");
@@ -36,6 +39,11 @@ __global__ __launch_bounds__(224, 1) void sm100_matmul_bf16_128x128x64_s6_f32out
 __global__ __launch_bounds__(224, 1) void sm100_matmul_bf16_128x64x64_s8_bf16out(
     const __grid_constant__ sk::Sm100Matmul<Cfg128x64Bf16>::Params p) {
   sk::Sm100Matmul<Cfg128x64Bf16>::run(p);
+}
+
+__global__ __launch_bounds__(224, 1) void sm100_matmul_bf16_128x256x64_s4_bf16out_clc(
+    const __grid_constant__ sk::Sm100Matmul<Cfg128x256Bf16Clc>::Params p) {
+  sk::Sm100Matmul<Cfg128x256Bf16Clc>::run(p);
 }
 
 }  // extern "C"

@@ -60,6 +60,11 @@ void bulk_wait_group_read(int n, const Loc& loc);
 void bulk_wait_group(int n, const Loc& loc);
 void fence_proxy_async_shared(const Loc& loc);
 
+// Cluster launch control (api_clc.cc): cancel a pending CTA and take its work.
+void clc_try_cancel(void* response, uint64_t* bar, const Loc& loc);
+bool clc_is_canceled(const void* response, const Loc& loc);
+uint32_t clc_first_ctaid_x(const void* response, const Loc& loc);
+
 // In-kernel tensor-map updates and the tensormap proxy fences.
 void tensormap_replace_global_address(TensorMapModel* map, uint64_t address, const Loc& loc);
 void tensormap_replace_global_dim(TensorMapModel* map, int dim, uint32_t size, const Loc& loc);

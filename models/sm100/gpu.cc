@@ -50,9 +50,11 @@ std::string GlobalMemory::describe(uint64_t addr) const {
 
 uint8_t* GlobalMemory::host(uint64_t addr) const { return reinterpret_cast<uint8_t*>(addr); }
 
-Cta::Cta(int id_, uint32_t smem_bytes, bool functional, uint32_t tmem_columns)
+Cta::Cta(int id_, uint32_t smem_bytes, bool functional, uint32_t tmem_columns,
+         std::shared_ptr<uint8_t[]> storage)
     : id(id_), smem_size(smem_bytes) {
-  smem_storage_ = std::make_unique<uint8_t[]>(smem_bytes + 1024);
+  smem_storage_ =
+      storage ? std::move(storage) : std::shared_ptr<uint8_t[]>(new uint8_t[smem_bytes + 1024]);
   std::memset(smem_storage_.get(), 0, smem_bytes + 1024);
   smem = reinterpret_cast<uint8_t*>(
       (reinterpret_cast<uint64_t>(smem_storage_.get()) + 1023) & ~uint64_t{1023});
@@ -85,9 +87,6 @@ Gpu& Gpu::current() {
 std::string Gpu::launch(int grid, int warps_per_cta, uint32_t smem_bytes,
                         const std::function<void()>& body) {
   if (grid < 1) return "launch: grid must have at least one CTA";
-  if (grid > params_.num_sms)
-    return fmt::format("launch: {} CTAs exceed the {} SMs (TMEM kernels run one CTA per SM)", grid,
-                       params_.num_sms);
   if (warps_per_cta < 1 || warps_per_cta > 32)
     return fmt::format("launch: {} warps per CTA is outside [1, 32]", warps_per_cta);
   if (smem_bytes > params_.smem_per_cta_bytes) {
@@ -105,33 +104,54 @@ std::string Gpu::launch(int grid, int warps_per_cta, uint32_t smem_bytes,
   engine_.schedule().set_warps(warps_per_cta);
   auto& tr = engine_.trace();
   gpu_track_ = tr.track(-1, "GPU 0 (sm100 model)");
-  for (int c = 0; c < grid; ++c) {
-    ctas_.push_back(std::make_unique<Cta>(c, smem_bytes, functional_, params_.tmem_columns));
-    Cta& cta = *ctas_.back();
-    cta.warps = warps_per_cta;
-    cta.warp_async.resize(warps_per_cta);
-    cta.waiting_on.assign(warps_per_cta, nullptr);
-    // One CTA per SM: CTA c runs on SM c.
-    cta.traced = tr.enabled() && (trace_sms_.empty() || std::find(trace_sms_.begin(), trace_sms_.end(),
-                                                                 c) != trace_sms_.end());
-    if (cta.traced) {
-      uint32_t sm_track = tr.track(static_cast<int>(gpu_track_), fmt::format("SM {}", c), c);
-      cta.sm_track = sm_track;
-      cta.trace_track = tr.track(static_cast<int>(sm_track), fmt::format("CTA {}", c), 0);
-      cta.bytes_track =
-          tr.track(static_cast<int>(sm_track), "TMA bytes in flight", 200, true, "bytes");
-    }
-    for (int w = 0; w < warps_per_cta; ++w) {
-      sim::Warp& warp = engine_.spawn_warp(c, w, 32, [this, &cta, body] {
-        body();
-        on_warp_exit(cta);
-      });
-      warp.traced = cta.traced;
-      if (cta.traced)
-        warp.track = tr.track(static_cast<int>(cta.trace_track), fmt::format("warp {}", w), w);
-    }
-  }
+  body_ = body;
+  warps_per_cta_ = warps_per_cta;
+  smem_bytes_ = smem_bytes;
+  ctas_.resize(static_cast<size_t>(grid));
+  sms_.assign(static_cast<size_t>(params_.num_sms), SmSlot{});
+  next_pending_ = sms_used();
+  for (int c = 0; c < next_pending_; ++c) start_cta(c, c);
   return "";
+}
+
+void Gpu::start_cta(int id, int sm) {
+  auto& tr = engine_.trace();
+  // The SM's shared memory outlives its CTAs: a later CTA reuses (and zeroes)
+  // it, so memory stays proportional to the SMs, not to the grid.
+  SmSlot& slot = sms_[sm];
+  ctas_[id] = std::make_unique<Cta>(id, smem_bytes_, functional_, params_.tmem_columns,
+                                    slot.storage);
+  Cta& cta = *ctas_[id];
+  slot.storage = cta.storage();
+  cta.sm = sm;
+  cta.warps = warps_per_cta_;
+  cta.warp_async.resize(warps_per_cta_);
+  cta.waiting_on.assign(warps_per_cta_, nullptr);
+  const int rank = slot.ctas++;  // the SM's first CTA is rank 0
+  cta.traced = tr.enabled() && (trace_sms_.empty() || std::find(trace_sms_.begin(), trace_sms_.end(),
+                                                               sm) != trace_sms_.end());
+  if (cta.traced) {
+    uint32_t sm_track = tr.track(static_cast<int>(gpu_track_), fmt::format("SM {}", sm), sm);
+    cta.sm_track = sm_track;
+    cta.trace_track = tr.track(static_cast<int>(sm_track), fmt::format("CTA {}", id), rank);
+    cta.bytes_track =
+        tr.track(static_cast<int>(sm_track), "TMA bytes in flight", 200, true, "bytes");
+  }
+  for (int w = 0; w < warps_per_cta_; ++w) {
+    sim::Warp& warp = engine_.spawn_warp(id, w, 32, [this, &cta, body = body_] {
+      body();
+      on_warp_exit(cta);
+    });
+    warp.traced = cta.traced;
+    if (cta.traced)
+      warp.track = tr.track(static_cast<int>(cta.trace_track), fmt::format("warp {}", w), w);
+  }
+}
+
+int Gpu::cancel_pending() {
+  if (next_pending_ >= num_ctas()) return -1;
+  ++cancelled_;
+  return next_pending_++;
 }
 
 void Gpu::on_warp_exit(Cta& cta) {
@@ -148,6 +168,12 @@ void Gpu::on_warp_exit(Cta& cta) {
     f.cta = cta.id;
     engine_.report(std::move(f));
   }
+  // The SM is free: it starts the lowest pending CTA, at the exiting warp's
+  // own time.
+  if (next_pending_ < num_ctas()) {
+    warp().sync();
+    start_cta(next_pending_++, cta.sm);
+  }
 }
 
 // The most specific explanation over every warp blocked on an mbarrier:
@@ -157,7 +183,7 @@ void Gpu::classify_deadlock(sim::Finding& f) {
   int best = 0;
   const Mbarrier* why = nullptr;
   for (auto& cta : ctas_)
-    for (size_t w = 0; w < cta->waiting_on.size(); ++w) {
+    for (size_t w = 0; cta && w < cta->waiting_on.size(); ++w) {
       const Mbarrier* b = cta->waiting_on[w];
       if (b == nullptr) continue;
       // A never-arrived release ("empty") barrier is where a protocol starts.

@@ -6,6 +6,13 @@
 // async-operation bookkeeping (bulk async-groups, outstanding tcgen05 ops).
 // Global memory is shared by all CTAs, and so is HBM bandwidth.
 //
+// Grids larger than the SM count: at most num_sms CTAs are resident, one per
+// SM; the others are pending in launch order. When a CTA exits, its SM starts
+// the lowest pending CTA id (a fresh Cta whose SMEM reuses the SM's storage,
+// zeroed). clusterlaunchcontrol.try_cancel (api_clc.cc) removes the lowest
+// pending id instead, so every CTA id runs at most once. A grid of at most
+// num_sms CTAs starts them all at cycle 0, CTA c on SM c.
+//
 // Modes: in functional mode global memory, SMEM and TMEM hold real bytes and
 // tcgen05.mma computes real products. In timing mode only addresses, sizes and
 // times are tracked, so large grids simulate quickly; global memory then has
@@ -13,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
 #include <deque>
 #include <functional>
 #include <map>
@@ -142,9 +150,16 @@ struct TmemState {
 
 class Cta {
  public:
-  Cta(int id, uint32_t smem_bytes, bool functional, uint32_t tmem_columns);
+  // `storage` (smem_bytes + 1024 bytes, from an earlier CTA of the same SM)
+  // is zeroed and reused; without it the CTA allocates its own.
+  Cta(int id, uint32_t smem_bytes, bool functional, uint32_t tmem_columns,
+      std::shared_ptr<uint8_t[]> storage = nullptr);
   ~Cta();
   int id;
+  int sm = 0;         // the SM it runs on
+  // 1: a query decoded a failed try_cancel response; 2: and a later
+  // try_cancel was reported.
+  uint8_t clc_failed = 0;
   uint32_t smem_size;
   uint8_t* smem;  // 1024-byte aligned
   std::unordered_map<uint32_t, Mbarrier> barriers;  // by SMEM offset
@@ -176,9 +191,10 @@ class Cta {
   uint32_t bytes_track = 0;
   int64_t bytes_in_flight = 0;
   std::map<std::string, std::pair<uint32_t, int64_t>> ring_full;  // ring -> (track, value)
+  const std::shared_ptr<uint8_t[]>& storage() const { return smem_storage_; }
 
  private:
-  std::unique_ptr<uint8_t[]> smem_storage_;
+  std::shared_ptr<uint8_t[]> smem_storage_;
 };
 
 class Gpu {
@@ -194,14 +210,25 @@ class Gpu {
   // The verification observer, or nullptr.
   sim::Observer* obs() const { return engine_.observer(); }
 
-  // Creates `grid` CTAs of `warps_per_cta` warps, each running body(). Returns
-  // an error message (and launches nothing) when the launch is impossible.
+  // Launches `grid` CTAs of `warps_per_cta` warps, each running body(): the
+  // first min(grid, num_sms) start now, the rest when an SM frees up (unless
+  // cancelled). Returns an error message (and launches nothing) when the
+  // launch is impossible.
   std::string launch(int grid, int warps_per_cta, uint32_t smem_bytes,
                      const std::function<void()>& body);
   sim::RunStatus run(Cycle max_cycles);
 
+  // CTA i (only once started: see started()).
   Cta& cta(int i) { return *ctas_[i]; }
+  bool started(int i) const { return ctas_[i] != nullptr; }
+  // The launch's grid size (gridDim.x), started or not.
   int num_ctas() const { return static_cast<int>(ctas_.size()); }
+  // SMs the launch occupies: min(grid, num_sms).
+  int sms_used() const { return std::min(num_ctas(), params_.num_sms); }
+  // clusterlaunchcontrol.try_cancel: removes and returns the lowest pending
+  // CTA id, or -1 when every CTA has started or been cancelled.
+  int cancel_pending();
+  int cancelled() const { return cancelled_; }
 
   // Current warp and CTA (valid only inside kernel code).
   sim::Warp& warp() {
@@ -241,6 +268,7 @@ class Gpu {
 
  private:
   [[noreturn]] static void not_in_kernel();
+  void start_cta(int id, int sm);
   void on_warp_exit(Cta& cta);
   void classify_deadlock(sim::Finding& f);
 
@@ -249,7 +277,18 @@ class Gpu {
   std::unique_ptr<sim::Engine> engine_owner_;
   sim::Engine& engine_;
   GlobalMemory gmem_;
-  std::vector<std::unique_ptr<Cta>> ctas_;
+  std::vector<std::unique_ptr<Cta>> ctas_;  // by CTA id; null until started
+  // The launch, for CTAs started later.
+  std::function<void()> body_;
+  int warps_per_cta_ = 0;
+  uint32_t smem_bytes_ = 0;
+  int next_pending_ = 0;  // pending CTAs are [next_pending_, grid)
+  int cancelled_ = 0;
+  struct SmSlot {
+    std::shared_ptr<uint8_t[]> storage;  // SMEM, shared by the SM's CTAs in turn
+    int ctas = 0;                        // CTAs started on it so far
+  };
+  std::vector<SmSlot> sms_;
   std::unordered_map<const void*, TensorMapState> tensormaps_;
   std::vector<int> trace_sms_;
   double hbm_free_ = 0, l2_free_ = 0;

@@ -101,6 +101,18 @@ inline void tma_store_2d(const TensorMap* map, const void* src, int32_t c0, int3
                          Loc l = Loc::current()) {
   m::tma_store_2d(map, src, c0, c1, l);
 }
+// Cluster launch control: one lane asks to cancel the lowest pending CTA of
+// the grid; the 16-byte response lands in SMEM with complete_tx(16) on `bar`
+// (arrive.expect_tx(16) on it first). After the wait, every lane may decode it.
+inline void clc_try_cancel(void* response, uint64_t* bar, Loc l = Loc::current()) {
+  m::clc_try_cancel(response, bar, l);
+}
+inline bool clc_is_canceled(const void* response, Loc l = Loc::current()) {
+  return m::clc_is_canceled(response, l);
+}
+inline uint32_t clc_first_ctaid_x(const void* response, Loc l = Loc::current()) {
+  return m::clc_first_ctaid_x(response, l);
+}
 // In-kernel tensor-map updates (the map must live in global memory) and the
 // fences that make them visible to TMA: the writer releases, the thread that
 // issues the TMA acquires on the map.

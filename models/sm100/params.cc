@@ -44,6 +44,7 @@ Params Params::from_json(const std::string& text) {
   r.tmem_ld_cycles = static_cast<uint32_t>(get(p, "tmem_ld_cycles"));
   r.tma_store_latency = static_cast<uint32_t>(get(p, "tma_store_latency"));
   r.named_barrier_latency = static_cast<uint32_t>(get(p, "named_barrier_latency"));
+  r.clc_latency = static_cast<uint32_t>(get(p, "clc_latency"));
   return r;
 }
 

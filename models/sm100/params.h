@@ -28,6 +28,7 @@ struct Params {
   uint32_t tmem_ld_cycles = 0;       // tcgen05.ld 32x32b.x32 by one warp
   uint32_t tma_store_latency = 0;    // SMEM read + global write of one store box
   uint32_t named_barrier_latency = 0;
+  uint32_t clc_latency = 0;          // try_cancel issue -> response written + complete_tx
 
   static const Params& builtin();                    // params.json of this directory
   static Params from_json(const std::string& text);  // throws std::runtime_error

@@ -75,6 +75,8 @@ class Warp {
   // wait, e.g. "wait input.full[2]"), in first-seen order.
   const std::vector<std::pair<std::string, Cycle>>& stalls_by_what() const { return stalls_by_what_; }
   Cycle end_cycle() const { return end_cycle_; }
+  // When the warp was spawned (0 unless its CTA started after launch).
+  Cycle start_cycle() const { return start_cycle_; }
   void set_end_cycle(Cycle c) { end_cycle_ = c; }
 
   // Set by the model when it has a check to run at this warp's next issued
@@ -105,6 +107,7 @@ class Warp {
   Cycle stall_cycles_ = 0;
   std::vector<std::pair<std::string, Cycle>> stalls_by_what_;
   Cycle end_cycle_ = 0;
+  Cycle start_cycle_ = 0;
   void add_stall(const std::string& what, Cycle c);
 };
 

@@ -25,19 +25,33 @@ using models::sm100::Params;
 using models::sm100::Swizzle;
 using models::sm100::TensorMapModel;
 
-template <int BN, int S, class OutT>
-using Cfg = Sm100MatmulConfig<128, BN, 64, S, OutT>;
+template <int BN, int S, class OutT, class Sched = StaticPersistentScheduler>
+using Cfg = Sm100MatmulConfig<128, BN, 64, S, OutT, Sched>;
+
+// Launches with more CTAs than this are refused (the model keeps a slot per
+// CTA id of the grid).
+constexpr uint64_t kMaxClcGrid = 1u << 20;
+
+Params params_of(const MatmulRequest& q) {
+  Params p = Params::builtin();
+  if (q.num_sms > 0) p.num_sms = q.num_sms;
+  return p;
+}
+
+uint64_t tile_count(const MatmulRequest& q) {
+  return uint64_t{(q.m + 127) / 128} * ((q.n + q.tile_n - 1) / q.tile_n);
+}
 
 void fail_encode(const std::string& err) {
   if (!err.empty()) throw std::runtime_error(err);
 }
 
-template <int BN, int S, class OutT>
+template <int BN, int S, class OutT, class Sched>
 RunResult run_config(const MatmulRequest& q) {
-  using C = Cfg<BN, S, OutT>;
+  using C = Cfg<BN, S, OutT, Sched>;
   using Kernel = Sm100Matmul<C>;
   auto t0 = std::chrono::steady_clock::now();
-  Gpu gpu(Params::builtin(), q.functional);
+  Gpu gpu(params_of(q), q.functional);
   gpu.engine().trace().set_enabled(!q.trace_path.empty() || !q.timeline_path.empty());
   // A timeline alone needs only its CTA's SM traced.
   gpu.set_trace_sms(q.trace_path.empty() && !q.timeline_path.empty()
@@ -93,7 +107,8 @@ RunResult run_config(const MatmulRequest& q) {
     races->set_global_namer([&gpu](uint64_t a) { return gpu.gmem().describe(a); });
   }
   const uint32_t tiles = Kernel::tiles_m(q.m) * Kernel::tiles_n(q.n);
-  const int grid = static_cast<int>(std::min<uint32_t>(tiles, gpu.params().num_sms));
+  const int grid = static_cast<int>(
+      C::kClc ? tiles : std::min<uint32_t>(tiles, static_cast<uint32_t>(gpu.params().num_sms)));
   std::string err = gpu.launch(grid, kSm100MatmulWarps, C::kSmemBytes, [&p] { Kernel::run(p); });
   if (!err.empty()) throw std::runtime_error(err);
   RunStatus status = gpu.run(q.max_cycles);
@@ -105,6 +120,7 @@ RunResult run_config(const MatmulRequest& q) {
   r.n = q.n;
   r.k = q.k;
   r.config_name = C::name();
+  r.scheduler = C::kClc ? "clc" : "static";
   r.tile_m = C::BM;
   r.tile_n = C::BN;
   r.tile_k = C::BK;
@@ -148,40 +164,48 @@ struct Entry {
   uint32_t smem_bytes;
 };
 
-template <int BN, int S, class OutT>
-Entry entry() {
-  if constexpr (Cfg<BN, S, OutT>::kFitsSmem)
-    return Entry{&run_config<BN, S, OutT>, Cfg<BN, S, OutT>::kSmemBytes};
+template <int BN, int S, class OutT, class Sched>
+Entry entry_of() {
+  using C = Cfg<BN, S, OutT, Sched>;
+  if constexpr (C::kFitsSmem)
+    return Entry{&run_config<BN, S, OutT, Sched>, C::kSmemBytes};
   else
-    return Entry{nullptr, Cfg<BN, S, OutT>::kSmemBytes};
+    return Entry{nullptr, C::kSmemBytes};
+}
+
+template <int BN, int S, class OutT>
+Entry entry(bool clc) {
+  return clc ? entry_of<BN, S, OutT, ClcScheduler>()
+             : entry_of<BN, S, OutT, StaticPersistentScheduler>();
 }
 
 template <int BN, class OutT>
-Entry by_stages(uint32_t s) {
+Entry by_stages(uint32_t s, bool clc) {
   switch (s) {
-    case 2: return entry<BN, 2, OutT>();
-    case 3: return entry<BN, 3, OutT>();
-    case 4: return entry<BN, 4, OutT>();
-    case 5: return entry<BN, 5, OutT>();
-    case 6: return entry<BN, 6, OutT>();
-    case 7: return entry<BN, 7, OutT>();
-    case 8: return entry<BN, 8, OutT>();
+    case 2: return entry<BN, 2, OutT>(clc);
+    case 3: return entry<BN, 3, OutT>(clc);
+    case 4: return entry<BN, 4, OutT>(clc);
+    case 5: return entry<BN, 5, OutT>(clc);
+    case 6: return entry<BN, 6, OutT>(clc);
+    case 7: return entry<BN, 7, OutT>(clc);
+    case 8: return entry<BN, 8, OutT>(clc);
     default: return Entry{nullptr, 0};
   }
 }
 
 template <class OutT>
-Entry by_tile(uint32_t bn, uint32_t s) {
+Entry by_tile(uint32_t bn, uint32_t s, bool clc) {
   switch (bn) {
-    case 64: return by_stages<64, OutT>(s);
-    case 128: return by_stages<128, OutT>(s);
-    case 256: return by_stages<256, OutT>(s);
+    case 64: return by_stages<64, OutT>(s, clc);
+    case 128: return by_stages<128, OutT>(s, clc);
+    case 256: return by_stages<256, OutT>(s, clc);
     default: return Entry{nullptr, 0};
   }
 }
 
 Entry lookup(const MatmulRequest& q) {
-  return q.out_f32 ? by_tile<float>(q.tile_n, q.stages) : by_tile<bf16_t>(q.tile_n, q.stages);
+  return q.out_f32 ? by_tile<float>(q.tile_n, q.stages, q.clc)
+                   : by_tile<bf16_t>(q.tile_n, q.stages, q.clc);
 }
 }  // namespace
 
@@ -203,12 +227,22 @@ std::string validate_sm100_matmul(const MatmulRequest& q) {
         "--stages {} with a 128x{}x64 tile needs {} bytes of shared memory, more than the {} a "
         "CTA may use",
         q.stages, q.tile_n, e.smem_bytes, kSm100SmemPerCta);
-  const uint64_t grid = std::min<uint64_t>(
-      uint64_t{(q.m + 127) / 128} * ((q.n + q.tile_n - 1) / q.tile_n),
-      static_cast<uint64_t>(models::sm100::Params::builtin().num_sms));
+  if (q.num_sms < 0) return "the SM count must be positive";
+  if (q.clc && tile_count(q) > kMaxClcGrid)
+    return fmt::format("--scheduler clc launches one CTA per tile: {} tiles exceed the {} the "
+                       "model launches; use larger tiles or --scheduler static",
+                       tile_count(q), kMaxClcGrid);
+  // The CTAs that start at launch, CTA c on SM c (with CLC the others are
+  // cancelled, or start later on whichever SM frees up).
+  const uint64_t grid =
+      std::min<uint64_t>(tile_count(q), static_cast<uint64_t>(params_of(q).num_sms));
   if (!q.timeline_path.empty() && (q.timeline_cta < 0 || static_cast<uint64_t>(q.timeline_cta) >= grid))
-    return fmt::format("--timeline-cta {} does not exist: this launch has {} CTAs (0-{})",
-                       q.timeline_cta, grid, grid - 1);
+    return q.clc ? fmt::format("--timeline-cta {} is not one of the CTAs that start at launch "
+                               "(0-{}); later CTAs of a CLC grid are cancelled or start on "
+                               "whichever SM frees up",
+                               q.timeline_cta, grid - 1)
+                 : fmt::format("--timeline-cta {} does not exist: this launch has {} CTAs (0-{})",
+                               q.timeline_cta, grid, grid - 1);
   if (!q.timeline_path.empty() && !q.trace_path.empty() && !q.trace_sms.empty() &&
       std::find(q.trace_sms.begin(), q.trace_sms.end(), q.timeline_cta) == q.trace_sms.end())
     return fmt::format("--timeline-cta {} must be one of the --trace-sms", q.timeline_cta);

@@ -2,7 +2,9 @@
 //
 // Builds the problem (random BF16 inputs in padded, 16-byte aligned rows, as
 // TMA requires; the padding holds NaNs that must never be read), encodes the
-// tensor maps, launches Sm100Matmul<Cfg> on the simulated B200, and in
+// tensor maps, launches Sm100Matmul<Cfg> on the simulated B200 (grid
+// min(tiles, SMs) with the static persistent scheduler, one CTA per tile with
+// the CLC scheduler), and in
 // functional mode checks D against an independent FP64 reference GEMM,
 // including that nothing outside D was written. Must run inside a simulation
 // process (see sim/core/isolate.h).
@@ -21,6 +23,8 @@ struct MatmulRequest {
   uint32_t tile_n = 256;
   uint32_t stages = 4;
   bool out_f32 = false;
+  bool clc = false;  // --scheduler clc: cluster launch control instead of static
+  int num_sms = 0;   // SMs of the modelled GPU (0: params.json); for small tests
   bool functional = false;
   uint64_t seed = 0;  // data and schedule (0: nominal schedule)
   uint64_t max_cycles = 4'000'000'000ull;

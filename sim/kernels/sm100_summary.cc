@@ -27,14 +27,15 @@ Cycle total(const std::vector<Interval>& v) {
 }
 
 // What a wait was for, from its slice name: the mbarrier rings of the
-// structured matmul ("input" stages, "acc" accumulators, "work" items) and the
+// structured matmul ("input" stages, "acc" accumulators, "work" items, the CLC
+// response and throttle) and the
 // other blocking operations of the model.
 const char* stall_cause(const std::string& what) {
   auto starts = [&](const char* p) { return what.rfind(p, 0) == 0; };
   if (starts("wait input.full")) return "full_stage";
   if (starts("wait input.empty")) return "empty_stage";
   if (starts("wait acc.")) return "accumulator";
-  if (starts("wait work.")) return "scheduler";
+  if (starts("wait work.") || starts("wait clc")) return "scheduler";
   if (starts("tcgen05.ld")) return "tmem_load";
   if (starts("bulk wait_group")) return "tma_store";
   if (starts("bar.sync") || starts("wait tmem_dealloc")) return "barrier";
@@ -67,8 +68,10 @@ void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r) {
   r.peak_tflops = 8192.0 * p.num_sms * p.clock_ghz * 1e9 / 1e12;
   r.peak_fraction = r.tflops / r.peak_tflops;
 
-  // Per role, averaged over its warps: busy = alive and not blocked; a warp
-  // that has exited counts as neither busy nor stalled.
+  // Per role, averaged over its warp slots (warps of the role per CTA times
+  // the SMs used; with one CTA per SM that is every warp of the role): busy =
+  // alive and not blocked; a warp that has not started or has exited counts
+  // as neither busy nor stalled.
   struct Acc {
     double busy = 0, stall = 0;
     std::map<std::string, double> causes;
@@ -80,7 +83,8 @@ void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r) {
     std::string role = w->role().empty() ? "unassigned" : w->role();
     if (!acc.count(role)) order.push_back(role);
     Acc& a = acc[role];
-    Cycle alive = std::min<Cycle>(w->done() ? w->end_cycle() : r.cycles, r.cycles);
+    Cycle alive = std::min<Cycle>(w->done() ? w->end_cycle() : r.cycles, r.cycles) -
+                  std::min<Cycle>(w->start_cycle(), r.cycles);
     Cycle stalled = std::min<Cycle>(w->stall_cycles(), alive);
     a.busy += static_cast<double>(alive - stalled) / r.cycles;
     a.stall += static_cast<double>(stalled) / r.cycles;
@@ -88,13 +92,23 @@ void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r) {
       a.causes[stall_cause(what)] += static_cast<double>(cycles) / r.cycles;
     a.warps += 1;
   }
+  // More CTAs than SMs (CLC grids): each CTA's warps hold their slots only
+  // part of the time.
+  const int started = [&] {
+    int n = 0;
+    for (int c = 0; c < gpu.num_ctas(); ++c) n += gpu.started(c) ? 1 : 0;
+    return n;
+  }();
+  const bool shared_slots = started > gpu.sms_used();
   for (const auto& name : order) {
     const Acc& a = acc[name];
-    RoleStats rs{name, 100.0 * a.busy / a.warps, 100.0 * a.stall / a.warps, {}};
+    const double slots =
+        shared_slots ? static_cast<double>(a.warps) * gpu.sms_used() / started : a.warps;
+    RoleStats rs{name, 100.0 * a.busy / slots, 100.0 * a.stall / slots, {}};
     for (const char* cause : kCauses) {
       auto it = a.causes.find(cause);
       if (it != a.causes.end() && it->second > 0)
-        rs.stalls.emplace_back(cause, 100.0 * it->second / a.warps);
+        rs.stalls.emplace_back(cause, 100.0 * it->second / slots);
     }
     r.roles.push_back(std::move(rs));
   }
@@ -102,6 +116,7 @@ void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r) {
   Cycle tma = 0, covered = 0, tc = 0;
   uint64_t bytes = 0;
   for (int c = 0; c < gpu.num_ctas(); ++c) {
+    if (!gpu.started(c)) continue;  // cancelled by clusterlaunchcontrol
     auto& cta = gpu.cta(c);
     auto t = merged(cta.tma_busy), m = merged(cta.tc_busy);
     tma += total(t);
@@ -111,13 +126,14 @@ void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r) {
   }
   r.overlap_pct = tma == 0 ? 0.0 : 100.0 * static_cast<double>(covered) / static_cast<double>(tma);
   const double cycles = static_cast<double>(r.cycles);
-  const double ctas = std::max(1, gpu.num_ctas());
+  const double ctas = std::max(1, gpu.sms_used());
   const double tc_util = static_cast<double>(tc) / (cycles * ctas);
   const double hbm_util = static_cast<double>(gpu.hbm_bytes()) / (p.hbm_bytes_per_cycle * cycles);
   const double ingest_util =
       static_cast<double>(bytes) / (p.sm_ingest_bytes_per_cycle * cycles * ctas);
   uint64_t hits = 0, boxes = 0;
-  for (int c = 0; c < gpu.num_ctas(); ++c) hits += gpu.cta(c).l2_hits;
+  for (int c = 0; c < gpu.num_ctas(); ++c)
+    if (gpu.started(c)) hits += gpu.cta(c).l2_hits;
   boxes = gpu.l2().hits() + gpu.l2().misses();
   r.l2_hit_pct = boxes == 0 ? 0.0 : 100.0 * static_cast<double>(hits) / static_cast<double>(boxes);
   r.hbm_bytes = gpu.hbm_bytes();

@@ -25,6 +25,7 @@ json::object to_json(const RunResult& r) {
                              {"ctas", r.ctas},
                              {"out_dtype", r.out_dtype},
                              {"functional", r.functional}};
+  if (!r.scheduler.empty()) o["config"].as_object()["scheduler"] = r.scheduler;
   o["cycles"] = r.cycles;
   o["clock_ghz"] = r.clock_ghz;
   o["predicted_time_us"] = r.predicted_time_us;
@@ -87,6 +88,7 @@ RunResult run_result_from_json(const json::value& v) {
   r.ctas = get<uint32_t>(c, "ctas");
   r.out_dtype = get<std::string>(c, "out_dtype");
   r.functional = get<bool>(c, "functional");
+  if (c.contains("scheduler")) r.scheduler = get<std::string>(c, "scheduler");
   r.cycles = get<uint64_t>(o, "cycles");
   r.clock_ghz = get<double>(o, "clock_ghz");
   r.predicted_time_us = get<double>(o, "predicted_time_us");

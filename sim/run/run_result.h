@@ -36,6 +36,7 @@ struct RunResult {
   std::string kernel, arch, status;  // status: completed | deadlock | cycle_bound
   uint32_t m = 0, n = 0, k = 0;
   std::string config_name;
+  std::string scheduler;  // matmul: static | clc (empty: not applicable)
   uint32_t tile_m = 0, tile_n = 0, tile_k = 0, stages = 0, ctas = 0;
   std::string out_dtype;
   uint64_t cycles = 0;

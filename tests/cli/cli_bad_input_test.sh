@@ -83,6 +83,8 @@ expect_usage_error "shared memory" run "${MNK[@]}" --stages 5
 expect_usage_error "shared memory" run "${MNK[@]}" --stages 7 --tile-n 128
 expect_usage_error "100" run "${MNK[@]}" --tile-n 100
 expect_usage_error "fp8" run "${MNK[@]}" --out-dtype fp8
+expect_usage_error "--scheduler" run "${MNK[@]}" --scheduler dynamic
+expect_usage_error "--scheduler clc" run --m 1048576 --n 1048576 --k 64 --tile-n 64 --scheduler clc
 expect_usage_error "conv3d" run --kernel conv3d "${MNK[@]}"
 expect_usage_error "sm70" run --arch sm70 "${MNK[@]}"
 # Known but not modelled yet: still a usage error.

@@ -5,7 +5,8 @@
 #
 # The exact same command (same output paths) is run twice; the traces must be
 # byte-identical and the JSON summaries identical apart from wall_s. Done for
-# the timing-mode run of the brief and for a functional run with another seed.
+# the timing-mode run of the brief, a functional run with another seed and a
+# CLC run whose grid exceeds the SMs.
 set -u
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 
@@ -55,6 +56,7 @@ twice() {
 
 twice timing --m 512 --n 384 --k 256
 twice functional_seed7 --m 300 --n 200 --k 100 --tile-n 64 --stages 3 --seed 7 --functional
+twice clc_timing --m 2048 --n 1024 --k 128 --tile-n 64 --scheduler clc --trace-sms 0-3
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"

@@ -71,6 +71,18 @@ run_case s2_tn128_f32 200 136 72 --stages 2 --tile-n 128 --out-dtype f32 -- \
   --stages 2 --tile-n 128 --out-dtype f32
 # The smallest problem: one element, one CTA.
 run_case one 1 1 1 --
+# The CLC tile scheduler: one CTA per tile (fewer tiles than SMs here).
+run_case clc 300 200 100 --tile-n 64 -- --scheduler clc --tile-n 64
+
+# CLC with more tiles than SMs (timing mode): the grid is every tile, the
+# resident CTAs take over the rest; the JSON names the scheduler.
+timeout 50 "$sim" run --kernel matmul --arch sm100 --m 2048 --n 2048 --k 256 --tile-n 64 \
+  --scheduler clc --json "$tmp/clc_big.json" >"$tmp/clc_big.out" 2>&1 ||
+  fail "clc timing run: exit status $?: $(head -c 2000 "$tmp/clc_big.out")"
+python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))["config"]
+assert c["scheduler"] == "clc" and c["ctas"] == 512, c' "$tmp/clc_big.json" ||
+  fail "clc timing run: config.scheduler or config.ctas wrong"
 
 # A trace of chosen SMs holds only their CTAs, with the counter tracks; a
 # timeline of one CTA is an SVG document naming its roles.

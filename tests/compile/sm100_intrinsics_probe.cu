@@ -17,6 +17,8 @@ struct alignas(1024) ProbeSmem {
   uint64_t full_bar;
   uint64_t mma_done_bar;
   uint64_t epilogue_bar;
+  uint64_t clc_bar;
+  alignas(16) uint8_t clc_response[16];
   uint32_t tmem_base;
 };
 
@@ -41,6 +43,7 @@ __global__ void __launch_bounds__(128, 1)
       mbarrier_init(&smem.full_bar, 1);
       mbarrier_init(&smem.mma_done_bar, 1);
       mbarrier_init(&smem.epilogue_bar, 96);
+      mbarrier_init(&smem.clc_bar, 1);
       fence_mbarrier_init();
     }
     lane_scope_end();
@@ -80,6 +83,18 @@ __global__ void __launch_bounds__(128, 1)
     sync_warp();
   } else {
     annotate_role("epilogue");
+    if (warp == 2) {
+      // Cluster launch control: take over a pending CTA's work, if any.
+      if (elect_one_begin()) {
+        mbarrier_arrive_expect_tx(&smem.clc_bar, 16);
+        clc_try_cancel(smem.clc_response, &smem.clc_bar);
+      }
+      lane_scope_end();
+      while (!mbarrier_try_wait_parity(&smem.clc_bar, 0)) {
+      }
+      if (clc_is_canceled(smem.clc_response)) out[lane_id()] = clc_first_ctaid_x(smem.clc_response);
+      fence_proxy_async_shared();
+    }
     while (!mbarrier_try_wait_parity(&smem.mma_done_bar, 0)) {
     }
     tcgen05_fence_after_thread_sync();
@@ -116,6 +131,7 @@ __global__ void __launch_bounds__(128, 1)
       mbarrier_inval(&smem.full_bar);
       mbarrier_inval(&smem.mma_done_bar);
       mbarrier_inval(&smem.epilogue_bar);
+      mbarrier_inval(&smem.clc_bar);
     }
     lane_scope_end();
   }

@@ -2,8 +2,11 @@
 
 #include <boost/json.hpp>
 
+#include <memory>
+
 #include "models/sm100/gpu.h"
 #include "sim/core/isolate.h"
+#include "verify/hb/race_detector.h"
 
 namespace sk::test {
 namespace {
@@ -31,7 +34,14 @@ ScenarioResult run_scenario(const ScenarioOptions& opt, const std::function<void
   auto child = [&]() -> std::string {
     std::vector<std::string> notes;
     g_notes = &notes;
-    models::sm100::Gpu gpu(models::sm100::Params::builtin(), opt.functional);
+    models::sm100::Params params = models::sm100::Params::builtin();
+    if (opt.num_sms > 0) params.num_sms = opt.num_sms;
+    models::sm100::Gpu gpu(params, opt.functional);
+    std::unique_ptr<verify::RaceDetector> races;
+    if (opt.race_detector) {
+      races = std::make_unique<verify::RaceDetector>(gpu.engine());
+      gpu.engine().set_observer(races.get());
+    }
     if (opt.setup) opt.setup();
     std::string err = gpu.launch(opt.ctas, opt.warps, opt.smem_bytes, body);
     if (!err.empty()) throw std::runtime_error(err);

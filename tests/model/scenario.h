@@ -37,6 +37,8 @@ struct ScenarioOptions {
   uint32_t smem_bytes = 64 * 1024;
   bool functional = true;
   uint64_t max_cycles = 10'000'000;
+  int num_sms = 0;             // SMs of the modelled GPU (0: params.json)
+  bool race_detector = false;  // install the happens-before race detector
   // Runs before launch inside the child (e.g. allocate global memory,
   // encode tensor maps); its pointer-valued results are captured by body.
   std::function<void()> setup;

@@ -1,7 +1,9 @@
 // sm100_matmul_case.cc: the production SM100 matmul as a verify case,
 // "sm100_matmul". Config keys: m, n, k, stages (default 4), tile_n (default
-// 256), out_f32 (0 or 1). It runs in functional mode and checks D against the
-// FP64 reference, so a wrong result under any schedule is a finding too.
+// 256), out_f32 (0 or 1), clc (1: the CLC tile scheduler, one CTA per tile),
+// num_sms (default: params.json; a small count makes CLC cancel CTAs). It
+// runs in functional mode and checks D against the FP64 reference, so a wrong
+// result under any schedule is a finding too.
 #include "sim/kernels/sm100_matmul_run.h"
 #include "verify/harness/registry.h"
 
@@ -16,6 +18,8 @@ sim::RunResult run(const CaseConfig& c, uint64_t seed) {
   q.stages = static_cast<uint32_t>(c.get("stages", 4));
   q.tile_n = static_cast<uint32_t>(c.get("tile_n", 256));
   q.out_f32 = c.get("out_f32", 0) != 0;
+  q.clc = c.get("clc", 0) != 0;
+  q.num_sms = static_cast<int>(c.get("num_sms", 0));
   q.functional = true;
   q.seed = seed;
   return sim::run_sm100_matmul(q);

@@ -45,9 +45,10 @@ void RaceDetector::launch(int ctas, int warps_per_cta, uint64_t smem_bytes) {
     c.fences.resize(static_cast<size_t>(warps_per_cta));
     c.components = static_cast<uint32_t>(warps_per_cta);
     for (int w = 0; w < warps_per_cta; ++w) c.warp[w].set(static_cast<uint32_t>(w), 1);
-    c.smem.resize((smem_bytes + 15) / 16);
-    c.tmem.resize(4 * sim::kTmemQuarterStride);
   }
+  // Shadow cells are allocated at a CTA's first access: a CLC grid launches
+  // many CTAs that are cancelled and never run.
+  smem_cells_ = (smem_bytes + 15) / 16;
 }
 
 sim::OpId RaceDetector::issue_async(const sim::Warp& issuer, const char* kind) {
@@ -131,6 +132,7 @@ RaceDetector::Cell& RaceDetector::cell(int cta, sim::Space space, uint64_t granu
   static Cell scratch;
   if (space == sim::Space::kGlobal) return global_[granule];
   auto& v = space == sim::Space::kSmem ? ctas_[cta].smem : ctas_[cta].tmem;
+  if (v.empty()) v.resize(space == sim::Space::kSmem ? smem_cells_ : 4 * sim::kTmemQuarterStride);
   if (granule >= v.size()) {
     scratch = Cell{};
     return scratch;

@@ -125,6 +125,7 @@ class RaceDetector : public sim::Observer {
   sim::Engine& engine_;
   std::function<std::string(uint64_t)> global_namer_;
   std::vector<CtaState> ctas_;
+  uint64_t smem_cells_ = 0;     // 16-byte granules of a CTA's SMEM
   std::deque<Op> ops_;          // OpId i -> ops_[i - 1]
   std::deque<Record> records_;  // record index i -> records_[i]
   std::unordered_map<uint64_t, Cell> global_;

@@ -16,4 +16,5 @@
 #include "kernels/arch/sm100/device/mbarrier.h"
 #include "kernels/arch/sm100/device/tma.h"
 #include "kernels/arch/sm100/device/tcgen05.h"
+#include "kernels/arch/sm100/device/clc.h"
 #include "kernels/arch/sm100/device/hooks.h"

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""sweep_report.py: measured H200 sweep against the SM90 model's predictions.
+
+    python3 hw/h200/sweep_report.py <sim binary> <measured.csv> <out.csv> [--date YYYY-MM-DD]
+
+measured.csv is gemm_bench's CSV (shape,tile_n,stages,ours_us,...). For every
+row the model is run in timing mode (`sim run --kernel matmul --arch sm90 ...
+--json -`, two at a time). Writes out.csv with columns
+config,split,measured_us,predicted_us,date, where split is "calibration" for
+the rows models/sm90/params.json was calibrated on and "held_out" for the rest,
+then prints the MAPE of the held-out rows and, per shape, the predicted-best
+configuration against the measured best (ties in prediction, within 0.5%, go
+to the configuration with more stages).
+"""
+import concurrent.futures
+import csv
+import json
+import subprocess
+import sys
+
+# Rows used to calibrate models/sm90/params.json (see its sources).
+CALIBRATION = {('512x512x512', t, s) for t in ('128', '256') for s in ('2', '3', '4', '5', '6')}
+CALIBRATION.add(('8192x8192x8192', '128', '4'))
+
+
+def predict(sim, shape, tile_n, stages):
+    m, n, k = shape.split('x')
+    out = subprocess.run([sim, 'run', '--kernel', 'matmul', '--arch', 'sm90', '--m', m, '--n', n,
+                          '--k', k, '--tile-n', tile_n, '--stages', stages, '--json', '-'],
+                         capture_output=True, text=True, timeout=600)
+    if out.returncode != 0:
+        raise SystemExit(f'sweep_report: sim failed for {shape} {tile_n} {stages}: {out.stderr.strip()}')
+    return json.loads(out.stdout)['predicted_time_us']
+
+
+def main():
+    if len(sys.argv) < 4:
+        raise SystemExit(__doc__)
+    sim, measured, out = sys.argv[1:4]
+    date = sys.argv[sys.argv.index('--date') + 1] if '--date' in sys.argv else ''
+    rows = [r for r in csv.DictReader(open(measured)) if r.get('status') == 'ok']
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        preds = list(pool.map(lambda r: predict(sim, r['shape'], r['tile_n'], r['stages']), rows))
+    held = []
+    by_shape = {}
+    with open(out, 'w', newline='') as f:
+        w = csv.writer(f)
+        w.writerow(['config', 'split', 'measured_us', 'predicted_us', 'date'])
+        for r, p in zip(rows, preds):
+            key = (r['shape'], r['tile_n'], r['stages'])
+            split = 'calibration' if key in CALIBRATION else 'held_out'
+            meas = float(r['ours_us'])
+            w.writerow([f"{r['shape']}_128x{r['tile_n']}x64_s{r['stages']}", split, f'{meas:.2f}',
+                        f'{p:.2f}', date])
+            if split == 'held_out':
+                held.append(abs(p - meas) / meas)
+            by_shape.setdefault(r['shape'], []).append((p, int(r['stages']), r['tile_n'], meas))
+    print(f'held-out rows: {len(held)}, MAPE {100 * sum(held) / len(held):.1f}%')
+    print('shape            predicted best        its measured   measured best   gap')
+    for shape, cfgs in by_shape.items():
+        best_p = min(c[0] for c in cfgs)
+        pick = max((c for c in cfgs if c[0] <= best_p * 1.005), key=lambda c: (c[1], c[2]))
+        best_m = min(c[3] for c in cfgs)
+        print(f'{shape:16} 128x{pick[2]}x64 s{pick[1]:<6} {pick[3]:10.2f} {best_m:14.2f} '
+              f'{100 * (pick[3] - best_m) / best_m:6.1f}%')
+
+
+if __name__ == '__main__':
+    main()

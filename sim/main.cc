@@ -1,7 +1,7 @@
 // main.cc: the `sim` command line.
 //
 //   sim list
-//   sim run --kernel matmul --arch sm100 --m M --n N --k K [--stages S]
+//   sim run --kernel matmul --arch sm100|sm90 --m M --n N --k K [--stages S]
 //           [--tile-n 64|128|256] [--out-dtype bf16|f32] [--scheduler static|clc]
 //           [--seed S] [--functional]
 //           [--trace FILE [--trace-sms LIST]] [--timeline FILE.svg [--timeline-cta N]
@@ -31,7 +31,8 @@
 #include "sim/cli/report.h"
 #include "sim/cli/sweep.h"
 #include "sim/core/isolate.h"
-#include "sim/kernels/sm100_matmul_run.h"
+#include "sim/kernels/matmul_dispatch.h"
+#include "sim/kernels/sm90_matmul_run.h"
 #include "verify/explore/explorer.h"
 #include "verify/explore/report.h"
 
@@ -56,8 +57,13 @@ int cmd_list() {
                "            "
             << sk::sim::sm100_matmul_configs_help()
             << "\n"
+               "            on sm90: 1 producer + 2 consumer warpgroups, wgmma into registers,\n"
+               "            BF16 out, "
+            << sk::sim::sm90_matmul_configs_help()
+            << "\n"
                "architectures:\n"
-               "  sm100     NVIDIA B200 model (functional and timing)\n";
+               "  sm100     NVIDIA B200 model (functional and timing)\n"
+               "  sm90      NVIDIA H200 model (functional and timing; parameters measured on an H200)\n";
   return 0;
 }
 
@@ -107,6 +113,7 @@ Parsed parse_matmul(int argc, char** argv, const char* cmd, po::options_descript
   if (out.help) return out;
   const sk::cli::Shape shape = sk::cli::parse_problem(vm, cmd);
   sk::sim::MatmulRequest& q = out.q;
+  q.arch = shape.arch;
   q.m = shape.m;
   q.n = shape.n;
   q.k = shape.k;
@@ -128,7 +135,7 @@ Parsed parse_matmul(int argc, char** argv, const char* cmd, po::options_descript
     out.schedules = sk::cli::parse_uint("--schedules", vm["schedules"].as<std::string>(), 1, 1000000);
     out.jobs = static_cast<int>(sk::cli::parse_uint("--jobs", vm["jobs"].as<std::string>(), 1, 64));
   }
-  if (std::string err = sk::sim::validate_sm100_matmul(q); !err.empty()) throw UsageError(err);
+  if (std::string err = sk::sim::validate_matmul(q); !err.empty()) throw UsageError(err);
   out.json_path = sk::cli::parse_json_path(vm);
   if (vm.count("trace")) {
     q.trace_path = sk::cli::resolve_path(vm["trace"].as<std::string>());
@@ -151,7 +158,7 @@ Parsed parse_matmul(int argc, char** argv, const char* cmd, po::options_descript
       q.timeline_from = sk::cli::parse_uint("--timeline-window FROM", w.substr(0, colon), 0, 1ull << 50);
       q.timeline_to = sk::cli::parse_uint("--timeline-window TO", w.substr(colon + 1), 1, 1ull << 50);
     }
-    if (std::string err = sk::sim::validate_sm100_matmul(q); !err.empty()) throw UsageError(err);
+    if (std::string err = sk::sim::validate_matmul(q); !err.empty()) throw UsageError(err);
     sk::cli::require_writable("--timeline", q.timeline_path);
   } else if (vm.count("timeline-window") || !vm["timeline-cta"].defaulted()) {
     throw UsageError("--timeline-cta and --timeline-window need --timeline FILE.svg");
@@ -168,7 +175,7 @@ int cmd_run(int argc, char** argv) {
   const std::string& json_path = in.json_path;
   const double wall = in.wall;
   auto res = sk::sim::run_isolated(
-      [&q] { return boost::json::serialize(sk::sim::to_json(sk::sim::run_sm100_matmul(q))); }, wall);
+      [&q] { return boost::json::serialize(sk::sim::to_json(sk::sim::run_matmul(q))); }, wall);
   if (!res.ok) {
     std::cerr << "sim: " << res.error << "\n";
     return 1;
@@ -189,9 +196,9 @@ int cmd_run(int argc, char** argv) {
 }
 
 std::string replay_command(const sk::sim::MatmulRequest& q) {
-  return fmt::format("sim run --kernel matmul --arch sm100 --m {} --n {} --k {} --stages {} "
+  return fmt::format("sim run --kernel matmul --arch {} --m {} --n {} --k {} --stages {} "
                      "--tile-n {} --out-dtype {}{} --functional",
-                     q.m, q.n, q.k, q.stages, q.tile_n, q.out_f32 ? "f32" : "bf16",
+                     q.arch, q.m, q.n, q.k, q.stages, q.tile_n, q.out_f32 ? "f32" : "bf16",
                      q.clc ? " --scheduler clc" : "");
 }
 
@@ -215,14 +222,14 @@ int cmd_verify(int argc, char** argv) {
       [&base](uint64_t seed) {
         sk::sim::MatmulRequest q = base;
         q.seed = seed;
-        return sk::sim::run_sm100_matmul(q);
+        return sk::sim::run_matmul(q);
       },
       eo);
   const std::string replay = replay_command(base);
   std::ostream& text = in.json_path == "-" ? std::cerr : std::cout;
-  text << fmt::format("verify matmul on sm100: M={} N={} K={}, tile 128x{}x64, {} stages{}; "
+  text << fmt::format("verify matmul on {}: M={} N={} K={}, tile 128x{}x64, {} stages{}; "
                       "seeds {}..{}\n",
-                      base.m, base.n, base.k, base.tile_n, base.stages,
+                      base.arch, base.m, base.n, base.k, base.tile_n, base.stages,
                       base.clc ? ", CLC scheduler" : "", base.seed, base.seed + in.schedules - 1)
        << sk::verify::format_report(rep, replay);
   if (!in.json_path.empty()) {
@@ -236,7 +243,7 @@ int cmd_verify(int argc, char** argv) {
     }
     boost::json::array errs;
     for (const auto& e : rep.errors) errs.push_back(boost::json::string(e));
-    boost::json::object doc{{"kernel", "matmul"}, {"arch", "sm100"},
+    boost::json::object doc{{"kernel", "matmul"}, {"arch", base.arch},
                             {"explored", rep.explored}, {"findings", std::move(fs)},
                             {"errors", std::move(errs)}, {"wall_s", rep.wall_s}};
     const std::string json = boost::json::serialize(doc);

@@ -27,9 +27,10 @@ bool print_help(const po::variables_map& vm, const std::string& cmd,
 
 struct Shape {
   uint32_t m = 0, n = 0, k = 0;
+  std::string arch;  // sm100 or sm90
 };
 
-// Checks --kernel and --arch (matmul on sm100 is what is modelled) and reads
+// Checks --kernel and --arch (matmul on sm100 and sm90 are modelled) and reads
 // the required --m, --n and --k.
 Shape parse_problem(const po::variables_map& vm, const std::string& cmd);
 

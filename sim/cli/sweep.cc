@@ -15,6 +15,7 @@
 #include "sim/cli/args.h"
 #include "sim/cli/options.h"
 #include "sim/core/isolate.h"
+#include "sim/kernels/matmul_dispatch.h"
 
 namespace sk::cli {
 namespace {
@@ -44,7 +45,7 @@ Sweep run_sweep(const sim::MatmulRequest& base, const std::vector<uint32_t>& til
       p.q = base;
       p.q.tile_n = tn;
       p.q.stages = st;
-      if (std::string why = sim::validate_sm100_matmul(p.q); !why.empty())
+      if (std::string why = sim::validate_matmul(p.q); !why.empty())
         s.skipped.push_back(Skipped{tn, st, why});
       else
         s.points.push_back(std::move(p));
@@ -82,9 +83,10 @@ Sweep run_sweep(const sim::MatmulRequest& base, const std::vector<uint32_t>& til
 
 std::string format_sweep_text(const Sweep& s, const sim::MatmulRequest& base) {
   std::string t = fmt::format(
-      "sweep matmul on sm100: M={} N={} K={}, {} out, timing mode; {} configurations run, {} "
+      "sweep matmul on {}: M={} N={} K={}, {} out, timing mode; {} configurations run, {} "
       "skipped\n",
-      base.m, base.n, base.k, base.out_f32 ? "f32" : "bf16", s.points.size(), s.skipped.size());
+      base.arch, base.m, base.n, base.k, base.out_f32 ? "f32" : "bf16", s.points.size(),
+      s.skipped.size());
   auto row = [](const auto&... cols) {
     return fmt::format("{:>4}  {:<10}  {:>6}  {:>12}  {:>7}  {:>9}  {:>9}  {}\n", cols...);
   };
@@ -135,7 +137,7 @@ boost::json::object sweep_to_json(const Sweep& s, const sim::MatmulRequest& base
   for (const Skipped& k : s.skipped)
     skipped.push_back(
         boost::json::object{{"tile_n", k.tile_n}, {"stages", k.stages}, {"reason", k.reason}});
-  return boost::json::object{{"kernel", "matmul"}, {"arch", "sm100"},
+  return boost::json::object{{"kernel", "matmul"}, {"arch", base.arch},
                              {"m", base.m},         {"n", base.n},
                              {"k", base.k},         {"results", std::move(results)},
                              {"skipped", std::move(skipped)}};
@@ -161,6 +163,7 @@ int cmd_sweep(int argc, char** argv) {
   base.m = shape.m;
   base.n = shape.n;
   base.k = shape.k;
+  base.arch = shape.arch;
   std::vector<uint32_t> stages, tile_ns;
   for (uint64_t v : parse_uint_list("--stages", vm["stages"].as<std::string>(), 2, 8))
     stages.push_back(static_cast<uint32_t>(v));
@@ -174,7 +177,7 @@ int cmd_sweep(int argc, char** argv) {
   const std::string json_path = parse_json_path(vm);
 
   const Sweep s = run_sweep(base, tile_ns, stages, jobs, wall,
-                            [](const sim::MatmulRequest& q) { return sim::run_sm100_matmul(q); });
+                            [](const sim::MatmulRequest& q) { return sim::run_matmul(q); });
   std::ostream& text = json_path == "-" ? std::cerr : std::cout;
   text << format_sweep_text(s, base);
   if (!json_path.empty()) {

@@ -19,6 +19,7 @@
 namespace sk::sim {
 
 struct MatmulRequest {
+  std::string arch = "sm100";  // sm100 or sm90 (sim/kernels/matmul_dispatch.h picks the model)
   uint32_t m = 0, n = 0, k = 0;
   uint32_t tile_n = 256;
   uint32_t stages = 4;

@@ -34,7 +34,7 @@ const char* stall_cause(const std::string& what) {
   auto starts = [&](const char* p) { return what.rfind(p, 0) == 0; };
   if (starts("wait input.full")) return "full_stage";
   if (starts("wait input.empty")) return "empty_stage";
-  if (starts("wait acc.")) return "accumulator";
+  if (starts("wait acc.") || starts("wgmma.wait_group")) return "accumulator";
   if (starts("wait work.") || starts("wait clc")) return "scheduler";
   if (starts("tcgen05.ld")) return "tmem_load";
   if (starts("bulk wait_group")) return "tma_store";

@@ -100,6 +100,12 @@ expect_usage_error "FROM < TO" run "${MNK[@]}" --timeline "$tmp/t.svg" --timelin
 expect_usage_error "need --timeline" run "${MNK[@]}" --timeline-cta 0
 expect_usage_error "--trace-sms needs --trace" run "${MNK[@]}" --trace-sms 0
 expect_usage_error "--trace-sms" run "${MNK[@]}" --trace "$tmp/t.pftrace" --trace-sms 0,x
+# SM90 limits: its tile widths and stage counts, BF16 output, no CLC.
+expect_usage_error "tile N 64" run "${MNK[@]}" --arch sm90 --tile-n 64
+expect_usage_error "do not fit" run "${MNK[@]}" --arch sm90 --tile-n 256 --stages 5
+expect_usage_error "bf16" run "${MNK[@]}" --arch sm90 --tile-n 128 --out-dtype f32
+expect_usage_error "needs --arch sm100" run "${MNK[@]}" --arch sm90 --tile-n 128 --scheduler clc
+expect_usage_error "not modelled yet" run "${MNK[@]}" --arch mi300x
 # An empty --json path is as wrong as an empty --trace path.
 expect_usage_error "--trace" run "${MNK[@]}" --trace ""
 expect_usage_error "--json" run "${MNK[@]}" --json ""

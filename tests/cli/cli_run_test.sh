@@ -96,6 +96,18 @@ head -c 4 "$tmp/cta5.svg" | grep -q '<svg' || fail "--timeline did not write an 
 grep -q 'warp 6 mma' "$tmp/cta5.svg" || fail "--timeline SVG lacks the mma warp's track"
 tail -c 7 "$tmp/cta5.svg" | grep -q '</svg>' || fail "--timeline SVG is not closed"
 
+# The SM90 kernel on the H200 model: functional, checked, no findings.
+timeout 50 "$sim" run --kernel matmul --arch sm90 --m 257 --n 199 --k 72 --tile-n 128 --stages 3 \
+  --functional --json - >"$tmp/sm90.json" 2>"$tmp/sm90.err" ||
+  fail "sm90 run: exit status $?: $(head -c 2000 "$tmp/sm90.err")"
+python3 - "$tmp/sm90.json" <<'PY' || fail "sm90 summary"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["arch"] == "sm90", d["arch"]
+assert d["status"] == "completed" and d["check"]["passed"] and not d["findings"], d
+assert d["config"]["ctas"] == 6 and d["config"]["stages"] == 3, d["config"]
+PY
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"
   exit 1

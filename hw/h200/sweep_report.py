@@ -21,6 +21,7 @@ import sys
 # Rows used to calibrate models/sm90/params.json (see its sources).
 CALIBRATION = {('512x512x512', t, s) for t in ('128', '256') for s in ('2', '3', '4', '5', '6')}
 CALIBRATION.add(('8192x8192x8192', '128', '4'))
+CALIBRATION |= {('2048x2048x2048', t, s) for t in ('128', '256') for s in ('2', '3', '4', '5', '6')}
 
 
 def predict(sim, shape, tile_n, stages):

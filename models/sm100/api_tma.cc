@@ -146,6 +146,9 @@ Cycle load_done(Cta& cta, const TensorMapModel& map, int32_t c0, int32_t c1, Cyc
     done = std::max({now + p.tma_base_latency, port_done + p.tma_base_latency / 2, hbm_done, l2_done});
     gpu().l2().fill(key, done);
   }
+  if (p.tma_queue_factor > 0)
+    done += static_cast<Cycle>(p.tma_queue_factor *
+                               static_cast<double>(gpu().load_bytes_in_flight()) / p.l2_bytes_per_cycle);
   return done + gpu().engine().schedule().agent_delay(sim::Agent::kTma, done - now);
 }
 }  // namespace
@@ -178,6 +181,7 @@ void tma_load_2d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32
     }
     Cycle begin = local_now(w);
     Cycle done = load_done(cta, m, c0, c1, begin);
+    gpu().load_bytes_in_flight() += bytes;
     tensormap_read(map, done, loc);
     cta.tma_busy.emplace_back(begin, done);
     gpu().count_bytes_in_flight(cta, begin, bytes);
@@ -200,6 +204,7 @@ void tma_load_2d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32
     auto data = gpu().functional() ? std::make_unique<TensorMapModel>(m) : nullptr;
     gpu().engine().at(done, [&cta, data = std::move(data), off, c0, c1, bp, bytes, flow, op] {
       if (data) move_box(cta.smem, 0, *data, static_cast<uint32_t>(off), c0, c1, true);
+      gpu().load_bytes_in_flight() -= bytes;
       mbar::complete_tx(gpu(), cta, *bp, bytes, flow, op);
     });
   }

@@ -255,6 +255,8 @@ class Gpu {
   Cycle l2_transfer(Cycle start, uint64_t bytes);
   L2Cache& l2() { return l2_; }
   uint64_t hbm_bytes() const { return hbm_bytes_; }
+  // TMA load bytes issued and not yet delivered, over all SMs.
+  int64_t& load_bytes_in_flight() { return load_bytes_in_flight_; }
 
   // Which SMs a trace covers (empty: all). Call before launch().
   void set_trace_sms(std::vector<int> sms) { trace_sms_ = std::move(sms); }
@@ -293,6 +295,7 @@ class Gpu {
   std::vector<int> trace_sms_;
   double hbm_free_ = 0, l2_free_ = 0;
   uint64_t hbm_bytes_ = 0;
+  int64_t load_bytes_in_flight_ = 0;
   L2Cache l2_;
   uint32_t gpu_track_ = 0;
 };

@@ -21,6 +21,10 @@ struct Params {
   uint32_t tma_l2_latency = 0;       // unloaded TMA round trip on an L2 hit
   uint64_t l2_bytes = 0;             // L2 capacity
   double l2_bytes_per_cycle = 0;     // L2 read bandwidth, shared by all SMs
+  // Loaded latency: a TMA load waits this many times (bytes of all loads in
+  // flight) / l2_bytes_per_cycle on top of its unloaded latency (queueing in
+  // the memory system below saturation). 0 where not calibrated.
+  double tma_queue_factor = 0;
   double sm_ingest_bytes_per_cycle = 0;
   double hbm_bytes_per_cycle = 0;    // shared by all SMs
   uint32_t mbarrier_latency = 0;     // arrive -> waiter observes the phase flip

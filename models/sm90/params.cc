@@ -47,6 +47,7 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
   r.tma_l2_latency = static_cast<uint32_t>(get(p, "tma_l2_latency"));
   r.l2_bytes = static_cast<uint64_t>(get(p, "l2_bytes"));
   r.l2_bytes_per_cycle = get(p, "l2_bytes_per_cycle");
+  r.tma_queue_factor = get(p, "tma_queue_factor");
   r.sm_ingest_bytes_per_cycle = get(p, "sm_ingest_bytes_per_cycle");
   r.hbm_bytes_per_cycle = get(p, "hbm_bytes_per_cycle");
   r.mbarrier_latency = static_cast<uint32_t>(get(p, "mbarrier_latency"));

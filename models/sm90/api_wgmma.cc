@@ -117,7 +117,10 @@ void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accu
                       gpu().engine().schedule().agent_delay(sim::Agent::kTensorCore, ii);
   cta.tc_free = start + ii;
   cta.tc_busy.emplace_back(start, start + ii);
-  wg.open.done = std::max(wg.open.done, start + ii + extras().wgmma_latency_extra);
+  // The warpgroup's op is complete when all four quarters are: a quarter
+  // issued at `start` finishes with the op about a whole interval later.
+  const Cycle whole = static_cast<Cycle>(n * extras().wgmma_ii_per_n + 0.5);
+  wg.open.done = std::max(wg.open.done, start + whole + extras().wgmma_latency_extra);
   if (cta.traced)
     gpu().engine().trace().slice(sim::TraceSlice{gpu().engine_track(cta, "tensor core", 10), start,
                                                  start + ii, fmt::format("wgmma m64n{}k16 q{}", n, quarter),

@@ -8,11 +8,11 @@
 #include <cstring>
 #include <fstream>
 #include <map>
-#include <random>
 
 #include "kernels/matmul/sm100_matmul.h"
 #include "models/sm100/gpu.h"
 #include "sim/kernels/matmul_check.h"
+#include "sim/kernels/matmul_host.h"
 #include "sim/kernels/sm100_summary.h"
 #include "sim/report/timeline_svg.h"
 #include "traces/sim_trace_export.h"
@@ -42,49 +42,16 @@ uint64_t tile_count(const MatmulRequest& q) {
   return uint64_t{(q.m + 127) / 128} * ((q.n + q.tile_n - 1) / q.tile_n);
 }
 
-void fail_encode(const std::string& err) {
-  if (!err.empty()) throw std::runtime_error(err);
-}
-
 template <int BN, int S, class OutT, class Sched>
 RunResult run_config(const MatmulRequest& q) {
   using C = Cfg<BN, S, OutT, Sched>;
   using Kernel = Sm100Matmul<C>;
   auto t0 = std::chrono::steady_clock::now();
   Gpu gpu(params_of(q), q.functional);
-  gpu.engine().trace().set_enabled(!q.trace_path.empty() || !q.timeline_path.empty());
-  // A timeline alone needs only its CTA's SM traced.
-  gpu.set_trace_sms(q.trace_path.empty() && !q.timeline_path.empty()
-                        ? std::vector<int>{q.timeline_cta}
-                        : q.trace_sms);
-  if (q.progress) gpu.engine().set_progress_reporter(t0);
-  gpu.engine().schedule().reset(q.seed);
-  auto& mem = gpu.gmem();
-
-  const uint32_t lda = round_up<uint32_t>(q.k, 8), ldb = lda;
-  const uint32_t ldc = round_up<uint32_t>(q.n, 16 / sizeof(OutT));
-  uint64_t a_addr = mem.allocate(uint64_t{q.m} * lda * 2, "A");
-  uint64_t b_addr = mem.allocate(uint64_t{q.n} * ldb * 2, "B");
-  uint64_t c_addr = mem.allocate(uint64_t{q.m} * ldc * sizeof(OutT), "D");
-  if (q.functional) {
-    std::mt19937_64 rng(q.seed);
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    auto fill = [&](uint64_t addr, uint32_t rows, uint32_t ld, uint32_t cols) {
-      auto* p = reinterpret_cast<uint16_t*>(mem.host(addr));
-      for (uint32_t r = 0; r < rows; ++r)
-        for (uint32_t c = 0; c < ld; ++c)
-          p[static_cast<size_t>(r) * ld + c] = c < cols ? to_bf16(dist(rng)).bits : kBf16Nan;
-    };
-    fill(a_addr, q.m, lda, q.k);
-    fill(b_addr, q.n, ldb, q.k);
-    uint8_t* cp = mem.host(c_addr);
-    for (size_t i = 0; i < size_t{q.m} * ldc; ++i) {
-      if constexpr (sizeof(OutT) == 4)
-        std::memcpy(cp + i * 4, &kF32Nan, 4);
-      else
-        std::memcpy(cp + i * 2, &kBf16Nan, 2);
-    }
-  }
+  configure_run(gpu, q, t0);
+  const MatmulBuffers buf = allocate_matmul<OutT>(gpu, q);
+  const uint32_t lda = buf.lda, ldb = buf.lda, ldc = buf.ldc;
+  const uint64_t a_addr = buf.a, b_addr = buf.b, c_addr = buf.d;
 
   typename Kernel::Params p{};
   fail_encode(models::sm100::encode_tiled_2d(p.a, a_addr, 2, q.k, q.m, uint64_t{lda} * 2, C::BK,
@@ -98,14 +65,7 @@ RunResult run_config(const MatmulRequest& q) {
   p.n = q.n;
   p.k = q.k;
 
-  // Race detection needs the per-lane data accesses, which run in functional
-  // mode only.
-  std::unique_ptr<verify::RaceDetector> races;
-  if (q.functional) {
-    races = std::make_unique<verify::RaceDetector>(gpu.engine());
-    gpu.engine().set_observer(races.get());
-    races->set_global_namer([&gpu](uint64_t a) { return gpu.gmem().describe(a); });
-  }
+  const auto races = attach_race_detector(gpu, q);
   const uint32_t tiles = Kernel::tiles_m(q.m) * Kernel::tiles_n(q.n);
   const int grid = static_cast<int>(
       C::kClc ? tiles : std::min<uint32_t>(tiles, static_cast<uint32_t>(gpu.params().num_sms)));
@@ -133,27 +93,8 @@ RunResult run_config(const MatmulRequest& q) {
              : status == RunStatus::kDeadlock ? "deadlock"
                                               : "cycle_bound";
   summarize_sm100(gpu, 2.0 * q.m * q.n * q.k, r);
-  if (q.functional && status == RunStatus::kCompleted)
-    r.check = check_matmul<OutT>(q.m, q.n, q.k, reinterpret_cast<uint16_t*>(mem.host(a_addr)), lda,
-                                 reinterpret_cast<uint16_t*>(mem.host(b_addr)), ldb,
-                                 mem.host(c_addr), ldc);
-  else if (q.functional)
-    r.check = CheckResult{true, false, 0, 0, "host FP64 GEMM over the BF16 inputs",
-                          "the kernel did not complete"};
-  if (!q.trace_path.empty()) {
-    std::ofstream out(q.trace_path, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write trace file " + q.trace_path);
-    traces::write_perfetto(gpu.engine().trace(), out);
-  }
-  if (!q.timeline_path.empty()) {
-    std::string err;
-    const std::string svg = render_timeline_svg(
-        gpu.engine().trace(),
-        TimelineOptions{q.timeline_cta, q.timeline_from, q.timeline_to, 1200}, &err);
-    if (svg.empty()) throw std::runtime_error("--timeline: " + err);
-    std::ofstream out(q.timeline_path, std::ios::trunc);
-    if (!(out << svg)) throw std::runtime_error("cannot write timeline file " + q.timeline_path);
-  }
+  r.check = check_run<OutT>(gpu, q, buf, status);
+  write_run_files(gpu, q);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

@@ -2,16 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <fstream>
-#include <random>
 
 #include "kernels/matmul/sm90_matmul.h"
 #include "models/sm100/gpu.h"
 #include "models/sm90/api.h"
 #include "models/sm90/params.h"
-#include "sim/kernels/matmul_check.h"
+#include "sim/kernels/matmul_host.h"
 #include "sim/kernels/sm100_summary.h"
 #include "traces/sim_trace_export.h"
 #include "verify/hb/race_detector.h"
@@ -21,10 +21,6 @@ namespace {
 using models::sm100::Gpu;
 using models::sm100::Swizzle;
 
-void fail_encode(const std::string& err) {
-  if (!err.empty()) throw std::runtime_error(err);
-}
-
 template <int BN, int S>
 RunResult run_config(const MatmulRequest& q) {
   using C = Sm90MatmulConfig<BN, S>;
@@ -32,29 +28,10 @@ RunResult run_config(const MatmulRequest& q) {
   const auto t0 = std::chrono::steady_clock::now();
   Gpu gpu(models::sm90::gpu_params(), q.functional);
   models::sm90::api::reset();
-  gpu.engine().trace().set_enabled(!q.trace_path.empty());
-  gpu.set_trace_sms(q.trace_sms);
-  gpu.engine().schedule().reset(q.seed);
-  if (q.progress) gpu.engine().set_progress_reporter(t0);
-  auto& mem = gpu.gmem();
-  const uint32_t lda = round_up<uint32_t>(q.k, 8), ldd = round_up<uint32_t>(q.n, 8);
-  const uint64_t a_addr = mem.allocate(uint64_t{q.m} * lda * 2, "A");
-  const uint64_t b_addr = mem.allocate(uint64_t{q.n} * lda * 2, "B");
-  const uint64_t d_addr = mem.allocate(uint64_t{q.m} * ldd * 2, "D");
-  if (q.functional) {
-    std::mt19937_64 rng(q.seed);
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    auto fill = [&](uint64_t addr, uint32_t rows, uint32_t ld, uint32_t cols) {
-      auto* p = reinterpret_cast<uint16_t*>(mem.host(addr));
-      for (uint32_t r = 0; r < rows; ++r)
-        for (uint32_t c = 0; c < ld; ++c)
-          p[size_t{r} * ld + c] = c < cols ? to_bf16(dist(rng)).bits : kBf16Nan;
-    };
-    fill(a_addr, q.m, lda, q.k);
-    fill(b_addr, q.n, lda, q.k);
-    auto* d = reinterpret_cast<uint16_t*>(mem.host(d_addr));
-    for (size_t i = 0; i < size_t{q.m} * ldd; ++i) d[i] = kBf16Nan;
-  }
+  configure_run(gpu, q, t0);
+  const MatmulBuffers buf = allocate_matmul<bf16_t>(gpu, q);
+  const uint32_t lda = buf.lda, ldd = buf.ldc;
+  const uint64_t a_addr = buf.a, b_addr = buf.b, d_addr = buf.d;
   typename Kernel::Params p{};
   fail_encode(models::sm100::encode_tiled_2d(p.a, a_addr, 2, q.k, q.m, uint64_t{lda} * 2, 64, 128,
                                              Swizzle::k128B));
@@ -65,12 +42,7 @@ RunResult run_config(const MatmulRequest& q) {
   p.n = q.n;
   p.k = q.k;
   p.ldd = ldd;
-  std::unique_ptr<verify::RaceDetector> races;
-  if (q.functional) {
-    races = std::make_unique<verify::RaceDetector>(gpu.engine());
-    gpu.engine().set_observer(races.get());
-    races->set_global_namer([&gpu](uint64_t a) { return gpu.gmem().describe(a); });
-  }
+  const auto races = attach_race_detector(gpu, q);
   const uint32_t tiles = ceil_div<uint32_t>(q.m, 128) * ceil_div<uint32_t>(q.n, BN);
   const int grid = static_cast<int>(std::min<uint32_t>(tiles, gpu.params().num_sms));
   const std::string err = gpu.launch(grid, C::kThreads / 32, C::kSmemBytes, [&p] { Kernel::run(p); });
@@ -102,18 +74,8 @@ RunResult run_config(const MatmulRequest& q) {
   r.tflops = 2.0 * q.m * q.n * q.k / (r.predicted_time_us * 1e-6) / 1e12;
   r.peak_tflops = 4096.0 * gpu.params().num_sms * gpu.params().clock_ghz * 1e9 / 1e12;
   r.peak_fraction = r.tflops / r.peak_tflops;
-  if (q.functional && status == RunStatus::kCompleted)
-    r.check = check_matmul<bf16_t>(q.m, q.n, q.k, reinterpret_cast<uint16_t*>(mem.host(a_addr)), lda,
-                                   reinterpret_cast<uint16_t*>(mem.host(b_addr)), lda,
-                                   mem.host(d_addr), ldd);
-  else if (q.functional)
-    r.check = CheckResult{true, false, 0, 0, "host FP64 GEMM over the BF16 inputs",
-                          "the kernel did not complete"};
-  if (!q.trace_path.empty()) {
-    std::ofstream out(q.trace_path, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write trace file " + q.trace_path);
-    traces::write_perfetto(gpu.engine().trace(), out);
-  }
+  r.check = check_run<bf16_t>(gpu, q, buf, status);
+  write_run_files(gpu, q);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
@@ -155,7 +117,12 @@ std::string validate_sm90_matmul(const MatmulRequest& q) {
     return fmt::format("--arch sm90: {} stages of a 128x{}x64 tile do not fit in 227 KB of shared memory",
                        q.stages, q.tile_n);
   if (q.out_f32) return "--arch sm90: the SM90 matmul writes BF16 only (--out-dtype bf16)";
-  if (!q.timeline_path.empty()) return "--arch sm90: --timeline is not supported yet";
+  const uint64_t grid = std::min<uint64_t>(
+      uint64_t{(q.m + 127) / 128} * ((q.n + q.tile_n - 1) / q.tile_n),
+      static_cast<uint64_t>(models::sm90::gpu_params().num_sms));
+  if (!q.timeline_path.empty() && static_cast<uint64_t>(q.timeline_cta) >= grid)
+    return fmt::format("--timeline-cta {} does not exist: this launch has {} CTAs (0-{})",
+                       q.timeline_cta, grid, grid - 1);
   if (q.functional && uint64_t{q.m} * q.n * q.k > (1ull << 33))
     return "--functional is limited to M*N*K <= 2^33 (it computes real products); use timing "
            "mode for larger shapes";

@@ -1,0 +1,89 @@
+// matmul_host.h: the host-side steps every matmul run in the model shares,
+// whatever the architecture: the traced-SM and schedule setup, the problem
+// buffers (random BF16 operands in 16-byte-aligned rows whose padding is NaN,
+// and a NaN-poisoned D, so reading padding or leaving D unwritten shows up),
+// the race detector for functional runs, the FP64 reference check, and the
+// trace and timeline files.
+//
+// Invariants: buffers are only filled when bytes are real (functional mode);
+// the race detector is attached before launch and outlives the run.
+#pragma once
+
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "kernels/core/math.h"
+#include "kernels/core/numeric.h"
+#include "models/sm100/gpu.h"
+#include "sim/kernels/matmul_check.h"
+#include "sim/kernels/sm100_matmul_run.h"
+#include "verify/hb/race_detector.h"
+
+namespace sk::sim {
+
+struct MatmulBuffers {
+  uint32_t lda = 0, ldc = 0;  // elements
+  uint64_t a = 0, b = 0, d = 0;
+};
+
+// Tracing, the traced SMs, progress and the schedule of `q`.
+void configure_run(models::sm100::Gpu& gpu, const MatmulRequest& q,
+                   std::chrono::steady_clock::time_point start);
+
+void fail_encode(const std::string& err);
+
+template <class OutT>
+MatmulBuffers allocate_matmul(models::sm100::Gpu& gpu, const MatmulRequest& q) {
+  auto& mem = gpu.gmem();
+  MatmulBuffers b;
+  b.lda = round_up<uint32_t>(q.k, 8);
+  b.ldc = round_up<uint32_t>(q.n, 16 / sizeof(OutT));
+  b.a = mem.allocate(uint64_t{q.m} * b.lda * 2, "A");
+  b.b = mem.allocate(uint64_t{q.n} * b.lda * 2, "B");
+  b.d = mem.allocate(uint64_t{q.m} * b.ldc * sizeof(OutT), "D");
+  if (!q.functional) return b;
+  std::mt19937_64 rng(q.seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  auto fill = [&](uint64_t addr, uint32_t rows) {
+    auto* p = reinterpret_cast<uint16_t*>(mem.host(addr));
+    for (uint32_t r = 0; r < rows; ++r)
+      for (uint32_t c = 0; c < b.lda; ++c)
+        p[size_t{r} * b.lda + c] = c < q.k ? to_bf16(dist(rng)).bits : kBf16Nan;
+  };
+  fill(b.a, q.m);
+  fill(b.b, q.n);
+  uint8_t* dp = mem.host(b.d);
+  for (size_t i = 0; i < size_t{q.m} * b.ldc; ++i) {
+    if constexpr (sizeof(OutT) == 4)
+      std::memcpy(dp + i * 4, &kF32Nan, 4);
+    else
+      std::memcpy(dp + i * 2, &kBf16Nan, 2);
+  }
+  return b;
+}
+
+// The happens-before race detector, attached in functional mode (per-lane
+// data accesses run only there); null otherwise.
+std::unique_ptr<verify::RaceDetector> attach_race_detector(models::sm100::Gpu& gpu,
+                                                           const MatmulRequest& q);
+
+template <class OutT>
+CheckResult check_run(models::sm100::Gpu& gpu, const MatmulRequest& q, const MatmulBuffers& b,
+                      RunStatus status) {
+  if (!q.functional) return CheckResult{};
+  if (status != RunStatus::kCompleted)
+    return CheckResult{true, false, 0, 0, "host FP64 GEMM over the BF16 inputs",
+                       "the kernel did not complete"};
+  auto& mem = gpu.gmem();
+  return check_matmul<OutT>(q.m, q.n, q.k, reinterpret_cast<uint16_t*>(mem.host(b.a)), b.lda,
+                            reinterpret_cast<uint16_t*>(mem.host(b.b)), b.lda, mem.host(b.d),
+                            b.ldc);
+}
+
+// Writes --trace and --timeline, when asked for.
+void write_run_files(models::sm100::Gpu& gpu, const MatmulRequest& q);
+
+}  // namespace sk::sim

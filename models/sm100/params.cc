@@ -3,6 +3,8 @@
 #include <boost/json.hpp>
 #include <stdexcept>
 
+#include "models/sm100/param_file.h"
+
 namespace sk::models::sm100 {
 namespace {
 const char kBuiltin[] =
@@ -10,22 +12,12 @@ const char kBuiltin[] =
     ;
 
 double get(const boost::json::object& params, const char* key) {
-  auto it = params.find(key);
-  if (it == params.end() || !it->value().is_object())
-    throw std::runtime_error(std::string("sm100 params: missing \"") + key + "\"");
-  const auto& entry = it->value().as_object();
-  if (!entry.contains("source"))
-    throw std::runtime_error(std::string("sm100 params: \"") + key + "\" has no source");
-  return boost::json::value_to<double>(entry.at("value"));
+  return models::param(params, key, "sm100");
 }
 }  // namespace
 
 Params Params::from_json(const std::string& text) {
-  boost::json::error_code ec;
-  auto doc = boost::json::parse(text, ec);
-  if (ec || !doc.is_object() || !doc.as_object().contains("params"))
-    throw std::runtime_error("sm100 params: not a parameter file");
-  const auto& p = doc.as_object().at("params").as_object();
+  const boost::json::object p = models::param_table(text, "sm100");
   Params r;
   r.clock_ghz = get(p, "clock_ghz");
   r.num_sms = static_cast<int>(get(p, "num_sms"));

@@ -3,6 +3,8 @@
 #include <boost/json.hpp>
 #include <stdexcept>
 
+#include "models/sm100/param_file.h"
+
 namespace sk::models::sm90 {
 namespace {
 const char kBuiltin[] =
@@ -10,13 +12,7 @@ const char kBuiltin[] =
     ;
 
 double get(const boost::json::object& params, const char* key) {
-  auto it = params.find(key);
-  if (it == params.end() || !it->value().is_object())
-    throw std::runtime_error(std::string("sm90 params: missing \"") + key + "\"");
-  const auto& entry = it->value().as_object();
-  if (!entry.contains("source"))
-    throw std::runtime_error(std::string("sm90 params: \"") + key + "\" has no source");
-  return boost::json::value_to<double>(entry.at("value"));
+  return models::param(params, key, "sm90");
 }
 
 struct Loaded {
@@ -34,11 +30,7 @@ const Loaded& builtin() {
 }  // namespace
 
 void parse(const std::string& text, sm100::Params& r, Extras& x) {
-  boost::json::error_code ec;
-  auto doc = boost::json::parse(text, ec);
-  if (ec || !doc.is_object() || !doc.as_object().contains("params"))
-    throw std::runtime_error("sm90 params: not a parameter file");
-  const auto& p = doc.as_object().at("params").as_object();
+  const boost::json::object p = models::param_table(text, "sm90");
   r = sm100::Params{};
   r.clock_ghz = get(p, "clock_ghz");
   r.num_sms = static_cast<int>(get(p, "num_sms"));

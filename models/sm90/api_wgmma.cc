@@ -157,7 +157,8 @@ void st_global(void* dst, const void* v, uint32_t bytes, const Loc& loc) {
   const auto addr = reinterpret_cast<uint64_t>(dst);
   if (gpu().gmem().find(addr, bytes) == nullptr) {
     gpu().finding("global", "global.out_of_range",
-                  fmt::format("st.global of {} bytes at {:#x}, outside every allocation", bytes, addr),
+                  fmt::format("st.global of {} bytes at {}, outside every allocation", bytes,
+                              gpu().gmem().describe(addr)),
                   loc);
     return;
   }

@@ -11,7 +11,8 @@ namespace sk::verify {
 sim::RunResult run_sm100_case(const std::string& name, Sm100Case& c, const CaseConfig& config,
                               uint64_t seed) {
   const auto t0 = std::chrono::steady_clock::now();
-  Gpu gpu(models::sm100::Params::builtin(), /*functional=*/true);
+  Gpu gpu(c.params(), /*functional=*/true);
+  c.before_launch();
   gpu.engine().schedule().reset(seed);
   RaceDetector races(gpu.engine());
   gpu.engine().set_observer(&races);
@@ -27,7 +28,7 @@ sim::RunResult run_sm100_case(const std::string& name, Sm100Case& c, const CaseC
 
   sim::RunResult r;
   r.kernel = name;
-  r.arch = "sm100";
+  r.arch = c.arch();
   r.config_name = config.text();
   r.ctas = static_cast<uint32_t>(l.grid);
   r.functional = true;

@@ -39,6 +39,12 @@ class Sm100Case {
   virtual Sm100Launch setup(Gpu& gpu, const CaseConfig& config, Rng& rng) = 0;
   virtual void kernel() = 0;
   virtual std::string check(Gpu& /*gpu*/) { return ""; }
+  // The modelled GPU: SM100 by default; a Hopper case (wgmma kernels, which
+  // run on the same NVIDIA model) returns the SM90 parameters and resets the
+  // SM90 layer before launch.
+  virtual const models::sm100::Params& params() const { return models::sm100::Params::builtin(); }
+  virtual const char* arch() const { return "sm100"; }
+  virtual void before_launch() {}
 };
 
 // Runs `c` once (inside a simulation process). Config key max_cycles bounds

@@ -41,7 +41,9 @@ struct BoxKeyHash {
 
 class L2Cache {
  public:
-  explicit L2Cache(uint64_t capacity_bytes) : capacity_(capacity_bytes) {}
+  explicit L2Cache(uint64_t capacity_bytes) : capacity_(capacity_bytes) {
+    index_.reserve(4096);  // a full grid keeps a few thousand boxes resident
+  }
 
   struct Lookup {
     bool hit = false;

@@ -35,34 +35,43 @@ void configure_run(models::sm100::Gpu& gpu, const MatmulRequest& q,
 
 void fail_encode(const std::string& err);
 
+// Allocates A (m x k), B (n x k) and D (m x n); in functional mode fills A
+// and B from `rng` (A first, row by row) and poisons the padding and D.
 template <class OutT>
-MatmulBuffers allocate_matmul(models::sm100::Gpu& gpu, const MatmulRequest& q) {
+MatmulBuffers allocate_matmul(models::sm100::Gpu& gpu, uint32_t m, uint32_t n, uint32_t k,
+                              std::mt19937_64& rng) {
   auto& mem = gpu.gmem();
   MatmulBuffers b;
-  b.lda = round_up<uint32_t>(q.k, 8);
-  b.ldc = round_up<uint32_t>(q.n, 16 / sizeof(OutT));
-  b.a = mem.allocate(uint64_t{q.m} * b.lda * 2, "A");
-  b.b = mem.allocate(uint64_t{q.n} * b.lda * 2, "B");
-  b.d = mem.allocate(uint64_t{q.m} * b.ldc * sizeof(OutT), "D");
-  if (!q.functional) return b;
-  std::mt19937_64 rng(q.seed);
+  b.lda = round_up<uint32_t>(k, 8);
+  b.ldc = round_up<uint32_t>(n, 16 / sizeof(OutT));
+  b.a = mem.allocate(uint64_t{m} * b.lda * 2, "A");
+  b.b = mem.allocate(uint64_t{n} * b.lda * 2, "B");
+  b.d = mem.allocate(uint64_t{m} * b.ldc * sizeof(OutT), "D");
+  if (!gpu.functional()) return b;
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   auto fill = [&](uint64_t addr, uint32_t rows) {
     auto* p = reinterpret_cast<uint16_t*>(mem.host(addr));
     for (uint32_t r = 0; r < rows; ++r)
       for (uint32_t c = 0; c < b.lda; ++c)
-        p[size_t{r} * b.lda + c] = c < q.k ? to_bf16(dist(rng)).bits : kBf16Nan;
+        p[size_t{r} * b.lda + c] = c < k ? to_bf16(dist(rng)).bits : kBf16Nan;
   };
-  fill(b.a, q.m);
-  fill(b.b, q.n);
+  fill(b.a, m);
+  fill(b.b, n);
   uint8_t* dp = mem.host(b.d);
-  for (size_t i = 0; i < size_t{q.m} * b.ldc; ++i) {
+  for (size_t i = 0; i < size_t{m} * b.ldc; ++i) {
     if constexpr (sizeof(OutT) == 4)
       std::memcpy(dp + i * 4, &kF32Nan, 4);
     else
       std::memcpy(dp + i * 2, &kBf16Nan, 2);
   }
   return b;
+}
+
+// The same for a run request: the data comes from the request's seed.
+template <class OutT>
+MatmulBuffers allocate_matmul(models::sm100::Gpu& gpu, const MatmulRequest& q) {
+  std::mt19937_64 rng(q.seed);
+  return allocate_matmul<OutT>(gpu, q.m, q.n, q.k, rng);
 }
 
 // The happens-before race detector, attached in functional mode (per-lane

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "sim/kernels/matmul_check.h"
+#include "sim/kernels/matmul_host.h"
 #include "verify/corpus/mutant_matmul.h"
 #include "verify/harness/sm100_case.h"
 
@@ -35,22 +36,12 @@ class MutantCase : public verify::Sm100Case {
     p_.m = dim("m", 256);
     p_.n = dim("n", 128);
     p_.k = dim("k", 256);
-    lda_ = round_up<uint32_t>(p_.k, 8);
-    ldc_ = round_up<uint32_t>(p_.n, 8);
-    auto& mem = gpu.gmem();
-    a_ = mem.allocate(uint64_t{p_.m} * lda_ * 2, "A");
-    b_ = mem.allocate(uint64_t{p_.n} * lda_ * 2, "B");
-    c_ = mem.allocate(uint64_t{p_.m} * ldc_ * 2, "D");
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    auto fill = [&](uint64_t addr, uint32_t rows, uint32_t ld, uint32_t cols, bool random) {
-      auto* q = reinterpret_cast<uint16_t*>(mem.host(addr));
-      for (uint32_t r = 0; r < rows; ++r)
-        for (uint32_t c = 0; c < ld; ++c)
-          q[size_t{r} * ld + c] = random && c < cols ? to_bf16(dist(rng)).bits : sim::kBf16Nan;
-    };
-    fill(a_, p_.m, lda_, p_.k, true);
-    fill(b_, p_.n, lda_, p_.k, true);
-    fill(c_, p_.m, ldc_, p_.n, false);
+    const sim::MatmulBuffers buf = sim::allocate_matmul<bf16_t>(gpu, p_.m, p_.n, p_.k, rng);
+    lda_ = buf.lda;
+    ldc_ = buf.ldc;
+    a_ = buf.a;
+    b_ = buf.b;
+    c_ = buf.d;
     encode(p_.a, a_, 2, p_.k, p_.m, uint64_t{lda_} * 2, K::BK, K::BM, Swizzle::k128B);
     encode(p_.b, b_, 2, p_.k, p_.n, uint64_t{lda_} * 2, K::BK, K::BN, Swizzle::k128B);
     encode(p_.c, c_, 2, p_.n, p_.m, uint64_t{ldc_} * 2, 32, 32, Swizzle::k64B);
@@ -62,6 +53,7 @@ class MutantCase : public verify::Sm100Case {
     if (K::kRetarget) {
       // Per-CTA copies of A's map in global memory, as the host would upload them.
       using Map = models::sm100::TensorMapModel;
+      auto& mem = gpu.gmem();
       const uint64_t ws = mem.allocate(sizeof(Map) * static_cast<uint64_t>(l.grid), "A.maps");
       p_.a_workspace = reinterpret_cast<Map*>(mem.host(ws));
       for (int i = 0; i < l.grid; ++i) p_.a_workspace[i] = p_.a;

@@ -8,6 +8,7 @@
 #include "models/sm90/api.h"
 #include "models/sm90/params.h"
 #include "sim/kernels/matmul_check.h"
+#include "sim/kernels/matmul_host.h"
 #include "verify/corpus/sm90_mutant_matmul.h"
 #include "verify/harness/sm100_case.h"
 
@@ -34,20 +35,12 @@ class Sm90MutantCase : public verify::Sm100Case {
     p_.m = dim("m", 300);
     p_.n = dim("n", 260);
     p_.k = dim("k", 192);
-    lda_ = round_up<uint32_t>(p_.k, 8);
-    p_.ldd = round_up<uint32_t>(p_.n, 8);
-    auto& mem = gpu.gmem();
-    a_ = mem.allocate(uint64_t{p_.m} * lda_ * 2, "A");
-    b_ = mem.allocate(uint64_t{p_.n} * lda_ * 2, "B");
-    d_ = mem.allocate(uint64_t{p_.m} * p_.ldd * 2, "D");
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    for (auto [addr, rows] : {std::pair{a_, p_.m}, std::pair{b_, p_.n}}) {
-      auto* q = reinterpret_cast<uint16_t*>(mem.host(addr));
-      for (uint64_t i = 0; i < uint64_t{rows} * lda_; ++i)
-        q[i] = i % lda_ < p_.k ? to_bf16(dist(rng)).bits : sim::kBf16Nan;
-    }
-    auto* d = reinterpret_cast<uint16_t*>(mem.host(d_));
-    std::fill(d, d + uint64_t{p_.m} * p_.ldd, sim::kBf16Nan);
+    const sim::MatmulBuffers buf = sim::allocate_matmul<bf16_t>(gpu, p_.m, p_.n, p_.k, rng);
+    lda_ = buf.lda;
+    p_.ldd = buf.ldc;
+    a_ = buf.a;
+    b_ = buf.b;
+    d_ = buf.d;
     encode(p_.a, a_, p_.m);
     encode(p_.b, b_, p_.n);
     p_.d = reinterpret_cast<bf16_t*>(d_);

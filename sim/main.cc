@@ -17,7 +17,6 @@
 // itself never crashes or hangs on a misbehaving kernel.
 #include <fmt/format.h>
 
-#include <boost/program_options.hpp>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -27,6 +26,7 @@
 #include <unistd.h>
 
 #include "sim/cli/args.h"
+#include "sim/cli/matmul_args.h"
 #include "sim/cli/options.h"
 #include "sim/cli/report.h"
 #include "sim/cli/sweep.h"
@@ -36,7 +36,6 @@
 #include "verify/explore/explorer.h"
 #include "verify/explore/report.h"
 
-namespace po = boost::program_options;
 using sk::cli::UsageError;
 
 namespace {
@@ -67,110 +66,10 @@ int cmd_list() {
   return 0;
 }
 
-po::options_description run_options() {
-  po::options_description o("sim run options");
-  sk::cli::add_problem_options(o);
-  o.add_options()
-      ("stages", po::value<std::string>()->default_value("4"), "input pipeline stages (2-8)")
-      ("tile-n", po::value<std::string>()->default_value("256"), "tile N: 64, 128 or 256 (tile M is 128, K 64)")
-      ("out-dtype", po::value<std::string>()->default_value("bf16"), "output type: bf16 or f32")
-      ("scheduler", po::value<std::string>()->default_value("static"),
-       "tile scheduler: static (persistent, grid = min(tiles, SMs)) or clc (cluster launch "
-       "control, grid = tiles)")
-      ("seed", po::value<std::string>()->default_value("0"),
-       "seed for the input data and the schedule: 0 is the nominal schedule; a seed printed by "
-       "sim verify replays that schedule")
-      ("functional", "move real bytes and check D against a host reference")
-      ("trace", po::value<std::string>(), "write a Perfetto trace (.pftrace)")
-      ("trace-sms", po::value<std::string>(),
-       "SMs the trace covers, e.g. 0,1 or 0-3 (default: all; one CTA runs per SM)")
-      ("timeline", po::value<std::string>(), "draw one CTA's roles as an SVG timeline to FILE.svg")
-      ("timeline-cta", po::value<std::string>()->default_value("0"), "the CTA --timeline draws")
-      ("timeline-window", po::value<std::string>(),
-       "FROM:TO cycles --timeline draws (default: the whole run)")
-      ("json", po::value<std::string>(), "write the JSON summary to FILE, or - for stdout")
-      ("max-cycles", po::value<std::string>()->default_value("4000000000"),
-       "simulated-cycle bound; a run that reaches it is reported as a livelock")
-      ("wall-limit", po::value<std::string>()->default_value("3600"),
-       "wall-clock seconds before the simulation process is stopped");
-  return o;
-}
-
-struct Parsed {
-  sk::sim::MatmulRequest q;
-  std::string json_path;
-  double wall = 3600;
-  uint64_t schedules = 0;
-  int jobs = 2;
-  bool help = false;
-};
-
-// Parses the options `sim run` and `sim verify` share (verify adds its own).
-Parsed parse_matmul(int argc, char** argv, const char* cmd, po::options_description opts) {
-  const po::variables_map vm = sk::cli::parse_options(argc, argv, cmd, opts);
-  Parsed out;
-  out.help = sk::cli::print_help(vm, cmd, opts);
-  if (out.help) return out;
-  const sk::cli::Shape shape = sk::cli::parse_problem(vm, cmd);
-  sk::sim::MatmulRequest& q = out.q;
-  q.arch = shape.arch;
-  q.m = shape.m;
-  q.n = shape.n;
-  q.k = shape.k;
-  q.stages = static_cast<uint32_t>(sk::cli::parse_uint("--stages", vm["stages"].as<std::string>(), 2, 8));
-  q.tile_n = static_cast<uint32_t>(sk::cli::parse_uint("--tile-n", vm["tile-n"].as<std::string>(), 1, 4096));
-  q.seed = sk::cli::parse_uint("--seed", vm["seed"].as<std::string>(), 0, UINT64_MAX / 2);
-  q.max_cycles = sk::cli::parse_uint("--max-cycles", vm["max-cycles"].as<std::string>(), 1000,
-                                     1ull << 50);
-  out.wall = static_cast<double>(
-      sk::cli::parse_uint("--wall-limit", vm["wall-limit"].as<std::string>(), 1, 86400));
-  q.out_f32 = sk::cli::parse_out_f32(vm);
-  const std::string scheduler = vm["scheduler"].as<std::string>();
-  if (scheduler != "static" && scheduler != "clc")
-    throw UsageError(fmt::format("--scheduler must be static or clc, got '{}'", scheduler));
-  q.clc = scheduler == "clc";
-  q.functional = vm.count("functional") > 0;
-  if (vm.count("schedules")) {
-    q.functional = true;  // race detection needs the per-lane data accesses
-    out.schedules = sk::cli::parse_uint("--schedules", vm["schedules"].as<std::string>(), 1, 1000000);
-    out.jobs = static_cast<int>(sk::cli::parse_uint("--jobs", vm["jobs"].as<std::string>(), 1, 64));
-  }
-  if (std::string err = sk::sim::validate_matmul(q); !err.empty()) throw UsageError(err);
-  out.json_path = sk::cli::parse_json_path(vm);
-  if (vm.count("trace")) {
-    q.trace_path = sk::cli::resolve_path(vm["trace"].as<std::string>());
-    sk::cli::require_writable("--trace", q.trace_path);
-  }
-  if (vm.count("trace-sms")) {
-    if (q.trace_path.empty()) throw UsageError("--trace-sms needs --trace FILE");
-    for (uint64_t sm : sk::cli::parse_uint_list("--trace-sms", vm["trace-sms"].as<std::string>(), 0, 4095))
-      q.trace_sms.push_back(static_cast<int>(sm));
-  }
-  if (vm.count("timeline")) {
-    q.timeline_path = sk::cli::resolve_path(vm["timeline"].as<std::string>());
-    q.timeline_cta = static_cast<int>(
-        sk::cli::parse_uint("--timeline-cta", vm["timeline-cta"].as<std::string>(), 0, 4095));
-    if (vm.count("timeline-window")) {
-      const std::string w = vm["timeline-window"].as<std::string>();
-      const auto colon = w.find(':');
-      if (colon == std::string::npos)
-        throw UsageError(fmt::format("--timeline-window must be FROM:TO cycles, got '{}'", w));
-      q.timeline_from = sk::cli::parse_uint("--timeline-window FROM", w.substr(0, colon), 0, 1ull << 50);
-      q.timeline_to = sk::cli::parse_uint("--timeline-window TO", w.substr(colon + 1), 1, 1ull << 50);
-    }
-    if (std::string err = sk::sim::validate_matmul(q); !err.empty()) throw UsageError(err);
-    sk::cli::require_writable("--timeline", q.timeline_path);
-  } else if (vm.count("timeline-window") || !vm["timeline-cta"].defaulted()) {
-    throw UsageError("--timeline-cta and --timeline-window need --timeline FILE.svg");
-  }
-  q.progress = isatty(2) != 0;
-
-  return out;
-}
-
 int cmd_run(int argc, char** argv) {
-  Parsed in = parse_matmul(argc, argv, "run", run_options());
+  sk::cli::MatmulArgs in = sk::cli::parse_matmul_args(argc, argv, "run", sk::cli::run_options());
   if (in.help) return 0;
+  in.q.progress = isatty(2) != 0;  // a cycle counter on a terminal, never in logs
   const sk::sim::MatmulRequest& q = in.q;
   const std::string& json_path = in.json_path;
   const double wall = in.wall;
@@ -203,11 +102,8 @@ std::string replay_command(const sk::sim::MatmulRequest& q) {
 }
 
 int cmd_verify(int argc, char** argv) {
-  po::options_description opts = run_options();
-  opts.add_options()("schedules", po::value<std::string>()->default_value("100"),
-                     "number of schedules to explore (seeds --seed, --seed + 1, ...)")
-      ("jobs", po::value<std::string>()->default_value("2"), "simulations run in parallel");
-  Parsed in = parse_matmul(argc, argv, "verify", opts);
+  sk::cli::MatmulArgs in =
+      sk::cli::parse_matmul_args(argc, argv, "verify", sk::cli::verify_options());
   if (in.help) return 0;
   if (!in.q.trace_path.empty() || !in.q.timeline_path.empty())
     throw UsageError("sim verify: --trace and --timeline are per schedule; replay a seed with sim "

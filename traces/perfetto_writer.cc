@@ -6,6 +6,8 @@
 // std::logic_error never leaves half a packet or half-updated state behind.
 #include "traces/perfetto_writer.h"
 
+#include <iterator>
+
 #include <limits>
 #include <ostream>
 #include <stdexcept>
@@ -171,6 +173,33 @@ PerfettoWriter::TrackState& PerfettoWriter::event_track(TrackId track, uint64_t 
   return state;
 }
 
+namespace {
+
+bool in_ranges(const std::map<uint64_t, uint64_t>& ranges, uint64_t id) {
+  auto it = ranges.upper_bound(id);
+  if (it == ranges.begin()) return false;
+  return id <= std::prev(it)->second;
+}
+
+// Adds `id` (not yet in `ranges`), merging it with the ranges it touches.
+void add_to_ranges(std::map<uint64_t, uint64_t>& ranges, uint64_t id) {
+  auto next = ranges.upper_bound(id);
+  const bool joins_next = next != ranges.end() && next->first == id + 1;
+  if (next != ranges.begin()) {
+    auto prev = std::prev(next);
+    if (prev->second + 1 == id) {
+      prev->second = joins_next ? next->second : id;
+      if (joins_next) ranges.erase(next);
+      return;
+    }
+  }
+  const uint64_t last = joins_next ? next->second : id;
+  if (joins_next) ranges.erase(next);
+  ranges.emplace(id, last);
+}
+
+}  // namespace
+
 void PerfettoWriter::check_flows(const std::string& name, uint64_t ts,
                                  const std::vector<uint64_t>& flow_ids,
                                  const std::vector<uint64_t>& terminating_flow_ids) const {
@@ -179,6 +208,7 @@ void PerfettoWriter::check_flows(const std::string& name, uint64_t ts,
     std::string where = "flow id " + std::to_string(id) + " on '" + name + "' at ts " + std::to_string(ts);
     if (id == 0) fail(where + ": flow ids must be non-zero");
     if (!seen.insert(id).second) fail(where + ": listed twice on one event");
+    if (in_ranges(finished_flows_, id)) fail(where + ": the id of a flow that already ended");
     auto it = pending_flows_.find(id);
     if (it == pending_flows_.end()) return;
     const PendingFlow& other = it->second;
@@ -201,7 +231,10 @@ void PerfettoWriter::commit_flows(uint64_t ts, const std::vector<uint64_t>& flow
                                   const std::vector<uint64_t>& terminating_flow_ids) {
   auto commit_one = [&](uint64_t id, bool origin) {
     // check_flows guaranteed that a pending entry is this flow's other end.
-    if (pending_flows_.erase(id) == 0) pending_flows_.emplace(id, PendingFlow{origin, ts});
+    if (pending_flows_.erase(id) == 0)
+      pending_flows_.emplace(id, PendingFlow{origin, ts});
+    else
+      add_to_ranges(finished_flows_, id);
   };
   for (uint64_t id : flow_ids) commit_one(id, true);
   for (uint64_t id : terminating_flow_ids) commit_one(id, false);

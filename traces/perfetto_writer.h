@@ -17,7 +17,8 @@
 //     one visual track by the UI) and process tracks have unique pids;
 //   * per track, timestamps never decrease and BEGIN/END form a strict stack;
 //     slices go on slice/process tracks only, values on counter tracks only;
-//   * a flow id originates once and terminates once, on a slice that starts at
+//   * a flow id originates once and terminates once (and is never used again),
+//     on a slice that starts at
 //     or after the originating slice (trace_processor decides arrow direction
 //     by slice start times, and ignores a terminator it sees before the origin).
 // Violations throw std::logic_error before anything is written for that call.
@@ -27,6 +28,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -130,6 +132,9 @@ class PerfettoWriter {
   std::set<std::pair<TrackId, std::string>> sibling_names_;
   std::set<int32_t> pids_;
   std::unordered_map<uint64_t, PendingFlow> pending_flows_;
+  // Ids of finished flows as [first, last] ranges: a simulator numbers its
+  // flows densely, so this stays a handful of entries however long the trace.
+  std::map<uint64_t, uint64_t> finished_flows_;
   // Scratch buffers reused across calls so steady-state writing does not allocate.
   std::string packet_, payload_, nested_, record_;
 };

@@ -227,6 +227,16 @@ TEST_CASE("usage validation: flows") {
   CHECK_REJECTS(w, os, w.instant(a, 50, "tie", {}, {2}));           // tie, but terminator first
   w.instant(a, 40, "late origin", {}, {2});
   CHECK(w.pending_flow_count() == 0);
+  // An id is used by one flow only, even after that flow ended (a second
+  // origin would otherwise make check_trace.py count it twice).
+  CHECK_REJECTS(w, os, w.instant(a, 70, "reuse", {}, {1}));
+  CHECK_REJECTS(w, os, w.instant(b, 70, "reuse", {}, {}, {2}));
+  // Ids finished out of order are all remembered.
+  for (uint64_t id : {9, 7, 8, 12, 10, 11}) w.instant(a, 80, "o", {}, {id});
+  for (uint64_t id : {12, 8, 10, 7, 11, 9}) w.instant(b, 90, "t", {}, {}, {id});
+  for (uint64_t id : {7, 8, 9, 10, 11, 12}) CHECK_REJECTS(w, os, w.instant(a, 95, "reuse", {}, {id}));
+  w.instant(a, 96, "fresh", {}, {13});
+  w.instant(b, 97, "fresh end", {}, {}, {13});
   w.finish();
 }
 

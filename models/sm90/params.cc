@@ -11,8 +11,11 @@ const char kBuiltin[] =
 #include "models/sm90/params_json.inc"
     ;
 
-double get(const boost::json::object& params, const char* key) {
-  return models::param(params, key, "sm90");
+double real(const boost::json::object& params, const char* key, double lo, double hi) {
+  return models::param(params, key, "sm90", lo, hi);
+}
+uint64_t count(const boost::json::object& params, const char* key, uint64_t lo, uint64_t hi) {
+  return models::param_count(params, key, "sm90", lo, hi);
 }
 
 struct Loaded {
@@ -32,23 +35,23 @@ const Loaded& builtin() {
 void parse(const std::string& text, sm100::Params& r, Extras& x) {
   const boost::json::object p = models::param_table(text, "sm90");
   r = sm100::Params{};
-  r.clock_ghz = get(p, "clock_ghz");
-  r.num_sms = static_cast<int>(get(p, "num_sms"));
-  r.smem_per_cta_bytes = static_cast<uint32_t>(get(p, "smem_per_cta_bytes"));
-  r.tma_base_latency = static_cast<uint32_t>(get(p, "tma_base_latency"));
-  r.tma_l2_latency = static_cast<uint32_t>(get(p, "tma_l2_latency"));
-  r.l2_bytes = static_cast<uint64_t>(get(p, "l2_bytes"));
-  r.l2_bytes_per_cycle = get(p, "l2_bytes_per_cycle");
-  r.tma_queue_factor = get(p, "tma_queue_factor");
-  r.sm_ingest_bytes_per_cycle = get(p, "sm_ingest_bytes_per_cycle");
-  r.hbm_bytes_per_cycle = get(p, "hbm_bytes_per_cycle");
-  r.mbarrier_latency = static_cast<uint32_t>(get(p, "mbarrier_latency"));
-  r.issue_cycles = static_cast<uint32_t>(get(p, "issue_cycles"));
-  r.tma_store_latency = static_cast<uint32_t>(get(p, "tma_store_latency"));
-  r.named_barrier_latency = static_cast<uint32_t>(get(p, "named_barrier_latency"));
-  x.wgmma_ii_per_n = get(p, "wgmma_ii_per_n");
-  x.wgmma_latency_extra = static_cast<uint32_t>(get(p, "wgmma_latency_extra"));
-  x.launch_overhead_cycles = static_cast<uint32_t>(get(p, "launch_overhead_cycles"));
+  r.clock_ghz = real(p, "clock_ghz", 0.1, 10.0);
+  r.num_sms = static_cast<int>(count(p, "num_sms", 1, 4096));
+  r.smem_per_cta_bytes = static_cast<uint32_t>(count(p, "smem_per_cta_bytes", 1024, 1ull << 20));
+  r.tma_base_latency = static_cast<uint32_t>(count(p, "tma_base_latency", 1, 1ull << 20));
+  r.tma_l2_latency = static_cast<uint32_t>(count(p, "tma_l2_latency", 1, 1ull << 20));
+  r.l2_bytes = static_cast<uint64_t>(count(p, "l2_bytes", 0, 1ull << 40));
+  r.l2_bytes_per_cycle = real(p, "l2_bytes_per_cycle", 0.001, 1000000.0);
+  r.tma_queue_factor = real(p, "tma_queue_factor", 0.0, 1000.0);
+  r.sm_ingest_bytes_per_cycle = real(p, "sm_ingest_bytes_per_cycle", 0.001, 1000000.0);
+  r.hbm_bytes_per_cycle = real(p, "hbm_bytes_per_cycle", 0.001, 1000000.0);
+  r.mbarrier_latency = static_cast<uint32_t>(count(p, "mbarrier_latency", 0, 1ull << 20));
+  r.issue_cycles = static_cast<uint32_t>(count(p, "issue_cycles", 0, 1ull << 20));
+  r.tma_store_latency = static_cast<uint32_t>(count(p, "tma_store_latency", 0, 1ull << 20));
+  r.named_barrier_latency = static_cast<uint32_t>(count(p, "named_barrier_latency", 0, 1ull << 20));
+  x.wgmma_ii_per_n = real(p, "wgmma_ii_per_n", 0.001, 1000.0);
+  x.wgmma_latency_extra = static_cast<uint32_t>(count(p, "wgmma_latency_extra", 0, 1ull << 20));
+  x.launch_overhead_cycles = static_cast<uint32_t>(count(p, "launch_overhead_cycles", 0, 1ull << 30));
 }
 
 const sm100::Params& gpu_params() { return builtin().p; }

@@ -19,6 +19,31 @@ void add_problem_options(po::options_description& o) {
       ("k", po::value<std::string>(), "reduction length");
 }
 
+namespace {
+
+// boost's error_with_option_name::what() substitutes placeholders such as
+// %original_token% into its message until none is left, so an argument that
+// itself contains one ("--x%original_token%") never terminates. The message
+// is therefore built here from the option name, which is read verbatim.
+std::string option_error_message(const po::error_with_option_name& e) {
+  const std::string name = e.get_option_name();
+  if (dynamic_cast<const po::unknown_option*>(&e) != nullptr)
+    return fmt::format("unknown option '{}' (--help lists them)", name);
+  if (dynamic_cast<const po::multiple_occurrences*>(&e) != nullptr)
+    return fmt::format("option '{}' is given more than once", name);
+  if (dynamic_cast<const po::ambiguous_option*>(&e) != nullptr)
+    return fmt::format("option '{}' is ambiguous (write it in full)", name);
+  if (const auto* syntax = dynamic_cast<const po::invalid_command_line_syntax*>(&e)) {
+    if (syntax->kind() == po::invalid_syntax::missing_parameter)
+      return fmt::format("option '{}' needs a value", name);
+    if (syntax->kind() == po::invalid_syntax::extra_parameter)
+      return fmt::format("option '{}' takes no value", name);
+  }
+  return fmt::format("cannot parse option '{}'", name);
+}
+
+}  // namespace
+
 po::variables_map parse_options(int argc, char** argv, const std::string& cmd,
                                 const po::options_description& opts) {
   // Every argument is an option; anything else lands in "stray" and is refused.
@@ -30,6 +55,8 @@ po::variables_map parse_options(int argc, char** argv, const std::string& cmd,
   try {
     po::store(po::command_line_parser(argc, argv).options(all).positional(rest).run(), vm);
     po::notify(vm);
+  } catch (const po::error_with_option_name& e) {
+    throw UsageError("sim " + cmd + ": " + option_error_message(e));
   } catch (const po::error& e) {
     throw UsageError("sim " + cmd + ": " + e.what());
   }

@@ -143,7 +143,7 @@ boost::json::object sweep_to_json(const Sweep& s, const sim::MatmulRequest& base
                              {"skipped", std::move(skipped)}};
 }
 
-int cmd_sweep(int argc, char** argv) {
+SweepArgs parse_sweep_args(int argc, char** argv) {
   po::options_description opts("sim sweep options");
   add_problem_options(opts);
   opts.add_options()
@@ -157,26 +157,33 @@ int cmd_sweep(int argc, char** argv) {
       ("wall-limit", po::value<std::string>()->default_value("3600"),
        "wall-clock seconds for each configuration");
   const po::variables_map vm = parse_options(argc, argv, "sweep", opts);
-  if (print_help(vm, "sweep", opts)) return 0;
+  SweepArgs a;
+  a.help = print_help(vm, "sweep", opts);
+  if (a.help) return a;
   const Shape shape = parse_problem(vm, "sweep");
-  sim::MatmulRequest base;
-  base.m = shape.m;
-  base.n = shape.n;
-  base.k = shape.k;
-  base.arch = shape.arch;
-  std::vector<uint32_t> stages, tile_ns;
+  a.base.m = shape.m;
+  a.base.n = shape.n;
+  a.base.k = shape.k;
+  a.base.arch = shape.arch;
   for (uint64_t v : parse_uint_list("--stages", vm["stages"].as<std::string>(), 2, 8))
-    stages.push_back(static_cast<uint32_t>(v));
+    a.stages.push_back(static_cast<uint32_t>(v));
   for (uint64_t v : parse_uint_list("--tile-n", vm["tile-n"].as<std::string>(), 1, 4096,
                                     {64, 128, 256}))
-    tile_ns.push_back(static_cast<uint32_t>(v));
-  base.out_f32 = parse_out_f32(vm);
-  const int jobs = static_cast<int>(parse_uint("--jobs", vm["jobs"].as<std::string>(), 1, 64));
-  const double wall =
+    a.tile_ns.push_back(static_cast<uint32_t>(v));
+  a.base.out_f32 = parse_out_f32(vm);
+  a.jobs = static_cast<int>(parse_uint("--jobs", vm["jobs"].as<std::string>(), 1, 64));
+  a.wall =
       static_cast<double>(parse_uint("--wall-limit", vm["wall-limit"].as<std::string>(), 1, 86400));
-  const std::string json_path = parse_json_path(vm);
+  a.json_path = parse_json_path(vm);
+  return a;
+}
 
-  const Sweep s = run_sweep(base, tile_ns, stages, jobs, wall,
+int cmd_sweep(int argc, char** argv) {
+  const SweepArgs a = parse_sweep_args(argc, argv);
+  if (a.help) return 0;
+  const sim::MatmulRequest& base = a.base;
+  const std::string& json_path = a.json_path;
+  const Sweep s = run_sweep(base, a.tile_ns, a.stages, a.jobs, a.wall,
                             [](const sim::MatmulRequest& q) { return sim::run_matmul(q); });
   std::ostream& text = json_path == "-" ? std::cerr : std::cout;
   text << format_sweep_text(s, base);

@@ -50,6 +50,18 @@ bool failed(const SweepPoint& p);
 std::string format_sweep_text(const Sweep& s, const sim::MatmulRequest& base);
 boost::json::object sweep_to_json(const Sweep& s, const sim::MatmulRequest& base);
 
+struct SweepArgs {
+  sim::MatmulRequest base;  // shape, arch and output type
+  std::vector<uint32_t> tile_ns, stages;
+  int jobs = 2;
+  double wall = 3600;     // seconds per configuration
+  std::string json_path;  // "", "-" or a writable path
+  bool help = false;      // --help was given (and printed); nothing else is set
+};
+
+// Parses the `sim sweep` options (argv[0] is "sweep"); throws UsageError.
+SweepArgs parse_sweep_args(int argc, char** argv);
+
 // The `sim sweep` command (argv[0] is "sweep"); returns the exit status and
 // throws UsageError on bad input.
 int cmd_sweep(int argc, char** argv);

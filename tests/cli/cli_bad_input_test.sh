@@ -114,6 +114,12 @@ expect_usage_error "--json" run "${MNK[@]}" --json ""
 expect_usage_error "--m" run --n 64 --k 64
 expect_usage_error "frobnicate" run "${MNK[@]}" --frobnicate
 expect_usage_error "fly" fly
+# Option names with boost's message placeholders in them (found by fuzzing:
+# the library's own message never finished substituting).
+expect_usage_error "%original_token%" run "${MNK[@]}" "--timel%original_token%x"
+expect_usage_error "more than once" run "${MNK[@]}" --m 64
+expect_usage_error "needs a value" run "${MNK[@]}" --trace
+expect_usage_error "takes no value" run "${MNK[@]}" --functional=yes
 expect_usage_error "" # no command at all
 # A stray positional argument must not be silently ignored.
 expect_usage_error "extra" run "${MNK[@]}" extra

@@ -1,0 +1,111 @@
+// matmul_args.cc: see matmul_args.h.
+#include "sim/cli/matmul_args.h"
+
+#include <fmt/format.h>
+
+#include "sim/cli/args.h"
+#include "sim/cli/options.h"
+#include "sim/kernels/matmul_dispatch.h"
+
+namespace sk::cli {
+
+po::options_description run_options() {
+  po::options_description o("sim run options");
+  add_problem_options(o);
+  o.add_options()
+      ("stages", po::value<std::string>()->default_value("4"), "input pipeline stages (2-8)")
+      ("tile-n", po::value<std::string>()->default_value("256"), "tile N: 64, 128 or 256 (tile M is 128, K 64)")
+      ("out-dtype", po::value<std::string>()->default_value("bf16"), "output type: bf16 or f32")
+      ("scheduler", po::value<std::string>()->default_value("static"),
+       "tile scheduler: static (persistent, grid = min(tiles, SMs)) or clc (cluster launch "
+       "control, grid = tiles)")
+      ("seed", po::value<std::string>()->default_value("0"),
+       "seed for the input data and the schedule: 0 is the nominal schedule; a seed printed by "
+       "sim verify replays that schedule")
+      ("functional", "move real bytes and check D against a host reference")
+      ("trace", po::value<std::string>(), "write a Perfetto trace (.pftrace)")
+      ("trace-sms", po::value<std::string>(),
+       "SMs the trace covers, e.g. 0,1 or 0-3 (default: all; one CTA runs per SM)")
+      ("timeline", po::value<std::string>(), "draw one CTA's roles as an SVG timeline to FILE.svg")
+      ("timeline-cta", po::value<std::string>()->default_value("0"), "the CTA --timeline draws")
+      ("timeline-window", po::value<std::string>(),
+       "FROM:TO cycles --timeline draws (default: the whole run)")
+      ("json", po::value<std::string>(), "write the JSON summary to FILE, or - for stdout")
+      ("max-cycles", po::value<std::string>()->default_value("4000000000"),
+       "simulated-cycle bound; a run that reaches it is reported as a livelock")
+      ("wall-limit", po::value<std::string>()->default_value("3600"),
+       "wall-clock seconds before the simulation process is stopped");
+  return o;
+}
+
+po::options_description verify_options() {
+  po::options_description o = run_options();
+  o.add_options()("schedules", po::value<std::string>()->default_value("100"),
+                  "number of schedules to explore (seeds --seed, --seed + 1, ...)")
+      ("jobs", po::value<std::string>()->default_value("2"), "simulations run in parallel");
+  return o;
+}
+
+MatmulArgs parse_matmul_args(int argc, char** argv, const char* cmd,
+                             const po::options_description& opts) {
+  const po::variables_map vm = parse_options(argc, argv, cmd, opts);
+  MatmulArgs out;
+  out.help = print_help(vm, cmd, opts);
+  if (out.help) return out;
+  const Shape shape = parse_problem(vm, cmd);
+  sim::MatmulRequest& q = out.q;
+  q.arch = shape.arch;
+  q.m = shape.m;
+  q.n = shape.n;
+  q.k = shape.k;
+  q.stages = static_cast<uint32_t>(parse_uint("--stages", vm["stages"].as<std::string>(), 2, 8));
+  q.tile_n = static_cast<uint32_t>(parse_uint("--tile-n", vm["tile-n"].as<std::string>(), 1, 4096));
+  q.seed = parse_uint("--seed", vm["seed"].as<std::string>(), 0, UINT64_MAX / 2);
+  q.max_cycles = parse_uint("--max-cycles", vm["max-cycles"].as<std::string>(), 1000,
+                                     1ull << 50);
+  out.wall = static_cast<double>(
+      parse_uint("--wall-limit", vm["wall-limit"].as<std::string>(), 1, 86400));
+  q.out_f32 = parse_out_f32(vm);
+  const std::string scheduler = vm["scheduler"].as<std::string>();
+  if (scheduler != "static" && scheduler != "clc")
+    throw UsageError(fmt::format("--scheduler must be static or clc, got '{}'", scheduler));
+  q.clc = scheduler == "clc";
+  q.functional = vm.count("functional") > 0;
+  if (vm.count("schedules")) {
+    q.functional = true;  // race detection needs the per-lane data accesses
+    out.schedules = parse_uint("--schedules", vm["schedules"].as<std::string>(), 1, 1000000);
+    out.jobs = static_cast<int>(parse_uint("--jobs", vm["jobs"].as<std::string>(), 1, 64));
+  }
+  if (std::string err = sim::validate_matmul(q); !err.empty()) throw UsageError(err);
+  out.json_path = parse_json_path(vm);
+  if (vm.count("trace")) {
+    q.trace_path = resolve_path(vm["trace"].as<std::string>());
+    require_writable("--trace", q.trace_path);
+  }
+  if (vm.count("trace-sms")) {
+    if (q.trace_path.empty()) throw UsageError("--trace-sms needs --trace FILE");
+    for (uint64_t sm : parse_uint_list("--trace-sms", vm["trace-sms"].as<std::string>(), 0, 4095))
+      q.trace_sms.push_back(static_cast<int>(sm));
+  }
+  if (vm.count("timeline")) {
+    q.timeline_path = resolve_path(vm["timeline"].as<std::string>());
+    q.timeline_cta = static_cast<int>(
+        parse_uint("--timeline-cta", vm["timeline-cta"].as<std::string>(), 0, 4095));
+    if (vm.count("timeline-window")) {
+      const std::string w = vm["timeline-window"].as<std::string>();
+      const auto colon = w.find(':');
+      if (colon == std::string::npos)
+        throw UsageError(fmt::format("--timeline-window must be FROM:TO cycles, got '{}'", w));
+      q.timeline_from = parse_uint("--timeline-window FROM", w.substr(0, colon), 0, 1ull << 50);
+      q.timeline_to = parse_uint("--timeline-window TO", w.substr(colon + 1), 1, 1ull << 50);
+    }
+    if (std::string err = sim::validate_matmul(q); !err.empty()) throw UsageError(err);
+    require_writable("--timeline", q.timeline_path);
+  } else if (vm.count("timeline-window") || !vm["timeline-cta"].defaulted()) {
+    throw UsageError("--timeline-cta and --timeline-window need --timeline FILE.svg");
+  }
+
+  return out;
+}
+
+}  // namespace sk::cli

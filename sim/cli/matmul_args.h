@@ -1,0 +1,38 @@
+// matmul_args.h: the options of `sim run` and `sim verify` and their parsing
+// into a MatmulRequest, separate from running anything, so that the parsing
+// can be tested and fuzzed on its own.
+//
+// Invariants: parse_matmul_args either returns a request that
+// validate_matmul accepts (or help was asked for) or throws UsageError with a
+// one-line message; it never runs a simulation and never creates or truncates
+// a file.
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <cstdint>
+#include <string>
+
+#include "sim/kernels/sm100_matmul_run.h"
+
+namespace sk::cli {
+
+namespace po = boost::program_options;
+
+// The options of `sim run`; verify_options() adds --schedules and --jobs.
+po::options_description run_options();
+po::options_description verify_options();
+
+struct MatmulArgs {
+  sim::MatmulRequest q;
+  std::string json_path;  // "", "-" or a writable path
+  double wall = 3600;     // --wall-limit, seconds
+  uint64_t schedules = 0; // sim verify only
+  int jobs = 2;           // sim verify only
+  bool help = false;      // --help was given (and printed); nothing else is set
+};
+
+// Parses argv (argv[0] is the command, "run" or "verify") against `opts`.
+MatmulArgs parse_matmul_args(int argc, char** argv, const char* cmd,
+                             const po::options_description& opts);
+
+}  // namespace sk::cli

@@ -109,6 +109,7 @@ void clc_try_cancel(void* response, uint64_t* bar, const Loc& loc) {
 }
 
 bool clc_is_canceled(const void* response, const Loc& loc) {
+  gpu().warp().free_op();
   uint32_t words[4];
   if (!read_response(response, "clusterlaunchcontrol.query_cancel.is_canceled", loc, words))
     return false;
@@ -119,6 +120,7 @@ bool clc_is_canceled(const void* response, const Loc& loc) {
 }
 
 uint32_t clc_first_ctaid_x(const void* response, const Loc& loc) {
+  gpu().warp().free_op();
   uint32_t words[4];
   if (!read_response(response, "clusterlaunchcontrol.query_cancel.get_first_ctaid", loc, words))
     return 0;

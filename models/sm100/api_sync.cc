@@ -10,12 +10,21 @@
 #include "models/sm100/mbarrier_ops.h"
 
 namespace sk::models::sm100::api {
-uint32_t warp_idx() { return static_cast<uint32_t>(gpu().warp().index()); }
-uint32_t cta_idx() { return static_cast<uint32_t>(gpu().warp().cta()); }
+uint32_t warp_idx() {
+  sim::Warp& w = gpu().warp();
+  w.free_op();
+  return static_cast<uint32_t>(w.index());
+}
+uint32_t cta_idx() {
+  sim::Warp& w = gpu().warp();
+  w.free_op();
+  return static_cast<uint32_t>(w.cta());
+}
 uint32_t num_ctas() { return static_cast<uint32_t>(gpu().num_ctas()); }
 uint8_t* dynamic_smem() { return gpu().cta_of_current().smem; }
 
 uint32_t smem_addr(const void* p, const Loc& loc) {
+  gpu().warp().free_op();
   Cta& cta = gpu().cta_of_current();
   auto off = reinterpret_cast<const uint8_t*>(p) - cta.smem;
   if (off < 0 || off > static_cast<std::ptrdiff_t>(cta.smem_size)) {
@@ -37,7 +46,9 @@ bool elect_one_begin(const Loc&) {
 void lane_scope_end() { gpu().warp().pop_mask(); }
 
 uint32_t lane_id() {
-  int l = gpu().warp().current_lane();
+  sim::Warp& w = gpu().warp();
+  w.free_op();
+  int l = w.current_lane();
   return l < 0 ? 0 : static_cast<uint32_t>(l);
 }
 
@@ -139,6 +150,7 @@ void named_barrier_arrive(uint32_t id, uint32_t n, const Loc& loc) {
 }
 
 void st_shared_b128(void* dst, const uint32_t* v, const Loc& loc) {
+  gpu().warp().free_op();
   check_ld_waited(loc);
   int64_t off = smem_range(dst, 16, 16, "st.shared.v4", loc);
   if (off < 0) return;
@@ -147,6 +159,7 @@ void st_shared_b128(void* dst, const uint32_t* v, const Loc& loc) {
 }
 
 void ld_shared_b128(const void* src, uint32_t* v, const Loc& loc) {
+  gpu().warp().free_op();
   check_ld_waited(loc);
   int64_t off = smem_range(src, 16, 16, "ld.shared.v4", loc);
   if (off < 0) {

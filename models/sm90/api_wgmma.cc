@@ -154,6 +154,7 @@ void wgmma_wait_group(int n, const Loc& loc) {
 void warpgroup_set_regs(const Loc& loc) { issue_local(loc); }
 
 void st_global(void* dst, const void* v, uint32_t bytes, const Loc& loc) {
+  gpu().warp().free_op();
   const auto addr = reinterpret_cast<uint64_t>(dst);
   if (gpu().gmem().find(addr, bytes) == nullptr) {
     gpu().finding("global", "global.out_of_range",

@@ -99,12 +99,13 @@ MatmulArgs parse_matmul_args(int argc, char** argv, const char* cmd,
       q.timeline_from = parse_uint("--timeline-window FROM", w.substr(0, colon), 0, 1ull << 50);
       q.timeline_to = parse_uint("--timeline-window TO", w.substr(colon + 1), 1, 1ull << 50);
     }
-    if (std::string err = sim::validate_matmul(q); !err.empty()) throw UsageError(err);
     require_writable("--timeline", q.timeline_path);
   } else if (vm.count("timeline-window") || !vm["timeline-cta"].defaulted()) {
     throw UsageError("--timeline-cta and --timeline-window need --timeline FILE.svg");
   }
 
+  // Again with the trace and timeline options, which have bounds of their own.
+  if (std::string err = sim::validate_matmul(q); !err.empty()) throw UsageError(err);
   return out;
 }
 

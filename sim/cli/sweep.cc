@@ -1,15 +1,14 @@
-// sweep.cc: see sweep.h. Runs configurations in a thread pool (one isolated
-// process per configuration), ranks them, and prints the table and JSON.
+// sweep.cc: see sweep.h. Runs configurations in a process pool (one isolated
+// process per configuration, run_isolated_pool), ranks them, and prints the
+// table and JSON.
 #include "sim/cli/sweep.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <iostream>
-#include <thread>
 #include <tuple>
 
 #include "sim/cli/args.h"
@@ -50,27 +49,19 @@ Sweep run_sweep(const sim::MatmulRequest& base, const std::vector<uint32_t>& til
       else
         s.points.push_back(std::move(p));
     }
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (;;) {
-      const size_t i = next++;
-      if (i >= s.points.size()) return;
-      SweepPoint& p = s.points[i];
-      const sim::MatmulRequest q = p.q;
-      auto res = sim::run_isolated(
-          [&run, q] { return boost::json::serialize(sim::to_json(run(q))); }, wall_limit_s);
-      if (!res.ok) {
-        p.error = res.error;
-        continue;
-      }
-      p.ran = true;
-      p.result = sim::run_result_from_json(boost::json::parse(res.payload));
-    }
-  };
-  const int n = std::max(1, std::min<int>(jobs, static_cast<int>(s.points.size())));
-  std::vector<std::thread> pool;
-  for (int j = 0; j < n; ++j) pool.emplace_back(worker);
-  for (auto& t : pool) t.join();
+  sim::run_isolated_pool(
+      s.points.size(), jobs, wall_limit_s,
+      [&](size_t i) { return boost::json::serialize(sim::to_json(run(s.points[i].q))); },
+      [&](size_t i, sim::IsolatedResult res) {
+        SweepPoint& p = s.points[i];
+        if (!res.ok) {
+          p.error = res.error;
+        } else {
+          p.ran = true;
+          p.result = sim::run_result_from_json(boost::json::parse(res.payload));
+        }
+        return true;
+      });
   std::stable_sort(s.points.begin(), s.points.end(), [](const SweepPoint& a, const SweepPoint& b) {
     const double ta = group(a) == 0 ? a.result.predicted_time_us : 0;
     const double tb = group(b) == 0 ? b.result.predicted_time_us : 0;

@@ -1,12 +1,20 @@
-// isolate.h: run one simulation in a child process.
+// isolate.h: run simulations in child processes.
 //
 // SystemC's kernel cannot be reset, and a kernel under test may crash the
 // process (a wild pointer in kernel code) or never terminate. Every simulation
 // therefore runs in a forked child that returns its result as text through a
 // pipe; the parent enforces a wall-clock limit. A crash or timeout becomes an
 // error string, never a crash or hang of the caller.
+//
+// Invariants: children are forked only from the thread that calls these
+// functions, one at a time, and each pipe's write end is closed in the parent
+// before the next fork. (A process that forks from several threads at once
+// can hand a child a lock another thread held, an allocator's for instance,
+// and the child then hangs; and a child forked while another pipe's write end
+// is open keeps that pipe from ever reaching end-of-file.)
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <string>
 
@@ -19,5 +27,13 @@ struct IsolatedResult {
 };
 
 IsolatedResult run_isolated(const std::function<std::string()>& fn, double wall_limit_s);
+
+// Runs task(0) .. task(n-1), each in its own child under `wall_limit_s`, at
+// most `jobs` at a time, started in index order. done(i, result) runs on the
+// calling thread as each child ends; when it returns false no further task is
+// started (those running are waited for and reported).
+void run_isolated_pool(size_t n, int jobs, double wall_limit_s,
+                       const std::function<std::string(size_t)>& task,
+                       const std::function<bool(size_t, IsolatedResult)>& done);
 
 }  // namespace sk::sim

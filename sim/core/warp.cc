@@ -21,6 +21,7 @@ void Warp::pop_mask() {
 }
 
 void Warp::sync() {
+  free_ops_ = 0;
   if (pending_ == 0) return;
   Cycle c = pending_;
   pending_ = 0;

@@ -8,6 +8,12 @@
 // Timing: an operation's issue cost is accumulated with spend() and paid with
 // sync() before the warp next touches shared state, so a run of purely local
 // operations costs one context switch rather than one per operation.
+//
+// Termination: simulated time advances under any loop of intrinsic calls, so
+// that a runaway kernel always reaches the cycle bound (docs/reliability.md).
+// Unpaid cost is paid once it reaches kMaxUnpaidCycles, and operations with
+// no issue cost of their own (per-lane data movement, identity queries) call
+// free_op(): kFreeOpsPerCycle of them with no sync in between cost one cycle.
 #pragma once
 
 #include <cstdint>
@@ -48,7 +54,17 @@ class Warp {
   void set_current_lane(int l) { lane_ = l; }
 
   // Timing.
-  void spend(Cycle c) { pending_ += c; }
+  static constexpr Cycle kMaxUnpaidCycles = Cycle{1} << 20;
+  static constexpr uint32_t kFreeOpsPerCycle = 4096;
+  void spend(Cycle c) {
+    pending_ += c;
+    if (pending_ >= kMaxUnpaidCycles) sync();
+  }
+  void free_op() {
+    if (++free_ops_ < kFreeOpsPerCycle) return;
+    spend(1);
+    sync();
+  }
   void sync();  // waits the accumulated cost
   // Cost accumulated since the last sync: the warp's own clock runs this far
   // ahead of the simulation's.
@@ -101,6 +117,7 @@ class Warp {
   std::vector<uint32_t> mask_stack_;
   int lane_ = -1;
   Cycle pending_ = 0;
+  uint32_t free_ops_ = 0;  // since the last sync
   bool blocked_ = false;
   std::function<std::string()> describe_;
   std::source_location loc_;

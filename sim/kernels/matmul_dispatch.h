@@ -2,6 +2,7 @@
 // the SM100 kernel (tcgen05, TMEM) or the SM90 kernel (wgmma), each on its model.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "sim/kernels/sm100_matmul_run.h"
@@ -9,7 +10,17 @@
 
 namespace sk::sim {
 
-// Empty when the request can run, else a one-line reason.
+// Resource bounds every request is held to (docs/reliability.md): a
+// functional run's host memory for A, B, D and the FP64 reference, and the
+// size of a trace without --trace-sms.
+inline constexpr uint64_t kMaxFunctionalHostBytes = 8ull << 30;
+inline constexpr uint64_t kMaxTraceBytes = 1ull << 30;
+uint64_t functional_host_bytes(const MatmulRequest& req);
+// Upper estimate of the --trace file size (from measured bytes per tile).
+uint64_t estimated_trace_bytes(const MatmulRequest& req);
+
+// Empty when the request can run, else a one-line reason (the architecture's
+// own checks, then the resource bounds).
 std::string validate_matmul(const MatmulRequest& req);
 RunResult run_matmul(const MatmulRequest& req);
 

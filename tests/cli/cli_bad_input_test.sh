@@ -114,6 +114,10 @@ expect_usage_error "--json" run "${MNK[@]}" --json ""
 expect_usage_error "--m" run --n 64 --k 64
 expect_usage_error "frobnicate" run "${MNK[@]}" --frobnicate
 expect_usage_error "fly" fly
+# Resource bounds (docs/reliability.md): host memory of a functional run, and
+# the size of a trace that covers every SM.
+expect_usage_error "host memory" run --m 1048576 --n 8192 --k 1 --functional
+expect_usage_error "--trace-sms" run --m 16384 --n 16384 --k 16384 --trace "$tmp/big.pftrace"
 # Option names with boost's message placeholders in them (found by fuzzing:
 # the library's own message never finished substituting).
 expect_usage_error "%original_token%" run "${MNK[@]}" "--timel%original_token%x"

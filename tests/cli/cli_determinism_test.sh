@@ -6,7 +6,8 @@
 # The exact same command (same output paths) is run twice; the traces must be
 # byte-identical and the JSON summaries identical apart from wall_s. Done for
 # the timing-mode run of the brief, a functional run with another seed and a
-# CLC run whose grid exceeds the SMs.
+# CLC run whose grid exceeds the SMs. Then `sim verify` and `sim sweep`, which
+# run simulations in parallel, must give the same JSON whatever --jobs is.
 set -u
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 
@@ -57,6 +58,36 @@ twice() {
 twice timing --m 512 --n 384 --k 256
 twice functional_seed7 --m 300 --n 200 --k 100 --tile-n 64 --stages 3 --seed 7 --functional
 twice clc_timing --m 2048 --n 1024 --k 128 --tile-n 64 --scheduler clc --trace-sms 0-3
+
+# across_jobs NAME COMMAND OPTIONS...: the JSON with --jobs 1 and --jobs 3.
+across_jobs() {
+  local name="$1"
+  shift
+  local j rc
+  for j in 1 3; do
+    timeout 120 "$sim" "$@" --jobs "$j" --json "$tmp/$name.jobs$j.json" >"$tmp/$name.out.$j" 2>&1
+    rc=$?
+    # verify exits 1 when it finds something; a clean kernel here finds nothing.
+    if [ "$rc" -ne 0 ]; then
+      fail "$name: sim $* --jobs $j: exit status $rc: $(head -c 2000 "$tmp/$name.out.$j")"
+      return
+    fi
+  done
+  # verify's JSON has a wall_s; sweep's has none and must be byte-identical.
+  if grep -q '"wall_s"' "$tmp/$name.jobs1.json"; then
+    python3 "$checks" same-json "$tmp/$name.jobs1.json" "$tmp/$name.jobs3.json"
+  else
+    cmp "$tmp/$name.jobs1.json" "$tmp/$name.jobs3.json"
+  fi || {
+    fail "$name: JSON differs between --jobs 1 and --jobs 3: $(diff <(tr ',' '\n' <"$tmp/$name.jobs1.json") <(tr ',' '\n' <"$tmp/$name.jobs3.json") | head -c 1500)"
+    return
+  }
+  echo "ok: $name"
+}
+
+across_jobs verify_jobs verify --m 200 --n 136 --k 96 --tile-n 64 --stages 3 --schedules 6 --seed 11
+across_jobs verify_jobs_sm90 verify --arch sm90 --m 130 --n 128 --k 80 --tile-n 128 --stages 3 --schedules 4
+across_jobs sweep_jobs sweep --m 1024 --n 768 --k 512 --stages 2-4 --tile-n 64,128
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"

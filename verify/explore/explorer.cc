@@ -3,12 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <map>
 #include <set>
 #include <mutex>
-#include <thread>
 
 #include "sim/core/isolate.h"
 
@@ -41,34 +39,34 @@ ExploreReport explore(const std::function<sim::RunResult(uint64_t seed)>& run,
     std::vector<sim::Finding> findings;
   };
   std::vector<Outcome> out(opts.seeds.size());
-  std::atomic<size_t> next{0};
-  std::atomic<bool> stop{false};
-  auto worker = [&] {
-    for (;;) {
-      size_t i = next++;
-      if (i >= opts.seeds.size() || stop) return;
-      const uint64_t seed = opts.seeds[i];
-      auto res = sim::run_isolated(
-          [&run, seed] { return boost::json::serialize(sim::to_json(run(seed))); },
-          opts.wall_limit_s);
-      Outcome& o = out[i];
-      o.done = true;
-      if (!res.ok) {
-        o.error = fmt::format("schedule seed {}: {}", seed, res.error);
-      } else {
-        sim::RunResult r = sim::run_result_from_json(boost::json::parse(res.payload));
-        o.ok = true;
-        o.findings = r.findings;
-        if (r.check.ran && !r.check.passed && r.status == "completed")
-          o.findings.push_back(check_finding(r));
-      }
-      if (opts.stop_on_first && (!o.ok || !o.findings.empty())) stop = true;
+  // Children are started in seed order and reported in any order; with
+  // stop_on_first, nothing new starts after a failing schedule, and below only
+  // the seeds up to the first failing one count, so the report does not
+  // depend on --jobs or on which child happened to finish first.
+  sim::run_isolated_pool(
+      opts.seeds.size(), opts.jobs, opts.wall_limit_s,
+      [&](size_t i) { return boost::json::serialize(sim::to_json(run(opts.seeds[i]))); },
+      [&](size_t i, sim::IsolatedResult res) {
+        Outcome& o = out[i];
+        o.done = true;
+        if (!res.ok) {
+          o.error = fmt::format("schedule seed {}: {}", opts.seeds[i], res.error);
+        } else {
+          sim::RunResult r = sim::run_result_from_json(boost::json::parse(res.payload));
+          o.ok = true;
+          o.findings = r.findings;
+          if (r.check.ran && !r.check.passed && r.status == "completed")
+            o.findings.push_back(check_finding(r));
+        }
+        return !(opts.stop_on_first && (!o.ok || !o.findings.empty()));
+      });
+  if (opts.stop_on_first) {
+    bool failed = false;
+    for (Outcome& o : out) {
+      if (failed) o.done = false;
+      failed = failed || (o.done && (!o.ok || !o.findings.empty()));
     }
-  };
-  const int jobs = std::max(1, std::min<int>(opts.jobs, static_cast<int>(opts.seeds.size())));
-  std::vector<std::thread> pool;
-  for (int j = 0; j < jobs; ++j) pool.emplace_back(worker);
-  for (auto& t : pool) t.join();
+  }
 
   ExploreReport rep;
   std::map<std::tuple<std::string, std::string, std::string>, size_t> index;

@@ -81,13 +81,11 @@ int cmd_run(int argc, char** argv) {
   }
   sk::sim::RunResult r = sk::sim::run_result_from_json(boost::json::parse(res.payload));
   const std::string json = boost::json::serialize(sk::sim::to_json(r));
+  // The JSON first: if it cannot be written, the one line saying so is all
+  // the output (exit 2).
+  if (!json_path.empty()) sk::cli::write_output("--json", json_path, json);
   std::ostream& text = json_path == "-" ? std::cerr : std::cout;
   text << sk::cli::format_text(r);
-  if (json_path == "-") {
-    std::cout << json << "\n";
-  } else if (!json_path.empty()) {
-    std::ofstream(json_path) << json << "\n";
-  }
   if (!q.trace_path.empty()) text << "  trace       " << q.trace_path << "\n";
   if (!q.timeline_path.empty()) text << "  timeline    " << q.timeline_path << "\n";
   const bool clean = r.findings.empty() && (!r.check.ran || r.check.passed);
@@ -122,12 +120,6 @@ int cmd_verify(int argc, char** argv) {
       },
       eo);
   const std::string replay = replay_command(base);
-  std::ostream& text = in.json_path == "-" ? std::cerr : std::cout;
-  text << fmt::format("verify matmul on {}: M={} N={} K={}, tile 128x{}x64, {} stages{}; "
-                      "seeds {}..{}\n",
-                      base.arch, base.m, base.n, base.k, base.tile_n, base.stages,
-                      base.clc ? ", CLC scheduler" : "", base.seed, base.seed + in.schedules - 1)
-       << sk::verify::format_report(rep, replay);
   if (!in.json_path.empty()) {
     boost::json::array fs;
     for (const auto& f : rep.findings) {
@@ -142,12 +134,14 @@ int cmd_verify(int argc, char** argv) {
     boost::json::object doc{{"kernel", "matmul"}, {"arch", base.arch},
                             {"explored", rep.explored}, {"findings", std::move(fs)},
                             {"errors", std::move(errs)}, {"wall_s", rep.wall_s}};
-    const std::string json = boost::json::serialize(doc);
-    if (in.json_path == "-")
-      std::cout << json << "\n";
-    else
-      std::ofstream(in.json_path) << json << "\n";
+    sk::cli::write_output("--json", in.json_path, boost::json::serialize(doc));
   }
+  std::ostream& text = in.json_path == "-" ? std::cerr : std::cout;
+  text << fmt::format("verify matmul on {}: M={} N={} K={}, tile 128x{}x64, {} stages{}; "
+                      "seeds {}..{}\n",
+                      base.arch, base.m, base.n, base.k, base.tile_n, base.stages,
+                      base.clc ? ", CLC scheduler" : "", base.seed, base.seed + in.schedules - 1)
+       << sk::verify::format_report(rep, replay);
   return rep.findings.empty() && rep.errors.empty() ? 0 : 1;
 }
 

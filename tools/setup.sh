@@ -4,7 +4,8 @@
 #
 # Everything comes from Debian's archive: Bazel (bazel-bootstrap, run offline
 # through the local repositories in third_party/), SystemC, Boost, fmt,
-# doctest, protoc (trace validation) and python3. CUDA's nvcc is optional: the
+# doctest, protoc (trace validation), python3, and clang 19 with its
+# sanitizer and libFuzzer runtimes (tools/fuzz.sh). CUDA's nvcc is optional: the
 # sm100 compile checks run when /usr/local/cuda/bin/nvcc exists and are
 # reported as skipped otherwise.
 set -euo pipefail
@@ -19,6 +20,8 @@ packages=(
   doctest-dev
   libboost-program-options1.81-dev
   libboost-json1.81-dev
+  clang-19
+  libclang-rt-19-dev
 )
 
 missing=()

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iostream>
 #include <set>
 
 #include <sys/stat.h>
@@ -79,6 +81,7 @@ std::string resolve_path(const std::string& path) {
 
 void require_writable(const std::string& flag, const std::string& path) {
   if (path.empty()) throw UsageError(fmt::format("{} needs a file path", flag));
+  if (path == "-") throw UsageError(fmt::format("{} needs a file path ('-' is not supported)", flag));
   // Checked without creating or truncating anything: a rejected command must
   // leave the file system as it was.
   if (access(path.c_str(), F_OK) == 0) {
@@ -93,6 +96,18 @@ void require_writable(const std::string& flag, const std::string& path) {
   std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   if (access(dir.c_str(), W_OK | X_OK) != 0)
     throw UsageError(fmt::format("{}: cannot write '{}': {}", flag, path, std::strerror(errno)));
+}
+
+void write_output(const std::string& flag, const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::cout << text << "\n" << std::flush;
+    return;
+  }
+  std::ofstream out(path);
+  out << text << "\n";
+  out.close();
+  if (!out)
+    throw UsageError(fmt::format("{}: writing '{}' failed: {}", flag, path, std::strerror(errno)));
 }
 
 }  // namespace sk::cli

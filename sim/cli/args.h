@@ -30,4 +30,8 @@ std::string resolve_path(const std::string& path);
 // file in a writable directory) without touching it.
 void require_writable(const std::string& flag, const std::string& path);
 
+// Writes `text` and a newline to stdout when path is "-", else to the file;
+// throws UsageError when the file cannot be written in full.
+void write_output(const std::string& flag, const std::string& path, const std::string& text);
+
 }  // namespace sk::cli

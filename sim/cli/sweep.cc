@@ -176,15 +176,10 @@ int cmd_sweep(int argc, char** argv) {
   const std::string& json_path = a.json_path;
   const Sweep s = run_sweep(base, a.tile_ns, a.stages, a.jobs, a.wall,
                             [](const sim::MatmulRequest& q) { return sim::run_matmul(q); });
+  if (!json_path.empty())
+    write_output("--json", json_path, boost::json::serialize(sweep_to_json(s, base)));
   std::ostream& text = json_path == "-" ? std::cerr : std::cout;
   text << format_sweep_text(s, base);
-  if (!json_path.empty()) {
-    const std::string json = boost::json::serialize(sweep_to_json(s, base));
-    if (json_path == "-")
-      std::cout << json << "\n";
-    else
-      std::ofstream(json_path) << json << "\n";
-  }
   return std::any_of(s.points.begin(), s.points.end(), failed) ? 1 : 0;
 }
 

@@ -28,14 +28,19 @@ uint64_t functional_host_bytes(const MatmulRequest& q) {
   return 2 * (m * k + n * k) + m * n * ((q.out_f32 ? 4 : 2) + 8);  // A, B, D, FP64 reference
 }
 
+uint64_t sms_used(const MatmulRequest& q) {
+  const uint64_t tiles = ceil_div(q.m, 128) * ceil_div(q.n, q.tile_n);
+  const int num_sms = q.num_sms > 0             ? q.num_sms
+                      : q.arch == "sm90" ? models::sm90::gpu_params().num_sms
+                                         : models::sm100::Params::builtin().num_sms;
+  return std::min<uint64_t>(tiles, static_cast<uint64_t>(num_sms));
+}
+
 uint64_t estimated_trace_bytes(const MatmulRequest& q) {
   const bool sm90 = q.arch == "sm90";
   const uint64_t tiles = ceil_div(q.m, 128) * ceil_div(q.n, q.tile_n);
   const uint64_t kblocks = ceil_div(q.k, 64);
-  const int num_sms = q.num_sms > 0 ? q.num_sms
-                      : sm90        ? models::sm90::gpu_params().num_sms
-                                    : models::sm100::Params::builtin().num_sms;
-  const uint64_t sms = std::min<uint64_t>(tiles, static_cast<uint64_t>(num_sms));
+  const uint64_t sms = sms_used(q);
   uint64_t traced = sms;
   if (!q.trace_sms.empty())
     traced = static_cast<uint64_t>(std::count_if(q.trace_sms.begin(), q.trace_sms.end(),
@@ -57,6 +62,10 @@ std::string validate_matmul(const MatmulRequest& q) {
     return "unknown architecture '" + q.arch + "'";
   }
   if (!err.empty()) return err;
+  for (int sm : q.trace_sms)
+    if (sm < 0 || static_cast<uint64_t>(sm) >= sms_used(q))
+      return fmt::format("--trace-sms {}: this launch occupies SMs 0-{} (one CTA per SM)", sm,
+                         sms_used(q) - 1);
   if (q.functional && functional_host_bytes(q) > kMaxFunctionalHostBytes)
     return fmt::format("--functional needs about {} of host memory for M={} N={} K={} (the limit "
                        "is {}); use timing mode or a smaller shape",

@@ -16,6 +16,8 @@ namespace sk::sim {
 inline constexpr uint64_t kMaxFunctionalHostBytes = 8ull << 30;
 inline constexpr uint64_t kMaxTraceBytes = 1ull << 30;
 uint64_t functional_host_bytes(const MatmulRequest& req);
+// SMs a launch occupies: one CTA per SM, at most one per tile.
+uint64_t sms_used(const MatmulRequest& req);
 // Upper estimate of the --trace file size (from measured bytes per tile).
 uint64_t estimated_trace_bytes(const MatmulRequest& req);
 

@@ -114,6 +114,9 @@ expect_usage_error "--json" run "${MNK[@]}" --json ""
 expect_usage_error "--m" run --n 64 --k 64
 expect_usage_error "frobnicate" run "${MNK[@]}" --frobnicate
 expect_usage_error "fly" fly
+expect_usage_error "SMs 0-5" run --m 300 --n 300 --k 64 --trace "$tmp/t.pftrace" --trace-sms 200
+expect_usage_error "'-' is not supported" run "${MNK[@]}" --trace -
+expect_usage_error "/dev/full" run "${MNK[@]}" --json /dev/full
 # Resource bounds (docs/reliability.md): host memory of a functional run, and
 # the size of a trace that covers every SM.
 expect_usage_error "host memory" run --m 1048576 --n 8192 --k 1 --functional

@@ -35,7 +35,10 @@ twice() {
       fail "$name: run $i: sim run $* exit status $rc, want 0; stderr: $(head -c 2000 "$tmp/$name.err.$i")"
       return
     fi
-    [ -s "$tmp/$name.err.$i" ] && fail "$name: run $i printed on stderr: $(head -c 2000 "$tmp/$name.err.$i")"
+    # Under --config=asan, ASan notes once per process that it cannot follow
+    # SystemC's stack switches; anything else on stderr is a failure.
+    grep -v "ASan is ignoring requested __asan_handle_no_return" "$tmp/$name.err.$i" >"$tmp/$name.err.rest"
+    [ -s "$tmp/$name.err.rest" ] && fail "$name: run $i printed on stderr: $(head -c 2000 "$tmp/$name.err.rest")"
     cp "$trace" "$tmp/$name.$i.pftrace" || fail "$name: run $i wrote no trace"
     cp "$json" "$tmp/$name.$i.json" || fail "$name: run $i wrote no JSON"
   done

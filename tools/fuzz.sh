@@ -20,7 +20,7 @@ shift || true
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(cli_args_fuzz perfetto_fuzz model_ops_fuzz)
 work="${SK_FUZZ_DIR:-/tmp/sk-fuzz}"
-base="${SK_FUZZ_OUTPUT_BASE:-$HOME/.cache/sk-fuzz-bazel}"
+base="${SK_FUZZ_OUTPUT_BASE:-${HOME:-/tmp}/.cache/sk-fuzz-bazel}"
 bazel_fuzz() { bazel --output_base="$base" "$@"; }
 
 labels=()

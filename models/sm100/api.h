@@ -55,6 +55,13 @@ void tma_load_2d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32
                  const Loc& loc);
 void tma_store_2d(const TensorMapModel* map, const void* smem_src, int32_t c0, int32_t c1,
                   const Loc& loc);
+// im2col load (api_tma_im2col.cc): a column of map->pixels_per_column pixels
+// from an NHWC tensor, starting at pixel (n, h, w), channels [c, c + cpp),
+// shifted by the filter offsets (off_w, off_h); complete_tx of the full
+// column bytes on `bar`.
+void tma_load_im2col_4d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32_t c,
+                        int32_t w, int32_t h, int32_t n, uint16_t off_w, uint16_t off_h,
+                        const Loc& loc);
 void bulk_commit_group(const Loc& loc);
 void bulk_wait_group_read(int n, const Loc& loc);
 void bulk_wait_group(int n, const Loc& loc);

@@ -6,7 +6,10 @@
 // transaction bytes), writes it into SMEM with the tensor map's swizzle, then
 // performs complete_tx on the barrier. A store reads its SMEM box when issued
 // (modelled as a read window ending at read_done) and writes the in-bounds part
-// of the box to global memory at write_done.
+// of the box to global memory at write_done. The checks, timing and completion
+// that every load shares live in tma_common.h; the tiled load and the store
+// take tiled maps only (an im2col map is the finding tma.wrong_mode), the
+// im2col load is in api_tma_im2col.cc.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,60 +20,14 @@
 #include "models/sm100/api_common.h"
 #include "models/sm100/gpu.h"
 #include "models/sm100/mbarrier_ops.h"
+#include "models/sm100/tma_common.h"
 
 namespace sk::models::sm100::api {
 namespace {
-uint32_t swizzle_repeat(Swizzle s) {
-  switch (s) {
-    case Swizzle::k128B: return 1024;
-    case Swizzle::k64B: return 512;
-    case Swizzle::k32B: return 256;
-    default: return 128;
-  }
-}
-
-bool valid_map(const TensorMapModel* map, const Loc& loc) {
-  if (map == nullptr || map->magic != TensorMapModel::kMagic) {
-    gpu().finding("tma", "tma.bad_descriptor",
-                  "TMA issued with a tensor map that was never encoded", loc);
-    return false;
-  }
-  return true;
-}
-
-// Checks that [off, off + bytes) lies in SMEM with the alignment the swizzle
-// mode needs; returns the offset or -1.
-int64_t smem_box(Cta& cta, const void* p, const TensorMapModel& map, const char* op,
-                 const Loc& loc) {
-  auto off = reinterpret_cast<const uint8_t*>(p) - cta.smem;
-  uint32_t align = swizzle_repeat(map.swizzle);
-  if (off < 0 || off + map.box_bytes() > cta.smem_size) {
-    gpu().finding("tma", "tma.smem_out_of_range",
-                  fmt::format("{}: box of {} B at shared offset {} does not fit in the CTA's {} B "
-                              "of shared memory",
-                              op, map.box_bytes(), static_cast<long>(off), cta.smem_size),
-                  loc);
-    return -1;
-  }
-  if (off % align != 0) {
-    gpu().finding("tma", "tma.smem_misaligned",
-                  fmt::format("{}: shared destination offset {} is not {}-byte aligned, as {} "
-                              "requires",
-                              op, static_cast<long>(off), align,
-                              map.swizzle == Swizzle::kNone
-                                  ? std::string("TMA")
-                                  : fmt::format("{}B swizzle", static_cast<int>(map.swizzle))),
-                  loc);
-    return -1;
-  }
-  return off;
-}
-
-// Bytes of SMEM a box touches from its (aligned) start, swizzle included.
-uint32_t box_span(const TensorMapModel& map) {
-  uint32_t r = swizzle_repeat(map.swizzle);
-  return (map.box_bytes() + r - 1) / r * r;
-}
+using tma::box_span;
+using tma::observe_box;
+using tma::smem_box;
+using tma::valid_map;
 
 // Copies one box between global memory and SMEM. to_smem: global -> SMEM
 // (zero fill outside the tensor); otherwise SMEM -> global (clipped). `smem`
@@ -116,41 +73,6 @@ std::vector<sim::Range> global_rows(const TensorMapModel& map, int32_t c0, int32
   return rows;
 }
 
-// Records the accesses of a TMA operation for the race detector.
-void observe_box(sim::OpId op, sim::Space space, std::span<const sim::Range> r, bool write,
-                 const char* what, const Loc& loc) {
-  gpu().obs()->access(gpu().warp(), op, space, r, write, sim::Proxy::kAsync, what, loc);
-}
-
-// Completion time of a load of box (c0, c1) of `map` issued now by `cta`.
-// The SM ingest port serialises a CTA's loads; L2 bandwidth is shared by all
-// SMs, and so is HBM bandwidth for boxes that miss in L2. A box another CTA is
-// already fetching arrives when that fetch lands (miss merging).
-Cycle load_done(Cta& cta, const TensorMapModel& map, int32_t c0, int32_t c1, Cycle now) {
-  const Params& p = gpu().params();
-  const uint64_t bytes = map.box_bytes();
-  const double port_start = std::max(static_cast<double>(now), static_cast<double>(cta.tma_free));
-  const Cycle port_done =
-      static_cast<Cycle>(port_start + static_cast<double>(bytes) / p.sm_ingest_bytes_per_cycle + 0.999);
-  cta.tma_free = port_done;
-  const BoxKey key{map.global_address, c0, c1, map.box[0], map.box[1]};
-  const L2Cache::Lookup l2 = gpu().l2().access(key, bytes);
-  const Cycle l2_done = gpu().l2_transfer(now, bytes);
-  Cycle done;
-  if (l2.hit) {
-    ++cta.l2_hits;
-    done = std::max({now + p.tma_l2_latency, port_done + p.tma_l2_latency / 2, l2_done,
-                     l2.ready + p.tma_l2_latency / 2});
-  } else {
-    const Cycle hbm_done = gpu().hbm_transfer(now, bytes);
-    done = std::max({now + p.tma_base_latency, port_done + p.tma_base_latency / 2, hbm_done, l2_done});
-    gpu().l2().fill(key, done);
-  }
-  if (p.tma_queue_factor > 0)
-    done += static_cast<Cycle>(p.tma_queue_factor *
-                               static_cast<double>(gpu().load_bytes_in_flight()) / p.l2_bytes_per_cycle);
-  return done + gpu().engine().schedule().agent_delay(sim::Agent::kTma, done - now);
-}
 }  // namespace
 
 void prefetch_tensormap(const TensorMapModel* map, const Loc& loc) {
@@ -162,60 +84,38 @@ void tma_load_2d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32
                  const Loc& loc) {
   // The load changes the barrier only through its complete_tx, scheduled at
   // its completion; it runs at the warp's local time.
+  static constexpr const char* kOp = "cp.async.bulk.tensor (load)";
   sim::Warp& w = issue_local(loc);
-  if (!valid_map(map, loc)) return;
+  if (!valid_map(map, loc) || !tma::check_mode(*map, TensorMapMode::kTiled, kOp, loc)) return;
   Cta& cta = gpu().cta_of_current();
-  int64_t off = smem_box(cta, smem_dst, *map, "cp.async.bulk.tensor (load)", loc);
+  int64_t off = smem_box(cta, smem_dst, *map, kOp, loc);
   Mbarrier* b = mbar::checked(gpu(), bar, "cp.async.bulk.tensor complete_tx", loc);
   if (off < 0 || b == nullptr) return;
-  const uint32_t bytes = map->box_bytes();
   const TensorMapModel m = *map;  // the engine reads the map at issue
-  for (int lane = 0; lane < w.active_count(); ++lane) {
-    sim::OpId op = 0;
-    if (gpu().obs() != nullptr) {
-      op = gpu().obs()->issue_async(w, "tma.load");
-      auto rows = global_rows(m, c0, c1);
-      const sim::Range box{static_cast<uint64_t>(off), static_cast<uint64_t>(off) + box_span(m)};
-      observe_box(op, sim::Space::kGlobal, rows, false, "TMA load", loc);
-      observe_box(op, sim::Space::kSmem, {&box, 1}, true, "TMA load", loc);
-    }
-    Cycle begin = local_now(w);
-    Cycle done = load_done(cta, m, c0, c1, begin);
-    gpu().load_bytes_in_flight() += bytes;
-    tensormap_read(map, done, loc);
-    cta.tma_busy.emplace_back(begin, done);
-    gpu().count_bytes_in_flight(cta, begin, bytes);
-    gpu().count_bytes_in_flight(cta, done, -static_cast<int64_t>(bytes));
-    cta.bytes_loaded += bytes;
-    uint64_t flow = 0;
-    auto& tr = gpu().engine().trace();
-    if (cta.traced) {
-      flow = tr.new_flow();
-      std::string stage = b->name.empty() ? std::string("TMA") : "TMA " + b->name;
-      tr.slice(sim::TraceSlice{gpu().engine_track(cta, stage, 0), begin, done,
-                               fmt::format("load ({},{})", c0, c1),
-                               {{"bytes", bytes}, {"c0", c0}, {"c1", c1}},
-                               flow,
-                               w.take_flow()});
-    }
-    Mbarrier* bp = b;
-    mbar::load_issued(*b);
-    // The map travels with the event only when bytes move (functional mode).
-    auto data = gpu().functional() ? std::make_unique<TensorMapModel>(m) : nullptr;
-    gpu().engine().at(done, [&cta, data = std::move(data), off, c0, c1, bp, bytes, flow, op] {
-      if (data) move_box(cta.smem, 0, *data, static_cast<uint32_t>(off), c0, c1, true);
-      gpu().load_bytes_in_flight() -= bytes;
-      mbar::complete_tx(gpu(), cta, *bp, bytes, flow, op);
-    });
-  }
+  const BoxKey key{m.global_address, c0, c1, m.box[0], m.box[1]};
+  tma::issue_load(
+      w, cta, map, m, b, off, key, [&] { return global_rows(m, c0, c1); },
+      [&] {
+        return std::pair{fmt::format("load ({},{})", c0, c1),
+                         std::vector<std::pair<std::string, int64_t>>{{"c0", c0}, {"c1", c1}}};
+      },
+      [&] {
+        // The map travels with the event only when bytes move (functional mode).
+        auto data = gpu().functional() ? std::make_unique<TensorMapModel>(m) : nullptr;
+        return [data = std::move(data), off, c0, c1](Cta& c) {
+          if (data) move_box(c.smem, 0, *data, static_cast<uint32_t>(off), c0, c1, true);
+        };
+      },
+      loc);
 }
 
 void tma_store_2d(const TensorMapModel* map, const void* smem_src, int32_t c0, int32_t c1,
                   const Loc& loc) {
+  static constexpr const char* kOp = "cp.async.bulk.tensor (store)";
   sim::Warp& w = issue_local(loc);
-  if (!valid_map(map, loc)) return;
+  if (!valid_map(map, loc) || !tma::check_mode(*map, TensorMapMode::kTiled, kOp, loc)) return;
   Cta& cta = gpu().cta_of_current();
-  int64_t off = smem_box(cta, smem_src, *map, "cp.async.bulk.tensor (store)", loc);
+  int64_t off = smem_box(cta, smem_src, *map, kOp, loc);
   if (off < 0) return;
   const TensorMapModel m = *map;
   WarpAsync& wa = cta.warp_async[w.index()];

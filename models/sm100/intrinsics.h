@@ -101,6 +101,13 @@ inline void tma_store_2d(const TensorMap* map, const void* src, int32_t c0, int3
                          Loc l = Loc::current()) {
   m::tma_store_2d(map, src, c0, c1, l);
 }
+// im2col load: `map` from encode_im2col_4d; a column of pixels starting at
+// (n, h, w), channels from c, shifted by the filter tap offsets (off_w, off_h).
+inline void tma_load_im2col_4d(void* dst, const TensorMap* map, uint64_t* bar, int32_t c,
+                               int32_t w, int32_t h, int32_t n, uint16_t off_w, uint16_t off_h,
+                               Loc l = Loc::current()) {
+  m::tma_load_im2col_4d(dst, map, bar, c, w, h, n, off_w, off_h, l);
+}
 // Cluster launch control: one lane asks to cancel the lowest pending CTA of
 // the grid; the 16-byte response lands in SMEM with complete_tx(16) on `bar`
 // (arrive.expect_tx(16) on it first). After the wait, every lane may decode it.

@@ -14,6 +14,7 @@ constexpr uint32_t kEpilogueBarrier = 1;
 struct alignas(1024) ProbeSmem {
   uint8_t a_tile[kTileBytes];
   uint8_t b_tile[kTileBytes];
+  uint8_t x_tile[kTileBytes];  // an im2col column: 128 pixels x 64 channels
   uint64_t full_bar;
   uint64_t mma_done_bar;
   uint64_t epilogue_bar;
@@ -28,6 +29,7 @@ __global__ void __launch_bounds__(128, 1)
     sm100_intrinsics_probe(const __grid_constant__ sk::arch::TensorMap a_map,
                            const __grid_constant__ sk::arch::TensorMap b_map,
                            const __grid_constant__ sk::arch::TensorMap c_map,
+                           const __grid_constant__ sk::arch::TensorMap x_map,
                            sk::arch::TensorMap* b_workspace_map, uint32_t idesc,
                            uint32_t* out) {
   using namespace sk::arch;
@@ -69,6 +71,12 @@ __global__ void __launch_bounds__(128, 1)
       fence_proxy_tensormap_acquire(b_workspace_map);
       tma_load_2d(smem.b_tile, b_workspace_map, &smem.full_bar, 0,
                   static_cast<int32_t>(num_ctas()));
+      // An activation column through an im2col map, as conv2d fprop loads it:
+      // output pixels from (n, h, w) = (cta, -1, -1), filter tap (1, 2).
+      mbarrier_expect_tx(&smem.full_bar, kTileBytes);
+      tma_load_im2col_4d(smem.x_tile, &x_map, &smem.full_bar, 0, -1, -1,
+                         static_cast<int32_t>(cta_idx()), static_cast<uint16_t>(2),
+                         static_cast<uint16_t>(1 + (idesc & 1)));
       while (!mbarrier_try_wait_parity(&smem.full_bar, 0)) {
       }
       tcgen05_fence_after_thread_sync();

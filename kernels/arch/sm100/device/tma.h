@@ -2,8 +2,10 @@
 //
 // Invariants: a TensorMap lives in global, constant or kernel-parameter memory
 // (never shared) and is 64-byte aligned. Shared-memory tiles are aligned as the
-// map's swizzle mode requires. A load signals completion by complete_tx on
-// `bar`, which must have the byte count announced (expect_tx) in the same phase.
+// map's swizzle mode requires. A tiled map is used only by the tiled loads and
+// stores, an im2col map only by tma_load_im2col_4d. A load signals completion
+// by complete_tx on `bar`, which must have the byte count announced (expect_tx)
+// in the same phase.
 // A store is tracked by bulk groups: commit, then wait before the source tile is
 // overwritten (.read) or before the result must be visible (full wait). Writes
 // made by threads to a tile that a TMA store reads need fence_proxy_async_shared()
@@ -40,6 +42,22 @@ SK_DEVICE void tma_load_2d(void* smem_dst, const TensorMap* map, uint64_t* bar,
       :
       : "r"(detail::smem_addr(smem_dst)), "l"(reinterpret_cast<uint64_t>(map)),
         "r"(detail::smem_addr(bar)), "r"(c0), "r"(c1)
+      : "memory");
+}
+
+// im2col load (conv2d fprop as implicit GEMM): `map` is an im2col map of a
+// 4-D NHWC tensor; loads a column of pixels starting at (n, h, w), channels
+// from c, each shifted by the filter tap offsets (off_w, off_h), which PTX
+// takes as 16-bit operands.
+SK_DEVICE void tma_load_im2col_4d(void* smem_dst, const TensorMap* map, uint64_t* bar, int32_t c,
+                                  int32_t w, int32_t h, int32_t n, uint16_t off_w,
+                                  uint16_t off_h) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4, %5, %6}], [%2], {%7, %8};"
+      :
+      : "r"(detail::smem_addr(smem_dst)), "l"(reinterpret_cast<uint64_t>(map)),
+        "r"(detail::smem_addr(bar)), "r"(c), "r"(w), "r"(h), "r"(n), "h"(off_w), "h"(off_h)
       : "memory");
 }
 

@@ -1,0 +1,190 @@
+// tma_common.h: helpers shared by the TMA load paths (api_tma.cc for tiled
+// boxes, api_tma_im2col.cc for im2col columns); not part of the API.
+//
+// Every TMA load, whatever its mode, goes through issue_load(): the same
+// checks of the map and the SMEM destination, the same timing (the SM's
+// ingest port, L2 and HBM bandwidth, miss merging in L2), the same race
+// detector events (one async op per load: the global ranges it reads, the SMEM
+// box it writes) and the same completion (the bytes land, then complete_tx of
+// the full box bytes on the barrier). Invariants: a load that passed the
+// checks always completes and always counts map.box_bytes() on its barrier,
+// zero-filled bytes included; in timing mode no bytes move and nothing is
+// allocated per load beyond what the observer asks for.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/sm100/api.h"
+#include "models/sm100/api_common.h"
+#include "models/sm100/gpu.h"
+#include "models/sm100/mbarrier_ops.h"
+
+namespace sk::models::sm100::api::tma {
+
+// Bytes after which a swizzle pattern repeats; the SMEM alignment a box needs.
+inline uint32_t swizzle_repeat(Swizzle s) {
+  switch (s) {
+    case Swizzle::k128B: return 1024;
+    case Swizzle::k64B: return 512;
+    case Swizzle::k32B: return 256;
+    default: return 128;
+  }
+}
+
+inline const char* mode_name(TensorMapMode m) {
+  return m == TensorMapMode::kIm2col ? "im2col" : "tiled";
+}
+
+inline bool valid_map(const TensorMapModel* map, const Loc& loc) {
+  if (map == nullptr || map->magic != TensorMapModel::kMagic) {
+    gpu().finding("tma", "tma.bad_descriptor",
+                  "TMA issued with a tensor map that was never encoded", loc);
+    return false;
+  }
+  return true;
+}
+
+// An encoded map used by an instruction of the other mode (a tiled map with
+// the .im2col load or the reverse) is a finding; the operation is dropped.
+inline bool check_mode(const TensorMapModel& map, TensorMapMode want, const char* op,
+                       const Loc& loc) {
+  if (map.mode == want) return true;
+  gpu().finding("tma", "tma.wrong_mode",
+                fmt::format("{} needs a{} {} tensor map, but the map was encoded in {} mode "
+                            "(cuTensorMapEncode{})",
+                            op, want == TensorMapMode::kIm2col ? "n" : "", mode_name(want),
+                            mode_name(map.mode),
+                            map.mode == TensorMapMode::kIm2col ? "Im2col" : "Tiled"),
+                loc);
+  return false;
+}
+
+// Checks that [off, off + bytes) lies in SMEM with the alignment the swizzle
+// mode needs; returns the offset or -1.
+inline int64_t smem_box(Cta& cta, const void* p, const TensorMapModel& map, const char* op,
+                        const Loc& loc) {
+  auto off = reinterpret_cast<const uint8_t*>(p) - cta.smem;
+  uint32_t align = swizzle_repeat(map.swizzle);
+  if (off < 0 || off + map.box_bytes() > cta.smem_size) {
+    gpu().finding("tma", "tma.smem_out_of_range",
+                  fmt::format("{}: box of {} B at shared offset {} does not fit in the CTA's {} B "
+                              "of shared memory",
+                              op, map.box_bytes(), static_cast<long>(off), cta.smem_size),
+                  loc);
+    return -1;
+  }
+  if (off % align != 0) {
+    gpu().finding("tma", "tma.smem_misaligned",
+                  fmt::format("{}: shared destination offset {} is not {}-byte aligned, as {} "
+                              "requires",
+                              op, static_cast<long>(off), align,
+                              map.swizzle == Swizzle::kNone
+                                  ? std::string("TMA")
+                                  : fmt::format("{}B swizzle", static_cast<int>(map.swizzle))),
+                  loc);
+    return -1;
+  }
+  return off;
+}
+
+// Bytes of SMEM a box touches from its (aligned) start, swizzle included.
+inline uint32_t box_span(const TensorMapModel& map) {
+  uint32_t r = swizzle_repeat(map.swizzle);
+  return (map.box_bytes() + r - 1) / r * r;
+}
+
+// Records the accesses of a TMA operation for the race detector.
+inline void observe_box(sim::OpId op, sim::Space space, std::span<const sim::Range> r, bool write,
+                        const char* what, const Loc& loc) {
+  gpu().obs()->access(gpu().warp(), op, space, r, write, sim::Proxy::kAsync, what, loc);
+}
+
+// Completion time of a load of `bytes` whose L2 residency is tracked under
+// `key`, issued now by `cta`. The SM ingest port serialises a CTA's loads; L2
+// bandwidth is shared by all SMs, and so is HBM bandwidth for boxes that miss
+// in L2. A box another CTA is already fetching arrives when that fetch lands
+// (miss merging).
+inline Cycle load_done(Cta& cta, uint64_t bytes, const BoxKey& key, Cycle now) {
+  const Params& p = gpu().params();
+  const double port_start = std::max(static_cast<double>(now), static_cast<double>(cta.tma_free));
+  const Cycle port_done =
+      static_cast<Cycle>(port_start + static_cast<double>(bytes) / p.sm_ingest_bytes_per_cycle + 0.999);
+  cta.tma_free = port_done;
+  const L2Cache::Lookup l2 = gpu().l2().access(key, bytes);
+  const Cycle l2_done = gpu().l2_transfer(now, bytes);
+  Cycle done;
+  if (l2.hit) {
+    ++cta.l2_hits;
+    done = std::max({now + p.tma_l2_latency, port_done + p.tma_l2_latency / 2, l2_done,
+                     l2.ready + p.tma_l2_latency / 2});
+  } else {
+    const Cycle hbm_done = gpu().hbm_transfer(now, bytes);
+    done = std::max({now + p.tma_base_latency, port_done + p.tma_base_latency / 2, hbm_done, l2_done});
+    gpu().l2().fill(key, done);
+  }
+  if (p.tma_queue_factor > 0)
+    done += static_cast<Cycle>(p.tma_queue_factor *
+                               static_cast<double>(gpu().load_bytes_in_flight()) / p.l2_bytes_per_cycle);
+  return done + gpu().engine().schedule().agent_delay(sim::Agent::kTma, done - now);
+}
+
+// Issues one load per active lane of `w` into SMEM offset `off` of `cta`,
+// completing on barrier `b`. `map` is the map as the kernel passed it (its
+// tensormap-proxy use is recorded); the load itself works on the copy `m`
+// taken at issue. Callbacks, called only when needed:
+//   rows()        -> std::vector<sim::Range>: global bytes read (observer on)
+//   slice()       -> std::pair<std::string, args>: trace slice name and args
+//                    (the CTA is traced)
+//   make_mover()  -> a callable mover(Cta&) run when the load completes; it
+//                    writes the box into SMEM in functional mode and must do
+//                    nothing in timing mode. It is captured in the engine
+//                    event, so it must stay small (a pointer and a few words).
+template <class RowsFn, class SliceFn, class MoverFn>
+void issue_load(sim::Warp& w, Cta& cta, const TensorMapModel* map, const TensorMapModel& m,
+                Mbarrier* b, int64_t off, const BoxKey& key, RowsFn&& rows, SliceFn&& slice,
+                MoverFn&& make_mover, const Loc& loc) {
+  const uint32_t bytes = m.box_bytes();
+  for (int lane = 0; lane < w.active_count(); ++lane) {
+    sim::OpId op = 0;
+    if (gpu().obs() != nullptr) {
+      op = gpu().obs()->issue_async(w, "tma.load");
+      const std::vector<sim::Range> global = rows();
+      const sim::Range box{static_cast<uint64_t>(off), static_cast<uint64_t>(off) + box_span(m)};
+      observe_box(op, sim::Space::kGlobal, global, false, "TMA load", loc);
+      observe_box(op, sim::Space::kSmem, {&box, 1}, true, "TMA load", loc);
+    }
+    Cycle begin = local_now(w);
+    Cycle done = load_done(cta, bytes, key, begin);
+    gpu().load_bytes_in_flight() += bytes;
+    tensormap_read(map, done, loc);
+    cta.tma_busy.emplace_back(begin, done);
+    gpu().count_bytes_in_flight(cta, begin, bytes);
+    gpu().count_bytes_in_flight(cta, done, -static_cast<int64_t>(bytes));
+    cta.bytes_loaded += bytes;
+    uint64_t flow = 0;
+    auto& tr = gpu().engine().trace();
+    if (cta.traced) {
+      flow = tr.new_flow();
+      std::string stage = b->name.empty() ? std::string("TMA") : "TMA " + b->name;
+      auto [name, args] = slice();
+      args.insert(args.begin(), std::pair<std::string, int64_t>{"bytes", bytes});
+      tr.slice(sim::TraceSlice{gpu().engine_track(cta, stage, 0), begin, done, std::move(name),
+                               std::move(args), flow, w.take_flow()});
+    }
+    Mbarrier* bp = b;
+    mbar::load_issued(*b);
+    gpu().engine().at(done, [&cta, mover = make_mover(), bp, bytes, flow, op]() mutable {
+      mover(cta);
+      gpu().load_bytes_in_flight() -= bytes;
+      mbar::complete_tx(gpu(), cta, *bp, bytes, flow, op);
+    });
+  }
+}
+
+}  // namespace sk::models::sm100::api::tma

@@ -15,6 +15,7 @@ namespace sk {
 
 class TmaTileLoader {
  public:
+  using Source = arch::TensorMap;  // what the kernel parameters hold for it
   SK_DEVICE explicit TmaTileLoader(const arch::TensorMap* map) : map_(map) {}
 
   // Lane: one (inside sk::elect_one()).

@@ -12,6 +12,12 @@
 // default; grid = min(tiles, SMs)) or ClcScheduler (grid = tiles, cluster
 // launch control; its SMEM Storage follows the core layout, which is
 // otherwise unchanged).
+//
+// ALoader_ is the TileIO of operand A: TmaTileLoader (a tiled tensor map of
+// A[M, K]) or a loader that produces the same [BM rows x BK] K-major tile by
+// other addressing, such as conv2d's im2col loader (kernels/conv2d/). It
+// takes (k, row) coordinates of the GEMM and its Source is the kernel
+// parameter it reads.
 #pragma once
 
 #include <string>
@@ -20,6 +26,7 @@
 #include "kernels/core/math.h"
 #include "kernels/core/numeric.h"
 #include "kernels/core/platform.h"
+#include "kernels/io/tma_tile_loader.h"
 #include "kernels/io/tmem_tile_writer.h"
 #include "kernels/matmul/warp_role.h"
 #include "kernels/pipeline/mbarrier_backend.h"
@@ -32,11 +39,12 @@ namespace sk {
 inline constexpr uint32_t kSm100SmemPerCta = 232448;
 
 template <int BM_, int BN_, int BK_, int Stages_, class OutT_,
-          class Scheduler_ = StaticPersistentScheduler>
+          class Scheduler_ = StaticPersistentScheduler, class ALoader_ = TmaTileLoader>
 struct Sm100MatmulConfig {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, Stages = Stages_;
   using OutT = OutT_;
   using Scheduler = Scheduler_;
+  using ALoader = ALoader_;
   static constexpr bool kClc = std::is_same_v<Scheduler_, ClcScheduler>;
   using InT = bf16_t;
   static constexpr int kAccStages = (2 * BN <= 512) ? 2 : 1;

@@ -1,7 +1,8 @@
 // sm100_matmul.h: the SM100 structured matmul kernel (7 warps, persistent).
 //
 // Composition, one component per concern:
-//   TileIO        TmaTileLoader (A, B)                 -> input TilePipeline
+//   TileIO        Cfg::ALoader (A: TmaTileLoader, or im2col for conv2d),
+//                 TmaTileLoader (B)                    -> input TilePipeline
 //   TilePipeline  input:  load warp -> MMA warp        (StandardPayload, Stages)
 //                 acc:    MMA warp -> epilogue warps   (TmemAccumPayload)
 //                 work:   scheduler -> every role      (WorkPayload)
@@ -43,7 +44,7 @@ struct Sm100Matmul {
   static constexpr uint32_t kWorkConsumers = 2 + kEpilogueWarps;
 
   struct Params {
-    arch::TensorMap a;  // dims {K, M}, box {BK, BM}, 128B swizzle
+    typename Cfg::ALoader::Source a;  // matmul: dims {K, M}, box {BK, BM}, 128B swizzle
     arch::TensorMap b;  // dims {K, N}, box {BK, BN}, 128B swizzle
     arch::TensorMap c;  // dims {N, M}, box {32, 32}, swizzle = one box row
     uint32_t m, n, k;
@@ -142,7 +143,8 @@ struct Sm100Matmul {
   SK_DEVICE static void load_tiles(const Params& p, const InputPipe& input, const WorkPipe& work,
                                    TileStarted&& tile_started) {
     arch::annotate_role("load");
-    const TmaTileLoader a_loader(&p.a), b_loader(&p.b);
+    const typename Cfg::ALoader a_loader(&p.a);
+    const TmaTileLoader b_loader(&p.b);
     if (auto lane = elect_one()) {
       a_loader.prefetch();
       b_loader.prefetch();

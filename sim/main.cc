@@ -2,6 +2,8 @@
 //
 //   sim list
 //   sim run --kernel matmul --arch sm100|sm90 --m M --n N --k K [--stages S]
+//   sim run --kernel conv2d --n N --h H --w W --c C --k K --r R --s S [--stride S]
+//           [--pad P] [--dilation D] [the run options below]
 //           [--tile-n 64|128|256] [--out-dtype bf16|f32] [--scheduler static|clc]
 //           [--seed S] [--functional]
 //           [--trace FILE [--trace-sms LIST]] [--timeline FILE.svg [--timeline-cta N]
@@ -60,6 +62,9 @@ int cmd_list() {
                "            BF16 out, "
             << sk::sim::sm90_matmul_configs_help()
             << "\n"
+               "  conv2d    SM100 conv2d fprop: the matmul with the im2col TMA tile loader for A\n"
+               "            (NHWC activations, KRSC filters, NHWC output; --n --h --w --c --k --r --s\n"
+               "            --stride --pad --dilation), tile 128x{64,128}x64, stages 2-4\n"
                "architectures:\n"
                "  sm100     NVIDIA B200 model (functional and timing)\n"
                "  sm90      NVIDIA H200 model (functional and timing; parameters measured on an H200)\n";
@@ -73,8 +78,14 @@ int cmd_run(int argc, char** argv) {
   const sk::sim::MatmulRequest& q = in.q;
   const std::string& json_path = in.json_path;
   const double wall = in.wall;
+  const sk::sim::Conv2dRequest conv{in.conv_shape, q};
+  const bool is_conv = in.conv;
   auto res = sk::sim::run_isolated(
-      [&q] { return boost::json::serialize(sk::sim::to_json(sk::sim::run_matmul(q))); }, wall);
+      [&q, &conv, is_conv] {
+        return boost::json::serialize(
+            sk::sim::to_json(is_conv ? sk::sim::run_conv2d(conv) : sk::sim::run_matmul(q)));
+      },
+      wall);
   if (!res.ok) {
     std::cerr << "sim: " << res.error << "\n";
     return 1;
@@ -92,7 +103,16 @@ int cmd_run(int argc, char** argv) {
   return clean ? 0 : 1;
 }
 
-std::string replay_command(const sk::sim::MatmulRequest& q) {
+std::string replay_command(const sk::cli::MatmulArgs& in) {
+  const sk::sim::MatmulRequest& q = in.q;
+  if (in.conv) {
+    const sk::sim::Conv2dShape& s = in.conv_shape;
+    return fmt::format("sim run --kernel conv2d --n {} --h {} --w {} --c {} --k {} --r {} --s {} "
+                       "--stride {} --pad {} --dilation {} --stages {} --tile-n {} --out-dtype {} "
+                       "--functional",
+                       s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride_h, s.pad_h, s.dil_h, q.stages,
+                       q.tile_n, q.out_f32 ? "f32" : "bf16");
+  }
   return fmt::format("sim run --kernel matmul --arch {} --m {} --n {} --k {} --stages {} "
                      "--tile-n {} --out-dtype {}{} --functional",
                      q.arch, q.m, q.n, q.k, q.stages, q.tile_n, q.out_f32 ? "f32" : "bf16",
@@ -113,13 +133,14 @@ int cmd_verify(int argc, char** argv) {
   eo.wall_limit_s = in.wall;
   const sk::sim::MatmulRequest base = in.q;
   const auto rep = sk::verify::explore(
-      [&base](uint64_t seed) {
+      [&base, &in](uint64_t seed) {
         sk::sim::MatmulRequest q = base;
         q.seed = seed;
-        return sk::sim::run_matmul(q);
+        return in.conv ? sk::sim::run_conv2d(sk::sim::Conv2dRequest{in.conv_shape, q})
+                       : sk::sim::run_matmul(q);
       },
       eo);
-  const std::string replay = replay_command(base);
+  const std::string replay = replay_command(in);
   if (!in.json_path.empty()) {
     boost::json::array fs;
     for (const auto& f : rep.findings) {
@@ -131,15 +152,15 @@ int cmd_verify(int argc, char** argv) {
     }
     boost::json::array errs;
     for (const auto& e : rep.errors) errs.push_back(boost::json::string(e));
-    boost::json::object doc{{"kernel", "matmul"}, {"arch", base.arch},
+    boost::json::object doc{{"kernel", in.conv ? "conv2d" : "matmul"}, {"arch", base.arch},
                             {"explored", rep.explored}, {"findings", std::move(fs)},
                             {"errors", std::move(errs)}, {"wall_s", rep.wall_s}};
     sk::cli::write_output("--json", in.json_path, boost::json::serialize(doc));
   }
   std::ostream& text = in.json_path == "-" ? std::cerr : std::cout;
-  text << fmt::format("verify matmul on {}: M={} N={} K={}, tile 128x{}x64, {} stages{}; "
+  text << fmt::format("verify {} on {}: M={} N={} K={}, tile 128x{}x64, {} stages{}; "
                       "seeds {}..{}\n",
-                      base.arch, base.m, base.n, base.k, base.tile_n, base.stages,
+                      in.conv ? "conv2d (implicit GEMM)" : "matmul", base.arch, base.m, base.n, base.k, base.tile_n, base.stages,
                       base.clc ? ", CLC scheduler" : "", base.seed, base.seed + in.schedules - 1)
        << sk::verify::format_report(rep, replay);
   return rep.findings.empty() && rep.errors.empty() ? 0 : 1;

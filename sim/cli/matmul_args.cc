@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
+
 #include "sim/cli/args.h"
 #include "sim/cli/options.h"
 #include "sim/kernels/matmul_dispatch.h"
@@ -35,8 +38,52 @@ po::options_description run_options() {
        "simulated-cycle bound; a run that reaches it is reported as a livelock")
       ("wall-limit", po::value<std::string>()->default_value("3600"),
        "wall-clock seconds before the simulation process is stopped");
+  po::options_description conv("conv2d (--kernel conv2d; --n is the batch, --k the output channels)");
+  conv.add_options()
+      ("h", po::value<std::string>(), "input height")
+      ("w", po::value<std::string>(), "input width")
+      ("c", po::value<std::string>(), "input channels")
+      ("r", po::value<std::string>(), "filter height")
+      ("s", po::value<std::string>(), "filter width")
+      ("stride", po::value<std::string>()->default_value("1"), "stride (both dimensions, 1-8)")
+      ("pad", po::value<std::string>()->default_value("0"), "zero padding (both dimensions)")
+      ("dilation", po::value<std::string>()->default_value("1"), "filter dilation (both dimensions)");
+  o.add(conv);
   return o;
 }
+
+namespace {
+
+// --kernel conv2d: the shape, and the implicit GEMM's dimensions in q.
+sim::Conv2dShape parse_conv(const po::variables_map& vm, const char* cmd, sim::MatmulRequest& q) {
+  const std::string arch = vm["arch"].as<std::string>();
+  if (arch != "sm100") throw UsageError(fmt::format("conv2d is modelled on sm100, not '{}'", arch));
+  if (vm.count("m"))
+    throw UsageError("--m is not a conv2d option (the GEMM rows are N*P*Q; give --n --h --w --c --k --r --s)");
+  for (const char* f : {"n", "h", "w", "c", "k", "r", "s"})
+    if (!vm.count(f)) throw UsageError(fmt::format("sim {} --kernel conv2d: --{} is required", cmd, f));
+  auto get = [&](const char* f, uint64_t lo, uint64_t hi) {
+    return static_cast<uint32_t>(parse_uint(std::string("--") + f, vm[f].as<std::string>(), lo, hi));
+  };
+  sim::Conv2dShape s;
+  s.n = get("n", 1, 65536);
+  s.h = get("h", 1, 65536);
+  s.w = get("w", 1, 65536);
+  s.c = get("c", 1, 65536);
+  s.k = get("k", 1, 65536);
+  s.r = get("r", 1, 64);
+  s.s = get("s", 1, 64);
+  s.stride_h = s.stride_w = get("stride", 1, 8);
+  s.pad_h = s.pad_w = get("pad", 0, 127);
+  s.dil_h = s.dil_w = get("dilation", 1, 127);
+  q.arch = arch;
+  q.m = static_cast<uint32_t>(std::min<uint64_t>(s.gemm_m(), UINT32_MAX));
+  q.n = s.k;
+  q.k = static_cast<uint32_t>(std::min<uint64_t>(s.gemm_k(), UINT32_MAX));
+  return s;
+}
+
+}  // namespace
 
 po::options_description verify_options() {
   po::options_description o = run_options();
@@ -52,14 +99,24 @@ MatmulArgs parse_matmul_args(int argc, char** argv, const char* cmd,
   MatmulArgs out;
   out.help = print_help(vm, cmd, opts);
   if (out.help) return out;
-  const Shape shape = parse_problem(vm, cmd);
   sim::MatmulRequest& q = out.q;
-  q.arch = shape.arch;
-  q.m = shape.m;
-  q.n = shape.n;
-  q.k = shape.k;
+  out.conv = vm["kernel"].as<std::string>() == "conv2d";
+  if (out.conv) {
+    out.conv_shape = parse_conv(vm, cmd, q);
+  } else {
+    for (const char* f : {"h", "w", "c", "r", "s"})
+      if (vm.count(f)) throw UsageError(fmt::format("--{} is a conv2d option (--kernel conv2d)", f));
+    if (!vm["stride"].defaulted() || !vm["pad"].defaulted() || !vm["dilation"].defaulted())
+      throw UsageError("--stride, --pad and --dilation are conv2d options (--kernel conv2d)");
+    const Shape shape = parse_problem(vm, cmd);
+    q.arch = shape.arch;
+    q.m = shape.m;
+    q.n = shape.n;
+    q.k = shape.k;
+  }
   q.stages = static_cast<uint32_t>(parse_uint("--stages", vm["stages"].as<std::string>(), 2, 8));
   q.tile_n = static_cast<uint32_t>(parse_uint("--tile-n", vm["tile-n"].as<std::string>(), 1, 4096));
+  if (out.conv && vm["tile-n"].defaulted()) q.tile_n = 128;  // conv2d instantiates 64 and 128
   q.seed = parse_uint("--seed", vm["seed"].as<std::string>(), 0, UINT64_MAX / 2);
   q.max_cycles = parse_uint("--max-cycles", vm["max-cycles"].as<std::string>(), 1000,
                                      1ull << 50);
@@ -76,7 +133,12 @@ MatmulArgs parse_matmul_args(int argc, char** argv, const char* cmd,
     out.schedules = parse_uint("--schedules", vm["schedules"].as<std::string>(), 1, 1000000);
     out.jobs = static_cast<int>(parse_uint("--jobs", vm["jobs"].as<std::string>(), 1, 64));
   }
-  if (std::string err = sim::validate_matmul(q); !err.empty()) throw UsageError(err);
+  if (out.conv) {
+    if (std::string err = sim::validate_conv2d(sim::Conv2dRequest{out.conv_shape, q}); !err.empty())
+      throw UsageError(err);
+  } else if (std::string err = sim::validate_matmul(q); !err.empty()) {
+    throw UsageError(err);
+  }
   out.json_path = parse_json_path(vm);
   if (vm.count("trace")) {
     q.trace_path = resolve_path(vm["trace"].as<std::string>());
@@ -104,8 +166,17 @@ MatmulArgs parse_matmul_args(int argc, char** argv, const char* cmd,
     throw UsageError("--timeline-cta and --timeline-window need --timeline FILE.svg");
   }
 
-  // Again with the trace and timeline options, which have bounds of their own.
-  if (std::string err = sim::validate_matmul(q); !err.empty()) throw UsageError(err);
+  // Again with the trace and timeline options, which have bounds of their own
+  // (for conv2d, those of its implicit GEMM).
+  const std::string err = out.conv ? sim::validate_conv2d(sim::Conv2dRequest{out.conv_shape, q})
+                                   : sim::validate_matmul(q);
+  if (!err.empty()) throw UsageError(err);
+  if (out.conv) {
+    if (std::string res = sim::validate_resources(q); !res.empty()) throw UsageError(res);
+    if (!q.timeline_path.empty() && static_cast<uint64_t>(q.timeline_cta) >= sim::sms_used(q))
+      throw UsageError(fmt::format("--timeline-cta {} does not exist: this launch has {} CTAs",
+                                   q.timeline_cta, sim::sms_used(q)));
+  }
   return out;
 }
 

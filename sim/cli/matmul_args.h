@@ -1,6 +1,6 @@
 // matmul_args.h: the options of `sim run` and `sim verify` and their parsing
-// into a MatmulRequest, separate from running anything, so that the parsing
-// can be tested and fuzzed on its own.
+// into a MatmulRequest (and, for --kernel conv2d, a conv shape), separate from
+// running anything, so that the parsing can be tested and fuzzed on its own.
 //
 // Invariants: parse_matmul_args either returns a request that
 // validate_matmul accepts (or help was asked for) or throws UsageError with a
@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 
+#include "sim/kernels/conv2d_run.h"
 #include "sim/kernels/sm100_matmul_run.h"
 
 namespace sk::cli {
@@ -29,6 +30,10 @@ struct MatmulArgs {
   uint64_t schedules = 0; // sim verify only
   int jobs = 2;           // sim verify only
   bool help = false;      // --help was given (and printed); nothing else is set
+  // --kernel conv2d: the convolution; q then holds its implicit GEMM's M, N, K
+  // and the run options.
+  bool conv = false;
+  sim::Conv2dShape conv_shape;
 };
 
 // Parses argv (argv[0] is the command, "run" or "verify") against `opts`.

@@ -77,6 +77,8 @@ bool print_help(const po::variables_map& vm, const std::string& cmd,
 Shape parse_problem(const po::variables_map& vm, const std::string& cmd) {
   const std::string kernel = vm["kernel"].as<std::string>();
   const std::string arch = vm["arch"].as<std::string>();
+  if (kernel == "conv2d")
+    throw UsageError(fmt::format("sim {} takes --kernel matmul; conv2d runs with sim run and sim verify", cmd));
   if (kernel != "matmul")
     throw UsageError(fmt::format("unknown kernel '{}' (sim list shows the kernels)", kernel));
   if (arch != "sm100" && arch != "sm90") {

@@ -62,6 +62,10 @@ std::string validate_matmul(const MatmulRequest& q) {
     return "unknown architecture '" + q.arch + "'";
   }
   if (!err.empty()) return err;
+  return validate_resources(q);
+}
+
+std::string validate_resources(const MatmulRequest& q) {
   for (int sm : q.trace_sms)
     if (sm < 0 || static_cast<uint64_t>(sm) >= sms_used(q))
       return fmt::format("--trace-sms {}: this launch occupies SMs 0-{} (one CTA per SM)", sm,

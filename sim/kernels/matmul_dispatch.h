@@ -21,6 +21,10 @@ uint64_t sms_used(const MatmulRequest& req);
 // Upper estimate of the --trace file size (from measured bytes per tile).
 uint64_t estimated_trace_bytes(const MatmulRequest& req);
 
+// The resource bounds alone (traced SMs, functional host memory, trace size),
+// for a request whose kernel-specific checks were made elsewhere (conv2d).
+std::string validate_resources(const MatmulRequest& req);
+
 // Empty when the request can run, else a one-line reason (the architecture's
 // own checks, then the resource bounds).
 std::string validate_matmul(const MatmulRequest& req);

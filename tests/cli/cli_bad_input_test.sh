@@ -114,6 +114,17 @@ expect_usage_error "--json" run "${MNK[@]}" --json ""
 expect_usage_error "--m" run --n 64 --k 64
 expect_usage_error "frobnicate" run "${MNK[@]}" --frobnicate
 expect_usage_error "fly" fly
+# conv2d: its own shape options, and matmul's are refused.
+CONV=(--kernel conv2d --n 2 --h 9 --w 11 --c 37 --k 70 --r 3 --s 3)
+expect_usage_error "--m is not a conv2d option" run "${CONV[@]}" --m 64
+expect_usage_error "--h is required" run --kernel conv2d --n 2 --w 11 --c 37 --k 70 --r 3 --s 3
+expect_usage_error "--stride" run "${CONV[@]}" --stride 9
+expect_usage_error "does not fit" run --kernel conv2d --n 1 --h 2 --w 2 --c 8 --k 8 --r 5 --s 5
+expect_usage_error "sm100" run "${CONV[@]}" --arch sm90
+expect_usage_error "tile N 256" run "${CONV[@]}" --tile-n 256
+expect_usage_error "conv2d option" run "${MNK[@]}" --r 3
+expect_usage_error "conv2d options" run "${MNK[@]}" --stride 2
+expect_usage_error "sim sweep takes --kernel matmul" sweep --kernel conv2d "${MNK[@]}"
 expect_usage_error "SMs 0-5" run --m 300 --n 300 --k 64 --trace "$tmp/t.pftrace" --trace-sms 200
 expect_usage_error "'-' is not supported" run "${MNK[@]}" --trace -
 expect_usage_error "/dev/full" run "${MNK[@]}" --json /dev/full

@@ -7,9 +7,12 @@
 #include <doctest/doctest.h>
 
 #include <boost/json.hpp>
+#include <string>
+#include <tuple>
 
 #include "sim/core/isolate.h"
 #include "sim/kernels/conv2d_run.h"
+#include "verify/explore/explorer.h"
 
 namespace {
 
@@ -86,4 +89,33 @@ TEST_CASE("shapes the im2col map cannot express are refused") {
   s.stride_h = 1;
   CHECK(sk::sim::validate_conv2d(request(s, 64, 2, false, 0)).empty());
   CHECK(!sk::sim::validate_conv2d(request(s, 256, 2, false, 0)).empty());  // tile N
+}
+
+TEST_CASE("200 explored schedules of two convolutions: no findings, every check passes") {
+  sk::sim::Conv2dShape a;
+  a.n = 2, a.h = 9, a.w = 11, a.c = 37, a.k = 70, a.r = 3, a.s = 3;
+  a.pad_h = a.pad_w = 1;
+  a.stride_h = a.stride_w = 2;
+  sk::sim::Conv2dShape b;
+  b.n = 1, b.h = 10, b.w = 7, b.c = 72, b.k = 40, b.r = 2, b.s = 2;
+  b.dil_h = b.dil_w = 2;
+  b.pad_h = b.pad_w = 1;
+  for (const auto& [shape, tile_n, stages] : {std::tuple{a, 64u, 3u}, std::tuple{b, 128u, 2u}}) {
+    const sk::sim::Conv2dRequest base = request(shape, tile_n, stages, false, 0);
+    sk::verify::ExploreOptions eo;
+    for (uint64_t seed = 0; seed < 200; ++seed) eo.seeds.push_back(seed);
+    eo.jobs = 2;
+    const auto rep = sk::verify::explore(
+        [&base](uint64_t seed) {
+          sk::sim::Conv2dRequest q = base;
+          q.run.seed = seed;
+          return sk::sim::run_conv2d(q);
+        },
+        eo);
+    CHECK(rep.explored == 200);
+    CHECK(rep.errors.empty());
+    std::string fs;
+    for (const auto& f : rep.findings) fs += f.finding.rule + " (seed " + std::to_string(f.seed) + ")\n";
+    CHECK_MESSAGE(rep.findings.empty(), fs);
+  }
 }

@@ -9,7 +9,8 @@
 // Contract checked: parsing returns or throws the one error type the CLI
 // reports as a usage error (exit 2); any other exception, a crash or
 // undefined behaviour is a defect. A request that parses is one the
-// simulator accepts (validate_matmul is empty), and parameters that load are
+// simulator accepts (validate_matmul, or validate_conv2d for conv2d, is
+// empty), and parameters that load are
 // usable (finite, positive where they must be).
 #include <cmath>
 #include <cstdint>
@@ -24,6 +25,7 @@
 #include "sim/cli/args.h"
 #include "sim/cli/matmul_args.h"
 #include "sim/cli/sweep.h"
+#include "sim/kernels/conv2d_run.h"
 #include "sim/kernels/matmul_dispatch.h"
 
 namespace {
@@ -80,8 +82,12 @@ void fuzz_command(std::vector<std::string> tokens) {
     } else {
       const auto& opts = cmd == "run" ? sk::cli::run_options() : sk::cli::verify_options();
       const sk::cli::MatmulArgs a = sk::cli::parse_matmul_args(argc, argv.data(), cmd.c_str(), opts);
-      if (!a.help && !sk::sim::validate_matmul(a.q).empty())
-        defect("parsed a request that validate_matmul refuses: " + sk::sim::validate_matmul(a.q));
+      const std::string err =
+          a.help   ? std::string()
+          : a.conv ? sk::sim::validate_conv2d(sk::sim::Conv2dRequest{a.conv_shape, a.q}) +
+                         sk::sim::validate_resources(a.q)
+                   : sk::sim::validate_matmul(a.q);
+      if (!err.empty()) defect("parsed a request the simulator refuses: " + err);
     }
   } catch (const sk::cli::UsageError&) {
     // The documented outcome for bad input.

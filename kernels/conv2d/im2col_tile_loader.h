@@ -38,6 +38,28 @@ struct Im2colSource {
   ConvGeometry g;
 };
 
+// The im2col load of GEMM coordinates (k, row): start pixel, channel and the
+// filter tap's offsets.
+struct Im2colCoords {
+  int32_t c, w, h, n;
+  uint16_t off_w, off_h;
+};
+
+SK_HOST_DEVICE Im2colCoords im2col_coords(const ConvGeometry& g, int32_t k, int32_t row) {
+  const uint32_t tap = static_cast<uint32_t>(k) / g.c_padded;
+  const uint32_t r = tap / g.s, s = tap % g.s;
+  const uint32_t pixels = g.p * g.q;
+  const uint32_t pq = static_cast<uint32_t>(row) % pixels;
+  Im2colCoords x;
+  x.c = static_cast<int32_t>(static_cast<uint32_t>(k) % g.c_padded);
+  x.w = static_cast<int32_t>((pq % g.q) * g.stride_w) - g.pad_w;
+  x.h = static_cast<int32_t>((pq / g.q) * g.stride_h) - g.pad_h;
+  x.n = static_cast<int32_t>(static_cast<uint32_t>(row) / pixels);
+  x.off_w = static_cast<uint16_t>(s * g.dil_w);
+  x.off_h = static_cast<uint16_t>(r * g.dil_h);
+  return x;
+}
+
 class Im2colTileLoader {
  public:
   using Source = Im2colSource;
@@ -46,18 +68,9 @@ class Im2colTileLoader {
   // Lane: one (inside sk::elect_one()).
   SK_DEVICE void prefetch() const { arch::prefetch_tensormap(&src_->map); }
   SK_DEVICE void load(void* smem_dst, uint64_t* full_barrier, int32_t k, int32_t row) const {
-    const ConvGeometry& g = src_->g;
-    const uint32_t tap = static_cast<uint32_t>(k) / g.c_padded;
-    const uint32_t c = static_cast<uint32_t>(k) % g.c_padded;
-    const uint32_t r = tap / g.s, s = tap % g.s;
-    const uint32_t pixels = g.p * g.q;
-    const uint32_t n = static_cast<uint32_t>(row) / pixels;
-    const uint32_t pq = static_cast<uint32_t>(row) % pixels;
-    const int32_t h = static_cast<int32_t>((pq / g.q) * g.stride_h) - g.pad_h;
-    const int32_t w = static_cast<int32_t>((pq % g.q) * g.stride_w) - g.pad_w;
-    arch::tma_load_im2col_4d(smem_dst, &src_->map, full_barrier, static_cast<int32_t>(c), w, h,
-                             static_cast<int32_t>(n), static_cast<uint16_t>(s * g.dil_w),
-                             static_cast<uint16_t>(r * g.dil_h));
+    const Im2colCoords x = im2col_coords(src_->g, k, row);
+    arch::tma_load_im2col_4d(smem_dst, &src_->map, full_barrier, x.c, x.w, x.h, x.n, x.off_w,
+                             x.off_h);
   }
 
  private:

@@ -1,0 +1,106 @@
+// conv2d_cases.cc: conv2d's seeded bugs, each paired with the correct kernel
+// ("corpus.conv2d_fixed"). The bugs live only where conv2d differs from the
+// matmul, in the im2col tile loader and in the host's im2col map; the kernel
+// is the shared matmul with the loader swapped (Cfg::ALoader), as in
+// kernels/conv2d/.
+//
+// Config keys: n, h, w, c, k, r, s, stride, pad, dil (default a 2x9x11x37
+// input, 70 3x3 filters, stride 1, pad 1, dilation 1) and ctas (default: one
+// CTA per output tile, at most 2).
+#include <algorithm>
+
+#include "kernels/conv2d/config.h"
+#include "sim/kernels/conv2d_host.h"
+#include "verify/harness/sm100_case.h"
+
+namespace sk::corpus {
+namespace {
+
+enum class ConvBug {
+  kNone,
+  kIgnoresPadding,     // the start pixel misses the -pad of the bounding box
+  kTapNotDilated,      // filter-tap offsets not multiplied by the dilation
+  kShortColumn,        // the host's im2col map delivers 64 pixels per load, the stage expects 128
+};
+
+template <ConvBug B>
+class MutantIm2colLoader {
+ public:
+  using Source = Im2colSource;
+  SK_DEVICE explicit MutantIm2colLoader(const Im2colSource* src) : src_(src) {}
+  SK_DEVICE void prefetch() const { arch::prefetch_tensormap(&src_->map); }
+  SK_DEVICE void load(void* smem_dst, uint64_t* full_barrier, int32_t k, int32_t row) const {
+    ConvGeometry g = src_->g;
+    if constexpr (B == ConvBug::kIgnoresPadding) g.pad_h = g.pad_w = 0;
+    if constexpr (B == ConvBug::kTapNotDilated) g.dil_h = g.dil_w = 1;
+    const Im2colCoords x = im2col_coords(g, k, row);
+    arch::tma_load_im2col_4d(smem_dst, &src_->map, full_barrier, x.c, x.w, x.h, x.n, x.off_w,
+                             x.off_h);
+  }
+
+ private:
+  const Im2colSource* src_;
+};
+
+template <ConvBug B>
+class ConvCase : public verify::Sm100Case {
+  using Cfg = Sm100MatmulConfig<128, 64, 64, 3, bf16_t, StaticPersistentScheduler,
+                                MutantIm2colLoader<B>>;
+  using K = Sm100Matmul<Cfg>;
+
+ public:
+  verify::Sm100Launch setup(verify::Gpu& gpu, const verify::CaseConfig& cfg,
+                            verify::Rng& rng) override {
+    auto get = [&](const char* key, int64_t def, int64_t lo, int64_t hi) {
+      const int64_t v = cfg.get(key, def);
+      if (v < lo || v > hi)
+        throw std::invalid_argument(std::string(key) + " must be in [" + std::to_string(lo) +
+                                    ", " + std::to_string(hi) + "]");
+      return static_cast<uint32_t>(v);
+    };
+    s_.n = get("n", 2, 1, 64);
+    s_.h = get("h", 9, 1, 256);
+    s_.w = get("w", 11, 1, 256);
+    s_.c = get("c", 37, 1, 512);
+    s_.k = get("k", 70, 1, 512);
+    s_.r = get("r", 3, 1, 7);
+    s_.s = get("s", 3, 1, 7);
+    s_.stride_h = s_.stride_w = get("stride", 1, 1, 8);
+    s_.pad_h = s_.pad_w = get("pad", 1, 0, 8);
+    s_.dil_h = s_.dil_w = get("dil", 1, 1, 8);
+    sim::Conv2dRequest req{s_, sim::MatmulRequest{}};
+    req.run.tile_n = 64;
+    req.run.stages = 3;
+    if (std::string err = sim::validate_conv2d(req); !err.empty()) throw std::invalid_argument(err);
+    buf_ = sim::allocate_conv<bf16_t>(gpu, s_, rng());
+    sim::encode_conv<Cfg>(p_, s_, buf_, B == ConvBug::kShortColumn ? 64 : Cfg::BM);
+    const uint32_t tiles = K::tiles_m(p_.m) * K::tiles_n(p_.n);
+    verify::Sm100Launch l;
+    l.grid = static_cast<int>(cfg.get("ctas", std::min<uint32_t>(tiles, 2)));
+    l.warps = static_cast<int>(kSm100MatmulWarps);
+    l.smem_bytes = Cfg::kSmemBytes;
+    return l;
+  }
+  void kernel() override { K::run(p_); }
+  std::string check(verify::Gpu& gpu) override {
+    const sim::CheckResult r = sim::check_conv<bf16_t>(gpu, s_, buf_, sim::RunStatus::kCompleted);
+    return r.passed ? "" : r.detail;
+  }
+
+ private:
+  typename K::Params p_{};
+  sim::Conv2dShape s_;
+  sim::ConvBuffers buf_;
+};
+
+SK_VERIFY_SM100_CASE(ConvCase<ConvBug::kNone>, "corpus.conv2d_fixed",
+                     "conv2d fprop: the matmul with the im2col loader (correct)");
+SK_VERIFY_SM100_CASE(ConvCase<ConvBug::kIgnoresPadding>, "corpus.conv2d_im2col_ignores_padding",
+                     "conv2d: the im2col start pixel misses the padding offset");
+SK_VERIFY_SM100_CASE(ConvCase<ConvBug::kTapNotDilated>, "corpus.conv2d_tap_not_dilated",
+                     "conv2d: filter-tap offsets not scaled by the dilation");
+SK_VERIFY_SM100_CASE(ConvCase<ConvBug::kShortColumn>, "corpus.conv2d_short_im2col_column",
+                     "conv2d: the im2col map delivers 64 pixels per load; the stage expects 128");
+
+}  // namespace
+}  // namespace sk::corpus

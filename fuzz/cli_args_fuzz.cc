@@ -84,7 +84,7 @@ void fuzz_command(std::vector<std::string> tokens) {
       const sk::cli::MatmulArgs a = sk::cli::parse_matmul_args(argc, argv.data(), cmd.c_str(), opts);
       const std::string err =
           a.help   ? std::string()
-          : a.conv ? sk::sim::validate_conv2d(sk::sim::Conv2dRequest{a.conv_shape, a.q}) +
+          : a.conv ? sk::sim::validate_conv2d(a.conv_request()) +
                          sk::sim::validate_resources(a.q)
                    : sk::sim::validate_matmul(a.q);
       if (!err.empty()) defect("parsed a request the simulator refuses: " + err);

@@ -78,7 +78,7 @@ int cmd_run(int argc, char** argv) {
   const sk::sim::MatmulRequest& q = in.q;
   const std::string& json_path = in.json_path;
   const double wall = in.wall;
-  const sk::sim::Conv2dRequest conv{in.conv_shape, q};
+  const sk::sim::Conv2dRequest conv = in.conv_request();
   const bool is_conv = in.conv;
   auto res = sk::sim::run_isolated(
       [&q, &conv, is_conv] {
@@ -108,10 +108,11 @@ std::string replay_command(const sk::cli::MatmulArgs& in) {
   if (in.conv) {
     const sk::sim::Conv2dShape& s = in.conv_shape;
     return fmt::format("sim run --kernel conv2d --n {} --h {} --w {} --c {} --k {} --r {} --s {} "
-                       "--stride {} --pad {} --dilation {} --stages {} --tile-n {} --out-dtype {} "
+                       "--stride {} --pad {} --dilation {} --stages {} --tile-n {} --out-dtype {}{} "
                        "--functional",
                        s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride_h, s.pad_h, s.dil_h, q.stages,
-                       q.tile_n, q.out_f32 ? "f32" : "bf16");
+                       q.tile_n, q.out_f32 ? "f32" : "bf16",
+                       in.residual ? fmt::format(" --residual --beta {}", in.beta) : "");
   }
   return fmt::format("sim run --kernel matmul --arch {} --m {} --n {} --k {} --stages {} "
                      "--tile-n {} --out-dtype {}{} --functional",
@@ -136,8 +137,9 @@ int cmd_verify(int argc, char** argv) {
       [&base, &in](uint64_t seed) {
         sk::sim::MatmulRequest q = base;
         q.seed = seed;
-        return in.conv ? sk::sim::run_conv2d(sk::sim::Conv2dRequest{in.conv_shape, q})
-                       : sk::sim::run_matmul(q);
+        sk::sim::Conv2dRequest c = in.conv_request();
+        c.run = q;
+        return in.conv ? sk::sim::run_conv2d(c) : sk::sim::run_matmul(q);
       },
       eo);
   const std::string replay = replay_command(in);

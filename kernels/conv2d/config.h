@@ -13,9 +13,11 @@
 
 namespace sk {
 
-template <int BN, int Stages, class OutT>
-using Sm100Conv2dConfig =
-    Sm100MatmulConfig<128, BN, 64, Stages, OutT, StaticPersistentScheduler, Im2colTileLoader>;
+// Residual: D = conv(X, W) + beta * C, with the matmul's 8th warp (epilogue
+// load) bringing C in while the MMA runs.
+template <int BN, int Stages, class OutT, bool Residual = false>
+using Sm100Conv2dConfig = Sm100MatmulConfig<128, BN, 64, Stages, OutT, StaticPersistentScheduler,
+                                            Im2colTileLoader, Residual>;
 
 template <class Cfg>
 using Sm100Conv2d = Sm100Matmul<Cfg>;

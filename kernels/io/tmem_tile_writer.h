@@ -37,8 +37,10 @@ class TmemTileWriter {
       : map_(c_map), staging_(static_cast<uint8_t*>(staging)), m_(m), n_(n) {}
 
   // Lane: warp. tmem_col: first column of the accumulator; quarter: warp % 4.
+  // With `residual` (the tile's C, [128][BN] row-major in SMEM), stores
+  // acc + beta * C instead of acc.
   SK_DEVICE void write(uint32_t tmem_base, uint32_t tmem_col, uint32_t quarter, uint32_t m0,
-                       uint32_t n0) const {
+                       uint32_t n0, const OutT* residual = nullptr, float beta = 0.0f) const {
     const uint32_t row0 = m0 + 32 * quarter;
     if (row0 >= m_) return;  // this warp's rows are all past the edge
     for (uint32_t c = 0; c < BN / kChunk; ++c) {
@@ -47,6 +49,10 @@ class TmemTileWriter {
       LaneArray<uint32_t, 32> acc;
       arch::tcgen05_ld_32x32b_x32(tmem_base + ((32 * quarter) << 16) + tmem_col + c * kChunk, acc);
       arch::tcgen05_wait_ld();
+      if (residual != nullptr) {
+        const OutT* rows = residual + (32 * quarter) * BN + c * kChunk;
+        for_each_lane([&](uint32_t l) { add_residual(acc.lane(l), rows + l * BN, beta); });
+      }
       if (auto lane = elect_one()) arch::bulk_wait_group_read<0>();
       arch::sync_warp();
       for_each_lane([&](uint32_t l) { stage_row(acc.lane(l), l); });
@@ -66,6 +72,27 @@ class TmemTileWriter {
   }
 
  private:
+  // acc[i] += beta * c[i] for the 32 columns of one row, reading C 16 bytes at
+  // a time from shared memory.
+  SK_DEVICE static void add_residual(uint32_t* acc, const OutT* c, float beta) {
+    constexpr uint32_t kPerVec = 16 / sizeof(OutT);
+    for (uint32_t v = 0; v < kChunk / kPerVec; ++v) {
+      uint32_t words[4];
+      arch::ld_shared_b128(c + v * kPerVec, words);
+      OutT in[kPerVec];
+      memcpy(in, words, 16);
+      for (uint32_t e = 0; e < kPerVec; ++e) {
+        float a;
+        memcpy(&a, &acc[v * kPerVec + e], 4);
+        if constexpr (sizeof(OutT) == 4)
+          a += beta * in[e];
+        else
+          a += beta * to_float(in[e]);
+        memcpy(&acc[v * kPerVec + e], &a, 4);
+      }
+    }
+  }
+
   // Writes lane l's 32 accumulators as row l of the staging box, 16 bytes at a
   // time, at the swizzled positions (span = one row of the box).
   SK_DEVICE void stage_row(const uint32_t* acc, uint32_t l) const {

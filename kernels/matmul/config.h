@@ -18,6 +18,11 @@
 // other addressing, such as conv2d's im2col loader (kernels/conv2d/). It
 // takes (k, row) coordinates of the GEMM and its Source is the kernel
 // parameter it reads.
+//
+// Residual_ fuses D = A * B^T + beta * C: an 8th warp (epilogue load) loads
+// each output tile's C by TMA into a 2-stage ring while the MMA runs, and the
+// epilogue warps add beta * C to the accumulators in registers before the
+// store. The other seven warps run the same code either way.
 #pragma once
 
 #include <string>
@@ -39,12 +44,16 @@ namespace sk {
 inline constexpr uint32_t kSm100SmemPerCta = 232448;
 
 template <int BM_, int BN_, int BK_, int Stages_, class OutT_,
-          class Scheduler_ = StaticPersistentScheduler, class ALoader_ = TmaTileLoader>
+          class Scheduler_ = StaticPersistentScheduler, class ALoader_ = TmaTileLoader,
+          bool Residual_ = false>
 struct Sm100MatmulConfig {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, Stages = Stages_;
   using OutT = OutT_;
   using Scheduler = Scheduler_;
   using ALoader = ALoader_;
+  static constexpr bool kResidual = Residual_;
+  static constexpr uint32_t kWarps = kSm100MatmulWarps + (Residual_ ? 1 : 0);
+  static constexpr int kResidualStages = Residual_ ? 2 : 1;
   static constexpr bool kClc = std::is_same_v<Scheduler_, ClcScheduler>;
   using InT = bf16_t;
   static constexpr int kAccStages = (2 * BN <= 512) ? 2 : 1;
@@ -52,6 +61,7 @@ struct Sm100MatmulConfig {
   static constexpr int kWorkStages = 2;
 
   using Payload = StandardPayload<InT, BM, BN, BK, Stages>;
+  using ResidualTile = ResidualPayload<OutT, BM, BN, kResidualStages>;
   using Writer = TmemTileWriter<OutT, BN>;
 
   struct SmemCore {
@@ -64,10 +74,14 @@ struct Sm100MatmulConfig {
     uint64_t tmem_dealloc_barrier;
     uint32_t tmem_slot;
   };
+  struct SmemResidual : SmemCore {
+    typename ResidualTile::Storage residual;
+    typename MbarrierBackend<kResidualStages>::Storage residual_barriers;
+  };
   struct SmemClc : SmemCore {
     ClcScheduler::Storage clc;
   };
-  using Smem = std::conditional_t<kClc, SmemClc, SmemCore>;
+  using Smem = std::conditional_t<kClc, SmemClc, std::conditional_t<Residual_, SmemResidual, SmemCore>>;
   // Dynamic SMEM is only guaranteed 16-byte aligned: reserve room to align.
   static constexpr uint32_t kSmemBytes = sizeof(Smem) + 1024;
   static constexpr bool kFitsSmem = kSmemBytes <= kSm100SmemPerCta;
@@ -80,12 +94,14 @@ struct Sm100MatmulConfig {
     static_assert(kFitsSmem, "configuration exceeds the 227 KB of shared memory per CTA");
     static_assert(kClc || std::is_same_v<Scheduler_, StaticPersistentScheduler>,
                   "the scheduler is StaticPersistentScheduler or ClcScheduler");
+    static_assert(!(kClc && Residual_), "the fused residual is instantiated with the static scheduler");
   }
 
   static std::string name() {
     return "sm100_matmul_bf16_" + std::to_string(BM) + "x" + std::to_string(BN) + "x" +
            std::to_string(BK) + "_s" + std::to_string(Stages) +
-           (sizeof(OutT) == 4 ? "_f32out" : "_bf16out") + (kClc ? "_clc" : "");
+           (sizeof(OutT) == 4 ? "_f32out" : "_bf16out") + (kClc ? "_clc" : "") +
+           (Residual_ ? "_residual" : "");
   }
 };
 

@@ -8,6 +8,9 @@
 //                 work:   scheduler -> every role      (WorkPayload)
 //   TileOp        UmmaOp, inside MmaWarpContext / EpilogueWarpContext
 //   Output        TmemTileWriter (TMA store)
+//   Residual      with Cfg::kResidual, warp 7 (epilogue load) TMA-loads C
+//                 into the residual TilePipeline -> epilogue warps, which
+//                 add beta * C in registers (D = A * B^T + beta * C)
 //   Scheduling    StaticPersistentScheduler or ClcScheduler (Cfg::Scheduler)
 //                 on warp 4; with CLC the load warp also signals the
 //                 scheduler's throttle each time it starts a tile
@@ -19,7 +22,9 @@
 // (tcgen05.commit), acc.empty 4 (one per epilogue warp), work.full 1, work.empty
 // 6 (load, MMA and the four epilogue warps), tmem_dealloc 4; with CLC also
 // clc.response 1 (the issuer's arrive.expect_tx; the response's complete_tx)
-// and clc_throttle.full 1 (load warp), clc_throttle.empty 1 (scheduler).
+// and clc_throttle.full 1 (load warp), clc_throttle.empty 1 (scheduler); with
+// the residual also residual.full 1 (epilogue load's arrive.expect_tx) and
+// residual.empty 4 (one per epilogue warp), and work.empty 7.
 #pragma once
 
 #include "kernels/arch/sm100.h"
@@ -40,14 +45,18 @@ struct Sm100Matmul {
   using InputPipe = TilePipeline<typename Cfg::Payload, Cfg::Stages>;
   using AccPipe = TilePipeline<TmemAccumPayload<Cfg::BN>, Cfg::kAccStages>;
   using WorkPipe = TilePipeline<WorkPayload<WorkInfo>, Cfg::kWorkStages>;
+  using ResidualPipe = TilePipeline<typename Cfg::ResidualTile, Cfg::kResidualStages>;
   using Mma = UmmaOp<Cfg::BM, Cfg::BN, Cfg::BK>;
-  static constexpr uint32_t kWorkConsumers = 2 + kEpilogueWarps;
+  static constexpr uint32_t kWorkConsumers = 2 + kEpilogueWarps + (Cfg::kResidual ? 1 : 0);
 
   struct Params {
     typename Cfg::ALoader::Source a;  // matmul: dims {K, M}, box {BK, BM}, 128B swizzle
     arch::TensorMap b;  // dims {K, N}, box {BK, BN}, 128B swizzle
     arch::TensorMap c;  // dims {N, M}, box {32, 32}, swizzle = one box row
     uint32_t m, n, k;
+    // With Cfg::kResidual: C, dims {N, M}, box {BN, BM}, unswizzled; D += beta * C.
+    arch::TensorMap residual;
+    float beta;
   };
 
   SK_DEVICE static void run(const Params& p) {
@@ -62,6 +71,8 @@ struct Sm100Matmul {
         arch::mbarrier_init(&s.tmem_dealloc_barrier, kEpilogueWarps);
         arch::annotate_barrier(&s.tmem_dealloc_barrier, "tmem_dealloc", -1);
         if constexpr (Cfg::kClc) ClcScheduler::init(&s.clc);
+        if constexpr (Cfg::kResidual)
+          ResidualPipe::init(&s.residual_barriers, 1, kEpilogueWarps, "residual");
         arch::fence_mbarrier_init();
       }
     }
@@ -76,6 +87,9 @@ struct Sm100Matmul {
       case WarpRole::kLoad: load(p, s, input, work); break;
       case WarpRole::kMma: mma(p, s, input, acc, work); break;
       case WarpRole::kEpilogue: epilogue(p, s, warp, acc, work); break;
+      case WarpRole::kEpilogueLoad:
+        if constexpr (Cfg::kResidual) epilogue_load(p, s, work);
+        break;
     }
   }
 
@@ -198,6 +212,20 @@ struct Sm100Matmul {
   SK_DEVICE static void epilogue(const Params& p, Smem& s, uint32_t warp, const AccPipe& acc,
                                  const WorkPipe& work) {
     arch::annotate_role("epilogue");
+    if constexpr (Cfg::kResidual) {
+      const ResidualPipe pipe(&s.residual_barriers, typename Cfg::ResidualTile{&s.residual});
+      auto residuals = pipe.consumer();
+      epilogue_tiles(p, s, warp, acc, work, &residuals);
+    } else {
+      epilogue_tiles(p, s, warp, acc, work, static_cast<int*>(nullptr));
+    }
+  }
+
+  // The epilogue warps' loop; `residuals` is the residual ring's consumer end
+  // (unused without a residual).
+  template <class Residuals>
+  SK_DEVICE static void epilogue_tiles(const Params& p, Smem& s, uint32_t warp, const AccPipe& acc,
+                                       const WorkPipe& work, [[maybe_unused]] Residuals* residuals) {
     const EpilogueWarpContext<Cfg::kTmemCols, kEpilogueWarps> ctx(&s.tmem_slot,
                                                                   &s.tmem_dealloc_barrier);
     const typename Cfg::Writer writer(&p.c, s.staging[warp], p.m, p.n);
@@ -206,12 +234,40 @@ struct Sm100Matmul {
     for (WorkInfo w = next_work(items); w.valid; w = next_work(items)) {
       auto stage = consumer.acquire();
       arch::tcgen05_fence_after_thread_sync();
-      writer.write(ctx.tmem().base(), stage.tiles().column, warp % 4, w.m_tile * Cfg::BM,
-                   w.n_tile * Cfg::BN);
+      if constexpr (Cfg::kResidual) {
+        auto c = residuals->acquire();
+        writer.write(ctx.tmem().base(), stage.tiles().column, warp % 4, w.m_tile * Cfg::BM,
+                     w.n_tile * Cfg::BN, c.tiles(), p.beta);
+        std::move(c).release();
+      } else {
+        writer.write(ctx.tmem().base(), stage.tiles().column, warp % 4, w.m_tile * Cfg::BM,
+                     w.n_tile * Cfg::BN);
+      }
       arch::tcgen05_fence_before_thread_sync();
       std::move(stage).release();
     }
     writer.flush();
+  }
+
+  // Warp 7: one C tile per work item, loaded while the MMA computes that
+  // tile's accumulator; edge tiles are zero-filled by TMA.
+  SK_DEVICE static void epilogue_load(const Params& p, Smem& s, const WorkPipe& work) {
+    arch::annotate_role("epilogue_load");
+    const ResidualPipe pipe(&s.residual_barriers, typename Cfg::ResidualTile{&s.residual});
+    const TmaTileLoader c_loader(&p.residual);
+    if (auto lane = elect_one()) c_loader.prefetch();
+    auto producer = pipe.producer();
+    auto items = work.consumer();
+    for (WorkInfo w = next_work(items); w.valid; w = next_work(items)) {
+      auto stage = producer.acquire();
+      if (auto lane = elect_one()) {
+        stage.expect_bytes(Cfg::ResidualTile::kBytesPerStage);
+        c_loader.load(stage.tiles(), stage.full_barrier(), static_cast<int32_t>(w.n_tile * Cfg::BN),
+                      static_cast<int32_t>(w.m_tile * Cfg::BM));
+      }
+      std::move(stage).release_async();
+    }
+    producer.drain();
   }
 };
 

@@ -39,6 +39,18 @@ struct TmemAccumPayload {
   SK_DEVICE Tiles stage(uint32_t i) const { return Tiles{i * Cols}; }
 };
 
+// A residual tile C[BM][BN] of T per stage, row-major and unswizzled, as the
+// epilogue-load warp's TMA load writes it for the epilogue warps to read.
+template <class T, int BM, int BN, int Stages>
+struct ResidualPayload {
+  struct Storage {
+    alignas(128) T c[Stages][BM * BN];
+  };
+  static constexpr uint32_t kBytesPerStage = BM * BN * sizeof(T);
+  Storage* storage;
+  SK_DEVICE T* stage(uint32_t i) const { return storage->c[i]; }
+};
+
 // One work item per stage, written by the scheduler warp.
 template <class Work>
 struct WorkPayload {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 
 #include "sim/cli/args.h"
 #include "sim/cli/options.h"
@@ -47,7 +48,9 @@ po::options_description run_options() {
       ("s", po::value<std::string>(), "filter width")
       ("stride", po::value<std::string>()->default_value("1"), "stride (both dimensions, 1-8)")
       ("pad", po::value<std::string>()->default_value("0"), "zero padding (both dimensions)")
-      ("dilation", po::value<std::string>()->default_value("1"), "filter dilation (both dimensions)");
+      ("dilation", po::value<std::string>()->default_value("1"), "filter dilation (both dimensions)")
+      ("residual", "fuse D = conv + beta * C, C loaded by an 8th warp (epilogue load)")
+      ("beta", po::value<std::string>(), "the residual's scale (default 1)");
   o.add(conv);
   return o;
 }
@@ -103,7 +106,19 @@ MatmulArgs parse_matmul_args(int argc, char** argv, const char* cmd,
   out.conv = vm["kernel"].as<std::string>() == "conv2d";
   if (out.conv) {
     out.conv_shape = parse_conv(vm, cmd, q);
+    out.residual = vm.count("residual") > 0;
+    if (vm.count("beta")) {
+      if (!out.residual) throw UsageError("--beta needs --residual");
+      const std::string t = vm["beta"].as<std::string>();
+      char* end = nullptr;
+      const double b = t.empty() ? 0 : std::strtod(t.c_str(), &end);
+      if (t.empty() || end != t.c_str() + t.size() || !(b >= -1e6 && b <= 1e6))
+        throw UsageError(fmt::format("--beta expects a number in [-1e6, 1e6], got '{}'", t));
+      out.beta = static_cast<float>(b);
+    }
   } else {
+    if (vm.count("residual") || vm.count("beta"))
+      throw UsageError("--residual and --beta are conv2d options (--kernel conv2d)");
     for (const char* f : {"h", "w", "c", "r", "s"})
       if (vm.count(f)) throw UsageError(fmt::format("--{} is a conv2d option (--kernel conv2d)", f));
     if (!vm["stride"].defaulted() || !vm["pad"].defaulted() || !vm["dilation"].defaulted())
@@ -134,7 +149,7 @@ MatmulArgs parse_matmul_args(int argc, char** argv, const char* cmd,
     out.jobs = static_cast<int>(parse_uint("--jobs", vm["jobs"].as<std::string>(), 1, 64));
   }
   if (out.conv) {
-    if (std::string err = sim::validate_conv2d(sim::Conv2dRequest{out.conv_shape, q}); !err.empty())
+    if (std::string err = sim::validate_conv2d(out.conv_request()); !err.empty())
       throw UsageError(err);
   } else if (std::string err = sim::validate_matmul(q); !err.empty()) {
     throw UsageError(err);
@@ -168,7 +183,7 @@ MatmulArgs parse_matmul_args(int argc, char** argv, const char* cmd,
 
   // Again with the trace and timeline options, which have bounds of their own
   // (for conv2d, those of its implicit GEMM).
-  const std::string err = out.conv ? sim::validate_conv2d(sim::Conv2dRequest{out.conv_shape, q})
+  const std::string err = out.conv ? sim::validate_conv2d(out.conv_request())
                                    : sim::validate_matmul(q);
   if (!err.empty()) throw UsageError(err);
   if (out.conv) {

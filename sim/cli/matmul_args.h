@@ -34,6 +34,12 @@ struct MatmulArgs {
   // and the run options.
   bool conv = false;
   sim::Conv2dShape conv_shape;
+  bool residual = false;  // --residual: the fused residual (8th warp)
+  float beta = 1.0f;      // --beta
+  sim::Conv2dRequest conv_request() const {
+    sim::Conv2dRequest r{conv_shape, residual, beta, q};
+    return r;
+  }
 };
 
 // Parses argv (argv[0] is the command, "run" or "verify") against `opts`.

@@ -32,11 +32,13 @@ namespace sk::sim {
 struct ConvBuffers {
   uint32_t c_pitch = 0, ldy = 0;  // elements
   uint64_t x = 0, b = 0, y = 0;
+  uint64_t c = 0;                 // the residual (NPQK, Y's pitch), when asked for
   std::vector<uint16_t> filters;  // KRSC, for the reference
 };
 
 template <class OutT>
-ConvBuffers allocate_conv(models::sm100::Gpu& gpu, const Conv2dShape& s, uint64_t seed) {
+ConvBuffers allocate_conv(models::sm100::Gpu& gpu, const Conv2dShape& s, uint64_t seed,
+                          bool residual = false) {
   auto& mem = gpu.gmem();
   ConvBuffers b;
   b.c_pitch = round_up<uint32_t>(s.c, 8);
@@ -45,6 +47,7 @@ ConvBuffers allocate_conv(models::sm100::Gpu& gpu, const Conv2dShape& s, uint64_
   b.x = mem.allocate(pixels * b.c_pitch * 2, "X");
   b.b = mem.allocate(uint64_t{s.k} * s.gemm_k() * 2, "W packed");
   b.y = mem.allocate(s.gemm_m() * b.ldy * sizeof(OutT), "Y");
+  if (residual) b.c = mem.allocate(s.gemm_m() * b.ldy * sizeof(OutT), "C");
   if (!gpu.functional()) return b;
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -61,6 +64,18 @@ ConvBuffers allocate_conv(models::sm100::Gpu& gpu, const Conv2dShape& s, uint64_
       for (uint32_t c = 0; c < cp; ++c)
         packed[(size_t{k} * s.r * s.s + tap) * cp + c] =
             c < s.c ? b.filters[(size_t{k} * s.r * s.s + tap) * s.c + c] : uint16_t{0};
+  if (residual) {
+    uint8_t* c = mem.host(b.c);
+    for (uint64_t i = 0; i < s.gemm_m() * b.ldy; ++i) {
+      const float v = dist(rng);
+      if constexpr (sizeof(OutT) == 4)
+        std::memcpy(c + i * 4, &v, 4);
+      else {
+        const uint16_t bits = to_bf16(v).bits;
+        std::memcpy(c + i * 2, &bits, 2);
+      }
+    }
+  }
   uint8_t* y = mem.host(b.y);
   for (uint64_t i = 0; i < s.gemm_m() * b.ldy; ++i) {
     if constexpr (sizeof(OutT) == 4)
@@ -73,10 +88,12 @@ ConvBuffers allocate_conv(models::sm100::Gpu& gpu, const Conv2dShape& s, uint64_
 
 // Independent FP64 direct convolution; tolerance as check_matmul's.
 template <class OutT>
-CheckResult check_conv(models::sm100::Gpu& gpu, const Conv2dShape& s, const ConvBuffers& b, RunStatus status) {
+CheckResult check_conv(models::sm100::Gpu& gpu, const Conv2dShape& s, const ConvBuffers& b,
+                       RunStatus status, float beta = 0.0f) {
   CheckResult r;
   r.ran = true;
-  r.reference = "host FP64 direct convolution over the BF16 inputs";
+  r.reference = b.c != 0 ? "host FP64 direct convolution over the BF16 inputs, plus beta * C"
+                         : "host FP64 direct convolution over the BF16 inputs";
   if (status != RunStatus::kCompleted) {
     r.detail = "the kernel did not complete";
     return r;
@@ -119,6 +136,12 @@ CheckResult check_conv(models::sm100::Gpu& gpu, const Conv2dShape& s, const Conv
               }
             }
           }
+          if (b.c != 0) {
+            const double cv =
+                double{beta} * out_value<OutT>(mem.host(b.c) + (row * b.ldy + k) * sizeof(OutT));
+            ref += cv;
+            abs_sum += std::fabs(cv);
+          }
           const double got = out_value<OutT>(yp);
           const double err = std::fabs(got - ref);
           const double allowed = 2.0 * (taps + 2) * u * abs_sum + out_rel * std::fabs(ref) + 1e-30;
@@ -144,7 +167,7 @@ CheckResult check_conv(models::sm100::Gpu& gpu, const Conv2dShape& s, const Conv
 // test wants it wrong).
 template <class C, class Params>
 void encode_conv(Params& p, const Conv2dShape& s, const ConvBuffers& buf,
-                 uint32_t pixels_per_column = C::BM) {
+                 uint32_t pixels_per_column = C::BM, float beta = 1.0f) {
   using models::sm100::Swizzle;
   auto check = [](const std::string& err) {
     if (!err.empty()) throw std::invalid_argument("tensor map: " + err);
@@ -170,6 +193,12 @@ void encode_conv(Params& p, const Conv2dShape& s, const ConvBuffers& buf,
   check(models::sm100::encode_tiled_2d(p.c, buf.y, sizeof(typename C::OutT), p.n, p.m,
                                        uint64_t{buf.ldy} * sizeof(typename C::OutT), 32, 32,
                                        static_cast<Swizzle>(C::Writer::kRowBytes)));
+  if constexpr (C::kResidual) {
+    check(models::sm100::encode_tiled_2d(p.residual, buf.c, sizeof(typename C::OutT), p.n, p.m,
+                                         uint64_t{buf.ldy} * sizeof(typename C::OutT), C::BN,
+                                         C::BM, Swizzle::kNone));
+    p.beta = beta;
+  }
 }
 
 }  // namespace sk::sim

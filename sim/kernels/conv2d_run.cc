@@ -25,9 +25,9 @@ uint32_t out_size(uint32_t in, uint32_t pad, uint32_t dil, uint32_t filter, uint
   return span < 0 ? 0 : static_cast<uint32_t>(span / stride + 1);
 }
 
-template <int BN, int S, class OutT>
+template <int BN, int S, class OutT, bool Residual>
 RunResult run_config(const Conv2dRequest& req) {
-  using C = Sm100Conv2dConfig<BN, S, OutT>;
+  using C = Sm100Conv2dConfig<BN, S, OutT, Residual>;
   using Kernel = Sm100Conv2d<C>;
   const Conv2dShape& s = req.shape;
   MatmulRequest q = req.run;
@@ -39,16 +39,16 @@ RunResult run_config(const Conv2dRequest& req) {
   if (q.num_sms > 0) params.num_sms = q.num_sms;
   Gpu gpu(params, q.functional);
   configure_run(gpu, q, t0);
-  const ConvBuffers buf = allocate_conv<OutT>(gpu, s, q.seed);
+  const ConvBuffers buf = allocate_conv<OutT>(gpu, s, q.seed, Residual);
 
   typename Kernel::Params p{};
-  encode_conv<C>(p, s, buf);
+  encode_conv<C>(p, s, buf, C::BM, req.beta);
 
   const auto races = attach_race_detector(gpu, q);
   const uint32_t tiles = Kernel::tiles_m(q.m) * Kernel::tiles_n(q.n);
   const int grid =
       static_cast<int>(std::min<uint32_t>(tiles, static_cast<uint32_t>(gpu.params().num_sms)));
-  std::string err = gpu.launch(grid, kSm100MatmulWarps, C::kSmemBytes, [&p] { Kernel::run(p); });
+  std::string err = gpu.launch(grid, static_cast<int>(C::kWarps), C::kSmemBytes, [&p] { Kernel::run(p); });
   if (!err.empty()) throw std::runtime_error(err);
   const RunStatus status = gpu.run(q.max_cycles);
 
@@ -59,9 +59,10 @@ RunResult run_config(const Conv2dRequest& req) {
   r.n = q.n;
   r.k = q.k;
   r.config_name = fmt::format(
-      "sm100_conv2d_fprop_{}x{}x{}_s{}_{}: N={} H={} W={} C={} K={} R={} S={} stride {}x{} pad "
+      "sm100_conv2d_fprop_{}x{}x{}_s{}_{}{}: N={} H={} W={} C={} K={} R={} S={} stride {}x{} pad "
       "{}x{} dilation {}x{} -> P={} Q={}",
-      C::BM, C::BN, C::BK, C::Stages, sizeof(OutT) == 4 ? "f32out" : "bf16out", s.n, s.h, s.w,
+      C::BM, C::BN, C::BK, C::Stages, sizeof(OutT) == 4 ? "f32out" : "bf16out",
+      Residual ? fmt::format("_residual (beta {})", req.beta) : "", s.n, s.h, s.w,
       s.c, s.k, s.r, s.s, s.stride_h, s.stride_w, s.pad_h, s.pad_w, s.dil_h, s.dil_w, s.p(), s.q());
   r.scheduler = "static";
   r.tile_m = C::BM;
@@ -76,7 +77,7 @@ RunResult run_config(const Conv2dRequest& req) {
              : status == RunStatus::kDeadlock ? "deadlock"
                                               : "cycle_bound";
   summarize_sm100(gpu, s.flops(), r);
-  if (q.functional) r.check = check_conv<OutT>(gpu, s, buf, status);
+  if (q.functional) r.check = check_conv<OutT>(gpu, s, buf, status, req.beta);
   write_run_files(gpu, q);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
@@ -84,29 +85,40 @@ RunResult run_config(const Conv2dRequest& req) {
 
 using Runner = RunResult (*)(const Conv2dRequest&);
 
-template <int BN, class OutT>
+template <int BN, int S, class OutT, bool Residual>
+Runner fitting() {
+  if constexpr (Sm100Conv2dConfig<BN, S, OutT, Residual>::kFitsSmem)
+    return &run_config<BN, S, OutT, Residual>;
+  else
+    return nullptr;
+}
+
+template <int BN, class OutT, bool Residual>
 Runner by_stages(uint32_t stages) {
   switch (stages) {
-    case 2: return &run_config<BN, 2, OutT>;
-    case 3: return &run_config<BN, 3, OutT>;
-    case 4: return &run_config<BN, 4, OutT>;
+    case 2: return fitting<BN, 2, OutT, Residual>();
+    case 3: return fitting<BN, 3, OutT, Residual>();
+    case 4: return fitting<BN, 4, OutT, Residual>();
     default: return nullptr;
   }
 }
 
-template <class OutT>
+template <class OutT, bool Residual>
 Runner by_tile(uint32_t bn, uint32_t stages) {
   switch (bn) {
-    case 64: return by_stages<64, OutT>(stages);
-    case 128: return by_stages<128, OutT>(stages);
+    case 64: return by_stages<64, OutT, Residual>(stages);
+    case 128: return by_stages<128, OutT, Residual>(stages);
     default: return nullptr;
   }
 }
 
-Runner lookup(const Conv2dRequest& q) {
-  return q.run.out_f32 ? by_tile<float>(q.run.tile_n, q.run.stages)
-                       : by_tile<bf16_t>(q.run.tile_n, q.run.stages);
+template <bool Residual>
+Runner by_type(const Conv2dRequest& q) {
+  return q.run.out_f32 ? by_tile<float, Residual>(q.run.tile_n, q.run.stages)
+                       : by_tile<bf16_t, Residual>(q.run.tile_n, q.run.stages);
 }
+
+Runner lookup(const Conv2dRequest& q) { return q.residual ? by_type<true>(q) : by_type<false>(q); }
 
 }  // namespace
 
@@ -138,6 +150,10 @@ std::string validate_conv2d(const Conv2dRequest& req) {
   if (req.run.stages < 2 || req.run.stages > 4)
     return fmt::format("conv2d: --stages {} is outside 2-4", req.run.stages);
   if (req.run.clc) return "conv2d: --scheduler clc is not instantiated for conv2d";
+  if (!std::isfinite(req.beta)) return "conv2d: --beta must be a finite number";
+  if (lookup(req) == nullptr)
+    return fmt::format("conv2d: tile 128x{}x64 with {} stages{} does not fit in shared memory",
+                       req.run.tile_n, req.run.stages, req.residual ? " and the residual ring" : "");
   if (req.run.functional &&
       static_cast<double>(s.gemm_m()) * s.k * s.r * s.s * s.c > static_cast<double>(1ull << 33))
     return "conv2d: --functional is limited to N*P*Q*K*R*S*C <= 2^33; use timing mode";

@@ -6,7 +6,7 @@
 // M = N*P*Q, N = K, K = R*S*Cp (Cp: C rounded up to 64); the host packs the
 // filters to [K][R][S][Cp] with zeros past C, once, as a conv library
 // prepacks weights. The check is an independent FP64 direct convolution
-// over the BF16 inputs.
+// over the BF16 inputs (plus beta * C with the fused residual).
 #pragma once
 
 #include <cstdint>
@@ -32,6 +32,9 @@ struct Conv2dShape {
 
 struct Conv2dRequest {
   Conv2dShape shape;
+  // --residual: Y = conv(X, W) + beta * C, C an NPQK tensor like Y.
+  bool residual = false;
+  float beta = 1.0f;
   // Tile N, stages, output type, seed, mode, trace and bounds; its m, n and k
   // are ignored (they follow from the shape).
   MatmulRequest run;

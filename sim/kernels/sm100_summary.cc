@@ -28,7 +28,7 @@ Cycle total(const std::vector<Interval>& v) {
 
 // What a wait was for, from its slice name: the mbarrier rings of the
 // structured matmul ("input" stages, "acc" accumulators, "work" items, the CLC
-// response and throttle) and the
+// response and throttle, the fused residual's "residual" ring) and the
 // other blocking operations of the model.
 const char* stall_cause(const std::string& what) {
   auto starts = [&](const char* p) { return what.rfind(p, 0) == 0; };
@@ -36,13 +36,15 @@ const char* stall_cause(const std::string& what) {
   if (starts("wait input.empty")) return "empty_stage";
   if (starts("wait acc.") || starts("wgmma.wait_group")) return "accumulator";
   if (starts("wait work.") || starts("wait clc")) return "scheduler";
+  if (starts("wait residual.")) return "residual";
   if (starts("tcgen05.ld")) return "tmem_load";
   if (starts("bulk wait_group")) return "tma_store";
   if (starts("bar.sync") || starts("wait tmem_dealloc")) return "barrier";
   return "other";
 }
-constexpr const char* kCauses[] = {"full_stage", "empty_stage", "accumulator", "scheduler",
-                                   "tmem_load",  "tma_store",   "barrier",     "other"};
+constexpr const char* kCauses[] = {"full_stage", "empty_stage", "accumulator",
+                                   "scheduler",  "residual",    "tmem_load",
+                                   "tma_store",  "barrier",     "other"};
 
 Cycle intersection(const std::vector<Interval>& x, const std::vector<Interval>& y) {
   Cycle t = 0;

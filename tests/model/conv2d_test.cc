@@ -119,3 +119,20 @@ TEST_CASE("200 explored schedules of two convolutions: no findings, every check 
     CHECK_MESSAGE(rep.findings.empty(), fs);
   }
 }
+
+TEST_CASE("fused residual (8th warp): Y = conv + beta * C on odd shapes, both output types") {
+  sk::sim::Conv2dShape s;
+  s.n = 2, s.h = 9, s.w = 11, s.c = 37, s.k = 70, s.r = 3, s.s = 3;
+  s.pad_h = s.pad_w = 1;
+  auto q = request(s, 64, 3, false, 5);
+  q.residual = true;
+  q.beta = 0.75f;
+  check_clean(q);
+  sk::sim::Conv2dShape t;
+  t.n = 3, t.h = 14, t.w = 13, t.c = 100, t.k = 96, t.r = 3, t.s = 2;
+  t.stride_h = t.stride_w = 2;
+  auto f = request(t, 128, 2, true, 6);
+  f.residual = true;
+  f.beta = -1.5f;
+  check_clean(f);
+}

@@ -21,7 +21,13 @@ enum class ConvBug {
   kIgnoresPadding,     // the start pixel misses the -pad of the bounding box
   kTapNotDilated,      // filter-tap offsets not multiplied by the dilation
   kShortColumn,        // the host's im2col map delivers 64 pixels per load, the stage expects 128
+  kResidualFixed,      // correct, with the fused residual (8th warp)
+  kResidualShortBox,   // the host's residual map has a 64-row box; the ring expects 128 rows
 };
+
+constexpr bool has_residual(ConvBug b) {
+  return b == ConvBug::kResidualFixed || b == ConvBug::kResidualShortBox;
+}
 
 template <ConvBug B>
 class MutantIm2colLoader {
@@ -45,7 +51,7 @@ class MutantIm2colLoader {
 template <ConvBug B>
 class ConvCase : public verify::Sm100Case {
   using Cfg = Sm100MatmulConfig<128, 64, 64, 3, bf16_t, StaticPersistentScheduler,
-                                MutantIm2colLoader<B>>;
+                                MutantIm2colLoader<B>, has_residual(B)>;
   using K = Sm100Matmul<Cfg>;
 
  public:
@@ -68,26 +74,36 @@ class ConvCase : public verify::Sm100Case {
     s_.stride_h = s_.stride_w = get("stride", 1, 1, 8);
     s_.pad_h = s_.pad_w = get("pad", 1, 0, 8);
     s_.dil_h = s_.dil_w = get("dil", 1, 1, 8);
-    sim::Conv2dRequest req{s_, sim::MatmulRequest{}};
+    sim::Conv2dRequest req;
+    req.shape = s_;
+    req.residual = has_residual(B);
     req.run.tile_n = 64;
     req.run.stages = 3;
     if (std::string err = sim::validate_conv2d(req); !err.empty()) throw std::invalid_argument(err);
-    buf_ = sim::allocate_conv<bf16_t>(gpu, s_, rng());
-    sim::encode_conv<Cfg>(p_, s_, buf_, B == ConvBug::kShortColumn ? 64 : Cfg::BM);
+    buf_ = sim::allocate_conv<bf16_t>(gpu, s_, rng(), has_residual(B));
+    sim::encode_conv<Cfg>(p_, s_, buf_, B == ConvBug::kShortColumn ? 64 : Cfg::BM, kBeta);
+    if constexpr (B == ConvBug::kResidualShortBox) {
+      const std::string err = models::sm100::encode_tiled_2d(
+          p_.residual, buf_.c, 2, p_.n, p_.m, uint64_t{buf_.ldy} * 2, Cfg::BN, 64,
+          models::sm100::Swizzle::kNone);
+      if (!err.empty()) throw std::invalid_argument(err);
+    }
     const uint32_t tiles = K::tiles_m(p_.m) * K::tiles_n(p_.n);
     verify::Sm100Launch l;
     l.grid = static_cast<int>(cfg.get("ctas", std::min<uint32_t>(tiles, 2)));
-    l.warps = static_cast<int>(kSm100MatmulWarps);
+    l.warps = static_cast<int>(Cfg::kWarps);
     l.smem_bytes = Cfg::kSmemBytes;
     return l;
   }
   void kernel() override { K::run(p_); }
   std::string check(verify::Gpu& gpu) override {
-    const sim::CheckResult r = sim::check_conv<bf16_t>(gpu, s_, buf_, sim::RunStatus::kCompleted);
+    const sim::CheckResult r =
+        sim::check_conv<bf16_t>(gpu, s_, buf_, sim::RunStatus::kCompleted, kBeta);
     return r.passed ? "" : r.detail;
   }
 
  private:
+  static constexpr float kBeta = 0.5f;
   typename K::Params p_{};
   sim::Conv2dShape s_;
   sim::ConvBuffers buf_;
@@ -99,6 +115,10 @@ SK_VERIFY_SM100_CASE(ConvCase<ConvBug::kIgnoresPadding>, "corpus.conv2d_im2col_i
                      "conv2d: the im2col start pixel misses the padding offset");
 SK_VERIFY_SM100_CASE(ConvCase<ConvBug::kTapNotDilated>, "corpus.conv2d_tap_not_dilated",
                      "conv2d: filter-tap offsets not scaled by the dilation");
+SK_VERIFY_SM100_CASE(ConvCase<ConvBug::kResidualFixed>, "corpus.conv2d_residual_fixed",
+                     "conv2d with the fused residual (8th warp), correct");
+SK_VERIFY_SM100_CASE(ConvCase<ConvBug::kResidualShortBox>, "corpus.conv2d_residual_short_box",
+                     "conv2d residual: the C map's box has 64 rows; the ring expects 128");
 SK_VERIFY_SM100_CASE(ConvCase<ConvBug::kShortColumn>, "corpus.conv2d_short_im2col_column",
                      "conv2d: the im2col map delivers 64 pixels per load; the stage expects 128");
 

@@ -1,6 +1,6 @@
-// model_ops_fuzz.cc: random programs of SM100 intrinsics (mbarrier, TMA,
-// bulk groups, TMEM allocation, tcgen05 MMA/commit/ld, fences, barriers,
-// shared-memory accesses, CLC, tensor-map updates) run on the model.
+// model_ops_fuzz.cc: random programs of SM100 intrinsics (mbarrier, tiled and
+// im2col TMA, bulk groups, TMEM allocation, tcgen05 MMA/commit/ld, fences,
+// barriers, shared-memory accesses, CLC, tensor-map updates) run on the model.
 //
 // Input: byte 0 picks the launch (1-2 CTAs of 1-4 warps; functional or timing
 // mode; race detector on or off); then each 6 bytes are one operation
@@ -58,6 +58,7 @@ struct Program {
 
 // Global state the kernel body reads (set up before launch, per input).
 m100::TensorMapModel g_maps[2];
+m100::TensorMapModel g_im2col;  // 2x5x7x64 NHWC BF16, 3x3 filter, pad 1, 32 pixels of 64 channels
 const Program* g_prog = nullptr;
 
 [[noreturn]] void defect(const std::string& what) {
@@ -107,7 +108,7 @@ uint32_t instr_desc(uint8_t x) {
 
 void exec(const Op& op) {
   uint64_t* b = bar(op.a);
-  switch (op.code % 30) {
+  switch (op.code % 31) {
     case 0: api::mbarrier_init(b, op.b % 5, kLoc); break;
     case 1: api::mbarrier_inval(b, kLoc); break;
     case 2: api::fence_mbarrier_init(kLoc); break;
@@ -183,6 +184,11 @@ void exec(const Op& op) {
           (void)api::clc_first_ctaid_x(buf(op.c, op.d), kLoc);
       }
       break;
+    case 30:
+      api::tma_load_im2col_4d(buf(op.c, op.d), (op.d & 0x80) ? &g_maps[0] : &g_im2col, b,
+                              static_cast<int8_t>(op.b) % 80, static_cast<int8_t>(op.a) % 8,
+                              static_cast<int8_t>(op.d) % 9, op.b % 3, op.c % 4, op.a % 4, kLoc);
+      break;
     case 29:
       if (op.b & 1) {
         api::tensormap_replace_global_dim(&g_maps[op.d & 1], op.c % 3, uint32_t{op.d} + 1, kLoc);
@@ -243,6 +249,18 @@ void run(const Program& prog) {
   if (!m100::encode_tiled_2d(g_maps[0], addr, 2, 64, 64, 128, 64, 8, m100::Swizzle::k128B).empty() ||
       !m100::encode_tiled_2d(g_maps[1], addr, 2, 64, 64, 128, 32, 4, m100::Swizzle::kNone).empty())
     defect("the harness's own tensor maps do not encode");
+  {
+    const uint64_t x = gpu.gmem().allocate(2 * 7 * 5 * 64 * 2, "x");
+    const uint64_t dims[4] = {64, 5, 7, 2};
+    const uint64_t strides[3] = {128, 128 * 5, 128 * 5 * 7};
+    const int32_t lower[2] = {-1, -1}, upper[2] = {-1, -1};
+    const uint32_t estrides[4] = {1, 1, 1, 1};
+    g_im2col = m100::TensorMapModel{};
+    if (!m100::encode_im2col_4d(g_im2col, x, 2, dims, strides, lower, upper, 64, 32, estrides,
+                                m100::Swizzle::k128B)
+             .empty())
+      defect("the harness's own im2col map does not encode");
+  }
   g_prog = &prog;
   const std::string err = gpu.launch(prog.ctas, prog.warps, kSmemBytes, body);
   if (!err.empty()) defect("launch refused: " + err);

@@ -84,6 +84,16 @@ void tcgen05_dealloc(uint32_t taddr, uint32_t num_cols, const Loc& loc);
 void tcgen05_relinquish_alloc_permit(const Loc& loc);
 void tcgen05_mma_f16_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
                         bool accumulate, const Loc& loc);
+// Block-scaled MMAs and the scale-factor copy (api_tcgen05_block_scale.cc):
+// kind::mxf8f6f4.block_scale.scale_vec::1X, kind::mxf4nvf4.block_scale.scale_vec::4X
+// and tcgen05.cp.cta_group::1.32x128b.warpx4.
+void tcgen05_mma_mxf8f6f4_block_scale(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc,
+                                      uint32_t idesc, uint32_t sfa_taddr, uint32_t sfb_taddr,
+                                      bool accumulate, const Loc& loc);
+void tcgen05_mma_mxf4nvf4_block_scale(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc,
+                                      uint32_t idesc, uint32_t sfa_taddr, uint32_t sfb_taddr,
+                                      bool accumulate, const Loc& loc);
+void tcgen05_cp_32x128b_warpx4(uint32_t taddr, uint64_t smem_desc, const Loc& loc);
 void tcgen05_commit(uint64_t* bar, const Loc& loc);
 void tcgen05_ld_32x32b_x32(uint32_t taddr, LaneArray<uint32_t, 32>& dst, const Loc& loc);
 void tcgen05_wait_ld(const Loc& loc);

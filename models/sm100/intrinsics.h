@@ -162,6 +162,19 @@ inline void tcgen05_mma_f16_ss(uint32_t d, uint64_t a, uint64_t b, uint32_t ides
                                Loc l = Loc::current()) {
   m::tcgen05_mma_f16_ss(d, a, b, idesc, acc, l);
 }
+inline void tcgen05_mma_mxf8f6f4_block_scale(uint32_t d, uint64_t a, uint64_t b, uint32_t idesc,
+                                             uint32_t sfa, uint32_t sfb, bool acc,
+                                             Loc l = Loc::current()) {
+  m::tcgen05_mma_mxf8f6f4_block_scale(d, a, b, idesc, sfa, sfb, acc, l);
+}
+inline void tcgen05_mma_mxf4nvf4_block_scale(uint32_t d, uint64_t a, uint64_t b, uint32_t idesc,
+                                             uint32_t sfa, uint32_t sfb, bool acc,
+                                             Loc l = Loc::current()) {
+  m::tcgen05_mma_mxf4nvf4_block_scale(d, a, b, idesc, sfa, sfb, acc, l);
+}
+inline void tcgen05_cp_32x128b_warpx4(uint32_t taddr, uint64_t smem_desc, Loc l = Loc::current()) {
+  m::tcgen05_cp_32x128b_warpx4(taddr, smem_desc, l);
+}
 inline void tcgen05_commit(uint64_t* bar, Loc l = Loc::current()) { m::tcgen05_commit(bar, l); }
 inline void tcgen05_ld_32x32b_x32(uint32_t taddr, LaneArray<uint32_t, 32>& dst,
                                   Loc l = Loc::current()) {

@@ -3,10 +3,11 @@
 // validate every operand type. It is never launched; the control flow only has
 // to be plausible enough that no call is dead code.
 #include "kernels/arch/sm100/device/all.h"
+#include "kernels/arch/sm100/umma_desc.h"
 
 namespace {
 
-constexpr uint32_t kTmemCols = 32;
+constexpr uint32_t kTmemCols = 64;  // D (32 columns), then scale factors
 constexpr uint32_t kTileBytes = 128 * 64 * 2;
 // Ids 1.. because id 0 is the barrier behind cta_sync().
 constexpr uint32_t kEpilogueBarrier = 1;
@@ -15,6 +16,7 @@ struct alignas(1024) ProbeSmem {
   uint8_t a_tile[kTileBytes];
   uint8_t b_tile[kTileBytes];
   uint8_t x_tile[kTileBytes];  // an im2col column: 128 pixels x 64 channels
+  uint8_t sf_tile[2][512];     // scale factors of A and B: 128 rows x 4 bytes each
   uint64_t full_bar;
   uint64_t mma_done_bar;
   uint64_t epilogue_bar;
@@ -85,6 +87,19 @@ __global__ void __launch_bounds__(128, 1)
       for (uint32_t k = 0; k < 4; ++k) {
         tcgen05_mma_f16_ss(tmem, a_desc + 2 * k, b_desc + 2 * k, idesc, k != 0);
       }
+      // Block-scaled MMAs over the same tiles read as FP8 (MXFP8) and as
+      // packed FP4 (NVFP4), with scales copied to columns 32.. and 36.. first.
+      const uint32_t sfa = tmem + 32, sfb = tmem + 36;
+      tcgen05_cp_32x128b_warpx4(sfa, sk::umma::sf_copy_desc(smem_addr(smem.sf_tile[0])));
+      tcgen05_cp_32x128b_warpx4(sfb, sk::umma::sf_copy_desc(smem_addr(smem.sf_tile[1])));
+      for (uint32_t k = 0; k < 4; ++k) {
+        const uint32_t id = sk::umma::mxf8f6f4_instr_desc(
+            128, 32, sk::umma::Mxf8f6f4Type::kE4M3, sk::umma::Mxf8f6f4Type::kE5M2, k, k);
+        tcgen05_mma_mxf8f6f4_block_scale(tmem, a_desc + 2 * k, b_desc + 2 * k, id, sfa, sfb, true);
+      }
+      tcgen05_mma_mxf4nvf4_block_scale(
+          tmem, a_desc, b_desc, sk::umma::mxf4nvf4_instr_desc(128, 32, sk::umma::ScaleType::kUE4M3),
+          sfa, sfb, true);
       tcgen05_commit(&smem.mma_done_bar);
     }
     lane_scope_end();

@@ -1,5 +1,9 @@
-// tcgen05.h (SM100 device build): tensor memory (TMEM) allocation, UMMA issue,
-// completion and TMEM loads, all with cta_group::1.
+// tcgen05.h (SM100 device build): tensor memory (TMEM) allocation, UMMA issue
+// (kind::f16 and the block-scaled kinds), SMEM -> TMEM copies, completion and
+// TMEM loads, all with cta_group::1.
+//
+// Block-scaled MMAs (MXFP8, NVFP4) read their scale factors from TMEM, where
+// tcgen05.cp puts them; see tcgen05_mma_mxf8f6f4_block_scale below.
 //
 // Invariants: a kernel uses one cta_group for every tcgen05 op (mixing is
 // undefined), so these are fixed to cta_group::1. alloc/dealloc/relinquish and
@@ -51,6 +55,70 @@ SK_DEVICE void tcgen05_mma_f16_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_
       : "r"(d_taddr), "l"(a_desc), "l"(b_desc), "r"(idesc),
         "r"(static_cast<uint32_t>(accumulate))
       : "memory");
+}
+
+// Block-scaled MMAs (PTX ISA 9.0 9.7.16.10.7): D (+)= (A * scale_A) x (B * scale_B),
+// M = 128, F32 accumulator in TMEM, A and B K-major in SMEM. sfa_taddr and
+// sfb_taddr name the first TMEM column of the scale-factor matrices (lane 0);
+// which byte of each 32-bit column holds the scales is the instruction
+// descriptor's scale-factor ID (umma::mxf8f6f4_instr_desc / mxf4nvf4_instr_desc).
+// The scales must already be in TMEM, duplicated to all four lane quarters,
+// which is what tcgen05_cp_32x128b_warpx4 writes.
+//
+// kind::mxf8f6f4 with scale_vec::1X: K = 32 per instruction, one UE8M0 scale
+// per row of A and per column of B (a block of 32 K elements).
+SK_DEVICE void tcgen05_mma_mxf8f6f4_block_scale(uint32_t d_taddr, uint64_t a_desc,
+                                                uint64_t b_desc, uint32_t idesc,
+                                                uint32_t sfa_taddr, uint32_t sfb_taddr,
+                                                bool accumulate) {
+  asm volatile(
+      "{\n\t"
+      ".reg .pred p;\n\t"
+      "setp.ne.b32 p, %6, 0;\n\t"
+      "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X"
+      " [%0], %1, %2, %3, [%4], [%5], p;\n\t"
+      "}"
+      :
+      : "r"(d_taddr), "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(sfa_taddr), "r"(sfb_taddr),
+        "r"(static_cast<uint32_t>(accumulate))
+      : "memory");
+}
+
+// kind::mxf4nvf4 with scale_vec::4X (NVFP4): E2M1 elements packed two per
+// byte, K = 64 per instruction, four scales per row of A and per column of B
+// (blocks of 16 K elements), UE4M3 or UE8M0 as the descriptor says. 4X is the
+// spelling sm_100a accepts; .block16 is its alias from PTX ISA 8.8 on, for
+// the family targets (sm_100f).
+SK_DEVICE void tcgen05_mma_mxf4nvf4_block_scale(uint32_t d_taddr, uint64_t a_desc,
+                                                uint64_t b_desc, uint32_t idesc,
+                                                uint32_t sfa_taddr, uint32_t sfb_taddr,
+                                                bool accumulate) {
+  asm volatile(
+      "{\n\t"
+      ".reg .pred p;\n\t"
+      "setp.ne.b32 p, %6, 0;\n\t"
+      "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X"
+      " [%0], %1, %2, %3, [%4], [%5], p;\n\t"
+      "}"
+      :
+      : "r"(d_taddr), "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(sfa_taddr), "r"(sfb_taddr),
+        "r"(static_cast<uint32_t>(accumulate))
+      : "memory");
+}
+
+// Scale factors SMEM -> TMEM (PTX ISA 9.0 9.7.16.9.2): 32 rows of 128 bits
+// (16 bytes each, described by a no-swizzle K-major descriptor, see
+// umma::sf_copy_desc), multicast to the same 32 lanes of all four warps' lane
+// quarters (.warpx4), columns [taddr, taddr + 4). One such copy places the
+// scales of 128 rows: row r's word is in column r / 32 of lane r % 32 of every
+// quarter, which is the duplicated layout the block-scaled MMA reads. Issued
+// by one thread; ordered before a later tcgen05.mma of the same thread
+// (cp -> mma is a pipelined pair) and tracked by tcgen05_commit.
+SK_DEVICE void tcgen05_cp_32x128b_warpx4(uint32_t taddr, uint64_t smem_desc) {
+  asm volatile("tcgen05.cp.cta_group::1.32x128b.warpx4 [%0], %1;"
+               :
+               : "r"(taddr), "l"(smem_desc)
+               : "memory");
 }
 
 SK_DEVICE void tcgen05_commit(uint64_t* bar) {

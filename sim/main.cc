@@ -64,7 +64,8 @@ int cmd_list() {
             << "\n"
                "  conv2d    SM100 conv2d fprop: the matmul with the im2col TMA tile loader for A\n"
                "            (NHWC activations, KRSC filters, NHWC output; --n --h --w --c --k --r --s\n"
-               "            --stride --pad --dilation), tile 128x{64,128}x64, stages 2-4\n"
+               "            --stride --pad --dilation), tile 128x{64,128}x64, stages 2-4;\n"
+               "            --residual [--beta B] adds beta * C, loaded by an 8th warp\n"
                "architectures:\n"
                "  sm100     NVIDIA B200 model (functional and timing)\n"
                "  sm90      NVIDIA H200 model (functional and timing; parameters measured on an H200)\n";

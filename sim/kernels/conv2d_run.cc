@@ -52,30 +52,14 @@ RunResult run_config(const Conv2dRequest& req) {
   if (!err.empty()) throw std::runtime_error(err);
   const RunStatus status = gpu.run(q.max_cycles);
 
-  RunResult r;
+  RunResult r = describe_sm100_run<C>(q, grid, status);
   r.kernel = "conv2d";
-  r.arch = "sm100";
-  r.m = q.m;
-  r.n = q.n;
-  r.k = q.k;
   r.config_name = fmt::format(
       "sm100_conv2d_fprop_{}x{}x{}_s{}_{}{}: N={} H={} W={} C={} K={} R={} S={} stride {}x{} pad "
       "{}x{} dilation {}x{} -> P={} Q={}",
       C::BM, C::BN, C::BK, C::Stages, sizeof(OutT) == 4 ? "f32out" : "bf16out",
       Residual ? fmt::format("_residual (beta {})", req.beta) : "", s.n, s.h, s.w,
       s.c, s.k, s.r, s.s, s.stride_h, s.stride_w, s.pad_h, s.pad_w, s.dil_h, s.dil_w, s.p(), s.q());
-  r.scheduler = "static";
-  r.tile_m = C::BM;
-  r.tile_n = C::BN;
-  r.tile_k = C::BK;
-  r.stages = C::Stages;
-  r.ctas = static_cast<uint32_t>(grid);
-  r.out_dtype = sizeof(OutT) == 4 ? "f32" : "bf16";
-  r.functional = q.functional;
-  r.seed = q.seed;
-  r.status = status == RunStatus::kCompleted ? "completed"
-             : status == RunStatus::kDeadlock ? "deadlock"
-                                              : "cycle_bound";
   summarize_sm100(gpu, s.flops(), r);
   if (q.functional) r.check = check_conv<OutT>(gpu, s, buf, status, req.beta);
   write_run_files(gpu, q);

@@ -92,6 +92,31 @@ CheckResult check_run(models::sm100::Gpu& gpu, const MatmulRequest& q, const Mat
                             b.ldc);
 }
 
+// The run's description shared by every SM100 structured kernel: the GEMM
+// shape, configuration C's tiles, stages and output type, the grid, the mode,
+// the seed and how the run ended.
+template <class C>
+RunResult describe_sm100_run(const MatmulRequest& q, int grid, RunStatus status) {
+  RunResult r;
+  r.arch = "sm100";
+  r.m = q.m;
+  r.n = q.n;
+  r.k = q.k;
+  r.scheduler = C::kClc ? "clc" : "static";
+  r.tile_m = C::BM;
+  r.tile_n = C::BN;
+  r.tile_k = C::BK;
+  r.stages = C::Stages;
+  r.ctas = static_cast<uint32_t>(grid);
+  r.out_dtype = sizeof(typename C::OutT) == 4 ? "f32" : "bf16";
+  r.functional = q.functional;
+  r.seed = q.seed;
+  r.status = status == RunStatus::kCompleted  ? "completed"
+             : status == RunStatus::kDeadlock ? "deadlock"
+                                              : "cycle_bound";
+  return r;
+}
+
 // Writes --trace and --timeline, when asked for.
 void write_run_files(models::sm100::Gpu& gpu, const MatmulRequest& q);
 

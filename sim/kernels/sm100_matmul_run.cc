@@ -73,25 +73,9 @@ RunResult run_config(const MatmulRequest& q) {
   if (!err.empty()) throw std::runtime_error(err);
   RunStatus status = gpu.run(q.max_cycles);
 
-  RunResult r;
+  RunResult r = describe_sm100_run<C>(q, grid, status);
   r.kernel = "matmul";
-  r.arch = "sm100";
-  r.m = q.m;
-  r.n = q.n;
-  r.k = q.k;
   r.config_name = C::name();
-  r.scheduler = C::kClc ? "clc" : "static";
-  r.tile_m = C::BM;
-  r.tile_n = C::BN;
-  r.tile_k = C::BK;
-  r.stages = C::Stages;
-  r.ctas = static_cast<uint32_t>(grid);
-  r.out_dtype = sizeof(OutT) == 4 ? "f32" : "bf16";
-  r.functional = q.functional;
-  r.seed = q.seed;
-  r.status = status == RunStatus::kCompleted ? "completed"
-             : status == RunStatus::kDeadlock ? "deadlock"
-                                              : "cycle_bound";
   summarize_sm100(gpu, 2.0 * q.m * q.n * q.k, r);
   r.check = check_run<OutT>(gpu, q, buf, status);
   write_run_files(gpu, q);

@@ -17,11 +17,15 @@
 #include "models/sm100/api_common.h"
 #include "models/sm100/gpu.h"
 #include "models/sm100/mbarrier_ops.h"
+#include "models/sm100/tensor_core.h"
 #include "models/sm100/umma_decode.h"
 #include "sim/core/source_loc.h"
 
 namespace sk::models::sm100::api {
 namespace {
+using tc::find_alloc;
+using tc::tmem_cells;
+
 bool require_full_warp(sim::Warp& w, const char* op, const Loc& loc) {
   if (w.all_lanes_active()) return true;
   gpu().finding("warp_collective", "tcgen05.partial_warp",
@@ -30,16 +34,6 @@ bool require_full_warp(sim::Warp& w, const char* op, const Loc& loc) {
                             op, w.active_count()),
                 loc);
   return false;
-}
-
-// The allocation holding TMEM columns [col, col + n), or end().
-std::map<uint32_t, uint32_t>::const_iterator find_alloc(const Cta& cta, uint32_t col, uint32_t n) {
-  const auto& a = cta.tmem.allocs;
-  auto it = a.upper_bound(col);
-  if (it == a.begin()) return a.end();
-  --it;
-  if (col >= it->first && col + n <= it->first + it->second) return it;
-  return a.end();
 }
 
 float half_to_float(uint16_t h) {
@@ -93,14 +87,6 @@ std::vector<sim::Range> operand_chunks(const SmemDesc& d, uint32_t rows) {
       uint64_t off = swizzled_offset(kmajor_offset(d, row, k), d.swizzle);
       r.push_back(sim::Range{off, off + 16});
     }
-  return r;
-}
-
-// TMEM cells of lanes [lane0, lane0 + lanes) x columns [col, col + cols).
-std::vector<sim::Range> tmem_cells(uint32_t lane0, uint32_t lanes, uint32_t col, uint32_t cols) {
-  std::vector<sim::Range> r;
-  for (uint32_t q = lane0 / 32; q < (lane0 + lanes + 31) / 32 && q < 4; ++q)
-    r.push_back(sim::Range{q * sim::kTmemQuarterStride + col, q * sim::kTmemQuarterStride + col + cols});
   return r;
 }
 
@@ -252,14 +238,8 @@ void tcgen05_mma_f16_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint
       obs->access(w, op, sim::Space::kTmem, rd, true, sim::Proxy::kAsync, "tcgen05.mma (D)", loc);
       wa.tc_live.push_back(op);
     }
-    Cycle now = local_now(w);
-    Cycle ii = static_cast<Cycle>(id.n * p.umma_ii_per_n + 0.5);
-    Cycle start = std::max(now, cta.tc_free) +
-                  gpu().engine().schedule().agent_delay(sim::Agent::kTensorCore, ii);
-    cta.tc_free = start + ii;
-    Cycle done = start + ii + p.umma_latency_extra;
-    wa.tcgen05_done = std::max(wa.tcgen05_done, done);
-    cta.tc_busy.emplace_back(start, start + ii);
+    const Cycle ii = static_cast<Cycle>(id.n * p.umma_ii_per_n + 0.5);
+    const Cycle start = tc::enqueue(cta, w, ii).start;
     if (gpu().functional())
       gpu().engine().at(start, [&cta, a, b, id, col, accumulate] {
         execute_mma(cta, a, b, id, col, accumulate);

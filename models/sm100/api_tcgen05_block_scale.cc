@@ -79,6 +79,7 @@
 #include "models/sm100/api.h"
 #include "models/sm100/api_common.h"
 #include "models/sm100/gpu.h"
+#include "models/sm100/tensor_core.h"
 #include "models/sm100/umma_decode.h"
 #include "sim/core/source_loc.h"
 
@@ -229,27 +230,10 @@ ScaleColumns& scale_columns(Cta& cta) {
   return s;
 }
 
-// ---- Helpers with the same rules and TMEM cells as api_tcgen05.cc's ----------
-// (that file keeps its own private; these are small enough to repeat)
-
-// True when TMEM columns [col, col + n) lie in one allocation of the CTA.
-bool in_one_alloc(const Cta& cta, uint32_t col, uint32_t n) {
-  const auto& a = cta.tmem.allocs;
-  auto it = a.upper_bound(col);
-  if (it == a.begin()) return false;
-  --it;
-  return col >= it->first && col + n <= it->first + it->second;
-}
+using tc::in_one_alloc;
+using tc::tmem_cells;
 
 bool in_any_alloc(const Cta& cta, uint32_t col) { return in_one_alloc(cta, col, 1); }
-
-std::vector<sim::Range> tmem_cells(uint32_t lane0, uint32_t lanes, uint32_t col, uint32_t cols) {
-  std::vector<sim::Range> r;
-  for (uint32_t q = lane0 / 32; q < (lane0 + lanes + 31) / 32 && q < 4; ++q)
-    r.push_back(sim::Range{q * sim::kTmemQuarterStride + col,
-                           q * sim::kTmemQuarterStride + col + cols});
-  return r;
-}
 
 // SMEM offsets of the 16-byte chunks an instruction reads: for each of `rows`
 // rows, `chunks` consecutive chunks along K from the descriptor's start.
@@ -454,14 +438,8 @@ void issue_mma(Kind kind, uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, ui
       obs->access(w, op, sim::Space::kTmem, rd, true, sim::Proxy::kAsync, "tcgen05.mma (D)", loc);
       wa.tc_live.push_back(op);
     }
-    Cycle now = local_now(w);
-    Cycle ii = static_cast<Cycle>(id.n * p.umma_ii_per_n + 0.5);
-    Cycle start = std::max(now, cta.tc_free) +
-                  gpu().engine().schedule().agent_delay(sim::Agent::kTensorCore, ii);
-    cta.tc_free = start + ii;
-    Cycle done = start + ii + p.umma_latency_extra;
-    wa.tcgen05_done = std::max(wa.tcgen05_done, done);
-    cta.tc_busy.emplace_back(start, start + ii);
+    const Cycle ii = static_cast<Cycle>(id.n * p.umma_ii_per_n + 0.5);
+    const auto [start, done] = tc::enqueue(cta, w, ii);
     for (uint32_t c = work.sfa_col; c < work.sfa_col + 4; ++c)
       sc.read_until[c] = std::max(sc.read_until[c], done);
     for (uint32_t c = work.sfb_col; c < work.sfb_col + sfb_cols; ++c)
@@ -536,7 +514,6 @@ void tcgen05_cp_32x128b_warpx4(uint32_t taddr, uint64_t smem_desc, const Loc& lo
     return;
   }
   ScaleColumns& sc = scale_columns(cta);
-  const Params& p = gpu().params();
   WarpAsync& wa = cta.warp_async[w.index()];
   for (int lane = 0; lane < w.active_count(); ++lane) {
     Cycle now = local_now(w);
@@ -562,12 +539,7 @@ void tcgen05_cp_32x128b_warpx4(uint32_t taddr, uint64_t smem_desc, const Loc& lo
                   "tcgen05.cp (scale factors)", loc);
       wa.tc_live.push_back(op);
     }
-    Cycle start = std::max(now, cta.tc_free) +
-                  gpu().engine().schedule().agent_delay(sim::Agent::kTensorCore, kCpCycles);
-    cta.tc_free = start + kCpCycles;
-    Cycle done = start + kCpCycles + p.umma_latency_extra;
-    wa.tcgen05_done = std::max(wa.tcgen05_done, done);
-    cta.tc_busy.emplace_back(start, start + kCpCycles);
+    const Cycle start = tc::enqueue(cta, w, kCpCycles).start;
     if (gpu().functional())
       gpu().engine().at(start, [&cta, rows, col] {
         const uint32_t cols = gpu().params().tmem_columns;

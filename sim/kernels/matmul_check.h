@@ -38,6 +38,36 @@ double out_value(const uint8_t* p) {
   }
 }
 
+// Whether an output padding element still holds the NaN sentinel.
+template <class OutT>
+bool untouched(const uint8_t* p) {
+  return sizeof(OutT) == 4 ? std::memcmp(p, &kF32Nan, 4) == 0 : std::memcmp(p, &kBf16Nan, 2) == 0;
+}
+
+// Compares one output element `got` with its FP64 reference `ref`, a sum of
+// `terms` products whose magnitudes add to `abs_sum`: the FP32 accumulation
+// bound 2 (terms + 2) u abs_sum plus one rounding to OutT. Records the error
+// in r and, for the first failure, r.detail = where().
+template <class OutT, class Where>
+void check_element(CheckResult& r, double got, double ref, double abs_sum, uint64_t terms,
+                   Where&& where) {
+  const double u = std::ldexp(1.0, -24);
+  const double out_rel = sizeof(OutT) == 4 ? 0.0 : std::ldexp(1.0, -8);
+  const double err = std::fabs(got - ref);
+  const double allowed =
+      2.0 * static_cast<double>(terms + 2) * u * abs_sum + out_rel * std::fabs(ref) + 1e-30;
+  if (!(err <= allowed)) {  // also catches NaN
+    if (r.passed) r.detail = fmt::format("{} = {} but the reference is {}", where(), got, ref);
+    r.passed = false;
+  }
+  if (std::isfinite(err)) {
+    r.max_abs_err = std::max(r.max_abs_err, err);
+    if (std::fabs(ref) > 1e-12) r.max_rel_err = std::max(r.max_rel_err, err / std::fabs(ref));
+  } else {
+    r.max_abs_err = r.max_rel_err = std::numeric_limits<double>::infinity();
+  }
+}
+
 template <class OutT>
 CheckResult check_matmul(uint32_t m, uint32_t n, uint32_t k, const uint16_t* a, uint32_t lda,
                          const uint16_t* b, uint32_t ldb, const uint8_t* c, uint32_t ldc) {
@@ -45,15 +75,11 @@ CheckResult check_matmul(uint32_t m, uint32_t n, uint32_t k, const uint16_t* a, 
   r.ran = true;
   r.reference = "host FP64 GEMM over the BF16 inputs";
   r.passed = true;
-  const double u = std::ldexp(1.0, -24);
-  const double out_rel = sizeof(OutT) == 4 ? 0.0 : std::ldexp(1.0, -8);
   for (uint32_t i = 0; i < m; ++i) {
     for (uint32_t j = 0; j < ldc; ++j) {
       const uint8_t* cp = c + (static_cast<size_t>(i) * ldc + j) * sizeof(OutT);
       if (j >= n) {
-        bool untouched = sizeof(OutT) == 4 ? std::memcmp(cp, &kF32Nan, 4) == 0
-                                           : std::memcmp(cp, &kBf16Nan, 2) == 0;
-        if (!untouched && r.passed) {
+        if (!untouched<OutT>(cp) && r.passed) {
           r.passed = false;
           r.detail = fmt::format("write outside D at row {} padding column {}", i, j);
         }
@@ -66,19 +92,8 @@ CheckResult check_matmul(uint32_t m, uint32_t n, uint32_t k, const uint16_t* a, 
         ref += x;
         abs_sum += std::fabs(x);
       }
-      double got = out_value<OutT>(cp);
-      double err = std::fabs(got - ref);
-      double allowed = 2.0 * (k + 2) * u * abs_sum + out_rel * std::fabs(ref) + 1e-30;
-      if (!(err <= allowed)) {  // also catches NaN
-        if (r.passed) r.detail = fmt::format("D[{}][{}] = {} but the reference is {}", i, j, got, ref);
-        r.passed = false;
-      }
-      if (std::isfinite(err)) {
-        r.max_abs_err = std::max(r.max_abs_err, err);
-        if (std::fabs(ref) > 1e-12) r.max_rel_err = std::max(r.max_rel_err, err / std::fabs(ref));
-      } else {
-        r.max_abs_err = r.max_rel_err = std::numeric_limits<double>::infinity();
-      }
+      check_element<OutT>(r, out_value<OutT>(cp), ref, abs_sum, k,
+                          [&] { return fmt::format("D[{}][{}]", i, j); });
     }
   }
   return r;

@@ -233,8 +233,6 @@ ScaleColumns& scale_columns(Cta& cta) {
 using tc::in_one_alloc;
 using tc::tmem_cells;
 
-bool in_any_alloc(const Cta& cta, uint32_t col) { return in_one_alloc(cta, col, 1); }
-
 // SMEM offsets of the 16-byte chunks an instruction reads: for each of `rows`
 // rows, `chunks` consecutive chunks along K from the descriptor's start.
 std::vector<uint32_t> chunk_offsets(const SmemDesc& d, uint32_t rows, uint32_t chunks) {
@@ -392,7 +390,7 @@ void issue_mma(Kind kind, uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, ui
       why = fmt::format("names lane {}; the scales span all 128 lanes, so the address must name "
                         "lane 0",
                         (taddr >> 16) & 0x3FFF);
-    else if (!in_any_alloc(cta, col))
+    else if (!in_one_alloc(cta, col, 1))
       why = fmt::format("column {} is outside every TMEM allocation of this CTA", col);
     else if (!in_one_alloc(cta, col, n))
       why = fmt::format("columns [{}, {}) run past the end of the allocation holding column {}",

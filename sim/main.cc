@@ -4,6 +4,9 @@
 //   sim run --kernel matmul --arch sm100|sm90 --m M --n N --k K [--stages S]
 //   sim run --kernel conv2d --n N --h H --w W --c C --k K --r R --s S [--stride S]
 //           [--pad P] [--dilation D] [the run options below]
+//   sim run --kernel block_scaled_matmul --format mxfp8|nvfp4 [--fp8-type e4m3|e5m2]
+//           --m M --n N --k K [the run options below]
+//   sim run --kernel blockwise_fp8_matmul --m M --n N --k K [the run options below]
 //           [--tile-n 64|128|256] [--out-dtype bf16|f32] [--scheduler static|clc]
 //           [--seed S] [--functional]
 //           [--trace FILE [--trace-sms LIST]] [--timeline FILE.svg [--timeline-cta N]
@@ -66,6 +69,15 @@ int cmd_list() {
                "            (NHWC activations, KRSC filters, NHWC output; --n --h --w --c --k --r --s\n"
                "            --stride --pad --dilation), tile 128x{64,128}x64, stages 2-4;\n"
                "            --residual [--beta B] adds beta * C, loaded by an 8th warp\n"
+               "  block_scaled_matmul\n"
+               "            SM100 block-scaled matmul: --format mxfp8 [--fp8-type e4m3|e5m2]\n"
+               "            (UE8M0 scale per 32) or nvfp4 (E2M1, UE4M3 scale per 16); A, B and\n"
+               "            their scales are 4 TMA loads per stage, tcgen05.cp + block-scaled UMMA;\n"
+               "            tile 128x{128,256}, stages 2-6 where SMEM and TMEM allow, BF16 out\n"
+               "  blockwise_fp8_matmul\n"
+               "            SM100 blockwise-scaled FP8 (E4M3, FP32 scales per 1x128 block of A and\n"
+               "            per 128x128 block of B): one TMEM partial per k-block, promoted in the\n"
+               "            epilogue; tile 128x128x128, stages 2-6, BF16 out\n"
                "architectures:\n"
                "  sm100     NVIDIA B200 model (functional and timing)\n"
                "  sm90      NVIDIA H200 model (functional and timing; parameters measured on an H200)\n";
@@ -79,14 +91,8 @@ int cmd_run(int argc, char** argv) {
   const sk::sim::MatmulRequest& q = in.q;
   const std::string& json_path = in.json_path;
   const double wall = in.wall;
-  const sk::sim::Conv2dRequest conv = in.conv_request();
-  const bool is_conv = in.conv;
   auto res = sk::sim::run_isolated(
-      [&q, &conv, is_conv] {
-        return boost::json::serialize(
-            sk::sim::to_json(is_conv ? sk::sim::run_conv2d(conv) : sk::sim::run_matmul(q)));
-      },
-      wall);
+      [&q, &in] { return boost::json::serialize(sk::sim::to_json(in.simulate(q))); }, wall);
   if (!res.ok) {
     std::cerr << "sim: " << res.error << "\n";
     return 1;
@@ -115,10 +121,16 @@ std::string replay_command(const sk::cli::MatmulArgs& in) {
                        q.tile_n, q.out_f32 ? "f32" : "bf16",
                        in.residual ? fmt::format(" --residual --beta {}", in.beta) : "");
   }
-  return fmt::format("sim run --kernel matmul --arch {} --m {} --n {} --k {} --stages {} "
+  std::string family_opts;
+  if (in.family == sk::cli::Family::kBlockScaled)
+    family_opts = in.format == sk::sim::BlockFormat::kNvfp4 ? " --format nvfp4"
+                  : in.format == sk::sim::BlockFormat::kMxfp8E5m2
+                      ? " --format mxfp8 --fp8-type e5m2"
+                      : " --format mxfp8";
+  return fmt::format("sim run --kernel {}{} --arch {} --m {} --n {} --k {} --stages {} "
                      "--tile-n {} --out-dtype {}{} --functional",
-                     q.arch, q.m, q.n, q.k, q.stages, q.tile_n, q.out_f32 ? "f32" : "bf16",
-                     q.clc ? " --scheduler clc" : "");
+                     in.kernel_name(), family_opts, q.arch, q.m, q.n, q.k, q.stages, q.tile_n,
+                     q.out_f32 ? "f32" : "bf16", q.clc ? " --scheduler clc" : "");
 }
 
 int cmd_verify(int argc, char** argv) {
@@ -138,9 +150,7 @@ int cmd_verify(int argc, char** argv) {
       [&base, &in](uint64_t seed) {
         sk::sim::MatmulRequest q = base;
         q.seed = seed;
-        sk::sim::Conv2dRequest c = in.conv_request();
-        c.run = q;
-        return in.conv ? sk::sim::run_conv2d(c) : sk::sim::run_matmul(q);
+        return in.simulate(q);
       },
       eo);
   const std::string replay = replay_command(in);
@@ -155,15 +165,15 @@ int cmd_verify(int argc, char** argv) {
     }
     boost::json::array errs;
     for (const auto& e : rep.errors) errs.push_back(boost::json::string(e));
-    boost::json::object doc{{"kernel", in.conv ? "conv2d" : "matmul"}, {"arch", base.arch},
+    boost::json::object doc{{"kernel", in.kernel_name()}, {"arch", base.arch},
                             {"explored", rep.explored}, {"findings", std::move(fs)},
                             {"errors", std::move(errs)}, {"wall_s", rep.wall_s}};
     sk::cli::write_output("--json", in.json_path, boost::json::serialize(doc));
   }
   std::ostream& text = in.json_path == "-" ? std::cerr : std::cout;
-  text << fmt::format("verify {} on {}: M={} N={} K={}, tile 128x{}x64, {} stages{}; "
+  text << fmt::format("verify {} on {}: M={} N={} K={}, tile 128x{}, {} stages{}; "
                       "seeds {}..{}\n",
-                      in.conv ? "conv2d (implicit GEMM)" : "matmul", base.arch, base.m, base.n, base.k, base.tile_n, base.stages,
+                      in.conv ? "conv2d (implicit GEMM)" : in.kernel_name(), base.arch, base.m, base.n, base.k, base.tile_n, base.stages,
                       base.clc ? ", CLC scheduler" : "", base.seed, base.seed + in.schedules - 1)
        << sk::verify::format_report(rep, replay);
   return rep.findings.empty() && rep.errors.empty() ? 0 : 1;

@@ -4,10 +4,13 @@
 #
 # Everything comes from Debian's archive: Bazel (bazel-bootstrap, run offline
 # through the local repositories in third_party/), SystemC, Boost, fmt,
-# doctest, protoc (trace validation), python3, and clang 19 with its
-# sanitizer and libFuzzer runtimes (tools/fuzz.sh). CUDA's nvcc is optional: the
-# sm100 compile checks run when /usr/local/cuda/bin/nvcc exists and are
-# reported as skipped otherwise.
+# doctest, protoc (trace validation), python3, clang 19 with its sanitizer
+# and libFuzzer runtimes (tools/fuzz.sh), and the AMD device side: clang 19
+# also compiles HIP for gfx942 (tools/hip.bzl, the tests/gfx942 compile
+# checks, which always run), with the HIP headers (libamdhip64-dev) and the
+# ROCm device libraries (rocm-device-libs) for device code that needs them.
+# CUDA's nvcc is optional: the sm100 compile checks run when
+# /usr/local/cuda/bin/nvcc exists and are reported as skipped otherwise.
 set -euo pipefail
 
 packages=(
@@ -22,6 +25,8 @@ packages=(
   libboost-json1.81-dev
   clang-19
   libclang-rt-19-dev
+  libamdhip64-dev
+  rocm-device-libs
 )
 
 missing=()

@@ -53,15 +53,22 @@ class TmemTileWriter {
         const OutT* rows = residual + (32 * quarter) * BN + c * kChunk;
         for_each_lane([&](uint32_t l) { add_residual(acc.lane(l), rows + l * BN, beta); });
       }
-      if (auto lane = elect_one()) arch::bulk_wait_group_read<0>();
-      arch::sync_warp();
-      for_each_lane([&](uint32_t l) { stage_row(acc.lane(l), l); });
-      arch::fence_proxy_async_shared();
-      arch::sync_warp();
-      if (auto lane = elect_one()) {
-        arch::tma_store_2d(map_, staging_, static_cast<int32_t>(col0), static_cast<int32_t>(row0));
-        arch::bulk_commit_group();
-      }
+      store_chunk(acc, row0, col0);
+    }
+  }
+
+  // Lane: warp. Stores a tile whose FP32 accumulators are in registers (lane
+  // l holds row 32 * quarter + l, BN columns), as write() does from TMEM.
+  SK_DEVICE void write_registers(const LaneArray<float, BN>& regs, uint32_t quarter, uint32_t m0,
+                                 uint32_t n0) const {
+    const uint32_t row0 = m0 + 32 * quarter;
+    if (row0 >= m_) return;
+    for (uint32_t c = 0; c < BN / kChunk; ++c) {
+      const uint32_t col0 = n0 + c * kChunk;
+      if (col0 >= n_) break;
+      LaneArray<uint32_t, 32> acc;
+      for_each_lane([&](uint32_t l) { memcpy(acc.lane(l), regs.lane(l) + c * kChunk, 4 * kChunk); });
+      store_chunk(acc, row0, col0);
     }
   }
 
@@ -90,6 +97,21 @@ class TmemTileWriter {
           a += beta * to_float(in[e]);
         memcpy(&acc[v * kPerVec + e], &a, 4);
       }
+    }
+  }
+
+  // One 32 x 32 box: staging (once the previous store has read it), then the
+  // TMA store.
+  SK_DEVICE void store_chunk(const LaneArray<uint32_t, 32>& acc, uint32_t row0,
+                             uint32_t col0) const {
+    if (auto lane = elect_one()) arch::bulk_wait_group_read<0>();
+    arch::sync_warp();
+    for_each_lane([&](uint32_t l) { stage_row(acc.lane(l), l); });
+    arch::fence_proxy_async_shared();
+    arch::sync_warp();
+    if (auto lane = elect_one()) {
+      arch::tma_store_2d(map_, staging_, static_cast<int32_t>(col0), static_cast<int32_t>(row0));
+      arch::bulk_commit_group();
     }
   }
 

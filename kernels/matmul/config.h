@@ -23,6 +23,13 @@
 // each output tile's C by TMA into a 2-stage ring while the MMA runs, and the
 // epilogue warps add beta * C to the accumulators in registers before the
 // store. The other seven warps run the same code either way.
+//
+// Mainloop_ is what an input stage holds and how the MMA warp consumes it
+// (kernels/matmul/mainloop.h): Bf16Mainloop for BF16 operands, or a
+// block-scaled one (kernels/blockscaled/) whose stages also carry scale
+// factors and whose TileOp also uses TMEM columns of its own. TMEM holds the
+// accumulators in columns [0, kAccStages * BN) and the op's columns from
+// kOpTmemCol; kFits says whether both SMEM and TMEM suffice.
 #pragma once
 
 #include <string>
@@ -33,6 +40,7 @@
 #include "kernels/core/platform.h"
 #include "kernels/io/tma_tile_loader.h"
 #include "kernels/io/tmem_tile_writer.h"
+#include "kernels/matmul/mainloop.h"
 #include "kernels/matmul/warp_role.h"
 #include "kernels/pipeline/mbarrier_backend.h"
 #include "kernels/pipeline/payloads.h"
@@ -45,7 +53,8 @@ inline constexpr uint32_t kSm100SmemPerCta = 232448;
 
 template <int BM_, int BN_, int BK_, int Stages_, class OutT_,
           class Scheduler_ = StaticPersistentScheduler, class ALoader_ = TmaTileLoader,
-          bool Residual_ = false>
+          bool Residual_ = false,
+          template <int, int, int, int> class Mainloop_ = Bf16Mainloop>
 struct Sm100MatmulConfig {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, Stages = Stages_;
   using OutT = OutT_;
@@ -55,12 +64,18 @@ struct Sm100MatmulConfig {
   static constexpr uint32_t kWarps = kSm100MatmulWarps + (Residual_ ? 1 : 0);
   static constexpr int kResidualStages = Residual_ ? 2 : 1;
   static constexpr bool kClc = std::is_same_v<Scheduler_, ClcScheduler>;
-  using InT = bf16_t;
-  static constexpr int kAccStages = (2 * BN <= 512) ? 2 : 1;
-  static constexpr uint32_t kTmemCols = next_pow2(kAccStages * BN < 32 ? 32 : kAccStages * BN);
+  using Mainloop = Mainloop_<BM, BN, BK, Stages>;
+  using Payload = typename Mainloop::Payload;
+  using Mma = typename Mainloop::Op;
+  using ScaleIo = typename Mainloop::ScaleIo;
+  static constexpr uint32_t kOpTmemColsTotal = Stages * Mainloop::kTmemColsPerStage;
+  static constexpr int kAccStages = (2 * BN + kOpTmemColsTotal <= 512) ? 2 : 1;
+  static constexpr uint32_t kOpTmemCol = kAccStages * BN;
+  static constexpr uint32_t kTmemUsed = kOpTmemCol + kOpTmemColsTotal;
+  static constexpr bool kFitsTmem = kTmemUsed <= 512;
+  static constexpr uint32_t kTmemCols = next_pow2(kTmemUsed < 32 ? 32 : kTmemUsed);
   static constexpr int kWorkStages = 2;
 
-  using Payload = StandardPayload<InT, BM, BN, BK, Stages>;
   using ResidualTile = ResidualPayload<OutT, BM, BN, kResidualStages>;
   using Writer = TmemTileWriter<OutT, BN>;
 
@@ -85,11 +100,14 @@ struct Sm100MatmulConfig {
   // Dynamic SMEM is only guaranteed 16-byte aligned: reserve room to align.
   static constexpr uint32_t kSmemBytes = sizeof(Smem) + 1024;
   static constexpr bool kFitsSmem = kSmemBytes <= kSm100SmemPerCta;
+  static constexpr bool kFits = kFitsSmem && kFitsTmem;
 
   SK_HOST_DEVICE static constexpr void validate() {
     static_assert(BM == 128, "BM must be 128 (UMMA M with cta_group::1)");
     static_assert(BN % 32 == 0 && BN >= 32 && BN <= 256, "BN must be a multiple of 32 in [32, 256]");
-    static_assert(BK == 64, "BK must be 64 (one 128-byte swizzle span of BF16)");
+    static_assert(std::is_same_v<Mainloop, Bf16Mainloop<BM, BN, BK, Stages>> ? BK == 64 : true,
+                  "BK must be 64 (one 128-byte swizzle span of BF16)");
+    static_assert(kFitsTmem, "accumulators and the op's TMEM columns exceed 512 columns");
     static_assert(Stages >= 2 && Stages <= 8, "2 to 8 input stages");
     static_assert(kFitsSmem, "configuration exceeds the 227 KB of shared memory per CTA");
     static_assert(kClc || std::is_same_v<Scheduler_, StaticPersistentScheduler>,
@@ -98,7 +116,7 @@ struct Sm100MatmulConfig {
   }
 
   static std::string name() {
-    return "sm100_matmul_bf16_" + std::to_string(BM) + "x" + std::to_string(BN) + "x" +
+    return std::string("sm100_matmul_") + Mainloop::kName + "_" + std::to_string(BM) + "x" + std::to_string(BN) + "x" +
            std::to_string(BK) + "_s" + std::to_string(Stages) +
            (sizeof(OutT) == 4 ? "_f32out" : "_bf16out") + (kClc ? "_clc" : "") +
            (Residual_ ? "_residual" : "");

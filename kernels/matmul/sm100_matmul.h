@@ -2,12 +2,19 @@
 //
 // Composition, one component per concern:
 //   TileIO        Cfg::ALoader (A: TmaTileLoader, or im2col for conv2d),
-//                 TmaTileLoader (B)                    -> input TilePipeline
-//   TilePipeline  input:  load warp -> MMA warp        (StandardPayload, Stages)
+//                 TmaTileLoader (B), Cfg::ScaleIo (scale factors of
+//                 block-scaled mainloops; none for BF16) -> input TilePipeline
+//   TilePipeline  input:  load warp -> MMA warp        (Cfg::Payload, Stages)
 //                 acc:    MMA warp -> epilogue warps   (TmemAccumPayload)
 //                 work:   scheduler -> every role      (WorkPayload)
-//   TileOp        UmmaOp, inside MmaWarpContext / EpilogueWarpContext
+//   TileOp        Cfg::Mma (UmmaOp, or a block-scaled UMMA op), inside
+//                 MmaWarpContext / EpilogueWarpContext
 //   Output        TmemTileWriter (TMA store)
+//   Promotion     with Cfg::Mainloop::kPromote (blockwise-scaled FP8), the
+//                 accumulator ring carries one partial per k-block, and the
+//                 epilogue warps scale each partial (scales from the input
+//                 stage, which they also consume) into registers before the
+//                 store
 //   Residual      with Cfg::kResidual, warp 7 (epilogue load) TMA-loads C
 //                 into the residual TilePipeline -> epilogue warps, which
 //                 add beta * C in registers (D = A * B^T + beta * C)
@@ -18,7 +25,8 @@
 // sm_100a and by the host compiler against the model.
 //
 // Barrier arrival counts: input.full 1 (the load warp's arrive.expect_tx; TMA
-// delivers the bytes), input.empty 1 (tcgen05.commit), acc.full 1
+// delivers the bytes), input.empty 1 (tcgen05.commit; with promotion 5: also
+// one per epilogue warp, which read the stage's scales), acc.full 1
 // (tcgen05.commit), acc.empty 4 (one per epilogue warp), work.full 1, work.empty
 // 6 (load, MMA and the four epilogue warps), tmem_dealloc 4; with CLC also
 // clc.response 1 (the issuer's arrive.expect_tx; the response's complete_tx)
@@ -46,14 +54,17 @@ struct Sm100Matmul {
   using AccPipe = TilePipeline<TmemAccumPayload<Cfg::BN>, Cfg::kAccStages>;
   using WorkPipe = TilePipeline<WorkPayload<WorkInfo>, Cfg::kWorkStages>;
   using ResidualPipe = TilePipeline<typename Cfg::ResidualTile, Cfg::kResidualStages>;
-  using Mma = UmmaOp<Cfg::BM, Cfg::BN, Cfg::BK>;
+  using Mma = typename Cfg::Mma;
   static constexpr uint32_t kWorkConsumers = 2 + kEpilogueWarps + (Cfg::kResidual ? 1 : 0);
+  static constexpr bool kPromote = Cfg::Mainloop::kPromote;
+  static constexpr uint32_t kInputReleases = 1 + (kPromote ? kEpilogueWarps : 0);
 
   struct Params {
     typename Cfg::ALoader::Source a;  // matmul: dims {K, M}, box {BK, BM}, 128B swizzle
     arch::TensorMap b;  // dims {K, N}, box {BK, BN}, 128B swizzle
     arch::TensorMap c;  // dims {N, M}, box {32, 32}, swizzle = one box row
     uint32_t m, n, k;
+    typename Cfg::ScaleIo::Source scales;  // block-scaled mainloops' scale-factor maps
     // With Cfg::kResidual: C, dims {N, M}, box {BN, BM}, unswizzled; D += beta * C.
     arch::TensorMap residual;
     float beta;
@@ -65,7 +76,7 @@ struct Sm100Matmul {
     const uint32_t warp = arch::warp_idx();
     if (warp == kLoadWarp) {
       if (auto lane = elect_one()) {
-        InputPipe::init(&s.input_barriers, 1, 1, "input");
+        InputPipe::init(&s.input_barriers, 1, kInputReleases, "input");
         AccPipe::init(&s.acc_barriers, 1, kEpilogueWarps, "acc");
         WorkPipe::init(&s.work_barriers, 1, kWorkConsumers, "work");
         arch::mbarrier_init(&s.tmem_dealloc_barrier, kEpilogueWarps);
@@ -86,7 +97,12 @@ struct Sm100Matmul {
       case WarpRole::kScheduler: schedule(p, s, work); break;
       case WarpRole::kLoad: load(p, s, input, work); break;
       case WarpRole::kMma: mma(p, s, input, acc, work); break;
-      case WarpRole::kEpilogue: epilogue(p, s, warp, acc, work); break;
+      case WarpRole::kEpilogue:
+        if constexpr (kPromote)
+          epilogue_promoted(p, s, warp, acc, input, work);
+        else
+          epilogue(p, s, warp, acc, work);
+        break;
       case WarpRole::kEpilogueLoad:
         if constexpr (Cfg::kResidual) epilogue_load(p, s, work);
         break;
@@ -159,9 +175,11 @@ struct Sm100Matmul {
     arch::annotate_role("load");
     const typename Cfg::ALoader a_loader(&p.a);
     const TmaTileLoader b_loader(&p.b);
+    const typename Cfg::ScaleIo scale_loader(&p.scales);
     if (auto lane = elect_one()) {
       a_loader.prefetch();
       b_loader.prefetch();
+      scale_loader.prefetch();
     }
     const uint32_t k_blocks = ceil_div<uint32_t>(p.k, Cfg::BK);
     auto producer = input.producer();
@@ -171,10 +189,11 @@ struct Sm100Matmul {
       for (uint32_t kb = 0; kb < k_blocks; ++kb) {
         auto stage = producer.acquire();
         if (auto lane = elect_one()) {
-          stage.expect_bytes(Cfg::Payload::kBytesPerStage);
-          const int32_t k0 = static_cast<int32_t>(kb * Cfg::BK);
+          stage.expect_bytes(Cfg::Mainloop::kBytesPerStage);
+          const int32_t k0 = static_cast<int32_t>(kb * Cfg::Mainloop::kKCoordPerStage);
           a_loader.load(stage.tiles().a, stage.full_barrier(), k0, w.m_tile * Cfg::BM);
           b_loader.load(stage.tiles().b, stage.full_barrier(), k0, w.n_tile * Cfg::BN);
+          scale_loader.load(stage.tiles(), stage.full_barrier(), kb, w.m_tile, w.n_tile);
         }
         std::move(stage).release_async();
       }
@@ -187,25 +206,28 @@ struct Sm100Matmul {
     arch::annotate_role("mma");
     const MmaWarpContext<Cfg::kTmemCols, kEpilogueWarps> ctx(&s.tmem_slot,
                                                              &s.tmem_dealloc_barrier);
-    const Mma op;
+    const Mma op(Cfg::kOpTmemCol);
     auto consumer = input.consumer();
     auto accumulators = acc.producer();
     auto items = work.consumer();
     const uint32_t k_blocks = ceil_div<uint32_t>(p.k, Cfg::BK);
+    // One accumulator per tile, or with promotion one per k-block.
+    const uint32_t per_acc = kPromote ? 1 : k_blocks;
     for (WorkInfo w = next_work(items); w.valid; w = next_work(items)) {
-      auto out = accumulators.acquire();
-      arch::tcgen05_fence_after_thread_sync();
-      const uint32_t d = ctx.tmem().base() + out.tiles().column;
-      for (uint32_t kb = 0; kb < k_blocks; ++kb) {
-        auto stage = consumer.acquire();
-        if (auto lane = elect_one()) {
-          op.mma(d, stage.tiles().a, stage.tiles().b, kb > 0);
-          op.commit(stage.empty_barrier());
+      for (uint32_t kb0 = 0; kb0 < k_blocks; kb0 += per_acc) {
+        auto out = accumulators.acquire();
+        arch::tcgen05_fence_after_thread_sync();
+        for (uint32_t kb = kb0; kb < kb0 + per_acc; ++kb) {
+          auto stage = consumer.acquire();
+          if (auto lane = elect_one()) {
+            op.mma(ctx.tmem().base(), out.tiles().column, stage.tiles(), kb > kb0);
+            op.commit(stage.empty_barrier());
+          }
+          std::move(stage).release_async();
         }
-        std::move(stage).release_async();
+        if (auto lane = elect_one()) op.commit(out.full_barrier());
+        std::move(out).release_async();
       }
-      if (auto lane = elect_one()) op.commit(out.full_barrier());
-      std::move(out).release_async();
     }
   }
 
@@ -245,6 +267,38 @@ struct Sm100Matmul {
       }
       arch::tcgen05_fence_before_thread_sync();
       std::move(stage).release();
+    }
+    writer.flush();
+  }
+
+  // The epilogue warps' loop with promotion: per tile, each k-block's partial
+  // accumulator is scaled (by the scales of the input stage it came from)
+  // into registers; then the tile is stored from the registers.
+  SK_DEVICE static void epilogue_promoted(const Params& p, Smem& s, uint32_t warp,
+                                          const AccPipe& acc, const InputPipe& input,
+                                          const WorkPipe& work) {
+    arch::annotate_role("epilogue");
+    using Mainloop = typename Cfg::Mainloop;
+    const EpilogueWarpContext<Cfg::kTmemCols, kEpilogueWarps> ctx(&s.tmem_slot,
+                                                                  &s.tmem_dealloc_barrier);
+    const typename Cfg::Writer writer(&p.c, s.staging[warp], p.m, p.n);
+    auto partials = acc.consumer();
+    auto stages = input.consumer();
+    auto items = work.consumer();
+    const uint32_t k_blocks = ceil_div<uint32_t>(p.k, Cfg::BK);
+    typename Mainloop::Accumulator sum;
+    for (WorkInfo w = next_work(items); w.valid; w = next_work(items)) {
+      Mainloop::clear(sum);
+      for (uint32_t kb = 0; kb < k_blocks; ++kb) {
+        auto part = partials.acquire();
+        arch::tcgen05_fence_after_thread_sync();
+        auto stage = stages.acquire();
+        Mainloop::promote(sum, ctx.tmem().base(), part.tiles().column, warp % 4, stage.tiles());
+        std::move(stage).release();
+        arch::tcgen05_fence_before_thread_sync();
+        std::move(part).release();
+      }
+      writer.write_registers(sum, warp % 4, w.m_tile * Cfg::BM, w.n_tile * Cfg::BN);
     }
     writer.flush();
   }

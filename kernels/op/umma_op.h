@@ -26,6 +26,17 @@ class UmmaOp {
   static constexpr uint32_t kSboBytes = 8 * kSpanBytes;
   static constexpr uint32_t kInstrDesc = umma::f16_instr_desc(BM, BN, umma::InputType::kBF16);
 
+  // op_tmem_col: where TMEM columns of the op's own would start; this op has
+  // none (see kernels/matmul/mainloop.h).
+  SK_DEVICE explicit UmmaOp(uint32_t op_tmem_col = 0) { (void)op_tmem_col; }
+
+  // Lane: one. The stage's tiles (a, b) into the accumulator at column d_col
+  // of the allocation at tmem_base.
+  template <class Tiles>
+  SK_DEVICE void mma(uint32_t tmem_base, uint32_t d_col, const Tiles& t, bool accumulate) const {
+    mma(tmem_base + d_col, t.a, t.b, accumulate);
+  }
+
   // Lane: one. accumulate = false starts a new accumulation in d_tmem.
   SK_DEVICE void mma(uint32_t d_tmem, const void* a_tile, const void* b_tile, bool accumulate) const {
     const uint32_t a = arch::smem_addr(a_tile), b = arch::smem_addr(b_tile);

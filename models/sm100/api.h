@@ -93,6 +93,9 @@ void tcgen05_mma_mxf8f6f4_block_scale(uint32_t d_taddr, uint64_t a_desc, uint64_
 void tcgen05_mma_mxf4nvf4_block_scale(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc,
                                       uint32_t idesc, uint32_t sfa_taddr, uint32_t sfb_taddr,
                                       bool accumulate, const Loc& loc);
+// kind::f8f6f4 (FP8/FP6/FP4 elements, no scales), F32 D, M = 128.
+void tcgen05_mma_f8f6f4_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
+                           bool accumulate, const Loc& loc);
 void tcgen05_cp_32x128b_warpx4(uint32_t taddr, uint64_t smem_desc, const Loc& loc);
 void tcgen05_commit(uint64_t* bar, const Loc& loc);
 void tcgen05_ld_32x32b_x32(uint32_t taddr, LaneArray<uint32_t, 32>& dst, const Loc& loc);

@@ -1,9 +1,15 @@
 // api_tcgen05_block_scale.cc: block-scaled tcgen05.mma and the scale-factor
-// copy tcgen05.cp, cta_group::1 (PTX ISA 9.0 9.7.16.10.7, 9.7.16.9.2).
+// copy tcgen05.cp, cta_group::1 (PTX ISA 9.0 9.7.16.10.7, 9.7.16.9.2), and the
+// unscaled FP8 kind that shares their element decoding.
 //
 //   tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X   (MXFP8)
 //   tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X   (NVFP4)
 //   tcgen05.cp.cta_group::1.32x128b.warpx4                              (scales)
+//   tcgen05.mma.cta_group::1.kind::f8f6f4                               (FP8, no scales)
+//
+// kind::f8f6f4 is the block-scaled mxf8f6f4 with every scale 1: K = 32, the
+// same element types, and kind::f16's instruction descriptor layout (D format
+// at [4,6), M >> 4 at [24,29)); the model implements F32 D and M = 128.
 //
 // Semantics (functional mode), for M = 128 and the descriptor's N:
 //   D[m][n] = (accumulate ? D[m][n] : 0)
@@ -90,7 +96,7 @@ constexpr uint32_t kM = 128;          // cta_group::1 block-scaled MMAs
 constexpr Cycle kCpCycles = 4;        // 32 x 128 bit = 512 B at 128 B/cycle (assumed)
 constexpr uint32_t kRowBytes = 32;    // SMEM bytes per row per instruction
 
-enum class Kind { kMxf8f6f4, kMxf4nvf4 };
+enum class Kind { kMxf8f6f4, kMxf4nvf4, kF8f6f4 };
 
 // ---- Element and scale formats (this model's own decoders) -------------------
 
@@ -136,11 +142,27 @@ struct BsDesc {
   uint32_t a_type = 0, b_type = 0, sfa_id = 0, sfb_id = 0, m = 0, n = 0;
   bool sparse = false, negate_a = false, negate_b = false, a_mn = false, b_mn = false;
   bool scale_ue8m0 = false, k96 = false;
+  uint32_t d_format = 1;  // kind::f8f6f4 only: 0 F16, 1 F32
 };
+
+bool scaled(Kind kind) { return kind != Kind::kF8f6f4; }
 
 BsDesc decode_bs(Kind kind, uint32_t d) {
   BsDesc i;
   i.raw = d;
+  if (kind == Kind::kF8f6f4) {  // kind::f16's layout
+    i.sparse = (d >> 2) & 1;
+    i.d_format = (d >> 4) & 0x3;
+    i.a_type = (d >> 7) & 0x7;
+    i.b_type = (d >> 10) & 0x7;
+    i.negate_a = (d >> 13) & 1;
+    i.negate_b = (d >> 14) & 1;
+    i.a_mn = (d >> 15) & 1;
+    i.b_mn = (d >> 16) & 1;
+    i.n = ((d >> 17) & 0x3F) << 3;
+    i.m = ((d >> 24) & 0x1F) << 4;
+    return i;
+  }
   i.sparse = (d >> 2) & 1;
   i.sfb_id = (d >> 4) & 0x3;
   i.a_type = (d >> 7) & 0x7;
@@ -170,11 +192,14 @@ const char* mxf8_type_name(uint32_t t) {
 
 // Empty when the model can execute the descriptor, else why not.
 std::string check_bs(Kind kind, const BsDesc& i) {
-  const uint32_t reserved = kind == Kind::kMxf8f6f4 ? 0x8700004Bu   // bits 0,1,3,6,24-26,31
-                                                    : 0x0700104Bu;  // bits 0,1,3,6,12,24-26
+  const uint32_t reserved = kind == Kind::kMxf8f6f4   ? 0x8700004Bu   // bits 0,1,3,6,24-26,31
+                            : kind == Kind::kMxf4nvf4 ? 0x0700104Bu   // bits 0,1,3,6,12,24-26
+                                                      : 0xE080004Bu;  // 0,1,3,6,23,29-31
   if ((i.raw & reserved) != 0)
     return fmt::format("reserved bits are set (0x{:08x})", i.raw & reserved);
-  if (kind == Kind::kMxf8f6f4) {
+  if (kind == Kind::kF8f6f4 && i.d_format != 1)
+    return fmt::format("D format {} is not modelled for kind::f8f6f4 (F32 = 1)", i.d_format);
+  if (kind != Kind::kMxf4nvf4) {
     for (auto [what, t] : {std::pair{"A", i.a_type}, std::pair{"B", i.b_type}}) {
       if (t == 2 || t > 5)
         return fmt::format("{} type {} is not an mxf8f6f4 type (E4M3 0, E5M2 1, E2M3 3, E3M2 4, "
@@ -184,7 +209,7 @@ std::string check_bs(Kind kind, const BsDesc& i) {
         return fmt::format("{} type {} is valid but the 6-bit types are not modelled", what,
                            mxf8_type_name(t));
     }
-    if (!i.scale_ue8m0)
+    if (kind == Kind::kMxf8f6f4 && !i.scale_ue8m0)
       return "scale type UE4M3 (bit 23 = 0) is not valid for kind::mxf8f6f4, which takes UE8M0 "
              "scales only";
   } else {
@@ -201,6 +226,10 @@ std::string check_bs(Kind kind, const BsDesc& i) {
   if (i.sparse) return "sparse block-scaled MMAs are not modelled";
   if (i.m != kM)
     return fmt::format("M = {}: cta_group::1 block-scaled MMAs have M = 128", i.m);
+  if (kind == Kind::kF8f6f4 && i.n % 16 != 0)
+    return fmt::format("N = {} is invalid for kind::f8f6f4 with M = 128 (multiple of 16 in "
+                       "[16, 256])",
+                       i.n);
   if (i.n < 8 || i.n > 256)
     return fmt::format("N = {} is invalid for M = 128 (multiple of 8 in [8, 256])", i.n);
   if (i.a_mn || i.b_mn) return "MN-major operands are not modelled (use K-major)";
@@ -305,10 +334,11 @@ struct MmaWork {
 };
 
 void execute(Cta& cta, const MmaWork& w) {
-  const uint32_t K = w.kind == Kind::kMxf8f6f4 ? 32 : 64;
-  const uint32_t blocks = w.kind == Kind::kMxf8f6f4 ? 1 : 4, bs = K / blocks;
+  const uint32_t K = w.kind == Kind::kMxf4nvf4 ? 64 : 32;
+  const uint32_t blocks = w.kind == Kind::kMxf4nvf4 ? 4 : 1, bs = K / blocks;
   const uint32_t N = w.id.n, cols = gpu().params().tmem_columns;
   auto scale = [&](uint32_t lane, uint32_t col, uint32_t byte) {
+    if (!scaled(w.kind)) return 1.0;
     const uint8_t c = tmem_byte(cta, lane, col, byte);
     return w.id.scale_ue8m0 ? dec_ue8m0(c) : dec_ue4m3(c);
   };
@@ -339,14 +369,58 @@ void execute(Cta& cta, const MmaWork& w) {
 
 // ---- Issue -------------------------------------------------------------------
 
+// The scale addresses of a block-scaled MMA: in one allocation, naming lane
+// 0, and written by a tcgen05.cp of this CTA. False (after the finding) when
+// the MMA must be dropped; never-copied columns are reported but executed.
+bool check_scale_addresses(Cta& cta, const char* op_name, const BsDesc& id, const MmaWork& work,
+                           uint32_t sfa_taddr, uint32_t sfb_taddr, const Loc& loc) {
+  const uint32_t sfb_cols = (id.n + 31) / 32;
+  for (auto [what, taddr, col, n] : {std::tuple{"A", sfa_taddr, work.sfa_col, 4u},
+                                     std::tuple{"B", sfb_taddr, work.sfb_col, sfb_cols}}) {
+    std::string why;
+    if (((taddr >> 16) & 0x3FFF) != 0)
+      why = fmt::format("names lane {}; the scales span all 128 lanes, so the address must name "
+                        "lane 0",
+                        (taddr >> 16) & 0x3FFF);
+    else if (!in_one_alloc(cta, col, 1))
+      why = fmt::format("column {} is outside every TMEM allocation of this CTA", col);
+    else if (!in_one_alloc(cta, col, n))
+      why = fmt::format("columns [{}, {}) run past the end of the allocation holding column {}",
+                        col, col + n, col);
+    if (!why.empty()) {
+      gpu().finding("tmem_access", "tcgen05.scale_out_of_range",
+                    fmt::format("{} scale_{} at TMEM address 0x{:08x} ({} columns for N = {}): {}",
+                                op_name, what, taddr, n, id.n, why),
+                    loc);
+      return false;
+    }
+  }
+  ScaleColumns& sc = scale_columns(cta);
+  for (auto [what, col, n] : {std::tuple{"A", work.sfa_col, 4u},
+                              std::tuple{"B", work.sfb_col, sfb_cols}}) {
+    uint32_t missing = 0;
+    for (uint32_t c = col; c < col + n; ++c) missing += sc.copied[c] == 0;
+    if (missing != 0) {
+      gpu().finding("tmem_access", "tcgen05.scale_uninitialized",
+                    fmt::format("{} reads scale_{} from TMEM columns [{}, {}), of which {} were "
+                                "never written by a tcgen05.cp of this CTA",
+                                op_name, what, col, col + n, missing),
+                    loc);
+    }
+  }
+
+  return true;
+}
+
 void issue_mma(Kind kind, uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
                uint32_t sfa_taddr, uint32_t sfb_taddr, bool accumulate, const Loc& loc) {
   // Like kind::f16: only the tensor-core queue and events at the MMA's start
   // change, so it runs at the warp's local time.
   sim::Warp& w = issue_local(loc);
   Cta& cta = gpu().cta_of_current();
-  const char* op_name = kind == Kind::kMxf8f6f4 ? "tcgen05.mma.kind::mxf8f6f4.block_scale"
-                                                : "tcgen05.mma.kind::mxf4nvf4.block_scale";
+  const char* op_name = kind == Kind::kMxf8f6f4   ? "tcgen05.mma.kind::mxf8f6f4.block_scale"
+                        : kind == Kind::kMxf4nvf4 ? "tcgen05.mma.kind::mxf4nvf4.block_scale"
+                                                  : "tcgen05.mma.kind::f8f6f4";
   SmemDesc a = decode_smem_desc(a_desc), b = decode_smem_desc(b_desc);
   for (auto [what, err] : {std::pair{"A descriptor", check_smem_desc(a)},
                            std::pair{"B descriptor", check_smem_desc(b)}}) {
@@ -383,39 +457,8 @@ void issue_mma(Kind kind, uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, ui
     return;
   }
   const uint32_t sfb_cols = (id.n + 31) / 32;
-  for (auto [what, taddr, col, n] : {std::tuple{"A", sfa_taddr, work.sfa_col, 4u},
-                                     std::tuple{"B", sfb_taddr, work.sfb_col, sfb_cols}}) {
-    std::string why;
-    if (((taddr >> 16) & 0x3FFF) != 0)
-      why = fmt::format("names lane {}; the scales span all 128 lanes, so the address must name "
-                        "lane 0",
-                        (taddr >> 16) & 0x3FFF);
-    else if (!in_one_alloc(cta, col, 1))
-      why = fmt::format("column {} is outside every TMEM allocation of this CTA", col);
-    else if (!in_one_alloc(cta, col, n))
-      why = fmt::format("columns [{}, {}) run past the end of the allocation holding column {}",
-                        col, col + n, col);
-    if (!why.empty()) {
-      gpu().finding("tmem_access", "tcgen05.scale_out_of_range",
-                    fmt::format("{} scale_{} at TMEM address 0x{:08x} ({} columns for N = {}): {}",
-                                op_name, what, taddr, n, id.n, why),
-                    loc);
-      return;
-    }
-  }
-  ScaleColumns& sc = scale_columns(cta);
-  for (auto [what, col, n] : {std::tuple{"A", work.sfa_col, 4u},
-                              std::tuple{"B", work.sfb_col, sfb_cols}}) {
-    uint32_t missing = 0;
-    for (uint32_t c = col; c < col + n; ++c) missing += sc.copied[c] == 0;
-    if (missing != 0) {
-      gpu().finding("tmem_access", "tcgen05.scale_uninitialized",
-                    fmt::format("{} reads scale_{} from TMEM columns [{}, {}), of which {} were "
-                                "never written by a tcgen05.cp of this CTA",
-                                op_name, what, col, col + n, missing),
-                    loc);
-    }
-  }
+  if (scaled(kind) && !check_scale_addresses(cta, op_name, id, work, sfa_taddr, sfb_taddr, loc))
+    return;
 
   const Params& p = gpu().params();
   WarpAsync& wa = cta.warp_async[w.index()];
@@ -427,29 +470,37 @@ void issue_mma(Kind kind, uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, ui
       auto ra = ranges(work.a.chunks), rb = ranges(work.b.chunks);
       obs->access(w, op, sim::Space::kSmem, ra, false, sim::Proxy::kAsync, "tcgen05.mma (A)", loc);
       obs->access(w, op, sim::Space::kSmem, rb, false, sim::Proxy::kAsync, "tcgen05.mma (B)", loc);
-      auto rsa = tmem_cells(0, 128, work.sfa_col, 4), rsb = tmem_cells(0, 128, work.sfb_col, sfb_cols);
-      obs->access(w, op, sim::Space::kTmem, rsa, false, sim::Proxy::kAsync,
-                  "tcgen05.mma (scale_A)", loc);
-      obs->access(w, op, sim::Space::kTmem, rsb, false, sim::Proxy::kAsync,
-                  "tcgen05.mma (scale_B)", loc);
+      if (scaled(kind)) {
+        auto rsa = tmem_cells(0, 128, work.sfa_col, 4);
+        auto rsb = tmem_cells(0, 128, work.sfb_col, sfb_cols);
+        obs->access(w, op, sim::Space::kTmem, rsa, false, sim::Proxy::kAsync,
+                    "tcgen05.mma (scale_A)", loc);
+        obs->access(w, op, sim::Space::kTmem, rsb, false, sim::Proxy::kAsync,
+                    "tcgen05.mma (scale_B)", loc);
+      }
       auto rd = tmem_cells(0, kM, work.d_col, id.n);
       obs->access(w, op, sim::Space::kTmem, rd, true, sim::Proxy::kAsync, "tcgen05.mma (D)", loc);
       wa.tc_live.push_back(op);
     }
     const Cycle ii = static_cast<Cycle>(id.n * p.umma_ii_per_n + 0.5);
     const auto [start, done] = tc::enqueue(cta, w, ii);
-    for (uint32_t c = work.sfa_col; c < work.sfa_col + 4; ++c)
-      sc.read_until[c] = std::max(sc.read_until[c], done);
-    for (uint32_t c = work.sfb_col; c < work.sfb_col + sfb_cols; ++c)
-      sc.read_until[c] = std::max(sc.read_until[c], done);
+    if (scaled(kind)) {
+      ScaleColumns& sc = scale_columns(cta);
+      for (uint32_t c = work.sfa_col; c < work.sfa_col + 4; ++c)
+        sc.read_until[c] = std::max(sc.read_until[c], done);
+      for (uint32_t c = work.sfb_col; c < work.sfb_col + sfb_cols; ++c)
+        sc.read_until[c] = std::max(sc.read_until[c], done);
+    }
     if (gpu().functional())
       gpu().engine().at(start, [&cta, shared] { execute(cta, *shared); });
     auto& tr = gpu().engine().trace();
     if (cta.traced)
       tr.slice(sim::TraceSlice{gpu().engine_track(cta, "tensor core", 10), start, start + ii,
                                fmt::format("mma.{} {}x{}x{}{}",
-                                           kind == Kind::kMxf8f6f4 ? "mxf8f6f4" : "mxf4nvf4", kM,
-                                           id.n, kind == Kind::kMxf8f6f4 ? 32 : 64,
+                                           kind == Kind::kMxf8f6f4   ? "mxf8f6f4"
+                                           : kind == Kind::kMxf4nvf4 ? "mxf4nvf4"
+                                                                     : "f8f6f4",
+                                           kM, id.n, kind == Kind::kMxf4nvf4 ? 64 : 32,
                                            accumulate ? "" : " (init)"),
                                {{"tmem_col", work.d_col},
                                 {"sfa_col", work.sfa_col},
@@ -466,6 +517,11 @@ void tcgen05_mma_mxf8f6f4_block_scale(uint32_t d_taddr, uint64_t a_desc, uint64_
                                       bool accumulate, const Loc& loc) {
   issue_mma(Kind::kMxf8f6f4, d_taddr, a_desc, b_desc, idesc, sfa_taddr, sfb_taddr, accumulate,
             loc);
+}
+
+void tcgen05_mma_f8f6f4_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
+                           bool accumulate, const Loc& loc) {
+  issue_mma(Kind::kF8f6f4, d_taddr, a_desc, b_desc, idesc, 0, 0, accumulate, loc);
 }
 
 void tcgen05_mma_mxf4nvf4_block_scale(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc,

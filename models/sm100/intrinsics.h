@@ -172,6 +172,10 @@ inline void tcgen05_mma_mxf4nvf4_block_scale(uint32_t d, uint64_t a, uint64_t b,
                                              Loc l = Loc::current()) {
   m::tcgen05_mma_mxf4nvf4_block_scale(d, a, b, idesc, sfa, sfb, acc, l);
 }
+inline void tcgen05_mma_f8f6f4_ss(uint32_t d, uint64_t a, uint64_t b, uint32_t idesc, bool acc,
+                                 Loc l = Loc::current()) {
+  m::tcgen05_mma_f8f6f4_ss(d, a, b, idesc, acc, l);
+}
 inline void tcgen05_cp_32x128b_warpx4(uint32_t taddr, uint64_t smem_desc, Loc l = Loc::current()) {
   m::tcgen05_cp_32x128b_warpx4(taddr, smem_desc, l);
 }

@@ -52,6 +52,13 @@ po::options_description run_options() {
       ("residual", "fuse D = conv + beta * C, C loaded by an 8th warp (epilogue load)")
       ("beta", po::value<std::string>(), "the residual's scale (default 1)");
   o.add(conv);
+  po::options_description scaled("block-scaled matmul (--kernel block_scaled_matmul)");
+  scaled.add_options()
+      ("format", po::value<std::string>(),
+       "mxfp8 (FP8 elements, a UE8M0 scale per 32 along K) or nvfp4 (E2M1 elements, a UE4M3 "
+       "scale per 16)")
+      ("fp8-type", po::value<std::string>(), "mxfp8 element type: e4m3 (default) or e5m2");
+  o.add(scaled);
   return o;
 }
 
@@ -86,7 +93,67 @@ sim::Conv2dShape parse_conv(const po::variables_map& vm, const char* cmd, sim::M
   return s;
 }
 
+Family parse_family(const std::string& kernel) {
+  if (kernel == "conv2d") return Family::kConv2d;
+  if (kernel == "block_scaled_matmul") return Family::kBlockScaled;
+  if (kernel == "blockwise_fp8_matmul") return Family::kBlockwiseFp8;
+  return Family::kMatmul;  // anything else is checked by parse_problem
+}
+
+sim::BlockFormat parse_format(const po::variables_map& vm, const char* cmd) {
+  if (!vm.count("format"))
+    throw UsageError(fmt::format("sim {} --kernel block_scaled_matmul: --format mxfp8|nvfp4 is "
+                                 "required",
+                                 cmd));
+  const std::string f = vm["format"].as<std::string>();
+  const std::string t = vm.count("fp8-type") ? vm["fp8-type"].as<std::string>() : "e4m3";
+  if (f == "nvfp4") {
+    if (vm.count("fp8-type")) throw UsageError("--fp8-type is an mxfp8 option (nvfp4 is E2M1)");
+    return sim::BlockFormat::kNvfp4;
+  }
+  if (f != "mxfp8")
+    throw UsageError(fmt::format("--format must be mxfp8 or nvfp4, got '{}'", f));
+  if (t != "e4m3" && t != "e5m2")
+    throw UsageError(fmt::format("--fp8-type must be e4m3 or e5m2, got '{}'", t));
+  return t == "e4m3" ? sim::BlockFormat::kMxfp8E4m3 : sim::BlockFormat::kMxfp8E5m2;
+}
+
 }  // namespace
+
+const char* MatmulArgs::kernel_name() const {
+  switch (family) {
+    case Family::kConv2d: return "conv2d";
+    case Family::kBlockScaled: return "block_scaled_matmul";
+    case Family::kBlockwiseFp8: return "blockwise_fp8_matmul";
+    default: return "matmul";
+  }
+}
+
+std::string MatmulArgs::validate(const sim::MatmulRequest& run) const {
+  switch (family) {
+    case Family::kConv2d: {
+      sim::Conv2dRequest c = conv_request();
+      c.run = run;
+      return sim::validate_conv2d(c);
+    }
+    case Family::kBlockScaled: return sim::validate_block_scaled({format, run});
+    case Family::kBlockwiseFp8: return sim::validate_blockwise_fp8(run);
+    default: return sim::validate_matmul(run);
+  }
+}
+
+sim::RunResult MatmulArgs::simulate(const sim::MatmulRequest& run) const {
+  switch (family) {
+    case Family::kConv2d: {
+      sim::Conv2dRequest c = conv_request();
+      c.run = run;
+      return sim::run_conv2d(c);
+    }
+    case Family::kBlockScaled: return sim::run_block_scaled({format, run});
+    case Family::kBlockwiseFp8: return sim::run_blockwise_fp8(run);
+    default: return sim::run_matmul(run);
+  }
+}
 
 po::options_description verify_options() {
   po::options_description o = run_options();
@@ -103,7 +170,10 @@ MatmulArgs parse_matmul_args(int argc, char** argv, const char* cmd,
   out.help = print_help(vm, cmd, opts);
   if (out.help) return out;
   sim::MatmulRequest& q = out.q;
-  out.conv = vm["kernel"].as<std::string>() == "conv2d";
+  out.family = parse_family(vm["kernel"].as<std::string>());
+  out.conv = out.family == Family::kConv2d;
+  if (out.family != Family::kBlockScaled && (vm.count("format") || vm.count("fp8-type")))
+    throw UsageError("--format and --fp8-type are block_scaled_matmul options");
   if (out.conv) {
     out.conv_shape = parse_conv(vm, cmd, q);
     out.residual = vm.count("residual") > 0;
@@ -123,7 +193,8 @@ MatmulArgs parse_matmul_args(int argc, char** argv, const char* cmd,
       if (vm.count(f)) throw UsageError(fmt::format("--{} is a conv2d option (--kernel conv2d)", f));
     if (!vm["stride"].defaulted() || !vm["pad"].defaulted() || !vm["dilation"].defaulted())
       throw UsageError("--stride, --pad and --dilation are conv2d options (--kernel conv2d)");
-    const Shape shape = parse_problem(vm, cmd);
+    const Shape shape = parse_problem(vm, cmd, {"matmul", "block_scaled_matmul", "blockwise_fp8_matmul"});
+    if (out.family == Family::kBlockScaled) out.format = parse_format(vm, cmd);
     q.arch = shape.arch;
     q.m = shape.m;
     q.n = shape.n;
@@ -131,7 +202,8 @@ MatmulArgs parse_matmul_args(int argc, char** argv, const char* cmd,
   }
   q.stages = static_cast<uint32_t>(parse_uint("--stages", vm["stages"].as<std::string>(), 2, 8));
   q.tile_n = static_cast<uint32_t>(parse_uint("--tile-n", vm["tile-n"].as<std::string>(), 1, 4096));
-  if (out.conv && vm["tile-n"].defaulted()) q.tile_n = 128;  // conv2d instantiates 64 and 128
+  // conv2d instantiates tiles 64 and 128 wide, blockwise FP8 only 128.
+  if ((out.conv || out.family == Family::kBlockwiseFp8) && vm["tile-n"].defaulted()) q.tile_n = 128;
   q.seed = parse_uint("--seed", vm["seed"].as<std::string>(), 0, UINT64_MAX / 2);
   q.max_cycles = parse_uint("--max-cycles", vm["max-cycles"].as<std::string>(), 1000,
                                      1ull << 50);
@@ -148,12 +220,7 @@ MatmulArgs parse_matmul_args(int argc, char** argv, const char* cmd,
     out.schedules = parse_uint("--schedules", vm["schedules"].as<std::string>(), 1, 1000000);
     out.jobs = static_cast<int>(parse_uint("--jobs", vm["jobs"].as<std::string>(), 1, 64));
   }
-  if (out.conv) {
-    if (std::string err = sim::validate_conv2d(out.conv_request()); !err.empty())
-      throw UsageError(err);
-  } else if (std::string err = sim::validate_matmul(q); !err.empty()) {
-    throw UsageError(err);
-  }
+  if (std::string err = out.validate(q); !err.empty()) throw UsageError(err);
   out.json_path = parse_json_path(vm);
   if (vm.count("trace")) {
     q.trace_path = resolve_path(vm["trace"].as<std::string>());
@@ -183,10 +250,8 @@ MatmulArgs parse_matmul_args(int argc, char** argv, const char* cmd,
 
   // Again with the trace and timeline options, which have bounds of their own
   // (for conv2d, those of its implicit GEMM).
-  const std::string err = out.conv ? sim::validate_conv2d(out.conv_request())
-                                   : sim::validate_matmul(q);
-  if (!err.empty()) throw UsageError(err);
-  if (out.conv) {
+  if (std::string err = out.validate(q); !err.empty()) throw UsageError(err);
+  if (out.family != Family::kMatmul) {
     if (std::string res = sim::validate_resources(q); !res.empty()) throw UsageError(res);
     if (!q.timeline_path.empty() && static_cast<uint64_t>(q.timeline_cta) >= sim::sms_used(q))
       throw UsageError(fmt::format("--timeline-cta {} does not exist: this launch has {} CTAs",

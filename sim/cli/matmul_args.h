@@ -1,6 +1,7 @@
 // matmul_args.h: the options of `sim run` and `sim verify` and their parsing
-// into a MatmulRequest (and, for --kernel conv2d, a conv shape), separate from
-// running anything, so that the parsing can be tested and fuzzed on its own.
+// into a MatmulRequest (and, for --kernel conv2d, a conv shape; for
+// --kernel block_scaled_matmul, the format), separate from running anything,
+// so that the parsing can be tested and fuzzed on its own.
 //
 // Invariants: parse_matmul_args either returns a request that
 // validate_matmul accepts (or help was asked for) or throws UsageError with a
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <string>
 
+#include "sim/kernels/block_scaled_run.h"
 #include "sim/kernels/conv2d_run.h"
 #include "sim/kernels/sm100_matmul_run.h"
 
@@ -23,7 +25,11 @@ namespace po = boost::program_options;
 po::options_description run_options();
 po::options_description verify_options();
 
+// The kernel families `sim run` and `sim verify` take (--kernel).
+enum class Family { kMatmul, kConv2d, kBlockScaled, kBlockwiseFp8 };
+
 struct MatmulArgs {
+  Family family = Family::kMatmul;
   sim::MatmulRequest q;
   std::string json_path;  // "", "-" or a writable path
   double wall = 3600;     // --wall-limit, seconds
@@ -40,6 +46,16 @@ struct MatmulArgs {
     sim::Conv2dRequest r{conv_shape, residual, beta, q};
     return r;
   }
+  // --kernel block_scaled_matmul: --format mxfp8|nvfp4 and, for mxfp8,
+  // --fp8-type e4m3|e5m2.
+  sim::BlockFormat format = sim::BlockFormat::kMxfp8E4m3;
+
+  // The --kernel name, and the family's one-line validation of `q`.
+  const char* kernel_name() const;
+  std::string validate(const sim::MatmulRequest& run) const;
+  // Runs the family with `run` as its run options (inside a simulation
+  // process, see sim/core/isolate.h).
+  sim::RunResult simulate(const sim::MatmulRequest& run) const;
 };
 
 // Parses argv (argv[0] is the command, "run" or "verify") against `opts`.

@@ -74,13 +74,20 @@ bool print_help(const po::variables_map& vm, const std::string& cmd,
   return true;
 }
 
-Shape parse_problem(const po::variables_map& vm, const std::string& cmd) {
+Shape parse_problem(const po::variables_map& vm, const std::string& cmd,
+                    std::initializer_list<const char*> kernels) {
   const std::string kernel = vm["kernel"].as<std::string>();
   const std::string arch = vm["arch"].as<std::string>();
-  if (kernel == "conv2d")
-    throw UsageError(fmt::format("sim {} takes --kernel matmul; conv2d runs with sim run and sim verify", cmd));
-  if (kernel != "matmul")
+  bool known = false;
+  for (const char* k : kernels) known = known || kernel == k;
+  if (!known) {
+    for (const char* other : {"conv2d", "block_scaled_matmul", "blockwise_fp8_matmul"})
+      if (kernel == other)
+        throw UsageError(fmt::format("sim {} takes --kernel matmul; {} runs with sim run and sim "
+                                     "verify",
+                                     cmd, other));
     throw UsageError(fmt::format("unknown kernel '{}' (sim list shows the kernels)", kernel));
+  }
   if (arch != "sm100" && arch != "sm90") {
     if (arch == "mi300x")
       throw UsageError(fmt::format("architecture '{}' is not modelled yet; use sm100 or sm90", arch));

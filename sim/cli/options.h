@@ -8,6 +8,7 @@
 
 #include <boost/program_options.hpp>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 namespace sk::cli {
@@ -30,9 +31,10 @@ struct Shape {
   std::string arch;  // sm100 or sm90
 };
 
-// Checks --kernel and --arch (matmul on sm100 and sm90 are modelled) and reads
-// the required --m, --n and --k.
-Shape parse_problem(const po::variables_map& vm, const std::string& cmd);
+// Checks --kernel (one of `kernels`) and --arch (sm100 and sm90 are
+// modelled) and reads the required --m, --n and --k.
+Shape parse_problem(const po::variables_map& vm, const std::string& cmd,
+                    std::initializer_list<const char*> kernels = {"matmul"});
 
 // --out-dtype: true for f32, false for bf16.
 bool parse_out_f32(const po::variables_map& vm);

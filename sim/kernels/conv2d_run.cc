@@ -71,7 +71,7 @@ using Runner = RunResult (*)(const Conv2dRequest&);
 
 template <int BN, int S, class OutT, bool Residual>
 Runner fitting() {
-  if constexpr (Sm100Conv2dConfig<BN, S, OutT, Residual>::kFitsSmem)
+  if constexpr (Sm100Conv2dConfig<BN, S, OutT, Residual>::kFits)
     return &run_config<BN, S, OutT, Residual>;
   else
     return nullptr;

@@ -92,7 +92,7 @@ struct Entry {
 template <int BN, int S, class OutT, class Sched>
 Entry entry_of() {
   using C = Cfg<BN, S, OutT, Sched>;
-  if constexpr (C::kFitsSmem)
+  if constexpr (C::kFits)
     return Entry{&run_config<BN, S, OutT, Sched>, C::kSmemBytes};
   else
     return Entry{nullptr, C::kSmemBytes};

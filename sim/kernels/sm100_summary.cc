@@ -58,7 +58,7 @@ Cycle intersection(const std::vector<Interval>& x, const std::vector<Interval>& 
 }
 }  // namespace
 
-void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r) {
+void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r, double peak_factor) {
   const auto& p = gpu.params();
   Engine& eng = gpu.engine();
   Cycle end = 0;
@@ -67,7 +67,7 @@ void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r) {
   r.clock_ghz = p.clock_ghz;
   r.predicted_time_us = static_cast<double>(r.cycles) / (p.clock_ghz * 1e3);
   r.tflops = flops / (r.predicted_time_us * 1e-6) / 1e12;
-  r.peak_tflops = 8192.0 * p.num_sms * p.clock_ghz * 1e9 / 1e12;
+  r.peak_tflops = 8192.0 * peak_factor * p.num_sms * p.clock_ghz * 1e9 / 1e12;
   r.peak_fraction = r.tflops / r.peak_tflops;
 
   // Per role, averaged over its warp slots (warps of the role per CTA times

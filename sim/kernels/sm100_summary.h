@@ -8,6 +8,7 @@
 //   bottleneck       tensor_core when the tensor cores are >= 80% busy,
 //                    hbm_bandwidth when HBM is >= 80% used, otherwise
 //                    load_latency (loads in flight but neither saturated)
+//   peak_tflops      8192 BF16 FLOP per SM per cycle (dense UMMA) at the clock
 #pragma once
 
 #include "models/sm100/gpu.h"
@@ -15,6 +16,9 @@
 
 namespace sk::sim {
 
-void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r);
+// peak_factor: the dense tensor-core rate of the run's element format
+// relative to BF16 (FP8 2, FP4 4), which scales peak_tflops.
+void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r,
+                     double peak_factor = 1.0);
 
 }  // namespace sk::sim

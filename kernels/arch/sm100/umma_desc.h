@@ -56,6 +56,19 @@ SK_HOST_DEVICE constexpr uint32_t f16_instr_desc(uint32_t m, uint32_t n, InputTy
 // padding, so each element takes one byte of the K extent, like FP8.
 enum class Mxf8f6f4Type : uint32_t { kE4M3 = 0, kE5M2 = 1, kE2M1 = 5 };
 
+// Instruction descriptor for kind::f8f6f4 (no scales) with an F32 accumulator:
+// kind::f16's layout (D format at [4,6), M >> 4 at [24,29)) with these types.
+SK_HOST_DEVICE constexpr uint32_t f8f6f4_instr_desc(uint32_t m, uint32_t n, Mxf8f6f4Type a,
+                                                    Mxf8f6f4Type b) {
+  uint32_t d = 0;
+  d |= 1u << 4;                               // D format: F32
+  d |= static_cast<uint32_t>(a) << 7;         // A type
+  d |= static_cast<uint32_t>(b) << 10;        // B type
+  d |= ((n >> 3) & 0x3F) << 17;               // N >> 3
+  d |= ((m >> 4) & 0x1F) << 24;               // M >> 4
+  return d;
+}
+
 // Scale-factor element type (bit 23).
 enum class ScaleType : uint32_t { kUE4M3 = 0, kUE8M0 = 1 };
 

@@ -57,6 +57,22 @@ SK_DEVICE void tcgen05_mma_f16_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_
       : "memory");
 }
 
+// kind::f8f6f4 without scales: K = 32 per instruction (FP8 elements, one byte
+// each), F32 D; the types are the instruction descriptor's
+// (umma::f8f6f4_instr_desc).
+SK_DEVICE void tcgen05_mma_f8f6f4_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc,
+                                     uint32_t idesc, bool accumulate) {
+  asm volatile(
+      "{\n\t"
+      ".reg .pred p;\n\t"
+      "setp.ne.b32 p, %4, 0;\n\t"
+      "tcgen05.mma.cta_group::1.kind::f8f6f4 [%0], %1, %2, %3, p;\n\t"
+      "}"
+      :
+      : "r"(d_taddr), "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(static_cast<uint32_t>(accumulate))
+      : "memory");
+}
+
 // Block-scaled MMAs (PTX ISA 9.0 9.7.16.10.7): D (+)= (A * scale_A) x (B * scale_B),
 // M = 128, F32 accumulator in TMEM, A and B K-major in SMEM. sfa_taddr and
 // sfb_taddr name the first TMEM column of the scale-factor matrices (lane 0);

@@ -1,0 +1,27 @@
+// gfx942.h: the AMD CDNA3 (MI300X, gfx942) intrinsic API, selected for the
+// current build.
+//
+// Kernel code for MI300X includes this header and calls sk::arch::*: under
+// clang HIP (SK_BUILD_AMD) the calls are __builtin_amdgcn_* and inline asm
+// (kernels/arch/gfx942/device/, whose headers document the exact API), under
+// the host compiler they are the simulator's MI300X model, which implements
+// the same signatures.
+//
+// models/mi300x/intrinsics.h does not exist yet. That is harmless for now:
+// no host-build target includes this header (the only users are the gfx942
+// compile checks in tests/gfx942, which are HIP device builds). The first
+// host-side user must come with the model.
+//
+// Invariant: an NVIDIA device build (nvcc) never includes this header; the
+// #error below says so instead of failing on the first AMD builtin.
+#pragma once
+
+#include "kernels/core/platform.h"
+
+#if SK_BUILD_AMD
+#include "kernels/arch/gfx942/device/all.h"
+#elif SK_BUILD_DEVICE
+#error "kernels/arch/gfx942.h is for the HIP (gfx942) device build or the model build"
+#else
+#include "models/mi300x/intrinsics.h"
+#endif

@@ -1,0 +1,53 @@
+// scale_loader.h: TileIO for block scale factors: one TMA box of A's scales
+// and one of B's per stage, next to the A and B tiles (4 loads per stage).
+//
+// Global layout of a scale tensor (the host writes it, sim/kernels/
+// block_scaled_host.h): 16-byte rows of uint8, grouped in 512-byte atoms of
+// 32 rows (kernels/op/block_scaled_umma_op.h gives an atom's byte order).
+// For an operand of R rows the atoms are ordered
+//     ((kc * row_blocks + rb) * kAtoms + a)
+// with kc the stage's K chunk (K elements [kc * BK, (kc + 1) * BK)), rb the
+// 128-row block, a the atom within the chunk, and row_blocks = ceil(R / 128)
+// rounded up to even. So the scales one stage needs are contiguous: kAtoms
+// atoms for A's row block, kAtoms * BN / 128 for B's row blocks (even
+// row_blocks keeps BN = 256 tiles inside one chunk). The tensor map is
+// {16, rows} bytes with a box of {16, 32 * atoms}; past the last chunk TMA
+// zero-fills, and zero is a finite scale in both scale formats.
+#pragma once
+
+#include "kernels/arch/sm100.h"
+#include "kernels/core/platform.h"
+
+namespace sk {
+
+template <int BN, uint32_t kAtoms>
+class BlockScaleLoader {
+ public:
+  static constexpr uint32_t kRowBlocksB = BN / 128;
+  struct Source {
+    arch::TensorMap sfa;  // box {16, 32 * kAtoms}
+    arch::TensorMap sfb;  // box {16, 32 * kAtoms * BN / 128}
+    uint32_t row_blocks_a = 0, row_blocks_b = 0;  // even
+  };
+
+  SK_DEVICE explicit BlockScaleLoader(const Source* s) : s_(s) {}
+
+  // Lane: one (inside sk::elect_one()).
+  SK_DEVICE void prefetch() const {
+    arch::prefetch_tensormap(&s_->sfa);
+    arch::prefetch_tensormap(&s_->sfb);
+  }
+  template <class Tiles>
+  SK_DEVICE void load(const Tiles& t, uint64_t* full_barrier, uint32_t kb, uint32_t m_tile,
+                      uint32_t n_tile) const {
+    const uint32_t ya = (kb * s_->row_blocks_a + m_tile) * kAtoms * 32;
+    const uint32_t yb = (kb * s_->row_blocks_b + n_tile * kRowBlocksB) * kAtoms * 32;
+    arch::tma_load_2d(t.sfa, &s_->sfa, full_barrier, 0, static_cast<int32_t>(ya));
+    arch::tma_load_2d(t.sfb, &s_->sfb, full_barrier, 0, static_cast<int32_t>(yb));
+  }
+
+ private:
+  const Source* s_;
+};
+
+}  // namespace sk

@@ -1,0 +1,59 @@
+// mainloop.h: what the SM100 structured matmul's input stage is made of, as
+// one policy of Sm100MatmulConfig (its Mainloop_ parameter).
+//
+// A mainloop policy is a class template At<BM, BN, BK, Stages> with:
+//   Payload            the input TilePipeline's payload (what one stage holds);
+//                      its Tiles have at least `a` and `b`
+//   Op                 the TileOp: Op(op_tmem_col), then per stage
+//                      mma(tmem_base, d_col, tiles, accumulate) and commit(bar)
+//   ScaleIo            TileIO for the stage's loads beyond A and B (scale
+//                      factors): a Source the kernel Params hold, prefetch(),
+//                      load(tiles, full_barrier, k_block, m_tile, n_tile)
+//   kBytesPerStage     what the stage's loads deliver (expect_tx)
+//   kKCoordPerStage    how far one stage advances the A and B tensor maps'
+//                      K coordinate (elements; bytes for packed FP4)
+//   kTmemColsPerStage  TMEM columns the Op uses per input stage besides the
+//                      accumulators (block scale factors), at
+//                      op_tmem_col + stage * kTmemColsPerStage
+//   kName              the element format, for configuration names
+//   kPromote           false: one accumulator per tile, stored as it is;
+//                      true: one partial accumulator per k-block, which the
+//                      epilogue warps fold into registers with
+//                      promote(acc, tmem_base, col, quarter, stage tiles)
+//                      (Accumulator, clear(acc)); they then also consume the
+//                      input stages (to read the stage's scales)
+// The kernel (sm100_matmul.h) calls only these; the pipeline, the scheduler,
+// the accumulator ring and the epilogue are the same for every mainloop.
+//
+// Bf16Mainloop is the plain BF16 GEMM: A/B tiles, kind::f16 UMMA, no scales.
+#pragma once
+
+#include "kernels/core/numeric.h"
+#include "kernels/core/platform.h"
+#include "kernels/op/umma_op.h"
+#include "kernels/pipeline/payloads.h"
+
+namespace sk {
+
+// ScaleIo of a mainloop without scale factors: no Source fields, no loads.
+struct NoScaleIo {
+  struct Source {};
+  SK_DEVICE explicit NoScaleIo(const Source*) {}
+  SK_DEVICE void prefetch() const {}
+  template <class Tiles>
+  SK_DEVICE void load(const Tiles&, uint64_t*, uint32_t, uint32_t, uint32_t) const {}
+};
+
+template <int BM, int BN, int BK, int Stages>
+struct Bf16Mainloop {
+  using Payload = StandardPayload<bf16_t, BM, BN, BK, Stages>;
+  using Op = UmmaOp<BM, BN, BK>;
+  using ScaleIo = NoScaleIo;
+  static constexpr uint32_t kBytesPerStage = Payload::kBytesPerStage;
+  static constexpr int32_t kKCoordPerStage = BK;
+  static constexpr uint32_t kTmemColsPerStage = 0;
+  static constexpr const char* kName = "bf16";
+  static constexpr bool kPromote = false;
+};
+
+}  // namespace sk

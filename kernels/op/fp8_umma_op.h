@@ -1,0 +1,47 @@
+// fp8_umma_op.h: TileOp for FP8 without block scales: tcgen05.mma
+// kind::f8f6f4 from SMEM operands into TMEM.
+//
+// A stage holds 128 bytes of K per row of A (BM = 128 rows) and of B (BN
+// rows), K-major with the 128B swizzle: 128 FP8 elements. mma() issues 4
+// instructions of K = 32, advancing both descriptors by 32 bytes, like
+// UmmaOp does for BF16. Scales, if any, are applied elsewhere (blockwise FP8
+// promotes each k-block's partial in the epilogue); the op uses no TMEM
+// columns of its own.
+#pragma once
+
+#include "kernels/arch/sm100.h"
+#include "kernels/arch/sm100/umma_desc.h"
+#include "kernels/core/platform.h"
+
+namespace sk {
+
+template <int BM, int BN, umma::Mxf8f6f4Type A = umma::Mxf8f6f4Type::kE4M3,
+          umma::Mxf8f6f4Type B = umma::Mxf8f6f4Type::kE4M3>
+class Fp8UmmaOp {
+  static_assert(BM == 128, "cta_group::1 UMMA here uses M = 128");
+  static_assert(BN % 16 == 0 && BN >= 16 && BN <= 256, "UMMA N must be a multiple of 16 in [16, 256]");
+
+ public:
+  static constexpr uint32_t kSpanBytes = 128;
+  static constexpr uint32_t kSboBytes = 8 * kSpanBytes;
+  static constexpr uint32_t kInstrDesc = umma::f8f6f4_instr_desc(BM, BN, A, B);
+  static constexpr uint32_t kTmemColsPerStage = 0;
+
+  SK_DEVICE explicit Fp8UmmaOp(uint32_t op_tmem_col = 0) { (void)op_tmem_col; }
+
+  // Lane: one. The stage's tiles (a, b) into the accumulator at d_col.
+  template <class Tiles>
+  SK_DEVICE void mma(uint32_t tmem_base, uint32_t d_col, const Tiles& t, bool accumulate) const {
+    const uint32_t a = arch::smem_addr(t.a), b = arch::smem_addr(t.b);
+    for (uint32_t s = 0; s < 4; ++s)
+      arch::tcgen05_mma_f8f6f4_ss(tmem_base + d_col,
+                                  umma::kmajor_desc(a + 32 * s, kSpanBytes, kSboBytes),
+                                  umma::kmajor_desc(b + 32 * s, kSpanBytes, kSboBytes), kInstrDesc,
+                                  accumulate || s > 0);
+  }
+
+  // Lane: one (the lane that issued the MMAs).
+  SK_DEVICE void commit(uint64_t* barrier) const { arch::tcgen05_commit(barrier); }
+};
+
+}  // namespace sk

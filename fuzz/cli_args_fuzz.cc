@@ -83,10 +83,10 @@ void fuzz_command(std::vector<std::string> tokens) {
       const auto& opts = cmd == "run" ? sk::cli::run_options() : sk::cli::verify_options();
       const sk::cli::MatmulArgs a = sk::cli::parse_matmul_args(argc, argv.data(), cmd.c_str(), opts);
       const std::string err =
-          a.help   ? std::string()
-          : a.conv ? sk::sim::validate_conv2d(a.conv_request()) +
-                         sk::sim::validate_resources(a.q)
-                   : sk::sim::validate_matmul(a.q);
+          a.help ? std::string()
+                 : a.validate(a.q) + (a.family != sk::cli::Family::kMatmul
+                                          ? sk::sim::validate_resources(a.q)
+                                          : std::string());
       if (!err.empty()) defect("parsed a request the simulator refuses: " + err);
     }
   } catch (const sk::cli::UsageError&) {

@@ -135,6 +135,17 @@ expect_usage_error "tile N 256" run "${CONV[@]}" --tile-n 256
 expect_usage_error "conv2d option" run "${MNK[@]}" --r 3
 expect_usage_error "conv2d options" run "${MNK[@]}" --stride 2
 expect_usage_error "sim sweep takes --kernel matmul" sweep --kernel conv2d "${MNK[@]}"
+# block-scaled and blockwise FP8: their own options, refused elsewhere.
+expect_usage_error "--format mxfp8|nvfp4 is required" run --kernel block_scaled_matmul "${MNK[@]}"
+expect_usage_error "--format must be mxfp8 or nvfp4" run --kernel block_scaled_matmul --format fp16 "${MNK[@]}"
+expect_usage_error "--fp8-type must be e4m3 or e5m2" run --kernel block_scaled_matmul --format mxfp8 --fp8-type e3m4 "${MNK[@]}"
+expect_usage_error "--fp8-type is an mxfp8 option" run --kernel block_scaled_matmul --format nvfp4 --fp8-type e4m3 "${MNK[@]}"
+expect_usage_error "tile N 64" run --kernel block_scaled_matmul --format nvfp4 "${MNK[@]}" --tile-n 64
+expect_usage_error "does not fit" run --kernel block_scaled_matmul --format nvfp4 "${MNK[@]}" --stages 6
+expect_usage_error "block_scaled_matmul options" run "${MNK[@]}" --format mxfp8
+expect_usage_error "tile N 256" run --kernel blockwise_fp8_matmul "${MNK[@]}" --tile-n 256
+expect_usage_error "writes BF16" run --kernel blockwise_fp8_matmul "${MNK[@]}" --out-dtype f32
+expect_usage_error "modelled on sm100" run --kernel blockwise_fp8_matmul "${MNK[@]}" --arch sm90
 expect_usage_error "SMs 0-5" run --m 300 --n 300 --k 64 --trace "$tmp/t.pftrace" --trace-sms 200
 expect_usage_error "'-' is not supported" run "${MNK[@]}" --trace -
 expect_usage_error "/dev/full" run "${MNK[@]}" --json /dev/full

@@ -17,20 +17,21 @@ namespace sk::sim {
 namespace {
 using models::sm100::Gpu;
 
-template <class Format, int BN, int S>
-RunResult run_config(const BlockScaledRequest& req) {
-  using C = Sm100BlockScaledConfig<Format, BN, S, bf16_t>;
-  using Kernel = Sm100BlockScaledMatmul<C>;
-  const MatmulRequest& q = req.run;
+// What every run of this file shares around a family's own buffers, maps
+// and check: the modelled GPU, a launch of min(tiles, SMs) CTAs of
+// Sm100Matmul<C>, the run and its summary. setup(gpu, params) allocates and
+// encodes, returning the buffers that check(gpu, buffers, status) reads.
+template <class C, class Setup, class Check>
+RunResult simulate(const MatmulRequest& q, const char* kernel, const std::string& what,
+                   double peak_factor, Setup&& setup, Check&& check) {
+  using Kernel = Sm100Matmul<C>;
   auto t0 = std::chrono::steady_clock::now();
   models::sm100::Params params = models::sm100::Params::builtin();
   if (q.num_sms > 0) params.num_sms = q.num_sms;
   Gpu gpu(params, q.functional);
   configure_run(gpu, q, t0);
-  const BlockScaledBuffers buf =
-      allocate_block_scaled<bf16_t>(gpu, req.format, q.m, q.n, q.k, q.seed);
   typename Kernel::Params p{};
-  encode_block_scaled<C>(p, buf);
+  const auto buf = setup(gpu, p);
 
   const auto races = attach_race_detector(gpu, q);
   const uint32_t tiles = Kernel::tiles_m(q.m) * Kernel::tiles_n(q.n);
@@ -42,13 +43,29 @@ RunResult run_config(const BlockScaledRequest& req) {
   const RunStatus status = gpu.run(q.max_cycles);
 
   RunResult r = describe_sm100_run<C>(q, grid, status);
-  r.kernel = "block_scaled_matmul";
-  r.config_name = fmt::format("{}: {}", C::name(), format_name(req.format));
-  summarize_sm100(gpu, 2.0 * q.m * q.n * q.k, r, is_fp4(req.format) ? 4.0 : 2.0);
-  if (q.functional) r.check = check_block_scaled<bf16_t>(gpu, buf, status);
+  r.kernel = kernel;
+  r.config_name = fmt::format("{}: {}", C::name(), what);
+  summarize_sm100(gpu, 2.0 * q.m * q.n * q.k, r, peak_factor);
+  if (q.functional) r.check = check(gpu, buf, status);
   write_run_files(gpu, q);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
+}
+
+template <class Format, int BN, int S>
+RunResult run_config(const BlockScaledRequest& req) {
+  using C = Sm100BlockScaledConfig<Format, BN, S, bf16_t>;
+  const MatmulRequest& q = req.run;
+  return simulate<C>(
+      q, "block_scaled_matmul", format_name(req.format), is_fp4(req.format) ? 4.0 : 2.0,
+      [&](Gpu& gpu, auto& p) {
+        BlockScaledBuffers b = allocate_block_scaled<bf16_t>(gpu, req.format, q.m, q.n, q.k, q.seed);
+        encode_block_scaled<C>(p, b);
+        return b;
+      },
+      [](Gpu& gpu, const BlockScaledBuffers& b, RunStatus status) {
+        return check_block_scaled<bf16_t>(gpu, b, status);
+      });
 }
 
 using Runner = RunResult (*)(const BlockScaledRequest&);
@@ -93,33 +110,16 @@ Runner lookup(const BlockScaledRequest& req) {
 template <int S>
 RunResult run_blockwise(const MatmulRequest& q) {
   using C = Sm100BlockwiseFp8Config<S>;
-  using Kernel = Sm100BlockwiseFp8Matmul<C>;
-  auto t0 = std::chrono::steady_clock::now();
-  models::sm100::Params params = models::sm100::Params::builtin();
-  if (q.num_sms > 0) params.num_sms = q.num_sms;
-  Gpu gpu(params, q.functional);
-  configure_run(gpu, q, t0);
-  const BlockwiseBuffers buf = allocate_blockwise<bf16_t>(gpu, q.m, q.n, q.k, q.seed);
-  typename Kernel::Params p{};
-  encode_blockwise<C>(p, buf);
-
-  const auto races = attach_race_detector(gpu, q);
-  const uint32_t tiles = Kernel::tiles_m(q.m) * Kernel::tiles_n(q.n);
-  const int grid =
-      static_cast<int>(std::min<uint32_t>(tiles, static_cast<uint32_t>(gpu.params().num_sms)));
-  std::string err =
-      gpu.launch(grid, static_cast<int>(C::kWarps), C::kSmemBytes, [&p] { Kernel::run(p); });
-  if (!err.empty()) throw std::runtime_error(err);
-  const RunStatus status = gpu.run(q.max_cycles);
-
-  RunResult r = describe_sm100_run<C>(q, grid, status);
-  r.kernel = "blockwise_fp8_matmul";
-  r.config_name = C::name() + ": E4M3, FP32 scales per 1x128 (A) and 128x128 (B) block";
-  summarize_sm100(gpu, 2.0 * q.m * q.n * q.k, r, 2.0);
-  if (q.functional) r.check = check_blockwise<bf16_t>(gpu, buf, status);
-  write_run_files(gpu, q);
-  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return r;
+  return simulate<C>(
+      q, "blockwise_fp8_matmul", "E4M3, FP32 scales per 1x128 (A) and 128x128 (B) block", 2.0,
+      [&](Gpu& gpu, auto& p) {
+        BlockwiseBuffers b = allocate_blockwise<bf16_t>(gpu, q.m, q.n, q.k, q.seed);
+        encode_blockwise<C>(p, b);
+        return b;
+      },
+      [](Gpu& gpu, const BlockwiseBuffers& b, RunStatus status) {
+        return check_blockwise<bf16_t>(gpu, b, status);
+      });
 }
 
 using BlockwiseRunner = RunResult (*)(const MatmulRequest&);

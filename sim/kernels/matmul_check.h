@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "kernels/core/numeric.h"
 #include "sim/run/run_result.h"
@@ -66,6 +67,30 @@ void check_element(CheckResult& r, double got, double ref, double abs_sum, uint6
   } else {
     r.max_abs_err = r.max_rel_err = std::numeric_limits<double>::infinity();
   }
+}
+
+// Checks D (m rows of ldc OutT) against the FP64 references ref and abs_sums
+// (m x n, row-major; abs_sums bounds each sum as check_element says), each
+// a sum of `terms` rounded terms; D's padding columns [n, ldc) must be
+// untouched.
+template <class OutT>
+void check_output(CheckResult& r, const uint8_t* d, uint32_t m, uint32_t n, uint32_t ldc,
+                  const std::vector<double>& ref, const std::vector<double>& abs_sums,
+                  uint64_t terms) {
+  for (uint32_t i = 0; i < m; ++i)
+    for (uint32_t j = 0; j < ldc; ++j) {
+      const uint8_t* p = d + (size_t{i} * ldc + j) * sizeof(OutT);
+      if (j >= n) {
+        if (!untouched<OutT>(p) && r.passed) {
+          r.passed = false;
+          r.detail = fmt::format("write outside D at row {} padding column {}", i, j);
+        }
+        continue;
+      }
+      const size_t e = size_t{i} * n + j;
+      check_element<OutT>(r, out_value<OutT>(p), ref[e], abs_sums[e], terms,
+                          [&] { return fmt::format("D[{}][{}]", i, j); });
+    }
 }
 
 template <class OutT>

@@ -90,15 +90,8 @@ class ScaledCase : public verify::Sm100Case {
  public:
   verify::Sm100Launch setup(verify::Gpu& gpu, const verify::CaseConfig& cfg,
                             verify::Rng& rng) override {
-    auto get = [&](const char* key, int64_t def, int64_t lo, int64_t hi) {
-      const int64_t v = cfg.get(key, def);
-      if (v < lo || v > hi)
-        throw std::invalid_argument(std::string(key) + " must be in [" + std::to_string(lo) +
-                                    ", " + std::to_string(hi) + "]");
-      return static_cast<uint32_t>(v);
-    };
-    const uint32_t m = get("m", 200, 1, 4096), n = get("n", 140, 1, 4096), k = get("k", 300, 1, 8192);
-    nvfp4_ = get("format", 0, 0, 1) == 1;
+    const uint32_t m = cfg.get_in("m", 200, 1, 4096), n = cfg.get_in("n", 140, 1, 4096), k = cfg.get_in("k", 300, 1, 8192);
+    nvfp4_ = cfg.get_in("format", 0, 0, 1) == 1;
     format_ = nvfp4_ ? sim::BlockFormat::kNvfp4 : sim::BlockFormat::kMxfp8E4m3;
     buf_ = sim::allocate_block_scaled<bf16_t>(gpu, format_, m, n, k, rng());
     if (nvfp4_)

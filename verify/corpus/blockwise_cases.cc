@@ -63,14 +63,7 @@ class BlockwiseCase : public verify::Sm100Case {
  public:
   verify::Sm100Launch setup(verify::Gpu& gpu, const verify::CaseConfig& cfg,
                             verify::Rng& rng) override {
-    auto get = [&](const char* key, int64_t def, int64_t lo, int64_t hi) {
-      const int64_t v = cfg.get(key, def);
-      if (v < lo || v > hi)
-        throw std::invalid_argument(std::string(key) + " must be in [" + std::to_string(lo) +
-                                    ", " + std::to_string(hi) + "]");
-      return static_cast<uint32_t>(v);
-    };
-    const uint32_t m = get("m", 200, 1, 4096), n = get("n", 260, 1, 4096), k = get("k", 300, 1, 8192);
+    const uint32_t m = cfg.get_in("m", 200, 1, 4096), n = cfg.get_in("n", 260, 1, 4096), k = cfg.get_in("k", 300, 1, 8192);
     buf_ = sim::allocate_blockwise<bf16_t>(gpu, m, n, k, rng());
     sim::encode_blockwise<Cfg>(p_, buf_, B == BlockwiseBug::kShortAScaleBox ? 64 : 128);
     const uint32_t tiles = K::tiles_m(m) * K::tiles_n(n);

@@ -57,23 +57,16 @@ class ConvCase : public verify::Sm100Case {
  public:
   verify::Sm100Launch setup(verify::Gpu& gpu, const verify::CaseConfig& cfg,
                             verify::Rng& rng) override {
-    auto get = [&](const char* key, int64_t def, int64_t lo, int64_t hi) {
-      const int64_t v = cfg.get(key, def);
-      if (v < lo || v > hi)
-        throw std::invalid_argument(std::string(key) + " must be in [" + std::to_string(lo) +
-                                    ", " + std::to_string(hi) + "]");
-      return static_cast<uint32_t>(v);
-    };
-    s_.n = get("n", 2, 1, 64);
-    s_.h = get("h", 9, 1, 256);
-    s_.w = get("w", 11, 1, 256);
-    s_.c = get("c", 37, 1, 512);
-    s_.k = get("k", 70, 1, 512);
-    s_.r = get("r", 3, 1, 7);
-    s_.s = get("s", 3, 1, 7);
-    s_.stride_h = s_.stride_w = get("stride", 1, 1, 8);
-    s_.pad_h = s_.pad_w = get("pad", 1, 0, 8);
-    s_.dil_h = s_.dil_w = get("dil", 1, 1, 8);
+    s_.n = cfg.get_in("n", 2, 1, 64);
+    s_.h = cfg.get_in("h", 9, 1, 256);
+    s_.w = cfg.get_in("w", 11, 1, 256);
+    s_.c = cfg.get_in("c", 37, 1, 512);
+    s_.k = cfg.get_in("k", 70, 1, 512);
+    s_.r = cfg.get_in("r", 3, 1, 7);
+    s_.s = cfg.get_in("s", 3, 1, 7);
+    s_.stride_h = s_.stride_w = cfg.get_in("stride", 1, 1, 8);
+    s_.pad_h = s_.pad_w = cfg.get_in("pad", 1, 0, 8);
+    s_.dil_h = s_.dil_w = cfg.get_in("dil", 1, 1, 8);
     sim::Conv2dRequest req;
     req.shape = s_;
     req.residual = has_residual(B);

@@ -45,6 +45,15 @@ int64_t CaseConfig::get(const std::string& key, int64_t fallback) const {
   return it == values_.end() ? fallback : it->second;
 }
 
+uint32_t CaseConfig::get_in(const std::string& key, int64_t fallback, int64_t lo,
+                            int64_t hi) const {
+  const int64_t v = get(key, fallback);
+  if (v < lo || v > hi)
+    throw std::invalid_argument(key + " must be in [" + std::to_string(lo) + ", " +
+                                std::to_string(hi) + "]");
+  return static_cast<uint32_t>(v);
+}
+
 bool register_kernel(const std::string& name, const std::string& description, CaseRunner run) {
   if (!table().emplace(name, KernelEntry{name, description, std::move(run)}).second) {
     std::fprintf(stderr, "verify: kernel '%s' registered twice\n", name.c_str());

@@ -23,6 +23,9 @@ class CaseConfig {
   // Throws std::invalid_argument with a one-line reason on malformed text.
   static CaseConfig parse(const std::string& text);
   int64_t get(const std::string& key, int64_t fallback) const;
+  // get() as a uint32_t in [lo, hi]; throws std::invalid_argument naming the
+  // key and the range when the value is outside it.
+  uint32_t get_in(const std::string& key, int64_t fallback, int64_t lo, int64_t hi) const;
   bool has(const std::string& key) const { return values_.count(key) > 0; }
   const std::string& text() const { return text_; }
   const std::map<std::string, int64_t>& values() const { return values_; }

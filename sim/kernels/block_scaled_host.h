@@ -31,6 +31,7 @@
 #include "kernels/core/math.h"
 #include "models/sm100/gpu.h"
 #include "sim/kernels/matmul_check.h"
+#include "sim/kernels/matmul_host.h"
 #include "sim/ref/block_formats.h"
 #include "sim/run/run_result.h"
 
@@ -168,11 +169,7 @@ BlockScaledBuffers allocate_block_scaled(models::sm100::Gpu& gpu, BlockFormat f,
       for (uint32_t j = 0; j < nblk; ++j)
         sf[d::scale_offset(f, op->row_blocks, r, j)] = op->scales[size_t{r} * nblk + j];
   }
-  uint8_t* dp = mem.host(b.d);
-  for (size_t i = 0; i < size_t{m} * b.ldc; ++i)
-    std::memcpy(dp + i * sizeof(OutT), sizeof(OutT) == 4 ? static_cast<const void*>(&kF32Nan)
-                                                         : static_cast<const void*>(&kBf16Nan),
-                sizeof(OutT));
+  poison_output<OutT>(mem.host(b.d), size_t{m} * b.ldc);
   return b;
 }
 
@@ -191,9 +188,7 @@ void encode_block_scaled(Params& p, const BlockScaledBuffers& buf,
                                        Swizzle::k128B));
   check(models::sm100::encode_tiled_2d(p.b, b.data, 1, b.row_bytes, b.rows, b.pitch, 128, C::BN,
                                        Swizzle::k128B));
-  check(models::sm100::encode_tiled_2d(p.c, buf.d, sizeof(typename C::OutT), buf.n, buf.m,
-                                       uint64_t{buf.ldc} * sizeof(typename C::OutT), 32, 32,
-                                       static_cast<Swizzle>(C::Writer::kRowBytes)));
+  check(encode_output_map<C>(p.c, buf.d, buf.n, buf.m, buf.ldc));
   check(models::sm100::encode_tiled_2d(p.scales.sfa, a.sf, 1, 16, a.sf_rows, 16, 16,
                                        sf_box_rows_a, Swizzle::kNone));
   check(models::sm100::encode_tiled_2d(p.scales.sfb, b.sf, 1, 16, b.sf_rows, 16, 16,

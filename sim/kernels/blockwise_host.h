@@ -28,6 +28,7 @@
 #include "kernels/core/math.h"
 #include "models/sm100/gpu.h"
 #include "sim/kernels/matmul_check.h"
+#include "sim/kernels/matmul_host.h"
 #include "sim/ref/block_formats.h"
 #include "sim/run/run_result.h"
 
@@ -114,11 +115,7 @@ BlockwiseBuffers allocate_blockwise(models::sm100::Gpu& gpu, uint32_t m, uint32_
   for (uint32_t kb = 0; kb < b.kb; ++kb)
     for (uint32_t j = 0; j < b.sb_pitch; ++j)
       sb[size_t{kb} * b.sb_pitch + j] = j < b.nb ? b.sb[size_t{j} * b.kb + kb] : nan;
-  uint8_t* dp = mem.host(b.d);
-  for (size_t i = 0; i < size_t{m} * b.ldc; ++i)
-    std::memcpy(dp + i * sizeof(OutT), sizeof(OutT) == 4 ? static_cast<const void*>(&kF32Nan)
-                                                         : static_cast<const void*>(&kBf16Nan),
-                sizeof(OutT));
+  poison_output<OutT>(mem.host(b.d), size_t{m} * b.ldc);
   return b;
 }
 
@@ -134,9 +131,7 @@ void encode_blockwise(Params& p, const BlockwiseBuffers& buf, uint32_t sa_box = 
                                        Swizzle::k128B));
   check(models::sm100::encode_tiled_2d(p.b, buf.b_addr, 1, buf.k, buf.n, buf.pitch, 128, C::BN,
                                        Swizzle::k128B));
-  check(models::sm100::encode_tiled_2d(p.c, buf.d, sizeof(typename C::OutT), buf.n, buf.m,
-                                       uint64_t{buf.ldc} * sizeof(typename C::OutT), 32, 32,
-                                       static_cast<Swizzle>(C::Writer::kRowBytes)));
+  check(encode_output_map<C>(p.c, buf.d, buf.n, buf.m, buf.ldc));
   check(models::sm100::encode_tiled_2d(p.scales.sfa, buf.sa_addr, 4, buf.m, buf.kb,
                                        uint64_t{buf.sa_pitch} * 4, sa_box, 1, Swizzle::kNone));
   check(models::sm100::encode_tiled_2d(p.scales.sfb, buf.sb_addr, 4, buf.nb, buf.kb,

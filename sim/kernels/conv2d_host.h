@@ -24,6 +24,7 @@
 #include "models/sm100/gpu.h"
 #include "sim/kernels/conv2d_run.h"
 #include "sim/kernels/matmul_check.h"
+#include "sim/kernels/matmul_host.h"
 
 namespace sk::sim {
 
@@ -76,13 +77,7 @@ ConvBuffers allocate_conv(models::sm100::Gpu& gpu, const Conv2dShape& s, uint64_
       }
     }
   }
-  uint8_t* y = mem.host(b.y);
-  for (uint64_t i = 0; i < s.gemm_m() * b.ldy; ++i) {
-    if constexpr (sizeof(OutT) == 4)
-      std::memcpy(y + i * 4, &kF32Nan, 4);
-    else
-      std::memcpy(y + i * 2, &kBf16Nan, 2);
-  }
+  poison_output<OutT>(mem.host(b.y), s.gemm_m() * b.ldy);
   return b;
 }
 
@@ -174,9 +169,7 @@ void encode_conv(Params& p, const Conv2dShape& s, const ConvBuffers& buf,
   p.k = static_cast<uint32_t>(s.gemm_k());
   check(models::sm100::encode_tiled_2d(p.b, buf.b, 2, p.k, p.n, uint64_t{p.k} * 2, C::BK, C::BN,
                                        Swizzle::k128B));
-  check(models::sm100::encode_tiled_2d(p.c, buf.y, sizeof(typename C::OutT), p.n, p.m,
-                                       uint64_t{buf.ldy} * sizeof(typename C::OutT), 32, 32,
-                                       static_cast<Swizzle>(C::Writer::kRowBytes)));
+  check(encode_output_map<C>(p.c, buf.y, p.n, p.m, buf.ldy));
   if constexpr (C::kResidual) {
     check(models::sm100::encode_tiled_2d(p.residual, buf.c, sizeof(typename C::OutT), p.n, p.m,
                                          uint64_t{buf.ldy} * sizeof(typename C::OutT), C::BN,

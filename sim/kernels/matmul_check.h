@@ -45,6 +45,16 @@ bool untouched(const uint8_t* p) {
   return sizeof(OutT) == 4 ? std::memcmp(p, &kF32Nan, 4) == 0 : std::memcmp(p, &kBf16Nan, 2) == 0;
 }
 
+// Fills `count` OutT elements at p with the NaN sentinel that untouched()
+// recognises.
+template <class OutT>
+void poison_output(uint8_t* p, size_t count) {
+  for (size_t i = 0; i < count; ++i)
+    std::memcpy(p + i * sizeof(OutT), sizeof(OutT) == 4 ? static_cast<const void*>(&kF32Nan)
+                                                        : static_cast<const void*>(&kBf16Nan),
+                sizeof(OutT));
+}
+
 // Compares one output element `got` with its FP64 reference `ref`, a sum of
 // `terms` products whose magnitudes add to `abs_sum`: the FP32 accumulation
 // bound 2 (terms + 2) u abs_sum plus one rounding to OutT. Records the error

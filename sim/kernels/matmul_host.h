@@ -18,6 +18,7 @@
 #include "kernels/core/math.h"
 #include "kernels/core/numeric.h"
 #include "models/sm100/gpu.h"
+#include "models/sm100/tensor_map.h"
 #include "sim/kernels/matmul_check.h"
 #include "sim/kernels/sm100_matmul_run.h"
 #include "verify/hb/race_detector.h"
@@ -57,13 +58,7 @@ MatmulBuffers allocate_matmul(models::sm100::Gpu& gpu, uint32_t m, uint32_t n, u
   };
   fill(b.a, m);
   fill(b.b, n);
-  uint8_t* dp = mem.host(b.d);
-  for (size_t i = 0; i < size_t{m} * b.ldc; ++i) {
-    if constexpr (sizeof(OutT) == 4)
-      std::memcpy(dp + i * 4, &kF32Nan, 4);
-    else
-      std::memcpy(dp + i * 2, &kBf16Nan, 2);
-  }
+  poison_output<OutT>(mem.host(b.d), size_t{m} * b.ldc);
   return b;
 }
 
@@ -90,6 +85,18 @@ CheckResult check_run(models::sm100::Gpu& gpu, const MatmulRequest& q, const Mat
   return check_matmul<OutT>(q.m, q.n, q.k, reinterpret_cast<uint16_t*>(mem.host(b.a)), b.lda,
                             reinterpret_cast<uint16_t*>(mem.host(b.b)), b.lda, mem.host(b.d),
                             b.ldc);
+}
+
+// Encodes D's map for configuration C's epilogue (TmemTileWriter): D is
+// n x m elements of C::OutT with rows ldc elements apart, stored in 32 x 32
+// boxes swizzled by one box row. Returns the encoder's error, or "".
+template <class C>
+std::string encode_output_map(models::sm100::TensorMapModel& map, uint64_t d, uint32_t n,
+                              uint32_t m, uint32_t ldc) {
+  using OutT = typename C::OutT;
+  return models::sm100::encode_tiled_2d(map, d, sizeof(OutT), n, m, uint64_t{ldc} * sizeof(OutT),
+                                        32, 32,
+                                        static_cast<models::sm100::Swizzle>(C::Writer::kRowBytes));
 }
 
 // The run's description shared by every SM100 structured kernel: the GEMM

@@ -58,9 +58,7 @@ RunResult run_config(const MatmulRequest& q) {
                                              C::BM, Swizzle::k128B));
   fail_encode(models::sm100::encode_tiled_2d(p.b, b_addr, 2, q.k, q.n, uint64_t{ldb} * 2, C::BK,
                                              C::BN, Swizzle::k128B));
-  fail_encode(models::sm100::encode_tiled_2d(
-      p.c, c_addr, sizeof(OutT), q.n, q.m, uint64_t{ldc} * sizeof(OutT), 32, 32,
-      static_cast<Swizzle>(C::Writer::kRowBytes)));
+  fail_encode(encode_output_map<C>(p.c, c_addr, q.n, q.m, ldc));
   p.m = q.m;
   p.n = q.n;
   p.k = q.k;

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "fuzz/sysc_reset.h"
+#include "sim/core/lanes.h"
 #include "kernels/core/lane_array.h"
 #include "kernels/arch/sm100/umma_desc.h"
 #include "models/sm100/api.h"
@@ -207,9 +208,9 @@ void body() {
     if (op.warp % g_prog->warps != static_cast<int>(w)) continue;
     if (op.warp & 0x80) {
       // Issued by one elected lane, as kernels issue TMA and arrivals.
-      const bool elected = api::elect_one_begin(kLoc);
+      const bool elected = sk::sim::lanes::elect_one_begin();
       if (elected) exec(op);
-      api::lane_scope_end();
+      sk::sim::lanes::scope_end();
     } else {
       exec(op);
     }

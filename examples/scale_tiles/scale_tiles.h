@@ -20,6 +20,7 @@
 #include "kernels/core/math.h"
 #include "kernels/core/numeric.h"
 #include "kernels/io/tma_tile_loader.h"
+#include "kernels/pipeline/mbarrier_backend.h"
 #include "kernels/pipeline/tile_pipeline.h"
 
 namespace sk::examples {

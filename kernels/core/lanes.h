@@ -3,7 +3,8 @@
 // Warp-specialized kernels mostly run warp-uniform code, with a few operations
 // that exactly one lane must issue (a TMA, an MMA, an mbarrier init) and some
 // per-lane data movement. Both are spelled out so that both builds mean the
-// same thing:
+// same thing, on every arch (a warp of 32 lanes on NVIDIA, a wave of 64 on
+// AMD):
 //
 //   if (auto lane = sk::elect_one()) {        // one lane of the warp
 //     sk::arch::tma_load_2d(...);
@@ -19,7 +20,7 @@
 // lane, in both builds.
 #pragma once
 
-#include "kernels/arch/sm100.h"
+#include "kernels/arch/lanes.h"
 #include "kernels/core/platform.h"
 
 namespace sk {

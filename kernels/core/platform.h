@@ -13,8 +13,9 @@
 //
 // Invariants:
 //   * kLaneSlots is the number of lanes whose registers one execution of
-//     kernel code holds. On the device each thread holds its own registers (1);
-//     in the model one process executes a whole warp and holds all 32 lanes.
+//     NVIDIA kernel code holds. On the device each thread holds its own
+//     registers (1); in the model one process executes a whole warp and holds
+//     all 32 lanes (a 64-lane AMD wave: LaneArray's Lanes parameter).
 //   * SK_BUILD_AMD is 1 exactly when compiling HIP (both passes, as
 //     SK_BUILD_DEVICE is 1 in both nvcc passes); the NVIDIA and host branches
 //     below are unchanged by the HIP one, which is tested first because clang

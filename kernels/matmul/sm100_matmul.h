@@ -43,6 +43,7 @@
 #include "kernels/matmul/config.h"
 #include "kernels/op/umma_op.h"
 #include "kernels/op/warp_context.h"
+#include "kernels/pipeline/mbarrier_backend.h"
 #include "kernels/pipeline/tile_pipeline.h"
 
 namespace sk {

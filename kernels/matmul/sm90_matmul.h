@@ -26,6 +26,7 @@
 #include "kernels/core/numeric.h"
 #include "kernels/io/tma_tile_loader.h"
 #include "kernels/pipeline/payloads.h"
+#include "kernels/pipeline/mbarrier_backend.h"
 #include "kernels/pipeline/tile_pipeline.h"
 
 namespace sk {

@@ -6,7 +6,12 @@
 //
 // The Payload says *what* a stage holds (A and B tiles, scale factors, a TMEM
 // accumulator, a work item); the pipeline only says *when* it may be touched.
-// The Backend is the mechanism (mbarriers on NVIDIA, counters on AMD).
+// The Backend is the mechanism (mbarriers on NVIDIA, kernels/pipeline/
+// mbarrier_backend.h; atomic counters on AMD, kernels/pipeline/counter_backend.h).
+// Backend interface: Storage, Backend(Storage*), static init(storage,
+// producer_arrivals, consumer_arrivals, name), wait_full/wait_empty(stage,
+// lap), arrive_full/arrive_empty(stage); the mbarrier backend adds
+// arrive_full_expect_tx and the barrier addresses.
 //
 // Stage handles are move-only and [[nodiscard]]; each must be consumed by
 // exactly one release:
@@ -26,13 +31,19 @@
 // that the handle performs under sk::elect_one() itself.
 #pragma once
 
-#include "kernels/arch/sm100.h"
+#include "kernels/arch/lanes.h"
 #include "kernels/core/lanes.h"
 #include "kernels/core/pipeline_state.h"
 #include "kernels/core/platform.h"
-#include "kernels/pipeline/mbarrier_backend.h"
 
 namespace sk {
+
+// The NVIDIA default; kernels that use it include
+// kernels/pipeline/mbarrier_backend.h. Declared here only, so the protocol
+// compiles on AMD (kernels/pipeline/counter_backend.h) without the mbarrier
+// intrinsics.
+template <int Stages>
+class MbarrierBackend;
 
 template <class Payload, int Stages, class Backend = MbarrierBackend<Stages>>
 class TilePipeline {

@@ -24,11 +24,7 @@ uint32_t cta_idx();
 uint32_t num_ctas();
 uint8_t* dynamic_smem();
 uint32_t smem_addr(const void* p, const Loc& loc);
-bool elect_one_begin(const Loc& loc);
-void lane_scope_end();
 uint32_t lane_id();
-uint32_t lane_loop_mask();           // lanes a for_each_lane visits (0 in timing mode)
-void set_lane(int lane);             // -1 when the loop ends
 void sync_warp(const Loc& loc);
 void cta_sync(const Loc& loc);
 void named_barrier_sync(uint32_t id, uint32_t num_threads, const Loc& loc);
@@ -102,10 +98,5 @@ void tcgen05_ld_32x32b_x32(uint32_t taddr, LaneArray<uint32_t, 32>& dst, const L
 void tcgen05_wait_ld(const Loc& loc);
 void tcgen05_fence_before_thread_sync(const Loc& loc);
 void tcgen05_fence_after_thread_sync(const Loc& loc);
-
-// Instrumentation.
-void annotate_role(const char* role);
-void report_unreleased(const char* what, const Loc& loc);
-void report_double_release(const char* what, const Loc& loc);
 
 }  // namespace sk::models::sm100::api

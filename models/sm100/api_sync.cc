@@ -36,28 +36,12 @@ uint32_t smem_addr(const void* p, const Loc& loc) {
   return static_cast<uint32_t>(off);
 }
 
-bool elect_one_begin(const Loc&) {
-  sim::Warp& w = gpu().warp();
-  uint32_t m = w.active_mask();
-  w.push_mask(m & (~m + 1));  // lowest active lane, as elect.sync picks one
-  return m != 0;
-}
-
-void lane_scope_end() { gpu().warp().pop_mask(); }
-
 uint32_t lane_id() {
   sim::Warp& w = gpu().warp();
   w.free_op();
   int l = w.current_lane();
   return l < 0 ? 0 : static_cast<uint32_t>(l);
 }
-
-uint32_t lane_loop_mask() {
-  // Per-lane data code only matters when bytes are real.
-  return gpu().functional() ? gpu().warp().active_mask() : 0;
-}
-
-void set_lane(int lane) { gpu().warp().set_current_lane(lane); }
 
 void sync_warp(const Loc& loc) { issue_local(loc); }
 
@@ -244,28 +228,6 @@ void annotate_barrier(uint64_t* bar, const char* name, int index) {
     b->name = index >= 0 ? fmt::format("{}[{}]", name, index) : std::string(name);
     b->wait_label.clear();
   }
-}
-
-void annotate_role(const char* role) {
-  sim::Warp& w = gpu().warp();
-  w.set_role(role);
-  if (w.traced) gpu().engine().trace().rename(w.track, fmt::format("warp {} {}", w.index(), role));
-}
-
-void report_double_release(const char* what, const Loc& loc) {
-  gpu().finding("stage_handle", "stage.double_release",
-                fmt::format("{} released a second time (through a moved-from handle); each stage "
-                            "is released exactly once per lap",
-                            what),
-                loc);
-}
-
-void report_unreleased(const char* what, const Loc& loc) {
-  gpu().finding("stage_handle", "stage.unreleased",
-                fmt::format("{} went out of scope without release(); the stage it holds is never "
-                            "returned to the pipeline",
-                            what),
-                loc);
 }
 
 }  // namespace sk::models::sm100::api

@@ -75,6 +75,8 @@ Gpu::Gpu(const Params& params, bool functional)
   if (g_gpu != nullptr) throw std::logic_error("only one sm100 Gpu per process");
   g_gpu = this;
   engine_.set_deadlock_classifier([this](sim::Finding& f) { classify_deadlock(f); });
+  lane_loop_.functional = functional;
+  engine_.set_lane_loop(&lane_loop_);
 }
 
 Gpu::~Gpu() { g_gpu = nullptr; }

@@ -33,6 +33,7 @@
 #include "models/sm100/l2_cache.h"
 #include "models/sm100/params.h"
 #include "sim/core/engine.h"
+#include "sim/core/lanes.h"
 #include "sim/core/warp.h"
 
 namespace sc_core {
@@ -298,6 +299,14 @@ class Gpu {
   int64_t load_bytes_in_flight_ = 0;
   L2Cache l2_;
   uint32_t gpu_track_ = 0;
+  // Per-lane code moves real bytes only in functional mode; in timing mode
+  // its cost is carried by the surrounding intrinsics, so no lane runs it.
+  struct LaneLoop final : sim::LaneLoop {
+    bool functional = false;
+    uint64_t begin(sim::Warp& w, const void*, uint32_t) override {
+      return functional ? w.active_mask() : 0;
+    }
+  } lane_loop_;
 };
 
 }  // namespace sk::models::sm100

@@ -2,7 +2,8 @@
 //
 // Same names and signatures as kernels/arch/sm100/device/ (inline PTX), plus a
 // defaulted std::source_location so findings name the calling line. Every
-// function forwards to models/sm100/api.h. Kernel code reaches this header only
+// function forwards to models/sm100/api.h; the lane and instrumentation
+// intrinsics shared by all models come from models/common/lanes.h. Kernel code reaches this header only
 // through kernels/arch/sm100.h.
 #pragma once
 
@@ -10,6 +11,7 @@
 #include <source_location>
 
 #include "kernels/core/lane_array.h"
+#include "models/common/lanes.h"
 #include "models/sm100/api.h"
 #include "models/sm100/tensor_map.h"
 
@@ -25,22 +27,7 @@ inline uint32_t num_ctas() { return m::num_ctas(); }
 inline uint8_t* dynamic_smem() { return m::dynamic_smem(); }
 inline uint32_t smem_addr(const void* p, Loc l = Loc::current()) { return m::smem_addr(p, l); }
 
-inline bool elect_one_begin(Loc l = Loc::current()) { return m::elect_one_begin(l); }
-inline void lane_scope_end() { m::lane_scope_end(); }
 inline uint32_t lane_id() { return m::lane_id(); }
-// Runs fn(lane) for every active lane when bytes are real (functional mode);
-// per-lane code is data movement only, its timing is carried by the
-// surrounding intrinsics.
-template <class Fn>
-inline void for_each_lane(Fn&& fn) {
-  uint32_t mask = m::lane_loop_mask();
-  for (int l = 0; l < 32; ++l) {
-    if ((mask >> l & 1) == 0) continue;
-    m::set_lane(l);
-    fn(static_cast<uint32_t>(l));
-  }
-  m::set_lane(-1);
-}
 inline void sync_warp(Loc l = Loc::current()) { m::sync_warp(l); }
 inline void cta_sync(Loc l = Loc::current()) { m::cta_sync(l); }
 inline void named_barrier_sync(uint32_t id, uint32_t n, Loc l = Loc::current()) {
@@ -190,14 +177,6 @@ inline void tcgen05_fence_before_thread_sync(Loc l = Loc::current()) {
 }
 inline void tcgen05_fence_after_thread_sync(Loc l = Loc::current()) {
   m::tcgen05_fence_after_thread_sync(l);
-}
-
-inline void annotate_role(const char* role) { m::annotate_role(role); }
-inline void report_unreleased(const char* what, Loc l = Loc::current()) {
-  m::report_unreleased(what, l);
-}
-inline void report_double_release(const char* what, Loc l = Loc::current()) {
-  m::report_double_release(what, l);
 }
 
 }  // namespace sk::arch

@@ -28,6 +28,7 @@
 
 #include "sim/core/finding.h"
 #include "sim/core/inline_callback.h"
+#include "sim/core/lanes.h"
 #include "sim/core/observer.h"
 #include "sim/core/schedule.h"
 #include "sim/core/trace_log.h"
@@ -84,6 +85,10 @@ class Engine {
   // The schedule perturbation of this run (nominal unless reset with a seed).
   Schedule& schedule() { return schedule_; }
   void set_observer(Observer* o) { observer_ = o; }
+  // How sk::for_each_lane bodies run (sim/core/lanes.h); nullptr: every
+  // active lane. Set by the model (not owned).
+  LaneLoop* lane_loop() const { return lane_loop_; }
+  void set_lane_loop(LaneLoop* l) { lane_loop_ = l; }
   const std::vector<std::unique_ptr<Warp>>& warps() const { return warps_; }
 
   // Count of model events processed (warp operations and agent callbacks);
@@ -126,6 +131,7 @@ class Engine {
   std::vector<Finding> findings_;
   TraceLog trace_;
   Observer* observer_ = nullptr;
+  LaneLoop* lane_loop_ = nullptr;
   std::function<void(Finding&)> classify_deadlock_;
   Schedule schedule_;
   uint64_t events_ = 0;

@@ -11,7 +11,7 @@ Warp::Warp(Engine& engine, int cta, int warp_in_cta, int lanes)
       cta_(cta),
       warp_(warp_in_cta),
       lanes_(lanes),
-      mask_(lanes >= 32 ? 0xffffffffu : ((1u << lanes) - 1)),
+      mask_(lanes >= 64 ? ~uint64_t{0} : ((uint64_t{1} << lanes) - 1)),
       start_cycle_(engine.now()) {}
 
 void Warp::pop_mask() {

@@ -45,10 +45,10 @@ class Warp {
   void set_done() { done_ = true; }
 
   // Active lanes.
-  uint32_t active_mask() const { return mask_; }
-  int active_count() const { return __builtin_popcount(mask_); }
+  uint64_t active_mask() const { return mask_; }
+  int active_count() const { return __builtin_popcountll(mask_); }
   bool all_lanes_active() const { return active_count() == lanes_; }
-  void push_mask(uint32_t m) { mask_stack_.push_back(mask_); mask_ = m; }
+  void push_mask(uint64_t m) { mask_stack_.push_back(mask_); mask_ = m; }
   void pop_mask();
   int current_lane() const { return lane_; }
   void set_current_lane(int l) { lane_ = l; }
@@ -113,8 +113,8 @@ class Warp {
   int cta_, warp_, lanes_;
   std::string role_;
   bool done_ = false;
-  uint32_t mask_;
-  std::vector<uint32_t> mask_stack_;
+  uint64_t mask_;  // bit l: lane l is active (a warp has 32 lanes, a wave 64)
+  std::vector<uint64_t> mask_stack_;
   int lane_ = -1;
   Cycle pending_ = 0;
   uint32_t free_ops_ = 0;  // since the last sync

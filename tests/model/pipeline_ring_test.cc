@@ -6,6 +6,7 @@
 
 #include "kernels/core/lanes.h"
 #include "kernels/pipeline/payloads.h"
+#include "kernels/pipeline/mbarrier_backend.h"
 #include "kernels/pipeline/tile_pipeline.h"
 #include "tests/model/scenario.h"
 

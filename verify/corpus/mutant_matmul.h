@@ -30,6 +30,7 @@
 #include "kernels/matmul/warp_role.h"
 #include "kernels/op/umma_op.h"
 #include "kernels/pipeline/payloads.h"
+#include "kernels/pipeline/mbarrier_backend.h"
 #include "kernels/pipeline/tile_pipeline.h"
 #include "kernels/sched/static_persistent_scheduler.h"
 

@@ -7,11 +7,6 @@
 // the host compiler they are the simulator's MI300X model, which implements
 // the same signatures.
 //
-// models/mi300x/intrinsics.h does not exist yet. That is harmless for now:
-// no host-build target includes this header (the only users are the gfx942
-// compile checks in tests/gfx942, which are HIP device builds). The first
-// host-side user must come with the model.
-//
 // Invariant: an NVIDIA device build (nvcc) never includes this header; the
 // #error below says so instead of failing on the first AMD builtin.
 #pragma once

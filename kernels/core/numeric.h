@@ -2,7 +2,8 @@
 //
 // bf16_t is a storage type (the 16 raw bits); arithmetic happens in float. The
 // conversion rounds to nearest even, as cvt.rn.bf16.f32 does, and keeps NaN a
-// NaN. Implemented with memcpy so it is the same code in both builds.
+// NaN. Implemented with __builtin_memcpy so it is the same code in every build
+// (nvcc, clang HIP without the runtime headers, and the host compiler).
 #pragma once
 
 #include <cstring>
@@ -17,13 +18,13 @@ struct bf16_t {
 
 SK_HOST_DEVICE uint32_t float_bits(float f) {
   uint32_t u;
-  memcpy(&u, &f, 4);
+  __builtin_memcpy(&u, &f, 4);
   return u;
 }
 
 SK_HOST_DEVICE float bits_float(uint32_t u) {
   float f;
-  memcpy(&f, &u, 4);
+  __builtin_memcpy(&f, &u, 4);
   return f;
 }
 

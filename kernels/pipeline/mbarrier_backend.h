@@ -16,6 +16,7 @@
 #pragma once
 
 #include "kernels/arch/sm100.h"
+#include "kernels/core/label.h"
 #include "kernels/core/platform.h"
 
 namespace sk {
@@ -67,12 +68,7 @@ class MbarrierBackend {
     }
   }
   SK_DEVICE static void annotate(uint64_t* bar, const char* name, const char* which, int i) {
-    char label[48];
-    int n = 0;
-    for (const char* p = name; *p != 0 && n < 30; ++p) label[n++] = *p;
-    for (const char* p = which; *p != 0 && n < 40; ++p) label[n++] = *p;
-    label[n] = 0;
-    arch::annotate_barrier(bar, label, i);
+    arch::annotate_barrier(bar, join_label(name, which).text, i);
   }
 
   Storage* s_;

@@ -13,12 +13,15 @@
 // lap), arrive_full/arrive_empty(stage); the mbarrier backend adds
 // arrive_full_expect_tx and the barrier addresses.
 //
+// acquire() moves the role's ring position on, so a role may hold several
+// stages at once (a producer that issues the next stage's loads before it
+// releases the previous one); it releases them in acquisition order.
 // Stage handles are move-only and [[nodiscard]]; each must be consumed by
 // exactly one release:
 //   * release():        the calling lane arrives on the stage's barrier (call
 //                        inside sk::elect_one(), after the stage's data is
 //                        written or read);
-//   * release_async():  only advances the ring: the arrive was already made or
+//   * release_async():  only gives the handle up: the arrive was already made or
 //                        is attached to an async operation (arrive.expect_tx +
 //                        TMA complete_tx for a load, tcgen05.commit for MMAs).
 // A handle destroyed unreleased is reported by the model (stage.unreleased); on
@@ -65,15 +68,27 @@ class TilePipeline {
   template <bool kProducer>
   class [[nodiscard]] StageHandle {
    public:
-    SK_DEVICE StageHandle(const TilePipeline* p, State* state)
-        : pipe_(p), state_(state), stage_(state->index()), lap_(state->lap()), live_(true) {}
+    SK_DEVICE StageHandle(const TilePipeline* p, uint32_t stage, uint32_t lap)
+        : pipe_(p), stage_(stage), lap_(lap), live_(true) {}
     SK_DEVICE StageHandle(StageHandle&& o) noexcept
-        : pipe_(o.pipe_), state_(o.state_), stage_(o.stage_), lap_(o.lap_), live_(o.live_) {
+        : pipe_(o.pipe_), stage_(o.stage_), lap_(o.lap_), live_(o.live_) {
       o.live_ = false;
     }
     StageHandle(const StageHandle&) = delete;
     StageHandle& operator=(const StageHandle&) = delete;
-    StageHandle& operator=(StageHandle&&) = delete;
+    // Takes over o's stage, for a handle kept across loop iterations (a
+    // producer that releases the previous stage after issuing the next one's
+    // loads). The target must already be released: overwriting a live
+    // handle would drop its stage, and is reported as unreleased.
+    SK_DEVICE StageHandle& operator=(StageHandle&& o) noexcept {
+      if (live_) arch::report_unreleased(kProducer ? "producer stage handle" : "consumer stage handle");
+      pipe_ = o.pipe_;
+      stage_ = o.stage_;
+      lap_ = o.lap_;
+      live_ = o.live_;
+      o.live_ = false;
+      return *this;
+    }
     SK_DEVICE ~StageHandle() {
       if (live_) arch::report_unreleased(kProducer ? "producer stage handle" : "consumer stage handle");
     }
@@ -91,8 +106,7 @@ class TilePipeline {
       pipe_->backend_.arrive_full_expect_tx(stage_, bytes);
     }
 
-    // Arrives (one elected lane) on the barrier the peer role waits on, then
-    // advances the ring.
+    // Arrives (one elected lane) on the barrier the peer role waits on.
     SK_DEVICE void release() && {
       if (!live_) return double_release();
       if (auto lane = elect_one()) {
@@ -103,8 +117,8 @@ class TilePipeline {
       }
       finish();
     }
-    // Advances the ring only; the arrive comes from expect_bytes() or an async
-    // operation already attached to this stage's barrier.
+    // Gives the handle up only; the arrive comes from expect_bytes() or an
+    // async operation already attached to this stage's barrier.
     SK_DEVICE void release_async() && {
       if (!live_) return double_release();
       finish();
@@ -114,12 +128,8 @@ class TilePipeline {
     SK_DEVICE void double_release() const {
       arch::report_double_release(kProducer ? "producer stage handle" : "consumer stage handle");
     }
-    SK_DEVICE void finish() {
-      live_ = false;
-      state_->advance();
-    }
+    SK_DEVICE void finish() { live_ = false; }
     const TilePipeline* pipe_;
-    State* state_;
     uint32_t stage_, lap_;
     bool live_;
   };
@@ -132,7 +142,9 @@ class TilePipeline {
     // Waits until the next stage is free. Lane: warp.
     SK_DEVICE ProducerStage acquire() {
       pipe_->backend_.wait_empty(state_.index(), state_.lap());
-      return ProducerStage(pipe_, &state_);
+      ProducerStage st(pipe_, state_.index(), state_.lap());
+      state_.advance();
+      return st;
     }
     // Waits until the consumer has released every stage, so the CTA may exit
     // without async arrivals still targeting its barriers. Lane: warp.
@@ -155,7 +167,9 @@ class TilePipeline {
     // Waits until the next stage is full. Lane: warp.
     SK_DEVICE ConsumerStage acquire() {
       pipe_->backend_.wait_full(state_.index(), state_.lap());
-      return ConsumerStage(pipe_, &state_);
+      ConsumerStage st(pipe_, state_.index(), state_.lap());
+      state_.advance();
+      return st;
     }
     SK_DEVICE const State& state() const { return state_; }
 

@@ -11,9 +11,11 @@
 //   lds_dma.h    global_load_lds_dword, buffer_load_dword_lds
 //                (buffer_rsrc.h: BufferRsrc, make_buffer_rsrc)
 //   waitcnt.h    s_waitcnt_vmcnt<N>, s_waitcnt_lgkmcnt<N>, waitcnt_imm
-//   atomics.h    Scope, atomic_add, atomic_load_acquire, atomic_store_release
+//   atomics.h    Scope, atomic_add, atomic_load_acquire, atomic_store_release,
+//                wait_counter_geq
 //   sched.h      s_sleep<N>, s_setprio<P>, s_barrier, workgroup_sync
-//   mfma.h       mfma_f32_32x32x8_bf16, mfma_f32_16x16x16_bf16
+//   mfma.h       mfma_f32_32x32x8_bf16, mfma_f32_16x16x16_bf16 (per lane and
+//                on WaveArrays)
 //                (types.h: Bf16x4, Acc4, Acc16, and Scope)
 //   hooks.h      annotate_role, annotate_counter, report_unreleased,
 //                report_double_release (no-ops here)

@@ -23,8 +23,15 @@
 //   * Each active lane performs its own atomic: a counter that every lane of
 //     a wave increments counts 64 times (as in the model). Bracket it with
 //     elect_one_begin()/lane_scope_end() (lanes.h) for one increment per wave.
+//   * wait_counter_geq spins until a monotonic counter (one that starts at 0,
+//     only grows and never wraps) reaches a target: an acquire load per try,
+//     s_sleep 0 between tries. It is an intrinsic, not kernel code, because
+//     the model blocks the wave on the counter instead of running the spin:
+//     a counter that never gets there is then a deadlock finding with the
+//     counter's ledger, not a livelock at the cycle bound.
 #pragma once
 
+#include "kernels/arch/gfx942/device/sched.h"
 #include "kernels/arch/gfx942/device/types.h"
 #include "kernels/core/platform.h"
 
@@ -78,6 +85,13 @@ SK_DEVICE void atomic_store_release(uint32_t* p, uint32_t v, Scope s) {
       break;
   }
   __hip_atomic_store(p, v, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+
+// Lane: any (every calling lane spins; waves call it with the whole wave).
+SK_DEVICE void wait_counter_geq(const uint32_t* p, uint32_t target, Scope s) {
+  while (atomic_load_acquire(p, s) < target) {
+    s_sleep<0>();
+  }
 }
 
 }  // namespace sk::arch

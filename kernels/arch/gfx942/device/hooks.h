@@ -26,6 +26,10 @@ SK_DEVICE void report_double_release(const char* /*what*/) {}
 
 // Names a synchronisation counter in LDS or global memory ("input.full",
 // index 2) for the model's reports; the AMD analogue of annotate_barrier.
-SK_DEVICE void annotate_counter(const uint32_t* /*counter*/, const char* /*name*/, int /*index*/) {}
+// arrivals_per_lap (0: not stated) is how many increments one lap of the
+// protocol makes, one per participating wave; the model uses it to call a
+// many-lane increment and a lap left short by name.
+SK_DEVICE void annotate_counter(const uint32_t* /*counter*/, const char* /*name*/, int /*index*/,
+                                uint32_t /*arrivals_per_lap*/ = 0) {}
 
 }  // namespace sk::arch

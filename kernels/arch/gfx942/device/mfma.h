@@ -25,6 +25,12 @@
 // calculator for both instructions, A[row][k], B[k][col], C[row][col], with
 // CBSZ = ABID = BLGP = 0, as issued here: no broadcast, no B-lane permute.)
 //
+// Wave-level forms: the same instructions on one register of WaveArrays,
+// c.lane(l)[ci] += a.lane(l)[ai] * b.lane(l)[bi] in the layout above. This is
+// the form kernel code uses, because it means the same in the model, where
+// one process holds every lane's registers (kernels/core/lane_array.h): on
+// the device each thread holds its own row and the call is the per-lane one.
+//
 // Invariants: all 64 lanes of the wave call it together (the matrices are made
 // of every lane's operands; a partial wave is a bug, for the model a finding);
 // a/b hold raw bfloat16 bits; each product is exact in FP32 and the sums are
@@ -36,6 +42,7 @@
 #pragma once
 
 #include "kernels/arch/gfx942/device/types.h"
+#include "kernels/core/lane_array.h"
 #include "kernels/core/platform.h"
 
 namespace sk::arch {
@@ -60,6 +67,18 @@ SK_DEVICE void mfma_f32_16x16x16_bf16(Acc4& c, Bf16x4 a, Bf16x4 b) {
   const auto cv = __builtin_bit_cast(detail::f32x4, c);
   c = __builtin_bit_cast(Acc4, __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(
                                    av, bv, cv, /*cbsz=*/0, /*abid=*/0, /*blgp=*/0));
+}
+
+template <int NC, int NA, int NB>
+SK_DEVICE void mfma_f32_32x32x8_bf16(WaveArray<Acc16, NC>& c, int ci, const WaveArray<Bf16x4, NA>& a,
+                                     int ai, const WaveArray<Bf16x4, NB>& b, int bi) {
+  mfma_f32_32x32x8_bf16(c.lane(0)[ci], a.lane(0)[ai], b.lane(0)[bi]);
+}
+
+template <int NC, int NA, int NB>
+SK_DEVICE void mfma_f32_16x16x16_bf16(WaveArray<Acc4, NC>& c, int ci, const WaveArray<Bf16x4, NA>& a,
+                                      int ai, const WaveArray<Bf16x4, NB>& b, int bi) {
+  mfma_f32_16x16x16_bf16(c.lane(0)[ci], a.lane(0)[ai], b.lane(0)[bi]);
 }
 
 }  // namespace sk::arch

@@ -1,0 +1,66 @@
+// lds_tile_loader.h: TileIO on AMD CDNA3. Copies a Rows x BK tile of a
+// row-major BF16 matrix (K contiguous) from global memory into LDS by LDS DMA
+// (buffer_load_dword ... lds), cooperatively: the waves that fill a stage
+// split its DMA instructions between them.
+//
+// LDS layout: row r of the tile at byte r * BK * 2, unpadded and unswizzled,
+// so one wave instruction (64 lanes x 4 bytes) fills 256 contiguous bytes:
+// instruction i, lane l writes dword e = 64 i + l, i.e. row e / (BK / 2),
+// K pair e % (BK / 2).
+//
+// Edges: the buffer descriptor spans the whole matrix; a lane whose row is
+// past `rows` or whose K pair is past `k` gets an offset beyond the
+// descriptor's range, so the hardware (and the model) write 0 to its dword
+// without reading memory. Partial tiles therefore arrive zero-filled and
+// padding between rows (ld > k) is never read.
+//
+// Invariants: k is even and ld is a multiple of 2 (dword-aligned pairs);
+// matrix bytes < 2^32. Completion is tracked by vmcnt only: after load(), the
+// wave must s_waitcnt_vmcnt until its kInstrPerWave(waves) instructions have
+// retired before it releases the stage (a release does not cover LDS DMA).
+#pragma once
+
+#include "kernels/arch/gfx942.h"
+#include "kernels/core/lanes.h"
+#include "kernels/core/platform.h"
+
+namespace sk {
+
+template <int Rows, int BK>
+class LdsTileLoader {
+ public:
+  static constexpr int kDwordsPerRow = BK / 2;
+  static constexpr int kDwordsPerInstr = 64;
+  static constexpr int kInstrs = Rows * kDwordsPerRow / kDwordsPerInstr;
+  static_assert(BK % 2 == 0 && (Rows * kDwordsPerRow) % kDwordsPerInstr == 0,
+                "a tile is filled by whole wave instructions");
+  // The DMA instructions each of `waves` loader waves issues per tile.
+  static constexpr int instrs_per_wave(int waves) { return (kInstrs + waves - 1) / waves; }
+
+  // A rows x k matrix with rows `ld` elements apart.
+  SK_DEVICE LdsTileLoader(const uint16_t* base, uint32_t rows, uint32_t k, uint32_t ld)
+      : rsrc_(arch::make_buffer_rsrc(base, rows * ld * 2u)), rows_(rows), k_(k), ld_(ld) {}
+
+  // Issues this wave's share (instructions part, part + parts, ...) of the
+  // tile whose first element is (row0, k0). Lane: wave.
+  SK_DEVICE void load(uint8_t* lds_tile, uint32_t row0, uint32_t k0, int part, int parts) const {
+    for (int i = part; i < kInstrs; i += parts) {
+      uint8_t* dst = lds_tile + i * kDwordsPerInstr * 4;
+      for_each_lane([&](uint32_t l) {
+        const uint32_t e = static_cast<uint32_t>(i) * kDwordsPerInstr + l;
+        const uint32_t row = row0 + e / kDwordsPerRow;
+        const uint32_t kk = k0 + 2 * (e % kDwordsPerRow);
+        const uint32_t offset = row < rows_ && kk < k_ ? (row * ld_ + kk) * 2u : kOutOfRange;
+        arch::buffer_load_dword_lds(dst, rsrc_, offset);
+      });
+    }
+  }
+
+ private:
+  // Past any descriptor's range: the lane's dword is written as 0.
+  static constexpr uint32_t kOutOfRange = 0xFFFFFFFCu;
+  arch::BufferRsrc rsrc_;
+  uint32_t rows_, k_, ld_;
+};
+
+}  // namespace sk

@@ -1,0 +1,78 @@
+// cdna3_config.h: what the CDNA3 (MI300X) matmuls share: the problem's
+// parameters, the block tile, the stage payload, the LDS loaders and the walk
+// of a workgroup over its (output tile, K tile) steps.
+//
+// D[m x n] (BF16, row-major, ldd) = A[m x k] * B[n x k]^T, A and B BF16 and K
+// contiguous with rows lda elements apart (the layout of the NVIDIA matmuls).
+// The stage payload (StandardPayload), the ring (TilePipeline) and the tile
+// order (StaticPersistentScheduler) are the NVIDIA kernels' own; only the
+// TileIO (LdsTileLoader), the TileOp (MfmaOp), the epilogue (RegTileWriter)
+// and the sync backend (counter_backend.h) are AMD's.
+//
+// Invariants: persistent workgroups, grid <= number of output tiles, so every
+// workgroup has at least one step; a step is one K tile of one output tile,
+// and every role of a workgroup walks the same steps in the same order.
+#pragma once
+
+#include "kernels/arch/gfx942.h"
+#include "kernels/core/math.h"
+#include "kernels/core/numeric.h"
+#include "kernels/core/platform.h"
+#include "kernels/io/lds_tile_loader.h"
+#include "kernels/pipeline/payloads.h"
+#include "kernels/sched/static_persistent_scheduler.h"
+
+namespace sk {
+
+struct Cdna3MatmulParams {
+  const uint16_t* a;  // BF16 bits, m x k, rows lda apart
+  const uint16_t* b;  // BF16 bits, n x k, rows lda apart
+  bf16_t* d;          // m x n, rows ldd apart
+  uint32_t m, n, k, lda, ldd;
+};
+
+template <int BM, int BN, int BK, int Stages>
+struct Cdna3MatmulConfig {
+  static constexpr int kBM = BM, kBN = BN, kBK = BK, kStages = Stages;
+  using Params = Cdna3MatmulParams;
+  using Payload = StandardPayload<bf16_t, BM, BN, BK, Stages>;
+  using Tiles = typename Payload::Tiles;
+  using LoaderA = LdsTileLoader<BM, BK>;
+  using LoaderB = LdsTileLoader<BN, BK>;
+
+  // The steps of one workgroup.
+  class Work {
+   public:
+    SK_DEVICE Work(const Params& p, uint32_t block, uint32_t grid)
+        : sched_(ceil_div<uint32_t>(p.m, BM), ceil_div<uint32_t>(p.n, BN), block, grid),
+          k_tiles_(ceil_div<uint32_t>(p.k, BK)),
+          loader_a_(p.a, p.m, p.k, p.lda),
+          loader_b_(p.b, p.n, p.k, p.lda) {
+      const uint32_t tiles = ceil_div<uint32_t>(p.m, BM) * ceil_div<uint32_t>(p.n, BN);
+      steps_ = (tiles > block ? (tiles - block + grid - 1) / grid : 0) * k_tiles_;
+    }
+    SK_DEVICE uint32_t steps() const { return steps_; }
+    SK_DEVICE WorkInfo tile(uint32_t step) const { return sched_.work(step / k_tiles_); }
+    SK_DEVICE bool last_k(uint32_t step) const { return step % k_tiles_ == k_tiles_ - 1; }
+
+    // Issues this wave's share (part of parts) of the step's A and B loads.
+    SK_DEVICE void load(const Tiles& t, uint32_t step, int part, int parts) const {
+      const WorkInfo w = tile(step);
+      const uint32_t k0 = step % k_tiles_ * BK;
+      loader_a_.load(reinterpret_cast<uint8_t*>(t.a), w.m_tile * BM, k0, part, parts);
+      loader_b_.load(reinterpret_cast<uint8_t*>(t.b), w.n_tile * BN, k0, part, parts);
+    }
+    // The LDS DMA instructions one of `parts` loader waves issues per step.
+    static constexpr int vm_per_step(int parts) {
+      return LoaderA::instrs_per_wave(parts) + LoaderB::instrs_per_wave(parts);
+    }
+
+   private:
+    StaticPersistentScheduler sched_;
+    uint32_t k_tiles_, steps_ = 0;
+    LoaderA loader_a_;
+    LoaderB loader_b_;
+  };
+};
+
+}  // namespace sk

@@ -30,6 +30,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "models/common/global_memory.h"
 #include "models/sm100/l2_cache.h"
 #include "models/sm100/params.h"
 #include "sim/core/engine.h"
@@ -44,32 +45,9 @@ namespace sk::models::sm100 {
 
 using sim::Cycle;
 
-struct Allocation {
-  uint64_t base = 0;
-  uint64_t size = 0;
-  uint8_t* host = nullptr;  // null in timing mode
-  std::string name;
-};
-
-class GlobalMemory {
- public:
-  explicit GlobalMemory(bool functional) : functional_(functional) {}
-  // Returns the device address of a new zero-filled allocation (256-B aligned).
-  uint64_t allocate(uint64_t bytes, const std::string& name);
-  // The allocation holding [addr, addr + bytes), or nullptr.
-  const Allocation* find(uint64_t addr, uint64_t bytes) const;
-  uint8_t* host(uint64_t addr) const;  // functional mode only
-  // "D+0x1c00": an address as allocation name and offset (the address itself
-  // when no allocation holds it), independent of where buffers were placed.
-  std::string describe(uint64_t addr) const;
-  bool functional() const { return functional_; }
-
- private:
-  bool functional_;
-  uint64_t next_virtual_ = 1ull << 40;
-  std::vector<Allocation> allocs_;
-  std::vector<std::unique_ptr<uint8_t[]>> storage_;
-};
+// Global memory is shared with the other models (models/common/global_memory.h).
+using Allocation = sk::models::Allocation;
+using GlobalMemory = sk::models::GlobalMemory;
 
 struct Mbarrier {
   bool valid = false;

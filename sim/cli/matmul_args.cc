@@ -20,6 +20,8 @@ po::options_description run_options() {
       ("stages", po::value<std::string>()->default_value("4"), "input pipeline stages (2-8)")
       ("tile-n", po::value<std::string>()->default_value("256"), "tile N: 64, 128 or 256 (tile M is 128, K 64)")
       ("out-dtype", po::value<std::string>()->default_value("bf16"), "output type: bf16 or f32")
+      ("amd-kernel", po::value<std::string>()->default_value("pingpong"),
+       "--arch mi300x: pingpong (8 waves) or wave_specialized (2 loader + 4 MFMA waves)")
       ("scheduler", po::value<std::string>()->default_value("static"),
        "tile scheduler: static (persistent, grid = min(tiles, SMs)) or clc (cluster launch "
        "control, grid = tiles)")
@@ -204,6 +206,14 @@ MatmulArgs parse_matmul_args(int argc, char** argv, const char* cmd,
   q.tile_n = static_cast<uint32_t>(parse_uint("--tile-n", vm["tile-n"].as<std::string>(), 1, 4096));
   // conv2d instantiates tiles 64 and 128 wide, blockwise FP8 only 128.
   if ((out.conv || out.family == Family::kBlockwiseFp8) && vm["tile-n"].defaulted()) q.tile_n = 128;
+  // The CDNA3 matmuls: a 128x128 tile, three stages fill the LDS.
+  if (q.arch == "mi300x") {
+    if (vm["tile-n"].defaulted()) q.tile_n = 128;
+    if (vm["stages"].defaulted()) q.stages = 3;
+    q.amd_kernel = vm["amd-kernel"].as<std::string>();
+  } else if (!vm["amd-kernel"].defaulted()) {
+    throw UsageError("--amd-kernel needs --arch mi300x");
+  }
   q.seed = parse_uint("--seed", vm["seed"].as<std::string>(), 0, UINT64_MAX / 2);
   q.max_cycles = parse_uint("--max-cycles", vm["max-cycles"].as<std::string>(), 1000,
                                      1ull << 50);

@@ -13,7 +13,7 @@ namespace sk::cli {
 void add_problem_options(po::options_description& o) {
   o.add_options()("help,h", "show this help")
       ("kernel", po::value<std::string>()->default_value("matmul"), "kernel name (sim list)")
-      ("arch", po::value<std::string>()->default_value("sm100"), "architecture: sm100 (B200) or sm90 (H200)")
+      ("arch", po::value<std::string>()->default_value("sm100"), "architecture: sm100 (B200), sm90 (H200) or mi300x (MI300X; matmul only)")
       ("m", po::value<std::string>(), "rows of A and D")
       ("n", po::value<std::string>(), "rows of B, columns of D")
       ("k", po::value<std::string>(), "reduction length");
@@ -69,7 +69,7 @@ po::variables_map parse_options(int argc, char** argv, const std::string& cmd,
 bool print_help(const po::variables_map& vm, const std::string& cmd,
                 const po::options_description& opts) {
   if (!vm.count("help")) return false;
-  std::cout << "usage: sim " << cmd << " --kernel matmul --arch sm100|sm90 --m M --n N --k K [options]\n"
+  std::cout << "usage: sim " << cmd << " --kernel matmul --arch sm100|sm90|mi300x --m M --n N --k K [options]\n"
             << opts;
   return true;
 }
@@ -88,11 +88,12 @@ Shape parse_problem(const po::variables_map& vm, const std::string& cmd,
                                      cmd, other));
     throw UsageError(fmt::format("unknown kernel '{}' (sim list shows the kernels)", kernel));
   }
-  if (arch != "sm100" && arch != "sm90") {
-    if (arch == "mi300x")
-      throw UsageError(fmt::format("architecture '{}' is not modelled yet; use sm100 or sm90", arch));
-    throw UsageError(fmt::format("unknown architecture '{}' (sm100, sm90)", arch));
-  }
+  if (arch != "sm100" && arch != "sm90" && arch != "mi300x")
+    throw UsageError(fmt::format("unknown architecture '{}' (sm100, sm90, mi300x)", arch));
+  if (arch == "mi300x" && kernel != "matmul")
+    throw UsageError(fmt::format("--kernel {} is modelled on sm100; --arch mi300x runs --kernel "
+                                 "matmul",
+                                 kernel));
   for (const char* f : {"m", "n", "k"})
     if (!vm.count(f)) throw UsageError(fmt::format("sim {}: --{} is required", cmd, f));
   Shape s;

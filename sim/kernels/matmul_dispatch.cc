@@ -6,7 +6,9 @@
 #include <stdexcept>
 
 #include "models/sm100/params.h"
+#include "models/mi300x/params.h"
 #include "models/sm90/params.h"
+#include "sim/kernels/mi300x_matmul_run.h"
 #include "sim/kernels/sm90_matmul_run.h"
 
 namespace sk::sim {
@@ -30,9 +32,10 @@ uint64_t functional_host_bytes(const MatmulRequest& q) {
 
 uint64_t sms_used(const MatmulRequest& q) {
   const uint64_t tiles = ceil_div(q.m, 128) * ceil_div(q.n, q.tile_n);
-  const int num_sms = q.num_sms > 0             ? q.num_sms
-                      : q.arch == "sm90" ? models::sm90::gpu_params().num_sms
-                                         : models::sm100::Params::builtin().num_sms;
+  const int num_sms = q.num_sms > 0          ? q.num_sms
+                      : q.arch == "sm90"     ? models::sm90::gpu_params().num_sms
+                      : q.arch == "mi300x"   ? models::mi300x::Params::builtin().num_cus
+                                             : models::sm100::Params::builtin().num_sms;
   return std::min<uint64_t>(tiles, static_cast<uint64_t>(num_sms));
 }
 
@@ -58,6 +61,8 @@ std::string validate_matmul(const MatmulRequest& q) {
   } else if (q.arch == "sm90") {
     if (q.clc) return "--scheduler clc needs --arch sm100 (cluster launch control is Blackwell's)";
     err = validate_sm90_matmul(q);
+  } else if (q.arch == "mi300x") {
+    err = validate_mi300x_matmul(q);
   } else {
     return "unknown architecture '" + q.arch + "'";
   }
@@ -84,6 +89,7 @@ std::string validate_resources(const MatmulRequest& q) {
 RunResult run_matmul(const MatmulRequest& q) {
   if (q.arch == "sm90") return run_sm90_matmul(q);
   if (q.arch == "sm100") return run_sm100_matmul(q);
+  if (q.arch == "mi300x") return run_mi300x_matmul(q);
   throw std::invalid_argument("unknown architecture '" + q.arch + "'");
 }
 

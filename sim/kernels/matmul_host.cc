@@ -24,25 +24,26 @@ void fail_encode(const std::string& err) {
   if (!err.empty()) throw std::runtime_error(err);
 }
 
-std::unique_ptr<verify::RaceDetector> attach_race_detector(models::sm100::Gpu& gpu,
+std::unique_ptr<verify::RaceDetector> attach_race_detector(sim::Engine& engine,
+                                                           const models::GlobalMemory& gmem,
                                                            const MatmulRequest& q) {
   if (!q.functional) return nullptr;
-  auto races = std::make_unique<verify::RaceDetector>(gpu.engine());
-  gpu.engine().set_observer(races.get());
-  races->set_global_namer([&gpu](uint64_t a) { return gpu.gmem().describe(a); });
+  auto races = std::make_unique<verify::RaceDetector>(engine);
+  engine.set_observer(races.get());
+  races->set_global_namer([&gmem](uint64_t a) { return gmem.describe(a); });
   return races;
 }
 
-void write_run_files(models::sm100::Gpu& gpu, const MatmulRequest& q) {
+void write_run_files(sim::Engine& engine, const MatmulRequest& q) {
   if (!q.trace_path.empty()) {
     std::ofstream out(q.trace_path, std::ios::binary | std::ios::trunc);
     if (!out) throw std::runtime_error("cannot write trace file " + q.trace_path);
-    traces::write_perfetto(gpu.engine().trace(), out);
+    traces::write_perfetto(engine.trace(), out);
   }
   if (!q.timeline_path.empty()) {
     std::string err;
     const std::string svg = render_timeline_svg(
-        gpu.engine().trace(),
+        engine.trace(),
         TimelineOptions{q.timeline_cta, q.timeline_from, q.timeline_to, 1200}, &err);
     if (svg.empty()) throw std::runtime_error("--timeline: " + err);
     std::ofstream out(q.timeline_path, std::ios::trunc);

@@ -38,9 +38,9 @@ void fail_encode(const std::string& err);
 
 // Allocates A (m x k), B (n x k) and D (m x n); in functional mode fills A
 // and B from `rng` (A first, row by row) and poisons the padding and D.
-template <class OutT>
-MatmulBuffers allocate_matmul(models::sm100::Gpu& gpu, uint32_t m, uint32_t n, uint32_t k,
-                              std::mt19937_64& rng) {
+// G is any model's Gpu (gmem(), functional()).
+template <class OutT, class G>
+MatmulBuffers allocate_matmul(G& gpu, uint32_t m, uint32_t n, uint32_t k, std::mt19937_64& rng) {
   auto& mem = gpu.gmem();
   MatmulBuffers b;
   b.lda = round_up<uint32_t>(k, 8);
@@ -63,20 +63,24 @@ MatmulBuffers allocate_matmul(models::sm100::Gpu& gpu, uint32_t m, uint32_t n, u
 }
 
 // The same for a run request: the data comes from the request's seed.
-template <class OutT>
-MatmulBuffers allocate_matmul(models::sm100::Gpu& gpu, const MatmulRequest& q) {
+template <class OutT, class G>
+MatmulBuffers allocate_matmul(G& gpu, const MatmulRequest& q) {
   std::mt19937_64 rng(q.seed);
   return allocate_matmul<OutT>(gpu, q.m, q.n, q.k, rng);
 }
 
 // The happens-before race detector, attached in functional mode (per-lane
 // data accesses run only there); null otherwise.
-std::unique_ptr<verify::RaceDetector> attach_race_detector(models::sm100::Gpu& gpu,
+std::unique_ptr<verify::RaceDetector> attach_race_detector(sim::Engine& engine,
+                                                           const models::GlobalMemory& gmem,
                                                            const MatmulRequest& q);
+template <class G>
+std::unique_ptr<verify::RaceDetector> attach_race_detector(G& gpu, const MatmulRequest& q) {
+  return attach_race_detector(gpu.engine(), gpu.gmem(), q);
+}
 
-template <class OutT>
-CheckResult check_run(models::sm100::Gpu& gpu, const MatmulRequest& q, const MatmulBuffers& b,
-                      RunStatus status) {
+template <class OutT, class G>
+CheckResult check_run(G& gpu, const MatmulRequest& q, const MatmulBuffers& b, RunStatus status) {
   if (!q.functional) return CheckResult{};
   if (status != RunStatus::kCompleted)
     return CheckResult{true, false, 0, 0, "host FP64 GEMM over the BF16 inputs",
@@ -125,6 +129,10 @@ RunResult describe_sm100_run(const MatmulRequest& q, int grid, RunStatus status)
 }
 
 // Writes --trace and --timeline, when asked for.
-void write_run_files(models::sm100::Gpu& gpu, const MatmulRequest& q);
+void write_run_files(sim::Engine& engine, const MatmulRequest& q);
+template <class G>
+void write_run_files(G& gpu, const MatmulRequest& q) {
+  write_run_files(gpu.engine(), q);
+}
 
 }  // namespace sk::sim

@@ -19,7 +19,8 @@
 namespace sk::sim {
 
 struct MatmulRequest {
-  std::string arch = "sm100";  // sm100 or sm90 (sim/kernels/matmul_dispatch.h picks the model)
+  std::string arch = "sm100";  // sm100, sm90 or mi300x (sim/kernels/matmul_dispatch.h picks the model)
+  std::string amd_kernel = "pingpong";  // mi300x: pingpong or wave_specialized
   uint32_t m = 0, n = 0, k = 0;
   uint32_t tile_n = 256;
   uint32_t stages = 4;

@@ -1,7 +1,8 @@
 #include "sim/kernels/sm100_summary.h"
 
 #include <algorithm>
-#include <map>
+
+#include "sim/kernels/role_stats.h"
 
 namespace sk::sim {
 namespace {
@@ -25,26 +26,6 @@ Cycle total(const std::vector<Interval>& v) {
   for (auto [a, b] : v) t += b - a;
   return t;
 }
-
-// What a wait was for, from its slice name: the mbarrier rings of the
-// structured matmul ("input" stages, "acc" accumulators, "work" items, the CLC
-// response and throttle, the fused residual's "residual" ring) and the
-// other blocking operations of the model.
-const char* stall_cause(const std::string& what) {
-  auto starts = [&](const char* p) { return what.rfind(p, 0) == 0; };
-  if (starts("wait input.full")) return "full_stage";
-  if (starts("wait input.empty")) return "empty_stage";
-  if (starts("wait acc.") || starts("wgmma.wait_group")) return "accumulator";
-  if (starts("wait work.") || starts("wait clc")) return "scheduler";
-  if (starts("wait residual.")) return "residual";
-  if (starts("tcgen05.ld")) return "tmem_load";
-  if (starts("bulk wait_group")) return "tma_store";
-  if (starts("bar.sync") || starts("wait tmem_dealloc")) return "barrier";
-  return "other";
-}
-constexpr const char* kCauses[] = {"full_stage", "empty_stage", "accumulator",
-                                   "scheduler",  "residual",    "tmem_load",
-                                   "tma_store",  "barrier",     "other"};
 
 Cycle intersection(const std::vector<Interval>& x, const std::vector<Interval>& y) {
   Cycle t = 0;
@@ -70,30 +51,6 @@ void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r, double
   r.peak_tflops = 8192.0 * peak_factor * p.num_sms * p.clock_ghz * 1e9 / 1e12;
   r.peak_fraction = r.tflops / r.peak_tflops;
 
-  // Per role, averaged over its warp slots (warps of the role per CTA times
-  // the SMs used; with one CTA per SM that is every warp of the role): busy =
-  // alive and not blocked; a warp that has not started or has exited counts
-  // as neither busy nor stalled.
-  struct Acc {
-    double busy = 0, stall = 0;
-    std::map<std::string, double> causes;
-    int warps = 0;
-  };
-  std::map<std::string, Acc> acc;
-  std::vector<std::string> order;
-  for (const auto& w : eng.warps()) {
-    std::string role = w->role().empty() ? "unassigned" : w->role();
-    if (!acc.count(role)) order.push_back(role);
-    Acc& a = acc[role];
-    Cycle alive = std::min<Cycle>(w->done() ? w->end_cycle() : r.cycles, r.cycles) -
-                  std::min<Cycle>(w->start_cycle(), r.cycles);
-    Cycle stalled = std::min<Cycle>(w->stall_cycles(), alive);
-    a.busy += static_cast<double>(alive - stalled) / r.cycles;
-    a.stall += static_cast<double>(stalled) / r.cycles;
-    for (const auto& [what, cycles] : w->stalls_by_what())
-      a.causes[stall_cause(what)] += static_cast<double>(cycles) / r.cycles;
-    a.warps += 1;
-  }
   // More CTAs than SMs (CLC grids): each CTA's warps hold their slots only
   // part of the time.
   const int started = [&] {
@@ -101,19 +58,8 @@ void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r, double
     for (int c = 0; c < gpu.num_ctas(); ++c) n += gpu.started(c) ? 1 : 0;
     return n;
   }();
-  const bool shared_slots = started > gpu.sms_used();
-  for (const auto& name : order) {
-    const Acc& a = acc[name];
-    const double slots =
-        shared_slots ? static_cast<double>(a.warps) * gpu.sms_used() / started : a.warps;
-    RoleStats rs{name, 100.0 * a.busy / slots, 100.0 * a.stall / slots, {}};
-    for (const char* cause : kCauses) {
-      auto it = a.causes.find(cause);
-      if (it != a.causes.end() && it->second > 0)
-        rs.stalls.emplace_back(cause, 100.0 * it->second / slots);
-    }
-    r.roles.push_back(std::move(rs));
-  }
+  r.roles = role_stats(eng, r.cycles,
+                       started > gpu.sms_used() ? static_cast<double>(gpu.sms_used()) / started : 1.0);
 
   Cycle tma = 0, covered = 0, tc = 0;
   uint64_t bytes = 0;

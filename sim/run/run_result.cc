@@ -37,6 +37,11 @@ json::object to_json(const RunResult& r) {
                                   {"hbm_pct", r.hbm_util_pct},
                                   {"l2_hit_pct", r.l2_hit_pct},
                                   {"hbm_bytes", r.hbm_bytes}};
+  // LDS statistics: AMD runs only (NVIDIA shared memory has no bank model).
+  if (r.lds_instructions > 0)
+    o["utilization"].as_object()["lds"] =
+        json::object{{"instructions", r.lds_instructions},
+                     {"bank_conflict_cycles", r.lds_bank_conflict_cycles}};
   json::array roles;
   for (const auto& x : r.roles) {
     json::object stalls;
@@ -101,6 +106,11 @@ RunResult run_result_from_json(const json::value& v) {
   r.hbm_util_pct = get<double>(u, "hbm_pct");
   r.l2_hit_pct = get<double>(u, "l2_hit_pct");
   r.hbm_bytes = get<uint64_t>(u, "hbm_bytes");
+  if (u.contains("lds")) {
+    const auto& l = u.at("lds").as_object();
+    r.lds_instructions = get<uint64_t>(l, "instructions");
+    r.lds_bank_conflict_cycles = get<uint64_t>(l, "bank_conflict_cycles");
+  }
   for (const auto& x : o.at("roles").as_array()) {
     const auto& ro = x.as_object();
     RoleStats rs{get<std::string>(ro, "name"), get<double>(ro, "busy_pct"),

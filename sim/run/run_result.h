@@ -45,6 +45,8 @@ struct RunResult {
   std::string bottleneck;  // tensor_core | hbm_bandwidth | sm_ingest | epilogue | load_latency
   double tensor_util_pct = 0, hbm_util_pct = 0, l2_hit_pct = 0;
   uint64_t hbm_bytes = 0;
+  // AMD: LDS instructions and the extra cycles their bank conflicts cost.
+  uint64_t lds_instructions = 0, lds_bank_conflict_cycles = 0;
   std::vector<RoleStats> roles;
   std::vector<Finding> findings;
   uint64_t seed = 0, events = 0;

@@ -1,0 +1,178 @@
+// api_sync.cc: scoped atomics, counter waits, s_barrier, workgroup_sync,
+// s_sleep, s_setprio and counter annotations
+// (kernels/arch/gfx942/device/{atomics,sched,hooks}.h).
+//
+// Invariants: each active lane performs its own atomic (a whole-wave add of 1
+// adds 64). An add or store at workgroup scope or wider releases the calling
+// wave's earlier accesses on the counter (an add is acq_rel, so the counter's
+// releases accumulate); an acquire load, an add, or a completed
+// wait_counter_geq at that scope acquires them. A wavefront-scope atomic
+// orders nothing for other waves. A wave waiting on a counter is blocked on
+// it (never spins), so a counter that never gets there is a deadlock finding
+// with the counter's ledger. Only atomics wake waiters: a plain st_lds to a
+// counter is not seen until the next atomic on it.
+#include <fmt/format.h>
+
+#include <systemc>
+
+#include "models/mi300x/api.h"
+#include "models/mi300x/api_common.h"
+
+namespace sk::models::mi300x::api {
+namespace {
+constexpr uint64_t kBarrierKey = 1ull << 41;
+
+bool orders(Scope s) { return s != Scope::kWavefront; }
+
+// How many lanes perform this call's atomic: the lane itself inside a
+// per-lane loop that visits every lane, else every active lane.
+uint32_t acting_lanes(sim::Warp& w) {
+  if (w.current_lane() >= 0 && gpu().wave_state().sampled) return 1;
+  return static_cast<uint32_t>(w.active_count());
+}
+
+void set_value(Counter& c, uint32_t v) {
+  if (c.cell != nullptr)
+    *c.cell = v;
+  else
+    c.shadow = v;
+  c.changed->notify(sc_core::SC_ZERO_TIME);
+  gpu().engine().note_progress();
+}
+
+void release(sim::Warp& w, const Counter& c) {
+  if (gpu().obs() == nullptr) return;
+  gpu().obs()->release(w, c.key);
+  gpu().obs()->phase_complete(w.cta(), c.key);
+}
+
+void acquire(sim::Warp& w, const Counter& c) {
+  if (gpu().obs() != nullptr) gpu().obs()->acquire(w, c.key);
+}
+
+void barrier(bool fences, const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  Workgroup& wg = gpu().wg_of_current();
+  if (fences) {
+    // The release fence waits for the wave's LDS operations (lgkmcnt(0)).
+    WaveState& ws = gpu().wave_state();
+    if (!ws.lgkm.empty()) stall_until(w, ws.lgkm.back(), "s_waitcnt lgkmcnt");
+    ws.lgkm.clear();
+  }
+  const uint64_t gen = wg.bar_generation;
+  ++wg.bar_arrived;
+  if (gpu().obs() != nullptr) gpu().obs()->release(w, kBarrierKey);
+  gpu().maybe_release_barrier(wg);
+  w.block_until(
+      *wg.bar_done, [&wg, gen] { return wg.bar_generation != gen; },
+      [&wg] {
+        return fmt::format("s_barrier: {} of {} live waves arrived", wg.bar_arrived, wg.alive);
+      },
+      "s_barrier");
+  if (gpu().obs() != nullptr) gpu().obs()->acquire(w, kBarrierKey);
+  w.spend(gpu().params().s_barrier_latency);
+}
+}  // namespace
+
+uint32_t atomic_add(uint32_t* p, uint32_t v, Scope s, const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  Counter* c = gpu().counter(p, &loc);
+  if (c == nullptr) return 0;
+  const uint32_t n = acting_lanes(w);
+  if (c->arrivals_per_lap > 0 && n > 1 && w.current_lane() < 0 && !c->multi_reported) {
+    c->multi_reported = true;
+    gpu().finding("arrival_count", "counter.multi_lane_increment",
+                  fmt::format("{} lanes of wave {} each added {} to {}; a pipeline counter takes "
+                              "one increment per wave (issue it under sk::elect_one())",
+                              n, w.index(), v, c->name),
+                  loc);
+  }
+  if (w.current_lane() >= 0) {  // one lane of a per-lane loop: counted at the loop's end
+    WaveState& ws = gpu().wave_state();
+    if (ws.loop_atomic != c) ws.loop_atomic_lanes = 0;
+    ws.loop_atomic = c;
+    ws.loop_atomic_lanes += static_cast<int>(n);
+  }
+  const uint32_t old = c->value();
+  c->increments += n;
+  c->since_lap += n;
+  c->last_wave = w.index();
+  set_value(*c, old + n * v);
+  if (orders(s)) {
+    acquire(w, *c);
+    release(w, *c);
+  }
+  gpu().cu_of_current().atomics += n;
+  w.spend(gpu().params().atomic_latency);
+  return old;
+}
+
+uint32_t atomic_load_acquire(const uint32_t* p, Scope s, const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  Counter* c = gpu().counter(p, &loc);
+  if (c == nullptr) return 0;
+  if (orders(s)) acquire(w, *c);
+  gpu().cu_of_current().atomics += acting_lanes(w);
+  w.spend(gpu().params().atomic_latency);
+  return c->value();
+}
+
+void atomic_store_release(uint32_t* p, uint32_t v, Scope s, const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  Counter* c = gpu().counter(p, &loc);
+  if (c == nullptr) return;
+  c->since_lap = 0;
+  set_value(*c, v);
+  if (orders(s)) release(w, *c);
+  gpu().cu_of_current().atomics += acting_lanes(w);
+}
+
+void wait_counter_geq(const uint32_t* p, uint32_t target, Scope s, const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  Counter* c = gpu().counter(p, &loc);
+  if (c == nullptr) return;
+  if (c->value() < target) {
+    WaveState& ws = gpu().wave_state();
+    ws.waiting_on = c;
+    w.block_until(
+        *c->changed, [c, target] { return c->value() >= target; },
+        [c, target] {
+          return fmt::format("counter {} = {}, waiting for >= {} ({})", c->name, c->value(),
+                             target,
+                             c->last_wave < 0 ? std::string("never incremented")
+                                              : fmt::format("last increment by wave {}",
+                                                            c->last_wave));
+        },
+        "wait counter " + c->name);
+    ws.waiting_on = nullptr;
+  }
+  if (orders(s)) acquire(w, *c);
+  ++gpu().cu_of_current().atomics;
+  w.spend(gpu().params().atomic_latency + gpu().params().s_sleep0_cycles);
+}
+
+void s_sleep(int n, const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  w.stall(n == 0 ? gpu().params().s_sleep0_cycles : Cycle{64} * static_cast<Cycle>(n), "s_sleep");
+}
+
+// The priority is recorded only: the model issues each wave's instructions
+// from its own thread, so arbitration between the waves of a SIMD (what
+// s_setprio changes on hardware) is not modelled.
+void s_setprio(int p, const Loc& loc) {
+  issue_local(loc);
+  gpu().wave_state().prio = p;
+}
+
+void s_barrier(const Loc& loc) { barrier(false, loc); }
+void workgroup_sync(const Loc& loc) { barrier(true, loc); }
+
+void annotate_counter(const uint32_t* counter, const char* name, int index,
+                      uint32_t arrivals_per_lap) {
+  Counter* c = gpu().counter(counter, nullptr);
+  if (c == nullptr) return;
+  c->name = index >= 0 ? fmt::format("{}[{}]", name, index) : std::string(name);
+  c->arrivals_per_lap = arrivals_per_lap;
+}
+
+}  // namespace sk::models::mi300x::api

@@ -1,0 +1,176 @@
+#include "sim/kernels/mi300x_matmul_run.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+#include "kernels/matmul/cdna3_pingpong_matmul.h"
+#include "kernels/matmul/cdna3_wave_specialized_matmul.h"
+#include "models/mi300x/gpu.h"
+#include "models/mi300x/params.h"
+#include "sim/kernels/matmul_host.h"
+#include "sim/kernels/role_stats.h"
+#include "verify/hb/race_detector.h"
+
+namespace sk::sim {
+namespace {
+using models::mi300x::Gpu;
+constexpr uint32_t kTileM = 128, kTileN = 128, kTileK = 32;
+
+using Interval = std::pair<Cycle, Cycle>;
+Cycle total(const std::vector<Interval>& v) {
+  Cycle t = 0;
+  for (auto [a, b] : v) t += b > a ? b - a : 0;
+  return t;
+}
+
+// Timing summary of a finished launch: time and rate against the BF16 MFMA
+// peak, matrix-core utilization (busy share of every SIMD of the CUs used),
+// HBM use, cache hits, LDS bank conflicts, and the roles. The bottleneck is
+// the first resource near saturation, else what the MFMA waves wait for.
+void summarize(Gpu& gpu, double flops, RunResult& r) {
+  const auto& p = gpu.params();
+  Engine& eng = gpu.engine();
+  r.cycles = std::max<Cycle>(gpu.end_cycle(), 1);
+  r.clock_ghz = p.clock_ghz;
+  r.predicted_time_us = static_cast<double>(r.cycles) / (p.clock_ghz * 1e3);
+  r.tflops = flops / (r.predicted_time_us * 1e-6) / 1e12;
+  r.peak_tflops = p.peak_bf16_flop_per_cycle_per_cu * p.num_cus * p.clock_ghz * 1e9 / 1e12;
+  r.peak_fraction = r.tflops / r.peak_tflops;
+  r.roles = role_stats(eng, r.cycles);
+
+  const double cycles = static_cast<double>(r.cycles);
+  Cycle simd_busy = 0;
+  for (const auto& cu : gpu.cu_stats()) {
+    for (const auto& simd : cu.simd_busy) simd_busy += total(simd);
+    r.lds_instructions += cu.lds_instructions;
+    r.lds_bank_conflict_cycles += cu.lds_bank_conflict_cycles;
+  }
+  const double tc_util =
+      static_cast<double>(simd_busy) / (cycles * std::max(1, gpu.cus_used()) * p.simds_per_cu);
+  const double hbm_util = static_cast<double>(gpu.hbm_bytes()) / (p.hbm_bytes_per_cycle * cycles);
+  const uint64_t lookups = gpu.cache_hits() + gpu.cache_misses();
+  r.l2_hit_pct = lookups == 0 ? 0.0 : 100.0 * gpu.cache_hits() / static_cast<double>(lookups);
+  r.hbm_bytes = gpu.hbm_bytes();
+  r.hbm_util_pct = 100.0 * hbm_util;
+  r.tensor_util_pct = 100.0 * tc_util;
+  r.overlap_pct = r.tensor_util_pct;  // no per-CU load intervals yet: see docs/sim.md
+  double data_wait = 0, other_wait = 0;
+  for (const auto& role : r.roles)
+    if (role.name != "loader")
+      for (const auto& [cause, pct] : role.stalls)
+        (cause == "full_stage" || cause == "memory_wait" ? data_wait : other_wait) += pct;
+  r.bottleneck = tc_util >= 0.8          ? "tensor_core"
+                 : hbm_util >= 0.8       ? "hbm_bandwidth"
+                 : data_wait >= other_wait ? "load_latency"
+                                         : "synchronization";
+  r.findings = eng.findings();
+  r.events = eng.events();
+}
+
+template <class Kernel>
+RunResult run_kernel(const MatmulRequest& q, const char* name, int stages) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Gpu gpu(models::mi300x::Params::builtin(), q.functional);
+  gpu.engine().trace().set_enabled(!q.trace_path.empty() || !q.timeline_path.empty());
+  if (q.progress) gpu.engine().set_progress_reporter(t0);
+  gpu.engine().schedule().reset(q.seed);
+  const MatmulBuffers buf = allocate_matmul<bf16_t>(gpu, q);
+  Cdna3MatmulParams p{};
+  p.a = reinterpret_cast<const uint16_t*>(buf.a);
+  p.b = reinterpret_cast<const uint16_t*>(buf.b);
+  p.d = reinterpret_cast<bf16_t*>(buf.d);
+  p.m = q.m;
+  p.n = q.n;
+  p.k = q.k;
+  p.lda = buf.lda;
+  p.ldd = buf.ldc;
+  const auto races = attach_race_detector(gpu, q);
+  const uint32_t tiles = ceil_div(q.m, kTileM) * ceil_div(q.n, kTileN);
+  const int grid = static_cast<int>(std::min<uint32_t>(tiles, gpu.params().num_cus));
+  const std::string err =
+      gpu.launch(grid, Kernel::kWaves, Kernel::kLdsBytes, [&p] { Kernel::run(p); });
+  if (!err.empty()) throw std::runtime_error(err);
+  const RunStatus status = gpu.run(q.max_cycles);
+
+  RunResult r;
+  r.kernel = "matmul";
+  r.arch = "mi300x";
+  r.m = q.m;
+  r.n = q.n;
+  r.k = q.k;
+  r.config_name = fmt::format("cdna3_{}_bf16_{}x{}x{}_s{}_bf16out", name, kTileM, kTileN, kTileK,
+                              stages);
+  r.scheduler = "static";
+  r.tile_m = kTileM;
+  r.tile_n = kTileN;
+  r.tile_k = kTileK;
+  r.stages = static_cast<uint32_t>(stages);
+  r.ctas = static_cast<uint32_t>(grid);
+  r.out_dtype = "bf16";
+  r.functional = q.functional;
+  r.seed = q.seed;
+  r.status = status == RunStatus::kCompleted  ? "completed"
+             : status == RunStatus::kDeadlock ? "deadlock"
+                                              : "cycle_bound";
+  summarize(gpu, 2.0 * q.m * q.n * q.k, r);
+  r.check = check_run<bf16_t>(gpu, q, buf, status);
+  write_run_files(gpu, q);
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+template <int S>
+RunResult run_stages(const MatmulRequest& q) {
+  using Cfg = Cdna3MatmulConfig<kTileM, kTileN, kTileK, S>;
+  if (q.amd_kernel == "wave_specialized")
+    return run_kernel<Cdna3WaveSpecializedMatmul<Cfg>>(q, "wave_specialized", S);
+  return run_kernel<Cdna3PingPongMatmul<Cfg>>(q, "pingpong", S);
+}
+}  // namespace
+
+std::string mi300x_matmul_configs_help() {
+  return "tile 128x128x32, stages 2-3 (LDS 64 KiB), kernels pingpong (8 waves) and "
+         "wave_specialized (2 loader + 4 MFMA waves)";
+}
+
+std::string validate_mi300x_matmul(const MatmulRequest& q) {
+  if (q.amd_kernel != "pingpong" && q.amd_kernel != "wave_specialized")
+    return fmt::format("--amd-kernel must be pingpong or wave_specialized, got '{}'", q.amd_kernel);
+  if (q.tile_n != kTileN)
+    return fmt::format("--arch mi300x: tile N {} is not supported ({})", q.tile_n,
+                       mi300x_matmul_configs_help());
+  if (q.stages < 2 || q.stages > 3)
+    return fmt::format("--arch mi300x: --stages {} is outside 2-3 (three 16 KiB stages fill the "
+                       "64 KiB of LDS)",
+                       q.stages);
+  if (q.out_f32) return "--arch mi300x: the CDNA3 matmuls write BF16 only (--out-dtype bf16)";
+  if (q.clc) return "--scheduler clc needs --arch sm100 (cluster launch control is Blackwell's)";
+  if (q.k % 2 != 0)
+    return fmt::format("--arch mi300x: K = {} must be even (LDS DMA moves pairs of BF16 "
+                       "elements)",
+                       q.k);
+  if (uint64_t{q.m} * round_up<uint64_t>(q.k, 8) * 2 >= (1ull << 32) ||
+      uint64_t{q.n} * round_up<uint64_t>(q.k, 8) * 2 >= (1ull << 32))
+    return "--arch mi300x: A and B must each be under 4 GiB (buffer descriptors hold 32-bit sizes)";
+  const uint64_t grid = std::min<uint64_t>(
+      uint64_t{(q.m + kTileM - 1) / kTileM} * ((q.n + kTileN - 1) / kTileN),
+      static_cast<uint64_t>(models::mi300x::Params::builtin().num_cus));
+  if (!q.timeline_path.empty() && static_cast<uint64_t>(q.timeline_cta) >= grid)
+    return fmt::format("--timeline-cta {} does not exist: this launch has {} workgroups (0-{})",
+                       q.timeline_cta, grid, grid - 1);
+  if (q.functional && uint64_t{q.m} * q.n * q.k > (1ull << 33))
+    return "--functional is limited to M*N*K <= 2^33 (it computes real products); use timing "
+           "mode for larger shapes";
+  return "";
+}
+
+RunResult run_mi300x_matmul(const MatmulRequest& q) {
+  const std::string err = validate_mi300x_matmul(q);
+  if (!err.empty()) throw std::invalid_argument(err);
+  return q.stages == 2 ? run_stages<2>(q) : run_stages<3>(q);
+}
+
+}  // namespace sk::sim

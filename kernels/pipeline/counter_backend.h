@@ -17,9 +17,10 @@
 // P and C, the producer and consumer waves that arrive per lap, are template
 // parameters rather than fields: the backend is copied into every wave's
 // registers, and a value written at init would not reach the others. init()
-// takes the same counts for the model's annotation only (so a kernel that
-// launches a different number of waves than it counts is caught as a lap
-// left short, not silently).
+// takes TilePipeline's runtime counts for interface parity and ignores them;
+// it tells the model the template counts, which are what the waits require,
+// so a kernel that launches fewer waves than it counts is reported as a lap
+// left short (arrival_count), not as a bare deadlock.
 //
 // Memory ordering: an increment is an acq_rel atomic at Scope (workgroup by
 // default: counters in LDS synchronise the waves of one workgroup). A release
@@ -51,13 +52,13 @@ class SplitCounterBackend {
 
   // Zeroes and names every counter. Lane: one (inside sk::elect_one()); the
   // caller then runs arch::workgroup_sync() before any use.
-  SK_DEVICE static void init(Storage* s, uint32_t producer_arrivals, uint32_t consumer_arrivals,
-                             const char* name) {
+  SK_DEVICE static void init(Storage* s, uint32_t /*producer_arrivals*/,
+                             uint32_t /*consumer_arrivals*/, const char* name) {
     for (int i = 0; i < Stages; ++i) {
       arch::st_lds(&s->full[i], 0u);
       arch::st_lds(&s->empty[i], 0u);
-      arch::annotate_counter(&s->full[i], join_label(name, ".full").text, i, producer_arrivals);
-      arch::annotate_counter(&s->empty[i], join_label(name, ".empty").text, i, consumer_arrivals);
+      arch::annotate_counter(&s->full[i], join_label(name, ".full").text, i, P);
+      arch::annotate_counter(&s->empty[i], join_label(name, ".empty").text, i, C);
     }
   }
 
@@ -71,6 +72,7 @@ class SplitCounterBackend {
   // Lane: one.
   SK_DEVICE void arrive_full(uint32_t stage) const { arch::atomic_add(&s_->full[stage], 1u, S); }
   SK_DEVICE void arrive_empty(uint32_t stage) const { arch::atomic_add(&s_->empty[stage], 1u, S); }
+  SK_DEVICE Storage* storage() const { return s_; }
 
  private:
   Storage* s_;
@@ -89,12 +91,11 @@ class SingleCounterBackend {
   SK_DEVICE explicit SingleCounterBackend(Storage* s) : s_(s) {}
 
   // Lane: one; then arch::workgroup_sync().
-  SK_DEVICE static void init(Storage* s, uint32_t producer_arrivals, uint32_t consumer_arrivals,
-                             const char* name) {
+  SK_DEVICE static void init(Storage* s, uint32_t /*producer_arrivals*/,
+                             uint32_t /*consumer_arrivals*/, const char* name) {
     for (int i = 0; i < Stages; ++i) {
       arch::st_lds(&s->count[i], 0u);
-      arch::annotate_counter(&s->count[i], join_label(name, ".count").text, i,
-                             producer_arrivals + consumer_arrivals);
+      arch::annotate_counter(&s->count[i], join_label(name, ".count").text, i, kPerLap);
     }
   }
 
@@ -106,6 +107,7 @@ class SingleCounterBackend {
   }
   SK_DEVICE void arrive_full(uint32_t stage) const { arch::atomic_add(&s_->count[stage], 1u, S); }
   SK_DEVICE void arrive_empty(uint32_t stage) const { arch::atomic_add(&s_->count[stage], 1u, S); }
+  SK_DEVICE Storage* storage() const { return s_; }
 
  private:
   Storage* s_;

@@ -8,16 +8,13 @@
 
 #include "kernels/matmul/cdna3_pingpong_matmul.h"
 #include "kernels/matmul/cdna3_wave_specialized_matmul.h"
-#include "models/mi300x/gpu.h"
 #include "models/mi300x/params.h"
-#include "sim/kernels/matmul_host.h"
+#include "sim/kernels/mi300x_host.h"
 #include "sim/kernels/role_stats.h"
-#include "verify/hb/race_detector.h"
 
 namespace sk::sim {
 namespace {
 using models::mi300x::Gpu;
-constexpr uint32_t kTileM = 128, kTileN = 128, kTileK = 32;
 
 using Interval = std::pair<Cycle, Cycle>;
 Cycle total(const std::vector<Interval>& v) {
@@ -26,11 +23,9 @@ Cycle total(const std::vector<Interval>& v) {
   return t;
 }
 
-// Timing summary of a finished launch: time and rate against the BF16 MFMA
-// peak, matrix-core utilization (busy share of every SIMD of the CUs used),
-// HBM use, cache hits, LDS bank conflicts, and the roles. The bottleneck is
-// the first resource near saturation, else what the MFMA waves wait for.
-void summarize(Gpu& gpu, double flops, RunResult& r) {
+}  // namespace
+
+void summarize_mi300x(Gpu& gpu, double flops, RunResult& r) {
   const auto& p = gpu.params();
   Engine& eng = gpu.engine();
   r.cycles = std::max<Cycle>(gpu.end_cycle(), 1);
@@ -70,64 +65,16 @@ void summarize(Gpu& gpu, double flops, RunResult& r) {
   r.events = eng.events();
 }
 
-template <class Kernel>
-RunResult run_kernel(const MatmulRequest& q, const char* name, int stages) {
-  const auto t0 = std::chrono::steady_clock::now();
-  Gpu gpu(models::mi300x::Params::builtin(), q.functional);
-  gpu.engine().trace().set_enabled(!q.trace_path.empty() || !q.timeline_path.empty());
-  if (q.progress) gpu.engine().set_progress_reporter(t0);
-  gpu.engine().schedule().reset(q.seed);
-  const MatmulBuffers buf = allocate_matmul<bf16_t>(gpu, q);
-  Cdna3MatmulParams p{};
-  p.a = reinterpret_cast<const uint16_t*>(buf.a);
-  p.b = reinterpret_cast<const uint16_t*>(buf.b);
-  p.d = reinterpret_cast<bf16_t*>(buf.d);
-  p.m = q.m;
-  p.n = q.n;
-  p.k = q.k;
-  p.lda = buf.lda;
-  p.ldd = buf.ldc;
-  const auto races = attach_race_detector(gpu, q);
-  const uint32_t tiles = ceil_div(q.m, kTileM) * ceil_div(q.n, kTileN);
-  const int grid = static_cast<int>(std::min<uint32_t>(tiles, gpu.params().num_cus));
-  const std::string err =
-      gpu.launch(grid, Kernel::kWaves, Kernel::kLdsBytes, [&p] { Kernel::run(p); });
-  if (!err.empty()) throw std::runtime_error(err);
-  const RunStatus status = gpu.run(q.max_cycles);
+namespace {
+constexpr uint32_t kTileM = 128, kTileN = 128, kTileK = 32;
 
-  RunResult r;
-  r.kernel = "matmul";
-  r.arch = "mi300x";
-  r.m = q.m;
-  r.n = q.n;
-  r.k = q.k;
-  r.config_name = fmt::format("cdna3_{}_bf16_{}x{}x{}_s{}_bf16out", name, kTileM, kTileN, kTileK,
-                              stages);
-  r.scheduler = "static";
-  r.tile_m = kTileM;
-  r.tile_n = kTileN;
-  r.tile_k = kTileK;
-  r.stages = static_cast<uint32_t>(stages);
-  r.ctas = static_cast<uint32_t>(grid);
-  r.out_dtype = "bf16";
-  r.functional = q.functional;
-  r.seed = q.seed;
-  r.status = status == RunStatus::kCompleted  ? "completed"
-             : status == RunStatus::kDeadlock ? "deadlock"
-                                              : "cycle_bound";
-  summarize(gpu, 2.0 * q.m * q.n * q.k, r);
-  r.check = check_run<bf16_t>(gpu, q, buf, status);
-  write_run_files(gpu, q);
-  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return r;
-}
 
 template <int S>
 RunResult run_stages(const MatmulRequest& q) {
   using Cfg = Cdna3MatmulConfig<kTileM, kTileN, kTileK, S>;
   if (q.amd_kernel == "wave_specialized")
-    return run_kernel<Cdna3WaveSpecializedMatmul<Cfg>>(q, "wave_specialized", S);
-  return run_kernel<Cdna3PingPongMatmul<Cfg>>(q, "pingpong", S);
+    return run_cdna3_kernel<Cdna3WaveSpecializedMatmul<Cfg>, Cfg>(q, "wave_specialized");
+  return run_cdna3_kernel<Cdna3PingPongMatmul<Cfg>, Cfg>(q, "pingpong");
 }
 }  // namespace
 

@@ -1,5 +1,8 @@
 #include "sim/run/run_result.h"
 
+#include <cmath>
+#include <limits>
+
 namespace sk::sim {
 namespace json = boost::json;
 
@@ -9,6 +12,13 @@ json::object finding_to_json(const Finding& f) {
   return json::object{{"class", f.cls},       {"rule", f.rule},         {"message", f.message},
                       {"cycle", f.cycle},     {"location", f.location}, {"cta", f.cta},
                       {"warp", f.warp},       {"role", f.role},         {"details", std::move(details)}};
+}
+
+// JSON has no infinity or NaN (boost writes a token its own parser rejects):
+// an error bound that is not finite (a NaN in D) is written as the largest
+// double.
+double finite_or_max(double v) {
+  return std::isfinite(v) ? v : std::numeric_limits<double>::max();
 }
 
 json::object to_json(const RunResult& r) {
@@ -60,8 +70,8 @@ json::object to_json(const RunResult& r) {
   o["wall_s"] = r.wall_s;
   if (r.check.ran)
     o["check"] = json::object{{"passed", r.check.passed},
-                              {"max_abs_err", r.check.max_abs_err},
-                              {"max_rel_err", r.check.max_rel_err},
+                              {"max_abs_err", finite_or_max(r.check.max_abs_err)},
+                              {"max_rel_err", finite_or_max(r.check.max_rel_err)},
                               {"reference", r.check.reference},
                               {"detail", r.check.detail}};
   return o;

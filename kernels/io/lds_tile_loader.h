@@ -3,10 +3,15 @@
 // (buffer_load_dword ... lds), cooperatively: the waves that fill a stage
 // split its DMA instructions between them.
 //
-// LDS layout: row r of the tile at byte r * BK * 2, unpadded and unswizzled,
-// so one wave instruction (64 lanes x 4 bytes) fills 256 contiguous bytes:
-// instruction i, lane l writes dword e = 64 i + l, i.e. row e / (BK / 2),
-// K pair e % (BK / 2).
+// LDS layout (LdsTileLayout): row r of the tile at byte r * BK * 2, with the
+// row's 8-byte units (four K elements each) permuted by an XOR swizzle, so
+// that the MFMA operand reads (one unit per lane, 16 lanes per LDS pass, the
+// same unit of 16 consecutive rows) fall in 16 different bank pairs instead
+// of 2: without it, rows r and r + 128 / (2 BK) share banks and a ds_read_b64
+// takes 8 passes instead of 1 (the model counts these bank conflicts). One
+// wave instruction (64 lanes x 4 bytes) fills 256 contiguous bytes:
+// instruction i, lane l writes dword e = 64 i + l of the tile, and the loader
+// picks the global element whose swizzled place that dword is.
 //
 // Edges: the buffer descriptor spans the whole matrix; a lane whose row is
 // past `rows` or whose K pair is past `k` gets an offset beyond the
@@ -26,6 +31,21 @@
 
 namespace sk {
 
+// Byte offset of (row, K byte) in a tile of rows BK BF16 elements long.
+template <int BK>
+struct LdsTileLayout {
+  static_assert(BK == 32 || BK == 64, "rows of 64 or 128 bytes");
+  static constexpr uint32_t kRowBytes = BK * 2;
+  static constexpr uint32_t kUnits = kRowBytes / 8;           // 8-byte units per row
+  static constexpr uint32_t kRowsPerWindow = 128 / kRowBytes;  // rows per sweep of the 32 banks
+  SK_HOST_DEVICE static constexpr uint32_t swizzle(uint32_t row) {
+    return row / kRowsPerWindow % kUnits;
+  }
+  SK_HOST_DEVICE static constexpr uint32_t offset(uint32_t row, uint32_t kbyte) {
+    return row * kRowBytes + ((kbyte / 8) ^ swizzle(row)) * 8 + kbyte % 8;
+  }
+};
+
 template <int Rows, int BK>
 class LdsTileLoader {
  public:
@@ -34,6 +54,7 @@ class LdsTileLoader {
   static constexpr int kInstrs = Rows * kDwordsPerRow / kDwordsPerInstr;
   static_assert(BK % 2 == 0 && (Rows * kDwordsPerRow) % kDwordsPerInstr == 0,
                 "a tile is filled by whole wave instructions");
+  using Layout = LdsTileLayout<BK>;
   // The DMA instructions each of `waves` loader waves issues per tile.
   static constexpr int instrs_per_wave(int waves) { return (kInstrs + waves - 1) / waves; }
 
@@ -47,9 +68,13 @@ class LdsTileLoader {
     for (int i = part; i < kInstrs; i += parts) {
       uint8_t* dst = lds_tile + i * kDwordsPerInstr * 4;
       for_each_lane([&](uint32_t l) {
+        // Physical dword e of the tile: its row, and the logical unit the
+        // swizzle put there.
         const uint32_t e = static_cast<uint32_t>(i) * kDwordsPerInstr + l;
-        const uint32_t row = row0 + e / kDwordsPerRow;
-        const uint32_t kk = k0 + 2 * (e % kDwordsPerRow);
+        const uint32_t r = e / kDwordsPerRow, d = e % kDwordsPerRow;
+        const uint32_t unit = (d / 2) ^ Layout::swizzle(r);
+        const uint32_t row = row0 + r;
+        const uint32_t kk = k0 + unit * 4 + (d % 2) * 2;
         const uint32_t offset = row < rows_ && kk < k_ ? (row * ld_ + kk) * 2u : kOutOfRange;
         arch::buffer_load_dword_lds(dst, rsrc_, offset);
       });

@@ -6,7 +6,8 @@
 // Per K step of 8, the wave reads its operands from LDS (one ds_read_b64 per
 // 32-row block of A and per 32-column block of B: lane l takes row l % 32,
 // K elements 4 (l / 32) .. + 3, the instruction's operand layout in
-// kernels/arch/gfx942/device/mfma.h), then issues (WM / 32) x (WN / 32)
+// kernels/arch/gfx942/device/mfma.h, at its swizzled place, LdsTileLayout),
+// then issues (WM / 32) x (WN / 32)
 // MFMAs, reusing each A operand across the N blocks and each B operand across
 // the M blocks.
 //
@@ -22,6 +23,7 @@
 #include "kernels/core/lane_array.h"
 #include "kernels/core/lanes.h"
 #include "kernels/core/platform.h"
+#include "kernels/io/lds_tile_loader.h"
 
 namespace sk {
 
@@ -30,7 +32,7 @@ struct MfmaOp {
   static_assert(WM % 32 == 0 && WN % 32 == 0 && BK % 8 == 0, "32x32x8 MFMA blocks");
   static constexpr int kTilesM = WM / 32;
   static constexpr int kTilesN = WN / 32;
-  static constexpr int kRowBytes = BK * 2;
+  using Layout = LdsTileLayout<BK>;
   using Accum = WaveArray<arch::Acc16, kTilesM * kTilesN>;
 
   SK_DEVICE static void clear(Accum& acc) {
@@ -46,13 +48,13 @@ struct MfmaOp {
       WaveArray<arch::Bf16x4, kTilesM> a;
       WaveArray<arch::Bf16x4, kTilesN> b;
       for_each_lane([&](uint32_t l) {
-        const uint32_t at = (l % 32) * kRowBytes + (kk + 4 * (l / 32)) * 2;
+        const uint32_t kbyte = (kk + 4 * (l / 32)) * 2;
         for (int i = 0; i < kTilesM; ++i)
-          a.lane(l)[i] = arch::ld_lds(
-              reinterpret_cast<const arch::Bf16x4*>(a_tile + (m0 + 32 * i) * kRowBytes + at));
+          a.lane(l)[i] = arch::ld_lds(reinterpret_cast<const arch::Bf16x4*>(
+              a_tile + Layout::offset(m0 + 32 * i + l % 32, kbyte)));
         for (int j = 0; j < kTilesN; ++j)
-          b.lane(l)[j] = arch::ld_lds(
-              reinterpret_cast<const arch::Bf16x4*>(b_tile + (n0 + 32 * j) * kRowBytes + at));
+          b.lane(l)[j] = arch::ld_lds(reinterpret_cast<const arch::Bf16x4*>(
+              b_tile + Layout::offset(n0 + 32 * j + l % 32, kbyte)));
       });
       for (int i = 0; i < kTilesM; ++i)
         for (int j = 0; j < kTilesN; ++j) arch::mfma_f32_32x32x8_bf16(acc, i * kTilesN + j, a, i, b, j);

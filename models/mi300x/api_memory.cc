@@ -179,7 +179,12 @@ void lds_dma(void* lds_base, uint64_t src, bool valid, const char* what, const L
     const Cycle done = gpu().global_access(t, src, moved, false);
     ws.vm.push_back(VmOp{done, op, dma});
     gpu().engine().at(done, [dma] { dma->apply(); });
-    gpu().cu_of_current().global_bytes_loaded += moved;
+    CuStats& cu = gpu().cu_of_current();
+    cu.global_bytes_loaded += moved;
+    if (!cu.dma_busy.empty() && t <= cu.dma_busy.back().second)
+      cu.dma_busy.back().second = std::max(cu.dma_busy.back().second, done);
+    else
+      cu.dma_busy.emplace_back(t, done);
     if (in != nullptr) {
       in->dma = dma;
       in->op = op;

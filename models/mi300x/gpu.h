@@ -130,6 +130,9 @@ struct CuStats {
   uint64_t lds_instructions = 0;
   uint64_t lds_bank_conflict_cycles = 0;  // extra LDS passes
   uint64_t global_bytes_loaded = 0;       // global loads and LDS DMA
+  // When LDS DMA was in flight on the CU (issue to completion, overlapping
+  // instructions merged as they are issued).
+  std::vector<std::pair<Cycle, Cycle>> dma_busy;
   uint64_t global_bytes_stored = 0;
   uint64_t atomics = 0;                   // one per lane that performed one
   int workgroups = 0;

@@ -11,10 +11,16 @@ std::string format_text(const sim::RunResult& r) {
   s += fmt::format("  status      {}\n", r.status);
   s += fmt::format("  predicted   {:.2f} us ({} cycles at {:.3f} GHz), {:.1f} TFLOP/s = {:.1f}% of peak\n",
                    r.predicted_time_us, r.cycles, r.clock_ghz, r.tflops, 100.0 * r.peak_fraction);
-  s += fmt::format("  overlap     {:.1f}% of TMA load time covered by MMA work; bottleneck: {}\n",
-                   r.overlap_pct, r.bottleneck);
-  s += fmt::format("  resources   tensor core {:.1f}% busy, HBM {:.1f}% ({:.2f} GB), L2 hits {:.1f}% of TMA boxes\n",
-                   r.tensor_util_pct, r.hbm_util_pct, r.hbm_bytes / 1e9, r.l2_hit_pct);
+  const bool amd = r.arch == "mi300x";
+  s += fmt::format("  overlap     {:.1f}% of {} time covered by MMA work; bottleneck: {}\n",
+                   r.overlap_pct, amd ? "LDS DMA" : "TMA load", r.bottleneck);
+  s += fmt::format("  resources   {} {:.1f}% busy, HBM {:.1f}% ({:.2f} GB), {} hits {:.1f}% of {}\n",
+                   amd ? "matrix cores" : "tensor core", r.tensor_util_pct, r.hbm_util_pct,
+                   r.hbm_bytes / 1e9, amd ? "cache" : "L2", r.l2_hit_pct,
+                   amd ? "4 KiB blocks" : "TMA boxes");
+  if (r.lds_instructions > 0)
+    s += fmt::format("  lds         {} instructions, {} extra cycles from bank conflicts\n",
+                     r.lds_instructions, r.lds_bank_conflict_cycles);
   for (const auto& role : r.roles) {
     s += fmt::format("  role {:<10} busy {:5.1f}%  stalled {:5.1f}%", role.name, role.busy_pct,
                      role.stall_pct);

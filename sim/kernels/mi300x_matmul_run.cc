@@ -9,6 +9,7 @@
 #include "kernels/matmul/cdna3_pingpong_matmul.h"
 #include "kernels/matmul/cdna3_wave_specialized_matmul.h"
 #include "models/mi300x/params.h"
+#include "sim/kernels/intervals.h"
 #include "sim/kernels/mi300x_host.h"
 #include "sim/kernels/role_stats.h"
 
@@ -16,12 +17,6 @@ namespace sk::sim {
 namespace {
 using models::mi300x::Gpu;
 
-using Interval = std::pair<Cycle, Cycle>;
-Cycle total(const std::vector<Interval>& v) {
-  Cycle t = 0;
-  for (auto [a, b] : v) t += b > a ? b - a : 0;
-  return t;
-}
 
 }  // namespace
 
@@ -37,9 +32,18 @@ void summarize_mi300x(Gpu& gpu, double flops, RunResult& r) {
   r.roles = role_stats(eng, r.cycles);
 
   const double cycles = static_cast<double>(r.cycles);
-  Cycle simd_busy = 0;
+  // Overlap: the share of each CU's LDS DMA time during which at least one
+  // of its matrix cores was busy.
+  Cycle simd_busy = 0, dma = 0, covered = 0;
   for (const auto& cu : gpu.cu_stats()) {
-    for (const auto& simd : cu.simd_busy) simd_busy += total(simd);
+    std::vector<Interval> any_simd;
+    for (const auto& simd : cu.simd_busy) {
+      simd_busy += total(simd);
+      any_simd.insert(any_simd.end(), simd.begin(), simd.end());
+    }
+    const auto loads = merged(cu.dma_busy);
+    dma += total(loads);
+    covered += intersection(loads, merged(std::move(any_simd)));
     r.lds_instructions += cu.lds_instructions;
     r.lds_bank_conflict_cycles += cu.lds_bank_conflict_cycles;
   }
@@ -51,16 +55,22 @@ void summarize_mi300x(Gpu& gpu, double flops, RunResult& r) {
   r.hbm_bytes = gpu.hbm_bytes();
   r.hbm_util_pct = 100.0 * hbm_util;
   r.tensor_util_pct = 100.0 * tc_util;
-  r.overlap_pct = r.tensor_util_pct;  // no per-CU load intervals yet: see docs/sim.md
-  double data_wait = 0, other_wait = 0;
+  r.overlap_pct = dma == 0 ? 0.0 : 100.0 * static_cast<double>(covered) / static_cast<double>(dma);
+  // With no resource near saturation, what the MFMA waves wait for most:
+  // stage data (full stages, vmcnt), their LDS operands, or the other waves
+  // (empty stages, barriers).
+  double data_wait = 0, operand_wait = 0, sync_wait = 0;
   for (const auto& role : r.roles)
     if (role.name != "loader")
       for (const auto& [cause, pct] : role.stalls)
-        (cause == "full_stage" || cause == "memory_wait" ? data_wait : other_wait) += pct;
-  r.bottleneck = tc_util >= 0.8          ? "tensor_core"
-                 : hbm_util >= 0.8       ? "hbm_bandwidth"
-                 : data_wait >= other_wait ? "load_latency"
-                                         : "synchronization";
+        (cause == "full_stage" || cause == "memory_wait" ? data_wait
+         : cause == "operand_wait"                       ? operand_wait
+                                                         : sync_wait) += pct;
+  r.bottleneck = tc_util >= 0.8                                      ? "tensor_core"
+                 : hbm_util >= 0.8                                   ? "hbm_bandwidth"
+                 : operand_wait >= std::max(data_wait, sync_wait)    ? "lds_latency"
+                 : data_wait >= sync_wait                            ? "load_latency"
+                                                                     : "synchronization";
   r.findings = eng.findings();
   r.events = eng.events();
 }

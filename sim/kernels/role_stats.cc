@@ -25,12 +25,13 @@ const char* stall_cause(const std::string& what, const std::string& role) {
   if (starts("tcgen05.ld")) return "tmem_load";
   if (starts("bulk wait_group")) return "tma_store";
   if (starts("s_waitcnt")) return "memory_wait";
+  if (starts("mfma waits for operands")) return "operand_wait";
   if (starts("bar.sync") || starts("wait tmem_dealloc") || starts("s_barrier")) return "barrier";
   return "other";
 }
 constexpr const char* kCauses[] = {"full_stage", "empty_stage", "accumulator", "scheduler",
                                    "residual",   "tmem_load",   "tma_store",   "memory_wait",
-                                   "barrier",    "other"};
+                                   "operand_wait", "barrier",   "other"};
 
 }  // namespace
 

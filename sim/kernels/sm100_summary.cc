@@ -2,42 +2,10 @@
 
 #include <algorithm>
 
+#include "sim/kernels/intervals.h"
 #include "sim/kernels/role_stats.h"
 
 namespace sk::sim {
-namespace {
-using Interval = std::pair<Cycle, Cycle>;
-
-std::vector<Interval> merged(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end());
-  std::vector<Interval> out;
-  for (auto iv : v) {
-    if (iv.second <= iv.first) continue;
-    if (!out.empty() && iv.first <= out.back().second)
-      out.back().second = std::max(out.back().second, iv.second);
-    else
-      out.push_back(iv);
-  }
-  return out;
-}
-
-Cycle total(const std::vector<Interval>& v) {
-  Cycle t = 0;
-  for (auto [a, b] : v) t += b - a;
-  return t;
-}
-
-Cycle intersection(const std::vector<Interval>& x, const std::vector<Interval>& y) {
-  Cycle t = 0;
-  size_t i = 0, j = 0;
-  while (i < x.size() && j < y.size()) {
-    Cycle lo = std::max(x[i].first, y[j].first), hi = std::min(x[i].second, y[j].second);
-    if (hi > lo) t += hi - lo;
-    (x[i].second < y[j].second) ? ++i : ++j;
-  }
-  return t;
-}
-}  // namespace
 
 void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r, double peak_factor) {
   const auto& p = gpu.params();

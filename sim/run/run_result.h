@@ -42,7 +42,9 @@ struct RunResult {
   uint64_t cycles = 0;
   double clock_ghz = 0, peak_tflops = 0;
   double predicted_time_us = 0, tflops = 0, peak_fraction = 0, overlap_pct = 0;
-  std::string bottleneck;  // tensor_core | hbm_bandwidth | sm_ingest | epilogue | load_latency
+  // tensor_core | hbm_bandwidth | sm_ingest | epilogue | load_latency, and on
+  // AMD lds_latency | synchronization
+  std::string bottleneck;
   double tensor_util_pct = 0, hbm_util_pct = 0, l2_hit_pct = 0;
   uint64_t hbm_bytes = 0;
   // AMD: LDS instructions and the extra cycles their bank conflicts cost.

@@ -97,8 +97,6 @@ expect_usage_error "--scheduler" run "${MNK[@]}" --scheduler dynamic
 expect_usage_error "--scheduler clc" run --m 1048576 --n 1048576 --k 64 --tile-n 64 --scheduler clc
 expect_usage_error "conv3d" run --kernel conv3d "${MNK[@]}"
 expect_usage_error "sm70" run --arch sm70 "${MNK[@]}"
-# Known but not modelled yet: still a usage error.
-expect_usage_error "mi300x" run --arch mi300x "${MNK[@]}"
 
 # --- output paths ----------------------------------------------------------
 expect_usage_error "/nonexistent_dir/x.json" run "${MNK[@]}" --json /nonexistent_dir/x.json
@@ -115,7 +113,14 @@ expect_usage_error "tile N 64" run "${MNK[@]}" --arch sm90 --tile-n 64
 expect_usage_error "do not fit" run "${MNK[@]}" --arch sm90 --tile-n 256 --stages 5
 expect_usage_error "bf16" run "${MNK[@]}" --arch sm90 --tile-n 128 --out-dtype f32
 expect_usage_error "needs --arch sm100" run "${MNK[@]}" --arch sm90 --tile-n 128 --scheduler clc
-expect_usage_error "not modelled yet" run "${MNK[@]}" --arch mi300x
+# MI300X limits: the CDNA3 kernels, their tile and stages, even K, BF16 output.
+expect_usage_error "wave_specialized" run "${MNK[@]}" --arch mi300x --amd-kernel interleave
+expect_usage_error "needs --arch mi300x" run "${MNK[@]}" --amd-kernel pingpong
+expect_usage_error "tile N 256" run "${MNK[@]}" --arch mi300x --tile-n 256
+expect_usage_error "outside 2-3" run "${MNK[@]}" --arch mi300x --stages 4
+expect_usage_error "must be even" run --m 64 --n 64 --k 63 --arch mi300x
+expect_usage_error "bf16" run "${MNK[@]}" --arch mi300x --out-dtype f32
+expect_usage_error "runs --kernel matmul" run --kernel blockwise_fp8_matmul "${MNK[@]}" --arch mi300x
 # An empty --json path is as wrong as an empty --trace path.
 expect_usage_error "--trace" run "${MNK[@]}" --trace ""
 expect_usage_error "--json" run "${MNK[@]}" --json ""

@@ -66,8 +66,13 @@ uint32_t lds_addr(const void* p, const Loc& loc) {
 namespace {
 
 // The calling lane's wave (charging the instruction's issue on its first lane).
+// Memory instructions run at the wave's own time without a context switch:
+// the LDS pipe, the vector memory path and HBM are reserved from local_now(),
+// and the bytes they move are ordered against other waves only by the
+// synchronisation that already paid the wave's time (a counter wait, a
+// barrier, s_waitcnt), as in a race-free kernel they must be.
 sim::Warp& lane_issue(bool first, const Loc& loc) {
-  if (first) return issue(loc);
+  if (first) return issue_local(loc);
   sim::Warp& w = gpu().warp();
   w.free_op();
   return w;
@@ -174,11 +179,12 @@ void lds_dma(void* lds_base, uint64_t src, bool valid, const char* what, const L
     const Cycle t = local_now(w);
     prune(ws, t);
     op = gpu().obs() != nullptr ? gpu().obs()->issue_async(w, "lds_dma") : 0;
-    dma = std::make_shared<DmaWrites>();
+    // Timing mode moves no bytes, so the landing needs no event of its own.
+    if (gpu().functional()) dma = std::make_shared<DmaWrites>();
     const uint64_t moved = uint64_t{4} * w.active_count();
     const Cycle done = gpu().global_access(t, src, moved, false);
     ws.vm.push_back(VmOp{done, op, dma});
-    gpu().engine().at(done, [dma] { dma->apply(); });
+    if (dma) gpu().engine().at(done, [dma] { dma->apply(); });
     CuStats& cu = gpu().cu_of_current();
     cu.global_bytes_loaded += moved;
     if (!cu.dma_busy.empty() && t <= cu.dma_busy.back().second)
@@ -232,7 +238,7 @@ void lds_dma(void* lds_base, uint64_t src, bool valid, const char* what, const L
       }
     }
     observe(w, op, sim::Space::kSmem, dst, 4, true, what, loc);
-    if (gpu().functional()) dma->words.emplace_back(wg.lds + dst, v);
+    if (dma) dma->words.emplace_back(wg.lds + dst, v);
   }
 }
 

@@ -87,21 +87,26 @@ std::string Gpu::launch(int grid, int waves_per_block, uint32_t lds_bytes,
 void Gpu::start_wg(int id, int cu) {
   auto& tr = engine_.trace();
   CuSlot& slot = cus_[cu];
-  if (!slot.lds) slot.lds = std::shared_ptr<uint8_t[]>(new uint8_t[lds_bytes_ + 16]);
-  std::memset(slot.lds.get(), 0, lds_bytes_ + 16);
+  // 1024-byte aligned, as the device's dynamic LDS is at offset 0 with no
+  // static LDS: kernels place structs with 1024-byte aligned tiles there.
+  if (!slot.lds) slot.lds = std::shared_ptr<uint8_t[]>(new uint8_t[lds_bytes_ + 1024]);
+  std::memset(slot.lds.get(), 0, lds_bytes_ + 1024);
   wgs_[id] = std::make_unique<Workgroup>();
   Workgroup& wg = *wgs_[id];
   wg.id = id;
   wg.cu = cu;
-  wg.lds = reinterpret_cast<uint8_t*>((reinterpret_cast<uint64_t>(slot.lds.get()) + 15) &
-                                      ~uint64_t{15});
+  wg.lds = reinterpret_cast<uint8_t*>((reinterpret_cast<uint64_t>(slot.lds.get()) + 1023) &
+                                      ~uint64_t{1023});
   wg.lds_size = lds_bytes_;
   wg.waves = wg.alive = waves_per_block_;
   wg.wave.resize(static_cast<size_t>(waves_per_block_));
   wg.bar_done = std::make_unique<sc_core::sc_event>();
   const int rank = cu_stats_[cu].workgroups++;
-  if (tr.enabled()) {
-    if (rank == 0) slot.track = tr.track(static_cast<int>(gpu_track_), fmt::format("CU {}", cu), cu);
+  const bool traced = tr.enabled() && (trace_cus_.empty() || std::find(trace_cus_.begin(),
+                                                                       trace_cus_.end(), cu) !=
+                                                             trace_cus_.end());
+  if (traced) {
+    if (slot.track == 0) slot.track = tr.track(static_cast<int>(gpu_track_), fmt::format("CU {}", cu), cu);
     wg.track = tr.track(static_cast<int>(slot.track), fmt::format("workgroup {}", id), rank);
   }
   for (int w = 0; w < waves_per_block_; ++w) {
@@ -109,7 +114,7 @@ void Gpu::start_wg(int id, int cu) {
       body();
       on_wave_exit(wg, w);
     });
-    wave.traced = tr.enabled();
+    wave.traced = traced;
     if (wave.traced) wave.track = tr.track(static_cast<int>(wg.track), fmt::format("wave {}", w), w);
   }
 }

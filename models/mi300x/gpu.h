@@ -140,7 +140,7 @@ struct CuStats {
 
 struct Workgroup {
   int id = 0, cu = 0;
-  uint8_t* lds = nullptr;  // 16-byte aligned
+  uint8_t* lds = nullptr;  // 1024-byte aligned
   uint32_t lds_size = 0;
   int waves = 0, alive = 0;
   std::vector<WaveState> wave;
@@ -168,6 +168,8 @@ class Gpu {
   std::string launch(int grid, int waves_per_block, uint32_t lds_bytes,
                      const std::function<void()>& body);
   sim::RunStatus run(Cycle max_cycles);
+  // Which CUs a trace covers (empty: all). Call before launch().
+  void set_trace_cus(std::vector<int> cus) { trace_cus_ = std::move(cus); }
 
   // --- the launch and its statistics (for the host summary) ---
   int grid() const { return static_cast<int>(wgs_.size()); }
@@ -236,6 +238,7 @@ class Gpu {
   GlobalMemory gmem_;
   std::vector<std::unique_ptr<Workgroup>> wgs_;  // by id; null until started
   std::function<void()> body_;
+  std::vector<int> trace_cus_;
   int waves_per_block_ = 0;
   uint32_t lds_bytes_ = 0;
   int next_pending_ = 0;

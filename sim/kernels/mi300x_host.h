@@ -39,6 +39,10 @@ RunResult run_cdna3_kernel(const MatmulRequest& q, const std::string& name) {
   const auto t0 = std::chrono::steady_clock::now();
   models::mi300x::Gpu gpu(models::mi300x::Params::builtin(), q.functional);
   gpu.engine().trace().set_enabled(!q.trace_path.empty() || !q.timeline_path.empty());
+  // --trace-sms names CUs here; a timeline alone needs only its workgroup's CU.
+  gpu.set_trace_cus(q.trace_path.empty() && !q.timeline_path.empty()
+                        ? std::vector<int>{q.timeline_cta}
+                        : q.trace_sms);
   if (q.progress) gpu.engine().set_progress_reporter(t0);
   gpu.engine().schedule().reset(q.seed);
   const MatmulBuffers buf = allocate_matmul<bf16_t>(gpu, q);

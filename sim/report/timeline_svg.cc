@@ -67,18 +67,24 @@ std::string esc(const std::string& s) {
   return o;
 }
 
+// A CTA's track ("CTA 3"), or an AMD workgroup's ("workgroup 3").
 bool is_cta_name(const std::string& s) {
-  return starts(s, "CTA ") && s.size() > 4 &&
-         s.find_first_not_of("0123456789", 4) == std::string::npos;
+  for (const char* p : {"CTA ", "workgroup "}) {
+    const size_t n = std::string(p).size();
+    if (starts(s, p) && s.size() > n && s.find_first_not_of("0123456789", n) == std::string::npos)
+      return true;
+  }
+  return false;
 }
 
 // The CTA's tracks in drawing order; empty when the log has no such CTA.
 std::vector<uint32_t> tracks_of_cta(const TraceLog& log, int cta) {
   const auto& tracks = log.tracks();
-  const std::string want = fmt::format("CTA {}", cta);
+  const std::string want = fmt::format("CTA {}", cta), want_amd = fmt::format("workgroup {}", cta);
   int root = -1;
   for (size_t t = 0; t < tracks.size() && root < 0; ++t)
-    if (tracks[t].name == want && !tracks[t].counter) root = static_cast<int>(t);
+    if ((tracks[t].name == want || tracks[t].name == want_amd) && !tracks[t].counter)
+      root = static_cast<int>(t);
   if (root < 0) return {};
   std::vector<std::vector<uint32_t>> kids(tracks.size());
   for (size_t t = 0; t < tracks.size(); ++t)
@@ -95,7 +101,7 @@ std::vector<uint32_t> tracks_of_cta(const TraceLog& log, int cta) {
     }
   };
   walk(walk, static_cast<uint32_t>(root));
-  // Engine tracks hang under the SM that runs the CTA.
+  // Engine tracks hang under the SM that runs the CTA (AMD models have none).
   const int sm = tracks[root].parent;
   if (sm >= 0 && starts(tracks[sm].name, "SM ")) walk(walk, static_cast<uint32_t>(sm));
   return out;

@@ -9,6 +9,8 @@
 // TileIO (LdsTileLoader), the TileOp (MfmaOp), the epilogue (RegTileWriter)
 // and the sync backend (counter_backend.h) are AMD's.
 //
+// Cdna3Ring places a kernel's ring in LDS and opens it.
+//
 // Invariants: persistent workgroups, grid <= number of output tiles, so every
 // workgroup has at least one step; a step is one K tile of one output tile,
 // and every role of a workgroup walks the same steps in the same order.
@@ -18,8 +20,10 @@
 #include "kernels/core/math.h"
 #include "kernels/core/numeric.h"
 #include "kernels/core/platform.h"
+#include "kernels/core/lanes.h"
 #include "kernels/io/lds_tile_loader.h"
 #include "kernels/pipeline/payloads.h"
+#include "kernels/pipeline/tile_pipeline.h"
 #include "kernels/sched/static_persistent_scheduler.h"
 
 namespace sk {
@@ -73,6 +77,33 @@ struct Cdna3MatmulConfig {
     LoaderA loader_a_;
     LoaderB loader_b_;
   };
+};
+
+// The stage ring of a CDNA3 matmul: the workgroup's LDS (every stage's
+// tiles, then the Backend's counters) and the setup every kernel starts with.
+template <class Cfg, class Backend>
+struct Cdna3Ring {
+  using Pipe = TilePipeline<typename Cfg::Payload, Cfg::kStages, Backend>;
+  struct Lds {
+    typename Cfg::Payload::Storage tiles;
+    typename Backend::Storage sync;
+  };
+  static constexpr uint32_t kLdsBytes = sizeof(Lds);
+
+  // One lane of wave 0 initialises the counters ("input"), the workgroup
+  // syncs, and every wave gets the pipeline over its dynamic LDS. Lane: wave.
+  SK_DEVICE static Pipe open(uint32_t producer_arrivals, uint32_t consumer_arrivals) {
+    auto* lds = reinterpret_cast<Lds*>(arch::dynamic_lds());
+    if (arch::wave_idx() == 0) {
+      if (auto lane = elect_one())
+        Pipe::init(&lds->sync, producer_arrivals, consumer_arrivals, "input");
+    }
+    arch::workgroup_sync();
+    return Pipe(&lds->sync, typename Cfg::Payload{&lds->tiles});
+  }
+  SK_DEVICE static typename Backend::Storage* counters() {
+    return &reinterpret_cast<Lds*>(arch::dynamic_lds())->sync;
+  }
 };
 
 }  // namespace sk

@@ -41,24 +41,16 @@ struct Cdna3PingPongMatmul {
   static constexpr int kWaves = 8;
   static_assert(Cfg::kStages >= 2, "ping-pong double-buffers at least");
   using Backend = SplitCounterBackend<Cfg::kStages, kWaves, kWaves>;
-  using Pipe = TilePipeline<typename Cfg::Payload, Cfg::kStages, Backend>;
+  using Ring = Cdna3Ring<Cfg, Backend>;
+  using Pipe = typename Ring::Pipe;
   using Op = MfmaOp<Cfg::kBM / 2, Cfg::kBN / 4, Cfg::kBK>;
   using Writer = RegTileWriter<Op>;
-  struct Lds {
-    typename Cfg::Payload::Storage tiles;
-    typename Backend::Storage sync;
-  };
-  static constexpr uint32_t kLdsBytes = sizeof(Lds);
+  static constexpr uint32_t kLdsBytes = Ring::kLdsBytes;
   static constexpr int kVmPerStep = Cfg::Work::vm_per_step(kWaves);
 
   SK_DEVICE static void run(const typename Cfg::Params& p) {
-    auto* lds = reinterpret_cast<Lds*>(arch::dynamic_lds());
+    const Pipe pipe = Ring::open(kWaves, kWaves);
     const uint32_t wave = arch::wave_idx();
-    if (wave == 0) {
-      if (auto lane = elect_one()) Pipe::init(&lds->sync, kWaves, kWaves, "input");
-    }
-    arch::workgroup_sync();
-    const Pipe pipe(&lds->sync, typename Cfg::Payload{&lds->tiles});
     const typename Cfg::Work work(p, arch::block_idx(), arch::num_blocks());
     const uint32_t group = wave / 4;
     arch::annotate_role(group == 0 ? "group0" : "group1");

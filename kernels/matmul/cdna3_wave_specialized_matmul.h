@@ -35,24 +35,16 @@ struct Cdna3WaveSpecializedMatmul {
   static constexpr int kMmaWaves = 4;
   static constexpr int kWaves = kLoaders + kMmaWaves;
   using Backend = SingleCounterBackend<Cfg::kStages, kLoaders, kMmaWaves>;
-  using Pipe = TilePipeline<typename Cfg::Payload, Cfg::kStages, Backend>;
+  using Ring = Cdna3Ring<Cfg, Backend>;
+  using Pipe = typename Ring::Pipe;
   using Op = MfmaOp<Cfg::kBM / 2, Cfg::kBN / 2, Cfg::kBK>;
   using Writer = RegTileWriter<Op>;
-  struct Lds {
-    typename Cfg::Payload::Storage tiles;
-    typename Backend::Storage sync;
-  };
-  static constexpr uint32_t kLdsBytes = sizeof(Lds);
+  static constexpr uint32_t kLdsBytes = Ring::kLdsBytes;
   static constexpr int kVmPerStep = Cfg::Work::vm_per_step(kLoaders);
 
   SK_DEVICE static void run(const typename Cfg::Params& p) {
-    auto* lds = reinterpret_cast<Lds*>(arch::dynamic_lds());
+    const Pipe pipe = Ring::open(kLoaders, kMmaWaves);
     const uint32_t wave = arch::wave_idx();
-    if (wave == 0) {
-      if (auto lane = elect_one()) Pipe::init(&lds->sync, kLoaders, kMmaWaves, "input");
-    }
-    arch::workgroup_sync();
-    const Pipe pipe(&lds->sync, typename Cfg::Payload{&lds->tiles});
     const typename Cfg::Work work(p, arch::block_idx(), arch::num_blocks());
     if (wave < kLoaders)
       load(pipe, work, static_cast<int>(wave));

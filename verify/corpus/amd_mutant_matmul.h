@@ -33,44 +33,36 @@ struct AmdMutantMatmul {
   static constexpr int kLoaders = 2;
   static constexpr int kMmaWaves = 4;
   static constexpr int kWaves = kLoaders + kMmaWaves - (B == AmdBug::kMissingMmaWave ? 1 : 0);
-  using Pipe = TilePipeline<typename Cfg::Payload, Cfg::kStages, Backend>;
+  using Ring = Cdna3Ring<Cfg, Backend>;
+  using Pipe = typename Ring::Pipe;
   using Op = MfmaOp<Cfg::kBM / 2, Cfg::kBN / 2, Cfg::kBK>;
-  struct Lds {
-    typename Cfg::Payload::Storage tiles;
-    typename Backend::Storage sync;
-  };
-  static constexpr uint32_t kLdsBytes = sizeof(Lds);
+  static constexpr uint32_t kLdsBytes = Ring::kLdsBytes;
   static constexpr int kVmPerStep = Cfg::Work::vm_per_step(kLoaders);
 
   SK_DEVICE static void run(const typename Cfg::Params& p) {
-    auto* lds = reinterpret_cast<Lds*>(arch::dynamic_lds());
+    const Pipe pipe = Ring::open(kLoaders, kMmaWaves);
     const uint32_t wave = arch::wave_idx();
-    if (wave == 0) {
-      if (auto lane = elect_one()) Pipe::init(&lds->sync, kLoaders, kMmaWaves, "input");
-    }
-    arch::workgroup_sync();
-    const Pipe pipe(&lds->sync, typename Cfg::Payload{&lds->tiles});
     const typename Cfg::Work work(p, arch::block_idx(), arch::num_blocks());
     if (wave < kLoaders)
-      load(pipe, lds, work, static_cast<int>(wave));
+      load(pipe, work, static_cast<int>(wave));
     else
       compute(pipe, work, p, wave - kLoaders);
   }
 
  private:
   template <class Stage>
-  SK_DEVICE static void release_loaded(Stage&& st, Lds* lds) {
+  SK_DEVICE static void release_loaded(Stage&& st) {
     if constexpr (B == AmdBug::kEveryLaneSignals) {
       // Every lane of the wave performs the increment.
       const uint32_t s = st.stage();
       std::move(st).release_async();
-      arch::atomic_add(&lds->sync.full[s], 1u, arch::Scope::kWorkgroup);  // needs a split ring
+      arch::atomic_add(&Ring::counters()->full[s], 1u, arch::Scope::kWorkgroup);  // a split ring
     } else {
       std::move(st).release();
     }
   }
 
-  SK_DEVICE static void load(const Pipe& pipe, Lds* lds, const typename Cfg::Work& work, int part) {
+  SK_DEVICE static void load(const Pipe& pipe, const typename Cfg::Work& work, int part) {
     arch::annotate_role("loader");
     auto producer = pipe.producer();
     auto pending = producer.acquire();
@@ -79,11 +71,11 @@ struct AmdMutantMatmul {
       auto next = producer.acquire();
       work.load(next.tiles(), step, part, kLoaders);
       if constexpr (B != AmdBug::kNoWaitcnt) arch::s_waitcnt_vmcnt<kVmPerStep>();
-      release_loaded(std::move(pending), lds);
+      release_loaded(std::move(pending));
       pending = std::move(next);
     }
     if constexpr (B != AmdBug::kNoWaitcnt) arch::s_waitcnt_vmcnt<0>();
-    release_loaded(std::move(pending), lds);
+    release_loaded(std::move(pending));
   }
 
   SK_DEVICE static void compute(const Pipe& pipe, const typename Cfg::Work& work,

@@ -9,20 +9,15 @@
 // compiler waits for operand registers before use).
 #include <fmt/format.h>
 
-#include <cstring>
 
+#include "kernels/core/numeric.h"
 #include "models/mi300x/api.h"
 #include "models/mi300x/api_common.h"
 
 namespace sk::models::mi300x::api {
 namespace {
 
-float bf16(uint16_t bits) {
-  const uint32_t u = static_cast<uint32_t>(bits) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
+float bf16(uint16_t bits) { return to_float(bf16_t{bits}); }
 
 // M = N = kM, K = 4 * (64 / kM); kRegs accumulator registers per lane.
 // crow(l, r) is the row of C held by register r of lane l; its column is

@@ -25,6 +25,13 @@
 
 namespace sk::sim {
 
+// The summary's `status` of a run that ended with `s`.
+inline const char* run_status_name(RunStatus s) {
+  return s == RunStatus::kCompleted  ? "completed"
+         : s == RunStatus::kDeadlock ? "deadlock"
+                                     : "cycle_bound";
+}
+
 struct MatmulBuffers {
   uint32_t lda = 0, ldc = 0;  // elements
   uint64_t a = 0, b = 0, d = 0;
@@ -122,9 +129,7 @@ RunResult describe_sm100_run(const MatmulRequest& q, int grid, RunStatus status)
   r.out_dtype = sizeof(typename C::OutT) == 4 ? "f32" : "bf16";
   r.functional = q.functional;
   r.seed = q.seed;
-  r.status = status == RunStatus::kCompleted  ? "completed"
-             : status == RunStatus::kDeadlock ? "deadlock"
-                                              : "cycle_bound";
+  r.status = run_status_name(status);
   return r;
 }
 

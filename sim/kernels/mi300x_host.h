@@ -80,10 +80,7 @@ RunResult run_cdna3_kernel(const MatmulRequest& q, const std::string& name) {
   r.out_dtype = "bf16";
   r.functional = q.functional;
   r.seed = q.seed;
-  r.status = !err.empty()                      ? "launch_failed"
-             : status == RunStatus::kCompleted ? "completed"
-             : status == RunStatus::kDeadlock  ? "deadlock"
-                                               : "cycle_bound";
+  r.status = err.empty() ? run_status_name(status) : "launch_failed";
   summarize_mi300x(gpu, 2.0 * q.m * q.n * q.k, r);
   if (err.empty()) r.check = check_run<bf16_t>(gpu, q, buf, status);
   write_run_files(gpu, q);

@@ -64,9 +64,7 @@ RunResult run_config(const MatmulRequest& q) {
   r.out_dtype = "bf16";
   r.functional = q.functional;
   r.seed = q.seed;
-  r.status = status == RunStatus::kCompleted ? "completed"
-             : status == RunStatus::kDeadlock ? "deadlock"
-                                              : "cycle_bound";
+  r.status = run_status_name(status);
   summarize_sm100(gpu, 2.0 * q.m * q.n * q.k, r);
   // What CUDA events around one launch measure: the kernel plus the launch
   // overhead. Hopper's dense BF16 rate: 4096 FLOP per cycle per SM.

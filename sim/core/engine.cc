@@ -44,9 +44,18 @@ Cycle Engine::now() const {
   return static_cast<Cycle>(sc_core::sc_time_stamp().value() / ticks_per_cycle());
 }
 
-void Engine::at(Cycle t, InlineCallback fn) {
-  Cycle n = now();
+void Engine::push(Cycle t, Due d) {
+  const Cycle n = now();
   if (t < n) t = n;
+  calendar_.advance(n);
+  calendar_.push(t, d);
+  if (t < armed_) {
+    armed_ = t;
+    wake_->notify(cycles(t - n));
+  }
+}
+
+void Engine::at(Cycle t, InlineCallback fn) {
   uint32_t slot;
   if (!free_.empty()) {
     slot = free_.back();
@@ -56,25 +65,39 @@ void Engine::at(Cycle t, InlineCallback fn) {
     slot = static_cast<uint32_t>(slots_.size());
     slots_.push_back(std::move(fn));
   }
-  queue_.push(Timed{t, seq_++, slot});
-  if (queue_.top().seq == seq_ - 1) wake_->notify(cycles(t - n));
+  push(t, Due{slot, nullptr});
 }
+
+void Engine::wake_at(Cycle t, sc_core::sc_event* ev) { push(t, Due{0, ev}); }
 
 void Engine::drain_due() {
   Warp* saved = current_;
   current_ = nullptr;
-  Cycle n = now();
-  while (!queue_.empty() && queue_.top().t <= n) {
-    const uint32_t slot = queue_.top().slot;
-    queue_.pop();
-    // Moved out first: the callback may schedule more events (and grow slots_).
-    InlineCallback fn = std::move(slots_[slot]);
-    free_.push_back(slot);
-    ++events_;
-    last_progress_ = n;
-    fn();
+  const Cycle n = now();
+  armed_ = kNotArmed;
+  calendar_.advance(n);
+  if (!calendar_.empty() && calendar_.next_time() == n) {
+    // Entries pushed at n by the callbacks append to this bucket and run too.
+    std::vector<Due>& bucket = calendar_.bucket(n);
+    for (size_t i = 0; i < bucket.size(); ++i) {
+      const Due d = bucket[i];
+      if (d.ev != nullptr) {
+        d.ev->notify();
+        continue;
+      }
+      // Moved out first: the callback may schedule more events (and grow slots_).
+      InlineCallback fn = std::move(slots_[d.slot]);
+      free_.push_back(d.slot);
+      ++events_;
+      last_progress_ = n;
+      fn();
+    }
+    calendar_.clear_bucket(n);
   }
-  if (!queue_.empty()) wake_->notify(cycles(queue_.top().t - n));
+  if (!calendar_.empty()) {
+    armed_ = calendar_.next_time();
+    wake_->notify(cycles(armed_ - n));
+  }
   current_ = saved;
   if (progress_ && events_ >= progress_check_) report_progress();
 }

@@ -22,10 +22,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <queue>
 #include <string>
 #include <vector>
 
+#include "sim/core/event_calendar.h"
 #include "sim/core/finding.h"
 #include "sim/core/inline_callback.h"
 #include "sim/core/lanes.h"
@@ -103,28 +103,32 @@ class Engine {
     progress_ = true;
   }
   void count_event() { ++events_; }
+  // Notifies `ev` (immediately, from the engine's callback process) at cycle
+  // t: how a warp sleeps without a SystemC timed notification of its own.
+  // Not counted as an event.
+  void wake_at(Cycle t, sc_core::sc_event* ev);
 
   // Largest cycle at which any warp or agent made progress.
   Cycle last_progress() const { return last_progress_; }
   void note_progress() { last_progress_ = now(); }
 
  private:
-  // The heap orders small records; the callbacks stay put in a slab of
+  // The calendar orders small records; the callbacks stay put in a slab of
   // reusable slots (free_ lists the empty ones).
-  struct Timed {
-    Cycle t;
-    uint64_t seq;
-    uint32_t slot;
-    bool operator>(const Timed& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+  struct Due {
+    uint32_t slot;          // the callback (when ev is null)
+    sc_core::sc_event* ev;  // a sleeping warp's wake-up event
   };
+  void push(Cycle t, Due d);
   std::vector<InlineCallback> slots_;
   std::vector<uint32_t> free_;
   void drain_due();
   void deadlock_finding();
 
-  std::priority_queue<Timed, std::vector<Timed>, std::greater<Timed>> queue_;
-  uint64_t seq_ = 0;
+  EventCalendar<Due> calendar_;
   std::unique_ptr<sc_core::sc_event> wake_;
+  Cycle armed_ = kNotArmed;  // the cycle wake_ is notified for
+  static constexpr Cycle kNotArmed = ~Cycle{0};
   bool method_spawned_ = false;
   std::vector<std::unique_ptr<Warp>> warps_;
   Warp* current_ = nullptr;

@@ -12,7 +12,15 @@ Warp::Warp(Engine& engine, int cta, int warp_in_cta, int lanes)
       warp_(warp_in_cta),
       lanes_(lanes),
       mask_(lanes >= 64 ? ~uint64_t{0} : ((uint64_t{1} << lanes) - 1)),
-      start_cycle_(engine.now()) {}
+      start_cycle_(engine.now()),
+      wake_(std::make_unique<sc_core::sc_event>()) {}
+
+Warp::~Warp() = default;
+
+void Warp::sleep(Cycle c) {
+  engine_.wake_at(engine_.now() + c, wake_.get());
+  sc_core::wait(*wake_);
+}
 
 void Warp::pop_mask() {
   if (mask_stack_.empty()) return;
@@ -25,7 +33,7 @@ void Warp::sync() {
   if (pending_ == 0) return;
   Cycle c = pending_;
   pending_ = 0;
-  sc_core::wait(cycles_to_time(c));
+  sleep(c);
   engine_.set_current(this);
   engine_.note_progress();
 }
@@ -45,7 +53,7 @@ void Warp::stall(Cycle c, const std::string& what) {
   sync();
   if (c == 0) return;
   Cycle begin = engine_.now();
-  sc_core::wait(cycles_to_time(c));
+  sleep(c);
   engine_.set_current(this);
   engine_.note_progress();
   add_stall(what, c);

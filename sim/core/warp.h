@@ -7,7 +7,11 @@
 //
 // Timing: an operation's issue cost is accumulated with spend() and paid with
 // sync() before the warp next touches shared state, so a run of purely local
-// operations costs one context switch rather than one per operation.
+// operations costs one context switch rather than one per operation. A warp
+// that waits out a number of cycles is woken through the engine's own event
+// queue (Engine::at), not a SystemC timed notification: at a given cycle the
+// engine's callbacks run first, then the warps woken at that cycle, in the
+// order they went to sleep.
 //
 // Termination: simulated time advances under any loop of intrinsic calls, so
 // that a runaway kernel always reaches the cycle bound (docs/reliability.md).
@@ -18,6 +22,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <source_location>
 #include <string>
 #include <vector>
@@ -35,6 +40,7 @@ class Engine;
 class Warp {
  public:
   Warp(Engine& engine, int cta, int warp_in_cta, int lanes);
+  ~Warp();
 
   int cta() const { return cta_; }
   int index() const { return warp_; }
@@ -118,6 +124,8 @@ class Warp {
   int lane_ = -1;
   Cycle pending_ = 0;
   uint32_t free_ops_ = 0;  // since the last sync
+  std::unique_ptr<sc_core::sc_event> wake_;  // notified by the engine at the end of a sleep
+  void sleep(Cycle c);  // waits c > 0 cycles
   bool blocked_ = false;
   std::function<std::string()> describe_;
   std::source_location loc_;

@@ -24,11 +24,13 @@ CALIBRATION.add(('8192x8192x8192', '128', '4'))
 CALIBRATION |= {('2048x2048x2048', t, s) for t in ('128', '256') for s in ('2', '3', '4', '5', '6')}
 
 
-def predict(sim, shape, tile_n, stages):
+def predict(sim, shape, tile_n, stages, params=None):
     m, n, k = shape.split('x')
-    out = subprocess.run([sim, 'run', '--kernel', 'matmul', '--arch', 'sm90', '--m', m, '--n', n,
-                          '--k', k, '--tile-n', tile_n, '--stages', stages, '--json', '-'],
-                         capture_output=True, text=True, timeout=600)
+    cmd = [sim, 'run', '--kernel', 'matmul', '--arch', 'sm90', '--m', m, '--n', n, '--k', k,
+           '--tile-n', tile_n, '--stages', stages, '--json', '-']
+    if params:
+        cmd += ['--params', params]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if out.returncode != 0:
         raise SystemExit(f'sweep_report: sim failed for {shape} {tile_n} {stages}: {out.stderr.strip()}')
     return json.loads(out.stdout)['predicted_time_us']

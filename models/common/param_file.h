@@ -20,6 +20,10 @@ inline boost::json::object param_table(const std::string& text, const char* arch
   if (ec || !doc.is_object() || !doc.as_object().contains("params") ||
       !doc.as_object().at("params").is_object())
     throw std::runtime_error(std::string(arch) + " params: not a parameter file");
+  if (const auto* a = doc.as_object().if_contains("arch"); a != nullptr && a->is_string() &&
+                                                            a->as_string() != arch)
+    throw std::runtime_error(std::string(arch) + " params: a parameter file for " +
+                             std::string(a->as_string()) + ", not " + arch);
   return doc.as_object().at("params").as_object();
 }
 

@@ -34,7 +34,10 @@ struct Params {
   uint32_t s_sleep0_cycles = 0;
   uint32_t issue_cycles = 0;
 
-  static const Params& builtin();                    // params.json of this directory
+  // The parameters of this process: params.json of this directory, unless a
+  // tool replaced them with use() (sim --params) before the simulation.
+  static const Params& builtin();
+  static void use(const std::string& text);          // throws std::runtime_error
   static Params from_json(const std::string& text);  // throws std::runtime_error
 };
 

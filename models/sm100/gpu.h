@@ -162,6 +162,8 @@ class Cta {
   // Busy intervals of the TMA load path and the tensor core, for the summary.
   std::vector<std::pair<Cycle, Cycle>> tma_busy, tc_busy;
   uint64_t bytes_loaded = 0;
+  uint32_t loads_in_flight = 0;  // TMA loads issued and not yet landed
+  Cycle store_free = 0;          // SM store path (st.global): next free cycle
   uint64_t l2_hits = 0;      // TMA load boxes served by L2
   bool traced = false;       // tracing is on and this CTA's SM was chosen
   uint32_t trace_track = 0;  // the CTA's track
@@ -236,6 +238,16 @@ class Gpu {
   uint64_t hbm_bytes() const { return hbm_bytes_; }
   // TMA load bytes issued and not yet delivered, over all SMs.
   int64_t& load_bytes_in_flight() { return load_bytes_in_flight_; }
+  // SMs with TMA loads in flight; load_started/load_landed keep the count.
+  int loading_sms() const { return loading_sms_; }
+  void load_started(Cta& cta, uint64_t bytes) {
+    load_bytes_in_flight_ += static_cast<int64_t>(bytes);
+    if (cta.loads_in_flight++ == 0) ++loading_sms_;
+  }
+  void load_landed(Cta& cta, uint64_t bytes) {
+    load_bytes_in_flight_ -= static_cast<int64_t>(bytes);
+    if (--cta.loads_in_flight == 0) --loading_sms_;
+  }
 
   // Which SMs a trace covers (empty: all). Call before launch().
   void set_trace_sms(std::vector<int> sms) { trace_sms_ = std::move(sms); }
@@ -275,6 +287,7 @@ class Gpu {
   double hbm_free_ = 0, l2_free_ = 0;
   uint64_t hbm_bytes_ = 0;
   int64_t load_bytes_in_flight_ = 0;
+  int loading_sms_ = 0;
   L2Cache l2_;
   uint32_t gpu_track_ = 0;
   // Per-lane code moves real bytes only in functional mode; in timing mode

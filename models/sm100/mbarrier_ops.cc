@@ -276,6 +276,21 @@ bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc) {
     if (gpu.obs() != nullptr) gpu.obs()->acquire(w, b->offset);
     return true;
   }
+  // Blocking for the phase after one that completed unobserved: the warp
+  // last saw phase `seen` and waits with that phase's parity again, so it
+  // skips phase seen + 1 and waits for seen + 2 (the parity is out of step;
+  // the same bug as a stale pass, seen from the other side of the race).
+  if (const int64_t seen = observed_by(*b, w);
+      seen >= 0 && static_cast<int64_t>(b->phase) - 1 > seen && !b->stale_reported) {
+    b->stale_reported = true;
+    gpu.finding("phase", "mbarrier.stale_phase_wait",
+                fmt::format("{}: try_wait.parity({}) waits for phase {}, but phase {} completed "
+                            "and this warp never observed it (it last observed phase {}); the "
+                            "parity does not follow the pipeline lap",
+                            b->name.empty() ? "mbarrier" : b->name, parity, b->phase, seen + 1,
+                            seen),
+                loc);
+  }
   if (b->wait_label.empty()) b->wait_label = "wait " + (b->name.empty() ? "mbarrier" : b->name);
   const std::string& what = b->wait_label;
   Cta& cta = gpu.cta_of_current();

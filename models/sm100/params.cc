@@ -43,9 +43,14 @@ Params Params::from_json(const std::string& text) {
   return r;
 }
 
-const Params& Params::builtin() {
-  static const Params p = from_json(kBuiltin);
+namespace {
+Params& active() {
+  static Params p = Params::from_json(kBuiltin);
   return p;
 }
+}  // namespace
+
+const Params& Params::builtin() { return active(); }
+void Params::use(const std::string& text) { active() = from_json(text); }
 
 }  // namespace sk::models::sm100

@@ -25,6 +25,15 @@ struct Params {
   // flight) / l2_bytes_per_cycle on top of its unloaded latency (queueing in
   // the memory system below saturation). 0 where not calibrated.
   double tma_queue_factor = 0;
+  // Loaded memory path (0 where not calibrated). With tma_fair_share, an
+  // SM's loads stream at most at l2_bytes_per_cycle / (SMs with loads in
+  // flight), not only at sm_ingest_bytes_per_cycle; every load waits
+  // tma_loaded_latency x (that share of the SMs) on top of its unloaded
+  // latency (queueing in the crossbar and L2 slices); a box that misses in L2
+  // takes l2_fill_factor x its bytes of L2 bandwidth more (the fill).
+  bool tma_fair_share = false;
+  uint32_t tma_loaded_latency = 0;
+  double l2_fill_factor = 0;
   double sm_ingest_bytes_per_cycle = 0;
   double hbm_bytes_per_cycle = 0;    // shared by all SMs
   uint32_t mbarrier_latency = 0;     // arrive -> waiter observes the phase flip
@@ -34,7 +43,10 @@ struct Params {
   uint32_t named_barrier_latency = 0;
   uint32_t clc_latency = 0;          // try_cancel issue -> response written + complete_tx
 
-  static const Params& builtin();                    // params.json of this directory
+  // The parameters of this process: params.json of this directory, unless a
+  // tool replaced them with use() (sim --params) before the simulation.
+  static const Params& builtin();
+  static void use(const std::string& text);          // throws std::runtime_error
   static Params from_json(const std::string& text);  // throws std::runtime_error
 };
 

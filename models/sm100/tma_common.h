@@ -106,24 +106,31 @@ inline void observe_box(sim::OpId op, sim::Space space, std::span<const sim::Ran
 }
 
 // Completion time of a load of `bytes` whose L2 residency is tracked under
-// `key`, issued now by `cta`. The SM ingest port serialises a CTA's loads; L2
-// bandwidth is shared by all SMs, and so is HBM bandwidth for boxes that miss
-// in L2. A box another CTA is already fetching arrives when that fetch lands
-// (miss merging).
+// `key`, issued now by `cta`. The SM ingest port serialises a CTA's loads, at
+// its own rate or, with tma_fair_share, at its share of the L2 bandwidth among
+// the SMs loading; L2 bandwidth is shared by all SMs, and so is HBM bandwidth
+// for boxes that miss in L2 (whose fill also takes L2 bandwidth,
+// l2_fill_factor). A box another CTA is already fetching arrives when that
+// fetch lands (miss merging). Under load every box also waits
+// tma_loaded_latency scaled by the share of SMs loading.
 inline Cycle load_done(Cta& cta, uint64_t bytes, const BoxKey& key, Cycle now) {
   const Params& p = gpu().params();
+  const double loading = static_cast<double>(gpu().loading_sms() + (cta.loads_in_flight == 0 ? 1 : 0));
+  double rate = p.sm_ingest_bytes_per_cycle;
+  if (p.tma_fair_share) rate = std::min(rate, p.l2_bytes_per_cycle / loading);
   const double port_start = std::max(static_cast<double>(now), static_cast<double>(cta.tma_free));
-  const Cycle port_done =
-      static_cast<Cycle>(port_start + static_cast<double>(bytes) / p.sm_ingest_bytes_per_cycle + 0.999);
+  const Cycle port_done = static_cast<Cycle>(port_start + static_cast<double>(bytes) / rate + 0.999);
   cta.tma_free = port_done;
   const L2Cache::Lookup l2 = gpu().l2().access(key, bytes);
-  const Cycle l2_done = gpu().l2_transfer(now, bytes);
   Cycle done;
   if (l2.hit) {
     ++cta.l2_hits;
+    const Cycle l2_done = gpu().l2_transfer(now, bytes);
     done = std::max({now + p.tma_l2_latency, port_done + p.tma_l2_latency / 2, l2_done,
                      l2.ready + p.tma_l2_latency / 2});
   } else {
+    const Cycle l2_done =
+        gpu().l2_transfer(now, bytes + static_cast<uint64_t>(p.l2_fill_factor * static_cast<double>(bytes)));
     const Cycle hbm_done = gpu().hbm_transfer(now, bytes);
     done = std::max({now + p.tma_base_latency, port_done + p.tma_base_latency / 2, hbm_done, l2_done});
     gpu().l2().fill(key, done);
@@ -131,6 +138,8 @@ inline Cycle load_done(Cta& cta, uint64_t bytes, const BoxKey& key, Cycle now) {
   if (p.tma_queue_factor > 0)
     done += static_cast<Cycle>(p.tma_queue_factor *
                                static_cast<double>(gpu().load_bytes_in_flight()) / p.l2_bytes_per_cycle);
+  if (p.tma_loaded_latency > 0)
+    done += static_cast<Cycle>(p.tma_loaded_latency * loading / p.num_sms + 0.5);
   return done + gpu().engine().schedule().agent_delay(sim::Agent::kTma, done - now);
 }
 
@@ -161,7 +170,7 @@ void issue_load(sim::Warp& w, Cta& cta, const TensorMapModel* map, const TensorM
     }
     Cycle begin = local_now(w);
     Cycle done = load_done(cta, bytes, key, begin);
-    gpu().load_bytes_in_flight() += bytes;
+    gpu().load_started(cta, bytes);
     tensormap_read(map, done, loc);
     cta.tma_busy.emplace_back(begin, done);
     gpu().count_bytes_in_flight(cta, begin, bytes);
@@ -181,7 +190,7 @@ void issue_load(sim::Warp& w, Cta& cta, const TensorMapModel* map, const TensorM
     mbar::load_issued(*b);
     gpu().engine().at(done, [&cta, mover = make_mover(), bp, bytes, flow, op]() mutable {
       mover(cta);
-      gpu().load_bytes_in_flight() -= bytes;
+      gpu().load_landed(cta, bytes);
       mbar::complete_tx(gpu(), cta, *bp, bytes, flow, op);
     });
   }

@@ -7,7 +7,10 @@
 // the stage cannot change before the op's group is waited for in a correct
 // kernel, and in a wrong one the race detector sees the SMEM reads stay live
 // until that wait. Timing: the op takes N * wgmma_ii_per_n cycles of the SM's
-// tensor core (a quarter per warp) and completes wgmma_latency_extra later.
+// tensor core (a quarter per warp) and completes wgmma_latency_extra later;
+// with wgmma_interleave, the tensor core serves the warpgroups' streams
+// interleaved, so a warp waiting for its youngest group waits for all the work
+// queued on the SM's tensor core by then.
 //
 // Invariants: groups complete in commit order; a warp's open group collects
 // its ops until commit_group; wait_group(n) leaves at most n groups pending.
@@ -37,6 +40,7 @@ using sim::Cycle;
 
 struct Group {
   Cycle done = 0;
+  int n = 0;  // the widest op's N
   std::vector<sim::OpId> ops;
 };
 struct WarpGroups {
@@ -121,6 +125,7 @@ void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accu
   // issued at `start` finishes with the op about a whole interval later.
   const Cycle whole = static_cast<Cycle>(n * extras().wgmma_ii_per_n + 0.5);
   wg.open.done = std::max(wg.open.done, start + whole + extras().wgmma_latency_extra);
+  wg.open.n = std::max(wg.open.n, n);
   if (cta.traced)
     gpu().engine().trace().slice(sim::TraceSlice{gpu().engine_track(cta, "tensor core", 10), start,
                                                  start + ii, fmt::format("wgmma m64n{}k16 q{}", n, quarter),
@@ -141,9 +146,16 @@ void wgmma_commit_group(const Loc& loc) {
 void wgmma_wait_group(int n, const Loc& loc) {
   sim::Warp& w = issue(loc);
   WarpGroups& wg = groups()[&w];
+  Cta& cta = gpu().cta_of_current();
   while (wg.committed.size() > static_cast<size_t>(n)) {
     Group& g = wg.committed.front();
     const Cycle now = gpu().engine().now();
+    // The tensor core interleaves the warpgroups' streams: the youngest
+    // group ends with the work queued by now, not just its own ops, and its
+    // drain takes wgmma_drain_per_n cycles per column of its ops.
+    if (extras().wgmma_interleave && wg.committed.size() == 1 && cta.tc_free > now)
+      g.done = std::max(g.done, cta.tc_free + extras().wgmma_latency_extra +
+                                    static_cast<Cycle>(extras().wgmma_drain_per_n * g.n + 0.5));
     if (g.done > now) w.stall(g.done - now, "wgmma.wait_group");
     if (sim::Observer* obs = gpu().obs())
       for (sim::OpId op : g.ops) obs->complete_local(w, op);
@@ -173,11 +185,20 @@ void st_global(void* dst, const void* v, uint32_t bytes, const Loc& loc) {
 
 void account_global_store(uint32_t bytes, const Loc& loc) {
   sim::Warp& w = issue(loc);
-  // One 128-byte store instruction per 32 lanes; the bytes drain to memory
-  // behind the warp (write-back), sharing HBM bandwidth.
+  // One 128-byte store instruction per 32 lanes. The SM's store path takes
+  // the CTA's stores in turn at store_bytes_per_cycle and the warp cannot
+  // issue past its own (the LSU queue is full); behind the SM the bytes go
+  // to memory (write-back), sharing HBM bandwidth.
   const auto& p = gpu().params();
   w.spend(static_cast<Cycle>(bytes / 128) * p.issue_cycles);
-  gpu().hbm_transfer(gpu().engine().now(), bytes);
+  w.sync();
+  const Cycle now = gpu().engine().now();
+  gpu().hbm_transfer(now, bytes);
+  if (extras().store_bytes_per_cycle <= 0) return;
+  Cta& cta = gpu().cta_of_current();
+  const Cycle start = std::max(now, cta.store_free);
+  cta.store_free = start + static_cast<Cycle>(bytes / extras().store_bytes_per_cycle + 0.5);
+  w.stall(cta.store_free - now, "st.global");
 }
 
 }  // namespace sk::models::sm90::api

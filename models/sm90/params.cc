@@ -22,8 +22,8 @@ struct Loaded {
   sm100::Params p;
   Extras x;
 };
-const Loaded& builtin() {
-  static const Loaded l = [] {
+Loaded& builtin() {
+  static Loaded l = [] {
     Loaded r;
     parse(kBuiltin, r.p, r.x);
     return r;
@@ -43,6 +43,9 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
   r.l2_bytes = static_cast<uint64_t>(count(p, "l2_bytes", 0, 1ull << 40));
   r.l2_bytes_per_cycle = real(p, "l2_bytes_per_cycle", 0.001, 1000000.0);
   r.tma_queue_factor = real(p, "tma_queue_factor", 0.0, 1000.0);
+  r.tma_fair_share = count(p, "tma_fair_share", 0, 1) == 1;
+  r.tma_loaded_latency = static_cast<uint32_t>(count(p, "tma_loaded_latency", 0, 1ull << 20));
+  r.l2_fill_factor = real(p, "l2_fill_factor", 0.0, 16.0);
   r.sm_ingest_bytes_per_cycle = real(p, "sm_ingest_bytes_per_cycle", 0.001, 1000000.0);
   r.hbm_bytes_per_cycle = real(p, "hbm_bytes_per_cycle", 0.001, 1000000.0);
   r.mbarrier_latency = static_cast<uint32_t>(count(p, "mbarrier_latency", 0, 1ull << 20));
@@ -51,10 +54,19 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
   r.named_barrier_latency = static_cast<uint32_t>(count(p, "named_barrier_latency", 0, 1ull << 20));
   x.wgmma_ii_per_n = real(p, "wgmma_ii_per_n", 0.001, 1000.0);
   x.wgmma_latency_extra = static_cast<uint32_t>(count(p, "wgmma_latency_extra", 0, 1ull << 20));
+  x.wgmma_interleave = count(p, "wgmma_interleave", 0, 1) == 1;
+  x.wgmma_drain_per_n = real(p, "wgmma_drain_per_n", 0.0, 1000.0);
+  x.store_bytes_per_cycle = real(p, "store_bytes_per_cycle", 0.0, 1000000.0);
   x.launch_overhead_cycles = static_cast<uint32_t>(count(p, "launch_overhead_cycles", 0, 1ull << 30));
 }
 
 const sm100::Params& gpu_params() { return builtin().p; }
 const Extras& extras() { return builtin().x; }
+
+void use_params(const std::string& text) {
+  Loaded l;
+  parse(text, l.p, l.x);
+  builtin() = l;
+}
 
 }  // namespace sk::models::sm90

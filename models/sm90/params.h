@@ -16,13 +16,22 @@ namespace sk::models::sm90 {
 struct Extras {
   double wgmma_ii_per_n = 0;         // wgmma m64nNk16 issue interval = N * this (per SM)
   uint32_t wgmma_latency_extra = 0;  // latency = interval + this
+  bool wgmma_interleave = false;     // warpgroups' ops interleave (api_wgmma.cc)
+  double wgmma_drain_per_n = 0;      // with it: drain of a waited group, per column
   uint32_t launch_overhead_cycles = 0;  // launch to first instruction and back, as events see it
+  // Per-SM rate at which st.global data from registers leaves the SM (the
+  // epilogue's stores); a warp cannot issue past its stores (0: free).
+  double store_bytes_per_cycle = 0;
 };
 
 // The shared model's parameters with SM90 values (fields Hopper lacks, such
 // as TMEM and UMMA timing, are zero).
 const sm100::Params& gpu_params();
 const Extras& extras();
+
+// Replaces this process's parameters (gpu_params() and extras()) with a
+// file's (sim --params); throws std::runtime_error.
+void use_params(const std::string& text);
 
 // Both from a parameter file's text; throws std::runtime_error.
 void parse(const std::string& text, sm100::Params& p, Extras& x);

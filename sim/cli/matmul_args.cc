@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 #include "sim/cli/args.h"
 #include "sim/cli/options.h"
@@ -37,6 +39,9 @@ po::options_description run_options() {
       ("timeline-window", po::value<std::string>(),
        "FROM:TO cycles --timeline draws (default: the whole run)")
       ("json", po::value<std::string>(), "write the JSON summary to FILE, or - for stdout")
+      ("params", po::value<std::string>(),
+       "timing parameters of --arch from FILE (the format of models/<arch>/params.json) instead "
+       "of the built-in ones")
       ("max-cycles", po::value<std::string>()->default_value("4000000000"),
        "simulated-cycle bound; a run that reaches it is reported as a livelock")
       ("wall-limit", po::value<std::string>()->default_value("3600"),
@@ -229,6 +234,14 @@ MatmulArgs parse_matmul_args(int argc, char** argv, const char* cmd,
     q.functional = true;  // race detection needs the per-lane data accesses
     out.schedules = parse_uint("--schedules", vm["schedules"].as<std::string>(), 1, 1000000);
     out.jobs = static_cast<int>(parse_uint("--jobs", vm["jobs"].as<std::string>(), 1, 64));
+  }
+  if (vm.count("params")) {
+    const std::string path = resolve_path(vm["params"].as<std::string>());
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    if (!(text << in.rdbuf())) throw UsageError(fmt::format("--params: cannot read '{}'", path));
+    if (std::string err = sim::use_params_file(q.arch, text.str()); !err.empty())
+      throw UsageError(fmt::format("--params {}: {}", path, err));
   }
   if (std::string err = out.validate(q); !err.empty()) throw UsageError(err);
   out.json_path = parse_json_path(vm);

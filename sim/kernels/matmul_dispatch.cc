@@ -25,6 +25,22 @@ std::string gib(uint64_t bytes) { return fmt::format("{:.1f} GiB", static_cast<d
 
 }  // namespace
 
+std::string use_params_file(const std::string& arch, const std::string& text) {
+  try {
+    if (arch == "sm100")
+      models::sm100::Params::use(text);
+    else if (arch == "sm90")
+      models::sm90::use_params(text);
+    else if (arch == "mi300x")
+      models::mi300x::Params::use(text);
+    else
+      return fmt::format("no parameters for arch '{}'", arch);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
 uint64_t functional_host_bytes(const MatmulRequest& q) {
   const uint64_t m = q.m, n = q.n, k = q.k;
   return 2 * (m * k + n * k) + m * n * ((q.out_f32 ? 4 : 2) + 8);  // A, B, D, FP64 reference

@@ -25,6 +25,11 @@ uint64_t estimated_trace_bytes(const MatmulRequest& req);
 // for a request whose kernel-specific checks were made elsewhere (conv2d).
 std::string validate_resources(const MatmulRequest& req);
 
+// Replaces the timing parameters of `arch` (sm100, sm90, mi300x) for this
+// process with a parameter file's text (sim --params). Empty on success, else
+// a one-line reason; the built-in parameters stay then.
+std::string use_params_file(const std::string& arch, const std::string& text);
+
 // Empty when the request can run, else a one-line reason (the architecture's
 // own checks, then the resource bounds).
 std::string validate_matmul(const MatmulRequest& req);

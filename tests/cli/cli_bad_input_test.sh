@@ -121,6 +121,14 @@ expect_usage_error "outside 2-3" run "${MNK[@]}" --arch mi300x --stages 4
 expect_usage_error "must be even" run --m 64 --n 64 --k 63 --arch mi300x
 expect_usage_error "bf16" run "${MNK[@]}" --arch mi300x --out-dtype f32
 expect_usage_error "runs --kernel matmul" run --kernel blockwise_fp8_matmul "${MNK[@]}" --arch mi300x
+# --params: unreadable, another arch's file, a value missing, a value out of range.
+expect_usage_error "cannot read" run "${MNK[@]}" --arch sm90 --tile-n 128 --params "$tmp/no_such.json"
+echo '{"arch": "sm100", "params": {}}' >"$tmp/p_sm100.json"
+expect_usage_error "for sm100, not sm90" run "${MNK[@]}" --arch sm90 --tile-n 128 --params "$tmp/p_sm100.json"
+echo '{"arch": "sm90", "params": {}}' >"$tmp/p_empty.json"
+expect_usage_error "missing" run "${MNK[@]}" --arch sm90 --tile-n 128 --params "$tmp/p_empty.json"
+echo '{"arch": "sm90", "params": {"clock_ghz": {"value": 0, "source": "x"}}}' >"$tmp/p_zero.json"
+expect_usage_error "clock_ghz" run "${MNK[@]}" --arch sm90 --tile-n 128 --params "$tmp/p_zero.json"
 # An empty --json path is as wrong as an empty --trace path.
 expect_usage_error "--trace" run "${MNK[@]}" --trace ""
 expect_usage_error "--json" run "${MNK[@]}" --json ""

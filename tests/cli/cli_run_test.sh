@@ -1,7 +1,7 @@
 #!/bin/bash
 # cli_run_test.sh: functional `sim run`s end to end.
 #
-#   cli_run_test.sh <sim binary> <traces/tools/check_trace.py> <cli_checks.py>
+#   cli_run_test.sh <sim binary> <traces/tools/check_trace.py> <cli_checks.py> <models/sm90/params.json>
 #
 # Each run uses --functional --json - --trace FILE and must exit 0, print the
 # JSON summary (and only it) on stdout, and pass the summary contract checks
@@ -13,6 +13,7 @@ export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 sim="$1"
 checker="$2"
 checks="$3"
+sm90_params="$4"  # models/sm90/params.json (the --params case)
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 failures=0
 fail() {
@@ -106,6 +107,29 @@ d = json.load(open(sys.argv[1]))
 assert d["arch"] == "sm90", d["arch"]
 assert d["status"] == "completed" and d["check"]["passed"] and not d["findings"], d
 assert d["config"]["ctas"] == 6 and d["config"]["stages"] == 3, d["config"]
+PY
+
+# --params: a copy of the built-in SM90 file predicts what the built-in one
+# does; the same file with a slower epilogue store path predicts longer.
+timeout 50 "$sim" run --kernel matmul --arch sm90 --m 512 --n 512 --k 512 --tile-n 128 \
+  --json - >"$tmp/p0.json" 2>/dev/null || fail "sm90 run without --params"
+cp "$sm90_params" "$tmp/same.json"
+python3 - "$sm90_params" "$tmp/slow.json" <<'PY' || fail "could not write the modified parameter file"
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["params"]["store_bytes_per_cycle"]["value"] /= 4
+json.dump(d, open(sys.argv[2], "w"))
+PY
+for f in same slow; do
+  timeout 50 "$sim" run --kernel matmul --arch sm90 --m 512 --n 512 --k 512 --tile-n 128 \
+    --params "$tmp/$f.json" --json - >"$tmp/p_$f.json" 2>"$tmp/p_$f.err" ||
+    fail "sm90 run with --params $f: $(head -c 500 "$tmp/p_$f.err")"
+done
+python3 - "$tmp/p0.json" "$tmp/p_same.json" "$tmp/p_slow.json" <<'PY' || fail "--params did not take effect"
+import json, sys
+base, same, slow = (json.load(open(p))["predicted_time_us"] for p in sys.argv[1:])
+assert same == base, (same, base)
+assert slow > base * 1.05, (slow, base)
 PY
 
 if [ "$failures" -ne 0 ]; then

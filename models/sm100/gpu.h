@@ -236,16 +236,12 @@ class Gpu {
   Cycle l2_transfer(Cycle start, uint64_t bytes);
   L2Cache& l2() { return l2_; }
   uint64_t hbm_bytes() const { return hbm_bytes_; }
-  // TMA load bytes issued and not yet delivered, over all SMs.
-  int64_t& load_bytes_in_flight() { return load_bytes_in_flight_; }
   // SMs with TMA loads in flight; load_started/load_landed keep the count.
   int loading_sms() const { return loading_sms_; }
-  void load_started(Cta& cta, uint64_t bytes) {
-    load_bytes_in_flight_ += static_cast<int64_t>(bytes);
+  void load_started(Cta& cta) {
     if (cta.loads_in_flight++ == 0) ++loading_sms_;
   }
-  void load_landed(Cta& cta, uint64_t bytes) {
-    load_bytes_in_flight_ -= static_cast<int64_t>(bytes);
+  void load_landed(Cta& cta) {
     if (--cta.loads_in_flight == 0) --loading_sms_;
   }
 
@@ -286,7 +282,6 @@ class Gpu {
   std::vector<int> trace_sms_;
   double hbm_free_ = 0, l2_free_ = 0;
   uint64_t hbm_bytes_ = 0;
-  int64_t load_bytes_in_flight_ = 0;
   int loading_sms_ = 0;
   L2Cache l2_;
   uint32_t gpu_track_ = 0;

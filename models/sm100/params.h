@@ -21,10 +21,6 @@ struct Params {
   uint32_t tma_l2_latency = 0;       // unloaded TMA round trip on an L2 hit
   uint64_t l2_bytes = 0;             // L2 capacity
   double l2_bytes_per_cycle = 0;     // L2 read bandwidth, shared by all SMs
-  // Loaded latency: a TMA load waits this many times (bytes of all loads in
-  // flight) / l2_bytes_per_cycle on top of its unloaded latency (queueing in
-  // the memory system below saturation). 0 where not calibrated.
-  double tma_queue_factor = 0;
   // Loaded memory path (0 where not calibrated). With tma_fair_share, an
   // SM's loads stream at most at l2_bytes_per_cycle / (SMs with loads in
   // flight), not only at sm_ingest_bytes_per_cycle; every load waits

@@ -135,9 +135,6 @@ inline Cycle load_done(Cta& cta, uint64_t bytes, const BoxKey& key, Cycle now) {
     done = std::max({now + p.tma_base_latency, port_done + p.tma_base_latency / 2, hbm_done, l2_done});
     gpu().l2().fill(key, done);
   }
-  if (p.tma_queue_factor > 0)
-    done += static_cast<Cycle>(p.tma_queue_factor *
-                               static_cast<double>(gpu().load_bytes_in_flight()) / p.l2_bytes_per_cycle);
   if (p.tma_loaded_latency > 0)
     done += static_cast<Cycle>(p.tma_loaded_latency * loading / p.num_sms + 0.5);
   return done + gpu().engine().schedule().agent_delay(sim::Agent::kTma, done - now);
@@ -170,7 +167,7 @@ void issue_load(sim::Warp& w, Cta& cta, const TensorMapModel* map, const TensorM
     }
     Cycle begin = local_now(w);
     Cycle done = load_done(cta, bytes, key, begin);
-    gpu().load_started(cta, bytes);
+    gpu().load_started(cta);
     tensormap_read(map, done, loc);
     cta.tma_busy.emplace_back(begin, done);
     gpu().count_bytes_in_flight(cta, begin, bytes);
@@ -190,7 +187,7 @@ void issue_load(sim::Warp& w, Cta& cta, const TensorMapModel* map, const TensorM
     mbar::load_issued(*b);
     gpu().engine().at(done, [&cta, mover = make_mover(), bp, bytes, flow, op]() mutable {
       mover(cta);
-      gpu().load_landed(cta, bytes);
+      gpu().load_landed(cta);
       mbar::complete_tx(gpu(), cta, *bp, bytes, flow, op);
     });
   }

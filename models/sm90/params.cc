@@ -42,7 +42,6 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
   r.tma_l2_latency = static_cast<uint32_t>(count(p, "tma_l2_latency", 1, 1ull << 20));
   r.l2_bytes = static_cast<uint64_t>(count(p, "l2_bytes", 0, 1ull << 40));
   r.l2_bytes_per_cycle = real(p, "l2_bytes_per_cycle", 0.001, 1000000.0);
-  r.tma_queue_factor = real(p, "tma_queue_factor", 0.0, 1000.0);
   r.tma_fair_share = count(p, "tma_fair_share", 0, 1) == 1;
   r.tma_loaded_latency = static_cast<uint32_t>(count(p, "tma_loaded_latency", 0, 1ull << 20));
   r.l2_fill_factor = real(p, "l2_fill_factor", 0.0, 16.0);

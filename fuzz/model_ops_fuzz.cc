@@ -19,7 +19,7 @@
 // hang (libFuzzer's -timeout), no sanitizer report.
 //
 // SystemC allows one elaboration per simulation context, so each input runs
-// in a fresh context (sysc_reset.h) in the fuzzer's own process, where
+// in a fresh context (sim/core/sysc_reset.h) in the fuzzer's own process, where
 // libFuzzer sees its coverage and its crashes.
 #include <cstdint>
 #include <cstdio>
@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/sysc_reset.h"
+#include "sim/core/sysc_reset.h"
 #include "sim/core/lanes.h"
 #include "kernels/core/lane_array.h"
 #include "kernels/arch/sm100/umma_desc.h"
@@ -304,6 +304,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   const Program prog = decode(data, size);
   run(prog);
-  sk::fuzz::reset_systemc();
+  sk::sim::reset_systemc();
   return 0;
 }

@@ -1,20 +1,22 @@
 #!/usr/bin/env python3
 """fit_sm90.py: choose SM90 model parameters on the calibration rows of the H200 sweep.
 
-    python3 hw/h200/fit_sm90.py <sim binary> <measured.csv> NAME=V1,V2,... [NAME=...]
-        [--rounds R] [--shapes S1,S2,...]
+    python3 hw/h200/fit_sm90.py <sim binary> <measured.csv[,more.csv]> NAME=V1,V2,... [NAME=...]
+        [--rounds R] [--shapes S1,S2,...] [--pin-clock]
 
 Starts from models/sm90/params.json and, for each named parameter in turn
 (coordinate descent, R rounds), runs `sim run --arch sm90 --params FILE` on
-the calibration rows only (sweep_report.CALIBRATION) for every candidate value
+the calibration rows only (sweep_report.is_calibration: the calibration rows of
+the sweep, and rows of shapes outside the sweep) for every candidate value
 and keeps the value with the lowest mean absolute percentage error on them.
 The held-out rows are never run here, so the fit cannot see them; judge the
 result with sweep_report.py. --shapes fits on the calibration rows of those
 shapes only (the 8192^3 row takes a minute a run; fit the bandwidth on it
-alone). Prints each trial and, last, the chosen values.
+alone). --pin-clock runs each row at the SM clock measured with it (the
+sm_mhz column, sim --sm-clock), so that the cycle model is fitted apart from
+the power-limited clock. Prints each trial and, last, the chosen values.
 """
 import concurrent.futures
-import csv
 import json
 import os
 import sys
@@ -27,7 +29,7 @@ PARAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'm
                       'params.json')
 
 
-def calibration_error(sim, rows, values, base):
+def calibration_error(sim, rows, values, base, pin=False):
     doc = json.loads(json.dumps(base))
     for k, v in values.items():
         doc['params'][k]['value'] = v
@@ -37,7 +39,8 @@ def calibration_error(sim, rows, values, base):
     try:
         with concurrent.futures.ThreadPoolExecutor(2) as pool:
             preds = list(pool.map(
-                lambda r: sweep_report.predict(sim, r['shape'], r['tile_n'], r['stages'], path),
+                lambda r: sweep_report.predict(sim, r['shape'], r['tile_n'], r['stages'], path,
+                                               r['sm_mhz'] if pin else None),
                 rows))
     finally:
         os.unlink(path)
@@ -52,6 +55,9 @@ def main():
         i = args.index('--rounds')
         rounds = int(args[i + 1])
         del args[i:i + 2]
+    pin = '--pin-clock' in args
+    if pin:
+        args.remove('--pin-clock')
     shapes = None
     if '--shapes' in args:
         i = args.index('--shapes')
@@ -68,18 +74,15 @@ def main():
     for name in grid:
         if name not in base['params']:
             raise SystemExit(f'fit_sm90: no parameter {name} in {PARAMS}')
-    rows = [r for r in csv.DictReader(open(measured))
-            if r.get('status') == 'ok'
-            and (r['shape'], r['tile_n'], r['stages']) in sweep_report.CALIBRATION
-            and (shapes is None or r['shape'] in shapes)]
+    rows = sweep_report.calibration_rows(measured, shapes)
     chosen = {k: base['params'][k]['value'] for k in grid}
-    best = calibration_error(sim, rows, chosen, base)
+    best = calibration_error(sim, rows, chosen, base, pin)
     print(f'start {chosen}: calibration MAPE {best:.2f}% on {len(rows)} rows', flush=True)
     for _ in range(rounds):
         for name, cands in grid.items():
             for v in cands:
                 trial = dict(chosen, **{name: v})
-                e = calibration_error(sim, rows, trial, base)
+                e = calibration_error(sim, rows, trial, base, pin)
                 print(f'  {name}={v:g}: {e:.2f}%', flush=True)
                 if e < best - 1e-9:
                     best, chosen = e, trial

@@ -10,7 +10,12 @@
 // over every element (NaN fails). Timing: CUDA events around each launch, 3
 // warm-up launches, the median of --runs launches, rotating over enough input
 // sets that they do not fit in L2 together. Prints one CSV line per
-// configuration: shape,tile_n,stages,ours_us,ours_tflops,cublas_us,cublas_tflops,rel_err,status.
+// configuration: shape,tile_n,stages,ours_us,ours_tflops,cublas_us,cublas_tflops,rel_err,status,sm_mhz,cublas_mhz.
+// sm_mhz (cublas_mhz) is the mean SM clock over our (cuBLAS's) timed launches: a probe kernel reads
+// %clock64 and %globaltimer on every SM just before the first and just after
+// the last timed launch, and the clock ticks per nanosecond are taken per SM
+// (median over SMs). Long, dense kernels run below the boost clock when the
+// board reaches its power limit; this column shows it.
 // Exit status: 0 all checks passed, 1 a check failed, 2 bad usage or a CUDA error.
 #include <cublas_v2.h>
 #include <cuda.h>
@@ -23,6 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/matmul/sm90_matmul.h"
@@ -107,18 +113,68 @@ __global__ void __launch_bounds__(384, 1) sm90_matmul_kernel(
   sk::Sm90Matmul<Cfg>::run(p);
 }
 
+// One thread per block records the SM it ran on, its cycle counter and the
+// global nanosecond timer.
+__global__ void clock_probe(uint64_t* out) {
+  uint32_t smid;
+  uint64_t cycles, ns;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(cycles));
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+  out[3 * blockIdx.x] = smid;
+  out[3 * blockIdx.x + 1] = cycles;
+  out[3 * blockIdx.x + 2] = ns;
+}
+
+// Samples every SM's counters (a grid of twice the SM count, so that each SM
+// is likely to hold a block); returns smid -> {cycles, ns}.
+std::vector<std::pair<uint64_t, uint64_t>> sample_clocks(uint64_t* buf, int sms) {
+  const int blocks = 2 * sms;
+  clock_probe<<<blocks, 1>>>(buf);
+  CHECK_CUDA(cudaGetLastError());
+  std::vector<uint64_t> host(3 * static_cast<size_t>(blocks));
+  CHECK_CUDA(cudaMemcpy(host.data(), buf, host.size() * 8, cudaMemcpyDeviceToHost));
+  std::vector<std::pair<uint64_t, uint64_t>> by_sm(static_cast<size_t>(sms), {0, 0});
+  for (int b = 0; b < blocks; ++b) {
+    const uint64_t sm = host[3 * b];
+    if (sm < by_sm.size() && by_sm[sm].second == 0) by_sm[sm] = {host[3 * b + 1], host[3 * b + 2]};
+  }
+  return by_sm;
+}
+
+// The median over SMs of cycles per microsecond between two samples (0 if
+// no SM was seen in both).
+double clock_mhz(const std::vector<std::pair<uint64_t, uint64_t>>& before,
+                 const std::vector<std::pair<uint64_t, uint64_t>>& after) {
+  std::vector<double> mhz;
+  for (size_t i = 0; i < before.size(); ++i)
+    if (before[i].second != 0 && after[i].second > before[i].second)
+      mhz.push_back(1e3 * static_cast<double>(after[i].first - before[i].first) /
+                    static_cast<double>(after[i].second - before[i].second));
+  if (mhz.empty()) return 0;
+  std::sort(mhz.begin(), mhz.end());
+  return mhz[mhz.size() / 2];
+}
+
 float median(std::vector<float> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
 }
 
+// The median of `runs` timed launches after 3 warm-ups; with `mhz`, also the
+// mean SM clock over the timed launches.
 template <class Launch>
-float time_median(int runs, int sets, Launch&& launch) {
+float time_median(int runs, int sets, Launch&& launch, double* mhz = nullptr) {
+  int sms = 0;
+  CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  uint64_t* probe = nullptr;
+  CHECK_CUDA(cudaMalloc(&probe, 3 * 8 * 2 * static_cast<size_t>(sms)));
   cudaEvent_t e0, e1;
   CHECK_CUDA(cudaEventCreate(&e0));
   CHECK_CUDA(cudaEventCreate(&e1));
   for (int i = 0; i < 3; ++i) launch(i % sets);
   CHECK_CUDA(cudaDeviceSynchronize());
+  const auto before = sample_clocks(probe, sms);
   std::vector<float> ms;
   for (int i = 0; i < runs; ++i) {
     CHECK_CUDA(cudaEventRecord(e0));
@@ -130,6 +186,8 @@ float time_median(int runs, int sets, Launch&& launch) {
     CHECK_CUDA(cudaEventElapsedTime(&t, e0, e1));
     ms.push_back(t);
   }
+  if (mhz != nullptr) *mhz = clock_mhz(before, sample_clocks(probe, sms));
+  CHECK_CUDA(cudaFree(probe));
   CHECK_CUDA(cudaEventDestroy(e0));
   CHECK_CUDA(cudaEventDestroy(e1));
   return median(ms);
@@ -153,7 +211,7 @@ double rel_error(const Problem& pr) {
 }
 
 template <int BN, int S>
-int run_config(Problem& pr, cublasHandle_t h, int runs, float cublas_ms) {
+int run_config(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double cublas_mhz) {
   using Cfg = sk::Sm90MatmulConfig<BN, S>;
   using K = sk::Sm90Matmul<Cfg>;
   auto kernel = sm90_matmul_kernel<Cfg>;
@@ -180,30 +238,31 @@ int run_config(Problem& pr, cublasHandle_t h, int runs, float cublas_ms) {
   CHECK_CUDA(cudaGetLastError());
   CHECK_CUDA(cudaDeviceSynchronize());
   const double err = rel_error(pr);
-  const float ms = time_median(runs, pr.sets, launch);
+  double mhz = 0;
+  const float ms = time_median(runs, pr.sets, launch, &mhz);
   const double flops = 2.0 * pr.m * pr.n * pr.k;
   const bool ok = err < 1e-2;
-  std::printf("%ux%ux%u,%d,%d,%.2f,%.1f,%.2f,%.1f,%.2e,%s\n", pr.m, pr.n, pr.k, BN, S, ms * 1e3,
-              flops / (ms * 1e-3) / 1e12, cublas_ms * 1e3, flops / (cublas_ms * 1e-3) / 1e12, err,
-              ok ? "ok" : "MISMATCH");
+  std::printf("%ux%ux%u,%d,%d,%.2f,%.1f,%.2f,%.1f,%.2e,%s,%.0f,%.0f\n", pr.m, pr.n, pr.k, BN, S,
+              ms * 1e3, flops / (ms * 1e-3) / 1e12, cublas_ms * 1e3,
+              flops / (cublas_ms * 1e-3) / 1e12, err, ok ? "ok" : "MISMATCH", mhz, cublas_mhz);
   std::fflush(stdout);
   return ok ? 0 : 1;
 }
 
 template <int BN>
-int by_stages(int s, Problem& pr, cublasHandle_t h, int runs, float cublas_ms) {
+int by_stages(int s, Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double cublas_mhz) {
   switch (s) {
-    case 2: return run_config<BN, 2>(pr, h, runs, cublas_ms);
-    case 3: return run_config<BN, 3>(pr, h, runs, cublas_ms);
-    case 4: return run_config<BN, 4>(pr, h, runs, cublas_ms);
+    case 2: return run_config<BN, 2>(pr, h, runs, cublas_ms, cublas_mhz);
+    case 3: return run_config<BN, 3>(pr, h, runs, cublas_ms, cublas_mhz);
+    case 4: return run_config<BN, 4>(pr, h, runs, cublas_ms, cublas_mhz);
     case 5:
-      if constexpr (BN == 128) return run_config<BN, 5>(pr, h, runs, cublas_ms);
+      if constexpr (BN == 128) return run_config<BN, 5>(pr, h, runs, cublas_ms, cublas_mhz);
       break;
     case 6:
-      if constexpr (BN == 128) return run_config<BN, 6>(pr, h, runs, cublas_ms);
+      if constexpr (BN == 128) return run_config<BN, 6>(pr, h, runs, cublas_ms, cublas_mhz);
       break;
   }
-  std::printf("%ux%ux%u,%d,%d,,,,,,does_not_fit\n", pr.m, pr.n, pr.k, BN, s);
+  std::printf("%ux%ux%u,%d,%d,,,,,,does_not_fit,,\n", pr.m, pr.n, pr.k, BN, s);
   return 0;
 }
 
@@ -260,15 +319,16 @@ int main(int argc, char** argv) {
   };
   cublas(0, pr.d_ref);
   CHECK_CUDA(cudaDeviceSynchronize());
-  const float cublas_ms = time_median(runs, pr.sets, [&](int s) { cublas(s, pr.d); });
+  double cublas_mhz = 0;
+  const float cublas_ms = time_median(runs, pr.sets, [&](int s) { cublas(s, pr.d); }, &cublas_mhz);
 
   int rc = 0;
   if (flag(argc, argv, "--all")) {
-    for (int s = 2; s <= 6; ++s) rc |= by_stages<128>(s, pr, h, runs, cublas_ms);
-    for (int s = 2; s <= 4; ++s) rc |= by_stages<256>(s, pr, h, runs, cublas_ms);
+    for (int s = 2; s <= 6; ++s) rc |= by_stages<128>(s, pr, h, runs, cublas_ms, cublas_mhz);
+    for (int s = 2; s <= 4; ++s) rc |= by_stages<256>(s, pr, h, runs, cublas_ms, cublas_mhz);
   } else {
-    rc = tile_n == 256 ? by_stages<256>(static_cast<int>(stages), pr, h, runs, cublas_ms)
-                       : by_stages<128>(static_cast<int>(stages), pr, h, runs, cublas_ms);
+    rc = tile_n == 256 ? by_stages<256>(static_cast<int>(stages), pr, h, runs, cublas_ms, cublas_mhz)
+                       : by_stages<128>(static_cast<int>(stages), pr, h, runs, cublas_ms, cublas_mhz);
   }
   cublasDestroy(h);
   return rc;

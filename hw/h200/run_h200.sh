@@ -13,7 +13,7 @@ nvcc --version | tail -1
 bin=/tmp/gemm_bench
 nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -I. -Xptxas -v hw/h200/gemm_bench.cu \
   -lcublas -lcuda -o "$bin" 2>&1 | grep -E "error|registers|spill|C7508" | sort | uniq -c
-echo "shape,tile_n,stages,ours_us,ours_tflops,cublas_us,cublas_tflops,rel_err,status"
+echo "shape,tile_n,stages,ours_us,ours_tflops,cublas_us,cublas_tflops,rel_err,status,sm_mhz,cublas_mhz"
 rc=0
 for shape in "257 199 72" "129 1000 520" "1000 129 64"; do
   set -- $shape

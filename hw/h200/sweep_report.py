@@ -18,18 +18,45 @@ import json
 import subprocess
 import sys
 
-# Rows used to calibrate models/sm90/params.json (see its sources).
+# Rows used to calibrate models/sm90/params.json (see its sources): the small
+# shapes, and one deep-pipeline row of each tile on 8192^3 (the power-limited
+# end of the range).
 CALIBRATION = {('512x512x512', t, s) for t in ('128', '256') for s in ('2', '3', '4', '5', '6')}
-CALIBRATION.add(('8192x8192x8192', '128', '4'))
 CALIBRATION |= {('2048x2048x2048', t, s) for t in ('128', '256') for s in ('2', '3', '4', '5', '6')}
+CALIBRATION |= {('8192x8192x8192', '128', '4'), ('8192x8192x8192', '256', '3')}
+# The sweep's shapes. Measurements of other shapes (the K scan,
+# docs/results/h200_kscan_2026-11-21.csv) are calibration data too; no
+# held-out row's shape is among them.
+SWEEP_SHAPES = {'512x512x512', '2048x2048x2048', '8192x8192x8192', '4096x1024x8192',
+                '1024x8192x2048'}
 
 
-def predict(sim, shape, tile_n, stages, params=None):
+def is_calibration(row):
+    """Whether a measured row may be used to fit the model."""
+    return ((row['shape'], row['tile_n'], row['stages']) in CALIBRATION
+            or row['shape'] not in SWEEP_SHAPES)
+
+
+def calibration_rows(paths, shapes=None):
+    """The calibration rows of gemm_bench CSV files (comma-separated paths)."""
+    rows = []
+    for path in paths.split(','):
+        rows += [r for r in csv.DictReader(open(path))
+                 if r.get('status') == 'ok' and is_calibration(r)
+                 and (shapes is None or r['shape'] in shapes)]
+    return rows
+
+
+def predict(sim, shape, tile_n, stages, params=None, sm_clock_mhz=None):
+    """The model's time in us; with sm_clock_mhz, at that SM clock (--sm-clock)
+    instead of the power-limited one."""
     m, n, k = shape.split('x')
     cmd = [sim, 'run', '--kernel', 'matmul', '--arch', 'sm90', '--m', m, '--n', n, '--k', k,
            '--tile-n', tile_n, '--stages', stages, '--json', '-']
     if params:
         cmd += ['--params', params]
+    if sm_clock_mhz:
+        cmd += ['--sm-clock', f'{float(sm_clock_mhz) / 1000:.4f}']
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if out.returncode != 0:
         raise SystemExit(f'sweep_report: sim failed for {shape} {tile_n} {stages}: {out.stderr.strip()}')

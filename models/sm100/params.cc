@@ -1,6 +1,9 @@
 #include "models/sm100/params.h"
 
 #include <boost/json.hpp>
+
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "models/sm100/param_file.h"
@@ -49,6 +52,19 @@ Params& active() {
   return p;
 }
 }  // namespace
+
+Params Params::at_sm_clock(double sm_ghz) const {
+  Params p = *this;
+  const double r = sm_ghz / clock_ghz;  // SM cycles per reference cycle
+  auto cycles = [r](uint32_t c) { return static_cast<uint32_t>(std::lround(c * r)); };
+  p.clock_ghz = sm_ghz;
+  p.tma_base_latency = std::max<uint32_t>(1, cycles(tma_base_latency));
+  p.tma_l2_latency = std::max<uint32_t>(1, cycles(tma_l2_latency));
+  p.tma_loaded_latency = cycles(tma_loaded_latency);
+  p.l2_bytes_per_cycle = l2_bytes_per_cycle / r;
+  p.hbm_bytes_per_cycle = hbm_bytes_per_cycle / r;
+  return p;
+}
 
 const Params& Params::builtin() { return active(); }
 void Params::use(const std::string& text) { active() = from_json(text); }

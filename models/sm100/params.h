@@ -39,6 +39,14 @@ struct Params {
   uint32_t named_barrier_latency = 0;
   uint32_t clc_latency = 0;          // try_cancel issue -> response written + complete_tx
 
+  // The same machine with its SMs clocked at `sm_ghz` instead of clock_ghz,
+  // the clock the cycle counts above were measured at. The memory side (L2,
+  // crossbar, HBM) keeps its own clock, so its latencies take proportionally
+  // fewer SM cycles and its bandwidths deliver more bytes per SM cycle; what
+  // the SM does itself (issue, MMA, mbarrier, ingest, TMEM, stores) keeps its
+  // cycle counts. Requires sm_ghz > 0.
+  Params at_sm_clock(double sm_ghz) const;
+
   // The parameters of this process: params.json of this directory, unless a
   // tool replaced them with use() (sim --params) before the simulation.
   static const Params& builtin();

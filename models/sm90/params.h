@@ -10,6 +10,7 @@
 #include <string>
 
 #include "models/sm100/params.h"
+#include "models/sm90/power.h"
 
 namespace sk::models::sm90 {
 
@@ -22,6 +23,9 @@ struct Extras {
   // Per-SM rate at which st.global data from registers leaves the SM (the
   // epilogue's stores); a warp cannot issue past its stores (0: free).
   double store_bytes_per_cycle = 0;
+  // The board's power limit and the kernel's energy: the SM clock a launch
+  // runs at (power.h). gpu_params().clock_ghz is the maximum clock.
+  PowerModel power;
 };
 
 // The shared model's parameters with SM90 values (fields Hopper lacks, such

@@ -42,6 +42,9 @@ po::options_description run_options() {
       ("params", po::value<std::string>(),
        "timing parameters of --arch from FILE (the format of models/<arch>/params.json) instead "
        "of the built-in ones")
+      ("sm-clock", po::value<std::string>(),
+       "--arch sm90: run the SMs at this clock in GHz, as with locked clocks (default: the "
+       "clock the board's power limit allows for this kernel); the memory side keeps its own")
       ("max-cycles", po::value<std::string>()->default_value("4000000000"),
        "simulated-cycle bound; a run that reaches it is reported as a livelock")
       ("wall-limit", po::value<std::string>()->default_value("3600"),
@@ -234,6 +237,15 @@ MatmulArgs parse_matmul_args(int argc, char** argv, const char* cmd,
     q.functional = true;  // race detection needs the per-lane data accesses
     out.schedules = parse_uint("--schedules", vm["schedules"].as<std::string>(), 1, 1000000);
     out.jobs = static_cast<int>(parse_uint("--jobs", vm["jobs"].as<std::string>(), 1, 64));
+  }
+  if (vm.count("sm-clock")) {
+    if (q.arch != "sm90") throw UsageError("--sm-clock is modelled for --arch sm90 only");
+    const std::string t = vm["sm-clock"].as<std::string>();
+    char* end = nullptr;
+    const double ghz = t.empty() ? 0 : std::strtod(t.c_str(), &end);
+    if (t.empty() || end != t.c_str() + t.size() || !(ghz >= 0.1 && ghz <= 10))
+      throw UsageError(fmt::format("--sm-clock expects GHz in [0.1, 10], got '{}'", t));
+    q.sm_clock_ghz = ghz;
   }
   if (vm.count("params")) {
     const std::string path = resolve_path(vm["params"].as<std::string>());

@@ -11,6 +11,7 @@ std::string format_text(const sim::RunResult& r) {
   s += fmt::format("  status      {}\n", r.status);
   s += fmt::format("  predicted   {:.2f} us ({} cycles at {:.3f} GHz), {:.1f} TFLOP/s = {:.1f}% of peak\n",
                    r.predicted_time_us, r.cycles, r.clock_ghz, r.tflops, 100.0 * r.peak_fraction);
+  if (r.power_w > 0) s += fmt::format("  power       {:.0f} W board power at that clock\n", r.power_w);
   const bool amd = r.arch == "mi300x";
   s += fmt::format("  overlap     {:.1f}% of {} time covered by MMA work; bottleneck: {}\n",
                    r.overlap_pct, amd ? "LDS DMA" : "TMA load", r.bottleneck);

@@ -37,6 +37,9 @@ struct MatmulRequest {
   int timeline_cta = 0;
   uint64_t timeline_from = 0, timeline_to = 0;
   bool progress = false;  // report progress on stderr (a terminal) for long runs
+  // sm90: run the SMs at this clock (GHz), as with locked clocks; 0: the
+  // power-limited clock of models/sm90/power.h.
+  double sm_clock_ghz = 0;
 };
 
 // Empty when the request can be built, else a one-line reason (bad input).

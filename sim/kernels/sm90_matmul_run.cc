@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 
@@ -11,6 +12,8 @@
 #include "models/sm100/gpu.h"
 #include "models/sm90/api.h"
 #include "models/sm90/params.h"
+#include "models/sm90/power.h"
+#include "sim/core/sysc_reset.h"
 #include "sim/kernels/matmul_host.h"
 #include "sim/kernels/sm100_summary.h"
 #include "traces/sim_trace_export.h"
@@ -21,12 +24,26 @@ namespace {
 using models::sm100::Gpu;
 using models::sm100::Swizzle;
 
+// One launch with the SMs at `gp.clock_ghz` (gpu_params() at some SM clock).
+models::sm90::KernelActivity activity(const MatmulRequest& q, const RunResult& r) {
+  models::sm90::KernelActivity a;
+  a.flops = 2.0 * q.m * q.n * q.k;
+  // Every k-block of every tile brings a 128 x 64 A box and a BN x 64 B box
+  // (out-of-bounds parts zero-filled, full bytes).
+  a.tma_bytes = static_cast<double>(ceil_div<uint64_t>(q.m, 128) * ceil_div<uint64_t>(q.n, q.tile_n) *
+                                    ceil_div<uint64_t>(q.k, 64) * (128 + q.tile_n) * 64 * 2);
+  a.hbm_bytes = static_cast<double>(r.hbm_bytes);
+  a.cycles = r.cycles;
+  a.active_sms = static_cast<int>(r.ctas);
+  return a;
+}
+
 template <int BN, int S>
-RunResult run_config(const MatmulRequest& q) {
+RunResult run_config(const MatmulRequest& q, const models::sm100::Params& gp) {
   using C = Sm90MatmulConfig<BN, S>;
   using Kernel = Sm90Matmul<C>;
   const auto t0 = std::chrono::steady_clock::now();
-  Gpu gpu(models::sm90::gpu_params(), q.functional);
+  Gpu gpu(gp, q.functional);
   models::sm90::api::reset();
   configure_run(gpu, q, t0);
   const MatmulBuffers buf = allocate_matmul<bf16_t>(gpu, q);
@@ -67,18 +84,22 @@ RunResult run_config(const MatmulRequest& q) {
   r.status = run_status_name(status);
   summarize_sm100(gpu, 2.0 * q.m * q.n * q.k, r);
   // What CUDA events around one launch measure: the kernel plus the launch
-  // overhead. Hopper's dense BF16 rate: 4096 FLOP per cycle per SM.
-  r.predicted_time_us += models::sm90::extras().launch_overhead_cycles / (gpu.params().clock_ghz * 1e3);
+  // overhead (host and driver time, given in cycles of the maximum clock).
+  // Hopper's dense BF16 rate: 4096 FLOP per cycle per SM at the maximum clock.
+  const double f_max = models::sm90::gpu_params().clock_ghz;
+  r.predicted_time_us += models::sm90::extras().launch_overhead_cycles / (f_max * 1e3);
   r.tflops = 2.0 * q.m * q.n * q.k / (r.predicted_time_us * 1e-6) / 1e12;
-  r.peak_tflops = 4096.0 * gpu.params().num_sms * gpu.params().clock_ghz * 1e9 / 1e12;
+  r.peak_tflops = 4096.0 * gpu.params().num_sms * f_max * 1e9 / 1e12;
   r.peak_fraction = r.tflops / r.peak_tflops;
+  r.power_w = models::sm90::board_power_w(models::sm90::extras().power, f_max, gp.clock_ghz,
+                                          activity(q, r));
   r.check = check_run<bf16_t>(gpu, q, buf, status);
   write_run_files(gpu, q);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
 
-using Runner = RunResult (*)(const MatmulRequest&);
+using Runner = RunResult (*)(const MatmulRequest&, const models::sm100::Params&);
 template <int BN, int S>
 constexpr Runner runner() {
   if constexpr (Sm90MatmulConfig<BN, 2>::kSmemBytes + (S - 2) * (128 + BN) * 64 * 2 <= 232448)
@@ -130,7 +151,26 @@ std::string validate_sm90_matmul(const MatmulRequest& q) {
 RunResult run_sm90_matmul(const MatmulRequest& q) {
   const std::string err = validate_sm90_matmul(q);
   if (!err.empty()) throw std::invalid_argument(err);
-  return lookup(q)(q);
+  const Runner run = lookup(q);
+  const auto& base = models::sm90::gpu_params();
+  if (q.sm_clock_ghz > 0) return run(q, base.at_sm_clock(q.sm_clock_ghz));
+  // The power-limited clock: simulate at the maximum clock, find the clock
+  // at which that activity fits the power limit, simulate again there (the
+  // memory side keeps its speed, so the kernel takes fewer SM cycles and
+  // draws a little more), until the clock moves by less than 1 %.
+  const auto& power = models::sm90::extras().power;
+  double ghz = base.clock_ghz;
+  RunResult r = run(q, base);
+  for (int i = 0; i < 3; ++i) {
+    const double next = models::sm90::power_limited_clock_ghz(power, base.clock_ghz, activity(q, r));
+    if (std::abs(next - ghz) < 0.01 * ghz) break;
+    ghz = next;
+    const double wall = r.wall_s;
+    reset_systemc();  // SystemC time does not restart in a used context
+    r = run(q, base.at_sm_clock(ghz));
+    r.wall_s += wall;
+  }
+  return r;
 }
 
 }  // namespace sk::sim

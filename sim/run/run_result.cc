@@ -38,6 +38,7 @@ json::object to_json(const RunResult& r) {
   if (!r.scheduler.empty()) o["config"].as_object()["scheduler"] = r.scheduler;
   o["cycles"] = r.cycles;
   o["clock_ghz"] = r.clock_ghz;
+  if (r.power_w > 0) o["power_w"] = r.power_w;
   o["predicted_time_us"] = r.predicted_time_us;
   o["tflops"] = r.tflops;
   o["peak_fraction"] = r.peak_fraction;
@@ -106,6 +107,7 @@ RunResult run_result_from_json(const json::value& v) {
   if (c.contains("scheduler")) r.scheduler = get<std::string>(c, "scheduler");
   r.cycles = get<uint64_t>(o, "cycles");
   r.clock_ghz = get<double>(o, "clock_ghz");
+  if (o.contains("power_w")) r.power_w = get<double>(o, "power_w");
   r.predicted_time_us = get<double>(o, "predicted_time_us");
   r.tflops = get<double>(o, "tflops");
   r.peak_fraction = get<double>(o, "peak_fraction");

@@ -40,7 +40,8 @@ struct RunResult {
   uint32_t tile_m = 0, tile_n = 0, tile_k = 0, stages = 0, ctas = 0;
   std::string out_dtype;
   uint64_t cycles = 0;
-  double clock_ghz = 0, peak_tflops = 0;
+  double clock_ghz = 0, peak_tflops = 0;  // clock_ghz: the SM clock the run predicts
+  double power_w = 0;  // predicted average board power (0: not modelled for the arch)
   double predicted_time_us = 0, tflops = 0, peak_fraction = 0, overlap_pct = 0;
   // tensor_core | hbm_bandwidth | sm_ingest | epilogue | load_latency, and on
   // AMD lds_latency | synchronization

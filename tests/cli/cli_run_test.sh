@@ -132,6 +132,27 @@ assert same == base, (same, base)
 assert slow > base * 1.05, (slow, base)
 PY
 
+# The SM90 clock: a dense launch runs at the power-limited clock (below the
+# maximum, the board at its limit); --sm-clock pins it, and a slower clock
+# gives a longer time but fewer cycles (the memory side keeps its speed).
+for c in auto 1.98 1.4; do
+  extra=()
+  [ "$c" = auto ] || extra=(--sm-clock "$c")
+  timeout 100 "$sim" run --kernel matmul --arch sm90 --m 2048 --n 2048 --k 4096 --tile-n 256 \
+    --stages 4 "${extra[@]}" --json - >"$tmp/clk_$c.json" 2>"$tmp/clk_$c.err" ||
+    fail "sm90 run at clock $c: $(head -c 500 "$tmp/clk_$c.err")"
+done
+python3 - "$tmp/clk_auto.json" "$tmp/clk_1.98.json" "$tmp/clk_1.4.json" <<'PY' || fail "sm90 clock"
+import json, sys
+auto, top, slow = (json.load(open(p)) for p in sys.argv[1:])
+assert 1.3 < auto["clock_ghz"] < 1.98, auto["clock_ghz"]
+assert abs(auto["power_w"] - 700) < 10, auto["power_w"]
+assert top["clock_ghz"] == 1.98 and top["power_w"] > 700, (top["clock_ghz"], top["power_w"])
+assert slow["clock_ghz"] == 1.4 and slow["power_w"] < 700, (slow["clock_ghz"], slow["power_w"])
+assert top["predicted_time_us"] < auto["predicted_time_us"] < slow["predicted_time_us"]
+assert slow["cycles"] <= top["cycles"], (slow["cycles"], top["cycles"])
+PY
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"
   exit 1

@@ -1,8 +1,8 @@
-#include "fuzz/sysc_reset.h"
+#include "sim/core/sysc_reset.h"
 
 #include <systemc>
 
-namespace sk::fuzz {
+namespace sk::sim {
 
 void reset_systemc() {
   // libsystemc's own static objects (sc_event::none and others) belong to the

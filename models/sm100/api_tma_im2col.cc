@@ -159,7 +159,9 @@ void tma_load_im2col_4d(void* smem_dst, const TensorMapModel* map, uint64_t* bar
   const TensorMapModel m = *map;  // the engine reads the map at issue
   const Column col{c, w, h, n, off_w, off_h};
   tma::issue_load(
-      warp, cta, map, m, b, off, column_key(m, col), [&] { return column_rows(m, col); },
+      // Translation is not tracked for im2col columns (a column's pixels lie
+      // within one image row block).
+      warp, cta, map, m, b, off, column_key(m, col), tma::PageSpan{}, [&] { return column_rows(m, col); },
       [&] {
         return std::pair{
             fmt::format("im2col ({},{},{},{})+({},{})", c, w, h, n, off_w, off_h),

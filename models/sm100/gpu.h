@@ -165,6 +165,11 @@ class Cta {
   uint32_t loads_in_flight = 0;  // TMA loads issued and not yet landed
   Cycle store_free = 0;          // SM store path (st.global): next free cycle
   uint64_t l2_hits = 0;      // TMA load boxes served by L2
+  // The SM's translation cache for TMA (2 MiB pages, least recently used
+  // first out): page numbers and their last-use ticks.
+  std::vector<std::pair<uint64_t, uint64_t>> tlb;
+  uint64_t tlb_tick = 0;
+  uint64_t tlb_misses = 0;
   bool traced = false;       // tracing is on and this CTA's SM was chosen
   uint32_t trace_track = 0;  // the CTA's track
   uint32_t sm_track = 0;     // its SM's track (engine tracks live there)

@@ -43,6 +43,8 @@ Params Params::from_json(const std::string& text) {
   r.tma_store_latency = static_cast<uint32_t>(count(p, "tma_store_latency", 0, 1ull << 20));
   r.named_barrier_latency = static_cast<uint32_t>(count(p, "named_barrier_latency", 0, 1ull << 20));
   r.clc_latency = static_cast<uint32_t>(count(p, "clc_latency", 0, 1ull << 20));
+  r.tlb_entries = static_cast<uint32_t>(count(p, "tlb_entries", 0, 4096));
+  r.tlb_miss_latency = static_cast<uint32_t>(count(p, "tlb_miss_latency", 0, 1ull << 20));
   return r;
 }
 
@@ -61,6 +63,7 @@ Params Params::at_sm_clock(double sm_ghz) const {
   p.tma_base_latency = std::max<uint32_t>(1, cycles(tma_base_latency));
   p.tma_l2_latency = std::max<uint32_t>(1, cycles(tma_l2_latency));
   p.tma_loaded_latency = cycles(tma_loaded_latency);
+  p.tlb_miss_latency = cycles(tlb_miss_latency);
   p.l2_bytes_per_cycle = l2_bytes_per_cycle / r;
   p.hbm_bytes_per_cycle = hbm_bytes_per_cycle / r;
   return p;

@@ -38,6 +38,11 @@ struct Params {
   uint32_t tma_store_latency = 0;    // SMEM read + global write of one store box
   uint32_t named_barrier_latency = 0;
   uint32_t clc_latency = 0;          // try_cancel issue -> response written + complete_tx
+  // Address translation of TMA loads: an SM caches tlb_entries 2 MiB pages;
+  // a box whose rows touch a page it does not hold waits tlb_miss_latency
+  // more (the misses of one box are served together). 0 entries: off.
+  uint32_t tlb_entries = 0;
+  uint32_t tlb_miss_latency = 0;
 
   // The same machine with its SMs clocked at `sm_ghz` instead of clock_ghz,
   // the clock the cycle counts above were measured at. The memory side (L2,

@@ -105,6 +105,51 @@ inline void observe_box(sim::OpId op, sim::Space space, std::span<const sim::Ran
   gpu().obs()->access(gpu().warp(), op, space, r, write, sim::Proxy::kAsync, what, loc);
 }
 
+// The 2 MiB pages a load's global bytes touch: [first, last], or first >
+// last for none (a box wholly out of bounds, or a map kind not tracked).
+struct PageSpan {
+  uint64_t first = 1, last = 0;
+};
+constexpr unsigned kPageShift = 21;  // 2 MiB pages
+
+// The pages of tiled box (c0, c1) of a rank-2 map, clipped to the tensor.
+inline PageSpan tiled_pages(const TensorMapModel& m, int32_t c0, int32_t c1) {
+  const int64_t r0 = std::max<int64_t>(c1, 0);
+  const int64_t r1 = std::min<int64_t>(int64_t{c1} + m.box[1], static_cast<int64_t>(m.dims[1])) - 1;
+  const int64_t e0 = std::max<int64_t>(c0, 0);
+  const int64_t e1 = std::min<int64_t>(int64_t{c0} + m.box[0], static_cast<int64_t>(m.dims[0])) - 1;
+  if (m.rank != 2 || r1 < r0 || e1 < e0) return {};
+  const uint64_t lo = m.global_address + static_cast<uint64_t>(r0) * m.stride1_bytes +
+                      static_cast<uint64_t>(e0) * m.elem_bytes;
+  const uint64_t hi = m.global_address + static_cast<uint64_t>(r1) * m.stride1_bytes +
+                      static_cast<uint64_t>(e1 + 1) * m.elem_bytes - 1;
+  return {lo >> kPageShift, hi >> kPageShift};
+}
+
+// Looks the pages up in the CTA's translation cache (least recently used
+// out); true when any missed.
+inline bool tlb_miss(Cta& cta, const PageSpan& pages, uint32_t entries) {
+  bool miss = false;
+  for (uint64_t page = pages.first; page <= pages.last; ++page) {
+    const uint64_t tick = ++cta.tlb_tick;
+    auto it = std::find_if(cta.tlb.begin(), cta.tlb.end(), [page](const auto& e) { return e.first == page; });
+    if (it != cta.tlb.end()) {
+      it->second = tick;
+      continue;
+    }
+    miss = true;
+    ++cta.tlb_misses;
+    if (cta.tlb.size() < entries) {
+      cta.tlb.emplace_back(page, tick);
+    } else {
+      auto lru = std::min_element(cta.tlb.begin(), cta.tlb.end(),
+                                  [](const auto& a, const auto& b) { return a.second < b.second; });
+      *lru = {page, tick};
+    }
+  }
+  return miss;
+}
+
 // Completion time of a load of `bytes` whose L2 residency is tracked under
 // `key`, issued now by `cta`. The SM ingest port serialises a CTA's loads, at
 // its own rate or, with tma_fair_share, at its share of the L2 bandwidth among
@@ -112,8 +157,9 @@ inline void observe_box(sim::OpId op, sim::Space space, std::span<const sim::Ran
 // for boxes that miss in L2 (whose fill also takes L2 bandwidth,
 // l2_fill_factor). A box another CTA is already fetching arrives when that
 // fetch lands (miss merging). Under load every box also waits
-// tma_loaded_latency scaled by the share of SMs loading.
-inline Cycle load_done(Cta& cta, uint64_t bytes, const BoxKey& key, Cycle now) {
+// tma_loaded_latency scaled by the share of SMs loading, and a box touching a
+// page the SM's translation cache lacks waits tlb_miss_latency.
+inline Cycle load_done(Cta& cta, uint64_t bytes, const BoxKey& key, const PageSpan& pages, Cycle now) {
   const Params& p = gpu().params();
   const double loading = static_cast<double>(gpu().loading_sms() + (cta.loads_in_flight == 0 ? 1 : 0));
   double rate = p.sm_ingest_bytes_per_cycle;
@@ -137,6 +183,7 @@ inline Cycle load_done(Cta& cta, uint64_t bytes, const BoxKey& key, Cycle now) {
   }
   if (p.tma_loaded_latency > 0)
     done += static_cast<Cycle>(p.tma_loaded_latency * loading / p.num_sms + 0.5);
+  if (p.tlb_entries > 0 && tlb_miss(cta, pages, p.tlb_entries)) done += p.tlb_miss_latency;
   return done + gpu().engine().schedule().agent_delay(sim::Agent::kTma, done - now);
 }
 
@@ -153,8 +200,8 @@ inline Cycle load_done(Cta& cta, uint64_t bytes, const BoxKey& key, Cycle now) {
 //                    event, so it must stay small (a pointer and a few words).
 template <class RowsFn, class SliceFn, class MoverFn>
 void issue_load(sim::Warp& w, Cta& cta, const TensorMapModel* map, const TensorMapModel& m,
-                Mbarrier* b, int64_t off, const BoxKey& key, RowsFn&& rows, SliceFn&& slice,
-                MoverFn&& make_mover, const Loc& loc) {
+                Mbarrier* b, int64_t off, const BoxKey& key, const PageSpan& pages, RowsFn&& rows,
+                SliceFn&& slice, MoverFn&& make_mover, const Loc& loc) {
   const uint32_t bytes = m.box_bytes();
   for (int lane = 0; lane < w.active_count(); ++lane) {
     sim::OpId op = 0;
@@ -166,7 +213,7 @@ void issue_load(sim::Warp& w, Cta& cta, const TensorMapModel* map, const TensorM
       observe_box(op, sim::Space::kSmem, {&box, 1}, true, "TMA load", loc);
     }
     Cycle begin = local_now(w);
-    Cycle done = load_done(cta, bytes, key, begin);
+    Cycle done = load_done(cta, bytes, key, pages, begin);
     gpu().load_started(cta);
     tensormap_read(map, done, loc);
     cta.tma_busy.emplace_back(begin, done);

@@ -166,8 +166,10 @@ class Cta {
   Cycle store_free = 0;          // SM store path (st.global): next free cycle
   uint64_t l2_hits = 0;      // TMA load boxes served by L2
   // The SM's translation cache for TMA (2 MiB pages, least recently used
-  // first out): page numbers and their last-use ticks.
-  std::vector<std::pair<uint64_t, uint64_t>> tlb;
+  // first out): page numbers and their last-use ticks, tlb_size in use.
+  uint64_t tlb_page[Params::kMaxTlbEntries] = {};
+  uint64_t tlb_used[Params::kMaxTlbEntries] = {};
+  uint32_t tlb_size = 0;
   uint64_t tlb_tick = 0;
   uint64_t tlb_misses = 0;
   bool traced = false;       // tracing is on and this CTA's SM was chosen

@@ -43,7 +43,7 @@ Params Params::from_json(const std::string& text) {
   r.tma_store_latency = static_cast<uint32_t>(count(p, "tma_store_latency", 0, 1ull << 20));
   r.named_barrier_latency = static_cast<uint32_t>(count(p, "named_barrier_latency", 0, 1ull << 20));
   r.clc_latency = static_cast<uint32_t>(count(p, "clc_latency", 0, 1ull << 20));
-  r.tlb_entries = static_cast<uint32_t>(count(p, "tlb_entries", 0, 4096));
+  r.tlb_entries = static_cast<uint32_t>(count(p, "tlb_entries", 0, Params::kMaxTlbEntries));
   r.tlb_miss_latency = static_cast<uint32_t>(count(p, "tlb_miss_latency", 0, 1ull << 20));
   return r;
 }

@@ -41,7 +41,8 @@ struct Params {
   // Address translation of TMA loads: an SM caches tlb_entries 2 MiB pages;
   // a box whose rows touch a page it does not hold waits tlb_miss_latency
   // more (the misses of one box are served together). 0 entries: off.
-  uint32_t tlb_entries = 0;
+  static constexpr uint32_t kMaxTlbEntries = 16;
+  uint32_t tlb_entries = 0;  // at most kMaxTlbEntries
   uint32_t tlb_miss_latency = 0;
 
   // The same machine with its SMs clocked at `sm_ghz` instead of clock_ghz,

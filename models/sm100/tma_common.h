@@ -132,20 +132,18 @@ inline bool tlb_miss(Cta& cta, const PageSpan& pages, uint32_t entries) {
   bool miss = false;
   for (uint64_t page = pages.first; page <= pages.last; ++page) {
     const uint64_t tick = ++cta.tlb_tick;
-    auto it = std::find_if(cta.tlb.begin(), cta.tlb.end(), [page](const auto& e) { return e.first == page; });
-    if (it != cta.tlb.end()) {
-      it->second = tick;
-      continue;
+    uint32_t at = 0, lru = 0;
+    while (at < cta.tlb_size && cta.tlb_page[at] != page) {
+      if (cta.tlb_used[at] < cta.tlb_used[lru]) lru = at;
+      ++at;
     }
-    miss = true;
-    ++cta.tlb_misses;
-    if (cta.tlb.size() < entries) {
-      cta.tlb.emplace_back(page, tick);
-    } else {
-      auto lru = std::min_element(cta.tlb.begin(), cta.tlb.end(),
-                                  [](const auto& a, const auto& b) { return a.second < b.second; });
-      *lru = {page, tick};
+    if (at == cta.tlb_size) {  // a miss: a free entry, or the least recently used
+      miss = true;
+      ++cta.tlb_misses;
+      at = cta.tlb_size < entries ? cta.tlb_size++ : lru;
+      cta.tlb_page[at] = page;
     }
+    cta.tlb_used[at] = tick;
   }
   return miss;
 }

@@ -51,7 +51,7 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
   r.issue_cycles = static_cast<uint32_t>(count(p, "issue_cycles", 0, 1ull << 20));
   r.tma_store_latency = static_cast<uint32_t>(count(p, "tma_store_latency", 0, 1ull << 20));
   r.named_barrier_latency = static_cast<uint32_t>(count(p, "named_barrier_latency", 0, 1ull << 20));
-  r.tlb_entries = static_cast<uint32_t>(count(p, "tlb_entries", 0, 4096));
+  r.tlb_entries = static_cast<uint32_t>(count(p, "tlb_entries", 0, sm100::Params::kMaxTlbEntries));
   r.tlb_miss_latency = static_cast<uint32_t>(count(p, "tlb_miss_latency", 0, 1ull << 20));
   x.wgmma_ii_per_n = real(p, "wgmma_ii_per_n", 0.001, 1000.0);
   x.wgmma_latency_extra = static_cast<uint32_t>(count(p, "wgmma_latency_extra", 0, 1ull << 20));

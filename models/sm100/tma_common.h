@@ -105,10 +105,12 @@ inline void observe_box(sim::OpId op, sim::Space space, std::span<const sim::Ran
   gpu().obs()->access(gpu().warp(), op, space, r, write, sim::Proxy::kAsync, what, loc);
 }
 
-// The 2 MiB pages a load's global bytes touch: [first, last], or first >
-// last for none (a box wholly out of bounds, or a map kind not tracked).
+// The global bytes of a load, for the translation cache: `rows` rows of
+// `row_bytes` bytes, `stride` bytes apart from `addr` (rows 0: none, a box
+// wholly out of bounds or a map kind not tracked).
 struct PageSpan {
-  uint64_t first = 1, last = 0;
+  uint64_t addr = 0, stride = 0;
+  uint32_t rows = 0, row_bytes = 0;
 };
 constexpr unsigned kPageShift = 21;  // 2 MiB pages
 
@@ -119,31 +121,48 @@ inline PageSpan tiled_pages(const TensorMapModel& m, int32_t c0, int32_t c1) {
   const int64_t e0 = std::max<int64_t>(c0, 0);
   const int64_t e1 = std::min<int64_t>(int64_t{c0} + m.box[0], static_cast<int64_t>(m.dims[0])) - 1;
   if (m.rank != 2 || r1 < r0 || e1 < e0) return {};
-  const uint64_t lo = m.global_address + static_cast<uint64_t>(r0) * m.stride1_bytes +
-                      static_cast<uint64_t>(e0) * m.elem_bytes;
-  const uint64_t hi = m.global_address + static_cast<uint64_t>(r1) * m.stride1_bytes +
-                      static_cast<uint64_t>(e1 + 1) * m.elem_bytes - 1;
-  return {lo >> kPageShift, hi >> kPageShift};
+  return {m.global_address + static_cast<uint64_t>(r0) * m.stride1_bytes +
+              static_cast<uint64_t>(e0) * m.elem_bytes,
+          m.stride1_bytes, static_cast<uint32_t>(r1 - r0 + 1),
+          static_cast<uint32_t>((e1 - e0 + 1) * m.elem_bytes)};
 }
 
-// Looks the pages up in the CTA's translation cache (least recently used
-// out); true when any missed.
-inline bool tlb_miss(Cta& cta, const PageSpan& pages, uint32_t entries) {
+// Looks one page up in the CTA's translation cache (least recently used
+// out) and enters it; true on a miss.
+inline bool tlb_lookup(Cta& cta, uint64_t page, uint32_t entries) {
+  const uint64_t tick = ++cta.tlb_tick;
+  uint32_t at = 0, lru = 0;
+  while (at < cta.tlb_size && cta.tlb_page[at] != page) {
+    if (cta.tlb_used[at] < cta.tlb_used[lru]) lru = at;
+    ++at;
+  }
   bool miss = false;
-  for (uint64_t page = pages.first; page <= pages.last; ++page) {
-    const uint64_t tick = ++cta.tlb_tick;
-    uint32_t at = 0, lru = 0;
-    while (at < cta.tlb_size && cta.tlb_page[at] != page) {
-      if (cta.tlb_used[at] < cta.tlb_used[lru]) lru = at;
-      ++at;
-    }
-    if (at == cta.tlb_size) {  // a miss: a free entry, or the least recently used
-      miss = true;
-      ++cta.tlb_misses;
-      at = cta.tlb_size < entries ? cta.tlb_size++ : lru;
-      cta.tlb_page[at] = page;
-    }
-    cta.tlb_used[at] = tick;
+  if (at == cta.tlb_size) {  // a miss: a free entry, or the least recently used
+    miss = true;
+    ++cta.tlb_misses;
+    at = cta.tlb_size < entries ? cta.tlb_size++ : lru;
+    cta.tlb_page[at] = page;
+  }
+  cta.tlb_used[at] = tick;
+  return miss;
+}
+
+// Looks up every page a load touches; true when any missed. At most ~512
+// lookups per box whatever its strides (at most 256 rows).
+inline bool tlb_miss(Cta& cta, const PageSpan& s, uint32_t entries) {
+  if (s.rows == 0) return false;
+  bool miss = false;
+  const uint64_t page_bytes = uint64_t{1} << kPageShift;
+  if (s.stride < page_bytes) {  // rows closer than a page: every page of the range
+    const uint64_t last = s.addr + (s.rows - 1) * s.stride + s.row_bytes - 1;
+    for (uint64_t page = s.addr >> kPageShift; page <= last >> kPageShift; ++page)
+      miss |= tlb_lookup(cta, page, entries);
+    return miss;
+  }
+  for (uint32_t r = 0; r < s.rows; ++r) {  // a page or two per row
+    const uint64_t lo = s.addr + r * s.stride, hi = lo + s.row_bytes - 1;
+    for (uint64_t page = lo >> kPageShift; page <= hi >> kPageShift; ++page)
+      miss |= tlb_lookup(cta, page, entries);
   }
   return miss;
 }

@@ -113,6 +113,12 @@ __global__ void __launch_bounds__(384, 1) sm90_matmul_kernel(
   sk::Sm90Matmul<Cfg>::run(p);
 }
 
+template <class T>
+T median(std::vector<T> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
 // One thread per block records the SM it ran on, its cycle counter and the
 // global nanosecond timer.
 __global__ void clock_probe(uint64_t* out) {
@@ -151,20 +157,13 @@ double clock_mhz(const std::vector<std::pair<uint64_t, uint64_t>>& before,
     if (before[i].second != 0 && after[i].second > before[i].second)
       mhz.push_back(1e3 * static_cast<double>(after[i].first - before[i].first) /
                     static_cast<double>(after[i].second - before[i].second));
-  if (mhz.empty()) return 0;
-  std::sort(mhz.begin(), mhz.end());
-  return mhz[mhz.size() / 2];
+  return mhz.empty() ? 0 : median(std::move(mhz));
 }
 
-float median(std::vector<float> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-// The median of `runs` timed launches after 3 warm-ups; with `mhz`, also the
-// mean SM clock over the timed launches.
+// The median of `runs` timed launches after 3 warm-ups; `mhz` gets the mean
+// SM clock over the timed launches.
 template <class Launch>
-float time_median(int runs, int sets, Launch&& launch, double* mhz = nullptr) {
+float time_median(int runs, int sets, Launch&& launch, double& mhz) {
   int sms = 0;
   CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   uint64_t* probe = nullptr;
@@ -186,7 +185,7 @@ float time_median(int runs, int sets, Launch&& launch, double* mhz = nullptr) {
     CHECK_CUDA(cudaEventElapsedTime(&t, e0, e1));
     ms.push_back(t);
   }
-  if (mhz != nullptr) *mhz = clock_mhz(before, sample_clocks(probe, sms));
+  mhz = clock_mhz(before, sample_clocks(probe, sms));
   CHECK_CUDA(cudaFree(probe));
   CHECK_CUDA(cudaEventDestroy(e0));
   CHECK_CUDA(cudaEventDestroy(e1));
@@ -239,7 +238,7 @@ int run_config(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double 
   CHECK_CUDA(cudaDeviceSynchronize());
   const double err = rel_error(pr);
   double mhz = 0;
-  const float ms = time_median(runs, pr.sets, launch, &mhz);
+  const float ms = time_median(runs, pr.sets, launch, mhz);
   const double flops = 2.0 * pr.m * pr.n * pr.k;
   const bool ok = err < 1e-2;
   std::printf("%ux%ux%u,%d,%d,%.2f,%.1f,%.2f,%.1f,%.2e,%s,%.0f,%.0f\n", pr.m, pr.n, pr.k, BN, S,
@@ -320,7 +319,7 @@ int main(int argc, char** argv) {
   cublas(0, pr.d_ref);
   CHECK_CUDA(cudaDeviceSynchronize());
   double cublas_mhz = 0;
-  const float cublas_ms = time_median(runs, pr.sets, [&](int s) { cublas(s, pr.d); }, &cublas_mhz);
+  const float cublas_ms = time_median(runs, pr.sets, [&](int s) { cublas(s, pr.d); }, cublas_mhz);
 
   int rc = 0;
   if (flag(argc, argv, "--all")) {

@@ -171,7 +171,6 @@ class Cta {
   uint64_t tlb_used[Params::kMaxTlbEntries] = {};
   uint32_t tlb_size = 0;
   uint64_t tlb_tick = 0;
-  uint64_t tlb_misses = 0;
   bool traced = false;       // tracing is on and this CTA's SM was chosen
   uint32_t trace_track = 0;  // the CTA's track
   uint32_t sm_track = 0;     // its SM's track (engine tracks live there)

@@ -139,7 +139,6 @@ inline bool tlb_lookup(Cta& cta, uint64_t page, uint32_t entries) {
   bool miss = false;
   if (at == cta.tlb_size) {  // a miss: a free entry, or the least recently used
     miss = true;
-    ++cta.tlb_misses;
     at = cta.tlb_size < entries ? cta.tlb_size++ : lru;
     cta.tlb_page[at] = page;
   }

@@ -24,7 +24,7 @@ namespace {
 using models::sm100::Gpu;
 using models::sm100::Swizzle;
 
-// One launch with the SMs at `gp.clock_ghz` (gpu_params() at some SM clock).
+// What the power model needs of a finished launch.
 models::sm90::KernelActivity activity(const MatmulRequest& q, const RunResult& r) {
   models::sm90::KernelActivity a;
   a.flops = 2.0 * q.m * q.n * q.k;
@@ -38,6 +38,7 @@ models::sm90::KernelActivity activity(const MatmulRequest& q, const RunResult& r
   return a;
 }
 
+// One launch with the SMs at `gp.clock_ghz` (gpu_params() at some SM clock).
 template <int BN, int S>
 RunResult run_config(const MatmulRequest& q, const models::sm100::Params& gp) {
   using C = Sm90MatmulConfig<BN, S>;

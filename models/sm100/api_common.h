@@ -13,26 +13,20 @@ inline Gpu& gpu() { return Gpu::current(); }
 
 // tcgen05.ld results are undefined until tcgen05.wait::ld (PTX 9.7.16.8.5):
 // any later operation of the warp other than another tcgen05.ld or the wait
-// itself uses them too early.
-inline void check_ld_waited(const std::source_location& loc) {
-  sim::Warp& w = gpu().warp();
-  if (!w.issue_check) return;
-  WarpAsync& wa = gpu().cta_of_current().warp_async[w.index()];
-  w.issue_check = false;
-  if (!wa.ld_pending) return;
-  wa.ld_pending = false;
-  gpu().finding("tmem_access", "tcgen05.ld_without_wait",
-                "the warp continues past a tcgen05.ld (" + sim::format_location(wa.ld_site) +
-                    ") without tcgen05.wait::ld; the loaded registers are undefined until the wait",
-                loc);
+// itself uses them too early. The warp's issue_check flag keeps the common
+// path to one test; the check itself is out of line (api_tcgen05.cc).
+void report_ld_not_waited(sim::Warp& w, const std::source_location& loc);
+inline void check_ld_waited(sim::Warp& w, const std::source_location& loc) {
+  if (w.issue_check) report_ld_not_waited(w, loc);
 }
+inline void check_ld_waited(const std::source_location& loc) { check_ld_waited(gpu().warp(), loc); }
 
 // Charges one instruction issue for the calling warp and pays its accumulated
 // cost first, so the operation acts at the right cycle before it touches state
 // other warps or agents can see.
 inline sim::Warp& issue(const std::source_location& loc) {
-  check_ld_waited(loc);
   sim::Warp& w = gpu().warp();
+  check_ld_waited(w, loc);
   w.set_location(loc);
   w.sync();
   w.spend(gpu().params().issue_cycles + gpu().engine().schedule().warp_delay(w.index()));
@@ -47,8 +41,8 @@ inline sim::Warp& issue(const std::source_location& loc) {
 // loads) then costs the simulation one context switch instead of one each.
 // They must not read or change state that another warp can observe at once.
 inline sim::Warp& issue_local(const std::source_location& loc) {
-  check_ld_waited(loc);
   sim::Warp& w = gpu().warp();
+  check_ld_waited(w, loc);
   w.set_location(loc);
   w.spend(gpu().params().issue_cycles + gpu().engine().schedule().warp_delay(w.index()));
   gpu().engine().count_event();

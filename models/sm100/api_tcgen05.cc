@@ -95,7 +95,52 @@ bool operand_in_smem(const Cta& cta, const SmemDesc& d, uint32_t rows) {
   uint32_t span = d.swizzle == Swizzle::kNone ? 0 : static_cast<uint32_t>(d.swizzle);
   return last + span <= cta.smem_size + span && d.start < cta.smem_size && last <= cta.smem_size;
 }
+
+// Checks a kind::f16 tcgen05.mma's descriptors, operand ranges and TMEM
+// destination, reporting the first problem.
+bool mma_operands_ok(Cta& cta, uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
+                     uint32_t d_taddr, const Loc& loc) {
+  SmemDesc a = decode_smem_desc(a_desc), b = decode_smem_desc(b_desc);
+  InstrDesc id = decode_instr_desc(idesc);
+  {
+    const char* what = "A descriptor";
+    std::string err = check_smem_desc(a);
+    if (err.empty()) what = "B descriptor", err = check_smem_desc(b);
+    if (err.empty()) what = "instruction descriptor", err = check_instr_desc(id);
+    if (!err.empty()) {
+      gpu().finding("tcgen05", "tcgen05.bad_descriptor",
+                    fmt::format("tcgen05.mma {}: {}", what, err), loc);
+      return false;
+    }
+  }
+  if (!operand_in_smem(cta, a, id.m) || !operand_in_smem(cta, b, id.n)) {
+    gpu().finding("tcgen05", "tcgen05.operand_out_of_range",
+                  "tcgen05.mma operand described by a descriptor lies outside shared memory", loc);
+    return false;
+  }
+  const uint32_t col = d_taddr & 0xFFFF;
+  if ((d_taddr >> 16) != 0 || find_alloc(cta, col, id.n) == cta.tmem.allocs.end()) {
+    gpu().finding("tmem_access", "tmem.unallocated_access",
+                  fmt::format("tcgen05.mma writes TMEM columns [{}, {}) (lane {}) outside any "
+                              "allocation of this CTA",
+                              col, col + id.n, d_taddr >> 16),
+                  loc);
+    return false;
+  }
+  return true;
+}
 }  // namespace
+
+void report_ld_not_waited(sim::Warp& w, const std::source_location& loc) {
+  WarpAsync& wa = gpu().cta_of_current().warp_async[w.index()];
+  w.issue_check = false;
+  if (!wa.ld_pending) return;
+  wa.ld_pending = false;
+  gpu().finding("tmem_access", "tcgen05.ld_without_wait",
+                "the warp continues past a tcgen05.ld (" + sim::format_location(wa.ld_site) +
+                    ") without tcgen05.wait::ld; the loaded registers are undefined until the wait",
+                loc);
+}
 
 void tcgen05_alloc(uint32_t* smem_dst, uint32_t num_cols, const Loc& loc) {
   sim::Warp& w = issue(loc);
@@ -201,31 +246,10 @@ void tcgen05_mma_f16_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint
   // the MMA's start change: it runs at the warp's local time.
   sim::Warp& w = issue_local(loc);
   Cta& cta = gpu().cta_of_current();
-  SmemDesc a = decode_smem_desc(a_desc), b = decode_smem_desc(b_desc);
-  InstrDesc id = decode_instr_desc(idesc);
-  for (auto [what, err] : {std::pair{"A descriptor", check_smem_desc(a)},
-                           std::pair{"B descriptor", check_smem_desc(b)},
-                           std::pair{"instruction descriptor", check_instr_desc(id)}}) {
-    if (!err.empty()) {
-      gpu().finding("tcgen05", "tcgen05.bad_descriptor",
-                    fmt::format("tcgen05.mma {}: {}", what, err), loc);
-      return;
-    }
-  }
-  if (!operand_in_smem(cta, a, id.m) || !operand_in_smem(cta, b, id.n)) {
-    gpu().finding("tcgen05", "tcgen05.operand_out_of_range",
-                  "tcgen05.mma operand described by a descriptor lies outside shared memory", loc);
-    return;
-  }
-  uint32_t col = d_taddr & 0xFFFF;
-  if ((d_taddr >> 16) != 0 || find_alloc(cta, col, id.n) == cta.tmem.allocs.end()) {
-    gpu().finding("tmem_access", "tmem.unallocated_access",
-                  fmt::format("tcgen05.mma writes TMEM columns [{}, {}) (lane {}) outside any "
-                              "allocation of this CTA",
-                              col, col + id.n, d_taddr >> 16),
-                  loc);
-    return;
-  }
+  if (!mma_operands_ok(cta, a_desc, b_desc, idesc, d_taddr, loc)) return;
+  const SmemDesc a = decode_smem_desc(a_desc), b = decode_smem_desc(b_desc);
+  const InstrDesc id = decode_instr_desc(idesc);
+  const uint32_t col = d_taddr & 0xFFFF;
   const Params& p = gpu().params();
   WarpAsync& wa = cta.warp_async[w.index()];
   for (int lane = 0; lane < w.active_count(); ++lane) {

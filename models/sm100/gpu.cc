@@ -11,7 +11,6 @@
 
 namespace sk::models::sm100 {
 namespace {
-Gpu* g_gpu = nullptr;
 }  // namespace
 
 Cta::Cta(int id_, uint32_t smem_bytes, bool functional, uint32_t tmem_columns,
@@ -36,18 +35,17 @@ Gpu::Gpu(const Params& params, bool functional)
       engine_(*engine_owner_),
       gmem_(functional),
       l2_(params.l2_bytes) {
-  if (g_gpu != nullptr) throw std::logic_error("only one sm100 Gpu per process");
-  g_gpu = this;
+  if (current_ != nullptr) throw std::logic_error("only one sm100 Gpu per process");
+  current_ = this;
   engine_.set_deadlock_classifier([this](sim::Finding& f) { classify_deadlock(f); });
   lane_loop_.functional = functional;
   engine_.set_lane_loop(&lane_loop_);
 }
 
-Gpu::~Gpu() { g_gpu = nullptr; }
+Gpu::~Gpu() { current_ = nullptr; }
 
-Gpu& Gpu::current() {
-  if (g_gpu == nullptr) throw std::logic_error("sm100 intrinsic called outside a simulated launch");
-  return *g_gpu;
+void Gpu::no_launch() {
+  throw std::logic_error("sm100 intrinsic called outside a simulated launch");
 }
 
 std::string Gpu::launch(int grid, int warps_per_cta, uint32_t smem_bytes,

@@ -69,7 +69,10 @@ struct Mbarrier {
   // Ledger of the incomplete phase, for deadlock reports.
   uint64_t tx_expected = 0, tx_delivered = 0;
   uint32_t arrivals = 0;
-  std::string last_arrival;  // who arrived last, in any phase ("warp 6 (mma)")
+  // Who arrived last, in any phase: a warp, or (null warp) the async op.
+  // Formatted only for a report (mbar::likely_cause).
+  const sim::Warp* last_warp = nullptr;
+  const char* last_op = nullptr;
   uint64_t arrivals_total = 0;
   uint32_t loads_in_flight = 0;       // TMA loads issued, complete_tx pending
   bool early_reported = false;
@@ -159,7 +162,8 @@ class Cta {
   Cycle tma_free = 0;   // SM ingest port
   int warps = 0;
   int warps_done = 0;
-  // Busy intervals of the TMA load path and the tensor core, for the summary.
+  // Busy intervals of the TMA load path and the tensor core, for the summary
+  // (add with note_busy).
   std::vector<std::pair<Cycle, Cycle>> tma_busy, tc_busy;
   uint64_t bytes_loaded = 0;
   uint32_t loads_in_flight = 0;  // TMA loads issued and not yet landed
@@ -184,11 +188,26 @@ class Cta {
   std::shared_ptr<uint8_t[]> smem_storage_;
 };
 
+// Records [begin, end) as busy. Intervals come in nearly sorted (in issue
+// order), so one that starts inside the last is folded into it: the union is
+// unchanged and the list stays short (one entry per burst, not per op).
+inline void note_busy(std::vector<std::pair<Cycle, Cycle>>& v, Cycle begin, Cycle end) {
+  if (!v.empty() && begin >= v.back().first && begin <= v.back().second) {
+    v.back().second = std::max(v.back().second, end);
+    return;
+  }
+  v.emplace_back(begin, end);
+}
+
 class Gpu {
  public:
   Gpu(const Params& params, bool functional);
   ~Gpu();
-  static Gpu& current();
+  // The Gpu of the running launch (inline: every intrinsic asks for it).
+  static Gpu& current() {
+    if (current_ == nullptr) no_launch();
+    return *current_;
+  }
 
   const Params& params() const { return params_; }
   bool functional() const { return functional_; }
@@ -262,6 +281,8 @@ class Gpu {
   uint32_t gpu_track() const { return gpu_track_; }
 
  private:
+  inline static Gpu* current_ = nullptr;
+  [[noreturn]] static void no_launch();
   [[noreturn]] static void not_in_kernel();
   void start_cta(int id, int sm);
   void on_warp_exit(Cta& cta);

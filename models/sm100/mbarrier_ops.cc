@@ -54,7 +54,7 @@ bool take_arrival(Gpu& gpu, Cta& cta, Mbarrier& b, const char* op, const Loc* lo
     if (loc != nullptr) f.location = sim::format_location(*loc);
     gpu.engine().report(std::move(f));
   };
-  const std::string name = b.name.empty() ? "mbarrier" : b.name;
+  const std::string_view name = b.name.empty() ? "mbarrier" : std::string_view(b.name);
   if (!b.observed && !b.overrun_reported) {
     b.overrun_reported = true;
     report("mbarrier.arrive_before_wait",
@@ -71,10 +71,8 @@ bool take_arrival(Gpu& gpu, Cta& cta, Mbarrier& b, const char* op, const Loc* lo
   --b.pending;
   ++b.arrivals;
   ++b.arrivals_total;
-  sim::Warp* w = gpu.engine().current();
-  b.last_arrival = w != nullptr ? fmt::format("warp {} ({})", w->index(),
-                                              w->role().empty() ? "?" : w->role())
-                                : std::string(op);
+  b.last_warp = gpu.engine().current();
+  b.last_op = op;
   return true;
 }
 
@@ -130,6 +128,15 @@ std::string describe(const Mbarrier& b) {
                      b.tx);
 }
 
+namespace {
+// Who arrived last ("warp 6 (mma)", or the async op).
+std::string last_arrival(const Mbarrier& b) {
+  if (b.last_warp == nullptr) return b.last_op != nullptr ? b.last_op : "?";
+  const sim::Warp& w = *b.last_warp;
+  return fmt::format("warp {} ({})", w.index(), w.role().empty() ? "?" : w.role());
+}
+}  // namespace
+
 std::string likely_cause(const Mbarrier& b) {
   const std::string name = b.name.empty() ? "the mbarrier" : b.name;
   if (b.pending == 0 && b.tx > 0)
@@ -139,7 +146,7 @@ std::string likely_cause(const Mbarrier& b) {
   if (b.pending > 0 && b.arrivals > 0)
     return fmt::format("{} arrivals expected per phase, {} arrived in this phase (last from {}): "
                        "the arrival count does not match the threads that arrive",
-                       b.expected, b.arrivals, b.last_arrival);
+                       b.expected, b.arrivals, last_arrival(b));
   if (b.arrivals_total == 0)
     return name.find("empty") != std::string::npos
                ? fmt::format("nothing ever arrived on {}: the consumer never pre-arrived on it or "
@@ -150,7 +157,7 @@ std::string likely_cause(const Mbarrier& b) {
                              name);
   return fmt::format("no arrival on {} in phase {} (the last came from {}): the arriving role "
                      "stopped early (mismatched loop bounds?) or is itself blocked",
-                     name, b.phase, b.last_arrival);
+                     name, b.phase, last_arrival(b));
 }
 
 Mbarrier* lookup(Gpu& gpu, uint64_t* bar) {

@@ -59,7 +59,7 @@ inline Slot enqueue(Cta& cta, sim::Warp& w, Cycle busy) {
   const Cycle done = start + busy + gpu().params().umma_latency_extra;
   WarpAsync& wa = cta.warp_async[w.index()];
   wa.tcgen05_done = std::max(wa.tcgen05_done, done);
-  cta.tc_busy.emplace_back(start, start + busy);
+  note_busy(cta.tc_busy, start, start + busy);
   return Slot{start, done};
 }
 

@@ -232,7 +232,7 @@ void issue_load(sim::Warp& w, Cta& cta, const TensorMapModel* map, const TensorM
     Cycle done = load_done(cta, bytes, key, pages, begin);
     gpu().load_started(cta);
     tensormap_read(map, done, loc);
-    cta.tma_busy.emplace_back(begin, done);
+    note_busy(cta.tma_busy, begin, done);
     gpu().count_bytes_in_flight(cta, begin, bytes);
     gpu().count_bytes_in_flight(cta, done, -static_cast<int64_t>(bytes));
     cta.bytes_loaded += bytes;

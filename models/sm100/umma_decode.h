@@ -34,8 +34,38 @@ struct InstrDesc {
   uint32_t m = 0, n = 0;
 };
 
-SmemDesc decode_smem_desc(uint64_t d);
-InstrDesc decode_instr_desc(uint32_t d);
+// Inline: the model decodes the descriptors of every MMA it issues.
+inline SmemDesc decode_smem_desc(uint64_t d) {
+  SmemDesc s;
+  s.start = static_cast<uint32_t>(d & 0x3FFF) << 4;
+  s.lbo = static_cast<uint32_t>((d >> 16) & 0x3FFF) << 4;
+  s.sbo = static_cast<uint32_t>((d >> 32) & 0x3FFF) << 4;
+  s.version = static_cast<uint32_t>((d >> 46) & 0x3);
+  s.base_offset = static_cast<uint32_t>((d >> 49) & 0x7);
+  s.lbo_mode = ((d >> 52) & 1) != 0;
+  s.layout = static_cast<uint32_t>((d >> 61) & 0x7);
+  switch (s.layout) {
+    case 2: s.swizzle = Swizzle::k128B; break;
+    case 4: s.swizzle = Swizzle::k64B; break;
+    case 6: s.swizzle = Swizzle::k32B; break;
+    default: s.swizzle = Swizzle::kNone; break;
+  }
+  return s;
+}
+
+inline InstrDesc decode_instr_desc(uint32_t d) {
+  InstrDesc i;
+  i.d_format = (d >> 4) & 0x3;
+  i.a_format = (d >> 7) & 0x7;
+  i.b_format = (d >> 10) & 0x7;
+  i.negate_a = (d >> 13) & 1;
+  i.negate_b = (d >> 14) & 1;
+  i.a_mn_major = (d >> 15) & 1;
+  i.b_mn_major = (d >> 16) & 1;
+  i.n = ((d >> 17) & 0x3F) << 3;
+  i.m = ((d >> 24) & 0x1F) << 4;
+  return i;
+}
 
 // Empty when the descriptor is usable by the model, else the reason.
 std::string check_smem_desc(const SmemDesc& d);

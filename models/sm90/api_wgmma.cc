@@ -120,7 +120,7 @@ void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accu
   const Cycle start = std::max(local_now(w), cta.tc_free) +
                       gpu().engine().schedule().agent_delay(sim::Agent::kTensorCore, ii);
   cta.tc_free = start + ii;
-  cta.tc_busy.emplace_back(start, start + ii);
+  sm100::note_busy(cta.tc_busy, start, start + ii);
   // The warpgroup's op is complete when all four quarters are: a quarter
   // issued at `start` finishes with the op about a whole interval later.
   const Cycle whole = static_cast<Cycle>(n * extras().wgmma_ii_per_n + 0.5);

@@ -24,7 +24,7 @@ sc_core::sc_time cycles(Cycle c) { return cycles_to_time(c); }
 
 sc_core::sc_time cycles_to_time(Cycle c) { return sc_core::sc_time::from_value(c * ticks_per_cycle()); }
 
-Engine::Engine() : wake_(std::make_unique<sc_core::sc_event>()) {
+Engine::Engine() : ticks_per_cycle_(ticks_per_cycle()), wake_(std::make_unique<sc_core::sc_event>()) {
   if (g_engine != nullptr) throw std::logic_error("only one sk::sim::Engine may exist per process");
   g_engine = this;
   // Unmodelled SystemC warnings (e.g. about sc_start with nothing to do) would
@@ -40,8 +40,11 @@ Engine& Engine::get() {
   return *g_engine;
 }
 
-Cycle Engine::now() const {
-  return static_cast<Cycle>(sc_core::sc_time_stamp().value() / ticks_per_cycle());
+void Engine::sync_time() {
+  const uint64_t ticks = sc_core::sc_time_stamp().value();
+  // The default resolution (1 ps) divides by a constant, which compiles to a
+  // multiply.
+  now_ = ticks_per_cycle_ == 1000 ? ticks / 1000 : ticks / ticks_per_cycle_;
 }
 
 void Engine::push(Cycle t, Due d) {
@@ -73,6 +76,7 @@ void Engine::wake_at(Cycle t, sc_core::sc_event* ev) { push(t, Due{0, ev}); }
 void Engine::drain_due() {
   Warp* saved = current_;
   current_ = nullptr;
+  sync_time();
   const Cycle n = now();
   armed_ = kNotArmed;
   calendar_.advance(n);
@@ -123,7 +127,7 @@ Warp& Engine::spawn_warp(int cta, int warp_in_cta, int lanes, std::function<void
   opts.set_stack_size(256 * 1024);
   sc_core::sc_spawn(
       [this, w, body = std::move(body)] {
-        current_ = w;
+        resume(w);
         body();
         current_ = w;
         w->sync();
@@ -146,6 +150,7 @@ RunStatus Engine::run(Cycle max_cycles) {
     method_spawned_ = true;
   }
   sc_core::sc_start(cycles(max_cycles), sc_core::SC_EXIT_ON_STARVATION);
+  sync_time();
   if (progress_shown_) std::fprintf(stderr, "\r\033[K");
   bool all_done = true;
   for (auto& w : warps_) all_done = all_done && w->done();

@@ -57,7 +57,10 @@ class Engine {
   // The engine of this process. Exactly one may exist at a time.
   static Engine& get();
 
-  Cycle now() const;
+  // The current cycle. Kept in step with SystemC's time by the only code that
+  // runs after time moves: the engine's callback process and a warp resuming
+  // from a wait (resume()).
+  Cycle now() const { return now_; }
 
   // Schedules fn at absolute cycle t (>= now). Same-cycle callbacks run in the
   // order they were scheduled.
@@ -72,6 +75,12 @@ class Engine {
   // The warp whose kernel code is executing, or nullptr in agent callbacks.
   Warp* current() const { return current_; }
   void set_current(Warp* w) { current_ = w; }
+  // Called by a warp whose thread resumes after a SystemC wait: it is the
+  // running warp, and time may have moved.
+  void resume(Warp* w) {
+    current_ = w;
+    sync_time();
+  }
 
   void report(Finding f);
   // Lets the model refine the generic deadlock finding (class, rule, cause)
@@ -120,6 +129,9 @@ class Engine {
     sc_core::sc_event* ev;  // a sleeping warp's wake-up event
   };
   void push(Cycle t, Due d);
+  void sync_time();  // now_ from SystemC's time stamp
+  Cycle now_ = 0;
+  uint64_t ticks_per_cycle_;  // SystemC time-resolution ticks per cycle
   std::vector<InlineCallback> slots_;
   std::vector<uint32_t> free_;
   void drain_due();

@@ -67,7 +67,7 @@ std::string Schedule::describe() const {
   }
 }
 
-Cycle Schedule::warp_delay(int warp_in_cta) {
+Cycle Schedule::perturbed_warp_delay(int warp_in_cta) {
   switch (strategy_) {
     case Strategy::kNominal: return 0;
     case Strategy::kRandom: return rng_() % 16 == 0 ? 1 + rng_() % 512 : 0;
@@ -88,7 +88,7 @@ Cycle Schedule::warp_delay(int warp_in_cta) {
   }
 }
 
-Cycle Schedule::agent_delay(Agent a, Cycle base) {
+Cycle Schedule::perturbed_agent_delay(Agent a, Cycle base) {
   const int actor = static_cast<int>(a);
   switch (strategy_) {
     case Strategy::kNominal: return 0;

@@ -41,9 +41,13 @@ class Schedule {
   std::string describe() const;
 
   // Extra cycles before the next operation of warp `warp_in_cta`.
-  Cycle warp_delay(int warp_in_cta);
+  Cycle warp_delay(int warp_in_cta) {
+    return strategy_ == Strategy::kNominal ? 0 : perturbed_warp_delay(warp_in_cta);
+  }
   // Extra cycles added to an async latency of `base` cycles.
-  Cycle agent_delay(Agent a, Cycle base);
+  Cycle agent_delay(Agent a, Cycle base) {
+    return strategy_ == Strategy::kNominal ? 0 : perturbed_agent_delay(a, base);
+  }
 
   // Number of exhaustive schedules (masks x magnitudes) for this launch.
   uint64_t exhaustive_space() const { return (uint64_t{1} << actors()) * 3; }
@@ -53,6 +57,8 @@ class Schedule {
   int actors() const { return kAgents + warps_; }
   int warp_actor(int w) const { return kAgents + w % warps_; }
   void setup();
+  Cycle perturbed_warp_delay(int warp_in_cta);
+  Cycle perturbed_agent_delay(Agent a, Cycle base);
 
   uint64_t seed_ = 0;
   Strategy strategy_ = Strategy::kNominal;

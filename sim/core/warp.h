@@ -52,9 +52,12 @@ class Warp {
 
   // Active lanes.
   uint64_t active_mask() const { return mask_; }
-  int active_count() const { return __builtin_popcountll(mask_); }
-  bool all_lanes_active() const { return active_count() == lanes_; }
-  void push_mask(uint64_t m) { mask_stack_.push_back(mask_); mask_ = m; }
+  int active_count() const { return active_; }
+  bool all_lanes_active() const { return active_ == lanes_; }
+  void push_mask(uint64_t m) {
+    mask_stack_.push_back(mask_);
+    set_mask(m);
+  }
   void pop_mask();
   int current_lane() const { return lane_; }
   void set_current_lane(int l) { lane_ = l; }
@@ -71,7 +74,11 @@ class Warp {
     spend(1);
     sync();
   }
-  void sync();  // waits the accumulated cost
+  // Waits the accumulated cost.
+  void sync() {
+    free_ops_ = 0;
+    if (pending_ != 0) pay();
+  }
   // Cost accumulated since the last sync: the warp's own clock runs this far
   // ahead of the simulation's.
   Cycle pending() const { return pending_; }
@@ -120,12 +127,18 @@ class Warp {
   std::string role_;
   bool done_ = false;
   uint64_t mask_;  // bit l: lane l is active (a warp has 32 lanes, a wave 64)
+  int active_;     // popcount of mask_, asked for at every intrinsic
+  void set_mask(uint64_t m) {
+    mask_ = m;
+    active_ = __builtin_popcountll(m);
+  }
   std::vector<uint64_t> mask_stack_;
   int lane_ = -1;
   Cycle pending_ = 0;
   uint32_t free_ops_ = 0;  // since the last sync
   std::unique_ptr<sc_core::sc_event> wake_;  // notified by the engine at the end of a sleep
   void sleep(Cycle c);  // waits c > 0 cycles
+  void pay();           // sleeps pending_ cycles
   bool blocked_ = false;
   std::function<std::string()> describe_;
   std::source_location loc_;

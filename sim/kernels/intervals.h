@@ -14,7 +14,7 @@ using Interval = std::pair<Cycle, Cycle>;
 
 // The union of v as sorted, disjoint intervals.
 inline std::vector<Interval> merged(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end());
+  if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
   std::vector<Interval> out;
   for (auto iv : v) {
     if (iv.second <= iv.first) continue;

@@ -5,20 +5,33 @@
 # sweep (one 128x128 tile, long K: the pipeline's stage round trip, compare
 # research/perf.md section 3.1). Every row carries the mean SM clock of its
 # timed launches (sm_mhz).
+# The sweep runs ROUNDS times (default 3), the shapes in turn within each
+# round, so every configuration appears ROUNDS times in sweep.csv;
+# sweep_report.py takes the median. One round's spread between runs of the
+# same configuration is a few percent (docs/hardware.md), as large as the
+# model's error targets.
 # Output: sweep.csv and single_cta.csv in $OUT (or /tmp), then a short table.
+# GEMM_BENCH=path runs a gemm_bench already built (bazel build
+# //hw/h200:gemm_bench) instead of building one here.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out="${OUT:-/tmp}"
+rounds="${ROUNDS:-3}"
 nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm --format=csv,noheader
-bin=/tmp/gemm_bench
-nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -I. hw/h200/gemm_bench.cu \
-  -lcublas -lcuda -o "$bin" || exit 2
+bin="${GEMM_BENCH:-}"
+if [ -z "$bin" ]; then
+  bin=/tmp/gemm_bench
+  nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -I. hw/h200/gemm_bench.cu \
+    -lcublas -lcuda -o "$bin" || exit 2
+fi
 header="shape,tile_n,stages,ours_us,ours_tflops,cublas_us,cublas_tflops,rel_err,status,sm_mhz,cublas_mhz"
 rc=0
 echo "$header" > "$out/sweep.csv"
-for shape in "512 512 512" "2048 2048 2048" "8192 8192 8192" "4096 1024 8192" "1024 8192 2048"; do
-  set -- $shape
-  "$bin" --m "$1" --n "$2" --k "$3" --all --runs 20 >> "$out/sweep.csv" || rc=1
+for round in $(seq "$rounds"); do
+  for shape in "512 512 512" "2048 2048 2048" "8192 8192 8192" "4096 1024 8192" "1024 8192 2048"; do
+    set -- $shape
+    "$bin" --m "$1" --n "$2" --k "$3" --all --runs 20 >> "$out/sweep.csv" || rc=1
+  done
 done
 echo "$header" > "$out/single_cta.csv"
 for k in 131072 16384; do
@@ -26,6 +39,8 @@ for k in 131072 16384; do
 done
 for f in sweep single_cta; do
   echo "== $f"
-  column -s, -t < "$out/$f.csv" | cut -c1-140
+  # shape, tile_n, stages, ours_us, cublas_us, rel_err, status, sm_mhz ('column' is
+  # not on every GPU image).
+  awk -F, '{printf "%-16s %6s %6s %9s %9s %9s %6s %6s\n", $1, $2, $3, $4, $6, $8, $9, $10}' "$out/$f.csv"
 done
 exit $rc

@@ -3,8 +3,10 @@
 
     python3 hw/h200/sweep_report.py <sim binary> <measured.csv> <out.csv> [--date YYYY-MM-DD]
 
-measured.csv is gemm_bench's CSV (shape,tile_n,stages,ours_us,...). For every
-row the model is run in timing mode (`sim run --kernel matmul --arch sm90 ...
+measured.csv is gemm_bench's CSV (shape,tile_n,stages,ours_us,...); a
+configuration measured more than once (run_sweep.sh runs the sweep in rounds)
+counts with the median of its times and of its clocks. For every
+configuration the model is run in timing mode (`sim run --kernel matmul --arch sm90 ...
 --json -`, two at a time). Writes out.csv with columns
 config,split,measured_us,predicted_us,date, where split is "calibration" for
 the rows models/sm90/params.json was calibrated on and "held_out" for the rest,
@@ -15,6 +17,7 @@ to the configuration with more stages).
 import concurrent.futures
 import csv
 import json
+import statistics
 import subprocess
 import sys
 
@@ -37,13 +40,31 @@ def is_calibration(row):
             or row['shape'] not in SWEEP_SHAPES)
 
 
+def measured_rows(path):
+    """The ok rows of a gemm_bench CSV, one per configuration, in first-seen
+    order: repeated measurements of a configuration (rounds) are merged into
+    their median time (ours_us) and median clock (sm_mhz)."""
+    groups = {}
+    for r in csv.DictReader(open(path)):
+        if r.get('status') == 'ok':
+            groups.setdefault((r['shape'], r['tile_n'], r['stages']), []).append(r)
+    rows = []
+    for group in groups.values():
+        row = dict(group[0])
+        for col in ('ours_us', 'sm_mhz'):
+            if all(g.get(col) for g in group):
+                row[col] = str(statistics.median(float(g[col]) for g in group))
+        row['runs'] = len(group)
+        rows.append(row)
+    return rows
+
+
 def calibration_rows(paths, shapes=None):
     """The calibration rows of gemm_bench CSV files (comma-separated paths)."""
     rows = []
     for path in paths.split(','):
-        rows += [r for r in csv.DictReader(open(path))
-                 if r.get('status') == 'ok' and is_calibration(r)
-                 and (shapes is None or r['shape'] in shapes)]
+        rows += [r for r in measured_rows(path)
+                 if is_calibration(r) and (shapes is None or r['shape'] in shapes)]
     return rows
 
 
@@ -68,7 +89,7 @@ def main():
         raise SystemExit(__doc__)
     sim, measured, out = sys.argv[1:4]
     date = sys.argv[sys.argv.index('--date') + 1] if '--date' in sys.argv else ''
-    rows = [r for r in csv.DictReader(open(measured)) if r.get('status') == 'ok']
+    rows = measured_rows(measured)
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         preds = list(pool.map(lambda r: predict(sim, r['shape'], r['tile_n'], r['stages']), rows))
     held = []

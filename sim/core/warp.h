@@ -11,7 +11,10 @@
 // that waits out a number of cycles is woken through the engine's own event
 // queue (Engine::at), not a SystemC timed notification: at a given cycle the
 // engine's callbacks run first, then the warps woken at that cycle, in the
-// order they went to sleep.
+// order they went to sleep. block_until is the one exception to paying first:
+// a warp whose condition is false now waits for the event at once (the
+// condition cannot turn true before the event fires) and, if it fires inside
+// the unpaid window, resumes at the warp's own time before judging it.
 //
 // Termination: simulated time advances under any loop of intrinsic calls, so
 // that a runaway kernel always reaches the cycle bound (docs/reliability.md).

@@ -7,7 +7,8 @@
 
 namespace sk::sim {
 
-void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r, double peak_factor) {
+void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r, double peak_factor,
+                     AccumulatorWait acc_wait) {
   const auto& p = gpu.params();
   Engine& eng = gpu.engine();
   Cycle end = 0;
@@ -56,10 +57,8 @@ void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r, double
   r.hbm_util_pct = 100.0 * hbm_util;
   r.tensor_util_pct = 100.0 * tc_util;
   // The first resource near saturation names the class; with none, the MMA
-  // warp's dominant stall says whether loads or the accumulator hold it back:
-  // on SM100 the accumulator waits for the epilogue to drain TMEM, on SM90
-  // the warpgroups wait for their own wgmma groups (the tensor core, with the
-  // drain between k-blocks).
+  // warp's dominant stall says whether loads or the accumulator (acc_wait)
+  // hold it back.
   double mma_full = 0, mma_acc = 0;
   for (const auto& role : r.roles)
     if (role.name == "mma")
@@ -70,7 +69,8 @@ void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r, double
   r.bottleneck = tc_util >= 0.8       ? "tensor_core"
                  : hbm_util >= 0.8    ? "hbm_bandwidth"
                  : ingest_util >= 0.8 ? "sm_ingest"
-                 : mma_acc > mma_full ? (r.arch == "sm90" ? "tensor_core" : "epilogue")
+                 : mma_acc > mma_full ? (acc_wait == AccumulatorWait::kTensorCore ? "tensor_core"
+                                                                                  : "epilogue")
                                       : "load_latency";
 
   r.findings = eng.findings();

@@ -16,9 +16,15 @@
 
 namespace sk::sim {
 
+// What holds the MMA warps back when they mostly wait on their accumulator:
+// on SM100 the epilogue draining TMEM, on SM90 the warpgroups' own wgmma
+// groups (the tensor core).
+enum class AccumulatorWait { kEpilogue, kTensorCore };
+
 // peak_factor: the dense tensor-core rate of the run's element format
 // relative to BF16 (FP8 2, FP4 4), which scales peak_tflops.
 void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r,
-                     double peak_factor = 1.0);
+                     double peak_factor = 1.0,
+                     AccumulatorWait acc_wait = AccumulatorWait::kEpilogue);
 
 }  // namespace sk::sim

@@ -83,7 +83,7 @@ RunResult run_config(const MatmulRequest& q, const models::sm100::Params& gp) {
   r.functional = q.functional;
   r.seed = q.seed;
   r.status = run_status_name(status);
-  summarize_sm100(gpu, 2.0 * q.m * q.n * q.k, r);
+  summarize_sm100(gpu, 2.0 * q.m * q.n * q.k, r, 1.0, AccumulatorWait::kTensorCore);
   // What CUDA events around one launch measure: the kernel plus the launch
   // overhead (host and driver time, given in cycles of the maximum clock).
   // Hopper's dense BF16 rate: 4096 FLOP per cycle per SM at the maximum clock.

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <optional>
 #include <systemc>
 
 #include "models/sm100/api.h"
@@ -96,12 +97,19 @@ bool operand_in_smem(const Cta& cta, const SmemDesc& d, uint32_t rows) {
   return last + span <= cta.smem_size + span && d.start < cta.smem_size && last <= cta.smem_size;
 }
 
-// Checks a kind::f16 tcgen05.mma's descriptors, operand ranges and TMEM
-// destination, reporting the first problem.
-bool mma_operands_ok(Cta& cta, uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
-                     uint32_t d_taddr, const Loc& loc) {
-  SmemDesc a = decode_smem_desc(a_desc), b = decode_smem_desc(b_desc);
-  InstrDesc id = decode_instr_desc(idesc);
+// A kind::f16 tcgen05.mma's operands, decoded.
+struct MmaOperands {
+  SmemDesc a, b;
+  InstrDesc id;
+  uint32_t col = 0;  // first TMEM column of D
+};
+
+// Decodes and checks a kind::f16 tcgen05.mma's descriptors, operand ranges
+// and TMEM destination; reports the first problem and returns nothing then.
+std::optional<MmaOperands> checked_mma_operands(const Cta& cta, uint64_t a_desc, uint64_t b_desc,
+                                                uint32_t idesc, uint32_t d_taddr, const Loc& loc) {
+  const SmemDesc a = decode_smem_desc(a_desc), b = decode_smem_desc(b_desc);
+  const InstrDesc id = decode_instr_desc(idesc);
   {
     const char* what = "A descriptor";
     std::string err = check_smem_desc(a);
@@ -110,13 +118,13 @@ bool mma_operands_ok(Cta& cta, uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
     if (!err.empty()) {
       gpu().finding("tcgen05", "tcgen05.bad_descriptor",
                     fmt::format("tcgen05.mma {}: {}", what, err), loc);
-      return false;
+      return std::nullopt;
     }
   }
   if (!operand_in_smem(cta, a, id.m) || !operand_in_smem(cta, b, id.n)) {
     gpu().finding("tcgen05", "tcgen05.operand_out_of_range",
                   "tcgen05.mma operand described by a descriptor lies outside shared memory", loc);
-    return false;
+    return std::nullopt;
   }
   const uint32_t col = d_taddr & 0xFFFF;
   if ((d_taddr >> 16) != 0 || find_alloc(cta, col, id.n) == cta.tmem.allocs.end()) {
@@ -125,9 +133,9 @@ bool mma_operands_ok(Cta& cta, uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
                               "allocation of this CTA",
                               col, col + id.n, d_taddr >> 16),
                   loc);
-    return false;
+    return std::nullopt;
   }
-  return true;
+  return MmaOperands{a, b, id, col};
 }
 }  // namespace
 
@@ -246,10 +254,9 @@ void tcgen05_mma_f16_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint
   // the MMA's start change: it runs at the warp's local time.
   sim::Warp& w = issue_local(loc);
   Cta& cta = gpu().cta_of_current();
-  if (!mma_operands_ok(cta, a_desc, b_desc, idesc, d_taddr, loc)) return;
-  const SmemDesc a = decode_smem_desc(a_desc), b = decode_smem_desc(b_desc);
-  const InstrDesc id = decode_instr_desc(idesc);
-  const uint32_t col = d_taddr & 0xFFFF;
+  const auto ops = checked_mma_operands(cta, a_desc, b_desc, idesc, d_taddr, loc);
+  if (!ops) return;
+  const auto& [a, b, id, col] = *ops;
   const Params& p = gpu().params();
   WarpAsync& wa = cta.warp_async[w.index()];
   for (int lane = 0; lane < w.active_count(); ++lane) {

@@ -10,8 +10,6 @@
 #include "sim/core/source_loc.h"
 
 namespace sk::models::sm100 {
-namespace {
-}  // namespace
 
 Cta::Cta(int id_, uint32_t smem_bytes, bool functional, uint32_t tmem_columns,
          std::shared_ptr<uint8_t[]> storage)

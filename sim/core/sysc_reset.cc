@@ -14,4 +14,4 @@ void reset_systemc() {
   sc_core::sc_default_global_context = sc_core::sc_curr_simcontext;
 }
 
-}  // namespace sk::fuzz
+}  // namespace sk::sim

@@ -15,4 +15,4 @@ namespace sk::sim {
 
 void reset_systemc();
 
-}  // namespace sk::fuzz
+}  // namespace sk::sim

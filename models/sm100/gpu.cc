@@ -228,6 +228,12 @@ Cycle Gpu::l2_transfer(Cycle start, uint64_t bytes) {
   return static_cast<Cycle>(l2_free_ + 0.999);
 }
 
+Cycle Gpu::store_transfer(Cycle start, uint64_t bytes) {
+  double begin = std::max(static_cast<double>(start), store_free_);
+  store_free_ = begin + static_cast<double>(bytes) / params_.gpu_store_bytes_per_cycle;
+  return static_cast<Cycle>(store_free_ + 0.999);
+}
+
 Cycle Gpu::hbm_transfer(Cycle start, uint64_t bytes) {
   hbm_bytes_ += bytes;
   double begin = std::max(static_cast<double>(start), hbm_free_);

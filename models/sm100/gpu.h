@@ -259,6 +259,9 @@ class Gpu {
   Cycle hbm_transfer(Cycle start, uint64_t bytes);
   // Shared L2 bandwidth: every load streams through it, hit or miss.
   Cycle l2_transfer(Cycle start, uint64_t bytes);
+  // Shared write path of st.global data (gpu_store_bytes_per_cycle > 0):
+  // reserves `bytes` from `start` and returns when they have left.
+  Cycle store_transfer(Cycle start, uint64_t bytes);
   L2Cache& l2() { return l2_; }
   uint64_t hbm_bytes() const { return hbm_bytes_; }
   // SMs with TMA loads in flight; load_started/load_landed keep the count.
@@ -307,7 +310,7 @@ class Gpu {
   std::vector<SmSlot> sms_;
   std::unordered_map<const void*, TensorMapState> tensormaps_;
   std::vector<int> trace_sms_;
-  double hbm_free_ = 0, l2_free_ = 0;
+  double hbm_free_ = 0, l2_free_ = 0, store_free_ = 0;
   uint64_t hbm_bytes_ = 0;
   int loading_sms_ = 0;
   L2Cache l2_;

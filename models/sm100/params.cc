@@ -66,6 +66,7 @@ Params Params::at_sm_clock(double sm_ghz) const {
   p.tlb_miss_latency = cycles(tlb_miss_latency);
   p.l2_bytes_per_cycle = l2_bytes_per_cycle / r;
   p.hbm_bytes_per_cycle = hbm_bytes_per_cycle / r;
+  p.gpu_store_bytes_per_cycle = gpu_store_bytes_per_cycle / r;
   return p;
 }
 

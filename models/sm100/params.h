@@ -32,6 +32,10 @@ struct Params {
   double l2_fill_factor = 0;
   double sm_ingest_bytes_per_cycle = 0;
   double hbm_bytes_per_cycle = 0;    // shared by all SMs
+  // Bandwidth that the SMs' st.global data shares on its way to L2 (the
+  // crossbar's write path; 0: not modelled). Only SM90's register epilogue
+  // uses it; an SM's own store rate is the arch's (sm90 Extras).
+  double gpu_store_bytes_per_cycle = 0;
   uint32_t mbarrier_latency = 0;     // arrive -> waiter observes the phase flip
   uint32_t issue_cycles = 0;         // cost of issuing one instruction from a warp
   uint32_t tmem_ld_cycles = 0;       // tcgen05.ld 32x32b.x32 by one warp

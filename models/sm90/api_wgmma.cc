@@ -186,9 +186,10 @@ void st_global(void* dst, const void* v, uint32_t bytes, const Loc& loc) {
 void account_global_store(uint32_t bytes, const Loc& loc) {
   sim::Warp& w = issue(loc);
   // One 128-byte store instruction per 32 lanes. The SM's store path takes
-  // the CTA's stores in turn at store_bytes_per_cycle and the warp cannot
-  // issue past its own (the LSU queue is full); behind the SM the bytes go
-  // to memory (write-back), sharing HBM bandwidth.
+  // the CTA's stores in turn at store_bytes_per_cycle, and all SMs' stores
+  // share the write path to L2 (gpu_store_bytes_per_cycle); the warp cannot
+  // issue past its own (the LSU queue is full). Behind L2 the bytes go to
+  // memory (write-back), sharing HBM bandwidth.
   const auto& p = gpu().params();
   w.spend(static_cast<Cycle>(bytes / 128) * p.issue_cycles);
   w.sync();
@@ -198,7 +199,10 @@ void account_global_store(uint32_t bytes, const Loc& loc) {
   Cta& cta = gpu().cta_of_current();
   const Cycle start = std::max(now, cta.store_free);
   cta.store_free = start + static_cast<Cycle>(bytes / extras().store_bytes_per_cycle + 0.5);
-  w.stall(cta.store_free - now, "st.global");
+  // The two paths overlap: the SM's path does not wait for the shared one.
+  Cycle done = cta.store_free;
+  if (p.gpu_store_bytes_per_cycle > 0) done = std::max(done, gpu().store_transfer(now, bytes));
+  w.stall(done - now, "st.global");
 }
 
 }  // namespace sk::models::sm90::api

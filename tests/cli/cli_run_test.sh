@@ -132,6 +132,30 @@ assert same == base, (same, base)
 assert slow > base * 1.05, (slow, base)
 PY
 
+# The SM90 epilogue's stores share one write path: with 8 CTAs storing, a
+# four times wider shared path changes nothing (each SM's own rate binds);
+# with 128 CTAs storing at once it shortens the launch.
+python3 - "$sm90_params" "$tmp/wide.json" <<'PY' || fail "could not write the wide-store parameter file"
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["params"]["gpu_store_bytes_per_cycle"]["value"] *= 4
+json.dump(d, open(sys.argv[2], "w"))
+PY
+for m in 512 2048; do
+  for f in same wide; do
+    timeout 50 "$sim" run --kernel matmul --arch sm90 --m "$m" --n "$m" --k 64 --tile-n 256 \
+      --stages 4 --sm-clock 1.9 --params "$tmp/$f.json" --json - >"$tmp/st_${m}_$f.json" \
+      2>"$tmp/st_${m}_$f.err" || fail "sm90 store run $m $f: $(head -c 500 "$tmp/st_${m}_$f.err")"
+  done
+done
+python3 - "$tmp"/st_512_same.json "$tmp"/st_512_wide.json "$tmp"/st_2048_same.json \
+  "$tmp"/st_2048_wide.json <<'PY' || fail "shared store path"
+import json, sys
+few, few_wide, many, many_wide = (json.load(open(p))["cycles"] for p in sys.argv[1:])
+assert few == few_wide, (few, few_wide)
+assert many > many_wide * 1.15, (many, many_wide)
+PY
+
 # The SM90 clock: a dense launch runs at the power-limited clock (below the
 # maximum, the board at its limit); --sm-clock pins it, and a slower clock
 # gives a longer time but fewer cycles (the memory side keeps its speed).

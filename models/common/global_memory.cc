@@ -17,17 +17,22 @@ uint64_t GlobalMemory::allocate(uint64_t bytes, const std::string& name) {
   Allocation a;
   a.size = size;
   a.name = name;
+  // Both modes place the allocation at the same offset within a 2 MiB page
+  // (the translation granule of the TLB models), so that which boxes share
+  // a page, and the TLB misses, do not depend on where the host heap put
+  // the bytes: functional runs repeat exactly and match timing runs.
+  const uint64_t virt = next_virtual_;
+  next_virtual_ += (size + kAllocAlign - 1) / kAllocAlign * kAllocAlign + kAllocAlign;
   if (functional_) {
-    // Over-allocate so the device address can be aligned like cudaMalloc's.
-    storage_.push_back(std::make_unique<uint8_t[]>(size + kAllocAlign));
+    storage_.push_back(std::make_unique<uint8_t[]>(size + kDevicePageBytes));
     uint8_t* raw = storage_.back().get();
-    std::memset(raw, 0, size + kAllocAlign);
-    uint64_t addr = (reinterpret_cast<uint64_t>(raw) + kAllocAlign - 1) & ~(kAllocAlign - 1);
+    std::memset(raw, 0, size + kDevicePageBytes);
+    const uint64_t r = reinterpret_cast<uint64_t>(raw);
+    const uint64_t addr = r + ((virt - r) & (kDevicePageBytes - 1));
     a.base = addr;
     a.host = reinterpret_cast<uint8_t*>(addr);
   } else {
-    a.base = next_virtual_;
-    next_virtual_ += (size + kAllocAlign - 1) / kAllocAlign * kAllocAlign + kAllocAlign;
+    a.base = virt;
   }
   allocs_.push_back(a);
   return a.base;

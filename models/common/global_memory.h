@@ -3,7 +3,8 @@
 // Allocations are made by the host side of a run before launch and live for
 // the whole process. In functional mode each allocation has real, zeroed host
 // bytes and its device address is the host address (256-byte aligned, as
-// cudaMalloc/hipMalloc return), so kernel code dereferences nothing the model
+// cudaMalloc/hipMalloc return, and at the offset within a 2 MiB page that
+// timing mode would give it), so kernel code dereferences nothing the model
 // did not hand out. In timing mode there is no backing store: addresses are
 // virtual (from 2^40 up, 256-byte aligned, a gap between allocations) and only
 // ranges are checked.
@@ -18,6 +19,9 @@
 #include <vector>
 
 namespace sk::models {
+
+// The page size of the models' address translation (TLB) caches.
+constexpr uint64_t kDevicePageBytes = uint64_t{1} << 21;
 
 struct Allocation {
   uint64_t base = 0;

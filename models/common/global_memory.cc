@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstring>
 
 namespace sk::models {
 namespace {
@@ -20,13 +19,12 @@ uint64_t GlobalMemory::allocate(uint64_t bytes, const std::string& name) {
   // Both modes place the allocation at the same offset within a 2 MiB page
   // (the translation granule of the TLB models), so that which boxes share
   // a page, and the TLB misses, do not depend on where the host heap put
-  // the bytes: functional runs repeat exactly and match timing runs.
+  // the bytes, and functional runs repeat exactly.
   const uint64_t virt = next_virtual_;
   next_virtual_ += (size + kAllocAlign - 1) / kAllocAlign * kAllocAlign + kAllocAlign;
   if (functional_) {
-    storage_.push_back(std::make_unique<uint8_t[]>(size + kDevicePageBytes));
+    storage_.push_back(std::make_unique<uint8_t[]>(size + kDevicePageBytes));  // zeroed
     uint8_t* raw = storage_.back().get();
-    std::memset(raw, 0, size + kDevicePageBytes);
     const uint64_t r = reinterpret_cast<uint64_t>(raw);
     const uint64_t addr = r + ((virt - r) & (kDevicePageBytes - 1));
     a.base = addr;

@@ -20,8 +20,9 @@
 
 namespace sk::models {
 
-// The page size of the models' address translation (TLB) caches.
-constexpr uint64_t kDevicePageBytes = uint64_t{1} << 21;
+// The page size of the models' address translation (TLB) caches: 2 MiB.
+constexpr unsigned kDevicePageShift = 21;
+constexpr uint64_t kDevicePageBytes = uint64_t{1} << kDevicePageShift;
 
 struct Allocation {
   uint64_t base = 0;

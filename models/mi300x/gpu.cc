@@ -296,27 +296,22 @@ Cycle Gpu::lds_transfer(Cycle start, uint64_t bytes) {
 
 Cycle Gpu::global_access(Cycle start, uint64_t addr, uint64_t bytes, bool write) {
   CuSlot& cu = cus_[wg_of_current().cu];
-  double t = std::max(static_cast<double>(start), cu.vmem_free);
-  cu.vmem_free = t + static_cast<double>(bytes) / params_.cu_vmem_bytes_per_cycle;
-  t = cu.vmem_free;
+  const double t = cu.vmem.pass(static_cast<double>(start), bytes, params_.cu_vmem_bytes_per_cycle);
   const uint64_t block = addr >> kBlockShift;
   auto it = cache_.find(block);
   if (it != cache_.end()) {
     ++cache_hits_;
     lru_.splice(lru_.begin(), lru_, it->second.first);
-    const double begin = std::max({t + params_.cache_latency, cache_free_,
-                                   static_cast<double>(it->second.second)});
-    cache_free_ = begin + static_cast<double>(bytes) / params_.cache_bytes_per_cycle;
-    return static_cast<Cycle>(cache_free_ + 0.999);
+    const double ready = std::max(t + params_.cache_latency, static_cast<double>(it->second.second));
+    return static_cast<Cycle>(cache_link_.pass(ready, bytes, params_.cache_bytes_per_cycle) + 0.999);
   }
   ++cache_misses_;
   // A miss moves the whole block from HBM (a store writes it back later:
   // counted now, as its bandwidth).
   const uint64_t moved = std::max<uint64_t>(bytes, uint64_t{1} << kBlockShift);
   hbm_bytes_ += moved;
-  const double begin = std::max(t, hbm_free_);
-  hbm_free_ = begin + static_cast<double>(moved) / params_.hbm_bytes_per_cycle;
-  const Cycle done = static_cast<Cycle>(hbm_free_ + 0.999) + params_.hbm_latency;
+  const Cycle done =
+      static_cast<Cycle>(hbm_link_.pass(t, moved, params_.hbm_bytes_per_cycle) + 0.999) + params_.hbm_latency;
   const uint64_t capacity = params_.cache_bytes >> kBlockShift;
   if (capacity > 0) {
     while (cache_.size() >= capacity && !lru_.empty()) {

@@ -51,6 +51,7 @@
 #include <vector>
 
 #include "models/common/global_memory.h"
+#include "models/common/shared_link.h"
 #include "models/mi300x/params.h"
 #include "sim/core/engine.h"
 #include "sim/core/lanes.h"
@@ -244,7 +245,8 @@ class Gpu {
   int next_pending_ = 0;
   struct CuSlot {
     std::shared_ptr<uint8_t[]> lds;  // reused by the CU's workgroups in turn
-    double lds_free = 0, vmem_free = 0;
+    double lds_free = 0;
+    SharedLink vmem;  // the CU's vector memory port
     std::vector<Cycle> simd_free;
     uint32_t track = 0;
   };
@@ -260,7 +262,7 @@ class Gpu {
   // L2 + Infinity Cache: LRU of 4 KiB blocks with the cycle each is ready.
   std::list<uint64_t> lru_;
   std::unordered_map<uint64_t, std::pair<std::list<uint64_t>::iterator, Cycle>> cache_;
-  double hbm_free_ = 0, cache_free_ = 0;
+  SharedLink hbm_link_, cache_link_;
   uint64_t hbm_bytes_ = 0, cache_hits_ = 0, cache_misses_ = 0;
   uint32_t gpu_track_ = 0;
   struct Lanes final : sim::LaneLoop {

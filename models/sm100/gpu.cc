@@ -222,23 +222,23 @@ void Gpu::finding(const std::string& cls, const std::string& rule, const std::st
   engine_.report(std::move(f));
 }
 
+namespace {
+Cycle pass(SharedLink& link, Cycle start, uint64_t bytes, double bytes_per_cycle) {
+  return static_cast<Cycle>(link.pass(static_cast<double>(start), bytes, bytes_per_cycle) + 0.999);
+}
+}  // namespace
+
 Cycle Gpu::l2_transfer(Cycle start, uint64_t bytes) {
-  double begin = std::max(static_cast<double>(start), l2_free_);
-  l2_free_ = begin + static_cast<double>(bytes) / params_.l2_bytes_per_cycle;
-  return static_cast<Cycle>(l2_free_ + 0.999);
+  return pass(l2_link_, start, bytes, params_.l2_bytes_per_cycle);
 }
 
 Cycle Gpu::store_transfer(Cycle start, uint64_t bytes) {
-  double begin = std::max(static_cast<double>(start), store_free_);
-  store_free_ = begin + static_cast<double>(bytes) / params_.gpu_store_bytes_per_cycle;
-  return static_cast<Cycle>(store_free_ + 0.999);
+  return pass(store_link_, start, bytes, params_.gpu_store_bytes_per_cycle);
 }
 
 Cycle Gpu::hbm_transfer(Cycle start, uint64_t bytes) {
   hbm_bytes_ += bytes;
-  double begin = std::max(static_cast<double>(start), hbm_free_);
-  hbm_free_ = begin + static_cast<double>(bytes) / params_.hbm_bytes_per_cycle;
-  return static_cast<Cycle>(hbm_free_ + 0.999);
+  return pass(hbm_link_, start, bytes, params_.hbm_bytes_per_cycle);
 }
 
 uint32_t Gpu::engine_track(Cta& cta, const std::string& name, int rank) {

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "models/common/global_memory.h"
+#include "models/common/shared_link.h"
 #include "models/sm100/l2_cache.h"
 #include "models/sm100/params.h"
 #include "sim/core/engine.h"
@@ -310,7 +311,7 @@ class Gpu {
   std::vector<SmSlot> sms_;
   std::unordered_map<const void*, TensorMapState> tensormaps_;
   std::vector<int> trace_sms_;
-  double hbm_free_ = 0, l2_free_ = 0, store_free_ = 0;
+  SharedLink hbm_link_, l2_link_, store_link_;
   uint64_t hbm_bytes_ = 0;
   int loading_sms_ = 0;
   L2Cache l2_;

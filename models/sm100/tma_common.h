@@ -112,8 +112,7 @@ struct PageSpan {
   uint64_t addr = 0, stride = 0;
   uint32_t rows = 0, row_bytes = 0;
 };
-constexpr unsigned kPageShift = 21;  // 2 MiB pages
-static_assert((uint64_t{1} << kPageShift) == models::kDevicePageBytes);
+constexpr unsigned kPageShift = models::kDevicePageShift;
 
 // The pages of tiled box (c0, c1) of a rank-2 map, clipped to the tensor.
 inline PageSpan tiled_pages(const TensorMapModel& m, int32_t c0, int32_t c1) {

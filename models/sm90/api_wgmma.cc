@@ -116,14 +116,17 @@ void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accu
     obs->access(w, op, sim::Space::kSmem, {&rb, 1}, false, sim::Proxy::kAsync, "wgmma (B)", loc);
     wg.open.ops.push_back(op);
   }
-  const Cycle ii = static_cast<Cycle>(n * extras().wgmma_ii_per_n / 4 + 0.5);
+  // The op's interval, split over its four quarters so that they sum to it
+  // exactly (rounding each quarter alone made an N = 256 op 132 cycles and an
+  // N = 128 op 64, against 130 and 65).
+  const Cycle whole = static_cast<Cycle>(n * extras().wgmma_ii_per_n + 0.5);
+  const Cycle ii = whole * (quarter + 1) / 4 - whole * quarter / 4;
   const Cycle start = std::max(local_now(w), cta.tc_free) +
                       gpu().engine().schedule().agent_delay(sim::Agent::kTensorCore, ii);
   cta.tc_free = start + ii;
   sm100::note_busy(cta.tc_busy, start, start + ii);
   // The warpgroup's op is complete when all four quarters are: a quarter
   // issued at `start` finishes with the op about a whole interval later.
-  const Cycle whole = static_cast<Cycle>(n * extras().wgmma_ii_per_n + 0.5);
   wg.open.done = std::max(wg.open.done, start + whole + extras().wgmma_latency_extra);
   wg.open.n = std::max(wg.open.n, n);
   if (cta.traced)

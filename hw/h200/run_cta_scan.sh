@@ -10,6 +10,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 out="${OUT:-/tmp}"
 rounds="${ROUNDS:-3}"
+# Boards differ (docs/hardware.md): name the one measured.
+nvidia-smi --query-gpu=name,uuid,driver_version,power.limit --format=csv,noheader
 bin="${GEMM_BENCH:-}"
 if [ -z "$bin" ]; then
   bin=/tmp/gemm_bench

@@ -8,7 +8,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 log="${OUT:-/tmp}/h200_run.log"
 exec > >(tee "$log") 2>&1
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
+nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem --format=csv,noheader
 nvcc --version | tail -1
 bin=/tmp/gemm_bench
 nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -I. -Xptxas -v hw/h200/gemm_bench.cu \

@@ -17,7 +17,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 out="${OUT:-/tmp}"
 rounds="${ROUNDS:-3}"
-nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm --format=csv,noheader
+nvidia-smi --query-gpu=name,uuid,driver_version,power.limit,clocks.max.sm --format=csv,noheader
 bin="${GEMM_BENCH:-}"
 if [ -z "$bin" ]; then
   bin=/tmp/gemm_bench

@@ -64,6 +64,7 @@ Params Params::at_sm_clock(double sm_ghz) const {
   p.tma_l2_latency = std::max<uint32_t>(1, cycles(tma_l2_latency));
   p.tma_loaded_latency = cycles(tma_loaded_latency);
   p.tlb_miss_latency = cycles(tlb_miss_latency);
+  p.tensormap_fetch_latency = cycles(tensormap_fetch_latency);
   p.l2_bytes_per_cycle = l2_bytes_per_cycle / r;
   p.hbm_bytes_per_cycle = hbm_bytes_per_cycle / r;
   p.gpu_store_bytes_per_cycle = gpu_store_bytes_per_cycle / r;

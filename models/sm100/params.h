@@ -48,6 +48,9 @@ struct Params {
   static constexpr uint32_t kMaxTlbEntries = 16;
   uint32_t tlb_entries = 0;  // at most kMaxTlbEntries
   uint32_t tlb_miss_latency = 0;
+  // The first TMA use of a tensor map on an SM fetches its 128-byte
+  // descriptor first (0: free; prefetch.tensormap hides it on hardware).
+  uint32_t tensormap_fetch_latency = 0;
 
   // The same machine with its SMs clocked at `sm_ghz` instead of clock_ghz,
   // the clock the cycle counts above were measured at. The memory side (L2,

@@ -229,7 +229,15 @@ void issue_load(sim::Warp& w, Cta& cta, const TensorMapModel* map, const TensorM
       observe_box(op, sim::Space::kSmem, {&box, 1}, true, "TMA load", loc);
     }
     Cycle begin = local_now(w);
-    Cycle done = load_done(cta, bytes, key, pages, begin);
+    Cycle start = begin;  // the box request leaves once the SM holds the map's descriptor
+    if (const uint32_t fetch = gpu().params().tensormap_fetch_latency; fetch > 0) {
+      auto& held = cta.maps_fetched;
+      if (std::find(held.begin(), held.end(), map) == held.end()) {
+        held.push_back(map);
+        start += fetch;
+      }
+    }
+    Cycle done = load_done(cta, bytes, key, pages, start);
     gpu().load_started(cta);
     tensormap_read(map, done, loc);
     note_busy(cta.tma_busy, begin, done);

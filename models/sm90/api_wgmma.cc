@@ -160,6 +160,13 @@ void wgmma_wait_group(int n, const Loc& loc) {
       g.done = std::max(g.done, cta.tc_free + extras().wgmma_latency_extra +
                                     static_cast<Cycle>(extras().wgmma_drain_per_n * g.n + 0.5));
     if (g.done > now) w.stall(g.done - now, "wgmma.wait_group");
+    // The warpgroup's boundary idles the tensor core (once per warpgroup:
+    // its first warp accounts it).
+    if (w.index() % 4 == 0) {
+      const double gap = extras().wgmma_group_gap_cycles - extras().wgmma_group_gap_per_n * g.n;
+      if (gap > 0)
+        cta.tc_free = std::max(cta.tc_free, gpu().engine().now()) + static_cast<Cycle>(gap + 0.5);
+    }
     if (sim::Observer* obs = gpu().obs())
       for (sim::OpId op : g.ops) obs->complete_local(w, op);
     wg.committed.pop_front();

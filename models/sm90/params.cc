@@ -54,10 +54,13 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
   r.named_barrier_latency = static_cast<uint32_t>(count(p, "named_barrier_latency", 0, 1ull << 20));
   r.tlb_entries = static_cast<uint32_t>(count(p, "tlb_entries", 0, sm100::Params::kMaxTlbEntries));
   r.tlb_miss_latency = static_cast<uint32_t>(count(p, "tlb_miss_latency", 0, 1ull << 20));
+  r.tensormap_fetch_latency = static_cast<uint32_t>(count(p, "tensormap_fetch_latency", 0, 1ull << 20));
   x.wgmma_ii_per_n = real(p, "wgmma_ii_per_n", 0.001, 1000.0);
   x.wgmma_latency_extra = static_cast<uint32_t>(count(p, "wgmma_latency_extra", 0, 1ull << 20));
   x.wgmma_interleave = count(p, "wgmma_interleave", 0, 1) == 1;
   x.wgmma_drain_per_n = real(p, "wgmma_drain_per_n", 0.0, 1000.0);
+  x.wgmma_group_gap_cycles = real(p, "wgmma_group_gap_cycles", 0.0, 100000.0);
+  x.wgmma_group_gap_per_n = real(p, "wgmma_group_gap_per_n", 0.0, 1000.0);
   x.store_bytes_per_cycle = real(p, "store_bytes_per_cycle", 0.0, 1000000.0);
   x.launch_overhead_cycles = static_cast<uint32_t>(count(p, "launch_overhead_cycles", 0, 1ull << 30));
   x.power.limit_w = real(p, "power_limit_w", 0.0, 100000.0);

@@ -19,6 +19,11 @@ struct Extras {
   uint32_t wgmma_latency_extra = 0;  // latency = interval + this
   bool wgmma_interleave = false;     // warpgroups' ops interleave (api_wgmma.cc)
   double wgmma_drain_per_n = 0;      // with it: drain of a waited group, per column
+  // A warpgroup's wait for its group idles the tensor core for
+  // max(0, gap_cycles - gap_per_n * N) cycles: the warpgroup's boundary
+  // (release, acquire, fence, issue) less what the other warpgroup's ops cover.
+  double wgmma_group_gap_cycles = 0;
+  double wgmma_group_gap_per_n = 0;
   uint32_t launch_overhead_cycles = 0;  // launch to first instruction and back, as events see it
   // Per-SM rate at which st.global data from registers leaves the SM (the
   // epilogue's stores); a warp cannot issue past its stores (0: free).

@@ -77,7 +77,9 @@ std::vector<sim::Range> global_rows(const TensorMapModel& map, int32_t c0, int32
 
 void prefetch_tensormap(const TensorMapModel* map, const Loc& loc) {
   sim::Warp& w = issue_local(loc);
-  if (valid_map(map, loc)) tensormap_read(map, local_now(w), loc);
+  if (!valid_map(map, loc)) return;
+  tensormap_read(map, local_now(w), loc);
+  tma::descriptor_ready(gpu().cta_of_current(), map, local_now(w));
 }
 
 void tma_load_2d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32_t c0, int32_t c1,

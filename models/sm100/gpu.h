@@ -169,7 +169,9 @@ class Cta {
   uint64_t bytes_loaded = 0;
   uint32_t loads_in_flight = 0;  // TMA loads issued and not yet landed
   Cycle store_free = 0;          // SM store path (st.global): next free cycle
-  std::vector<const void*> maps_fetched;  // tensor maps whose descriptor this SM holds
+  // Tensor maps whose descriptor this SM has fetched or is fetching, and
+  // when each arrives (tensormap_fetch_latency).
+  std::vector<std::pair<const void*, Cycle>> maps_fetched;
   uint64_t l2_hits = 0;      // TMA load boxes served by L2
   // The SM's translation cache for TMA (2 MiB pages, least recently used
   // first out): page numbers and their last-use ticks, tlb_size in use.

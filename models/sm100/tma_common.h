@@ -166,6 +166,18 @@ inline bool tlb_miss(Cta& cta, const PageSpan& s, uint32_t entries) {
   return miss;
 }
 
+// When `cta`'s SM holds the descriptor of `map`, asked for at `now`: the first
+// use (a load or prefetch.tensormap) fetches it, tensormap_fetch_latency
+// cycles; later ones find it fetched or on its way.
+inline Cycle descriptor_ready(Cta& cta, const void* map, Cycle now) {
+  const uint32_t fetch = gpu().params().tensormap_fetch_latency;
+  if (fetch == 0) return now;
+  for (const auto& [m, ready] : cta.maps_fetched)
+    if (m == map) return ready;
+  cta.maps_fetched.emplace_back(map, now + fetch);
+  return now + fetch;
+}
+
 // Completion time of a load of `bytes` whose L2 residency is tracked under
 // `key`, issued now by `cta`. The SM ingest port serialises a CTA's loads, at
 // its own rate or, with tma_fair_share, at its share of the L2 bandwidth among
@@ -229,14 +241,8 @@ void issue_load(sim::Warp& w, Cta& cta, const TensorMapModel* map, const TensorM
       observe_box(op, sim::Space::kSmem, {&box, 1}, true, "TMA load", loc);
     }
     Cycle begin = local_now(w);
-    Cycle start = begin;  // the box request leaves once the SM holds the map's descriptor
-    if (const uint32_t fetch = gpu().params().tensormap_fetch_latency; fetch > 0) {
-      auto& held = cta.maps_fetched;
-      if (std::find(held.begin(), held.end(), map) == held.end()) {
-        held.push_back(map);
-        start += fetch;
-      }
-    }
+    // The box request leaves once the SM holds the map's descriptor.
+    const Cycle start = std::max(begin, descriptor_ready(cta, map, begin));
     Cycle done = load_done(cta, bytes, key, pages, start);
     gpu().load_started(cta);
     tensormap_read(map, done, loc);

@@ -36,6 +36,7 @@ ScenarioResult run_scenario(const ScenarioOptions& opt, const std::function<void
     g_notes = &notes;
     models::sm100::Params params = models::sm100::Params::builtin();
     if (opt.num_sms > 0) params.num_sms = opt.num_sms;
+    params.tensormap_fetch_latency = opt.tensormap_fetch_latency;
     models::sm100::Gpu gpu(params, opt.functional);
     std::unique_ptr<verify::RaceDetector> races;
     if (opt.race_detector) {

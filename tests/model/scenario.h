@@ -38,6 +38,7 @@ struct ScenarioOptions {
   bool functional = true;
   uint64_t max_cycles = 10'000'000;
   int num_sms = 0;             // SMs of the modelled GPU (0: params.json)
+  uint32_t tensormap_fetch_latency = 0;  // Params::tensormap_fetch_latency for this run
   bool race_detector = false;  // install the happens-before race detector
   // Runs before launch inside the child (e.g. allocate global memory,
   // encode tensor maps); its pointer-valued results are captured by body.

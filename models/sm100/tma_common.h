@@ -166,14 +166,14 @@ inline bool tlb_miss(Cta& cta, const PageSpan& s, uint32_t entries) {
   return miss;
 }
 
-// When `cta`'s SM holds the descriptor of `map`, asked for at `now`: the first
-// use (a load or prefetch.tensormap) fetches it, tensormap_fetch_latency
-// cycles; later ones find it fetched or on its way.
+// When, asked at `now`, `cta`'s SM holds the descriptor of `map` (never
+// before now): the first use (a load or prefetch.tensormap) fetches it,
+// tensormap_fetch_latency cycles; later ones find it fetched or on its way.
 inline Cycle descriptor_ready(Cta& cta, const void* map, Cycle now) {
   const uint32_t fetch = gpu().params().tensormap_fetch_latency;
   if (fetch == 0) return now;
   for (const auto& [m, ready] : cta.maps_fetched)
-    if (m == map) return ready;
+    if (m == map) return std::max(now, ready);
   cta.maps_fetched.emplace_back(map, now + fetch);
   return now + fetch;
 }
@@ -242,7 +242,7 @@ void issue_load(sim::Warp& w, Cta& cta, const TensorMapModel* map, const TensorM
     }
     Cycle begin = local_now(w);
     // The box request leaves once the SM holds the map's descriptor.
-    const Cycle start = std::max(begin, descriptor_ready(cta, map, begin));
+    const Cycle start = descriptor_ready(cta, map, begin);
     Cycle done = load_done(cta, bytes, key, pages, start);
     gpu().load_started(cta);
     tensormap_read(map, done, loc);

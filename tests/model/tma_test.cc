@@ -95,6 +95,7 @@ TEST_CASE("tensor map encoding enforces the driver's rules") {
   CHECK(sk::models::sm100::encode_tiled_2d(m, 0x1000, 2, 65, 64, 144, 64, 8, Swizzle::k128B).empty());
 }
 
+namespace {
 // Cycles from a load's issue to its barrier's flip, with the map's descriptor
 // fetched on first use (fetch cycles) and, with prefetch, asked for by
 // prefetch.tensormap `lead` cycles before the load.
@@ -123,6 +124,7 @@ int64_t first_load_cycles(uint32_t fetch, bool prefetch, sk::sim::Cycle lead) {
   REQUIRE(r.notes.size() == 1);
   return std::stoll(r.notes[0]);
 }
+}  // namespace
 
 TEST_CASE("a tensor map's first load waits for its descriptor; prefetch.tensormap hides the wait") {
   const int64_t plain = first_load_cycles(0, false, 2000);

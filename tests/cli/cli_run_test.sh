@@ -161,7 +161,9 @@ PY
 # round(N * wgmma_ii_per_n) cycles, the interval measured on the H200
 # (130 for N = 256, 65 for N = 128), plus each warpgroup's boundary gap,
 # max(0, wgmma_group_gap_cycles - wgmma_group_gap_per_n * N) (1,052 and 546
-# cycles per k-block measured). The K step from 4096 to 8192 adds 64 k-blocks.
+# cycles per k-block as stamped inside the loop, the stamps' own cost included;
+# docs/hardware.md, "The clock inside a launch"). The K step from 4096 to 8192
+# adds 64 k-blocks.
 for cfg in "2048 256 4" "1024 128 5"; do
   set -- $cfg
   for k in 4096 8192; do

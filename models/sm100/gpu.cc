@@ -28,6 +28,8 @@ Cta::~Cta() = default;
 
 Gpu::Gpu(const Params& params, bool functional)
     : params_(params),
+      reference_(params),
+      clock_(params.clock_ghz),
       functional_(functional),
       engine_owner_(std::make_unique<sim::Engine>()),
       engine_(*engine_owner_),
@@ -101,6 +103,7 @@ void Gpu::start_cta(int id, int sm) {
   }
   for (int w = 0; w < warps_per_cta_; ++w) {
     sim::Warp& warp = engine_.spawn_warp(id, w, 32, [this, &cta, body = body_] {
+      if (params_.cta_start_latency > 0) this->warp().stall(params_.cta_start_latency, "CTA start");
       body();
       on_warp_exit(cta);
     });
@@ -169,6 +172,12 @@ void Gpu::classify_deadlock(sim::Finding& f) {
 }
 
 sim::RunStatus Gpu::run(Cycle max_cycles) { return engine_.run(max_cycles); }
+
+void Gpu::set_sm_clock(double ghz) {
+  if (ghz == clock_.ghz()) return;
+  clock_.set(engine_.now(), ghz);
+  params_ = reference_.at_sm_clock(ghz);
+}
 
 void Gpu::not_in_kernel() { throw std::logic_error("sm100 intrinsic called outside kernel code"); }
 

@@ -34,6 +34,7 @@
 #include "models/common/shared_link.h"
 #include "models/sm100/l2_cache.h"
 #include "models/sm100/params.h"
+#include "models/sm100/sm_clock.h"
 #include "sim/core/engine.h"
 #include "sim/core/lanes.h"
 #include "sim/core/warp.h"
@@ -213,7 +214,15 @@ class Gpu {
     return *current_;
   }
 
+  // The parameters at the SM clock now in effect (see set_sm_clock).
   const Params& params() const { return params_; }
+  // Changes the SM clock from the current cycle on: the parameters become
+  // the construction-time ones at `ghz` (Params::at_sm_clock: the memory
+  // side keeps its speed in time), and the clock log records the change.
+  // Operations already scheduled keep their times.
+  void set_sm_clock(double ghz);
+  // The SM clock over the launch so far: maps cycles to time.
+  const SmClock& sm_clock() const { return clock_; }
   bool functional() const { return functional_; }
   GlobalMemory& gmem() { return gmem_; }
   sim::Engine& engine() { return engine_; }
@@ -296,6 +305,8 @@ class Gpu {
   void classify_deadlock(sim::Finding& f);
 
   Params params_;
+  Params reference_;  // as constructed: what set_sm_clock scales from
+  SmClock clock_;
   bool functional_;
   std::unique_ptr<sim::Engine> engine_owner_;
   sim::Engine& engine_;

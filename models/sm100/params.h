@@ -51,6 +51,10 @@ struct Params {
   // The first TMA use of a tensor map on an SM fetches its 128-byte
   // descriptor first (0: free; prefetch.tensormap hides it on hardware).
   uint32_t tensormap_fetch_latency = 0;
+  // A CTA's warps start this many cycles after the CTA is placed on its SM
+  // (0: at once): what a fresh CTA does before its first kernel instruction
+  // takes effect, such as fetching instructions and kernel parameters.
+  uint32_t cta_start_latency = 0;
 
   // The same machine with its SMs clocked at `sm_ghz` instead of clock_ghz,
   // the clock the cycle counts above were measured at. The memory side (L2,

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <source_location>
 
+#include "models/sm90/phase_clock.h"
+
 namespace sk::models::sm90::api {
 
 using Loc = std::source_location;
@@ -30,7 +32,11 @@ void st_global(void* dst, const void* v, uint32_t bytes, const Loc& loc);
 void account_global_store(uint32_t bytes, const Loc& loc);
 
 // Must be called once per launch before kernel code runs (resets per-warp
-// group state).
+// group state and stops the phase clock).
 void reset();
+
+// The launch's SM clock policy: off after reset(); PhaseClock::start arms it
+// for a Gpu, and every wgmma then reports its tensor-core work to it.
+PhaseClock& phase_clock();
 
 }  // namespace sk::models::sm90::api

@@ -12,6 +12,9 @@
 // interleaved, so a warp waiting for its youngest group waits for all the work
 // queued on the SM's tensor core by then.
 //
+// Every op tells the launch's PhaseClock (phase_clock.h) how long its SM's
+// tensor core has work, so the SM clock follows the tensor phase.
+//
 // Invariants: groups complete in commit order; a warp's open group collects
 // its ops until commit_group; wait_group(n) leaves at most n groups pending.
 #include <fmt/format.h>
@@ -28,6 +31,7 @@
 #include "models/sm100/tensor_map.h"
 #include "models/sm90/api.h"
 #include "models/sm90/params.h"
+#include "models/sm90/phase_clock.h"
 
 namespace sk::models::sm90::api {
 namespace {
@@ -66,7 +70,15 @@ uint32_t element(uint32_t start, uint32_t row, uint32_t k) {
 }
 }  // namespace
 
-void reset() { groups().clear(); }
+PhaseClock& phase_clock() {
+  static PhaseClock c;
+  return c;
+}
+
+void reset() {
+  groups().clear();
+  phase_clock().stop();
+}
 
 void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accumulate,
                const Loc& loc) {
@@ -125,6 +137,7 @@ void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accu
                       gpu().engine().schedule().agent_delay(sim::Agent::kTensorCore, ii);
   cta.tc_free = start + ii;
   sm100::note_busy(cta.tc_busy, start, start + ii);
+  phase_clock().tensor_work(cta.tc_free);
   // The warpgroup's op is complete when all four quarters are: a quarter
   // issued at `start` finishes with the op about a whole interval later.
   wg.open.done = std::max(wg.open.done, start + whole + extras().wgmma_latency_extra);
@@ -160,13 +173,6 @@ void wgmma_wait_group(int n, const Loc& loc) {
       g.done = std::max(g.done, cta.tc_free + extras().wgmma_latency_extra +
                                     static_cast<Cycle>(extras().wgmma_drain_per_n * g.n + 0.5));
     if (g.done > now) w.stall(g.done - now, "wgmma.wait_group");
-    // The warpgroup's boundary idles the tensor core (once per warpgroup:
-    // its first warp accounts it).
-    if (w.index() % 4 == 0) {
-      const double gap = extras().wgmma_group_gap_cycles - extras().wgmma_group_gap_per_n * g.n;
-      if (gap > 0)
-        cta.tc_free = std::max(cta.tc_free, gpu().engine().now()) + static_cast<Cycle>(gap + 0.5);
-    }
     if (sim::Observer* obs = gpu().obs())
       for (sim::OpId op : g.ops) obs->complete_local(w, op);
     wg.committed.pop_front();

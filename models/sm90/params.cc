@@ -55,20 +55,20 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
   r.tlb_entries = static_cast<uint32_t>(count(p, "tlb_entries", 0, sm100::Params::kMaxTlbEntries));
   r.tlb_miss_latency = static_cast<uint32_t>(count(p, "tlb_miss_latency", 0, 1ull << 20));
   r.tensormap_fetch_latency = static_cast<uint32_t>(count(p, "tensormap_fetch_latency", 0, 1ull << 20));
+  r.cta_start_latency = static_cast<uint32_t>(count(p, "cta_start_latency", 0, 1ull << 20));
   x.wgmma_ii_per_n = real(p, "wgmma_ii_per_n", 0.001, 1000.0);
   x.wgmma_latency_extra = static_cast<uint32_t>(count(p, "wgmma_latency_extra", 0, 1ull << 20));
   x.wgmma_interleave = count(p, "wgmma_interleave", 0, 1) == 1;
   x.wgmma_drain_per_n = real(p, "wgmma_drain_per_n", 0.0, 1000.0);
-  x.wgmma_group_gap_cycles = real(p, "wgmma_group_gap_cycles", 0.0, 100000.0);
-  x.wgmma_group_gap_per_n = real(p, "wgmma_group_gap_per_n", 0.0, 1000.0);
   x.store_bytes_per_cycle = real(p, "store_bytes_per_cycle", 0.0, 1000000.0);
   x.launch_overhead_cycles = static_cast<uint32_t>(count(p, "launch_overhead_cycles", 0, 1ull << 30));
   x.power.limit_w = real(p, "power_limit_w", 0.0, 100000.0);
+  x.power.tensor_clock_ghz = real(p, "tensor_phase_clock_ghz", 0.0, 10.0);
+  x.clock_hold_ns = real(p, "clock_hold_ns", 0.0, 1e6);
   x.power.static_w = real(p, "power_static_w", 0.0, 100000.0);
   x.power.pj_per_flop = real(p, "energy_pj_per_flop", 0.0, 1000.0);
   x.power.pj_per_tma_byte = real(p, "energy_pj_per_tma_byte", 0.0, 100000.0);
   x.power.pj_per_hbm_byte = real(p, "energy_pj_per_hbm_byte", 0.0, 100000.0);
-  x.power.launch_gap_us = real(p, "power_launch_gap_us", 0.0, 1e6);
   x.power.pj_per_sm_cycle = real(p, "energy_pj_per_sm_cycle", 0.0, 1e9);
   x.power.energy_exponent = real(p, "energy_clock_exponent", 0.0, 4.0);
   if (x.power.limit_w > 0 && x.power.static_w >= x.power.limit_w)

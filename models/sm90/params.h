@@ -19,18 +19,15 @@ struct Extras {
   uint32_t wgmma_latency_extra = 0;  // latency = interval + this
   bool wgmma_interleave = false;     // warpgroups' ops interleave (api_wgmma.cc)
   double wgmma_drain_per_n = 0;      // with it: drain of a waited group, per column
-  // A warpgroup's wait for its group idles the tensor core for
-  // max(0, gap_cycles - gap_per_n * N) cycles: the warpgroup's boundary
-  // (release, acquire, fence, issue) less what the other warpgroup's ops cover.
-  double wgmma_group_gap_cycles = 0;
-  double wgmma_group_gap_per_n = 0;
   uint32_t launch_overhead_cycles = 0;  // launch to first instruction and back, as events see it
   // Per-SM rate at which st.global data from registers leaves the SM (the
   // epilogue's stores); a warp cannot issue past its stores (0: free).
   double store_bytes_per_cycle = 0;
-  // The board's power limit and the kernel's energy: the SM clock a launch
-  // runs at (power.h). gpu_params().clock_ghz is the maximum clock.
+  // The board's power limits and the kernel's energy: the SM clocks of a
+  // launch's two phases (power.h). gpu_params().clock_ghz is the maximum clock.
   PowerModel power;
+  // The tensor phase outlasts the last tensor-core work by this (phase_clock.h).
+  double clock_hold_ns = 0;
 };
 
 // The shared model's parameters with SM90 values (fields Hopper lacks, such

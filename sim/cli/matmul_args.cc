@@ -43,8 +43,9 @@ po::options_description run_options() {
        "timing parameters of --arch from FILE (the format of models/<arch>/params.json) instead "
        "of the built-in ones")
       ("sm-clock", po::value<std::string>(),
-       "--arch sm90: run the SMs at this clock in GHz, as with locked clocks (default: the "
-       "clock the board's power limit allows for this kernel); the memory side keeps its own")
+       "--arch sm90: run the SMs at this clock in GHz, as with locked clocks, or at T,R: the "
+       "tensor phase at T and the rest at R (default: the clocks the board's power limits allow "
+       "for this kernel); the memory side keeps its own")
       ("max-cycles", po::value<std::string>()->default_value("4000000000"),
        "simulated-cycle bound; a run that reaches it is reported as a livelock")
       ("wall-limit", po::value<std::string>()->default_value("3600"),
@@ -241,11 +242,16 @@ MatmulArgs parse_matmul_args(int argc, char** argv, const char* cmd,
   if (vm.count("sm-clock")) {
     if (q.arch != "sm90") throw UsageError("--sm-clock is modelled for --arch sm90 only");
     const std::string t = vm["sm-clock"].as<std::string>();
-    char* end = nullptr;
-    const double ghz = t.empty() ? 0 : std::strtod(t.c_str(), &end);
-    if (t.empty() || end != t.c_str() + t.size() || !(ghz >= 0.1 && ghz <= 10))
-      throw UsageError(fmt::format("--sm-clock expects GHz in [0.1, 10], got '{}'", t));
-    q.sm_clock_ghz = ghz;
+    auto ghz = [&t](const std::string& part) {
+      char* end = nullptr;
+      const double g = part.empty() ? 0 : std::strtod(part.c_str(), &end);
+      if (part.empty() || end != part.c_str() + part.size() || !(g >= 0.1 && g <= 10))
+        throw UsageError(fmt::format("--sm-clock expects GHz in [0.1, 10] or two of them as T,R, got '{}'", t));
+      return g;
+    };
+    const auto comma = t.find(',');
+    q.sm_clock_ghz = ghz(t.substr(0, comma));
+    q.rest_clock_ghz = comma == std::string::npos ? q.sm_clock_ghz : ghz(t.substr(comma + 1));
   }
   if (vm.count("params")) {
     const std::string path = resolve_path(vm["params"].as<std::string>());

@@ -11,7 +11,10 @@ std::string format_text(const sim::RunResult& r) {
   s += fmt::format("  status      {}\n", r.status);
   s += fmt::format("  predicted   {:.2f} us ({} cycles at {:.3f} GHz), {:.1f} TFLOP/s = {:.1f}% of peak\n",
                    r.predicted_time_us, r.cycles, r.clock_ghz, r.tflops, 100.0 * r.peak_fraction);
-  if (r.power_w > 0) s += fmt::format("  power       {:.0f} W board power at that clock\n", r.power_w);
+  if (r.tensor_phase_ghz > 0)
+    s += fmt::format("  clocks      tensor phase {:.3f} GHz ({} cycles), rest {:.3f} GHz\n", r.tensor_phase_ghz,
+                     r.tensor_phase_cycles, r.rest_phase_ghz);
+  if (r.power_w > 0) s += fmt::format("  power       {:.0f} W average board power at those clocks\n", r.power_w);
   const bool amd = r.arch == "mi300x";
   s += fmt::format("  overlap     {:.1f}% of {} time covered by MMA work; bottleneck: {}\n",
                    r.overlap_pct, amd ? "LDS DMA" : "TMA load", r.bottleneck);

@@ -37,9 +37,10 @@ struct MatmulRequest {
   int timeline_cta = 0;
   uint64_t timeline_from = 0, timeline_to = 0;
   bool progress = false;  // report progress on stderr (a terminal) for long runs
-  // sm90: run the SMs at this clock (GHz), as with locked clocks; 0: the
-  // power-limited clock of models/sm90/power.h.
-  double sm_clock_ghz = 0;
+  // sm90: run the SMs at these clocks (GHz), the tensor phase at the first
+  // and the rest at the second (models/sm90/phase_clock.h); equal, as with
+  // locked clocks. 0: the power-limited clocks of models/sm90/power.h.
+  double sm_clock_ghz = 0, rest_clock_ghz = 0;
 };
 
 // Empty when the request can be built, else a one-line reason (bad input).

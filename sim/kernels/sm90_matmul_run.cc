@@ -34,18 +34,22 @@ models::sm90::KernelActivity activity(const MatmulRequest& q, const RunResult& r
                                     ceil_div<uint64_t>(q.k, 64) * (128 + q.tile_n) * 64 * 2);
   a.hbm_bytes = static_cast<double>(r.hbm_bytes);
   a.cycles = r.cycles;
+  a.tensor_cycles = r.tensor_phase_cycles;
   a.active_sms = static_cast<int>(r.ctas);
   return a;
 }
 
-// One launch with the SMs at `gp.clock_ghz` (gpu_params() at some SM clock).
+// One launch with the tensor phase at `f.tensor_ghz` and the rest at
+// `f.rest_ghz` (models/sm90/phase_clock.h).
 template <int BN, int S>
-RunResult run_config(const MatmulRequest& q, const models::sm100::Params& gp) {
+RunResult run_config(const MatmulRequest& q, models::sm90::LaunchClocks f) {
   using C = Sm90MatmulConfig<BN, S>;
   using Kernel = Sm90Matmul<C>;
   const auto t0 = std::chrono::steady_clock::now();
-  Gpu gpu(gp, q.functional);
+  Gpu gpu(models::sm90::gpu_params(), q.functional);
   models::sm90::api::reset();
+  models::sm90::api::phase_clock().start(
+      gpu, {f.tensor_ghz, f.rest_ghz, models::sm90::extras().clock_hold_ns});
   configure_run(gpu, q, t0);
   const MatmulBuffers buf = allocate_matmul<bf16_t>(gpu, q);
   const uint32_t lda = buf.lda, ldd = buf.ldc;
@@ -84,23 +88,29 @@ RunResult run_config(const MatmulRequest& q, const models::sm100::Params& gp) {
   r.seed = q.seed;
   r.status = run_status_name(status);
   summarize_sm100(gpu, 2.0 * q.m * q.n * q.k, r, 1.0, AccumulatorWait::kTensorCore);
-  // What CUDA events around one launch measure: the kernel plus the launch
-  // overhead (host and driver time, given in cycles of the maximum clock).
-  // Hopper's dense BF16 rate: 4096 FLOP per cycle per SM at the maximum clock.
+  models::sm90::api::phase_clock().stop();
+  // The time is the clock log's: each phase's cycles at its clock. What
+  // CUDA events around one launch measure adds the launch overhead (host and
+  // driver time, given in cycles of the maximum clock). Hopper's dense BF16
+  // rate: 4096 FLOP per cycle per SM at the maximum clock.
   const double f_max = models::sm90::gpu_params().clock_ghz;
-  r.predicted_time_us += models::sm90::extras().launch_overhead_cycles / (f_max * 1e3);
+  const double kernel_ns = gpu.sm_clock().ns_at(r.cycles);
+  r.clock_ghz = static_cast<double>(r.cycles) / kernel_ns;
+  r.tensor_phase_ghz = f.tensor_ghz;
+  r.rest_phase_ghz = f.rest_ghz;
+  r.tensor_phase_cycles = std::min(models::sm90::api::phase_clock().tensor_cycles(r.cycles), r.cycles);
+  r.predicted_time_us = kernel_ns / 1e3 + models::sm90::extras().launch_overhead_cycles / (f_max * 1e3);
   r.tflops = 2.0 * q.m * q.n * q.k / (r.predicted_time_us * 1e-6) / 1e12;
   r.peak_tflops = 4096.0 * gpu.params().num_sms * f_max * 1e9 / 1e12;
   r.peak_fraction = r.tflops / r.peak_tflops;
-  r.power_w = models::sm90::board_power_w(models::sm90::extras().power, f_max, gp.clock_ghz,
-                                          activity(q, r));
+  r.power_w = models::sm90::board_power_w(models::sm90::extras().power, f_max, f, activity(q, r));
   r.check = check_run<bf16_t>(gpu, q, buf, status);
   write_run_files(gpu, q);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
 
-using Runner = RunResult (*)(const MatmulRequest&, const models::sm100::Params&);
+using Runner = RunResult (*)(const MatmulRequest&, models::sm90::LaunchClocks);
 template <int BN, int S>
 constexpr Runner runner() {
   if constexpr (Sm90MatmulConfig<BN, 2>::kSmemBytes + (S - 2) * (128 + BN) * 64 * 2 <= 232448)
@@ -153,25 +163,28 @@ RunResult run_sm90_matmul(const MatmulRequest& q) {
   const std::string err = validate_sm90_matmul(q);
   if (!err.empty()) throw std::invalid_argument(err);
   const Runner run = lookup(q);
-  const auto& base = models::sm90::gpu_params();
-  if (q.sm_clock_ghz > 0) return run(q, base.at_sm_clock(q.sm_clock_ghz));
-  // The power-limited clock: simulate at the maximum clock, find the clock
-  // at which that activity fits the power limit, simulate again there (the
-  // memory side keeps its speed, so the kernel takes fewer SM cycles and
-  // draws a little more), until the clock moves by less than 1 %. These
+  const double f_max = models::sm90::gpu_params().clock_ghz;
+  if (q.sm_clock_ghz > 0)
+    return run(q, {q.sm_clock_ghz, q.rest_clock_ghz > 0 ? q.rest_clock_ghz : q.sm_clock_ghz});
+  // The power-limited clocks: simulate with the phases at their caps, find
+  // the clocks at which that activity fits the power limits, simulate again
+  // there (the memory side keeps its speed, so the kernel takes fewer SM
+  // cycles and draws a little more), until neither clock moves by 1 %. These
   // probes record and write no trace or timeline; a run that asks for them
-  // is simulated once more at the clock found, with its files.
+  // is simulated once more at the clocks found, with its files.
   const auto& power = models::sm90::extras().power;
   MatmulRequest probe = q;
   probe.trace_path.clear();
   probe.timeline_path.clear();
-  models::sm100::Params at = base;
+  models::sm90::LaunchClocks at{power.tensor_clock_ghz > 0 ? std::min(power.tensor_clock_ghz, f_max) : f_max,
+                                f_max};
   RunResult r = run(probe, at);
   double wall = r.wall_s;
+  auto moved = [](double a, double b) { return std::abs(a - b) >= 0.01 * b; };
   for (int i = 0; i < 3; ++i) {
-    const double next = models::sm90::power_limited_clock_ghz(power, base.clock_ghz, activity(q, r));
-    if (std::abs(next - at.clock_ghz) < 0.01 * at.clock_ghz) break;
-    at = base.at_sm_clock(next);
+    const auto next = models::sm90::power_limited_clocks(power, f_max, activity(q, r));
+    if (!moved(next.tensor_ghz, at.tensor_ghz) && !moved(next.rest_ghz, at.rest_ghz)) break;
+    at = next;
     reset_systemc();  // SystemC time does not restart in a used context
     r = run(probe, at);
     wall += r.wall_s;

@@ -39,6 +39,10 @@ json::object to_json(const RunResult& r) {
   o["cycles"] = r.cycles;
   o["clock_ghz"] = r.clock_ghz;
   if (r.power_w > 0) o["power_w"] = r.power_w;
+  if (r.tensor_phase_ghz > 0)
+    o["sm_clocks"] = json::object{{"tensor_phase_ghz", r.tensor_phase_ghz},
+                                  {"rest_phase_ghz", r.rest_phase_ghz},
+                                  {"tensor_phase_cycles", r.tensor_phase_cycles}};
   o["predicted_time_us"] = r.predicted_time_us;
   o["tflops"] = r.tflops;
   o["peak_fraction"] = r.peak_fraction;
@@ -108,6 +112,12 @@ RunResult run_result_from_json(const json::value& v) {
   r.cycles = get<uint64_t>(o, "cycles");
   r.clock_ghz = get<double>(o, "clock_ghz");
   if (o.contains("power_w")) r.power_w = get<double>(o, "power_w");
+  if (o.contains("sm_clocks")) {
+    const auto& c = o.at("sm_clocks").as_object();
+    r.tensor_phase_ghz = get<double>(c, "tensor_phase_ghz");
+    r.rest_phase_ghz = get<double>(c, "rest_phase_ghz");
+    r.tensor_phase_cycles = get<uint64_t>(c, "tensor_phase_cycles");
+  }
   r.predicted_time_us = get<double>(o, "predicted_time_us");
   r.tflops = get<double>(o, "tflops");
   r.peak_fraction = get<double>(o, "peak_fraction");

@@ -129,10 +129,12 @@ echo '{"arch": "sm90", "params": {}}' >"$tmp/p_empty.json"
 expect_usage_error "missing" run "${MNK[@]}" --arch sm90 --tile-n 128 --params "$tmp/p_empty.json"
 echo '{"arch": "sm90", "params": {"clock_ghz": {"value": 0, "source": "x"}}}' >"$tmp/p_zero.json"
 expect_usage_error "clock_ghz" run "${MNK[@]}" --arch sm90 --tile-n 128 --params "$tmp/p_zero.json"
-# --sm-clock: SM90 only, a clock in GHz.
+# --sm-clock: SM90 only, a clock in GHz or two (tensor phase, rest).
 expect_usage_error "sm90 only" run "${MNK[@]}" --arch sm100 --sm-clock 1.5
 expect_usage_error "--sm-clock" run "${MNK[@]}" --arch sm90 --tile-n 128 --sm-clock 0
 expect_usage_error "--sm-clock" run "${MNK[@]}" --arch sm90 --tile-n 128 --sm-clock fast
+expect_usage_error "--sm-clock" run "${MNK[@]}" --arch sm90 --tile-n 128 --sm-clock 1.7,
+expect_usage_error "--sm-clock" run "${MNK[@]}" --arch sm90 --tile-n 128 --sm-clock 1.7,20
 # An empty --json path is as wrong as an empty --trace path.
 expect_usage_error "--trace" run "${MNK[@]}" --trace ""
 expect_usage_error "--json" run "${MNK[@]}" --json ""

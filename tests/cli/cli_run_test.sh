@@ -158,10 +158,8 @@ PY
 
 # The SM90 main loop with few CTAs (no shared bandwidth binds) runs at the
 # tensor core's rate: each k-block of two consumer warpgroups is 8 wgmma ops of
-# round(N * wgmma_ii_per_n) cycles, the interval measured on the H200
-# (130 for N = 256, 65 for N = 128), plus each warpgroup's boundary gap,
-# max(0, wgmma_group_gap_cycles - wgmma_group_gap_per_n * N) (1,052 and 546
-# cycles per k-block as stamped inside the loop, the stamps' own cost included;
+# round(N * wgmma_ii_per_n) cycles, back to back (the H200's per-CTA
+# timelines: 1,032 SM cycles per k-block for N = 256 and 518.5 for N = 128;
 # docs/hardware.md, "The clock inside a launch"). The K step from 4096 to 8192
 # adds 64 k-blocks.
 for cfg in "2048 256 4" "1024 128 5"; do
@@ -178,30 +176,44 @@ p = {k: v["value"] for k, v in json.load(open(sys.argv[1]))["params"].items()}
 for n in (256, 128):
     short, long = (json.load(open(f"{sys.argv[2]}/kb_{n}_{k}.json"))["cycles"] for k in (4096, 8192))
     per_kblock = (long - short) / 64
-    gap = max(0, p["wgmma_group_gap_cycles"] - p["wgmma_group_gap_per_n"] * n)
-    expected = 8 * round(n * p["wgmma_ii_per_n"]) + 2 * int(gap + 0.5)
+    expected = 8 * int(n * p["wgmma_ii_per_n"] + 0.5)
     assert per_kblock == expected, (n, per_kblock, expected)
 PY
 
-# The SM90 clock: a dense launch runs at the power-limited clock (below the
-# maximum, the board at its limit); --sm-clock pins it, and a slower clock
-# gives a longer time but fewer cycles (the memory side keeps its speed).
-for c in auto 1.98 1.4; do
+# The SM90 clocks: a dense launch runs its tensor phase at the power-limited
+# clock (below the tensor phase's cap, that phase's draw at the board's limit)
+# and the rest faster; --sm-clock pins them, one clock for both or T,R, and a
+# slower clock gives a longer time but fewer cycles (the memory side keeps
+# its speed).
+for c in auto 1.98 1.4 1.6,1.9; do
   extra=()
   [ "$c" = auto ] || extra=(--sm-clock "$c")
   timeout 100 "$sim" run --kernel matmul --arch sm90 --m 2048 --n 2048 --k 4096 --tile-n 256 \
     --stages 4 "${extra[@]}" --json - >"$tmp/clk_$c.json" 2>"$tmp/clk_$c.err" ||
     fail "sm90 run at clock $c: $(head -c 500 "$tmp/clk_$c.err")"
 done
-python3 - "$tmp/clk_auto.json" "$tmp/clk_1.98.json" "$tmp/clk_1.4.json" <<'PY' || fail "sm90 clock"
+python3 - "$sm90_params" "$tmp/clk_auto.json" "$tmp/clk_1.98.json" "$tmp/clk_1.4.json" "$tmp/clk_1.6,1.9.json" <<'PY' || fail "sm90 clock"
 import json, sys
-auto, top, slow = (json.load(open(p)) for p in sys.argv[1:])
-assert 1.3 < auto["clock_ghz"] < 1.98, auto["clock_ghz"]
-assert abs(auto["power_w"] - 700) < 10, auto["power_w"]
-assert top["clock_ghz"] == 1.98 and top["power_w"] > 700, (top["clock_ghz"], top["power_w"])
-assert slow["clock_ghz"] == 1.4 and slow["power_w"] < 700, (slow["clock_ghz"], slow["power_w"])
+p = {k: v["value"] for k, v in json.load(open(sys.argv[1]))["params"].items()}
+auto, top, slow, two = (json.load(open(f)) for f in sys.argv[2:])
+ca = auto["sm_clocks"]
+assert 1.3 < ca["tensor_phase_ghz"] < p["tensor_phase_clock_ghz"], ca
+assert ca["tensor_phase_ghz"] < ca["rest_phase_ghz"] <= 1.98, ca
+# Most of the launch is its tensor phase; the average clock lies between.
+assert 0.6 * auto["cycles"] < ca["tensor_phase_cycles"] < auto["cycles"], (ca, auto["cycles"])
+assert ca["tensor_phase_ghz"] < auto["clock_ghz"] < ca["rest_phase_ghz"], auto["clock_ghz"]
+assert auto["power_w"] < 700.5, auto["power_w"]
+assert abs(top["clock_ghz"] - 1.98) < 1e-9 and top["power_w"] > 700, (top["clock_ghz"], top["power_w"])
+assert abs(slow["clock_ghz"] - 1.4) < 1e-9 and slow["power_w"] < 700, (slow["clock_ghz"], slow["power_w"])
 assert top["predicted_time_us"] < auto["predicted_time_us"] < slow["predicted_time_us"]
 assert slow["cycles"] <= top["cycles"], (slow["cycles"], top["cycles"])
+# Two pinned clocks: the time is each phase's cycles at its own clock.
+c2 = two["sm_clocks"]
+assert (c2["tensor_phase_ghz"], c2["rest_phase_ghz"]) == (1.6, 1.9), c2
+t, n = c2["tensor_phase_cycles"], two["cycles"]
+kernel_us = (t / 1.6 + (n - t) / 1.9) / 1e3
+overhead_us = p["launch_overhead_cycles"] / (p["clock_ghz"] * 1e3)
+assert abs(two["predicted_time_us"] - kernel_us - overhead_us) < 1e-6 * kernel_us, (two, kernel_us)
 PY
 
 if [ "$failures" -ne 0 ]; then

@@ -1,24 +1,23 @@
 #!/usr/bin/env python3
-"""fit_power.py: fit the SM90 model's energies (models/sm90/power.h) on the
-calibration rows of the H200 sweep.
+"""fit_power.py: fit the SM90 model's tensor-phase clock cap and energies
+(models/sm90/power.h) to the main-loop clocks of per-CTA timelines.
 
-    python3 hw/h200/fit_power.py <sim binary> <measured.csv[,more.csv]> [--params FILE]
+    python3 hw/h200/fit_power.py <sim binary> <timeline summary.csv>@<board> [--params FILE]
 
-For every calibration row (sweep_report.is_calibration) whose measured SM clock
-(the sm_mhz column) is more than 3 % below the maximum (the 512^3 rows, a few
-microseconds each between idle gaps, read 1928-1980 MHz), the board was at
-its power limit,
-so the kernel's dynamic energy at that clock equals (limit - static) x its run
-time. The row is simulated at its measured clock (`sim run --sm-clock`) for
-its cycles, HBM bytes and CTAs; scaled to the maximum clock by
-(f_max / f)^energy_clock_exponent this gives one linear equation in the
-energies per FLOP, per byte TMA brings into shared memory and per SM cycle
-(the energy per HBM byte is taken from the parameter file: the calibration
-rows move too little HBM data to fit it).
-Weighted least squares (relative error per row) over those equations; prints
-the two energies in pJ and each row's clock as the fitted model predicts it
-from the simulated cycles.
-Rows at the maximum clock are only checked (the model must keep them there).
+The summary (docs/results/h200_cta_timeline_summary_*.csv) gives, per
+configuration, the event time, the main loop's clock (f_mainloop_ghz: clock64
+over globaltimer from CTA entry to the end of the first tile's main loop) and
+the clock after it (f_rest_ghz). Its calibration rows of the named board
+(sweep_report.is_calibration) are simulated at those two clocks
+(`sim run --sm-clock T,R`) for their cycles, tensor-phase cycles, HBM bytes and
+CTAs. The model's tensor-phase clock for that activity is then fitted to the
+measured main-loop clock (to the NVML clock of the timed runs, sm_mhz, for
+launches over 1 ms: the stamped launches ran after them on a hotter board) by
+Nelder-Mead on the mean absolute percentage error, over
+tensor_phase_clock_ghz and the energies per FLOP, per TMA byte and per SM
+cycle (the limit, static power, exponent and HBM energy come from the file).
+Prints the values and each row's measured and modelled clock, held-out rows
+of the board included as a check (they are never fitted on).
 """
 import concurrent.futures
 import json
@@ -31,77 +30,84 @@ import sweep_report  # noqa: E402
 
 PARAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'models', 'sm90',
                       'params.json')
+FREE = ['tensor_phase_clock_ghz', 'energy_pj_per_flop', 'energy_pj_per_tma_byte',
+        'energy_pj_per_sm_cycle']
 
 
 def simulate(sim, r, params):
     m, n, k = r['shape'].split('x')
     cmd = [sim, 'run', '--kernel', 'matmul', '--arch', 'sm90', '--m', m, '--n', n, '--k', k,
-           '--tile-n', r['tile_n'], '--stages', r['stages'], '--json', '-',
-           '--sm-clock', f"{float(r['sm_mhz']) / 1000:.4f}", '--params', params]
+           '--tile-n', r['tile_n'], '--stages', r['stages'], '--json', '-', '--params', params,
+           '--sm-clock', f"{float(r['f_mainloop_ghz']):.4f},{float(r['f_rest_ghz']):.4f}"]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if out.returncode != 0:
         raise SystemExit(f'fit_power: sim failed: {out.stderr.strip()}')
     j = json.loads(out.stdout)
-    return j['cycles'], j['utilization']['hbm_bytes'], j['config']['ctas']
+    bn = int(r['tile_n'])
+    mm, nn, kk = int(m), int(n), int(k)
+    return {'flops': 2.0 * mm * nn * kk,
+            'tma': float(-(-mm // 128) * -(-nn // bn) * -(-kk // 64) * (128 + bn) * 64 * 2),
+            'hbm': float(j['utilization']['hbm_bytes']), 'cycles': j['cycles'],
+            'tensor': j['sm_clocks']['tensor_phase_cycles'], 'sms': j['config']['ctas']}
 
 
-def solve(a, b):
-    """Gaussian elimination with partial pivoting for a small dense system."""
-    n = len(b)
-    m = [row[:] + [b[i]] for i, row in enumerate(a)]
-    for c in range(n):
-        p = max(range(c, n), key=lambda i: abs(m[i][c]))
-        m[c], m[p] = m[p], m[c]
-        for i in range(n):
-            if i != c:
-                t = m[i][c] / m[c][c]
-                m[i] = [x - t * y for x, y in zip(m[i], m[c])]
-    return [m[i][n] / m[i][i] for i in range(n)]
+def tensor_clock(v, fixed, a, f_max):
+    """models/sm90/power.cc power_limited_clocks, the tensor phase."""
+    t = min(a['tensor'], a['cycles'])
+    pj = (v['energy_pj_per_flop'] * a['flops'] + v['energy_pj_per_tma_byte'] * a['tma'] +
+          fixed['energy_pj_per_hbm_byte'] * a['hbm'] + v['energy_pj_per_sm_cycle'] * t * a['sms'])
+    cap = min(v['tensor_phase_clock_ghz'], f_max)
 
-
-def clock(e, feats, cycles, p, f_max):
-    """The model's power-limited clock (GHz) for a launch of these features."""
     def draw(f):
-        joules = sum(x * y for x, y in zip(e, feats)) * 1e-12 * (f / f_max) ** p['exp']
-        return p['static'] + joules / (cycles / (f * 1e9) + p['gap'] * 1e-6)
-    if draw(f_max) <= p['limit']:
-        return f_max
-    lo, hi = 0.0, f_max
-    for _ in range(60):
+        if t == 0:
+            return fixed['power_static_w']
+        return (fixed['power_static_w'] +
+                1e-12 * pj * (f / f_max) ** fixed['energy_clock_exponent'] / (t / (f * 1e9)))
+    if draw(cap) <= fixed['power_limit_w']:
+        return cap
+    lo, hi = 0.0, cap
+    for _ in range(50):
         mid = (lo + hi) / 2
-        if draw(mid) > p['limit']:
+        if draw(mid) > fixed['power_limit_w']:
             hi = mid
         else:
             lo = mid
     return lo
 
 
-def fit(rows, sims, p, f_max, e_hbm):
-    """Least squares for the energies per FLOP, TMA byte and SM cycle, with
-    p['gap'] idle microseconds between launches in the power average."""
-    eqs = []
-    for r, (cycles, hbm, ctas) in zip(rows, sims):
-        m, n, k = map(int, r['shape'].split('x'))
-        bn = int(r['tile_n'])
-        tma = -(-m // 128) * -(-n // bn) * -(-k // 64) * (128 + bn) * 64 * 2
-        feats = [2.0 * m * n * k, float(tma), float(cycles) * ctas, float(hbm)]
-        f = float(r['sm_mhz']) / 1000
-        capped = f < 0.97 * f_max
-        # Dynamic energy at the maximum clock, in pJ, less the HBM share.
-        y = ((p['limit'] - p['static']) * (cycles / (f * 1e9) + p['gap'] * 1e-6)
-             * (f_max / f) ** p['exp'] * 1e12 - e_hbm * hbm)
-        eqs.append((r, feats, y, cycles, f, capped))
-    a = [[0.0] * 3 for _ in range(3)]
-    b = [0.0] * 3
-    for _, x, y, _, _, capped in eqs:
-        if not capped:
-            continue
-        w = 1 / y ** 2
-        for i in range(3):
-            b[i] += w * x[i] * y
-            for j in range(3):
-                a[i][j] += w * x[i] * x[j]
-    return solve(a, b) + [e_hbm], eqs
+def target(r):
+    if float(r['ours_us']) > 1000:
+        return float(r['sm_mhz']) / 1000
+    return float(r['f_mainloop_ghz'])
+
+
+def nelder_mead(f, x0, iters=800):
+    n = len(x0)
+    pts = [list(x0)] + [[x0[j] * (1.1 if j == i else 1) + (1e-3 if j == i else 0)
+                         for j in range(n)] for i in range(n)]
+    vals = [f(p) for p in pts]
+    for _ in range(iters):
+        order = sorted(range(n + 1), key=lambda i: vals[i])
+        pts, vals = [pts[i] for i in order], [vals[i] for i in order]
+        c = [sum(p[j] for p in pts[:-1]) / n for j in range(n)]
+        xr = [2 * c[j] - pts[-1][j] for j in range(n)]
+        fr = f(xr)
+        if fr < vals[0]:
+            xe = [3 * c[j] - 2 * pts[-1][j] for j in range(n)]
+            fe = f(xe)
+            pts[-1], vals[-1] = (xe, fe) if fe < fr else (xr, fr)
+        elif fr < vals[-2]:
+            pts[-1], vals[-1] = xr, fr
+        else:
+            xc = [(c[j] + pts[-1][j]) / 2 for j in range(n)]
+            fc = f(xc)
+            if fc < vals[-1]:
+                pts[-1], vals[-1] = xc, fc
+            else:
+                pts = [pts[0]] + [[(pts[0][j] + p[j]) / 2 for j in range(n)] for p in pts[1:]]
+                vals = [vals[0]] + [f(p) for p in pts[1:]]
+    best = min(range(n + 1), key=lambda i: vals[i])
+    return pts[best], vals[best]
 
 
 def main():
@@ -111,33 +117,38 @@ def main():
         i = args.index('--params')
         params = args[i + 1]
         del args[i:i + 2]
-    if len(args) != 2:
+    if len(args) != 2 or '@' not in args[1]:
         raise SystemExit(__doc__)
     sim, measured = args
     doc = json.load(open(params))['params']
     f_max = doc['clock_ghz']['value']
-    p = {'limit': doc['power_limit_w']['value'], 'static': doc['power_static_w']['value'],
-         'exp': doc['energy_clock_exponent']['value']}
-    e_hbm = doc['energy_pj_per_hbm_byte']['value']
-    rows = sweep_report.calibration_rows(measured)
+    fixed = {k: doc[k]['value'] for k in ('power_limit_w', 'power_static_w', 'energy_clock_exponent',
+                                          'energy_pj_per_hbm_byte')}
+    rows = sweep_report.measured_rows(measured)
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        sims = list(pool.map(lambda r: simulate(sim, r, params), rows))
-    best = None
-    for gap in [g / 2 for g in range(0, 41)]:  # idle microseconds between launches
-        p['gap'] = gap
-        e, eqs = fit(rows, sims, p, f_max, e_hbm)
-        errs = [abs(clock(e, x, c, p, f_max) - f) / f for _, x, _, c, f, capped in eqs if capped]
-        mape = 100 * sum(errs) / len(errs)
-        if best is None or mape < best[0]:
-            best = (mape, gap, e, eqs)
-    mape, p['gap'], e, eqs = best
-    print(f'power_launch_gap_us {p["gap"]:g}  energy_pj_per_flop {e[0]:.4f}  energy_pj_per_tma_byte '
-          f'{e[1]:.2f}  energy_pj_per_sm_cycle {e[2]:.0f}  (energy_pj_per_hbm_byte {e_hbm:g} from '
-          f'the file; {sum(c[5] for c in eqs)} rows at the limit, clock MAPE {mape:.2f}%)')
-    for r, x, _, cycles, f, capped in eqs:
-        g = clock(e, x, cycles, p, f_max)
-        print(f"  {r['shape']:16} 128x{r['tile_n']}x64 s{r['stages']}  measured {f * 1000:5.0f} MHz"
-              f"  model {g * 1000:5.0f} MHz{'' if capped else '  (at the maximum clock)'}")
+        acts = list(pool.map(lambda r: simulate(sim, r, params), rows))
+    cal = [(r, a) for r, a in zip(rows, acts) if sweep_report.is_calibration(r)]
+
+    def mape(v, pairs):
+        return 100 * sum(abs(tensor_clock(v, fixed, a, f_max) - target(r)) / target(r)
+                         for r, a in pairs) / len(pairs)
+
+    def cost(x):
+        if min(x) < 0:
+            return 1e9
+        return mape(dict(zip(FREE, x)), cal)
+    x, _ = nelder_mead(cost, [max(doc[k]['value'], 1e-3) for k in FREE])
+    x, _ = nelder_mead(cost, x)
+    v = dict(zip(FREE, x))
+    held = [(r, a) for r, a in zip(rows, acts) if not sweep_report.is_calibration(r)]
+    print('  '.join(f'{k} {v[k]:.4g}' for k in FREE) +
+          f'  (main-loop clock MAPE {mape(v, cal):.2f}% on {len(cal)} calibration rows'
+          + (f', {mape(v, held):.2f}% on {len(held)} held-out rows' if held else '') + ')')
+    for r, a in zip(rows, acts):
+        print(f"  {'cal ' if sweep_report.is_calibration(r) else 'held'} {r['shape']:16} "
+              f"128x{r['tile_n']}x64 s{r['stages']}  {r['ctas']:>3} CTAs  measured "
+              f"{target(r) * 1000:5.0f} MHz  model {tensor_clock(v, fixed, a, f_max) * 1000:5.0f} MHz")
+
 
 if __name__ == '__main__':
     main()

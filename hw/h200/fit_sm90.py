@@ -12,9 +12,10 @@ and keeps the value with the lowest mean absolute percentage error on them.
 The held-out rows are never run here, so the fit cannot see them; judge the
 result with sweep_report.py. --shapes fits on the calibration rows of those
 shapes only (the 8192^3 row takes a minute a run; fit the bandwidth on it
-alone). --pin-clock runs each row at the SM clock measured with it (the
-sm_mhz column, sim --sm-clock), so that the cycle model is fitted apart from
-the power-limited clock. Prints each trial and, last, the chosen values.
+alone). --pin-clock runs each row at the SM clocks measured with it (sim
+--sm-clock: a timeline summary's main-loop and rest clocks, given as
+SUMMARY.csv@BOARD, or gemm_bench's NVML clock sm_mhz for both phases), so that
+the cycle model is fitted apart from the power-limited clocks. Prints each trial and, last, the chosen values.
 """
 import concurrent.futures
 import json
@@ -40,7 +41,7 @@ def calibration_error(sim, rows, values, base, pin=False):
         with concurrent.futures.ThreadPoolExecutor(2) as pool:
             preds = list(pool.map(
                 lambda r: sweep_report.predict(sim, r['shape'], r['tile_n'], r['stages'], path,
-                                               r['sm_mhz'] if pin else None),
+                                               sweep_report.pinned_clock(r) if pin else None),
                 rows))
     finally:
         os.unlink(path)

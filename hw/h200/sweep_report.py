@@ -43,9 +43,18 @@ def is_calibration(row):
 def measured_rows(path):
     """The ok rows of a gemm_bench CSV, one per configuration, in first-seen
     order: repeated measurements of a configuration (rounds) are merged into
-    their median time (ours_us) and median clock (sm_mhz)."""
+    their median time (ours_us) and median clock (sm_mhz). PATH@BOARD reads a
+    per-CTA timeline summary (docs/results/h200_cta_timeline_summary_*.csv:
+    a comment line, then one row per board and configuration) and keeps that
+    board's rows."""
+    board = None
+    if '@' in path:
+        path, board = path.rsplit('@', 1)
+    lines = [line for line in open(path) if not line.startswith('#')]
     groups = {}
-    for r in csv.DictReader(open(path)):
+    for r in csv.DictReader(lines):
+        if board is not None:
+            r['status'] = 'ok' if r.get('board') == board else 'other board'
         if r.get('status') == 'ok':
             groups.setdefault((r['shape'], r['tile_n'], r['stages']), []).append(r)
     rows = []
@@ -68,16 +77,26 @@ def calibration_rows(paths, shapes=None):
     return rows
 
 
-def predict(sim, shape, tile_n, stages, params=None, sm_clock_mhz=None):
-    """The model's time in us; with sm_clock_mhz, at that SM clock (--sm-clock)
-    instead of the power-limited one."""
+def pinned_clock(row):
+    """The --sm-clock argument that runs a measured row at its measured clocks:
+    the main loop's and the rest's of a timeline summary row, else the NVML
+    clock of the timed runs for both phases."""
+    if row.get('f_mainloop_ghz'):
+        return f"{float(row['f_mainloop_ghz']):.4f},{float(row['f_rest_ghz']):.4f}"
+    return f"{float(row['sm_mhz']) / 1000:.4f}"
+
+
+def predict(sim, shape, tile_n, stages, params=None, sm_clock=None):
+    """The model's time in us; with sm_clock (an --sm-clock argument: GHz, or
+    T,R for the tensor phase and the rest), at those SM clocks instead of the
+    power-limited ones."""
     m, n, k = shape.split('x')
     cmd = [sim, 'run', '--kernel', 'matmul', '--arch', 'sm90', '--m', m, '--n', n, '--k', k,
            '--tile-n', tile_n, '--stages', stages, '--json', '-']
     if params:
         cmd += ['--params', params]
-    if sm_clock_mhz:
-        cmd += ['--sm-clock', f'{float(sm_clock_mhz) / 1000:.4f}']
+    if sm_clock:
+        cmd += ['--sm-clock', sm_clock]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if out.returncode != 0:
         raise SystemExit(f'sweep_report: sim failed for {shape} {tile_n} {stages}: {out.stderr.strip()}')

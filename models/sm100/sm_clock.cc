@@ -1,5 +1,6 @@
 #include "models/sm100/sm_clock.h"
 
+#include <cstddef>
 #include <stdexcept>
 
 namespace sk::models::sm100 {

@@ -9,7 +9,6 @@
 // (a zero-length segment takes no time and is not kept).
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -29,16 +28,6 @@ class SmClock {
   double ghz() const { return log_.back().ghz; }
   // Nanoseconds from cycle 0 to cycle c.
   double ns_at(uint64_t c) const;
-  // Cycles in [0, end) spent at clocks for which `pick(ghz)` holds.
-  template <class Pick>
-  uint64_t cycles_where(uint64_t end, Pick pick) const {
-    uint64_t n = 0;
-    for (size_t i = 0; i < log_.size() && log_[i].from < end; ++i) {
-      const uint64_t to = i + 1 < log_.size() && log_[i + 1].from < end ? log_[i + 1].from : end;
-      if (pick(log_[i].ghz)) n += to - log_[i].from;
-    }
-    return n;
-  }
   const std::vector<Segment>& segments() const { return log_; }
 
  private:

@@ -50,7 +50,9 @@ void PhaseClock::check() {
 }
 
 uint64_t PhaseClock::tensor_cycles(uint64_t end) const {
-  return closed_ + (tensor_ && end > since_ ? end - since_ : 0);
+  // A phase closed after `end` (a check that ran past the last warp) counts
+  // up to `end` at most.
+  return std::min(end, closed_ + (tensor_ && end > since_ ? end - since_ : 0));
 }
 
 }  // namespace sk::models::sm90

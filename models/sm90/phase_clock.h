@@ -37,7 +37,7 @@ class PhaseClock {
   void stop() { gpu_ = nullptr; }
   // An SM's tensor core has work until cycle `busy_until`.
   void tensor_work(uint64_t busy_until);
-  // Cycles of [0, end) spent in the tensor phase.
+  // Cycles of [0, end) spent in the tensor phase (at most end).
   uint64_t tensor_cycles(uint64_t end) const;
 
  private:

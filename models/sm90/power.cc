@@ -59,9 +59,14 @@ double rest_phase_power_w(const PowerModel& m, double f_max, double ghz, const K
   return draw_w(m, f_max, ghz, rest_phase(m, a));
 }
 
+LaunchClocks clock_caps(const PowerModel& m, double f_max) {
+  return {m.tensor_clock_ghz > 0 ? std::min(m.tensor_clock_ghz, f_max) : f_max, f_max};
+}
+
 LaunchClocks power_limited_clocks(const PowerModel& m, double f_max, const KernelActivity& a) {
-  const double cap = m.tensor_clock_ghz > 0 ? std::min(m.tensor_clock_ghz, f_max) : f_max;
-  return {highest_fitting(m, f_max, cap, tensor_phase(m, a)), highest_fitting(m, f_max, f_max, rest_phase(m, a))};
+  const LaunchClocks cap = clock_caps(m, f_max);
+  return {highest_fitting(m, f_max, cap.tensor_ghz, tensor_phase(m, a)),
+          highest_fitting(m, f_max, cap.rest_ghz, rest_phase(m, a))};
 }
 
 }  // namespace sk::models::sm90

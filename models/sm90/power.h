@@ -66,6 +66,10 @@ double board_power_w(const PowerModel& m, double f_max_ghz, LaunchClocks f, cons
 double tensor_phase_power_w(const PowerModel& m, double f_max_ghz, double ghz, const KernelActivity& a);
 double rest_phase_power_w(const PowerModel& m, double f_max_ghz, double ghz, const KernelActivity& a);
 
+// The phases' highest clocks, whatever the draw: min(tensor_clock_ghz, f_max)
+// and f_max.
+LaunchClocks clock_caps(const PowerModel& m, double f_max_ghz);
+
 // The phases' clocks for this activity (see above).
 LaunchClocks power_limited_clocks(const PowerModel& m, double f_max_ghz, const KernelActivity& a);
 

@@ -98,7 +98,7 @@ RunResult run_config(const MatmulRequest& q, models::sm90::LaunchClocks f) {
   r.clock_ghz = static_cast<double>(r.cycles) / kernel_ns;
   r.tensor_phase_ghz = f.tensor_ghz;
   r.rest_phase_ghz = f.rest_ghz;
-  r.tensor_phase_cycles = std::min(models::sm90::api::phase_clock().tensor_cycles(r.cycles), r.cycles);
+  r.tensor_phase_cycles = models::sm90::api::phase_clock().tensor_cycles(r.cycles);
   r.predicted_time_us = kernel_ns / 1e3 + models::sm90::extras().launch_overhead_cycles / (f_max * 1e3);
   r.tflops = 2.0 * q.m * q.n * q.k / (r.predicted_time_us * 1e-6) / 1e12;
   r.peak_tflops = 4096.0 * gpu.params().num_sms * f_max * 1e9 / 1e12;
@@ -176,8 +176,7 @@ RunResult run_sm90_matmul(const MatmulRequest& q) {
   MatmulRequest probe = q;
   probe.trace_path.clear();
   probe.timeline_path.clear();
-  models::sm90::LaunchClocks at{power.tensor_clock_ghz > 0 ? std::min(power.tensor_clock_ghz, f_max) : f_max,
-                                f_max};
+  models::sm90::LaunchClocks at = models::sm90::clock_caps(power, f_max);
   RunResult r = run(probe, at);
   double wall = r.wall_s;
   auto moved = [](double a, double b) { return std::abs(a - b) >= 0.01 * b; };

@@ -53,9 +53,9 @@ def measured_rows(path):
     lines = [line for line in open(path) if not line.startswith('#')]
     groups = {}
     for r in csv.DictReader(lines):
-        if board is not None:
-            r['status'] = 'ok' if r.get('board') == board else 'other board'
-        if r.get('status') == 'ok':
+        # A summary row has no status: it was reduced from ok launches only.
+        ok = r.get('board') == board if board is not None else r.get('status') == 'ok'
+        if ok:
             groups.setdefault((r['shape'], r['tile_n'], r['stages']), []).append(r)
     rows = []
     for group in groups.values():

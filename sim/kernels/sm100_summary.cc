@@ -45,7 +45,11 @@ void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r, double
   const double cycles = static_cast<double>(r.cycles);
   const double ctas = std::max(1, gpu.sms_used());
   const double tc_util = static_cast<double>(tc) / (cycles * ctas);
-  const double hbm_util = static_cast<double>(gpu.hbm_bytes()) / (p.hbm_bytes_per_cycle * cycles);
+  // HBM keeps its speed in time while the SM clock changes (Params::at_sm_clock):
+  // its capacity over the launch is its bytes per ns (per cycle times the
+  // clock, the same at every clock) times the launch's time.
+  const double hbm_util = static_cast<double>(gpu.hbm_bytes()) /
+                          (p.hbm_bytes_per_cycle * p.clock_ghz * gpu.sm_clock().ns_at(r.cycles));
   const double ingest_util =
       static_cast<double>(bytes) / (p.sm_ingest_bytes_per_cycle * cycles * ctas);
   uint64_t hits = 0, boxes = 0;

@@ -214,6 +214,13 @@ t, n = c2["tensor_phase_cycles"], two["cycles"]
 kernel_us = (t / 1.6 + (n - t) / 1.9) / 1e3
 overhead_us = p["launch_overhead_cycles"] / (p["clock_ghz"] * 1e3)
 assert abs(two["predicted_time_us"] - kernel_us - overhead_us) < 1e-6 * kernel_us, (two, kernel_us)
+# HBM keeps its speed in time: its utilization is the bytes over its bandwidth
+# (bytes per cycle at the maximum clock) times the kernel's time, whatever
+# the phases' clocks.
+u = two["utilization"]
+hbm_bytes_per_us = p["hbm_bytes_per_cycle"] * p["clock_ghz"] * 1e3
+want = 100 * u["hbm_bytes"] / (hbm_bytes_per_us * kernel_us)
+assert u["hbm_bytes"] > 0 and abs(u["hbm_pct"] - want) < 1e-6 * want, (u, want)
 PY
 
 if [ "$failures" -ne 0 ]; then

@@ -14,8 +14,12 @@ void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r, double
   Cycle end = 0;
   for (const auto& w : eng.warps()) end = std::max(end, w->done() ? w->end_cycle() : eng.now());
   r.cycles = std::max<Cycle>(end, 1);
-  r.clock_ghz = p.clock_ghz;
-  r.predicted_time_us = static_cast<double>(r.cycles) / (p.clock_ghz * 1e3);
+  // The time is the clock log's: each segment's cycles at its clock (one
+  // segment unless the model changed the SM clock, models/sm100/sm_clock.h);
+  // clock_ghz is then the launch's average clock.
+  const double kernel_ns = gpu.sm_clock().ns_at(r.cycles);
+  r.clock_ghz = static_cast<double>(r.cycles) / kernel_ns;
+  r.predicted_time_us = kernel_ns / 1e3;
   r.tflops = flops / (r.predicted_time_us * 1e-6) / 1e12;
   r.peak_tflops = 8192.0 * peak_factor * p.num_sms * p.clock_ghz * 1e9 / 1e12;
   r.peak_fraction = r.tflops / r.peak_tflops;
@@ -48,8 +52,8 @@ void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r, double
   // HBM keeps its speed in time while the SM clock changes (Params::at_sm_clock):
   // its capacity over the launch is its bytes per ns (per cycle times the
   // clock, the same at every clock) times the launch's time.
-  const double hbm_util = static_cast<double>(gpu.hbm_bytes()) /
-                          (p.hbm_bytes_per_cycle * p.clock_ghz * gpu.sm_clock().ns_at(r.cycles));
+  const double hbm_util =
+      static_cast<double>(gpu.hbm_bytes()) / (p.hbm_bytes_per_cycle * p.clock_ghz * kernel_ns);
   const double ingest_util =
       static_cast<double>(bytes) / (p.sm_ingest_bytes_per_cycle * cycles * ctas);
   uint64_t hits = 0, boxes = 0;

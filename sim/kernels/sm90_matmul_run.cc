@@ -89,17 +89,15 @@ RunResult run_config(const MatmulRequest& q, models::sm90::LaunchClocks f) {
   r.status = run_status_name(status);
   summarize_sm100(gpu, 2.0 * q.m * q.n * q.k, r, 1.0, AccumulatorWait::kTensorCore);
   models::sm90::api::phase_clock().stop();
-  // The time is the clock log's: each phase's cycles at its clock. What
-  // CUDA events around one launch measure adds the launch overhead (host and
-  // driver time, given in cycles of the maximum clock). Hopper's dense BF16
-  // rate: 4096 FLOP per cycle per SM at the maximum clock.
+  // The summary's time is the clock log's: each phase's cycles at its clock.
+  // What CUDA events around one launch measure adds the launch overhead (host
+  // and driver time, given in cycles of the maximum clock). Hopper's dense
+  // BF16 rate: 4096 FLOP per cycle per SM at the maximum clock.
   const double f_max = models::sm90::gpu_params().clock_ghz;
-  const double kernel_ns = gpu.sm_clock().ns_at(r.cycles);
-  r.clock_ghz = static_cast<double>(r.cycles) / kernel_ns;
   r.tensor_phase_ghz = f.tensor_ghz;
   r.rest_phase_ghz = f.rest_ghz;
   r.tensor_phase_cycles = models::sm90::api::phase_clock().tensor_cycles(r.cycles);
-  r.predicted_time_us = kernel_ns / 1e3 + models::sm90::extras().launch_overhead_cycles / (f_max * 1e3);
+  r.predicted_time_us += models::sm90::extras().launch_overhead_cycles / (f_max * 1e3);
   r.tflops = 2.0 * q.m * q.n * q.k / (r.predicted_time_us * 1e-6) / 1e12;
   r.peak_tflops = 4096.0 * gpu.params().num_sms * f_max * 1e9 / 1e12;
   r.peak_fraction = r.tflops / r.peak_tflops;

@@ -84,6 +84,15 @@ __device__ bool start_together(const uint8_t* active, uint32_t n_active, uint32_
   return true;
 }
 
+// After the CTA's barrier: its first thread records the SM's cycles and ns
+// since (c0, t0); the write to `hold` keeps the CTA's shared memory.
+__device__ void report(Sample* out, uint64_t c0, uint64_t t0, uint8_t* hold) {
+  if (threadIdx.x == 0) {
+    hold[0] = 0;
+    out[blockIdx.x] = Sample{smid(), 1, clock64() - c0, globaltimer() - t0};
+  }
+}
+
 __global__ void store_probe(uint4* dst, uint32_t bytes, const uint8_t* active, uint32_t n_active,
                             uint32_t* arrived, Sample* out) {
   extern __shared__ uint8_t hold[];
@@ -94,10 +103,7 @@ __global__ void store_probe(uint4* dst, uint32_t bytes, const uint8_t* active, u
   for (uint32_t i = threadIdx.x; i < bytes / 16; i += blockDim.x) base[i] = v;
   __threadfence();
   __syncthreads();
-  if (threadIdx.x == 0) {
-    hold[0] = 0;
-    out[blockIdx.x] = Sample{smid(), 1, clock64() - c0, globaltimer() - t0};
-  }
+  report(out, c0, t0, hold);
 }
 
 // The matmul epilogue's pattern (kernels/matmul/sm90_matmul.h, store()): a
@@ -123,10 +129,7 @@ __global__ void fragment_store_probe(uint32_t* d, uint32_t bytes, const uint8_t*
       }
   __threadfence();
   __syncthreads();
-  if (threadIdx.x == 0) {
-    hold[0] = 0;
-    out[blockIdx.x] = Sample{smid(), 1, clock64() - c0, globaltimer() - t0};
-  }
+  report(out, c0, t0, hold);
 }
 
 __global__ void load_probe(const uint4* src, uint32_t bytes, uint32_t buffer_vecs, const uint8_t* active,
@@ -151,10 +154,7 @@ __global__ void load_probe(const uint4* src, uint32_t bytes, uint32_t buffer_vec
   }
   __syncthreads();
   if (acc == 0x12345678u) sink[0] = acc;  // keeps the loads
-  if (threadIdx.x == 0) {
-    hold[0] = 0;
-    out[blockIdx.x] = Sample{smid(), 1, clock64() - c0, globaltimer() - t0};
-  }
+  report(out, c0, t0, hold);
 }
 
 struct UnionFind {

@@ -12,12 +12,7 @@ out="${OUT:-/tmp}"
 rounds="${ROUNDS:-3}"
 # Boards differ (docs/hardware.md): name the one measured.
 nvidia-smi --query-gpu=name,uuid,driver_version,power.limit --format=csv,noheader
-bin="${GEMM_BENCH:-}"
-if [ -z "$bin" ]; then
-  bin=/tmp/gemm_bench
-  nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -I. hw/h200/gemm_bench.cu \
-    -lcublas -lcuda -o "$bin" || exit 2
-fi
+. hw/h200/gemm_bench_bin.sh
 echo "shape,tile_n,stages,ours_us,ours_tflops,cublas_us,cublas_tflops,rel_err,status,sm_mhz,cublas_mhz" \
   > "$out/cta_scan.csv"
 rc=0

@@ -15,12 +15,7 @@ out="${OUT:-/tmp}"
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 [ -n "$NCU" ] || { echo "run_ncu: no ncu on this machine" >&2; exit 2; }
 nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader
-bin="${GEMM_BENCH:-}"
-if [ -z "$bin" ]; then
-  bin=/tmp/gemm_bench
-  nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -I. hw/h200/gemm_bench.cu \
-    -lcublas -lcuda -o "$bin" || exit 2
-fi
+. hw/h200/gemm_bench_bin.sh
 metrics=gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__cycles_elapsed.max
 metrics+=,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum
 metrics+=,lts__t_sectors_op_read_lookup_hit.sum,lts__t_sectors_op_read_lookup_miss.sum

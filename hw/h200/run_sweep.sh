@@ -18,12 +18,7 @@ cd "$(dirname "$0")/../.."
 out="${OUT:-/tmp}"
 rounds="${ROUNDS:-3}"
 nvidia-smi --query-gpu=name,uuid,driver_version,power.limit,clocks.max.sm --format=csv,noheader
-bin="${GEMM_BENCH:-}"
-if [ -z "$bin" ]; then
-  bin=/tmp/gemm_bench
-  nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -I. hw/h200/gemm_bench.cu \
-    -lcublas -lcuda -o "$bin" || exit 2
-fi
+. hw/h200/gemm_bench_bin.sh
 header="shape,tile_n,stages,ours_us,ours_tflops,cublas_us,cublas_tflops,rel_err,status,sm_mhz,cublas_mhz"
 rc=0
 echo "$header" > "$out/sweep.csv"

@@ -241,10 +241,6 @@ Cycle Gpu::l2_transfer(Cycle start, uint64_t bytes) {
   return pass(l2_link_, start, bytes, params_.l2_bytes_per_cycle);
 }
 
-Cycle Gpu::store_transfer(Cycle start, uint64_t bytes) {
-  return pass(store_link_, start, bytes, params_.gpu_store_bytes_per_cycle);
-}
-
 Cycle Gpu::hbm_transfer(Cycle start, uint64_t bytes) {
   hbm_bytes_ += bytes;
   return pass(hbm_link_, start, bytes, params_.hbm_bytes_per_cycle);

@@ -169,7 +169,6 @@ class Cta {
   std::vector<std::pair<Cycle, Cycle>> tma_busy, tc_busy;
   uint64_t bytes_loaded = 0;
   uint32_t loads_in_flight = 0;  // TMA loads issued and not yet landed
-  Cycle store_free = 0;          // SM store path (st.global): next free cycle
   // Tensor maps whose descriptor this SM has fetched or is fetching, and
   // when each arrives (tensormap_fetch_latency).
   std::vector<std::pair<const void*, Cycle>> maps_fetched;
@@ -272,9 +271,6 @@ class Gpu {
   Cycle hbm_transfer(Cycle start, uint64_t bytes);
   // Shared L2 bandwidth: every load streams through it, hit or miss.
   Cycle l2_transfer(Cycle start, uint64_t bytes);
-  // Shared write path of st.global data (gpu_store_bytes_per_cycle > 0):
-  // reserves `bytes` from `start` and returns when they have left.
-  Cycle store_transfer(Cycle start, uint64_t bytes);
   L2Cache& l2() { return l2_; }
   uint64_t hbm_bytes() const { return hbm_bytes_; }
   // SMs with TMA loads in flight; load_started/load_landed keep the count.
@@ -325,7 +321,7 @@ class Gpu {
   std::vector<SmSlot> sms_;
   std::unordered_map<const void*, TensorMapState> tensormaps_;
   std::vector<int> trace_sms_;
-  SharedLink hbm_link_, l2_link_, store_link_;
+  SharedLink hbm_link_, l2_link_;
   uint64_t hbm_bytes_ = 0;
   int loading_sms_ = 0;
   L2Cache l2_;

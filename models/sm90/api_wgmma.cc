@@ -32,6 +32,7 @@
 #include "models/sm90/api.h"
 #include "models/sm90/params.h"
 #include "models/sm90/phase_clock.h"
+#include "models/sm90/write_path.h"
 
 namespace sk::models::sm90::api {
 namespace {
@@ -75,9 +76,21 @@ PhaseClock& phase_clock() {
   return c;
 }
 
+WritePath& write_path() {
+  static WritePath p;
+  return p;
+}
+
 void reset() {
   groups().clear();
   phase_clock().stop();
+  write_path().reset(
+      [] {
+        return WritePath::Rates{extras().store_bytes_per_cycle, gpu().params().gpu_store_bytes_per_cycle};
+      },
+      [](uint64_t at, uint64_t generation) {
+        gpu().engine().at(at, [generation] { write_path().on_event(gpu().engine().now(), generation); });
+      });
 }
 
 void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accumulate,
@@ -201,24 +214,24 @@ void st_global(void* dst, const void* v, uint32_t bytes, const Loc& loc) {
 
 void account_global_store(uint32_t bytes, const Loc& loc) {
   sim::Warp& w = issue(loc);
-  // One 128-byte store instruction per 32 lanes. The SM's store path takes
-  // the CTA's stores in turn at store_bytes_per_cycle, and all SMs' stores
-  // share the write path to L2 (gpu_store_bytes_per_cycle); the warp cannot
-  // issue past its own (the LSU queue is full). Behind L2 the bytes go to
-  // memory (write-back), sharing HBM bandwidth.
+  // One 128-byte store instruction per 32 lanes. The warp's bytes leave
+  // through its SM's store path (store_bytes_per_cycle) and the write path
+  // all SMs share (gpu_store_bytes_per_cycle), both shared fairly among the
+  // warps and SMs storing (write_path.h); the warp cannot issue past its
+  // stores (the LSU queue is full). Behind L2 the bytes go to memory
+  // (write-back), sharing HBM bandwidth.
   const auto& p = gpu().params();
   w.spend(static_cast<Cycle>(bytes / 128) * p.issue_cycles);
   w.sync();
   const Cycle now = gpu().engine().now();
   gpu().hbm_transfer(now, bytes);
   if (extras().store_bytes_per_cycle <= 0) return;
-  Cta& cta = gpu().cta_of_current();
-  const Cycle start = std::max(now, cta.store_free);
-  cta.store_free = start + static_cast<Cycle>(bytes / extras().store_bytes_per_cycle + 0.5);
-  // The two paths overlap: the SM's path does not wait for the shared one.
-  Cycle done = cta.store_free;
-  if (p.gpu_store_bytes_per_cycle > 0) done = std::max(done, gpu().store_transfer(now, bytes));
-  w.stall(done - now, "st.global");
+  WritePath::Job job{gpu().cta_of_current().sm, static_cast<double>(bytes)};
+  write_path().submit(job, now);
+  if (job.done) return;
+  w.block_until(
+      write_path().completed(job.sm), [&job] { return job.done; },
+      [] { return std::string("waits for its st.global data to leave the SM"); }, "st.global");
 }
 
 }  // namespace sk::models::sm90::api

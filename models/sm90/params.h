@@ -21,7 +21,8 @@ struct Extras {
   double wgmma_drain_per_n = 0;      // with it: drain of a waited group, per column
   uint32_t launch_overhead_cycles = 0;  // launch to first instruction and back, as events see it
   // Per-SM rate at which st.global data from registers leaves the SM (the
-  // epilogue's stores); a warp cannot issue past its stores (0: free).
+  // epilogue's stores), shared by the SM's storing warps (write_path.h); a
+  // warp cannot issue past its stores (0: free).
   double store_bytes_per_cycle = 0;
   // The board's power limits and the kernel's energy: the SM clocks of a
   // launch's two phases (power.h). gpu_params().clock_ghz is the maximum clock.

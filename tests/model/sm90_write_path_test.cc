@@ -1,0 +1,96 @@
+// sm90_write_path_test.cc: the SM90 model's store paths are shared fairly
+// (models/sm90/write_path.h), in launches whose warps store known byte counts
+// at known cycles through account_global_store.
+//
+// Expected, from the definition alone (X = store_bytes_per_cycle, the SM's
+// rate, and the shared path set to X as well): warps storing on one SM split
+// its rate and finish together; SMs storing at once split the shared path
+// until one is done, and the rest then speed up; an SM that joins later slows
+// the one already storing from then on.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "models/sm100/gpu.h"
+#include "models/sm90/api.h"
+#include "models/sm90/params.h"
+
+namespace {
+namespace sm100 = sk::models::sm100;
+namespace sm90 = sk::models::sm90;
+
+// CTAs start at staggered cycles; every store is placed after all have, at
+// least kT0 after the launch.
+constexpr uint64_t kT0 = 100000;
+
+struct Store {
+  int cta, warp;
+  uint64_t at;     // cycle the warp stores, from kT0
+  uint32_t bytes;  // bytes it stores
+};
+
+// Runs the stores (each warp of each CTA at most one) and returns the cycle,
+// from t0, at which each returned, in the order given.
+std::vector<uint64_t> run(const std::vector<Store>& stores, int ctas, int warps, double shared) {
+  sm100::Params p = sm90::gpu_params();
+  p.cta_start_latency = 0;
+  p.issue_cycles = 0;
+  p.gpu_store_bytes_per_cycle = shared;
+  sm100::Gpu gpu(p, false);
+  sm90::api::reset();
+  std::vector<uint64_t> done(stores.size(), 0);
+  uint64_t t0 = 0;  // kT0 after the first CTA starts (cycles go on across launches)
+  const std::string err = gpu.launch(ctas, warps, 1024, [&] {
+    sk::sim::Warp& w = gpu.warp();
+    if (t0 == 0) t0 = gpu.engine().now() + kT0;
+    for (size_t i = 0; i < stores.size(); ++i) {
+      if (stores[i].cta != w.cta() || stores[i].warp != w.index()) continue;
+      REQUIRE(gpu.engine().now() < t0);
+      w.stall(t0 + stores[i].at - gpu.engine().now(), "wait");
+      sm90::api::account_global_store(stores[i].bytes, std::source_location::current());
+      done[i] = gpu.engine().now() - t0;
+    }
+  });
+  REQUIRE(err.empty());
+  REQUIRE(gpu.run(10000000) == sk::sim::RunStatus::kCompleted);
+  return done;
+}
+
+uint64_t cycles(double bytes, double rate) { return static_cast<uint64_t>(std::ceil(bytes / rate - 1e-9)); }
+
+TEST_CASE("warps storing on one SM share its path and finish together") {
+  const double x = sm90::extras().store_bytes_per_cycle;
+  REQUIRE(x > 0);
+  const auto done = run({{0, 0, 0, 4096}, {0, 1, 0, 4096}}, 1, 2, 0);
+  // First come, first served would let warp 0 out at 4096 / x.
+  CHECK(done[0] == cycles(8192, x));
+  CHECK(done[1] == cycles(8192, x));
+}
+
+TEST_CASE("SMs share the write path to L2 until one is done") {
+  const double x = sm90::extras().store_bytes_per_cycle;
+  const auto done = run({{0, 0, 0, 2048}, {1, 0, 0, 4096}}, 2, 1, x);
+  // Both at x / 2 until CTA 0's 2048 bytes are out; CTA 1's last 2048 alone at x.
+  CHECK(done[0] == cycles(4096, x));
+  CHECK(done[1] == cycles(4096, x) + cycles(2048, x));
+}
+
+TEST_CASE("an SM that starts storing later slows the one already storing from then on") {
+  const double x = sm90::extras().store_bytes_per_cycle;
+  const uint64_t late = cycles(2048, x);  // CTA 0 has 2048 of 4096 bytes out by then
+  const auto done = run({{0, 0, 0, 4096}, {1, 0, late, 4096}}, 2, 1, x);
+  // From `late` both at x / 2: CTA 0's last 2048 take 4096 / x; CTA 1 then
+  // has 2048 left, alone at x.
+  CHECK(done[0] == late + cycles(4096, x));
+  CHECK(done[1] == late + cycles(4096, x) + cycles(2048, x));
+}
+
+TEST_CASE("a store path without a shared limit runs each SM at its own rate") {
+  const double x = sm90::extras().store_bytes_per_cycle;
+  const auto done = run({{0, 0, 0, 4096}, {1, 0, 0, 4096}}, 2, 1, 0);
+  CHECK(done[0] == cycles(4096, x));
+  CHECK(done[1] == cycles(4096, x));
+}
+
+}  // namespace

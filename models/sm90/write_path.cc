@@ -72,7 +72,10 @@ void WritePath::plan() {
   const std::vector<double> rate = sm_rates(rates_());
   double first = std::numeric_limits<double>::infinity();
   for (size_t j = 0; j < jobs_.size(); ++j) first = std::min(first, jobs_[j]->left / rate[j]);
-  schedule_(static_cast<uint64_t>(std::ceil(t_ + first - 1e-9)), generation_);
+  // A rate so small that the bytes never leave still gives a cycle in range
+  // (the engine's cycle limit ends such a run).
+  const double at = std::min(std::ceil(t_ + first - 1e-9), 0x1p62);
+  schedule_(static_cast<uint64_t>(at), generation_);
 }
 
 void WritePath::submit(Job& job, uint64_t now) {

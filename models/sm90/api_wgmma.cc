@@ -228,7 +228,6 @@ void account_global_store(uint32_t bytes, const Loc& loc) {
   if (extras().store_bytes_per_cycle <= 0) return;
   WritePath::Job job{gpu().cta_of_current().sm, static_cast<double>(bytes)};
   write_path().submit(job, now);
-  if (job.done) return;
   w.block_until(
       write_path().completed(job.sm), [&job] { return job.done; },
       [] { return std::string("waits for its st.global data to leave the SM"); }, "st.global");

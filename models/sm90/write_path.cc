@@ -41,12 +41,16 @@ std::vector<double> WritePath::sm_rates(const Rates& r) const {
   return out;
 }
 
+double WritePath::until_first_done(const std::vector<double>& rate) const {
+  double first = std::numeric_limits<double>::infinity();
+  for (size_t j = 0; j < jobs_.size(); ++j) first = std::min(first, jobs_[j]->left / rate[j]);
+  return first;
+}
+
 void WritePath::advance(double to) {
   while (t_ < to && !jobs_.empty()) {
     const std::vector<double> rate = sm_rates(rates_());
-    double first = std::numeric_limits<double>::infinity();
-    for (size_t j = 0; j < jobs_.size(); ++j) first = std::min(first, jobs_[j]->left / rate[j]);
-    const double step = std::min(first, to - t_);
+    const double step = std::min(until_first_done(rate), to - t_);
     for (size_t j = 0; j < jobs_.size(); ++j) jobs_[j]->left -= rate[j] * step;
     t_ += step;
     // Jobs that have no bytes left leave; the others' shares grow.
@@ -69,9 +73,7 @@ void WritePath::advance(double to) {
 void WritePath::plan() {
   ++generation_;
   if (jobs_.empty()) return;
-  const std::vector<double> rate = sm_rates(rates_());
-  double first = std::numeric_limits<double>::infinity();
-  for (size_t j = 0; j < jobs_.size(); ++j) first = std::min(first, jobs_[j]->left / rate[j]);
+  const double first = until_first_done(sm_rates(rates_()));
   // A rate so small that the bytes never leave still gives a cycle in range
   // (the engine's cycle limit ends such a run).
   const double at = std::min(std::ceil(t_ + first - 1e-9), 0x1p62);

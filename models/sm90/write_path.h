@@ -51,13 +51,14 @@ class WritePath {
   void on_event(uint64_t now, uint64_t generation);
   // Notified whenever a job of `sm` completes.
   sc_core::sc_event& completed(int sm);
-  // SMs with stores in flight.
-  int storing_sms() const;
 
  private:
   void advance(double to);
   void plan();
+  int storing_sms() const;  // SMs with jobs in flight
   std::vector<double> sm_rates(const Rates& r) const;  // per job, by index in jobs_
+  // Cycles until the first job is done at these rates (by index in jobs_).
+  double until_first_done(const std::vector<double>& rate) const;
 
   std::function<Rates()> rates_;
   Schedule schedule_;

@@ -25,8 +25,8 @@
 #include "sim/cli/args.h"
 #include "sim/cli/matmul_args.h"
 #include "sim/cli/sweep.h"
-#include "sim/kernels/conv2d_run.h"
-#include "sim/kernels/matmul_dispatch.h"
+#include "runner/kernels/conv2d_run.h"
+#include "runner/kernels/matmul_dispatch.h"
 
 namespace {
 

@@ -19,7 +19,7 @@
 // hang (libFuzzer's -timeout), no sanitizer report.
 //
 // SystemC allows one elaboration per simulation context, so each input runs
-// in a fresh context (sim/core/sysc_reset.h) in the fuzzer's own process, where
+// in a fresh context (engine/sysc_reset.h) in the fuzzer's own process, where
 // libFuzzer sees its coverage and its crashes.
 #include <cstdint>
 #include <cstdio>
@@ -29,8 +29,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/sysc_reset.h"
-#include "sim/core/lanes.h"
+#include "engine/sysc_reset.h"
+#include "engine/lanes.h"
 #include "kernels/core/lane_array.h"
 #include "kernels/arch/sm100/umma_desc.h"
 #include "models/sm100/api.h"
@@ -151,8 +151,8 @@ void exec(const Op& op) {
     case 18: api::tcgen05_commit(b, kLoc); break;
     case 19: {
       sk::LaneArray<uint32_t, 32> regs;
-      api::tcgen05_ld_32x32b_x32((op.c & 1) ? *tmem_slot() : (uint32_t{op.b} << 16 | op.d), regs,
-                                 kLoc);
+      api::tcgen05_ld_32x32b_x32((op.c & 1) ? *tmem_slot() : (uint32_t{op.b} << 16 | op.d),
+                                 regs.regs, kLoc);
       if (op.c & 2) api::tcgen05_wait_ld(kLoc);
       break;
     }

@@ -18,7 +18,7 @@
 //
 // Exit status: 0 no findings (and, with --functional, a passing check);
 // 1 findings or a failed check; 2 bad usage or input (one line on stderr).
-// Each simulation runs in a child process (sim/core/isolate.h), so the CLI
+// Each simulation runs in a child process (engine/isolate.h), so the CLI
 // itself never crashes or hangs on a misbehaving kernel.
 #include <fmt/format.h>
 
@@ -35,11 +35,12 @@
 #include "sim/cli/options.h"
 #include "sim/cli/report.h"
 #include "sim/cli/sweep.h"
-#include "sim/core/isolate.h"
-#include "sim/kernels/matmul_dispatch.h"
-#include "sim/kernels/sm90_matmul_run.h"
+#include "engine/isolate.h"
+#include "runner/kernels/matmul_dispatch.h"
+#include "runner/kernels/sm90_matmul_run.h"
 #include "verify/explore/explorer.h"
 #include "verify/explore/report.h"
+#include "verify/hb/install.h"
 
 using sk::cli::UsageError;
 
@@ -183,6 +184,7 @@ int cmd_verify(int argc, char** argv) {
 
 // SystemC's own main() calls sc_main (C linkage, declared in sc_externs.h).
 extern "C" int sc_main(int argc, char* argv[]) {
+  sk::verify::install_race_detector();
   try {
     if (argc < 2) throw UsageError("no command given (sim --help lists the commands)");
     const std::string cmd = argv[1];

@@ -10,7 +10,7 @@
 
 #include <ostream>
 
-#include "sim/core/trace_log.h"
+#include "engine/trace_log.h"
 
 namespace sk::traces {
 

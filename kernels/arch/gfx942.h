@@ -18,5 +18,5 @@
 #elif SK_BUILD_DEVICE
 #error "kernels/arch/gfx942.h is for the HIP (gfx942) device build or the model build"
 #else
-#include "models/mi300x/intrinsics.h"
+#include "kernels/arch/gfx942/model/intrinsics.h"
 #endif

@@ -9,7 +9,7 @@
 // build has:
 //   * clang HIP (gfx942): kernels/arch/gfx942/device/{lanes,hooks}.h;
 //   * nvcc (sm_100a, sm_90a): kernels/arch/sm100/device/{lanes,hooks}.h;
-//   * the model build: models/common/lanes.h, shared by every model.
+//   * the model build: kernels/arch/model/lanes.h, shared by every model.
 #pragma once
 
 #include "kernels/core/platform.h"
@@ -21,5 +21,5 @@
 #include "kernels/arch/sm100/device/hooks.h"
 #include "kernels/arch/sm100/device/lanes.h"
 #else
-#include "models/common/lanes.h"
+#include "kernels/arch/model/lanes.h"
 #endif

@@ -11,5 +11,5 @@
 #if SK_BUILD_DEVICE
 #include "kernels/arch/sm100/device/all.h"
 #else
-#include "models/sm100/intrinsics.h"
+#include "kernels/arch/sm100/model/intrinsics.h"
 #endif

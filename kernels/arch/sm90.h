@@ -2,7 +2,7 @@
 //
 // Kernel code for Hopper includes this header. The device build gets inline
 // PTX (kernels/arch/sm90/device/), the model build the simulator's SM90 layer
-// (models/sm90/intrinsics.h) on top of the shared NVIDIA model.
+// (kernels/arch/sm90/model/intrinsics.h) on top of the shared NVIDIA model.
 #pragma once
 
 #include "kernels/core/platform.h"
@@ -10,5 +10,5 @@
 #if SK_BUILD_DEVICE
 #include "kernels/arch/sm90/device/all.h"
 #else
-#include "models/sm90/intrinsics.h"
+#include "kernels/arch/sm90/model/intrinsics.h"
 #endif

@@ -18,7 +18,7 @@
 // matmul's; B's scale is applied in the epilogue, A's comes through the
 // payload.
 //
-// Scale tensors (the host writes them, sim/kernels/blockwise_host.h): sa is
+// Scale tensors (the host writes them, runner/kernels/blockwise_host.h): sa is
 // [ceil(K/128)][M] FP32 (M-major, rows padded to 16 bytes), loaded as a box
 // {128, 1} at (m0, kb); sb is [ceil(K/128)][ceil(N/128)] FP32 padded to 16
 // bytes, loaded as a box {4, 1} at (n_tile, kb) of which element 0 is used.

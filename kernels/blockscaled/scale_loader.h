@@ -1,7 +1,7 @@
 // scale_loader.h: TileIO for block scale factors: one TMA box of A's scales
 // and one of B's per stage, next to the A and B tiles (4 loads per stage).
 //
-// Global layout of a scale tensor (the host writes it, sim/kernels/
+// Global layout of a scale tensor (the host writes it, runner/kernels/
 // block_scaled_host.h): 16-byte rows of uint8, grouped in 512-byte atoms of
 // 32 rows (kernels/op/block_scaled_umma_op.h gives an atom's byte order).
 // For an operand of R rows the atoms are ordered

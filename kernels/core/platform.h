@@ -9,7 +9,8 @@
 //     (models/<arch>/intrinsics.h).
 // Kernel logic never tests these macros itself; it includes an arch selector
 // header (kernels/arch/sm100.h, kernels/arch/gfx942.h) and uses SK_DEVICE on
-// every function.
+// every function, and SK_UNROLL where a device loop must be unrolled (the
+// host compiler knows no `#pragma unroll`).
 //
 // Invariants:
 //   * kLaneSlots is the number of lanes whose registers one execution of
@@ -49,18 +50,22 @@
 #define SK_BUILD_AMD 1
 #define SK_DEVICE __device__ __forceinline__
 #define SK_HOST_DEVICE __host__ __device__ __forceinline__
+#define SK_UNROLL _Pragma("unroll")
 #elif defined(__CUDACC__)
 #define SK_BUILD_DEVICE 1
 #define SK_BUILD_MODEL 0
 #define SK_BUILD_AMD 0
 #define SK_DEVICE __device__ __forceinline__
 #define SK_HOST_DEVICE __host__ __device__ __forceinline__
+#define SK_UNROLL _Pragma("unroll")
 #else
 #define SK_BUILD_DEVICE 0
 #define SK_BUILD_MODEL 1
 #define SK_BUILD_AMD 0
 #define SK_DEVICE inline
 #define SK_HOST_DEVICE inline
+// The host compiler has no `#pragma unroll`; the model build needs none.
+#define SK_UNROLL
 #endif
 
 namespace sk {

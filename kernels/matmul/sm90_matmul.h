@@ -133,7 +133,7 @@ struct Sm90Matmul {
         const uint32_t a_base = arch::smem_addr(tl.a) + half * 64 * BK * 2;
         const uint32_t b_base = arch::smem_addr(tl.b);
         arch::wgmma_fence();
-#pragma unroll
+        SK_UNROLL
         for (int k = 0; k < BK / 16; ++k)
           mma(acc, arch::make_smem_desc_sw128(a_base + 32 * k),
               arch::make_smem_desc_sw128(b_base + 32 * k), kb > 0 || k > 0);
@@ -152,9 +152,9 @@ struct Sm90Matmul {
                               uint32_t col0) {
     for_each_lane([&](uint32_t l) {
       const float* r = acc.lane(l);
-#pragma unroll
+      SK_UNROLL
       for (int j = 0; j < BN / 8; ++j) {
-#pragma unroll
+        SK_UNROLL
         for (int h = 0; h < 2; ++h) {
           const uint32_t row = row0 + 16 * quarter + l / 4 + 8 * h;
           const uint32_t col = col0 + 8 * j + 2 * (l % 4);

@@ -1,7 +1,7 @@
 // api.h: the gfx942 (MI300X) intrinsic semantics, as the model implements them.
 //
 // kernels/arch/gfx942.h maps every sk::arch intrinsic onto one of these calls in
-// the model build (models/mi300x/intrinsics.h). Each call acts for the calling
+// the model build (kernels/arch/gfx942/model/intrinsics.h). Each call acts for the calling
 // wave's active lanes; inside sk::for_each_lane a per-lane call is that lane's
 // part of one wave instruction (see gpu.h). Rule violations become findings and
 // the call then does the least surprising defined thing: a buggy kernel is
@@ -11,8 +11,7 @@
 #include <cstdint>
 #include <source_location>
 
-#include "kernels/arch/gfx942/device/buffer_rsrc.h"
-#include "kernels/arch/gfx942/device/types.h"
+#include "isa/gfx942_types.h"
 
 namespace sk::models::mi300x::api {
 

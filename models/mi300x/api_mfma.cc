@@ -10,14 +10,14 @@
 #include <fmt/format.h>
 
 
-#include "kernels/core/numeric.h"
+#include "models/common/element_types.h"
 #include "models/mi300x/api.h"
 #include "models/mi300x/api_common.h"
 
 namespace sk::models::mi300x::api {
 namespace {
 
-float bf16(uint16_t bits) { return to_float(bf16_t{bits}); }
+float bf16(uint16_t bits) { return bf16_to_float(bits); }
 
 // M = N = kM, K = 4 * (64 / kM); kRegs accumulator registers per lane.
 // crow(l, r) is the row of C held by register r of lane l; its column is

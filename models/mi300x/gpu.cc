@@ -10,7 +10,7 @@
 #include <set>
 #include <systemc>
 
-#include "sim/core/source_loc.h"
+#include "engine/source_loc.h"
 
 namespace sk::models::mi300x {
 namespace {

@@ -53,9 +53,9 @@
 #include "models/common/global_memory.h"
 #include "models/common/shared_link.h"
 #include "models/mi300x/params.h"
-#include "sim/core/engine.h"
-#include "sim/core/lanes.h"
-#include "sim/core/warp.h"
+#include "engine/engine.h"
+#include "engine/lanes.h"
+#include "engine/warp.h"
 
 namespace sc_core {
 class sc_event;

@@ -1,7 +1,7 @@
 // api.h: the SM100 intrinsic semantics, as the model implements them.
 //
 // kernels/arch/sm100.h maps every sk::arch intrinsic onto one of these calls in
-// the model build (models/sm100/intrinsics.h). Each call acts for every
+// the model build (kernels/arch/sm100/model/intrinsics.h). Each call acts for every
 // *active lane* of the calling warp: an mbarrier arrive issued by a whole warp
 // arrives 32 times, exactly as the PTX does. Rule violations become findings
 // (research/verify.md section 4) and the call then does the least surprising
@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <source_location>
 
-#include "kernels/core/lane_array.h"
 #include "models/sm100/tensor_map.h"
 
 namespace sk::models::sm100::api {
@@ -94,7 +93,8 @@ void tcgen05_mma_f8f6f4_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, u
                            bool accumulate, const Loc& loc);
 void tcgen05_cp_32x128b_warpx4(uint32_t taddr, uint64_t smem_desc, const Loc& loc);
 void tcgen05_commit(uint64_t* bar, const Loc& loc);
-void tcgen05_ld_32x32b_x32(uint32_t taddr, LaneArray<uint32_t, 32>& dst, const Loc& loc);
+// dst[lane][register]: the 32 lanes' registers (the model build's LaneArray rows).
+void tcgen05_ld_32x32b_x32(uint32_t taddr, uint32_t (&dst)[32][32], const Loc& loc);
 void tcgen05_wait_ld(const Loc& loc);
 void tcgen05_fence_before_thread_sync(const Loc& loc);
 void tcgen05_fence_after_thread_sync(const Loc& loc);

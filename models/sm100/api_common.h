@@ -4,7 +4,7 @@
 #include <source_location>
 
 #include "models/sm100/gpu.h"
-#include "sim/core/source_loc.h"
+#include "engine/source_loc.h"
 #include "models/sm100/tensor_map.h"
 
 namespace sk::models::sm100::api {

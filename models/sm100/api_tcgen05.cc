@@ -14,13 +14,14 @@
 #include <optional>
 #include <systemc>
 
+#include "models/common/element_types.h"
 #include "models/sm100/api.h"
 #include "models/sm100/api_common.h"
 #include "models/sm100/gpu.h"
 #include "models/sm100/mbarrier_ops.h"
 #include "models/sm100/tensor_core.h"
 #include "models/sm100/umma_decode.h"
-#include "sim/core/source_loc.h"
+#include "engine/source_loc.h"
 
 namespace sk::models::sm100::api {
 namespace {
@@ -37,21 +38,8 @@ bool require_full_warp(sim::Warp& w, const char* op, const Loc& loc) {
   return false;
 }
 
-float half_to_float(uint16_t h) {
-  uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1F, man = h & 0x3FF;
-  float v;
-  if (exp == 0)
-    v = std::ldexp(static_cast<float>(man), -24);
-  else if (exp == 31)
-    v = man ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
-  else
-    v = std::ldexp(static_cast<float>(man | 0x400), static_cast<int>(exp) - 25);
-  return sign ? -v : v;
-}
-
 float to_float(uint16_t bits, uint32_t format) {
-  if (format == 1) return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
-  return half_to_float(bits);
+  return format == 1 ? bf16_to_float(bits) : fp16_to_float(bits);
 }
 
 uint16_t operand(const Cta& cta, const SmemDesc& d, uint32_t row, uint32_t k) {
@@ -317,7 +305,7 @@ void tcgen05_commit(uint64_t* bar, const Loc& loc) {
   }
 }
 
-void tcgen05_ld_32x32b_x32(uint32_t taddr, LaneArray<uint32_t, 32>& dst, const Loc& loc) {
+void tcgen05_ld_32x32b_x32(uint32_t taddr, uint32_t (&dst)[32][32], const Loc& loc) {
   Cta& cta = gpu().cta_of_current();
   // Several loads may be in flight before one wait::ld.
   WarpAsync& pending = cta.warp_async[gpu().warp().index()];
@@ -347,7 +335,7 @@ void tcgen05_ld_32x32b_x32(uint32_t taddr, LaneArray<uint32_t, 32>& dst, const L
   if (gpu().functional()) {
     const uint32_t cols = gpu().params().tmem_columns;
     for (uint32_t l = 0; l < 32; ++l)
-      std::memcpy(dst.lane(l), &cta.tmem.data[static_cast<size_t>(lane0 + l) * cols + col], 128);
+      std::memcpy(dst[l], &cta.tmem.data[static_cast<size_t>(lane0 + l) * cols + col], 128);
   }
   WarpAsync& wa = cta.warp_async[w.index()];
   if (sim::Observer* obs = gpu().obs()) {

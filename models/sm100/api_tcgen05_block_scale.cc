@@ -24,7 +24,7 @@
 //   * Descriptors are decoded here, from the bits (Tables 43 and 44), never
 //     from the kernel-side encoders (kernels/arch/sm100/umma_desc.h). Element
 //     and scale formats are decoded by this file's own code, independent of
-//     the host references in sim/ref/block_formats.h.
+//     the host references in runner/ref/block_formats.h.
 //   * A and B are K-major in SMEM and read through umma_decode's K-major
 //     layout (any swizzle). Each instruction reads 32 bytes per row: 32 FP8
 //     elements, 32 E2M1 elements in the padded mxf8f6f4 form (per 16 elements:
@@ -87,7 +87,7 @@
 #include "models/sm100/gpu.h"
 #include "models/sm100/tensor_core.h"
 #include "models/sm100/umma_decode.h"
-#include "sim/core/source_loc.h"
+#include "engine/source_loc.h"
 
 namespace sk::models::sm100::api {
 namespace {

@@ -27,7 +27,7 @@
 #include "models/sm100/api.h"
 #include "models/sm100/api_common.h"
 #include "models/sm100/gpu.h"
-#include "sim/core/source_loc.h"
+#include "engine/source_loc.h"
 
 namespace sk::models::sm100::api {
 namespace {

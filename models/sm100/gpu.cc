@@ -7,7 +7,7 @@
 #include <systemc>
 
 #include "models/sm100/mbarrier_ops.h"
-#include "sim/core/source_loc.h"
+#include "engine/source_loc.h"
 
 namespace sk::models::sm100 {
 

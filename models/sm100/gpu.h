@@ -35,9 +35,9 @@
 #include "models/sm100/l2_cache.h"
 #include "models/sm100/params.h"
 #include "models/sm100/sm_clock.h"
-#include "sim/core/engine.h"
-#include "sim/core/lanes.h"
-#include "sim/core/warp.h"
+#include "engine/engine.h"
+#include "engine/lanes.h"
+#include "engine/warp.h"
 
 namespace sc_core {
 class sc_event;

@@ -4,7 +4,7 @@
 
 #include <systemc>
 
-#include "sim/core/source_loc.h"
+#include "engine/source_loc.h"
 
 namespace sk::models::sm100::mbar {
 namespace {

@@ -24,8 +24,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "kernels/arch/sm90/smem_desc.h"
-#include "kernels/core/numeric.h"
+#include "models/common/element_types.h"
 #include "models/sm100/api_common.h"
 #include "models/sm100/gpu.h"
 #include "models/sm100/tensor_map.h"
@@ -58,11 +57,23 @@ std::unordered_map<const sim::Warp*, WarpGroups>& groups() {
   return g;
 }
 
+// The wgmma shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor
+// Format" of warpgroup-level MMA), decoded from the bits on the model's side:
+// start address [13:0] and stride byte offset [45:32] in 16-byte units,
+// layout type (swizzle mode) [63:62] (1: 128B, 2: 64B, 3: 32B, 0: none).
+struct SmemDesc {
+  uint32_t start = 0, stride = 0, swizzle = 0;
+};
+SmemDesc decode_desc(uint64_t d) {
+  return SmemDesc{static_cast<uint32_t>(d & 0x3FFF) << 4,
+                  static_cast<uint32_t>((d >> 32) & 0x3FFF) << 4, static_cast<uint32_t>(d >> 62)};
+}
+
 float smem_bf16(const Cta& cta, uint32_t offset) {
   if (offset + 2 > cta.smem_size) return 0.0f;
   uint16_t bits;
   std::memcpy(&bits, cta.smem + offset, 2);
-  return to_float(bf16_t{bits});
+  return bf16_to_float(bits);
 }
 
 // Byte offset of element (row, k) of a K-major 128B-swizzled tile at `start`.
@@ -98,7 +109,7 @@ void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accu
   sim::Warp& w = issue_local(loc);
   Cta& cta = gpu().cta_of_current();
   const int n = 2 * regs;
-  const arch::Sm90SmemDesc a = arch::decode_sm90_smem_desc(desc_a), b = arch::decode_sm90_smem_desc(desc_b);
+  const SmemDesc a = decode_desc(desc_a), b = decode_desc(desc_b);
   if (a.swizzle != 1 || b.swizzle != 1 || a.stride != 1024 || b.stride != 1024) {
     gpu().finding("wgmma", "wgmma.bad_descriptor",
                   "wgmma descriptor is not the K-major 128B-swizzle layout (stride 1024) the "

@@ -25,9 +25,9 @@
 
 #include <sys/resource.h>
 
-#include "sim/core/isolate.h"
-#include "sim/kernels/sm100_matmul_run.h"
-#include "sim/kernels/sm90_matmul_run.h"
+#include "engine/isolate.h"
+#include "runner/kernels/sm100_matmul_run.h"
+#include "runner/kernels/sm90_matmul_run.h"
 
 namespace {
 

@@ -11,7 +11,7 @@
 
 #include "sim/cli/args.h"
 #include "sim/cli/options.h"
-#include "sim/kernels/matmul_dispatch.h"
+#include "runner/kernels/matmul_dispatch.h"
 
 namespace sk::cli {
 

@@ -13,9 +13,9 @@
 #include <cstdint>
 #include <string>
 
-#include "sim/kernels/block_scaled_run.h"
-#include "sim/kernels/conv2d_run.h"
-#include "sim/kernels/sm100_matmul_run.h"
+#include "runner/kernels/block_scaled_run.h"
+#include "runner/kernels/conv2d_run.h"
+#include "runner/kernels/sm100_matmul_run.h"
 
 namespace sk::cli {
 
@@ -54,7 +54,7 @@ struct MatmulArgs {
   const char* kernel_name() const;
   std::string validate(const sim::MatmulRequest& run) const;
   // Runs the family with `run` as its run options (inside a simulation
-  // process, see sim/core/isolate.h).
+  // process, see engine/isolate.h).
   sim::RunResult simulate(const sim::MatmulRequest& run) const;
 };
 

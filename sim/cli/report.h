@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "sim/run/run_result.h"
+#include "runner/result/run_result.h"
 
 namespace sk::cli {
 

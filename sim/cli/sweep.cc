@@ -13,8 +13,8 @@
 
 #include "sim/cli/args.h"
 #include "sim/cli/options.h"
-#include "sim/core/isolate.h"
-#include "sim/kernels/matmul_dispatch.h"
+#include "engine/isolate.h"
+#include "runner/kernels/matmul_dispatch.h"
 
 namespace sk::cli {
 namespace {

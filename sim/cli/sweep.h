@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/kernels/sm100_matmul_run.h"
-#include "sim/run/run_result.h"
+#include "runner/kernels/sm100_matmul_run.h"
+#include "runner/result/run_result.h"
 
 namespace sk::cli {
 

@@ -99,7 +99,7 @@ TEST_CASE("a sweep ranks, skips and reports errors") {
 
 }  // namespace sk::cli
 
-// libsystemc (linked through //sim/core) provides main() and calls sc_main.
+// libsystemc (linked through //engine) provides main() and calls sc_main.
 extern "C" int sc_main(int argc, char* argv[]) {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
   doctest::Context ctx(argc, argv);

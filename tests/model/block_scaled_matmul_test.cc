@@ -1,7 +1,7 @@
 // block_scaled_matmul_test.cc: the block-scaled matmul (the structured matmul
 // with the block-scaled mainloop: A, B and their scale factors per stage,
 // tcgen05.cp of the scales, block-scaled UMMA) in functional mode against the
-// FP64 references of sim/ref/block_formats.h, on odd shapes: M, N and K that
+// FP64 references of runner/ref/block_formats.h, on odd shapes: M, N and K that
 // are not multiples of the tiles, of the 128-row scale atoms or of the scale
 // block (a partial last block along K), both tile widths, MXFP8 with E4M3 and
 // with E5M2 elements, and NVFP4. Each run must complete, match the reference
@@ -13,8 +13,8 @@
 #include <string>
 #include <tuple>
 
-#include "sim/core/isolate.h"
-#include "sim/kernels/block_scaled_run.h"
+#include "engine/isolate.h"
+#include "runner/kernels/block_scaled_run.h"
 #include "verify/explore/explorer.h"
 
 namespace {

@@ -10,8 +10,8 @@
 #include <boost/json.hpp>
 #include <string>
 
-#include "sim/core/isolate.h"
-#include "sim/kernels/mi300x_matmul_run.h"
+#include "engine/isolate.h"
+#include "runner/kernels/mi300x_matmul_run.h"
 
 namespace {
 sk::sim::RunResult run(uint32_t m, uint32_t n, uint32_t k, uint32_t stages, const char* kernel,

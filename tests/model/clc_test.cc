@@ -15,8 +15,8 @@
 #include "kernels/arch/sm100.h"
 #include "kernels/core/lanes.h"
 #include "models/sm100/gpu.h"
-#include "sim/core/isolate.h"
-#include "sim/kernels/sm100_matmul_run.h"
+#include "engine/isolate.h"
+#include "runner/kernels/sm100_matmul_run.h"
 #include "tests/model/scenario.h"
 
 namespace {

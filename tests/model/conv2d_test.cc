@@ -10,8 +10,8 @@
 #include <string>
 #include <tuple>
 
-#include "sim/core/isolate.h"
-#include "sim/kernels/conv2d_run.h"
+#include "engine/isolate.h"
+#include "runner/kernels/conv2d_run.h"
 #include "verify/explore/explorer.h"
 
 namespace {

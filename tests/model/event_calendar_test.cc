@@ -2,7 +2,7 @@
 // insertion order), across the bucket window, the far heap and its
 // migration, and with entries pushed into the bucket being drained. The
 // reference is a sort of every entry by (cycle, insertion number).
-#include "sim/core/event_calendar.h"
+#include "engine/event_calendar.h"
 
 #include <doctest/doctest.h>
 

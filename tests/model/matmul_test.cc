@@ -5,8 +5,8 @@
 
 #include <boost/json.hpp>
 
-#include "sim/core/isolate.h"
-#include "sim/kernels/sm100_matmul_run.h"
+#include "engine/isolate.h"
+#include "runner/kernels/sm100_matmul_run.h"
 
 namespace {
 struct Case {

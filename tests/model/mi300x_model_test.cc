@@ -19,7 +19,7 @@
 #include "kernels/arch/gfx942.h"
 #include "kernels/core/lanes.h"
 #include "models/mi300x/gpu.h"
-#include "sim/core/isolate.h"
+#include "engine/isolate.h"
 #include "tests/model/scenario.h"
 #include "verify/hb/race_detector.h"
 

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "models/sm100/gpu.h"
-#include "sim/core/isolate.h"
+#include "engine/isolate.h"
 #include "verify/hb/race_detector.h"
 
 namespace sk::test {

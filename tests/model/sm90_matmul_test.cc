@@ -6,8 +6,8 @@
 
 #include <boost/json.hpp>
 
-#include "sim/core/isolate.h"
-#include "sim/kernels/sm90_matmul_run.h"
+#include "engine/isolate.h"
+#include "runner/kernels/sm90_matmul_run.h"
 
 namespace {
 sk::sim::RunResult run(uint32_t m, uint32_t n, uint32_t k, uint32_t tile_n, uint32_t stages,

@@ -5,7 +5,7 @@
 // swizzle computed here (not by the model's code); scale factors go to TMEM
 // through tcgen05.cp.32x128b.warpx4; one or several MMAs accumulate across K;
 // the epilogue warps read D with tcgen05.ld. The result must match an FP64
-// reference built from sim/ref/block_formats (the independent decoders and
+// reference built from runner/ref/block_formats (the independent decoders and
 // reference GEMMs) within FP32 accumulation tolerance. The rules of the
 // block-scaled MMA and of the copy are checked as findings.
 //
@@ -30,7 +30,7 @@
 #include "kernels/arch/sm100.h"
 #include "kernels/arch/sm100/umma_desc.h"
 #include "kernels/core/lanes.h"
-#include "sim/ref/block_formats.h"
+#include "runner/ref/block_formats.h"
 #include "tests/model/scenario.h"
 
 namespace {

@@ -4,7 +4,7 @@
 // num_sms (default: params.json; a small count makes CLC cancel CTAs). It
 // runs in functional mode and checks D against the FP64 reference, so a wrong
 // result under any schedule is a finding too.
-#include "sim/kernels/sm100_matmul_run.h"
+#include "runner/kernels/sm100_matmul_run.h"
 #include "verify/harness/registry.h"
 
 namespace sk::verify {

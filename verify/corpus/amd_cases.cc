@@ -15,7 +15,7 @@
 
 #include "kernels/matmul/cdna3_pingpong_matmul.h"
 #include "kernels/matmul/cdna3_wave_specialized_matmul.h"
-#include "sim/kernels/mi300x_host.h"
+#include "runner/kernels/mi300x_host.h"
 #include "verify/corpus/amd_mutant_matmul.h"
 #include "verify/harness/registry.h"
 

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "kernels/blockscaled/config.h"
-#include "sim/kernels/block_scaled_host.h"
+#include "runner/kernels/block_scaled_host.h"
 #include "verify/harness/sm100_case.h"
 
 namespace sk::corpus {

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "kernels/blockscaled/blockwise_fp8.h"
-#include "sim/kernels/blockwise_host.h"
+#include "runner/kernels/blockwise_host.h"
 #include "verify/harness/sm100_case.h"
 
 namespace sk::corpus {

@@ -10,7 +10,7 @@
 #include <algorithm>
 
 #include "kernels/conv2d/config.h"
-#include "sim/kernels/conv2d_host.h"
+#include "runner/kernels/conv2d_host.h"
 #include "verify/harness/sm100_case.h"
 
 namespace sk::corpus {

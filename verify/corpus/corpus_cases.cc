@@ -4,8 +4,8 @@
 // (default: one CTA per tile, at most 2).
 #include <algorithm>
 
-#include "sim/kernels/matmul_check.h"
-#include "sim/kernels/matmul_host.h"
+#include "runner/kernels/matmul_check.h"
+#include "runner/kernels/matmul_host.h"
 #include "verify/corpus/mutant_matmul.h"
 #include "verify/harness/sm100_case.h"
 

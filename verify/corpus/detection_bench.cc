@@ -14,8 +14,10 @@
 
 #include "verify/explore/explorer.h"
 #include "verify/harness/registry.h"
+#include "verify/hb/install.h"
 
 extern "C" int sc_main(int argc, char* argv[]) {
+  sk::verify::install_race_detector();
   uint64_t schedules = 50;
   if (argc == 3 && std::string(argv[1]) == "--schedules") schedules = std::strtoull(argv[2], nullptr, 10);
   double total = 0, worst = 0;

@@ -7,8 +7,8 @@
 
 #include "models/sm90/api.h"
 #include "models/sm90/params.h"
-#include "sim/kernels/matmul_check.h"
-#include "sim/kernels/matmul_host.h"
+#include "runner/kernels/matmul_check.h"
+#include "runner/kernels/matmul_host.h"
 #include "verify/corpus/sm90_mutant_matmul.h"
 #include "verify/harness/sm100_case.h"
 

@@ -8,7 +8,7 @@
 #include <set>
 #include <mutex>
 
-#include "sim/core/isolate.h"
+#include "engine/isolate.h"
 
 namespace sk::verify {
 

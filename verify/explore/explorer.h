@@ -1,7 +1,7 @@
 // explorer.h: runs one kernel configuration under many schedules.
 //
-// Each schedule is one simulation in its own process (sim/core/isolate.h),
-// identified by its seed (sim/core/schedule.h explains what a seed selects),
+// Each schedule is one simulation in its own process (engine/isolate.h),
+// identified by its seed (engine/schedule.h explains what a seed selects),
 // so every finding comes with the seed that replays it. Schedules run `jobs`
 // at a time. Findings are merged by (class, rule, location); each keeps the
 // first seed that produced it and the number of schedules that did.
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/finding.h"
-#include "sim/run/run_result.h"
+#include "engine/finding.h"
+#include "runner/result/run_result.h"
 
 namespace sk::verify {
 

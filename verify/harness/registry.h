@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/run/run_result.h"
+#include "runner/result/run_result.h"
 
 namespace sk::verify {
 

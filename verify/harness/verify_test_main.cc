@@ -25,6 +25,7 @@
 #include "verify/explore/explorer.h"
 #include "verify/explore/report.h"
 #include "verify/harness/registry.h"
+#include "verify/hb/install.h"
 
 namespace {
 using namespace sk::verify;
@@ -146,6 +147,7 @@ void write_junit(const std::string& path, const std::string& suite,
 }  // namespace
 
 extern "C" int sc_main(int argc, char* argv[]) {
+  sk::verify::install_race_detector();
   Args a;
   try {
     a = parse(argc, argv);

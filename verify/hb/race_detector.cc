@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <string_view>
 
-#include "sim/core/source_loc.h"
-#include "sim/core/warp.h"
+#include "engine/source_loc.h"
+#include "engine/warp.h"
 
 namespace sk::verify {
 namespace {

@@ -1,5 +1,5 @@
 // race_detector.h: happens-before race detection over the events a model emits
-// (sim/core/observer.h).
+// (engine/observer.h).
 //
 // Clocks: one vector clock per warp. Sync objects release the joined clocks of
 // their arrivals when a phase completes; waiters acquire them. Async operations
@@ -32,8 +32,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sim/core/engine.h"
-#include "sim/core/observer.h"
+#include "engine/engine.h"
+#include "engine/observer.h"
 #include "verify/hb/vector_clock.h"
 
 namespace sk::verify {

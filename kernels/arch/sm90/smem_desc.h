@@ -1,5 +1,6 @@
 // smem_desc.h: the wgmma shared-memory matrix descriptor (PTX ISA 9.0,
-// 9.7.15.5.1), the same bits in the device and the model build.
+// 9.7.15.5.1), the same bits in the device and the model build. The model
+// decodes them on its own (models/sm90/api_wgmma.cc).
 //
 // Invariants: describes a K-major tile whose rows are 128 bytes (64 BF16),
 // written by TMA with SWIZZLE_128B, 8 rows forming one 1024-byte swizzle atom
@@ -19,18 +20,6 @@ SK_HOST_DEVICE uint64_t make_smem_desc_sw128(uint32_t smem_byte_addr) {
   desc |= static_cast<uint64_t>(1024 >> 4) << 32;                  // stride: 8 rows x 128 B
   desc |= static_cast<uint64_t>(1) << 62;                          // swizzle: 128B
   return desc;
-}
-
-// The fields the model reads back.
-struct Sm90SmemDesc {
-  uint32_t start = 0;   // byte address
-  uint32_t stride = 0;  // bytes between 8-row groups
-  uint32_t swizzle = 0; // 1: 128B, 2: 64B, 3: 32B, 0: none
-};
-SK_HOST_DEVICE Sm90SmemDesc decode_sm90_smem_desc(uint64_t d) {
-  return Sm90SmemDesc{static_cast<uint32_t>(d & 0x3FFF) << 4,
-                      static_cast<uint32_t>((d >> 32) & 0x3FFF) << 4,
-                      static_cast<uint32_t>(d >> 62)};
 }
 
 }  // namespace sk::arch

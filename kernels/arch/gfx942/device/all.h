@@ -27,7 +27,7 @@
 #error "kernels/arch/gfx942/device/all.h is for the clang HIP (gfx942) device build only"
 #endif
 
-#include "kernels/arch/gfx942/device/types.h"
+#include "isa/gfx942_types.h"
 #include "kernels/arch/gfx942/device/buffer_rsrc.h"
 #include "kernels/arch/gfx942/device/address_space.h"
 #include "kernels/arch/gfx942/device/identity.h"

@@ -32,7 +32,7 @@
 #pragma once
 
 #include "kernels/arch/gfx942/device/sched.h"
-#include "kernels/arch/gfx942/device/types.h"
+#include "isa/gfx942_types.h"
 #include "kernels/core/platform.h"
 
 namespace sk::arch {

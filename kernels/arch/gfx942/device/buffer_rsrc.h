@@ -1,8 +1,7 @@
 // buffer_rsrc.h (gfx942): the 128-bit buffer resource descriptor (V#) that
 // MUBUF instructions (buffer_load_dword ... lds) take in four SGPRs.
 //
-// Plain C++ with no device code, so the model can build and decode the same
-// bits. The kernel encodes the descriptor here; the model must decode the
+// The struct is in isa/gfx942_types.h, shared with the model. The kernel encodes the descriptor here; the model must decode the
 // fields below independently (as it does for UMMA descriptors on SM100), so a
 // wrongly encoded descriptor misbehaves in the model too.
 //
@@ -28,13 +27,10 @@
 
 #include <cstdint>
 
+#include "isa/gfx942_types.h"
 #include "kernels/core/platform.h"
 
 namespace sk::arch {
-
-struct alignas(16) BufferRsrc {
-  uint32_t w[4];
-};
 
 // DATA_FORMAT = 32-bit (4 << 15); everything else in word 3 is zero.
 inline constexpr uint32_t kBufferRsrcWord3 = 0x00020000u;

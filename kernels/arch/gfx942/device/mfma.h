@@ -41,7 +41,7 @@
 // compiler's choice).
 #pragma once
 
-#include "kernels/arch/gfx942/device/types.h"
+#include "isa/gfx942_types.h"
 #include "kernels/core/lane_array.h"
 #include "kernels/core/platform.h"
 

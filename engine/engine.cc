@@ -1,0 +1,216 @@
+#include "engine/engine.h"
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include <systemc>
+
+#include "engine/source_loc.h"
+#include "engine/warp.h"
+
+namespace sk::sim {
+namespace {
+Engine* g_engine = nullptr;
+
+// Time-resolution ticks per cycle (one cycle is written as one ns). Integer
+// conversions both ways: they run at every event.
+sc_core::sc_time::value_type ticks_per_cycle() {
+  static const auto t = sc_core::sc_time(1, sc_core::SC_NS).value();
+  return t;
+}
+sc_core::sc_time cycles(Cycle c) { return cycles_to_time(c); }
+}  // namespace
+
+sc_core::sc_time cycles_to_time(Cycle c) { return sc_core::sc_time::from_value(c * ticks_per_cycle()); }
+
+Engine::Engine() : ticks_per_cycle_(ticks_per_cycle()), wake_(std::make_unique<sc_core::sc_event>()) {
+  if (g_engine != nullptr) throw std::logic_error("only one sk::sim::Engine may exist per process");
+  g_engine = this;
+  // Unmodelled SystemC warnings (e.g. about sc_start with nothing to do) would
+  // only add noise to reports.
+  sc_core::sc_report_handler::set_actions(sc_core::SC_WARNING, sc_core::SC_DO_NOTHING);
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+}
+
+Engine::~Engine() { g_engine = nullptr; }
+
+Engine& Engine::get() {
+  if (g_engine == nullptr) throw std::logic_error("no sk::sim::Engine in this process");
+  return *g_engine;
+}
+
+void Engine::sync_time() {
+  const uint64_t ticks = sc_core::sc_time_stamp().value();
+  // The default resolution (1 ps) divides by a constant, which compiles to a
+  // multiply.
+  now_ = ticks_per_cycle_ == 1000 ? ticks / 1000 : ticks / ticks_per_cycle_;
+}
+
+void Engine::push(Cycle t, Due d) {
+  const Cycle n = now();
+  if (t < n) t = n;
+  calendar_.advance(n);
+  calendar_.push(t, d);
+  if (t < armed_) {
+    armed_ = t;
+    wake_->notify(cycles(t - n));
+  }
+}
+
+void Engine::at(Cycle t, InlineCallback fn) {
+  uint32_t slot;
+  if (!free_.empty()) {
+    slot = free_.back();
+    free_.pop_back();
+    slots_[slot] = std::move(fn);
+  } else {
+    slot = static_cast<uint32_t>(slots_.size());
+    slots_.push_back(std::move(fn));
+  }
+  push(t, Due{slot, nullptr});
+}
+
+void Engine::wake_at(Cycle t, sc_core::sc_event* ev) { push(t, Due{0, ev}); }
+
+void Engine::drain_due() {
+  Warp* saved = current_;
+  current_ = nullptr;
+  sync_time();
+  const Cycle n = now();
+  armed_ = kNotArmed;
+  calendar_.advance(n);
+  if (!calendar_.empty() && calendar_.next_time() == n) {
+    // Entries pushed at n by the callbacks append to this bucket and run too.
+    std::vector<Due>& bucket = calendar_.bucket(n);
+    for (size_t i = 0; i < bucket.size(); ++i) {
+      const Due d = bucket[i];
+      if (d.ev != nullptr) {
+        d.ev->notify();
+        continue;
+      }
+      // Moved out first: the callback may schedule more events (and grow slots_).
+      InlineCallback fn = std::move(slots_[d.slot]);
+      free_.push_back(d.slot);
+      ++events_;
+      last_progress_ = n;
+      fn();
+    }
+    calendar_.clear_bucket(n);
+  }
+  if (!calendar_.empty()) {
+    armed_ = calendar_.next_time();
+    wake_->notify(cycles(armed_ - n));
+  }
+  current_ = saved;
+  if (progress_ && events_ >= progress_check_) report_progress();
+}
+
+void Engine::report_progress() {
+  progress_check_ = events_ + 100000;
+  const auto t = std::chrono::steady_clock::now();
+  if (t - progress_start_ < std::chrono::seconds(1) ||
+      (progress_shown_ && t - progress_last_ < std::chrono::milliseconds(250)))
+    return;
+  progress_last_ = t;
+  progress_shown_ = true;
+  std::fprintf(stderr, "\rsim: cycle %llu, %.1f M events, %.1f s ",
+               static_cast<unsigned long long>(now()), static_cast<double>(events_) / 1e6,
+               std::chrono::duration<double>(t - progress_start_).count());
+  std::fflush(stderr);
+}
+
+Warp& Engine::spawn_warp(int cta, int warp_in_cta, int lanes, std::function<void()> body) {
+  warps_.push_back(std::make_unique<Warp>(*this, cta, warp_in_cta, lanes));
+  Warp* w = warps_.back().get();
+  sc_core::sc_spawn_options opts;
+  opts.set_stack_size(256 * 1024);
+  sc_core::sc_spawn(
+      [this, w, body = std::move(body)] {
+        resume(w);
+        body();
+        current_ = w;
+        w->sync();
+        w->set_done();
+        w->set_end_cycle(now());
+        last_progress_ = now();
+        current_ = nullptr;
+      },
+      nullptr, &opts);
+  return *w;
+}
+
+RunStatus Engine::run(Cycle max_cycles) {
+  if (!method_spawned_) {
+    sc_core::sc_spawn_options opts;
+    opts.spawn_method();
+    opts.set_sensitivity(wake_.get());
+    opts.dont_initialize();
+    sc_core::sc_spawn([this] { drain_due(); }, nullptr, &opts);
+    method_spawned_ = true;
+  }
+  sc_core::sc_start(cycles(max_cycles), sc_core::SC_EXIT_ON_STARVATION);
+  sync_time();
+  if (progress_shown_) std::fprintf(stderr, "\r\033[K");
+  bool all_done = true;
+  for (auto& w : warps_) all_done = all_done && w->done();
+  if (all_done) return RunStatus::kCompleted;
+  if (now() >= max_cycles) {
+    Finding f;
+    f.cls = "bound";
+    f.rule = "bound.cycle_limit";
+    f.message = fmt::format(
+        "simulation reached the cycle bound ({} cycles) with warps still running: a livelock "
+        "or a runaway loop (raise it with --max-cycles)",
+        max_cycles);
+    for (auto& w : warps_)
+      if (!w->done())
+        f.details.push_back(fmt::format("cta {} warp {} ({}): {}", w->cta(), w->index(),
+                                        w->role().empty() ? "?" : w->role(),
+                                        w->blocked() ? w->blocked_on() : "running"));
+    f.cycle = now();
+    findings_.push_back(std::move(f));
+    return RunStatus::kCycleBound;
+  }
+  deadlock_finding();
+  return RunStatus::kDeadlock;
+}
+
+void Engine::deadlock_finding() {
+  Finding f;
+  f.cls = "deadlock";
+  f.rule = "deadlock.all_blocked";
+  f.cycle = last_progress_;
+  int blocked = 0;
+  const Warp* first = nullptr;
+  for (auto& w : warps_) {
+    if (w->done()) continue;
+    ++blocked;
+    if (first == nullptr) first = w.get();
+    f.details.push_back(fmt::format("cta {} warp {} ({}) at {}: {}", w->cta(), w->index(),
+                                    w->role().empty() ? "?" : w->role(),
+                                    format_location(w->location()), w->blocked_on()));
+  }
+  f.message = fmt::format(
+      "deadlock: {} warp(s) blocked and no operation in flight that could release them",
+      blocked);
+  if (first != nullptr) {
+    f.cta = first->cta();
+    f.warp = first->index();
+    f.role = first->role();
+  }
+  if (classify_deadlock_) classify_deadlock_(f);
+  findings_.push_back(std::move(f));
+}
+
+void Engine::report(Finding f) {
+  f.cycle = now();
+  if (current_ != nullptr) {
+    if (f.cta < 0) f.cta = current_->cta();
+    if (f.warp < 0) f.warp = current_->index();
+    if (f.role.empty()) f.role = current_->role();
+  }
+  findings_.push_back(std::move(f));
+}
+
+}  // namespace sk::sim

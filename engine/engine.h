@@ -1,0 +1,161 @@
+// engine.h: the discrete-event engine every model runs on.
+//
+// One Engine exists per simulation process (SystemC cannot be restarted, so
+// every simulation runs in its own process; see isolate.h). It owns:
+//   * the warps: one SystemC thread (SC_THREAD semantics, via sc_spawn) per
+//     warp or wave, each executing kernel code;
+//   * the async queue: timed callbacks for hardware agents (TMA engine, tensor
+//     core, memory), ordered by (cycle, insertion order) so runs are
+//     deterministic;
+//   * findings and the trace log.
+//
+// Invariants:
+//   * Simulated time is in cycles of the modeled clock; 1 cycle = 1 SystemC ns.
+//   * Every blocking point of a warp goes through Warp::block_until, which is
+//     what lets run() tell a deadlock (every live warp blocked, nothing pending)
+//     from a finished run, and lets current() track the running warp.
+//   * run() always returns: on completion, on deadlock (a finding), or when the
+//     cycle bound is hit (a finding).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/event_calendar.h"
+#include "engine/finding.h"
+#include "engine/inline_callback.h"
+#include "engine/lanes.h"
+#include "engine/observer.h"
+#include "engine/schedule.h"
+#include "engine/trace_log.h"
+
+namespace sc_core {
+class sc_event;
+class sc_time;
+}
+
+namespace sk::sim {
+
+// A cycle count as SystemC time (cycles are simulated as nanoseconds).
+sc_core::sc_time cycles_to_time(Cycle c);
+
+class Warp;
+
+enum class RunStatus { kCompleted, kDeadlock, kCycleBound };
+
+class Engine {
+ public:
+  Engine();
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // The engine of this process. Exactly one may exist at a time.
+  static Engine& get();
+
+  // The current cycle. Kept in step with SystemC's time by the only code that
+  // runs after time moves: the engine's callback process and a warp resuming
+  // from a wait (resume()).
+  Cycle now() const { return now_; }
+
+  // Schedules fn at absolute cycle t (>= now). Same-cycle callbacks run in the
+  // order they were scheduled.
+  void at(Cycle t, InlineCallback fn);
+
+  // Creates a warp whose thread runs body. Call before run().
+  Warp& spawn_warp(int cta, int warp_in_cta, int lanes, std::function<void()> body);
+
+  // Runs until every warp finished, a deadlock, or max_cycles.
+  RunStatus run(Cycle max_cycles);
+
+  // The warp whose kernel code is executing, or nullptr in agent callbacks.
+  Warp* current() const { return current_; }
+  void set_current(Warp* w) { current_ = w; }
+  // Called by a warp whose thread resumes after a SystemC wait: it is the
+  // running warp, and time may have moved.
+  void resume(Warp* w) {
+    current_ = w;
+    sync_time();
+  }
+
+  void report(Finding f);
+  // Lets the model refine the generic deadlock finding (class, rule, cause)
+  // from the state of the sync objects the warps wait on.
+  void set_deadlock_classifier(std::function<void(Finding&)> fn) { classify_deadlock_ = std::move(fn); }
+  const std::vector<Finding>& findings() const { return findings_; }
+
+  TraceLog& trace() { return trace_; }
+  // The verification observer of this run, or nullptr (not owned).
+  Observer* observer() const { return observer_; }
+  // The schedule perturbation of this run (nominal unless reset with a seed).
+  Schedule& schedule() { return schedule_; }
+  void set_observer(Observer* o) { observer_ = o; }
+  // How sk::for_each_lane bodies run (engine/lanes.h); nullptr: every
+  // active lane. Set by the model (not owned).
+  LaneLoop* lane_loop() const { return lane_loop_; }
+  void set_lane_loop(LaneLoop* l) { lane_loop_ = l; }
+  const std::vector<std::unique_ptr<Warp>>& warps() const { return warps_; }
+
+  // Count of model events processed (warp operations and agent callbacks);
+  // reported as `events` in the run summary.
+  uint64_t events() const { return events_; }
+  // Prints the simulated cycle and event count to stderr about four times a
+  // second once the run has taken more than a second (measured from `start`),
+  // and clears the line when the run ends. The caller decides that stderr is
+  // a terminal.
+  void set_progress_reporter(std::chrono::steady_clock::time_point start) {
+    progress_start_ = start;
+    progress_ = true;
+  }
+  void count_event() { ++events_; }
+  // Notifies `ev` (immediately, from the engine's callback process) at cycle
+  // t: how a warp sleeps without a SystemC timed notification of its own.
+  // Not counted as an event.
+  void wake_at(Cycle t, sc_core::sc_event* ev);
+
+  // Largest cycle at which any warp or agent made progress.
+  Cycle last_progress() const { return last_progress_; }
+  void note_progress() { last_progress_ = now(); }
+
+ private:
+  // The calendar orders small records; the callbacks stay put in a slab of
+  // reusable slots (free_ lists the empty ones).
+  struct Due {
+    uint32_t slot;          // the callback (when ev is null)
+    sc_core::sc_event* ev;  // a sleeping warp's wake-up event
+  };
+  void push(Cycle t, Due d);
+  void sync_time();  // now_ from SystemC's time stamp
+  Cycle now_ = 0;
+  uint64_t ticks_per_cycle_;  // SystemC time-resolution ticks per cycle
+  std::vector<InlineCallback> slots_;
+  std::vector<uint32_t> free_;
+  void drain_due();
+  void deadlock_finding();
+
+  EventCalendar<Due> calendar_;
+  std::unique_ptr<sc_core::sc_event> wake_;
+  Cycle armed_ = kNotArmed;  // the cycle wake_ is notified for
+  static constexpr Cycle kNotArmed = ~Cycle{0};
+  bool method_spawned_ = false;
+  std::vector<std::unique_ptr<Warp>> warps_;
+  Warp* current_ = nullptr;
+  std::vector<Finding> findings_;
+  TraceLog trace_;
+  Observer* observer_ = nullptr;
+  LaneLoop* lane_loop_ = nullptr;
+  std::function<void(Finding&)> classify_deadlock_;
+  Schedule schedule_;
+  uint64_t events_ = 0;
+  Cycle last_progress_ = 0;
+  bool progress_ = false, progress_shown_ = false;
+  uint64_t progress_check_ = 0;
+  std::chrono::steady_clock::time_point progress_start_, progress_last_;
+  void report_progress();
+};
+
+}  // namespace sk::sim

@@ -1,0 +1,81 @@
+// observer.h: the events a hardware model emits for verification.
+//
+// Models (models/<arch>/) call these hooks at every memory access and every
+// synchronization edge; verify/ implements them (the happens-before race
+// detector). The engine holds at most one observer; with none installed the
+// hooks cost one pointer test.
+//
+// Vocabulary:
+//   * an actor is a warp (program order) or an async operation (OpId) issued by
+//     a warp: a TMA load or store, a tcgen05.mma, a tcgen05.ld, a commit;
+//   * an operation is ordered after everything its issuing warp did before
+//     issuing it, and becomes visible to others only through a sync object it
+//     releases on completion (release_op), or to its issuer when the issuer
+//     waits for it (complete_local: wait_group, wait::ld);
+//   * sync objects (mbarriers, named barriers) are keyed per CTA; their phases
+//     complete (phase_complete) and waiters acquire the last completed phase.
+// Memory ranges are in bytes for SMEM and global memory, and in TMEM cells
+// (lane quarter * kTmemQuarterStride + column) for TMEM.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <source_location>
+#include <span>
+#include <string>
+
+namespace sk::sim {
+
+class Engine;
+class Warp;
+
+enum class Space : uint8_t { kSmem, kTmem, kGlobal };
+enum class Proxy : uint8_t { kGeneric, kAsync };
+using OpId = uint32_t;  // 0: no operation (the warp itself)
+
+inline constexpr uint64_t kTmemQuarterStride = 1024;
+
+struct Range {
+  uint64_t begin = 0, end = 0;  // [begin, end)
+};
+
+class Observer {
+ public:
+  virtual ~Observer() = default;
+
+  virtual void launch(int ctas, int warps_per_cta, uint64_t smem_bytes) = 0;
+  // An async operation issued now by `issuer`; `kind` names it in reports.
+  virtual OpId issue_async(const Warp& issuer, const char* kind) = 0;
+  // A memory access by warp `w` itself (op == 0) or by its operation `op`.
+  virtual void access(const Warp& w, OpId op, Space space, std::span<const Range> ranges,
+                      bool write, Proxy proxy, const char* what,
+                      const std::source_location& loc) = 0;
+
+  virtual void sync_init(int cta, uint64_t key, const char* name) = 0;
+  virtual void release(const Warp& w, uint64_t key) = 0;
+  // Operation `op` (and the operations in `covered`, for a commit) completed
+  // and signals sync object `key` of `cta`.
+  virtual void release_op(OpId op, int cta, uint64_t key, std::span<const OpId> covered) = 0;
+  virtual void phase_complete(int cta, uint64_t key) = 0;
+  virtual void acquire(const Warp& w, uint64_t key) = 0;
+  // The issuer of `op` waited for its completion.
+  virtual void complete_local(const Warp& w, OpId op) = 0;
+  // True when `w` is ordered after the completion of `op` (the op can be
+  // forgotten by the issuer's bookkeeping).
+  virtual bool known_complete(const Warp& w, OpId op) const = 0;
+  virtual void fence_proxy_async(const Warp& w) = 0;
+};
+
+// The observer that functional runs attach: the verifier's happens-before
+// race detector. The runners (runner/) sit below verify/, so they cannot name
+// it; the program installs it once at startup (verify::install_race_detector()
+// in the sim CLI, the sk_verify_test main and the tests), and a functional
+// run without one is an error rather than a run that silently checks nothing.
+// `name_global` names a global address in reports ("D+0x1c00").
+using ObserverFactory = std::unique_ptr<Observer> (*)(
+    Engine& engine, std::function<std::string(uint64_t)> name_global);
+void install_functional_observer(ObserverFactory factory);
+ObserverFactory functional_observer();  // null until installed
+
+}  // namespace sk::sim

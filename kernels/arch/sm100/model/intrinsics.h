@@ -1,0 +1,183 @@
+// intrinsics.h: the SM100 intrinsic API, model build.
+//
+// Same names and signatures as kernels/arch/sm100/device/ (inline PTX), plus a
+// defaulted std::source_location so findings name the calling line. Every
+// function forwards to models/sm100/api.h; the lane and instrumentation
+// intrinsics shared by all models come from kernels/arch/model/lanes.h. Kernel code reaches this header only
+// through kernels/arch/sm100.h.
+#pragma once
+
+#include <cstdint>
+#include <source_location>
+
+#include "kernels/core/lane_array.h"
+#include "kernels/arch/model/lanes.h"
+#include "models/sm100/api.h"
+#include "models/sm100/tensor_map.h"
+
+namespace sk::arch {
+
+using TensorMap = sk::models::sm100::TensorMapModel;
+using Loc = std::source_location;
+namespace m = sk::models::sm100::api;
+
+inline uint32_t warp_idx() { return m::warp_idx(); }
+inline uint32_t cta_idx() { return m::cta_idx(); }
+inline uint32_t num_ctas() { return m::num_ctas(); }
+inline uint8_t* dynamic_smem() { return m::dynamic_smem(); }
+inline uint32_t smem_addr(const void* p, Loc l = Loc::current()) { return m::smem_addr(p, l); }
+
+inline uint32_t lane_id() { return m::lane_id(); }
+inline void sync_warp(Loc l = Loc::current()) { m::sync_warp(l); }
+inline void cta_sync(Loc l = Loc::current()) { m::cta_sync(l); }
+inline void named_barrier_sync(uint32_t id, uint32_t n, Loc l = Loc::current()) {
+  m::named_barrier_sync(id, n, l);
+}
+inline void named_barrier_arrive(uint32_t id, uint32_t n, Loc l = Loc::current()) {
+  m::named_barrier_arrive(id, n, l);
+}
+inline void st_shared_b128(void* dst, const uint32_t (&v)[4], Loc l = Loc::current()) {
+  m::st_shared_b128(dst, v, l);
+}
+inline void ld_shared_b128(const void* src, uint32_t (&v)[4], Loc l = Loc::current()) {
+  m::ld_shared_b128(src, v, l);
+}
+// Plain shared-memory data (work items, the TMEM address slot).
+template <class T>
+inline T ld_shared(const T* src, Loc l = Loc::current()) {
+  T v;
+  m::ld_shared(src, &v, sizeof(T), l);
+  return v;
+}
+template <class T>
+inline void st_shared(T* dst, const T& v, Loc l = Loc::current()) {
+  m::st_shared(dst, &v, sizeof(T), l);
+}
+
+inline void mbarrier_init(uint64_t* bar, uint32_t count, Loc l = Loc::current()) {
+  m::mbarrier_init(bar, count, l);
+}
+inline void mbarrier_inval(uint64_t* bar, Loc l = Loc::current()) { m::mbarrier_inval(bar, l); }
+inline void fence_mbarrier_init(Loc l = Loc::current()) { m::fence_mbarrier_init(l); }
+inline void mbarrier_arrive(uint64_t* bar, Loc l = Loc::current()) { m::mbarrier_arrive(bar, l); }
+inline void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t tx, Loc l = Loc::current()) {
+  m::mbarrier_arrive_expect_tx(bar, tx, l);
+}
+inline void mbarrier_expect_tx(uint64_t* bar, uint32_t tx, Loc l = Loc::current()) {
+  m::mbarrier_expect_tx(bar, tx, l);
+}
+inline bool mbarrier_try_wait_parity(uint64_t* bar, uint32_t parity, Loc l = Loc::current()) {
+  return m::mbarrier_try_wait_parity(bar, parity, l);
+}
+// Non-blocking probe: has the phase with this parity completed?
+inline bool mbarrier_test_wait_parity(uint64_t* bar, uint32_t parity, Loc l = Loc::current()) {
+  return m::mbarrier_test_wait_parity(bar, parity, l);
+}
+inline void annotate_barrier(uint64_t* bar, const char* name, int index) {
+  m::annotate_barrier(bar, name, index);
+}
+
+inline void prefetch_tensormap(const TensorMap* map, Loc l = Loc::current()) {
+  m::prefetch_tensormap(map, l);
+}
+inline void tma_load_2d(void* dst, const TensorMap* map, uint64_t* bar, int32_t c0, int32_t c1,
+                        Loc l = Loc::current()) {
+  m::tma_load_2d(dst, map, bar, c0, c1, l);
+}
+inline void tma_store_2d(const TensorMap* map, const void* src, int32_t c0, int32_t c1,
+                         Loc l = Loc::current()) {
+  m::tma_store_2d(map, src, c0, c1, l);
+}
+// im2col load: `map` from encode_im2col_4d; a column of pixels starting at
+// (n, h, w), channels from c, shifted by the filter tap offsets (off_w, off_h).
+inline void tma_load_im2col_4d(void* dst, const TensorMap* map, uint64_t* bar, int32_t c,
+                               int32_t w, int32_t h, int32_t n, uint16_t off_w, uint16_t off_h,
+                               Loc l = Loc::current()) {
+  m::tma_load_im2col_4d(dst, map, bar, c, w, h, n, off_w, off_h, l);
+}
+// Cluster launch control: one lane asks to cancel the lowest pending CTA of
+// the grid; the 16-byte response lands in SMEM with complete_tx(16) on `bar`
+// (arrive.expect_tx(16) on it first). After the wait, every lane may decode it.
+inline void clc_try_cancel(void* response, uint64_t* bar, Loc l = Loc::current()) {
+  m::clc_try_cancel(response, bar, l);
+}
+inline bool clc_is_canceled(const void* response, Loc l = Loc::current()) {
+  return m::clc_is_canceled(response, l);
+}
+inline uint32_t clc_first_ctaid_x(const void* response, Loc l = Loc::current()) {
+  return m::clc_first_ctaid_x(response, l);
+}
+// In-kernel tensor-map updates (the map must live in global memory) and the
+// fences that make them visible to TMA: the writer releases, the thread that
+// issues the TMA acquires on the map.
+inline void tensormap_replace_global_address(TensorMap* map, uint64_t address,
+                                             Loc l = Loc::current()) {
+  m::tensormap_replace_global_address(map, address, l);
+}
+template <int Dim>
+inline void tensormap_replace_global_dim(TensorMap* map, uint32_t size, Loc l = Loc::current()) {
+  static_assert(Dim >= 0 && Dim < 5, "tensor maps have at most 5 dimensions");
+  m::tensormap_replace_global_dim(map, Dim, size, l);
+}
+inline void fence_proxy_tensormap_release(Loc l = Loc::current()) {
+  m::fence_proxy_tensormap_release(l);
+}
+inline void fence_proxy_tensormap_acquire(const TensorMap* map, Loc l = Loc::current()) {
+  m::fence_proxy_tensormap_acquire(map, l);
+}
+inline void bulk_commit_group(Loc l = Loc::current()) { m::bulk_commit_group(l); }
+template <int N>
+inline void bulk_wait_group_read(Loc l = Loc::current()) {
+  m::bulk_wait_group_read(N, l);
+}
+template <int N>
+inline void bulk_wait_group(Loc l = Loc::current()) {
+  m::bulk_wait_group(N, l);
+}
+inline void fence_proxy_async_shared(Loc l = Loc::current()) { m::fence_proxy_async_shared(l); }
+
+inline void tcgen05_alloc(uint32_t* dst, uint32_t ncols, Loc l = Loc::current()) {
+  m::tcgen05_alloc(dst, ncols, l);
+}
+inline void tcgen05_dealloc(uint32_t taddr, uint32_t ncols, Loc l = Loc::current()) {
+  m::tcgen05_dealloc(taddr, ncols, l);
+}
+inline void tcgen05_relinquish_alloc_permit(Loc l = Loc::current()) {
+  m::tcgen05_relinquish_alloc_permit(l);
+}
+inline void tcgen05_mma_f16_ss(uint32_t d, uint64_t a, uint64_t b, uint32_t idesc, bool acc,
+                               Loc l = Loc::current()) {
+  m::tcgen05_mma_f16_ss(d, a, b, idesc, acc, l);
+}
+inline void tcgen05_mma_mxf8f6f4_block_scale(uint32_t d, uint64_t a, uint64_t b, uint32_t idesc,
+                                             uint32_t sfa, uint32_t sfb, bool acc,
+                                             Loc l = Loc::current()) {
+  m::tcgen05_mma_mxf8f6f4_block_scale(d, a, b, idesc, sfa, sfb, acc, l);
+}
+inline void tcgen05_mma_mxf4nvf4_block_scale(uint32_t d, uint64_t a, uint64_t b, uint32_t idesc,
+                                             uint32_t sfa, uint32_t sfb, bool acc,
+                                             Loc l = Loc::current()) {
+  m::tcgen05_mma_mxf4nvf4_block_scale(d, a, b, idesc, sfa, sfb, acc, l);
+}
+inline void tcgen05_mma_f8f6f4_ss(uint32_t d, uint64_t a, uint64_t b, uint32_t idesc, bool acc,
+                                 Loc l = Loc::current()) {
+  m::tcgen05_mma_f8f6f4_ss(d, a, b, idesc, acc, l);
+}
+inline void tcgen05_cp_32x128b_warpx4(uint32_t taddr, uint64_t smem_desc, Loc l = Loc::current()) {
+  m::tcgen05_cp_32x128b_warpx4(taddr, smem_desc, l);
+}
+inline void tcgen05_commit(uint64_t* bar, Loc l = Loc::current()) { m::tcgen05_commit(bar, l); }
+inline void tcgen05_ld_32x32b_x32(uint32_t taddr, LaneArray<uint32_t, 32>& dst,
+                                  Loc l = Loc::current()) {
+  static_assert(LaneArray<uint32_t, 32>::kSlots == 32, "the model build holds every lane");
+  m::tcgen05_ld_32x32b_x32(taddr, dst.regs, l);
+}
+inline void tcgen05_wait_ld(Loc l = Loc::current()) { m::tcgen05_wait_ld(l); }
+inline void tcgen05_fence_before_thread_sync(Loc l = Loc::current()) {
+  m::tcgen05_fence_before_thread_sync(l);
+}
+inline void tcgen05_fence_after_thread_sync(Loc l = Loc::current()) {
+  m::tcgen05_fence_after_thread_sync(l);
+}
+
+}  // namespace sk::arch

@@ -1,0 +1,62 @@
+// intrinsics.h: the SM90 intrinsic API, model build.
+//
+// The common NVIDIA layer (identity, lanes, mbarrier, TMA) is the one in
+// kernels/arch/sm100/model/intrinsics.h; this adds wgmma, setmaxnreg and per-lane global
+// stores under the device build's names (kernels/arch/sm90/device/).
+#pragma once
+
+#include <cstdint>
+#include <source_location>
+
+#include "kernels/arch/sm90/smem_desc.h"
+#include "kernels/core/lane_array.h"
+#include "kernels/arch/sm100/model/intrinsics.h"
+#include "models/sm90/api.h"
+
+namespace sk::arch {
+
+namespace m90 = sk::models::sm90::api;
+
+template <int Regs>
+inline void wgmma_mma_model(LaneArray<float, Regs>& acc, uint64_t da, uint64_t db, bool accumulate,
+                            std::source_location l) {
+  m90::wgmma_mma(&acc.regs[0][0], Regs, da, db, accumulate, l);
+}
+inline void wgmma_m64n64k16_bf16_ss(LaneArray<float, 32>& acc, uint64_t da, uint64_t db,
+                                    bool accumulate, Loc l = Loc::current()) {
+  wgmma_mma_model(acc, da, db, accumulate, l);
+}
+inline void wgmma_m64n128k16_bf16_ss(LaneArray<float, 64>& acc, uint64_t da, uint64_t db,
+                                     bool accumulate, Loc l = Loc::current()) {
+  wgmma_mma_model(acc, da, db, accumulate, l);
+}
+inline void wgmma_m64n256k16_bf16_ss(LaneArray<float, 128>& acc, uint64_t da, uint64_t db,
+                                     bool accumulate, Loc l = Loc::current()) {
+  wgmma_mma_model(acc, da, db, accumulate, l);
+}
+inline void wgmma_fence(Loc l = Loc::current()) { m90::wgmma_fence(l); }
+inline void wgmma_commit_group(Loc l = Loc::current()) { m90::wgmma_commit_group(l); }
+template <int N>
+inline void wgmma_wait_group(Loc l = Loc::current()) {
+  static_assert(N >= 0 && N <= 7, "wgmma.wait_group takes 0..7");
+  m90::wgmma_wait_group(N, l);
+}
+template <int Regs>
+inline void warpgroup_reg_dealloc(Loc l = Loc::current()) {
+  m90::warpgroup_set_regs(l);
+}
+template <int Regs>
+inline void warpgroup_reg_alloc(Loc l = Loc::current()) {
+  m90::warpgroup_set_regs(l);
+}
+inline void st_global_b32(void* dst, uint32_t v, Loc l = Loc::current()) {
+  m90::st_global(dst, &v, 4, l);
+}
+inline void st_global_b16(void* dst, uint16_t v, Loc l = Loc::current()) {
+  m90::st_global(dst, &v, 2, l);
+}
+inline void account_global_store(uint32_t bytes, Loc l = Loc::current()) {
+  m90::account_global_store(bytes, l);
+}
+
+}  // namespace sk::arch

@@ -1,0 +1,137 @@
+// matmul_check.h: the host reference check of a BF16 GEMM D = A * B^T.
+//
+// An independent FP64 GEMM over the BF16 inputs (rows of A and B are K-major
+// with leading dimensions lda, ldb). Tolerance: the FP32 accumulation bound
+// 2 (k + 2) u sum|a b| plus one BF16 rounding of the output. D's padding
+// columns [n, ldc) must still hold the NaN sentinel: nothing outside D is
+// written.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "kernels/core/numeric.h"
+#include "runner/result/run_result.h"
+
+namespace sk::sim {
+
+inline constexpr uint16_t kBf16Nan = 0x7fc0;
+inline constexpr uint32_t kF32Nan = 0x7fc00000u;
+
+inline double bf16_value(uint16_t bits) { return to_float(bf16_t{bits}); }
+
+template <class OutT>
+double out_value(const uint8_t* p) {
+  if constexpr (sizeof(OutT) == 4) {
+    float f;
+    std::memcpy(&f, p, 4);
+    return f;
+  } else {
+    uint16_t b;
+    std::memcpy(&b, p, 2);
+    return bf16_value(b);
+  }
+}
+
+// Whether an output padding element still holds the NaN sentinel.
+template <class OutT>
+bool untouched(const uint8_t* p) {
+  return sizeof(OutT) == 4 ? std::memcmp(p, &kF32Nan, 4) == 0 : std::memcmp(p, &kBf16Nan, 2) == 0;
+}
+
+// Fills `count` OutT elements at p with the NaN sentinel that untouched()
+// recognises.
+template <class OutT>
+void poison_output(uint8_t* p, size_t count) {
+  for (size_t i = 0; i < count; ++i)
+    std::memcpy(p + i * sizeof(OutT), sizeof(OutT) == 4 ? static_cast<const void*>(&kF32Nan)
+                                                        : static_cast<const void*>(&kBf16Nan),
+                sizeof(OutT));
+}
+
+// Compares one output element `got` with its FP64 reference `ref`, a sum of
+// `terms` products whose magnitudes add to `abs_sum`: the FP32 accumulation
+// bound 2 (terms + 2) u abs_sum plus one rounding to OutT. Records the error
+// in r and, for the first failure, r.detail = where().
+template <class OutT, class Where>
+void check_element(CheckResult& r, double got, double ref, double abs_sum, uint64_t terms,
+                   Where&& where) {
+  const double u = std::ldexp(1.0, -24);
+  const double out_rel = sizeof(OutT) == 4 ? 0.0 : std::ldexp(1.0, -8);
+  const double err = std::fabs(got - ref);
+  const double allowed =
+      2.0 * static_cast<double>(terms + 2) * u * abs_sum + out_rel * std::fabs(ref) + 1e-30;
+  if (!(err <= allowed)) {  // also catches NaN
+    if (r.passed) r.detail = fmt::format("{} = {} but the reference is {}", where(), got, ref);
+    r.passed = false;
+  }
+  if (std::isfinite(err)) {
+    r.max_abs_err = std::max(r.max_abs_err, err);
+    if (std::fabs(ref) > 1e-12) r.max_rel_err = std::max(r.max_rel_err, err / std::fabs(ref));
+  } else {
+    r.max_abs_err = r.max_rel_err = std::numeric_limits<double>::infinity();
+  }
+}
+
+// Checks D (m rows of ldc OutT) against the FP64 references ref and abs_sums
+// (m x n, row-major; abs_sums bounds each sum as check_element says), each
+// a sum of `terms` rounded terms; D's padding columns [n, ldc) must be
+// untouched.
+template <class OutT>
+void check_output(CheckResult& r, const uint8_t* d, uint32_t m, uint32_t n, uint32_t ldc,
+                  const std::vector<double>& ref, const std::vector<double>& abs_sums,
+                  uint64_t terms) {
+  for (uint32_t i = 0; i < m; ++i)
+    for (uint32_t j = 0; j < ldc; ++j) {
+      const uint8_t* p = d + (size_t{i} * ldc + j) * sizeof(OutT);
+      if (j >= n) {
+        if (!untouched<OutT>(p) && r.passed) {
+          r.passed = false;
+          r.detail = fmt::format("write outside D at row {} padding column {}", i, j);
+        }
+        continue;
+      }
+      const size_t e = size_t{i} * n + j;
+      check_element<OutT>(r, out_value<OutT>(p), ref[e], abs_sums[e], terms,
+                          [&] { return fmt::format("D[{}][{}]", i, j); });
+    }
+}
+
+template <class OutT>
+CheckResult check_matmul(uint32_t m, uint32_t n, uint32_t k, const uint16_t* a, uint32_t lda,
+                         const uint16_t* b, uint32_t ldb, const uint8_t* c, uint32_t ldc) {
+  CheckResult r;
+  r.ran = true;
+  r.reference = "host FP64 GEMM over the BF16 inputs";
+  r.passed = true;
+  for (uint32_t i = 0; i < m; ++i) {
+    for (uint32_t j = 0; j < ldc; ++j) {
+      const uint8_t* cp = c + (static_cast<size_t>(i) * ldc + j) * sizeof(OutT);
+      if (j >= n) {
+        if (!untouched<OutT>(cp) && r.passed) {
+          r.passed = false;
+          r.detail = fmt::format("write outside D at row {} padding column {}", i, j);
+        }
+        continue;
+      }
+      double ref = 0, abs_sum = 0;
+      for (uint32_t kk = 0; kk < k; ++kk) {
+        double x = bf16_value(a[static_cast<size_t>(i) * lda + kk]) *
+                   bf16_value(b[static_cast<size_t>(j) * ldb + kk]);
+        ref += x;
+        abs_sum += std::fabs(x);
+      }
+      check_element<OutT>(r, out_value<OutT>(cp), ref, abs_sum, k,
+                          [&] { return fmt::format("D[{}][{}]", i, j); });
+    }
+  }
+  return r;
+}
+
+}  // namespace sk::sim

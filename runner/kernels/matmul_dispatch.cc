@@ -1,0 +1,112 @@
+#include "runner/kernels/matmul_dispatch.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "models/sm100/params.h"
+#include "models/mi300x/params.h"
+#include "models/sm90/params.h"
+#include "runner/kernels/mi300x_matmul_run.h"
+#include "runner/kernels/sm90_matmul_run.h"
+
+namespace sk::sim {
+namespace {
+
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// Trace bytes per (tile, 64-deep k-block) and per tile, from `sim run --trace`
+// on 2048^3 and 4096^3 (docs/reliability.md), rounded up.
+constexpr uint64_t kSm100TraceBytesPerKBlock = 720, kSm100TraceBytesPerTile = 4000;
+constexpr uint64_t kSm90TraceBytesPerKBlock = 2800, kSm90TraceBytesPerTile = 8000;
+
+std::string gib(uint64_t bytes) { return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1ull << 30)); }
+
+}  // namespace
+
+std::string use_params_file(const std::string& arch, const std::string& text) {
+  try {
+    if (arch == "sm100")
+      models::sm100::Params::use(text);
+    else if (arch == "sm90")
+      models::sm90::use_params(text);
+    else if (arch == "mi300x")
+      models::mi300x::Params::use(text);
+    else
+      return fmt::format("no parameters for arch '{}'", arch);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+uint64_t functional_host_bytes(const MatmulRequest& q) {
+  const uint64_t m = q.m, n = q.n, k = q.k;
+  return 2 * (m * k + n * k) + m * n * ((q.out_f32 ? 4 : 2) + 8);  // A, B, D, FP64 reference
+}
+
+uint64_t sms_used(const MatmulRequest& q) {
+  const uint64_t tiles = ceil_div(q.m, 128) * ceil_div(q.n, q.tile_n);
+  const int num_sms = q.num_sms > 0          ? q.num_sms
+                      : q.arch == "sm90"     ? models::sm90::gpu_params().num_sms
+                      : q.arch == "mi300x"   ? models::mi300x::Params::builtin().num_cus
+                                             : models::sm100::Params::builtin().num_sms;
+  return std::min<uint64_t>(tiles, static_cast<uint64_t>(num_sms));
+}
+
+uint64_t estimated_trace_bytes(const MatmulRequest& q) {
+  const bool sm90 = q.arch == "sm90";
+  const uint64_t tiles = ceil_div(q.m, 128) * ceil_div(q.n, q.tile_n);
+  const uint64_t kblocks = ceil_div(q.k, 64);
+  const uint64_t sms = sms_used(q);
+  uint64_t traced = sms;
+  if (!q.trace_sms.empty())
+    traced = static_cast<uint64_t>(std::count_if(q.trace_sms.begin(), q.trace_sms.end(),
+                                                 [&](int s) { return static_cast<uint64_t>(s) < sms; }));
+  const uint64_t per_tile = kblocks * (sm90 ? kSm90TraceBytesPerKBlock : kSm100TraceBytesPerKBlock) +
+                            (sm90 ? kSm90TraceBytesPerTile : kSm100TraceBytesPerTile);
+  // Tiles are spread evenly over the SMs the launch occupies.
+  return ceil_div(tiles * traced, sms) * per_tile;
+}
+
+std::string validate_matmul(const MatmulRequest& q) {
+  std::string err;
+  if (q.arch == "sm100") {
+    err = validate_sm100_matmul(q);
+  } else if (q.arch == "sm90") {
+    if (q.clc) return "--scheduler clc needs --arch sm100 (cluster launch control is Blackwell's)";
+    err = validate_sm90_matmul(q);
+  } else if (q.arch == "mi300x") {
+    err = validate_mi300x_matmul(q);
+  } else {
+    return "unknown architecture '" + q.arch + "'";
+  }
+  if (!err.empty()) return err;
+  return validate_resources(q);
+}
+
+std::string validate_resources(const MatmulRequest& q) {
+  for (int sm : q.trace_sms)
+    if (sm < 0 || static_cast<uint64_t>(sm) >= sms_used(q))
+      return fmt::format("--trace-sms {}: this launch occupies SMs 0-{} (one CTA per SM)", sm,
+                         sms_used(q) - 1);
+  if (q.functional && functional_host_bytes(q) > kMaxFunctionalHostBytes)
+    return fmt::format("--functional needs about {} of host memory for M={} N={} K={} (the limit "
+                       "is {}); use timing mode or a smaller shape",
+                       gib(functional_host_bytes(q)), q.m, q.n, q.k, gib(kMaxFunctionalHostBytes));
+  if (!q.trace_path.empty() && estimated_trace_bytes(q) > kMaxTraceBytes)
+    return fmt::format("--trace would write about {} for this launch (the limit is {}); trace a "
+                       "few SMs with --trace-sms 0-3 or a smaller shape",
+                       gib(estimated_trace_bytes(q)), gib(kMaxTraceBytes));
+  return "";
+}
+
+RunResult run_matmul(const MatmulRequest& q) {
+  if (q.arch == "sm90") return run_sm90_matmul(q);
+  if (q.arch == "sm100") return run_sm100_matmul(q);
+  if (q.arch == "mi300x") return run_mi300x_matmul(q);
+  throw std::invalid_argument("unknown architecture '" + q.arch + "'");
+}
+
+}  // namespace sk::sim

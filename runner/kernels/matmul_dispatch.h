@@ -1,0 +1,38 @@
+// matmul_dispatch.h: the matmul of the requested architecture (MatmulRequest::arch):
+// the SM100 kernel (tcgen05, TMEM) or the SM90 kernel (wgmma), each on its model.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "runner/kernels/sm100_matmul_run.h"
+#include "runner/result/run_result.h"
+
+namespace sk::sim {
+
+// Resource bounds every request is held to (docs/reliability.md): a
+// functional run's host memory for A, B, D and the FP64 reference, and the
+// size of a trace without --trace-sms.
+inline constexpr uint64_t kMaxFunctionalHostBytes = 8ull << 30;
+inline constexpr uint64_t kMaxTraceBytes = 1ull << 30;
+uint64_t functional_host_bytes(const MatmulRequest& req);
+// SMs a launch occupies: one CTA per SM, at most one per tile.
+uint64_t sms_used(const MatmulRequest& req);
+// Upper estimate of the --trace file size (from measured bytes per tile).
+uint64_t estimated_trace_bytes(const MatmulRequest& req);
+
+// The resource bounds alone (traced SMs, functional host memory, trace size),
+// for a request whose kernel-specific checks were made elsewhere (conv2d).
+std::string validate_resources(const MatmulRequest& req);
+
+// Replaces the timing parameters of `arch` (sm100, sm90, mi300x) for this
+// process with a parameter file's text (sim --params). Empty on success, else
+// a one-line reason; the built-in parameters stay then.
+std::string use_params_file(const std::string& arch, const std::string& text);
+
+// Empty when the request can run, else a one-line reason (the architecture's
+// own checks, then the resource bounds).
+std::string validate_matmul(const MatmulRequest& req);
+RunResult run_matmul(const MatmulRequest& req);
+
+}  // namespace sk::sim

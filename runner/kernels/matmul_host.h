@@ -1,0 +1,144 @@
+// matmul_host.h: the host-side steps every matmul run in the model shares,
+// whatever the architecture: the traced-SM and schedule setup, the problem
+// buffers (random BF16 operands in 16-byte-aligned rows whose padding is NaN,
+// and a NaN-poisoned D, so reading padding or leaving D unwritten shows up),
+// the race detector for functional runs, the FP64 reference check, and the
+// trace and timeline files.
+//
+// Invariants: buffers are only filled when bytes are real (functional mode);
+// the race detector is attached before launch and outlives the run.
+#pragma once
+
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "kernels/core/math.h"
+#include "kernels/core/numeric.h"
+#include "models/sm100/gpu.h"
+#include "models/sm100/tensor_map.h"
+#include "runner/kernels/matmul_check.h"
+#include "runner/kernels/sm100_matmul_run.h"
+#include "engine/observer.h"
+
+namespace sk::sim {
+
+// The summary's `status` of a run that ended with `s`.
+inline const char* run_status_name(RunStatus s) {
+  return s == RunStatus::kCompleted  ? "completed"
+         : s == RunStatus::kDeadlock ? "deadlock"
+                                     : "cycle_bound";
+}
+
+struct MatmulBuffers {
+  uint32_t lda = 0, ldc = 0;  // elements
+  uint64_t a = 0, b = 0, d = 0;
+};
+
+// Tracing, the traced SMs, progress and the schedule of `q`.
+void configure_run(models::sm100::Gpu& gpu, const MatmulRequest& q,
+                   std::chrono::steady_clock::time_point start);
+
+void fail_encode(const std::string& err);
+
+// Allocates A (m x k), B (n x k) and D (m x n); in functional mode fills A
+// and B from `rng` (A first, row by row) and poisons the padding and D.
+// G is any model's Gpu (gmem(), functional()).
+template <class OutT, class G>
+MatmulBuffers allocate_matmul(G& gpu, uint32_t m, uint32_t n, uint32_t k, std::mt19937_64& rng) {
+  auto& mem = gpu.gmem();
+  MatmulBuffers b;
+  b.lda = round_up<uint32_t>(k, 8);
+  b.ldc = round_up<uint32_t>(n, 16 / sizeof(OutT));
+  b.a = mem.allocate(uint64_t{m} * b.lda * 2, "A");
+  b.b = mem.allocate(uint64_t{n} * b.lda * 2, "B");
+  b.d = mem.allocate(uint64_t{m} * b.ldc * sizeof(OutT), "D");
+  if (!gpu.functional()) return b;
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  auto fill = [&](uint64_t addr, uint32_t rows) {
+    auto* p = reinterpret_cast<uint16_t*>(mem.host(addr));
+    for (uint32_t r = 0; r < rows; ++r)
+      for (uint32_t c = 0; c < b.lda; ++c)
+        p[size_t{r} * b.lda + c] = c < k ? to_bf16(dist(rng)).bits : kBf16Nan;
+  };
+  fill(b.a, m);
+  fill(b.b, n);
+  poison_output<OutT>(mem.host(b.d), size_t{m} * b.ldc);
+  return b;
+}
+
+// The same for a run request: the data comes from the request's seed.
+template <class OutT, class G>
+MatmulBuffers allocate_matmul(G& gpu, const MatmulRequest& q) {
+  std::mt19937_64 rng(q.seed);
+  return allocate_matmul<OutT>(gpu, q.m, q.n, q.k, rng);
+}
+
+// The happens-before race detector, attached in functional mode (per-lane
+// data accesses run only there); null otherwise. It is the observer the
+// program installed (engine/observer.h); a functional run without one throws.
+std::unique_ptr<sim::Observer> attach_race_detector(sim::Engine& engine,
+                                                    const models::GlobalMemory& gmem,
+                                                    const MatmulRequest& q);
+template <class G>
+std::unique_ptr<sim::Observer> attach_race_detector(G& gpu, const MatmulRequest& q) {
+  return attach_race_detector(gpu.engine(), gpu.gmem(), q);
+}
+
+template <class OutT, class G>
+CheckResult check_run(G& gpu, const MatmulRequest& q, const MatmulBuffers& b, RunStatus status) {
+  if (!q.functional) return CheckResult{};
+  if (status != RunStatus::kCompleted)
+    return CheckResult{true, false, 0, 0, "host FP64 GEMM over the BF16 inputs",
+                       "the kernel did not complete"};
+  auto& mem = gpu.gmem();
+  return check_matmul<OutT>(q.m, q.n, q.k, reinterpret_cast<uint16_t*>(mem.host(b.a)), b.lda,
+                            reinterpret_cast<uint16_t*>(mem.host(b.b)), b.lda, mem.host(b.d),
+                            b.ldc);
+}
+
+// Encodes D's map for configuration C's epilogue (TmemTileWriter): D is
+// n x m elements of C::OutT with rows ldc elements apart, stored in 32 x 32
+// boxes swizzled by one box row. Returns the encoder's error, or "".
+template <class C>
+std::string encode_output_map(models::sm100::TensorMapModel& map, uint64_t d, uint32_t n,
+                              uint32_t m, uint32_t ldc) {
+  using OutT = typename C::OutT;
+  return models::sm100::encode_tiled_2d(map, d, sizeof(OutT), n, m, uint64_t{ldc} * sizeof(OutT),
+                                        32, 32,
+                                        static_cast<models::sm100::Swizzle>(C::Writer::kRowBytes));
+}
+
+// The run's description shared by every SM100 structured kernel: the GEMM
+// shape, configuration C's tiles, stages and output type, the grid, the mode,
+// the seed and how the run ended.
+template <class C>
+RunResult describe_sm100_run(const MatmulRequest& q, int grid, RunStatus status) {
+  RunResult r;
+  r.arch = "sm100";
+  r.m = q.m;
+  r.n = q.n;
+  r.k = q.k;
+  r.scheduler = C::kClc ? "clc" : "static";
+  r.tile_m = C::BM;
+  r.tile_n = C::BN;
+  r.tile_k = C::BK;
+  r.stages = C::Stages;
+  r.ctas = static_cast<uint32_t>(grid);
+  r.out_dtype = sizeof(typename C::OutT) == 4 ? "f32" : "bf16";
+  r.functional = q.functional;
+  r.seed = q.seed;
+  r.status = run_status_name(status);
+  return r;
+}
+
+// Writes --trace and --timeline, when asked for.
+void write_run_files(sim::Engine& engine, const MatmulRequest& q);
+template <class G>
+void write_run_files(G& gpu, const MatmulRequest& q) {
+  write_run_files(gpu.engine(), q);
+}
+
+}  // namespace sk::sim

@@ -1,0 +1,90 @@
+// mi300x_host.h: one CDNA3 matmul launch on the MI300X model, from problem
+// setup to summary, for any kernel type with the CDNA3 matmul interface
+// (Params = Cdna3MatmulParams, kWaves, kLdsBytes, run(p)): the shipped
+// kernels (sim run --arch mi300x) and the seeded-bug mutants of the corpus
+// (verify/corpus/amd_cases.cc) go through the same code.
+//
+// The problem: random BF16 A and B in rows padded to 16 bytes with NaN, a
+// NaN-poisoned D (matmul_host.h), a persistent grid of min(tiles, CUs). In
+// functional mode the race detector is attached and D is checked against the
+// FP64 reference. A launch the model refuses with a finding (LDS over
+// capacity) returns status "launch_failed" with that finding; one refused
+// without a finding throws.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/core/math.h"
+#include "kernels/matmul/cdna3_config.h"
+#include "models/mi300x/gpu.h"
+#include "models/mi300x/params.h"
+#include "runner/kernels/matmul_host.h"
+#include "runner/result/run_result.h"
+
+namespace sk::sim {
+
+// The timing summary of a finished launch (mi300x_matmul_run.cc): time and
+// rate against the BF16 MFMA peak, matrix-core utilization, HBM use, cache
+// hits, LDS bank conflicts, the roles and the bottleneck.
+void summarize_mi300x(models::mi300x::Gpu& gpu, double flops, RunResult& r);
+
+template <class Kernel, class Cfg>
+RunResult run_cdna3_kernel(const MatmulRequest& q, const std::string& name) {
+  const auto t0 = std::chrono::steady_clock::now();
+  models::mi300x::Gpu gpu(models::mi300x::Params::builtin(), q.functional);
+  gpu.engine().trace().set_enabled(!q.trace_path.empty() || !q.timeline_path.empty());
+  // --trace-sms names CUs here; a timeline alone needs only its workgroup's CU.
+  gpu.set_trace_cus(q.trace_path.empty() && !q.timeline_path.empty()
+                        ? std::vector<int>{q.timeline_cta}
+                        : q.trace_sms);
+  if (q.progress) gpu.engine().set_progress_reporter(t0);
+  gpu.engine().schedule().reset(q.seed);
+  const MatmulBuffers buf = allocate_matmul<bf16_t>(gpu, q);
+  Cdna3MatmulParams p{};
+  p.a = reinterpret_cast<const uint16_t*>(buf.a);
+  p.b = reinterpret_cast<const uint16_t*>(buf.b);
+  p.d = reinterpret_cast<bf16_t*>(buf.d);
+  p.m = q.m;
+  p.n = q.n;
+  p.k = q.k;
+  p.lda = buf.lda;
+  p.ldd = buf.ldc;
+  const auto races = attach_race_detector(gpu, q);
+  const uint32_t tiles = ceil_div<uint32_t>(q.m, Cfg::kBM) * ceil_div<uint32_t>(q.n, Cfg::kBN);
+  const int grid = static_cast<int>(std::min<uint32_t>(tiles, gpu.params().num_cus));
+  const std::string err =
+      gpu.launch(grid, Kernel::kWaves, Kernel::kLdsBytes, [&p] { Kernel::run(p); });
+  if (!err.empty() && gpu.engine().findings().empty()) throw std::runtime_error(err);
+  const RunStatus status = err.empty() ? gpu.run(q.max_cycles) : RunStatus::kCompleted;
+
+  RunResult r;
+  r.kernel = "matmul";
+  r.arch = "mi300x";
+  r.m = q.m;
+  r.n = q.n;
+  r.k = q.k;
+  r.config_name = fmt::format("cdna3_{}_bf16_{}x{}x{}_s{}_bf16out", name, Cfg::kBM, Cfg::kBN,
+                              Cfg::kBK, Cfg::kStages);
+  r.scheduler = "static";
+  r.tile_m = Cfg::kBM;
+  r.tile_n = Cfg::kBN;
+  r.tile_k = Cfg::kBK;
+  r.stages = Cfg::kStages;
+  r.ctas = static_cast<uint32_t>(grid);
+  r.out_dtype = "bf16";
+  r.functional = q.functional;
+  r.seed = q.seed;
+  r.status = err.empty() ? run_status_name(status) : "launch_failed";
+  summarize_mi300x(gpu, 2.0 * q.m * q.n * q.k, r);
+  if (err.empty()) r.check = check_run<bf16_t>(gpu, q, buf, status);
+  write_run_files(gpu, q);
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace sk::sim

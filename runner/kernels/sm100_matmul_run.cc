@@ -1,0 +1,185 @@
+#include "runner/kernels/sm100_matmul_run.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+
+#include "kernels/matmul/sm100_matmul.h"
+#include "models/sm100/gpu.h"
+#include "runner/kernels/matmul_check.h"
+#include "runner/kernels/matmul_host.h"
+#include "runner/kernels/sm100_summary.h"
+#include "runner/report/timeline_svg.h"
+#include "traces/sim_trace_export.h"
+
+namespace sk::sim {
+namespace {
+using models::sm100::Gpu;
+using models::sm100::Params;
+using models::sm100::Swizzle;
+using models::sm100::TensorMapModel;
+
+template <int BN, int S, class OutT, class Sched = StaticPersistentScheduler>
+using Cfg = Sm100MatmulConfig<128, BN, 64, S, OutT, Sched>;
+
+// Launches with more CTAs than this are refused (the model keeps a slot per
+// CTA id of the grid).
+constexpr uint64_t kMaxClcGrid = 1u << 20;
+
+Params params_of(const MatmulRequest& q) {
+  Params p = Params::builtin();
+  if (q.num_sms > 0) p.num_sms = q.num_sms;
+  return p;
+}
+
+uint64_t tile_count(const MatmulRequest& q) {
+  return uint64_t{(q.m + 127) / 128} * ((q.n + q.tile_n - 1) / q.tile_n);
+}
+
+template <int BN, int S, class OutT, class Sched>
+RunResult run_config(const MatmulRequest& q) {
+  using C = Cfg<BN, S, OutT, Sched>;
+  using Kernel = Sm100Matmul<C>;
+  auto t0 = std::chrono::steady_clock::now();
+  Gpu gpu(params_of(q), q.functional);
+  configure_run(gpu, q, t0);
+  const MatmulBuffers buf = allocate_matmul<OutT>(gpu, q);
+  const uint32_t lda = buf.lda, ldb = buf.lda, ldc = buf.ldc;
+  const uint64_t a_addr = buf.a, b_addr = buf.b, c_addr = buf.d;
+
+  typename Kernel::Params p{};
+  fail_encode(models::sm100::encode_tiled_2d(p.a, a_addr, 2, q.k, q.m, uint64_t{lda} * 2, C::BK,
+                                             C::BM, Swizzle::k128B));
+  fail_encode(models::sm100::encode_tiled_2d(p.b, b_addr, 2, q.k, q.n, uint64_t{ldb} * 2, C::BK,
+                                             C::BN, Swizzle::k128B));
+  fail_encode(encode_output_map<C>(p.c, c_addr, q.n, q.m, ldc));
+  p.m = q.m;
+  p.n = q.n;
+  p.k = q.k;
+
+  const auto races = attach_race_detector(gpu, q);
+  const uint32_t tiles = Kernel::tiles_m(q.m) * Kernel::tiles_n(q.n);
+  const int grid = static_cast<int>(
+      C::kClc ? tiles : std::min<uint32_t>(tiles, static_cast<uint32_t>(gpu.params().num_sms)));
+  std::string err = gpu.launch(grid, kSm100MatmulWarps, C::kSmemBytes, [&p] { Kernel::run(p); });
+  if (!err.empty()) throw std::runtime_error(err);
+  RunStatus status = gpu.run(q.max_cycles);
+
+  RunResult r = describe_sm100_run<C>(q, grid, status);
+  r.kernel = "matmul";
+  r.config_name = C::name();
+  summarize_sm100(gpu, 2.0 * q.m * q.n * q.k, r);
+  r.check = check_run<OutT>(gpu, q, buf, status);
+  write_run_files(gpu, q);
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+using Runner = RunResult (*)(const MatmulRequest&);
+struct Entry {
+  Runner run;
+  uint32_t smem_bytes;
+};
+
+template <int BN, int S, class OutT, class Sched>
+Entry entry_of() {
+  using C = Cfg<BN, S, OutT, Sched>;
+  if constexpr (C::kFits)
+    return Entry{&run_config<BN, S, OutT, Sched>, C::kSmemBytes};
+  else
+    return Entry{nullptr, C::kSmemBytes};
+}
+
+template <int BN, int S, class OutT>
+Entry entry(bool clc) {
+  return clc ? entry_of<BN, S, OutT, ClcScheduler>()
+             : entry_of<BN, S, OutT, StaticPersistentScheduler>();
+}
+
+template <int BN, class OutT>
+Entry by_stages(uint32_t s, bool clc) {
+  switch (s) {
+    case 2: return entry<BN, 2, OutT>(clc);
+    case 3: return entry<BN, 3, OutT>(clc);
+    case 4: return entry<BN, 4, OutT>(clc);
+    case 5: return entry<BN, 5, OutT>(clc);
+    case 6: return entry<BN, 6, OutT>(clc);
+    case 7: return entry<BN, 7, OutT>(clc);
+    case 8: return entry<BN, 8, OutT>(clc);
+    default: return Entry{nullptr, 0};
+  }
+}
+
+template <class OutT>
+Entry by_tile(uint32_t bn, uint32_t s, bool clc) {
+  switch (bn) {
+    case 64: return by_stages<64, OutT>(s, clc);
+    case 128: return by_stages<128, OutT>(s, clc);
+    case 256: return by_stages<256, OutT>(s, clc);
+    default: return Entry{nullptr, 0};
+  }
+}
+
+Entry lookup(const MatmulRequest& q) {
+  return q.out_f32 ? by_tile<float>(q.tile_n, q.stages, q.clc)
+                   : by_tile<bf16_t>(q.tile_n, q.stages, q.clc);
+}
+}  // namespace
+
+std::string sm100_matmul_configs_help() {
+  return "tile 128x{64,128,256}x64, stages 2-8 (as many as fit in 227 KB of shared memory)";
+}
+
+std::string validate_sm100_matmul(const MatmulRequest& q) {
+  if (q.m == 0 || q.n == 0 || q.k == 0) return "--m, --n and --k must be at least 1";
+  if (q.m > (1u << 20) || q.n > (1u << 20) || q.k > (1u << 20))
+    return "--m, --n and --k must be at most 1048576";
+  if (q.tile_n != 64 && q.tile_n != 128 && q.tile_n != 256)
+    return fmt::format("tile N {} is not supported ({})", q.tile_n, sm100_matmul_configs_help());
+  if (q.stages < 2 || q.stages > 8)
+    return fmt::format("--stages {} is outside 2-8", q.stages);
+  Entry e = lookup(q);
+  if (e.run == nullptr)
+    return fmt::format(
+        "--stages {} with a 128x{}x64 tile needs {} bytes of shared memory, more than the {} a "
+        "CTA may use",
+        q.stages, q.tile_n, e.smem_bytes, kSm100SmemPerCta);
+  if (q.num_sms < 0) return "the SM count must be positive";
+  if (q.clc && tile_count(q) > kMaxClcGrid)
+    return fmt::format("--scheduler clc launches one CTA per tile: {} tiles exceed the {} the "
+                       "model launches; use larger tiles or --scheduler static",
+                       tile_count(q), kMaxClcGrid);
+  // The CTAs that start at launch, CTA c on SM c (with CLC the others are
+  // cancelled, or start later on whichever SM frees up).
+  const uint64_t grid =
+      std::min<uint64_t>(tile_count(q), static_cast<uint64_t>(params_of(q).num_sms));
+  if (!q.timeline_path.empty() && (q.timeline_cta < 0 || static_cast<uint64_t>(q.timeline_cta) >= grid))
+    return q.clc ? fmt::format("--timeline-cta {} is not one of the CTAs that start at launch "
+                               "(0-{}); later CTAs of a CLC grid are cancelled or start on "
+                               "whichever SM frees up",
+                               q.timeline_cta, grid - 1)
+                 : fmt::format("--timeline-cta {} does not exist: this launch has {} CTAs (0-{})",
+                               q.timeline_cta, grid, grid - 1);
+  if (!q.timeline_path.empty() && !q.trace_path.empty() && !q.trace_sms.empty() &&
+      std::find(q.trace_sms.begin(), q.trace_sms.end(), q.timeline_cta) == q.trace_sms.end())
+    return fmt::format("--timeline-cta {} must be one of the --trace-sms", q.timeline_cta);
+  if (q.timeline_to != 0 && q.timeline_to <= q.timeline_from)
+    return "--timeline-window FROM:TO needs FROM < TO";
+  if (q.functional && uint64_t{q.m} * q.n * q.k > (1ull << 33))
+    return "--functional is limited to M*N*K <= 2^33 (it computes real products); use timing "
+           "mode for larger shapes";
+  return "";
+}
+
+RunResult run_sm100_matmul(const MatmulRequest& q) {
+  std::string err = validate_sm100_matmul(q);
+  if (!err.empty()) throw std::invalid_argument(err);
+  return lookup(q).run(q);
+}
+
+}  // namespace sk::sim

@@ -1,0 +1,54 @@
+// sm100_matmul_run.h: host side of the SM100 structured matmul in the model.
+//
+// Builds the problem (random BF16 inputs in padded, 16-byte aligned rows, as
+// TMA requires; the padding holds NaNs that must never be read), encodes the
+// tensor maps, launches Sm100Matmul<Cfg> on the simulated B200 (grid
+// min(tiles, SMs) with the static persistent scheduler, one CTA per tile with
+// the CLC scheduler), and in
+// functional mode checks D against an independent FP64 reference GEMM,
+// including that nothing outside D was written. Must run inside a simulation
+// process (see engine/isolate.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runner/result/run_result.h"
+
+namespace sk::sim {
+
+struct MatmulRequest {
+  std::string arch = "sm100";  // sm100, sm90 or mi300x (runner/kernels/matmul_dispatch.h picks the model)
+  std::string amd_kernel = "pingpong";  // mi300x: pingpong or wave_specialized
+  uint32_t m = 0, n = 0, k = 0;
+  uint32_t tile_n = 256;
+  uint32_t stages = 4;
+  bool out_f32 = false;
+  bool clc = false;  // --scheduler clc: cluster launch control instead of static
+  int num_sms = 0;   // SMs of the modelled GPU (0: params.json); for small tests
+  bool functional = false;
+  uint64_t seed = 0;  // data and schedule (0: nominal schedule)
+  uint64_t max_cycles = 4'000'000'000ull;
+  std::string trace_path;  // empty: no trace
+  std::vector<int> trace_sms;  // SMs the trace covers (empty: all)
+  // --timeline: an SVG of one CTA's roles over [from, to) cycles (to 0: end).
+  std::string timeline_path;
+  int timeline_cta = 0;
+  uint64_t timeline_from = 0, timeline_to = 0;
+  bool progress = false;  // report progress on stderr (a terminal) for long runs
+  // sm90: run the SMs at these clocks (GHz), the tensor phase at the first
+  // and the rest at the second (models/sm90/phase_clock.h); equal, as with
+  // locked clocks. 0: the power-limited clocks of models/sm90/power.h.
+  double sm_clock_ghz = 0, rest_clock_ghz = 0;
+};
+
+// Empty when the request can be built, else a one-line reason (bad input).
+std::string validate_sm100_matmul(const MatmulRequest& req);
+
+RunResult run_sm100_matmul(const MatmulRequest& req);
+
+// Tile widths and stage counts the dispatcher instantiates.
+std::string sm100_matmul_configs_help();
+
+}  // namespace sk::sim

@@ -1,0 +1,197 @@
+#include "runner/kernels/sm90_matmul_run.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+
+#include "kernels/matmul/sm90_matmul.h"
+#include "models/sm100/gpu.h"
+#include "models/sm90/api.h"
+#include "models/sm90/params.h"
+#include "models/sm90/power.h"
+#include "engine/sysc_reset.h"
+#include "runner/kernels/matmul_host.h"
+#include "runner/kernels/sm100_summary.h"
+#include "traces/sim_trace_export.h"
+
+namespace sk::sim {
+namespace {
+using models::sm100::Gpu;
+using models::sm100::Swizzle;
+
+// What the power model needs of a finished launch.
+models::sm90::KernelActivity activity(const MatmulRequest& q, const RunResult& r) {
+  models::sm90::KernelActivity a;
+  a.flops = 2.0 * q.m * q.n * q.k;
+  // Every k-block of every tile brings a 128 x 64 A box and a BN x 64 B box
+  // (out-of-bounds parts zero-filled, full bytes).
+  a.tma_bytes = static_cast<double>(ceil_div<uint64_t>(q.m, 128) * ceil_div<uint64_t>(q.n, q.tile_n) *
+                                    ceil_div<uint64_t>(q.k, 64) * (128 + q.tile_n) * 64 * 2);
+  a.hbm_bytes = static_cast<double>(r.hbm_bytes);
+  a.cycles = r.cycles;
+  a.tensor_cycles = r.tensor_phase_cycles;
+  a.active_sms = static_cast<int>(r.ctas);
+  return a;
+}
+
+// One launch with the tensor phase at `f.tensor_ghz` and the rest at
+// `f.rest_ghz` (models/sm90/phase_clock.h).
+template <int BN, int S>
+RunResult run_config(const MatmulRequest& q, models::sm90::LaunchClocks f) {
+  using C = Sm90MatmulConfig<BN, S>;
+  using Kernel = Sm90Matmul<C>;
+  const auto t0 = std::chrono::steady_clock::now();
+  Gpu gpu(models::sm90::gpu_params(), q.functional);
+  models::sm90::api::reset();
+  models::sm90::api::phase_clock().start(
+      gpu, {f.tensor_ghz, f.rest_ghz, models::sm90::extras().clock_hold_ns});
+  configure_run(gpu, q, t0);
+  const MatmulBuffers buf = allocate_matmul<bf16_t>(gpu, q);
+  const uint32_t lda = buf.lda, ldd = buf.ldc;
+  const uint64_t a_addr = buf.a, b_addr = buf.b, d_addr = buf.d;
+  typename Kernel::Params p{};
+  fail_encode(models::sm100::encode_tiled_2d(p.a, a_addr, 2, q.k, q.m, uint64_t{lda} * 2, 64, 128,
+                                             Swizzle::k128B));
+  fail_encode(models::sm100::encode_tiled_2d(p.b, b_addr, 2, q.k, q.n, uint64_t{lda} * 2, 64, BN,
+                                             Swizzle::k128B));
+  p.d = reinterpret_cast<bf16_t*>(d_addr);
+  p.m = q.m;
+  p.n = q.n;
+  p.k = q.k;
+  p.ldd = ldd;
+  const auto races = attach_race_detector(gpu, q);
+  const uint32_t tiles = ceil_div<uint32_t>(q.m, 128) * ceil_div<uint32_t>(q.n, BN);
+  const int grid = static_cast<int>(std::min<uint32_t>(tiles, gpu.params().num_sms));
+  const std::string err = gpu.launch(grid, C::kThreads / 32, C::kSmemBytes, [&p] { Kernel::run(p); });
+  if (!err.empty()) throw std::runtime_error(err);
+  const RunStatus status = gpu.run(q.max_cycles);
+
+  RunResult r;
+  r.kernel = "matmul";
+  r.arch = "sm90";
+  r.m = q.m;
+  r.n = q.n;
+  r.k = q.k;
+  r.config_name = fmt::format("sm90_matmul_bf16_128x{}x64_s{}_bf16out", BN, S);
+  r.tile_m = 128;
+  r.tile_n = BN;
+  r.tile_k = 64;
+  r.stages = S;
+  r.ctas = static_cast<uint32_t>(grid);
+  r.out_dtype = "bf16";
+  r.functional = q.functional;
+  r.seed = q.seed;
+  r.status = run_status_name(status);
+  summarize_sm100(gpu, 2.0 * q.m * q.n * q.k, r, 1.0, AccumulatorWait::kTensorCore);
+  models::sm90::api::phase_clock().stop();
+  // The summary's time is the clock log's: each phase's cycles at its clock.
+  // What CUDA events around one launch measure adds the launch overhead (host
+  // and driver time, given in cycles of the maximum clock). Hopper's dense
+  // BF16 rate: 4096 FLOP per cycle per SM at the maximum clock.
+  const double f_max = models::sm90::gpu_params().clock_ghz;
+  r.tensor_phase_ghz = f.tensor_ghz;
+  r.rest_phase_ghz = f.rest_ghz;
+  r.tensor_phase_cycles = models::sm90::api::phase_clock().tensor_cycles(r.cycles);
+  r.predicted_time_us += models::sm90::extras().launch_overhead_cycles / (f_max * 1e3);
+  r.tflops = 2.0 * q.m * q.n * q.k / (r.predicted_time_us * 1e-6) / 1e12;
+  r.peak_tflops = 4096.0 * gpu.params().num_sms * f_max * 1e9 / 1e12;
+  r.peak_fraction = r.tflops / r.peak_tflops;
+  r.power_w = models::sm90::board_power_w(models::sm90::extras().power, f_max, f, activity(q, r));
+  r.check = check_run<bf16_t>(gpu, q, buf, status);
+  write_run_files(gpu, q);
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+using Runner = RunResult (*)(const MatmulRequest&, models::sm90::LaunchClocks);
+template <int BN, int S>
+constexpr Runner runner() {
+  if constexpr (Sm90MatmulConfig<BN, 2>::kSmemBytes + (S - 2) * (128 + BN) * 64 * 2 <= 232448)
+    return &run_config<BN, S>;
+  else
+    return nullptr;
+}
+template <int BN>
+Runner by_stages(uint32_t s) {
+  switch (s) {
+    case 2: return runner<BN, 2>();
+    case 3: return runner<BN, 3>();
+    case 4: return runner<BN, 4>();
+    case 5: return runner<BN, 5>();
+    case 6: return runner<BN, 6>();
+    default: return nullptr;
+  }
+}
+Runner lookup(const MatmulRequest& q) {
+  return q.tile_n == 256 ? by_stages<256>(q.stages) : q.tile_n == 128 ? by_stages<128>(q.stages) : nullptr;
+}
+}  // namespace
+
+std::string sm90_matmul_configs_help() {
+  return "tile 128x{128,256}x64, stages 2-6 (as many as fit in 227 KB: 4 for N=256)";
+}
+
+std::string validate_sm90_matmul(const MatmulRequest& q) {
+  if (q.tile_n != 128 && q.tile_n != 256)
+    return fmt::format("--arch sm90: tile N {} is not supported ({})", q.tile_n, sm90_matmul_configs_help());
+  if (q.stages < 2 || q.stages > 6)
+    return fmt::format("--arch sm90: --stages {} is outside 2-6", q.stages);
+  if (lookup(q) == nullptr)
+    return fmt::format("--arch sm90: {} stages of a 128x{}x64 tile do not fit in 227 KB of shared memory",
+                       q.stages, q.tile_n);
+  if (q.out_f32) return "--arch sm90: the SM90 matmul writes BF16 only (--out-dtype bf16)";
+  const uint64_t grid = std::min<uint64_t>(
+      uint64_t{(q.m + 127) / 128} * ((q.n + q.tile_n - 1) / q.tile_n),
+      static_cast<uint64_t>(models::sm90::gpu_params().num_sms));
+  if (!q.timeline_path.empty() && static_cast<uint64_t>(q.timeline_cta) >= grid)
+    return fmt::format("--timeline-cta {} does not exist: this launch has {} CTAs (0-{})",
+                       q.timeline_cta, grid, grid - 1);
+  if (q.functional && uint64_t{q.m} * q.n * q.k > (1ull << 33))
+    return "--functional is limited to M*N*K <= 2^33 (it computes real products); use timing "
+           "mode for larger shapes";
+  return "";
+}
+
+RunResult run_sm90_matmul(const MatmulRequest& q) {
+  const std::string err = validate_sm90_matmul(q);
+  if (!err.empty()) throw std::invalid_argument(err);
+  const Runner run = lookup(q);
+  const double f_max = models::sm90::gpu_params().clock_ghz;
+  if (q.sm_clock_ghz > 0)
+    return run(q, {q.sm_clock_ghz, q.rest_clock_ghz > 0 ? q.rest_clock_ghz : q.sm_clock_ghz});
+  // The power-limited clocks: simulate with the phases at their caps, find
+  // the clocks at which that activity fits the power limits, simulate again
+  // there (the memory side keeps its speed, so the kernel takes fewer SM
+  // cycles and draws a little more), until neither clock moves by 1 %. These
+  // probes record and write no trace or timeline; a run that asks for them
+  // is simulated once more at the clocks found, with its files.
+  const auto& power = models::sm90::extras().power;
+  MatmulRequest probe = q;
+  probe.trace_path.clear();
+  probe.timeline_path.clear();
+  models::sm90::LaunchClocks at = models::sm90::clock_caps(power, f_max);
+  RunResult r = run(probe, at);
+  double wall = r.wall_s;
+  auto moved = [](double a, double b) { return std::abs(a - b) >= 0.01 * b; };
+  for (int i = 0; i < 3; ++i) {
+    const auto next = models::sm90::power_limited_clocks(power, f_max, activity(q, r));
+    if (!moved(next.tensor_ghz, at.tensor_ghz) && !moved(next.rest_ghz, at.rest_ghz)) break;
+    at = next;
+    reset_systemc();  // SystemC time does not restart in a used context
+    r = run(probe, at);
+    wall += r.wall_s;
+  }
+  if (!q.trace_path.empty() || !q.timeline_path.empty()) {
+    reset_systemc();
+    r = run(q, at);
+    wall += r.wall_s;
+  }
+  r.wall_s = wall;
+  return r;
+}
+
+}  // namespace sk::sim

@@ -1,0 +1,20 @@
+// sm90_matmul_run.h: host side of the SM90 structured matmul in the model.
+//
+// The same problem setup and FP64 reference check as the SM100 run (random
+// BF16 inputs in 16-byte-aligned padded rows whose padding is NaN), launched
+// on the SM90 parameters (132 SMs, timing measured on the H200). The request
+// is the SM100 one: tile N 128 or 256, and as many stages as fit.
+#pragma once
+
+#include <string>
+
+#include "runner/kernels/sm100_matmul_run.h"
+#include "runner/result/run_result.h"
+
+namespace sk::sim {
+
+std::string validate_sm90_matmul(const MatmulRequest& req);
+RunResult run_sm90_matmul(const MatmulRequest& req);
+std::string sm90_matmul_configs_help();
+
+}  // namespace sk::sim

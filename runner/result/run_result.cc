@@ -1,0 +1,173 @@
+#include "runner/result/run_result.h"
+
+#include <cmath>
+#include <limits>
+
+namespace sk::sim {
+namespace json = boost::json;
+
+json::object finding_to_json(const Finding& f) {
+  json::array details;
+  for (const auto& d : f.details) details.push_back(json::string(d));
+  return json::object{{"class", f.cls},       {"rule", f.rule},         {"message", f.message},
+                      {"cycle", f.cycle},     {"location", f.location}, {"cta", f.cta},
+                      {"warp", f.warp},       {"role", f.role},         {"details", std::move(details)}};
+}
+
+// JSON has no infinity or NaN (boost writes a token its own parser rejects):
+// an error bound that is not finite (a NaN in D) is written as the largest
+// double.
+double finite_or_max(double v) {
+  return std::isfinite(v) ? v : std::numeric_limits<double>::max();
+}
+
+json::object to_json(const RunResult& r) {
+  json::object o;
+  o["kernel"] = r.kernel;
+  o["arch"] = r.arch;
+  o["status"] = r.status;
+  o["shape"] = json::object{{"m", r.m}, {"n", r.n}, {"k", r.k}};
+  o["config"] = json::object{{"name", r.config_name},
+                             {"tile_m", r.tile_m},
+                             {"tile_n", r.tile_n},
+                             {"tile_k", r.tile_k},
+                             {"stages", r.stages},
+                             {"ctas", r.ctas},
+                             {"out_dtype", r.out_dtype},
+                             {"functional", r.functional}};
+  if (!r.scheduler.empty()) o["config"].as_object()["scheduler"] = r.scheduler;
+  o["cycles"] = r.cycles;
+  o["clock_ghz"] = r.clock_ghz;
+  if (r.power_w > 0) o["power_w"] = r.power_w;
+  if (r.tensor_phase_ghz > 0)
+    o["sm_clocks"] = json::object{{"tensor_phase_ghz", r.tensor_phase_ghz},
+                                  {"rest_phase_ghz", r.rest_phase_ghz},
+                                  {"tensor_phase_cycles", r.tensor_phase_cycles}};
+  o["predicted_time_us"] = r.predicted_time_us;
+  o["tflops"] = r.tflops;
+  o["peak_fraction"] = r.peak_fraction;
+  o["overlap_pct"] = r.overlap_pct;
+  o["bottleneck"] = r.bottleneck;
+  o["utilization"] = json::object{{"tensor_core_pct", r.tensor_util_pct},
+                                  {"hbm_pct", r.hbm_util_pct},
+                                  {"l2_hit_pct", r.l2_hit_pct},
+                                  {"hbm_bytes", r.hbm_bytes}};
+  // LDS statistics: AMD runs only (NVIDIA shared memory has no bank model).
+  if (r.lds_instructions > 0)
+    o["utilization"].as_object()["lds"] =
+        json::object{{"instructions", r.lds_instructions},
+                     {"bank_conflict_cycles", r.lds_bank_conflict_cycles}};
+  json::array roles;
+  for (const auto& x : r.roles) {
+    json::object stalls;
+    for (const auto& [cause, pct] : x.stalls) stalls[cause] = pct;
+    roles.push_back(json::object{{"name", x.name},
+                                 {"busy_pct", x.busy_pct},
+                                 {"stall_pct", x.stall_pct},
+                                 {"stalls", std::move(stalls)}});
+  }
+  o["roles"] = std::move(roles);
+  json::array fs;
+  for (const auto& f : r.findings) fs.push_back(finding_to_json(f));
+  o["findings"] = std::move(fs);
+  o["seed"] = r.seed;
+  o["events"] = r.events;
+  o["wall_s"] = r.wall_s;
+  if (r.check.ran)
+    o["check"] = json::object{{"passed", r.check.passed},
+                              {"max_abs_err", finite_or_max(r.check.max_abs_err)},
+                              {"max_rel_err", finite_or_max(r.check.max_rel_err)},
+                              {"reference", r.check.reference},
+                              {"detail", r.check.detail}};
+  return o;
+}
+
+namespace {
+template <class T>
+T get(const json::object& o, const char* k) {
+  return json::value_to<T>(o.at(k));
+}
+}  // namespace
+
+RunResult run_result_from_json(const json::value& v) {
+  const auto& o = v.as_object();
+  RunResult r;
+  r.kernel = get<std::string>(o, "kernel");
+  r.arch = get<std::string>(o, "arch");
+  r.status = get<std::string>(o, "status");
+  const auto& s = o.at("shape").as_object();
+  r.m = get<uint32_t>(s, "m");
+  r.n = get<uint32_t>(s, "n");
+  r.k = get<uint32_t>(s, "k");
+  const auto& c = o.at("config").as_object();
+  r.config_name = get<std::string>(c, "name");
+  r.tile_m = get<uint32_t>(c, "tile_m");
+  r.tile_n = get<uint32_t>(c, "tile_n");
+  r.tile_k = get<uint32_t>(c, "tile_k");
+  r.stages = get<uint32_t>(c, "stages");
+  r.ctas = get<uint32_t>(c, "ctas");
+  r.out_dtype = get<std::string>(c, "out_dtype");
+  r.functional = get<bool>(c, "functional");
+  if (c.contains("scheduler")) r.scheduler = get<std::string>(c, "scheduler");
+  r.cycles = get<uint64_t>(o, "cycles");
+  r.clock_ghz = get<double>(o, "clock_ghz");
+  if (o.contains("power_w")) r.power_w = get<double>(o, "power_w");
+  if (o.contains("sm_clocks")) {
+    const auto& c = o.at("sm_clocks").as_object();
+    r.tensor_phase_ghz = get<double>(c, "tensor_phase_ghz");
+    r.rest_phase_ghz = get<double>(c, "rest_phase_ghz");
+    r.tensor_phase_cycles = get<uint64_t>(c, "tensor_phase_cycles");
+  }
+  r.predicted_time_us = get<double>(o, "predicted_time_us");
+  r.tflops = get<double>(o, "tflops");
+  r.peak_fraction = get<double>(o, "peak_fraction");
+  r.overlap_pct = get<double>(o, "overlap_pct");
+  r.bottleneck = get<std::string>(o, "bottleneck");
+  const auto& u = o.at("utilization").as_object();
+  r.tensor_util_pct = get<double>(u, "tensor_core_pct");
+  r.hbm_util_pct = get<double>(u, "hbm_pct");
+  r.l2_hit_pct = get<double>(u, "l2_hit_pct");
+  r.hbm_bytes = get<uint64_t>(u, "hbm_bytes");
+  if (u.contains("lds")) {
+    const auto& l = u.at("lds").as_object();
+    r.lds_instructions = get<uint64_t>(l, "instructions");
+    r.lds_bank_conflict_cycles = get<uint64_t>(l, "bank_conflict_cycles");
+  }
+  for (const auto& x : o.at("roles").as_array()) {
+    const auto& ro = x.as_object();
+    RoleStats rs{get<std::string>(ro, "name"), get<double>(ro, "busy_pct"),
+                 get<double>(ro, "stall_pct"), {}};
+    for (const auto& [cause, pct] : ro.at("stalls").as_object())
+      rs.stalls.emplace_back(std::string(cause), json::value_to<double>(pct));
+    r.roles.push_back(std::move(rs));
+  }
+  for (const auto& x : o.at("findings").as_array()) {
+    const auto& fo = x.as_object();
+    Finding f;
+    f.cls = get<std::string>(fo, "class");
+    f.rule = get<std::string>(fo, "rule");
+    f.message = get<std::string>(fo, "message");
+    f.cycle = get<uint64_t>(fo, "cycle");
+    f.location = get<std::string>(fo, "location");
+    f.cta = get<int>(fo, "cta");
+    f.warp = get<int>(fo, "warp");
+    f.role = get<std::string>(fo, "role");
+    for (const auto& d : fo.at("details").as_array()) f.details.push_back(json::value_to<std::string>(d));
+    r.findings.push_back(std::move(f));
+  }
+  r.seed = get<uint64_t>(o, "seed");
+  r.events = get<uint64_t>(o, "events");
+  r.wall_s = get<double>(o, "wall_s");
+  if (o.contains("check")) {
+    const auto& ch = o.at("check").as_object();
+    r.check.ran = true;
+    r.check.passed = get<bool>(ch, "passed");
+    r.check.max_abs_err = get<double>(ch, "max_abs_err");
+    r.check.max_rel_err = get<double>(ch, "max_rel_err");
+    r.check.reference = get<std::string>(ch, "reference");
+    r.check.detail = get<std::string>(ch, "detail");
+  }
+  return r;
+}
+
+}  // namespace sk::sim

@@ -1,0 +1,69 @@
+// run_result.h: the outcome of one simulated kernel run, and its JSON form.
+//
+// The same JSON document is (a) what a simulation child process hands back to
+// the CLI and (b) the `sim run --json` summary whose fields are a contract
+// (DESIGN.md section 5). Field names here are that contract.
+#pragma once
+
+#include <boost/json.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/finding.h"
+
+namespace sk::sim {
+
+struct RoleStats {
+  std::string name;
+  double busy_pct = 0;   // share of the kernel's time the role's warps were not blocked
+  double stall_pct = 0;  // share spent blocked on barriers or waiting for async ops
+  // stall_pct split by cause (full_stage, empty_stage, accumulator, scheduler, residual,
+  // tmem_load, tma_store, barrier, other), causes with no time left out.
+  std::vector<std::pair<std::string, double>> stalls;
+};
+
+struct CheckResult {
+  bool ran = false;
+  bool passed = false;
+  double max_abs_err = 0;
+  double max_rel_err = 0;
+  std::string reference;
+  std::string detail;  // first mismatch, when failed
+};
+
+struct RunResult {
+  std::string kernel, arch, status;  // status: completed | deadlock | cycle_bound
+  uint32_t m = 0, n = 0, k = 0;
+  std::string config_name;
+  std::string scheduler;  // matmul: static | clc (empty: not applicable)
+  uint32_t tile_m = 0, tile_n = 0, tile_k = 0, stages = 0, ctas = 0;
+  std::string out_dtype;
+  uint64_t cycles = 0;
+  double clock_ghz = 0, peak_tflops = 0;  // clock_ghz: the SM clock the run predicts
+  double power_w = 0;  // predicted average board power (0: not modelled for the arch)
+  // SM90: the clocks of the launch's two phases (models/sm90/phase_clock.h);
+  // clock_ghz is then their average, cycles over time. 0: one clock.
+  double tensor_phase_ghz = 0, rest_phase_ghz = 0;
+  uint64_t tensor_phase_cycles = 0;
+  double predicted_time_us = 0, tflops = 0, peak_fraction = 0, overlap_pct = 0;
+  // tensor_core | hbm_bandwidth | sm_ingest | epilogue | load_latency, and on
+  // AMD lds_latency | synchronization
+  std::string bottleneck;
+  double tensor_util_pct = 0, hbm_util_pct = 0, l2_hit_pct = 0;
+  uint64_t hbm_bytes = 0;
+  // AMD: LDS instructions and the extra cycles their bank conflicts cost.
+  uint64_t lds_instructions = 0, lds_bank_conflict_cycles = 0;
+  std::vector<RoleStats> roles;
+  std::vector<Finding> findings;
+  uint64_t seed = 0, events = 0;
+  double wall_s = 0;
+  bool functional = false;
+  CheckResult check;
+};
+
+boost::json::object to_json(const RunResult& r);
+boost::json::object finding_to_json(const Finding& f);
+RunResult run_result_from_json(const boost::json::value& v);
+
+}  // namespace sk::sim

@@ -534,17 +534,10 @@ int cmd_collect(int argc, char** argv) {
        "write the merged JSON to FILE, or - for stdout (default: the submitting command's --json)")
       ("partition", po::value<std::string>(), "--resume: the partition (default: the job's)")
       ("time-limit", po::value<std::string>(), "--resume: each task's time limit (default: the job's)");
-  // `sim collect DIR ...`: the directory comes first.
-  std::vector<char*> rest{argv[0]};
-  std::string dir;
-  int from = 1;
-  if (argc > 1 && argv[1][0] != '-') {
-    dir = argv[1];
-    from = 2;
-  }
-  for (int i = from; i < argc; ++i) rest.push_back(argv[i]);
-  const po::variables_map vm =
-      parse_options(static_cast<int>(rest.size()), rest.data(), "collect", opts);
+  po::options_description positional;
+  positional.add_options()("dir", po::value<std::string>(), "the job directory");
+  const po::variables_map vm = parse_options(argc, argv, "collect", opts, &positional, "dir");
+  std::string dir = vm.count("dir") ? vm["dir"].as<std::string>() : "";
   if (vm.count("help")) {
     std::cout << "usage: sim collect DIR [--wait] [--json FILE|-]\n"
                  "       sim collect --resume DIR [--wait] [--json FILE|-] [--partition P] "

@@ -193,7 +193,8 @@ std::vector<SliceStatus> slice_states(const JobDir& d, const Manifest& m, const 
     } else if (auto e = q.find({st.job, i}); e != q.end()) {
       st.state = e->second.state == "PENDING" ? SliceState::kPending : SliceState::kRunning;
       st.detail = fmt::format("job {}_{} {}", st.job, i, e->second.state);
-      if (st.state == SliceState::kPending && !e->second.reason.empty())
+      if (st.state == SliceState::kPending && !e->second.reason.empty() &&
+          e->second.reason != "None")
         st.detail += " (" + e->second.reason + ")";
     } else if (read_file(d.log_err(st.job, i), text) && slurm_note(text, st.state, st.detail)) {
     } else if (std::string mark; read_file(d.exit_marker(st.job, i), mark)) {

@@ -9,12 +9,11 @@
 # sim collect on a directory that is not a job.
 #
 # Then, where Slurm can start (root, Debian's slurm-wlm and munge installed):
-# munged, slurmctld and slurmd on localhost from a generated munge key and
-# slurm.conf in a short temporary directory (Unix socket paths are limited to
-# 108 bytes), the node with 4 CPUs whatever the machine has
-# (SlurmdParameters=config_overrides), so 4 one-CPU array tasks run at once;
-# no accounting (sim reads squeue, Slurm's notes in the task logs and its
-# own exit markers). Through it:
+# munged, slurmctld and slurmd on localhost (local_slurm.sh: a generated munge
+# key and slurm.conf in a short temporary directory), the node with 4 CPUs
+# whatever the machine has, so 4 one-CPU array tasks run at once; no
+# accounting (sim reads squeue, Slurm's notes in the task logs and its own
+# exit markers). Through it:
 #   1. a sweep (sm100 matmul 512^3, stages 2-4, tile-n 128,256) in 4 tasks
 #      and a verify (sm100 matmul 256^3, 8 schedules) in 4 tasks, with
 #      --wait: the merged JSON must be byte-identical (cmp) to the local
@@ -92,102 +91,13 @@ expect_usage_error "no job directory" "$sim" collect
 [ -e "$tmp/usage/j3" ] && fail "a refused command created its job directory"
 
 # ------------------------------------------------------------ a local Slurm
-skip() {
-  echo "SKIPPED the Slurm runs: $*"
+. "$(dirname "$0")/local_slurm.sh"
+trap stop_local_slurm EXIT
+if ! start_local_slurm 4; then
+  echo "SKIPPED the Slurm runs: $local_slurm_why"
   finish
-}
-[ "$(id -u)" -eq 0 ] || skip "not root (slurmd runs the jobs and munged needs its own key; run as root)"
-export PATH="$PATH:/usr/sbin:/sbin"
-for b in munged munge slurmctld slurmd sbatch squeue scancel scontrol sinfo python3; do
-  command -v "$b" >/dev/null || skip "$b not found (tools/setup.sh installs slurm-wlm and munge)"
-done
-
-base=$(mktemp -d /tmp/sk-slurm.XXXXXX)
-chmod 755 "$base"
-mkdir -p "$base/munge" "$base/state" "$base/spool" "$base/log"
-stop_all() {
-  if [ -f "$base/slurm.conf" ]; then
-    SLURM_CONF="$base/slurm.conf" scancel --user="$(id -u)" >/dev/null 2>&1
-    for _ in $(seq 1 50); do
-      [ -z "$(SLURM_CONF="$base/slurm.conf" squeue -h 2>/dev/null)" ] && break
-      sleep 0.2
-    done
-  fi
-  local f pid
-  for f in slurmd slurmctld munged; do
-    [ -f "$base/$f.pid" ] || continue
-    pid=$(cat "$base/$f.pid")
-    kill "$pid" 2>/dev/null || continue
-    for _ in $(seq 1 50); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.2
-    done
-    kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null
-  done
-  rm -rf "$base"
-}
-trap stop_all EXIT
-
-dd if=/dev/urandom of="$base/munge/munge.key" bs=1024 count=1 2>/dev/null
-chmod 400 "$base/munge/munge.key"
-munged --force --socket="$base/munge/sock" --key-file="$base/munge/munge.key" \
-  --log-file="$base/log/munged.log" --pid-file="$base/munged.pid" --seed-file="$base/munge/seed" \
-  >"$base/log/munged.out" 2>&1 || skip "munged did not start: $(tail -n 3 "$base/log/munged.out" "$base/log/munged.log" 2>/dev/null)"
-munge -S "$base/munge/sock" -n </dev/null | unmunge -S "$base/munge/sock" >/dev/null 2>&1 ||
-  skip "munge cannot encode and decode a credential: $(tail -n 3 "$base/log/munged.log")"
-
-read -r ctld_port slurmd_port < <(python3 -c '
-import socket
-s = [socket.socket() for _ in range(2)]
-for x in s: x.bind(("127.0.0.1", 0))
-print(*[x.getsockname()[1] for x in s])')
-cat >"$base/slurm.conf" <<CONF
-# A one-node cluster for tests/slurm/slurm_test.sh.
-ClusterName=sktest
-SlurmctldHost=localhost(127.0.0.1)
-SlurmctldPort=$ctld_port
-SlurmdPort=$slurmd_port
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-AuthInfo=socket=$base/munge/sock
-CredType=cred/munge
-StateSaveLocation=$base/state
-SlurmdSpoolDir=$base/spool
-SlurmctldPidFile=$base/slurmctld.pid
-SlurmdPidFile=$base/slurmd.pid
-SlurmctldLogFile=$base/log/slurmctld.log
-SlurmdLogFile=$base/log/slurmd.log
-PlugStackConfig=$base/plugstack.conf
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
-SlurmdParameters=config_overrides
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-MpiDefault=none
-ReturnToService=2
-KillWait=5
-MailProg=/bin/true
-NodeName=localhost NodeAddr=127.0.0.1 CPUs=4 RealMemory=1000 State=UNKNOWN
-PartitionName=test Nodes=localhost Default=YES MaxTime=INFINITE State=UP
-CONF
-: >"$base/plugstack.conf"
-export SLURM_CONF="$base/slurm.conf"
-slurmctld -f "$SLURM_CONF" >"$base/log/slurmctld.out" 2>&1 ||
-  skip "slurmctld did not start: $(tail -n 5 "$base/log/slurmctld.out" "$base/log/slurmctld.log" 2>/dev/null)"
-slurmd -f "$SLURM_CONF" -N localhost >"$base/log/slurmd.out" 2>&1 ||
-  skip "slurmd did not start: $(tail -n 5 "$base/log/slurmd.out" "$base/log/slurmd.log" 2>/dev/null)"
-state=""
-for _ in $(seq 1 150); do
-  state=$(sinfo -h -n localhost -o %t 2>/dev/null)
-  [ "$state" = "idle" ] && break
-  sleep 0.2
-done
-[ "$state" = "idle" ] || skip "the node is '$state', not idle, after 30 s: $(tail -n 5 "$base/log/slurmctld.log" "$base/log/slurmd.log" 2>/dev/null)"
-echo "ok: Slurm up (slurmctld port $ctld_port, slurmd port $slurmd_port, 4 CPUs)"
+fi
+echo "ok: Slurm up (slurmctld and slurmd ports $local_slurm_ports, 4 CPUs)"
 
 # same_text A B: the text reports agree apart from wall times and the submission lines.
 same_text() {

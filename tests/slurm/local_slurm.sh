@@ -1,7 +1,7 @@
 # local_slurm.sh: a one-node Slurm cluster on localhost, for tests/slurm and
 # tools/slurm_speedup.sh. Source it, then:
 #
-#   start_local_slurm CPUS || echo "cannot start: $local_slurm_why"
+#   start_local_slurm CPUS [SLURM.CONF LINE...] || echo "cannot start: $local_slurm_why"
 #   ... sbatch, squeue, sim --slurm (SLURM_CONF is exported) ...
 #   stop_local_slurm
 #
@@ -56,6 +56,8 @@ _local_slurm_fail() {
 
 start_local_slurm() {
   local cpus="${1:-4}" b
+  [ $# -gt 0 ] && shift
+  local extra=("$@")  # more slurm.conf lines, e.g. SchedulerParameters=...
   local_slurm_why=""
   if [ "$(id -u)" -ne 0 ]; then
     local_slurm_why="not root (slurmd runs the jobs and munged needs its own key; run as root)"
@@ -121,6 +123,7 @@ MailProg=/bin/true
 NodeName=localhost NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=1000 State=UNKNOWN
 PartitionName=test Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 CONF
+  for b in "${extra[@]}"; do echo "$b" >>"$base/slurm.conf"; done
   : >"$base/plugstack.conf"
   export SLURM_CONF="$base/slurm.conf"
   slurmctld -f "$SLURM_CONF" >"$base/log/slurmctld.out" 2>&1 ||

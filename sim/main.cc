@@ -15,9 +15,14 @@
 //   sim sweep --kernel matmul --arch sm100 --m M --n N --k K [--stages LIST]
 //           [--tile-n LIST] [--out-dtype bf16|f32] [--jobs J] [--json FILE|-]
 //           [--wall-limit SECONDS]   (LIST: 2,4,6 or 2-8; ranked by predicted time)
+//   sim verify|sweep ... --slurm DIR [--partition P] [--tasks N] [--time-limit T] [--wait]
+//   sim collect DIR [--wait] [--json FILE|-]
+//   sim collect --resume DIR [--wait] [--json FILE|-] [--partition P] [--time-limit T]
+//           (one Slurm array job, merged into the local run's output: docs/slurm.md)
 //
 // Exit status: 0 no findings (and, with --functional, a passing check);
-// 1 findings or a failed check; 2 bad usage or input (one line on stderr).
+// 1 findings or a failed check; 2 bad usage or input (one line on stderr);
+// 3 a merged Slurm job that is incomplete (sim collect, --wait).
 // Each simulation runs in a child process (engine/isolate.h), so the CLI
 // itself never crashes or hangs on a misbehaving kernel.
 #include <fmt/format.h>
@@ -31,10 +36,12 @@
 #include <unistd.h>
 
 #include "sim/cli/args.h"
+#include "sim/cli/distributed.h"
 #include "sim/cli/matmul_args.h"
 #include "sim/cli/options.h"
 #include "sim/cli/report.h"
 #include "sim/cli/sweep.h"
+#include "sim/cli/verify_report.h"
 #include "engine/isolate.h"
 #include "runner/kernels/matmul_dispatch.h"
 #include "runner/kernels/sm90_matmul_run.h"
@@ -52,7 +59,8 @@ constexpr const char* kUsage =
     "  list        kernels and architectures the simulator knows\n"
     "  run         simulate one kernel launch (sim run --help)\n"
     "  verify      explore many schedules with the race detector (sim verify --help)\n"
-    "  sweep       rank tile widths and stage counts by predicted time (sim sweep --help)\n";
+    "  sweep       rank tile widths and stage counts by predicted time (sim sweep --help)\n"
+    "  collect     merge the results of a sweep or verify run with --slurm DIR (sim collect --help)\n";
 
 int cmd_list() {
   std::cout << "kernels:\n"
@@ -111,29 +119,6 @@ int cmd_run(int argc, char** argv) {
   return clean ? 0 : 1;
 }
 
-std::string replay_command(const sk::cli::MatmulArgs& in) {
-  const sk::sim::MatmulRequest& q = in.q;
-  if (in.conv) {
-    const sk::sim::Conv2dShape& s = in.conv_shape;
-    return fmt::format("sim run --kernel conv2d --n {} --h {} --w {} --c {} --k {} --r {} --s {} "
-                       "--stride {} --pad {} --dilation {} --stages {} --tile-n {} --out-dtype {}{} "
-                       "--functional",
-                       s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride_h, s.pad_h, s.dil_h, q.stages,
-                       q.tile_n, q.out_f32 ? "f32" : "bf16",
-                       in.residual ? fmt::format(" --residual --beta {}", in.beta) : "");
-  }
-  std::string family_opts;
-  if (in.family == sk::cli::Family::kBlockScaled)
-    family_opts = in.format == sk::sim::BlockFormat::kNvfp4 ? " --format nvfp4"
-                  : in.format == sk::sim::BlockFormat::kMxfp8E5m2
-                      ? " --format mxfp8 --fp8-type e5m2"
-                      : " --format mxfp8";
-  return fmt::format("sim run --kernel {}{} --arch {} --m {} --n {} --k {} --stages {} "
-                     "--tile-n {} --out-dtype {}{} --functional",
-                     in.kernel_name(), family_opts, q.arch, q.m, q.n, q.k, q.stages, q.tile_n,
-                     q.out_f32 ? "f32" : "bf16", q.clc ? " --scheduler clc" : "");
-}
-
 int cmd_verify(int argc, char** argv) {
   sk::cli::MatmulArgs in =
       sk::cli::parse_matmul_args(argc, argv, "verify", sk::cli::verify_options());
@@ -141,6 +126,7 @@ int cmd_verify(int argc, char** argv) {
   if (!in.q.trace_path.empty() || !in.q.timeline_path.empty())
     throw UsageError("sim verify: --trace and --timeline are per schedule; replay a seed with sim "
                      "run --trace or --timeline");
+  if (in.dist.submit() || in.dist.task()) return sk::cli::verify_distributed(in);
   in.q.progress = false;  // schedules run in parallel; their reports would interleave
   sk::verify::ExploreOptions eo;
   for (uint64_t i = 0; i < in.schedules; ++i) eo.seeds.push_back(in.q.seed + i);
@@ -154,30 +140,22 @@ int cmd_verify(int argc, char** argv) {
         return in.simulate(q);
       },
       eo);
-  const std::string replay = replay_command(in);
-  if (!in.json_path.empty()) {
-    boost::json::array fs;
-    for (const auto& f : rep.findings) {
-      boost::json::object o = sk::sim::finding_to_json(f.finding);
-      o["seed"] = f.seed;
-      o["schedules"] = f.schedules;
-      o["replay"] = fmt::format("{} --seed {}", replay, f.seed);
-      fs.push_back(std::move(o));
-    }
-    boost::json::array errs;
-    for (const auto& e : rep.errors) errs.push_back(boost::json::string(e));
-    boost::json::object doc{{"kernel", in.kernel_name()}, {"arch", base.arch},
-                            {"explored", rep.explored}, {"findings", std::move(fs)},
-                            {"errors", std::move(errs)}, {"wall_s", rep.wall_s}};
-    sk::cli::write_output("--json", in.json_path, boost::json::serialize(doc));
-  }
+  // The JSON holds no wall time, so the same inputs give the same bytes
+  // (here, with any --jobs, and merged from a Slurm job).
+  if (!in.json_path.empty())
+    sk::cli::write_output("--json", in.json_path,
+                          boost::json::serialize(sk::cli::verify_to_json(in, rep)));
   std::ostream& text = in.json_path == "-" ? std::cerr : std::cout;
-  text << fmt::format("verify {} on {}: M={} N={} K={}, tile 128x{}, {} stages{}; "
-                      "seeds {}..{}\n",
-                      in.conv ? "conv2d (implicit GEMM)" : in.kernel_name(), base.arch, base.m, base.n, base.k, base.tile_n, base.stages,
-                      base.clc ? ", CLC scheduler" : "", base.seed, base.seed + in.schedules - 1)
-       << sk::verify::format_report(rep, replay);
+  text << sk::cli::verify_header(in) << sk::verify::format_report(rep, sk::cli::replay_command(in));
   return rep.findings.empty() && rep.errors.empty() ? 0 : 1;
+}
+
+// `sim sweep` here, or sliced over a Slurm array job (sim/cli/distributed.h).
+int cmd_sweep(int argc, char** argv) {
+  const sk::cli::SweepArgs a = sk::cli::parse_sweep_args(argc, argv);
+  if (a.help) return 0;
+  if (a.dist.submit() || a.dist.task()) return sk::cli::sweep_distributed(a);
+  return sk::cli::sweep_locally(a);
 }
 
 }  // namespace
@@ -198,7 +176,8 @@ extern "C" int sc_main(int argc, char* argv[]) {
     }
     if (cmd == "run") return cmd_run(argc - 1, argv + 1);
     if (cmd == "verify") return cmd_verify(argc - 1, argv + 1);
-    if (cmd == "sweep") return sk::cli::cmd_sweep(argc - 1, argv + 1);
+    if (cmd == "sweep") return cmd_sweep(argc - 1, argv + 1);
+    if (cmd == "collect") return sk::cli::cmd_collect(argc - 1, argv + 1);
     throw UsageError(fmt::format("unknown command '{}' (sim --help)", cmd));
   } catch (const UsageError& e) {
     std::cerr << "sim: " << e.what() << "\n";

@@ -11,6 +11,9 @@
 # ROCm device libraries (rocm-device-libs) for device code that needs them.
 # CUDA's nvcc is optional: the sm100 compile checks run when
 # /usr/local/cuda/bin/nvcc exists and are reported as skipped otherwise.
+# Slurm (slurm-wlm: slurmctld and slurmd; slurm-client: sbatch, squeue,
+# scancel) and munge let tests/slurm start a one-node cluster on localhost
+# (docs/slurm.md); setup.sh only installs them, it starts no daemon.
 set -euo pipefail
 
 packages=(
@@ -27,6 +30,9 @@ packages=(
   libclang-rt-19-dev
   libamdhip64-dev
   rocm-device-libs
+  slurm-wlm
+  slurm-client
+  munge
 )
 
 missing=()

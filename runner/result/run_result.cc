@@ -89,6 +89,21 @@ T get(const json::object& o, const char* k) {
 }
 }  // namespace
 
+Finding finding_from_json(const json::value& v) {
+  const auto& fo = v.as_object();
+  Finding f;
+  f.cls = get<std::string>(fo, "class");
+  f.rule = get<std::string>(fo, "rule");
+  f.message = get<std::string>(fo, "message");
+  f.cycle = get<uint64_t>(fo, "cycle");
+  f.location = get<std::string>(fo, "location");
+  f.cta = get<int>(fo, "cta");
+  f.warp = get<int>(fo, "warp");
+  f.role = get<std::string>(fo, "role");
+  for (const auto& d : fo.at("details").as_array()) f.details.push_back(json::value_to<std::string>(d));
+  return f;
+}
+
 RunResult run_result_from_json(const json::value& v) {
   const auto& o = v.as_object();
   RunResult r;
@@ -141,20 +156,7 @@ RunResult run_result_from_json(const json::value& v) {
       rs.stalls.emplace_back(std::string(cause), json::value_to<double>(pct));
     r.roles.push_back(std::move(rs));
   }
-  for (const auto& x : o.at("findings").as_array()) {
-    const auto& fo = x.as_object();
-    Finding f;
-    f.cls = get<std::string>(fo, "class");
-    f.rule = get<std::string>(fo, "rule");
-    f.message = get<std::string>(fo, "message");
-    f.cycle = get<uint64_t>(fo, "cycle");
-    f.location = get<std::string>(fo, "location");
-    f.cta = get<int>(fo, "cta");
-    f.warp = get<int>(fo, "warp");
-    f.role = get<std::string>(fo, "role");
-    for (const auto& d : fo.at("details").as_array()) f.details.push_back(json::value_to<std::string>(d));
-    r.findings.push_back(std::move(f));
-  }
+  for (const auto& x : o.at("findings").as_array()) r.findings.push_back(finding_from_json(x));
   r.seed = get<uint64_t>(o, "seed");
   r.events = get<uint64_t>(o, "events");
   r.wall_s = get<double>(o, "wall_s");

@@ -64,6 +64,7 @@ struct RunResult {
 
 boost::json::object to_json(const RunResult& r);
 boost::json::object finding_to_json(const Finding& f);
+Finding finding_from_json(const boost::json::value& v);  // the inverse of finding_to_json
 RunResult run_result_from_json(const boost::json::value& v);
 
 }  // namespace sk::sim

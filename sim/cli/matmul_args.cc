@@ -171,12 +171,16 @@ po::options_description verify_options() {
   o.add_options()("schedules", po::value<std::string>()->default_value("100"),
                   "number of schedules to explore (seeds --seed, --seed + 1, ...)")
       ("jobs", po::value<std::string>()->default_value("2"), "simulations run in parallel");
+  add_slurm_options(o);
   return o;
 }
 
 MatmulArgs parse_matmul_args(int argc, char** argv, const char* cmd,
                              const po::options_description& opts) {
-  const po::variables_map vm = parse_options(argc, argv, cmd, opts);
+  // Options that take --slurm (verify_options) also take an array task's --slice.
+  const bool slurm = opts.find_nothrow("slurm", false) != nullptr;
+  const po::options_description hidden = slice_options();
+  const po::variables_map vm = parse_options(argc, argv, cmd, opts, slurm ? &hidden : nullptr);
   MatmulArgs out;
   out.help = print_help(vm, cmd, opts);
   if (out.help) return out;
@@ -263,6 +267,7 @@ MatmulArgs parse_matmul_args(int argc, char** argv, const char* cmd,
   }
   if (std::string err = out.validate(q); !err.empty()) throw UsageError(err);
   out.json_path = parse_json_path(vm);
+  if (slurm) out.dist = parse_distributed_args(vm, argc, argv, cmd);
   if (vm.count("trace")) {
     q.trace_path = resolve_path(vm["trace"].as<std::string>());
     require_writable("--trace", q.trace_path);

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 
+#include "sim/cli/distributed_args.h"
 #include "runner/kernels/block_scaled_run.h"
 #include "runner/kernels/conv2d_run.h"
 #include "runner/kernels/sm100_matmul_run.h"
@@ -21,7 +22,8 @@ namespace sk::cli {
 
 namespace po = boost::program_options;
 
-// The options of `sim run`; verify_options() adds --schedules and --jobs.
+// The options of `sim run`; verify_options() adds --schedules, --jobs and the
+// Slurm options (sim/cli/distributed_args.h).
 po::options_description run_options();
 po::options_description verify_options();
 
@@ -35,6 +37,7 @@ struct MatmulArgs {
   double wall = 3600;     // --wall-limit, seconds
   uint64_t schedules = 0; // sim verify only
   int jobs = 2;           // sim verify only
+  DistributedArgs dist;   // sim verify only: --slurm ... or an array task's --slice
   bool help = false;      // --help was given (and printed); nothing else is set
   // --kernel conv2d: the convolution; q then holds its implicit GEMM's M, N, K
   // and the run options.

@@ -45,11 +45,16 @@ std::string option_error_message(const po::error_with_option_name& e) {
 }  // namespace
 
 po::variables_map parse_options(int argc, char** argv, const std::string& cmd,
-                                const po::options_description& opts) {
+                                const po::options_description& opts,
+                                const po::options_description* hidden,
+                                const char* positional) {
   // Every argument is an option; anything else lands in "stray" and is refused.
   po::options_description all;
-  all.add(opts).add_options()("stray", po::value<std::vector<std::string>>());
+  all.add(opts);
+  if (hidden != nullptr) all.add(*hidden);
+  all.add_options()("stray", po::value<std::vector<std::string>>());
   po::positional_options_description rest;
+  if (positional != nullptr) rest.add(positional, 1);
   rest.add("stray", -1);
   po::variables_map vm;
   try {

@@ -18,9 +18,13 @@ namespace po = boost::program_options;
 // Adds --help, --kernel, --arch, --m, --n and --k to `o`.
 void add_problem_options(po::options_description& o);
 
-// Parses argv (argv[0] is the command) against `opts`.
+// Parses argv (argv[0] is the command) against `opts` and, when given,
+// `hidden` (options --help does not list). With `positional`, the name of an
+// option in `hidden`, the first argument that is not an option is its value.
 po::variables_map parse_options(int argc, char** argv, const std::string& cmd,
-                                const po::options_description& opts);
+                                const po::options_description& opts,
+                                const po::options_description* hidden = nullptr,
+                                const char* positional = nullptr);
 
 // With --help: prints the usage of `sim cmd` and returns true.
 bool print_help(const po::variables_map& vm, const std::string& cmd,

@@ -33,10 +33,8 @@ std::string tile_name(const SweepPoint& p) {
 
 bool failed(const SweepPoint& p) { return group(p) != 0 || !p.result.findings.empty(); }
 
-Sweep run_sweep(const sim::MatmulRequest& base, const std::vector<uint32_t>& tile_ns,
-                const std::vector<uint32_t>& stages, int jobs, double wall_limit_s,
-                const std::function<sim::RunResult(const sim::MatmulRequest&)>& run) {
-  const auto t0 = std::chrono::steady_clock::now();
+Sweep plan_sweep(const sim::MatmulRequest& base, const std::vector<uint32_t>& tile_ns,
+                 const std::vector<uint32_t>& stages) {
   Sweep s;
   for (uint32_t tn : tile_ns)
     for (uint32_t st : stages) {
@@ -49,25 +47,49 @@ Sweep run_sweep(const sim::MatmulRequest& base, const std::vector<uint32_t>& til
       else
         s.points.push_back(std::move(p));
     }
+  return s;
+}
+
+void set_sweep_result(SweepPoint& p, const sim::IsolatedResult& res) {
+  if (!res.ok) {
+    p.error = res.error;
+  } else {
+    p.ran = true;
+    p.result = sim::run_result_from_json(boost::json::parse(res.payload));
+  }
+}
+
+void run_sweep_points(Sweep& s, const std::vector<size_t>& which, int jobs, double wall_limit_s,
+                      const std::function<sim::RunResult(const sim::MatmulRequest&)>& run,
+                      const std::function<void(size_t, const sim::IsolatedResult&)>& raw) {
   sim::run_isolated_pool(
-      s.points.size(), jobs, wall_limit_s,
-      [&](size_t i) { return boost::json::serialize(sim::to_json(run(s.points[i].q))); },
+      which.size(), jobs, wall_limit_s,
+      [&](size_t i) { return boost::json::serialize(sim::to_json(run(s.points[which[i]].q))); },
       [&](size_t i, sim::IsolatedResult res) {
-        SweepPoint& p = s.points[i];
-        if (!res.ok) {
-          p.error = res.error;
-        } else {
-          p.ran = true;
-          p.result = sim::run_result_from_json(boost::json::parse(res.payload));
-        }
+        if (raw) raw(which[i], res);
+        set_sweep_result(s.points[which[i]], res);
         return true;
       });
+}
+
+void rank_sweep(Sweep& s) {
   std::stable_sort(s.points.begin(), s.points.end(), [](const SweepPoint& a, const SweepPoint& b) {
     const double ta = group(a) == 0 ? a.result.predicted_time_us : 0;
     const double tb = group(b) == 0 ? b.result.predicted_time_us : 0;
     return std::make_tuple(group(a), ta, a.q.tile_n, a.q.stages) <
            std::make_tuple(group(b), tb, b.q.tile_n, b.q.stages);
   });
+}
+
+Sweep run_sweep(const sim::MatmulRequest& base, const std::vector<uint32_t>& tile_ns,
+                const std::vector<uint32_t>& stages, int jobs, double wall_limit_s,
+                const std::function<sim::RunResult(const sim::MatmulRequest&)>& run) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Sweep s = plan_sweep(base, tile_ns, stages);
+  std::vector<size_t> all(s.points.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  run_sweep_points(s, all, jobs, wall_limit_s, run);
+  rank_sweep(s);
   s.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return s;
 }
@@ -147,7 +169,9 @@ SweepArgs parse_sweep_args(int argc, char** argv) {
       ("json", po::value<std::string>(), "write the ranked results as JSON to FILE, or - for stdout")
       ("wall-limit", po::value<std::string>()->default_value("3600"),
        "wall-clock seconds for each configuration");
-  const po::variables_map vm = parse_options(argc, argv, "sweep", opts);
+  add_slurm_options(opts);
+  const po::options_description hidden = slice_options();
+  const po::variables_map vm = parse_options(argc, argv, "sweep", opts, &hidden);
   SweepArgs a;
   a.help = print_help(vm, "sweep", opts);
   if (a.help) return a;
@@ -166,12 +190,11 @@ SweepArgs parse_sweep_args(int argc, char** argv) {
   a.wall =
       static_cast<double>(parse_uint("--wall-limit", vm["wall-limit"].as<std::string>(), 1, 86400));
   a.json_path = parse_json_path(vm);
+  a.dist = parse_distributed_args(vm, argc, argv, "sweep");
   return a;
 }
 
-int cmd_sweep(int argc, char** argv) {
-  const SweepArgs a = parse_sweep_args(argc, argv);
-  if (a.help) return 0;
+int sweep_locally(const SweepArgs& a) {
   const sim::MatmulRequest& base = a.base;
   const std::string& json_path = a.json_path;
   const Sweep s = run_sweep(base, a.tile_ns, a.stages, a.jobs, a.wall,

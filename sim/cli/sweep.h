@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "sim/cli/distributed_args.h"
 #include "runner/kernels/sm100_matmul_run.h"
+#include "engine/isolate.h"
 #include "runner/result/run_result.h"
 
 namespace sk::cli {
@@ -39,9 +41,26 @@ struct Sweep {
 // Runs `base` for every tile N x stages, `jobs` processes at a time, each
 // under `wall_limit_s`, and ranks the outcomes: completed runs fastest first,
 // then runs that did not complete, then errors (ties by tile N, stages).
+// It is plan_sweep, run_sweep_points over every point and rank_sweep.
 Sweep run_sweep(const sim::MatmulRequest& base, const std::vector<uint32_t>& tile_ns,
                 const std::vector<uint32_t>& stages, int jobs, double wall_limit_s,
                 const std::function<sim::RunResult(const sim::MatmulRequest&)>& run);
+
+// The pieces of run_sweep, for a sweep split over machines (sim/cli/distributed.h).
+// plan_sweep: the points to run (by tile N, then stages; none run yet) and
+// the skipped configurations, without simulating.
+Sweep plan_sweep(const sim::MatmulRequest& base, const std::vector<uint32_t>& tile_ns,
+                 const std::vector<uint32_t>& stages);
+// Runs s.points[i] for each i of `which` (in that order, `jobs` at a time)
+// and fills in their results; `raw`, when given, also gets each point's index
+// and what its simulation process handed back.
+void run_sweep_points(Sweep& s, const std::vector<size_t>& which, int jobs, double wall_limit_s,
+                      const std::function<sim::RunResult(const sim::MatmulRequest&)>& run,
+                      const std::function<void(size_t, const sim::IsolatedResult&)>& raw = {});
+// The point's result as the simulation process hands it back.
+void set_sweep_result(SweepPoint& p, const sim::IsolatedResult& res);
+// Orders the points as run_sweep ranks them (stable: equal keys keep the plan's order).
+void rank_sweep(Sweep& s);
 
 // True when a point counts against the exit status (findings, not completed,
 // or no result).
@@ -57,13 +76,15 @@ struct SweepArgs {
   double wall = 3600;     // seconds per configuration
   std::string json_path;  // "", "-" or a writable path
   bool help = false;      // --help was given (and printed); nothing else is set
+  DistributedArgs dist;   // --slurm ... or an array task's --slice (docs/slurm.md)
 };
 
 // Parses the `sim sweep` options (argv[0] is "sweep"); throws UsageError.
 SweepArgs parse_sweep_args(int argc, char** argv);
 
-// The `sim sweep` command (argv[0] is "sweep"); returns the exit status and
-// throws UsageError on bad input.
-int cmd_sweep(int argc, char** argv);
+// `sim sweep` run here (parsed args without --slurm or --slice); returns the
+// exit status and throws UsageError on bad input. sim/main.cc sends the
+// distributed forms to sim/cli/distributed.h.
+int sweep_locally(const SweepArgs& a);
 
 }  // namespace sk::cli

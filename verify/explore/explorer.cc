@@ -29,25 +29,19 @@ sim::Finding check_finding(const sim::RunResult& r) {
   return f;
 }
 
-ExploreReport explore(const std::function<sim::RunResult(uint64_t seed)>& run,
-                      const ExploreOptions& opts) {
-  const auto t0 = std::chrono::steady_clock::now();
-  struct Outcome {
-    bool done = false;
-    bool ok = false;
-    std::string error;
-    std::vector<sim::Finding> findings;
-  };
-  std::vector<Outcome> out(opts.seeds.size());
+std::vector<ScheduleOutcome> run_schedules(const std::function<sim::RunResult(uint64_t seed)>& run,
+                                           const ExploreOptions& opts) {
+  std::vector<ScheduleOutcome> out(opts.seeds.size());
   // Children are started in seed order and reported in any order; with
-  // stop_on_first, nothing new starts after a failing schedule, and below only
-  // the seeds up to the first failing one count, so the report does not
-  // depend on --jobs or on which child happened to finish first.
+  // stop_on_first, nothing new starts after a failing schedule, and
+  // merge_schedules counts only the seeds up to the first failing one, so the
+  // report does not depend on --jobs or on which child happened to finish
+  // first.
   sim::run_isolated_pool(
       opts.seeds.size(), opts.jobs, opts.wall_limit_s,
       [&](size_t i) { return boost::json::serialize(sim::to_json(run(opts.seeds[i]))); },
       [&](size_t i, sim::IsolatedResult res) {
-        Outcome& o = out[i];
+        ScheduleOutcome& o = out[i];
         o.done = true;
         if (!res.ok) {
           o.error = fmt::format("schedule seed {}: {}", opts.seeds[i], res.error);
@@ -60,9 +54,14 @@ ExploreReport explore(const std::function<sim::RunResult(uint64_t seed)>& run,
         }
         return !(opts.stop_on_first && (!o.ok || !o.findings.empty()));
       });
-  if (opts.stop_on_first) {
+  return out;
+}
+
+ExploreReport merge_schedules(const std::vector<uint64_t>& seeds,
+                              std::vector<ScheduleOutcome> out, bool stop_on_first) {
+  if (stop_on_first) {
     bool failed = false;
-    for (Outcome& o : out) {
+    for (ScheduleOutcome& o : out) {
       if (failed) o.done = false;
       failed = failed || (o.done && (!o.ok || !o.findings.empty()));
     }
@@ -71,7 +70,7 @@ ExploreReport explore(const std::function<sim::RunResult(uint64_t seed)>& run,
   ExploreReport rep;
   std::map<std::tuple<std::string, std::string, std::string>, size_t> index;
   for (size_t i = 0; i < out.size(); ++i) {
-    const Outcome& o = out[i];
+    const ScheduleOutcome& o = out[i];
     if (!o.done) continue;
     ++rep.explored;
     if (!o.ok) {
@@ -81,7 +80,7 @@ ExploreReport explore(const std::function<sim::RunResult(uint64_t seed)>& run,
     if (!o.findings.empty() && !rep.any_failing) {
       rep.any_failing = true;
       rep.first_failing = o.findings;
-      rep.first_failing_seed = opts.seeds[i];
+      rep.first_failing_seed = seeds[i];
     }
     // A finding may be reported once per CTA; it counts once per schedule.
     std::set<size_t> seen_here;
@@ -91,12 +90,19 @@ ExploreReport explore(const std::function<sim::RunResult(uint64_t seed)>& run,
       if (it == index.end()) {
         index.emplace(key, rep.findings.size());
         seen_here.insert(rep.findings.size());
-        rep.findings.push_back(FoundFinding{f, opts.seeds[i], 1});
+        rep.findings.push_back(FoundFinding{f, seeds[i], 1});
       } else if (seen_here.insert(it->second).second) {
         ++rep.findings[it->second].schedules;
       }
     }
   }
+  return rep;
+}
+
+ExploreReport explore(const std::function<sim::RunResult(uint64_t seed)>& run,
+                      const ExploreOptions& opts) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ExploreReport rep = merge_schedules(opts.seeds, run_schedules(run, opts), opts.stop_on_first);
   rep.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return rep;
 }

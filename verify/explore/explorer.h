@@ -52,4 +52,24 @@ sim::Finding check_finding(const sim::RunResult& r);
 ExploreReport explore(const std::function<sim::RunResult(uint64_t seed)>& run,
                       const ExploreOptions& opts);
 
+// The pieces of explore, for an exploration split over machines
+// (sim/cli/distributed.h): explore is run_schedules, then merge_schedules
+// with opts.stop_on_first. What one schedule gave: its findings (a failed
+// check included) or the error that kept it from finishing.
+struct ScheduleOutcome {
+  bool done = false;  // it ran (or was started and failed); false: not part of the report
+  bool ok = false;    // a result came back
+  std::string error;  // when not ok
+  std::vector<sim::Finding> findings;
+};
+
+// Runs opts.seeds in isolated processes; outcome i belongs to opts.seeds[i].
+std::vector<ScheduleOutcome> run_schedules(const std::function<sim::RunResult(uint64_t seed)>& run,
+                                           const ExploreOptions& opts);
+
+// The report of the outcomes of `seeds` (same order), counting only those
+// done; with stop_on_first, only those up to the first that failed.
+ExploreReport merge_schedules(const std::vector<uint64_t>& seeds,
+                              std::vector<ScheduleOutcome> out, bool stop_on_first);
+
 }  // namespace sk::verify

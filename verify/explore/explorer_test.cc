@@ -62,6 +62,45 @@ TEST_CASE("a finding reported by several CTAs counts once per schedule") {
   CHECK(rep.first_failing.size() == 3);
 }
 
+TEST_CASE("schedules run in shards and merged give the report of one exploration") {
+  // What a Slurm job does (sim/cli/distributed.h): run_schedules per shard,
+  // then merge_schedules over all seeds in order, some shards possibly missing.
+  auto run = [](uint64_t seed) {
+    if (seed == 13) _exit(3);
+    sim::RunResult r;
+    r.status = "completed";
+    if (seed % 3 == 0) r.findings.push_back(finding("race.a", "k.h:10"));
+    if (seed % 4 == 1) r.findings.push_back(finding("race.b", "k.h:20"));
+    return r;
+  };
+  ExploreOptions all;
+  for (uint64_t s = 10; s < 20; ++s) all.seeds.push_back(s);
+  all.jobs = 2;
+  const ExploreReport whole = explore(run, all);
+  std::vector<ScheduleOutcome> merged(all.seeds.size());
+  for (int shard = 0; shard < 3; ++shard) {
+    ExploreOptions part = all;
+    part.seeds = shard_seeds(10, 10, shard, 3);
+    const auto out = run_schedules(run, part);
+    for (size_t i = 0; i < out.size(); ++i) merged[part.seeds[i] - 10] = out[i];
+  }
+  const ExploreReport joined = merge_schedules(all.seeds, merged, false);
+  CHECK(joined.explored == whole.explored);
+  CHECK(joined.errors == whole.errors);
+  REQUIRE(joined.findings.size() == whole.findings.size());
+  for (size_t i = 0; i < whole.findings.size(); ++i) {
+    CHECK(joined.findings[i].finding.rule == whole.findings[i].finding.rule);
+    CHECK(joined.findings[i].seed == whole.findings[i].seed);
+    CHECK(joined.findings[i].schedules == whole.findings[i].schedules);
+  }
+  CHECK(whole.errors.size() == 1);
+  // Shard 0 missing: its seeds are not counted, and nothing else changes.
+  for (uint64_t s : shard_seeds(10, 10, 0, 3)) merged[s - 10] = ScheduleOutcome{};
+  const ExploreReport partial = merge_schedules(all.seeds, merged, false);
+  CHECK(partial.explored == 10 - shard_seeds(10, 10, 0, 3).size());
+  CHECK(partial.errors.empty());  // seed 13 (schedule 3) belongs to shard 0
+}
+
 TEST_CASE("a wrong result is a finding; a schedule that dies is an error") {
   ExploreOptions opts;
   opts.seeds = {7, 8};

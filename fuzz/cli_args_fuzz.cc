@@ -9,7 +9,7 @@
 // Contract checked: parsing returns or throws the one error type the CLI
 // reports as a usage error (exit 2); any other exception, a crash or
 // undefined behaviour is a defect. A request that parses is one the
-// simulator accepts (validate_matmul, or validate_conv2d for conv2d, is
+// simulator accepts (its family's validate, runner/families, is
 // empty), and parameters that load are
 // usable (finite, positive where they must be).
 #include <cmath>
@@ -23,7 +23,7 @@
 #include "models/sm100/params.h"
 #include "models/sm90/params.h"
 #include "sim/cli/args.h"
-#include "sim/cli/matmul_args.h"
+#include "sim/cli/run_args.h"
 #include "sim/cli/sweep.h"
 #include "runner/kernels/conv2d_run.h"
 #include "runner/kernels/matmul_dispatch.h"
@@ -81,12 +81,9 @@ void fuzz_command(std::vector<std::string> tokens) {
         defect("sim sweep parsed with no stage count or no tile width");
     } else {
       const auto& opts = cmd == "run" ? sk::cli::run_options() : sk::cli::verify_options();
-      const sk::cli::MatmulArgs a = sk::cli::parse_matmul_args(argc, argv.data(), cmd.c_str(), opts);
-      const std::string err =
-          a.help ? std::string()
-                 : a.validate(a.q) + (a.family != sk::cli::Family::kMatmul
-                                          ? sk::sim::validate_resources(a.q)
-                                          : std::string());
+      const sk::cli::RunArgs a = sk::cli::parse_run_args(argc, argv.data(), cmd.c_str(), opts);
+      // Every family's validate includes the resource bounds.
+      const std::string err = a.help ? std::string() : a.validate(a.q);
       if (!err.empty()) defect("parsed a request the simulator refuses: " + err);
     }
   } catch (const sk::cli::UsageError&) {

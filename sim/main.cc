@@ -36,15 +36,15 @@
 #include <unistd.h>
 
 #include "sim/cli/args.h"
+#include "runner/families/registry.h"
 #include "sim/cli/distributed.h"
-#include "sim/cli/matmul_args.h"
+#include "sim/cli/run_args.h"
 #include "sim/cli/options.h"
 #include "sim/cli/report.h"
 #include "sim/cli/sweep.h"
 #include "sim/cli/verify_report.h"
 #include "engine/isolate.h"
 #include "runner/kernels/matmul_dispatch.h"
-#include "runner/kernels/sm90_matmul_run.h"
 #include "verify/explore/explorer.h"
 #include "verify/explore/report.h"
 #include "verify/hb/install.h"
@@ -62,39 +62,42 @@ constexpr const char* kUsage =
     "  sweep       rank tile widths and stage counts by predicted time (sim sweep --help)\n"
     "  collect     merge the results of a sweep or verify run with --slurm DIR (sim collect --help)\n";
 
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+// The families from the registry (runner/families/registry.h): each one's
+// description, its configuration space per architecture and its check.
 int cmd_list() {
-  std::cout << "kernels:\n"
-               "  matmul    SM100 structured matmul: 7 warps (epilogue 0-3, scheduler 4, load 5,\n"
-               "            MMA 6), BF16 in, FP32 accumulate, BF16 or F32 out, persistent\n"
-               "            (static scheduler, or CLC with --scheduler clc),\n"
-               "            "
-            << sk::sim::sm100_matmul_configs_help()
-            << "\n"
-               "            on sm90: 1 producer + 2 consumer warpgroups, wgmma into registers,\n"
-               "            BF16 out, "
-            << sk::sim::sm90_matmul_configs_help()
-            << "\n"
-               "  conv2d    SM100 conv2d fprop: the matmul with the im2col TMA tile loader for A\n"
-               "            (NHWC activations, KRSC filters, NHWC output; --n --h --w --c --k --r --s\n"
-               "            --stride --pad --dilation), tile 128x{64,128}x64, stages 2-4;\n"
-               "            --residual [--beta B] adds beta * C, loaded by an 8th warp\n"
-               "  block_scaled_matmul\n"
-               "            SM100 block-scaled matmul: --format mxfp8 [--fp8-type e4m3|e5m2]\n"
-               "            (UE8M0 scale per 32) or nvfp4 (E2M1, UE4M3 scale per 16); A, B and\n"
-               "            their scales are 4 TMA loads per stage, tcgen05.cp + block-scaled UMMA;\n"
-               "            tile 128x{128,256}, stages 2-6 where SMEM and TMEM allow, BF16 out\n"
-               "  blockwise_fp8_matmul\n"
-               "            SM100 blockwise-scaled FP8 (E4M3, FP32 scales per 1x128 block of A and\n"
-               "            per 128x128 block of B): one TMEM partial per k-block, promoted in the\n"
-               "            epilogue; tile 128x128x128, stages 2-6, BF16 out\n"
-               "architectures:\n"
+  std::cout << "kernels:\n";
+  for (const sk::sim::Family& f : sk::sim::families()) {
+    std::string text = f.summary();
+    for (const sk::sim::ArchSpace& a : f.archs) {
+      std::vector<std::string> tiles;
+      for (uint32_t t : a.tile_ns) tiles.push_back(std::to_string(t));
+      text += fmt::format("\n{}: tile N {}, stages {}-{} (default {}x{}, {} stages), scheduler "
+                          "{}, out {}",
+                          a.arch, join(tiles, "|"), a.stages_lo, a.stages_hi, a.tile_m,
+                          a.default_tile_n, a.default_stages, join(a.schedulers, "|"),
+                          join(a.out_dtypes, "|"));
+    }
+    text += "\ncheck: " + f.reference;
+    std::cout << (f.name.size() <= 8 ? fmt::format("  {:<8}  ", f.name)
+                                     : fmt::format("  {}\n            ", f.name));
+    for (char c : text) std::cout << (c == '\n' ? std::string("\n            ") : std::string(1, c));
+    std::cout << "\n";
+  }
+  std::cout << "architectures:\n"
                "  sm100     NVIDIA B200 model (functional and timing)\n"
-               "  sm90      NVIDIA H200 model (functional and timing; parameters measured on an H200)\n";
+               "  sm90      NVIDIA H200 model (functional and timing; parameters measured on an H200)\n"
+               "  mi300x    AMD MI300X model (functional and timing)\n";
   return 0;
 }
 
 int cmd_run(int argc, char** argv) {
-  sk::cli::MatmulArgs in = sk::cli::parse_matmul_args(argc, argv, "run", sk::cli::run_options());
+  sk::cli::RunArgs in = sk::cli::parse_run_args(argc, argv, "run", sk::cli::run_options());
   if (in.help) return 0;
   in.q.progress = isatty(2) != 0;  // a cycle counter on a terminal, never in logs
   const sk::sim::MatmulRequest& q = in.q;
@@ -120,8 +123,8 @@ int cmd_run(int argc, char** argv) {
 }
 
 int cmd_verify(int argc, char** argv) {
-  sk::cli::MatmulArgs in =
-      sk::cli::parse_matmul_args(argc, argv, "verify", sk::cli::verify_options());
+  sk::cli::RunArgs in =
+      sk::cli::parse_run_args(argc, argv, "verify", sk::cli::verify_options());
   if (in.help) return 0;
   if (!in.q.trace_path.empty() || !in.q.timeline_path.empty())
     throw UsageError("sim verify: --trace and --timeline are per schedule; replay a seed with sim "

@@ -164,11 +164,11 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 int sweep_task(const SweepArgs& a) {
   const auto t0 = std::chrono::steady_clock::now();
   const DistributedArgs& dist = a.dist;
-  Sweep s = plan_sweep(a.base, a.tile_ns, a.stages);
+  Sweep s = plan_sweep(a.problem, a.base, a.tile_ns, a.stages);
   const std::vector<size_t> which = slice_items(s.points.size(), dist.slice, dist.slice_count);
   std::vector<json::object> raw(s.points.size());
   run_sweep_points(
-      s, which, a.jobs, a.wall, [](const sim::MatmulRequest& q) { return sim::run_matmul(q); },
+      s, which, a.jobs, a.wall, [&a](const sim::MatmulRequest& q) { return a.problem.run(q); },
       [&](size_t i, const sim::IsolatedResult& r) {
         json::object o{{"index", i}, {"tile_n", s.points[i].q.tile_n},
                        {"stages", s.points[i].q.stages}};
@@ -187,7 +187,7 @@ int sweep_task(const SweepArgs& a) {
   return 0;
 }
 
-int verify_task(const MatmulArgs& in) {
+int verify_task(const RunArgs& in) {
   const auto t0 = std::chrono::steady_clock::now();
   const DistributedArgs& dist = in.dist;
   verify::ExploreOptions eo;
@@ -343,7 +343,7 @@ int merge_sweep(const JobDir& d, const Manifest& m, std::vector<SliceStatus>& st
                 const std::string& json_path) {
   Argv args(m);
   const SweepArgs a = parse_sweep_args(args.argc(), args.argv());
-  Sweep s = plan_sweep(a.base, a.tile_ns, a.stages);
+  Sweep s = plan_sweep(a.problem, a.base, a.tile_ns, a.stages);
   const uint32_t n = static_cast<uint32_t>(m.slices.size());
   bool same = s.points.size() == m.items;
   for (uint32_t i = 0; same && i < n; ++i) {
@@ -406,14 +406,14 @@ int merge_sweep(const JobDir& d, const Manifest& m, std::vector<SliceStatus>& st
     if (have[i]) merged.points.push_back(std::move(s.points[i]));
   rank_sweep(merged);
   merged.wall_s = job_wall(d, m, states);
-  json::object doc = sweep_to_json(merged, a.base);
+  json::object doc = sweep_to_json(merged, a.problem, a.base);
   if (!missing.empty()) mark_partial(doc, m, missing);
   if (!json_path.empty()) write_output("--json", json_path, json::serialize(doc));
   std::ostream& text = json_path == "-" ? std::cerr : std::cout;
   const std::string partial =
       missing.empty() ? "" : partial_text(d, m, missing, s.points.size() - merged.points.size());
   if (!partial.empty()) text << "PARTIAL RESULT (see the end)\n";
-  text << format_sweep_text(merged, a.base) << partial;
+  text << format_sweep_text(merged, a.problem, a.base) << partial;
   if (!missing.empty()) return kExitIncomplete;
   return std::any_of(merged.points.begin(), merged.points.end(), failed) ? 1 : 0;
 }
@@ -421,7 +421,7 @@ int merge_sweep(const JobDir& d, const Manifest& m, std::vector<SliceStatus>& st
 int merge_verify(const JobDir& d, const Manifest& m, std::vector<SliceStatus>& states,
                  const std::string& json_path) {
   Argv args(m);
-  const MatmulArgs in = parse_matmul_args(args.argc(), args.argv(), "verify", verify_options());
+  const RunArgs in = parse_run_args(args.argc(), args.argv(), "verify", verify_options());
   const uint32_t n = static_cast<uint32_t>(m.slices.size());
   std::vector<uint64_t> seeds;
   for (uint64_t i = 0; i < in.schedules; ++i) seeds.push_back(in.q.seed + i);
@@ -496,7 +496,7 @@ int merge_job(const JobDir& d, Manifest& m, const std::string& json_path) {
 
 int sweep_distributed(const SweepArgs& a) {
   if (a.dist.task()) return sweep_task(a);
-  const Sweep plan = plan_sweep(a.base, a.tile_ns, a.stages);
+  const Sweep plan = plan_sweep(a.problem, a.base, a.tile_ns, a.stages);
   JobPlan p;
   p.command = "sweep";
   p.dist = &a.dist;
@@ -510,7 +510,7 @@ int sweep_distributed(const SweepArgs& a) {
   return submit_job(p);
 }
 
-int verify_distributed(const MatmulArgs& in) {
+int verify_distributed(const RunArgs& in) {
   if (in.dist.task()) return verify_task(in);
   JobPlan p;
   p.command = "verify";

@@ -24,7 +24,7 @@
 //  - every error is one line and exit status 2.
 #pragma once
 
-#include "sim/cli/matmul_args.h"
+#include "sim/cli/run_args.h"
 #include "sim/cli/sweep.h"
 
 namespace sk::cli {
@@ -37,7 +37,7 @@ constexpr int kExitIncomplete = 3;
 int sweep_distributed(const SweepArgs& a);
 
 // `sim verify` with --slurm DIR (submit) or --slice (an array task).
-int verify_distributed(const MatmulArgs& a);
+int verify_distributed(const RunArgs& a);
 
 // `sim collect DIR [--wait] [--json FILE|-]` and
 // `sim collect --resume DIR [--wait] [--json FILE|-] [--partition P] [--time-limit T]`

@@ -10,15 +10,6 @@
 
 namespace sk::cli {
 
-void add_problem_options(po::options_description& o) {
-  o.add_options()("help,h", "show this help")
-      ("kernel", po::value<std::string>()->default_value("matmul"), "kernel name (sim list)")
-      ("arch", po::value<std::string>()->default_value("sm100"), "architecture: sm100 (B200), sm90 (H200) or mi300x (MI300X; matmul only)")
-      ("m", po::value<std::string>(), "rows of A and D")
-      ("n", po::value<std::string>(), "rows of B, columns of D")
-      ("k", po::value<std::string>(), "reduction length");
-}
-
 namespace {
 
 // boost's error_with_option_name::what() substitutes placeholders such as
@@ -74,39 +65,12 @@ po::variables_map parse_options(int argc, char** argv, const std::string& cmd,
 bool print_help(const po::variables_map& vm, const std::string& cmd,
                 const po::options_description& opts) {
   if (!vm.count("help")) return false;
-  std::cout << "usage: sim " << cmd << " --kernel matmul --arch sm100|sm90|mi300x --m M --n N --k K [options]\n"
+  std::cout << "usage: sim " << cmd
+            << " [--kernel FAMILY] [--arch ARCH] FAMILY'S FIELDS [options]\n"
+               "  (sim list shows the families, their architectures and configurations;\n"
+               "  matmul, the default, takes --m M --n N --k K)\n"
             << opts;
   return true;
-}
-
-Shape parse_problem(const po::variables_map& vm, const std::string& cmd,
-                    std::initializer_list<const char*> kernels) {
-  const std::string kernel = vm["kernel"].as<std::string>();
-  const std::string arch = vm["arch"].as<std::string>();
-  bool known = false;
-  for (const char* k : kernels) known = known || kernel == k;
-  if (!known) {
-    for (const char* other : {"conv2d", "block_scaled_matmul", "blockwise_fp8_matmul"})
-      if (kernel == other)
-        throw UsageError(fmt::format("sim {} takes --kernel matmul; {} runs with sim run and sim "
-                                     "verify",
-                                     cmd, other));
-    throw UsageError(fmt::format("unknown kernel '{}' (sim list shows the kernels)", kernel));
-  }
-  if (arch != "sm100" && arch != "sm90" && arch != "mi300x")
-    throw UsageError(fmt::format("unknown architecture '{}' (sm100, sm90, mi300x)", arch));
-  if (arch == "mi300x" && kernel != "matmul")
-    throw UsageError(fmt::format("--kernel {} is modelled on sm100; --arch mi300x runs --kernel "
-                                 "matmul",
-                                 kernel));
-  for (const char* f : {"m", "n", "k"})
-    if (!vm.count(f)) throw UsageError(fmt::format("sim {}: --{} is required", cmd, f));
-  Shape s;
-  s.arch = arch;
-  s.m = static_cast<uint32_t>(parse_uint("--m", vm["m"].as<std::string>(), 1, 1u << 20));
-  s.n = static_cast<uint32_t>(parse_uint("--n", vm["n"].as<std::string>(), 1, 1u << 20));
-  s.k = static_cast<uint32_t>(parse_uint("--k", vm["k"].as<std::string>(), 1, 1u << 20));
-  return s;
 }
 
 bool parse_out_f32(const po::variables_map& vm) {

@@ -1,5 +1,6 @@
 // options.h: the command-line pieces `sim run`, `sim verify` and `sim sweep`
-// share: strict option parsing and the kernel, architecture and shape options.
+// share: strict option parsing, --help, --out-dtype and --json (the family
+// options are in problem.h).
 //
 // Invariants: every argument must be a declared option (a stray positional
 // argument is refused, never ignored); every failure is a UsageError with a
@@ -8,15 +9,11 @@
 
 #include <boost/program_options.hpp>
 #include <cstdint>
-#include <initializer_list>
 #include <string>
 
 namespace sk::cli {
 
 namespace po = boost::program_options;
-
-// Adds --help, --kernel, --arch, --m, --n and --k to `o`.
-void add_problem_options(po::options_description& o);
 
 // Parses argv (argv[0] is the command) against `opts` and, when given,
 // `hidden` (options --help does not list). With `positional`, the name of an
@@ -29,16 +26,6 @@ po::variables_map parse_options(int argc, char** argv, const std::string& cmd,
 // With --help: prints the usage of `sim cmd` and returns true.
 bool print_help(const po::variables_map& vm, const std::string& cmd,
                 const po::options_description& opts);
-
-struct Shape {
-  uint32_t m = 0, n = 0, k = 0;
-  std::string arch;  // sm100 or sm90
-};
-
-// Checks --kernel (one of `kernels`) and --arch (sm100 and sm90 are
-// modelled) and reads the required --m, --n and --k.
-Shape parse_problem(const po::variables_map& vm, const std::string& cmd,
-                    std::initializer_list<const char*> kernels = {"matmul"});
 
 // --out-dtype: true for f32, false for bf16.
 bool parse_out_f32(const po::variables_map& vm);

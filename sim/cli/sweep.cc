@@ -19,22 +19,20 @@
 namespace sk::cli {
 namespace {
 
-// The matmul's fixed tile M and K (sim list); a run reports its own.
-constexpr uint32_t kTileM = 128, kTileK = 64;
-
 int group(const SweepPoint& p) { return !p.ran ? 2 : p.result.status != "completed" ? 1 : 0; }
 
-std::string tile_name(const SweepPoint& p) {
+// A run reports its tile; otherwise the family's fixed M and K show.
+std::string tile_name(const SweepPoint& p, const sim::ArchSpace& space) {
   if (p.ran) return fmt::format("{}x{}x{}", p.result.tile_m, p.result.tile_n, p.result.tile_k);
-  return fmt::format("{}x{}x{}", kTileM, p.q.tile_n, kTileK);
+  return fmt::format("{}x{}x{}", space.tile_m, p.q.tile_n, space.tile_k);
 }
 
 }  // namespace
 
 bool failed(const SweepPoint& p) { return group(p) != 0 || !p.result.findings.empty(); }
 
-Sweep plan_sweep(const sim::MatmulRequest& base, const std::vector<uint32_t>& tile_ns,
-                 const std::vector<uint32_t>& stages) {
+Sweep plan_sweep(const Problem& problem, const sim::MatmulRequest& base,
+                 const std::vector<uint32_t>& tile_ns, const std::vector<uint32_t>& stages) {
   Sweep s;
   for (uint32_t tn : tile_ns)
     for (uint32_t st : stages) {
@@ -42,7 +40,7 @@ Sweep plan_sweep(const sim::MatmulRequest& base, const std::vector<uint32_t>& ti
       p.q = base;
       p.q.tile_n = tn;
       p.q.stages = st;
-      if (std::string why = sim::validate_matmul(p.q); !why.empty())
+      if (std::string why = problem.validate(p.q); !why.empty())
         s.skipped.push_back(Skipped{tn, st, why});
       else
         s.points.push_back(std::move(p));
@@ -81,11 +79,12 @@ void rank_sweep(Sweep& s) {
   });
 }
 
-Sweep run_sweep(const sim::MatmulRequest& base, const std::vector<uint32_t>& tile_ns,
-                const std::vector<uint32_t>& stages, int jobs, double wall_limit_s,
+Sweep run_sweep(const Problem& problem, const sim::MatmulRequest& base,
+                const std::vector<uint32_t>& tile_ns, const std::vector<uint32_t>& stages,
+                int jobs, double wall_limit_s,
                 const std::function<sim::RunResult(const sim::MatmulRequest&)>& run) {
   const auto t0 = std::chrono::steady_clock::now();
-  Sweep s = plan_sweep(base, tile_ns, stages);
+  Sweep s = plan_sweep(problem, base, tile_ns, stages);
   std::vector<size_t> all(s.points.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
   run_sweep_points(s, all, jobs, wall_limit_s, run);
@@ -94,11 +93,13 @@ Sweep run_sweep(const sim::MatmulRequest& base, const std::vector<uint32_t>& til
   return s;
 }
 
-std::string format_sweep_text(const Sweep& s, const sim::MatmulRequest& base) {
+std::string format_sweep_text(const Sweep& s, const Problem& problem,
+                              const sim::MatmulRequest& base) {
+  const sim::ArchSpace& space = problem.space(base.arch);
   std::string t = fmt::format(
-      "sweep matmul on {}: M={} N={} K={}, {} out, timing mode; {} configurations run, {} "
+      "sweep {} on {}: M={} N={} K={}, {} out, timing mode; {} configurations run, {} "
       "skipped\n",
-      base.arch, base.m, base.n, base.k, base.out_f32 ? "f32" : "bf16", s.points.size(),
+      problem.family->display_name(), base.arch, base.m, base.n, base.k, base.out_f32 ? "f32" : "bf16", s.points.size(),
       s.skipped.size());
   auto row = [](const auto&... cols) {
     return fmt::format("{:>4}  {:<10}  {:>6}  {:>12}  {:>7}  {:>9}  {:>9}  {}\n", cols...);
@@ -108,7 +109,7 @@ std::string format_sweep_text(const Sweep& s, const sim::MatmulRequest& base) {
   for (size_t i = 0; i < s.points.size(); ++i) {
     const SweepPoint& p = s.points[i];
     if (!p.ran) {
-      t += row(i + 1, tile_name(p), p.q.stages, "-", "-", "-", "-",
+      t += row(i + 1, tile_name(p, space), p.q.stages, "-", "-", "-", "-",
                        "error: " + p.error);
       continue;
     }
@@ -116,24 +117,27 @@ std::string format_sweep_text(const Sweep& s, const sim::MatmulRequest& base) {
     std::string note = r.bottleneck;
     if (r.status != "completed") note += fmt::format("  [{}]", r.status);
     if (!r.findings.empty()) note += fmt::format("  [{} findings]", r.findings.size());
-    t += row(i + 1, tile_name(p), r.stages, fmt::format("{:.2f}", r.predicted_time_us),
+    t += row(i + 1, tile_name(p, space), r.stages, fmt::format("{:.2f}", r.predicted_time_us),
                      fmt::format("{:.1f}", r.tflops), fmt::format("{:.1f}", 100 * r.peak_fraction),
                      fmt::format("{:.1f}", r.overlap_pct), note);
   }
   if (!s.skipped.empty()) t += "skipped:\n";
   for (const Skipped& k : s.skipped)
-    t += fmt::format("  {}x{}x{} stages {}: {}\n", kTileM, k.tile_n, kTileK, k.stages, k.reason);
+    t += fmt::format("  {}x{}x{} stages {}: {}\n", space.tile_m, k.tile_n, space.tile_k, k.stages,
+                     k.reason);
   t += fmt::format("wall {:.2f} s\n", s.wall_s);
   return t;
 }
 
-boost::json::object sweep_to_json(const Sweep& s, const sim::MatmulRequest& base) {
+boost::json::object sweep_to_json(const Sweep& s, const Problem& problem,
+                                  const sim::MatmulRequest& base) {
+  const sim::ArchSpace& space = problem.space(base.arch);
   boost::json::array results;
   for (const SweepPoint& p : s.points) {
     const sim::RunResult& r = p.result;
-    boost::json::object o{{"tile_m", p.ran ? r.tile_m : kTileM},
+    boost::json::object o{{"tile_m", p.ran ? r.tile_m : space.tile_m},
                           {"tile_n", p.ran ? r.tile_n : p.q.tile_n},
-                          {"tile_k", p.ran ? r.tile_k : kTileK},
+                          {"tile_k", p.ran ? r.tile_k : space.tile_k},
                           {"stages", p.q.stages},
                           {"out_dtype", base.out_f32 ? "f32" : "bf16"},
                           {"predicted_time_us", r.predicted_time_us},
@@ -150,20 +154,23 @@ boost::json::object sweep_to_json(const Sweep& s, const sim::MatmulRequest& base
   for (const Skipped& k : s.skipped)
     skipped.push_back(
         boost::json::object{{"tile_n", k.tile_n}, {"stages", k.stages}, {"reason", k.reason}});
-  return boost::json::object{{"kernel", "matmul"}, {"arch", base.arch},
-                             {"m", base.m},         {"n", base.n},
-                             {"k", base.k},         {"results", std::move(results)},
-                             {"skipped", std::move(skipped)}};
+  boost::json::object doc{{"kernel", problem.kernel()}, {"arch", base.arch},
+                          {"m", base.m},                {"n", base.n},
+                          {"k", base.k},                {"results", std::move(results)},
+                          {"skipped", std::move(skipped)}};
+  if (boost::json::object extra = problem.extra_json(); !extra.empty())
+    doc["problem"] = std::move(extra);
+  return doc;
 }
 
 SweepArgs parse_sweep_args(int argc, char** argv) {
   po::options_description opts("sim sweep options");
-  add_problem_options(opts);
+  add_family_options(opts);
   opts.add_options()
-      ("stages", po::value<std::string>()->default_value("2-8"),
-       "stage counts: a list (2,4,6) or a range (2-8)")
-      ("tile-n", po::value<std::string>()->default_value("64,128,256"),
-       "tile widths: a list or range of 64, 128, 256")
+      ("stages", po::value<std::string>(),
+       "stage counts: a list (2,4,6) or a range (2-8); default: the family's range on --arch")
+      ("tile-n", po::value<std::string>(),
+       "tile widths: a list or range of those the family has on --arch (default: all of them)")
       ("out-dtype", po::value<std::string>()->default_value("bf16"), "output type: bf16 or f32")
       ("jobs", po::value<std::string>()->default_value("2"), "simulations run in parallel")
       ("json", po::value<std::string>(), "write the ranked results as JSON to FILE, or - for stdout")
@@ -175,15 +182,18 @@ SweepArgs parse_sweep_args(int argc, char** argv) {
   SweepArgs a;
   a.help = print_help(vm, "sweep", opts);
   if (a.help) return a;
-  const Shape shape = parse_problem(vm, "sweep");
-  a.base.m = shape.m;
-  a.base.n = shape.n;
-  a.base.k = shape.k;
-  a.base.arch = shape.arch;
-  for (uint64_t v : parse_uint_list("--stages", vm["stages"].as<std::string>(), 2, 8))
+  a.problem = parse_problem(vm, "sweep", a.base);
+  const sim::ArchSpace& space = a.problem.space(a.base.arch);
+  const std::string stages = vm.count("stages") ? vm["stages"].as<std::string>()
+                                                : fmt::format("{}-{}", space.stages_lo,
+                                                              space.stages_hi);
+  for (uint64_t v : parse_uint_list("--stages", stages, 2, 8))
     a.stages.push_back(static_cast<uint32_t>(v));
-  for (uint64_t v : parse_uint_list("--tile-n", vm["tile-n"].as<std::string>(), 1, 4096,
-                                    {64, 128, 256}))
+  std::vector<uint64_t> widths(space.tile_ns.begin(), space.tile_ns.end());
+  std::string tile_ns;
+  for (uint32_t w : space.tile_ns) tile_ns += (tile_ns.empty() ? "" : ",") + std::to_string(w);
+  if (vm.count("tile-n")) tile_ns = vm["tile-n"].as<std::string>();
+  for (uint64_t v : parse_uint_list("--tile-n", tile_ns, 1, 4096, widths))
     a.tile_ns.push_back(static_cast<uint32_t>(v));
   a.base.out_f32 = parse_out_f32(vm);
   a.jobs = static_cast<int>(parse_uint("--jobs", vm["jobs"].as<std::string>(), 1, 64));
@@ -197,12 +207,13 @@ SweepArgs parse_sweep_args(int argc, char** argv) {
 int sweep_locally(const SweepArgs& a) {
   const sim::MatmulRequest& base = a.base;
   const std::string& json_path = a.json_path;
-  const Sweep s = run_sweep(base, a.tile_ns, a.stages, a.jobs, a.wall,
-                            [](const sim::MatmulRequest& q) { return sim::run_matmul(q); });
+  const Problem& problem = a.problem;
+  const Sweep s = run_sweep(problem, base, a.tile_ns, a.stages, a.jobs, a.wall,
+                            [&problem](const sim::MatmulRequest& q) { return problem.run(q); });
   if (!json_path.empty())
-    write_output("--json", json_path, boost::json::serialize(sweep_to_json(s, base)));
+    write_output("--json", json_path, boost::json::serialize(sweep_to_json(s, problem, base)));
   std::ostream& text = json_path == "-" ? std::cerr : std::cout;
-  text << format_sweep_text(s, base);
+  text << format_sweep_text(s, problem, base);
   return std::any_of(s.points.begin(), s.points.end(), failed) ? 1 : 0;
 }
 

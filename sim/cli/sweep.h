@@ -1,9 +1,9 @@
-// sweep.h: `sim sweep`, one matmul shape over many tile widths and stage
-// counts in timing mode, ranked by predicted time.
+// sweep.h: `sim sweep`, one problem of any registered family over many tile
+// widths and stage counts in timing mode, ranked by predicted time.
 //
 // Invariants: every configuration runs in its own process (run_isolated), so
 // one that crashes or hangs is an error row, never the end of the sweep;
-// configurations that do not fit (validate_sm100_matmul) are skipped with the
+// configurations the family refuses (its validate) are skipped with the
 // reason and never run; the ranking and everything printed, except the wall
 // time in the text report, depend only on the inputs.
 #pragma once
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sim/cli/distributed_args.h"
+#include "sim/cli/problem.h"
 #include "runner/kernels/sm100_matmul_run.h"
 #include "engine/isolate.h"
 #include "runner/result/run_result.h"
@@ -42,15 +43,16 @@ struct Sweep {
 // under `wall_limit_s`, and ranks the outcomes: completed runs fastest first,
 // then runs that did not complete, then errors (ties by tile N, stages).
 // It is plan_sweep, run_sweep_points over every point and rank_sweep.
-Sweep run_sweep(const sim::MatmulRequest& base, const std::vector<uint32_t>& tile_ns,
-                const std::vector<uint32_t>& stages, int jobs, double wall_limit_s,
+Sweep run_sweep(const Problem& problem, const sim::MatmulRequest& base,
+                const std::vector<uint32_t>& tile_ns, const std::vector<uint32_t>& stages,
+                int jobs, double wall_limit_s,
                 const std::function<sim::RunResult(const sim::MatmulRequest&)>& run);
 
 // The pieces of run_sweep, for a sweep split over machines (sim/cli/distributed.h).
 // plan_sweep: the points to run (by tile N, then stages; none run yet) and
 // the skipped configurations, without simulating.
-Sweep plan_sweep(const sim::MatmulRequest& base, const std::vector<uint32_t>& tile_ns,
-                 const std::vector<uint32_t>& stages);
+Sweep plan_sweep(const Problem& problem, const sim::MatmulRequest& base,
+                 const std::vector<uint32_t>& tile_ns, const std::vector<uint32_t>& stages);
 // Runs s.points[i] for each i of `which` (in that order, `jobs` at a time)
 // and fills in their results; `raw`, when given, also gets each point's index
 // and what its simulation process handed back.
@@ -66,11 +68,16 @@ void rank_sweep(Sweep& s);
 // or no result).
 bool failed(const SweepPoint& p);
 
-std::string format_sweep_text(const Sweep& s, const sim::MatmulRequest& base);
-boost::json::object sweep_to_json(const Sweep& s, const sim::MatmulRequest& base);
+// The table and the JSON; the JSON holds the family's fields under "problem"
+// unless they are only the GEMM's m, n and k.
+std::string format_sweep_text(const Sweep& s, const Problem& problem,
+                              const sim::MatmulRequest& base);
+boost::json::object sweep_to_json(const Sweep& s, const Problem& problem,
+                                  const sim::MatmulRequest& base);
 
 struct SweepArgs {
-  sim::MatmulRequest base;  // shape, arch and output type
+  Problem problem;          // the family and its fields
+  sim::MatmulRequest base;  // its GEMM view, arch and output type
   std::vector<uint32_t> tile_ns, stages;
   int jobs = 2;
   double wall = 3600;     // seconds per configuration

@@ -42,6 +42,13 @@ sim::RunResult fake(const sim::MatmulRequest& q) {
 
 }  // namespace
 
+// The matmul family's problem for 256^3 (the registry's, runner/families).
+Problem matmul_256() {
+  sim::Values v;
+  for (const char* f : {"m", "n", "k"}) v.set(f, "256");
+  return make_problem("matmul", v);
+}
+
 TEST_CASE("lists and ranges") {
   CHECK(list("2-8") == std::vector<uint64_t>{2, 3, 4, 5, 6, 7, 8});
   CHECK(list("4,2,4") == std::vector<uint64_t>{2, 4});
@@ -61,8 +68,9 @@ TEST_CASE("lists and ranges") {
 TEST_CASE("a sweep ranks, skips and reports errors") {
   sim::MatmulRequest base;
   base.m = base.n = base.k = 256;
+  const Problem matmul = matmul_256();
   // 256 x 5 stages does not fit in shared memory.
-  const Sweep s = run_sweep(base, {64, 128, 256}, {3, 4, 5}, 3, 60, fake);
+  const Sweep s = run_sweep(matmul, base, {64, 128, 256}, {3, 4, 5}, 3, 60, fake);
   REQUIRE(s.skipped.size() == 1);
   CHECK(s.skipped[0].tile_n == 256);
   CHECK(s.skipped[0].stages == 5);
@@ -81,7 +89,7 @@ TEST_CASE("a sweep ranks, skips and reports errors") {
   for (const auto& p : s.points) failing += failed(p);
   CHECK(failing == 2);
 
-  const boost::json::object j = sweep_to_json(s, base);
+  const boost::json::object j = sweep_to_json(s, matmul, base);
   CHECK(j.at("results").as_array().size() == 8);
   CHECK(j.at("skipped").as_array().size() == 1);
   const auto& first = j.at("results").as_array()[0].as_object();
@@ -89,7 +97,7 @@ TEST_CASE("a sweep ranks, skips and reports errors") {
   CHECK(first.at("status").as_string() == "completed");
   CHECK(j.at("results").as_array()[7].as_object().at("status").as_string() == "error");
 
-  const std::string text = format_sweep_text(s, base);
+  const std::string text = format_sweep_text(s, matmul, base);
   CHECK(text.find("rank") != std::string::npos);
   CHECK(text.find("128x256x64") != std::string::npos);
   CHECK(text.find("[1 findings]") != std::string::npos);
@@ -103,11 +111,12 @@ TEST_CASE("a sweep run in slices and merged is the whole sweep") {
   // fresh plan and rank it.
   sim::MatmulRequest base;
   base.m = base.n = base.k = 256;
+  const Problem matmul = matmul_256();
   const std::vector<uint32_t> tile_ns{64, 128, 256}, stages{3, 4, 5};
-  const Sweep whole = run_sweep(base, tile_ns, stages, 2, 60, fake);
-  Sweep merged = plan_sweep(base, tile_ns, stages);
+  const Sweep whole = run_sweep(matmul, base, tile_ns, stages, 2, 60, fake);
+  Sweep merged = plan_sweep(matmul, base, tile_ns, stages);
   for (uint32_t slice = 0; slice < 3; ++slice) {
-    Sweep part = plan_sweep(base, tile_ns, stages);
+    Sweep part = plan_sweep(matmul, base, tile_ns, stages);
     std::vector<size_t> which;
     for (size_t i = slice; i < part.points.size(); i += 3) which.push_back(i);
     run_sweep_points(part, which, 1, 60, fake, [&](size_t i, const sim::IsolatedResult& r) {
@@ -115,9 +124,9 @@ TEST_CASE("a sweep run in slices and merged is the whole sweep") {
     });
   }
   rank_sweep(merged);
-  CHECK(boost::json::serialize(sweep_to_json(merged, base)) ==
-        boost::json::serialize(sweep_to_json(whole, base)));
-  CHECK(sweep_to_json(whole, base).count("wall_s") == 0);
+  CHECK(boost::json::serialize(sweep_to_json(merged, matmul, base)) ==
+        boost::json::serialize(sweep_to_json(whole, matmul, base)));
+  CHECK(sweep_to_json(whole, matmul, base).count("wall_s") == 0);
 }
 
 }  // namespace sk::cli

@@ -10,20 +10,20 @@
 #include <boost/json.hpp>
 #include <string>
 
-#include "sim/cli/matmul_args.h"
+#include "sim/cli/run_args.h"
 #include "verify/explore/explorer.h"
 
 namespace sk::cli {
 
 // The `sim run ... --functional` command that replays a schedule (the seed
 // is appended).
-std::string replay_command(const MatmulArgs& in);
+std::string replay_command(const RunArgs& in);
 
 // "verify matmul on sm100: M=.. N=.. K=.., tile 128x.., S stages; seeds A..B\n"
-std::string verify_header(const MatmulArgs& in);
+std::string verify_header(const RunArgs& in);
 
 // The --json document: kernel, arch, explored, findings (each with its seed,
 // schedule count and replay command) and errors.
-boost::json::object verify_to_json(const MatmulArgs& in, const verify::ExploreReport& rep);
+boost::json::object verify_to_json(const RunArgs& in, const verify::ExploreReport& rep);
 
 }  // namespace sk::cli

@@ -120,7 +120,7 @@ expect_usage_error "tile N 256" run "${MNK[@]}" --arch mi300x --tile-n 256
 expect_usage_error "outside 2-3" run "${MNK[@]}" --arch mi300x --stages 4
 expect_usage_error "must be even" run --m 64 --n 64 --k 63 --arch mi300x
 expect_usage_error "bf16" run "${MNK[@]}" --arch mi300x --out-dtype f32
-expect_usage_error "runs --kernel matmul" run --kernel blockwise_fp8_matmul "${MNK[@]}" --arch mi300x
+expect_usage_error "blockwise_fp8_matmul is modelled on sm100, not 'mi300x'" run --kernel blockwise_fp8_matmul "${MNK[@]}" --arch mi300x
 # --params: unreadable, another arch's file, a value missing, a value out of range.
 expect_usage_error "cannot read" run "${MNK[@]}" --arch sm90 --tile-n 128 --params "$tmp/no_such.json"
 echo '{"arch": "sm100", "params": {}}' >"$tmp/p_sm100.json"
@@ -148,12 +148,15 @@ CONV=(--kernel conv2d --n 2 --h 9 --w 11 --c 37 --k 70 --r 3 --s 3)
 expect_usage_error "--m is not a conv2d option" run "${CONV[@]}" --m 64
 expect_usage_error "--h is required" run --kernel conv2d --n 2 --w 11 --c 37 --k 70 --r 3 --s 3
 expect_usage_error "--stride" run "${CONV[@]}" --stride 9
+expect_usage_error "--beta needs --residual" run "${CONV[@]}" --beta 2
+expect_usage_error "--beta expects a number in [-1e+06, 1e+06]" run "${CONV[@]}" --residual --beta x
+expect_usage_error "--fp8-type must be e4m3 or e5m2" run --kernel block_scaled_matmul --format mxfp8 --fp8-type e2m1 "${MNK[@]}"
 expect_usage_error "does not fit" run --kernel conv2d --n 1 --h 2 --w 2 --c 8 --k 8 --r 5 --s 5
 expect_usage_error "sm100" run "${CONV[@]}" --arch sm90
 expect_usage_error "tile N 256" run "${CONV[@]}" --tile-n 256
-expect_usage_error "conv2d option" run "${MNK[@]}" --r 3
-expect_usage_error "conv2d options" run "${MNK[@]}" --stride 2
-expect_usage_error "sim sweep takes --kernel matmul" sweep --kernel conv2d "${MNK[@]}"
+expect_usage_error "--r is not a matmul option (matmul takes --m --n --k; --r is for --kernel conv2d)" run "${MNK[@]}" --r 3
+expect_usage_error "--stride is for --kernel conv2d" run "${MNK[@]}" --stride 2
+expect_usage_error "--m is not a conv2d option" sweep --kernel conv2d "${MNK[@]}"
 # block-scaled and blockwise FP8: their own options, refused elsewhere.
 expect_usage_error "--format mxfp8|nvfp4 is required" run --kernel block_scaled_matmul "${MNK[@]}"
 expect_usage_error "--format must be mxfp8 or nvfp4" run --kernel block_scaled_matmul --format fp16 "${MNK[@]}"
@@ -161,7 +164,7 @@ expect_usage_error "--fp8-type must be e4m3 or e5m2" run --kernel block_scaled_m
 expect_usage_error "--fp8-type is an mxfp8 option" run --kernel block_scaled_matmul --format nvfp4 --fp8-type e4m3 "${MNK[@]}"
 expect_usage_error "tile N 64" run --kernel block_scaled_matmul --format nvfp4 "${MNK[@]}" --tile-n 64
 expect_usage_error "does not fit" run --kernel block_scaled_matmul --format nvfp4 "${MNK[@]}" --stages 6
-expect_usage_error "block_scaled_matmul options" run "${MNK[@]}" --format mxfp8
+expect_usage_error "--format is for --kernel block_scaled_matmul" run "${MNK[@]}" --format mxfp8
 expect_usage_error "tile N 256" run --kernel blockwise_fp8_matmul "${MNK[@]}" --tile-n 256
 expect_usage_error "writes BF16" run --kernel blockwise_fp8_matmul "${MNK[@]}" --out-dtype f32
 expect_usage_error "modelled on sm100" run --kernel blockwise_fp8_matmul "${MNK[@]}" --arch sm90

@@ -17,8 +17,9 @@
     cli_checks.py same-json A B
         A and B are the same JSON summary apart from wall_s.
     cli_checks.py sweep FILE --m M --n N --k K --tile-n LIST --stages LIST
-                  [--results R]
-        FILE holds `sim sweep --json` output. Checks its keys, that results
+                  [--results R] [--kernel NAME] [--problem JSON]
+        FILE holds `sim sweep --json` output. Checks its keys (kernel NAME,
+        default matmul; "problem" exactly JSON, absent without --problem), that results
         and skipped together are exactly tile-n x stages (comma lists), that
         results are ranked by predicted_time_us ascending, completed and free
         of findings, that each skipped one names shared memory, and with
@@ -255,10 +256,14 @@ def sweep(args):
     if not isinstance(d, dict):
         fail(f'{args.file}: top level is not an object')
         return
-    for key, want in (('kernel', 'matmul'), ('arch', 'sm100'), ('m', args.m), ('n', args.n),
+    for key, want in (('kernel', args.kernel), ('arch', 'sm100'), ('m', args.m), ('n', args.n),
                       ('k', args.k)):
         if d.get(key) != want:
             fail(f'sweep: "{key}" is {d.get(key)!r}, want {want!r}')
+    # The family's own fields: "problem" holds exactly the given ones.
+    want_problem = json.loads(args.problem) if args.problem else None
+    if d.get('problem') != want_problem:
+        fail(f'sweep: "problem" is {d.get("problem")!r}, want {want_problem!r}')
     results = require(d, 'results', 'list', 'sweep') or []
     skipped = require(d, 'skipped', 'list', 'sweep') or []
     seen = []
@@ -326,6 +331,8 @@ def main():
     w.add_argument('--tile-n', required=True)
     w.add_argument('--stages', required=True)
     w.add_argument('--results', type=int)
+    w.add_argument('--kernel', default='matmul')
+    w.add_argument('--problem', help='the JSON "problem" object the sweep must hold')
     args = ap.parse_args()
     {'summary': summary, 'trace': trace, 'same-json': same_json, 'sweep': sweep}[args.cmd](args)
     return 1 if problems else 0

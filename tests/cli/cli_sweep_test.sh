@@ -46,6 +46,26 @@ python3 "$checks" sweep "$tmp/skip.json" --m 256 --n 256 --k 512 --tile-n 256 --
   --results 1 || fail "skipped-sweep JSON checks (above)"
 grep -q "^skipped:" "$tmp/skip.out" || fail "the table does not list the skipped one: $(head -c 1000 "$tmp/skip.out")"
 
+# --- every family sweeps (the grid and defaults come from its registration) ---
+CONV=(--kernel conv2d --n 2 --h 9 --w 11 --c 37 --k 70 --r 3 --s 3 --pad 1)
+timeout 60 "$sim" sweep "${CONV[@]}" --json "$tmp/conv.json" >"$tmp/conv.out" 2>"$tmp/conv.err"
+rc=$?
+[ "$rc" -eq 0 ] || fail "conv2d sweep: exit status $rc, want 0; $(head -c 2000 "$tmp/conv.err")"
+# The GEMM view: M = N*P*Q = 2*9*11, N = K = 70, K = R*S*Cp = 9*64; the
+# default grid is conv2d's: tile N 64 and 128, stages 2-4.
+python3 "$checks" sweep "$tmp/conv.json" --kernel conv2d --m 198 --n 70 --k 576 --tile-n 64,128 \
+  --stages 2,3,4 --results 6 \
+  --problem '{"n":2,"h":9,"w":11,"c":37,"k":70,"r":3,"s":3,"stride":1,"pad":1,"dilation":1,"residual":false}' ||
+  fail "conv2d sweep JSON checks (above)"
+grep -q "^sweep conv2d (implicit GEMM) on sm100" "$tmp/conv.out" || fail "conv2d sweep table: $(head -c 500 "$tmp/conv.out")"
+timeout 60 "$sim" sweep --kernel block_scaled_matmul --format nvfp4 --m 256 --n 256 --k 512 \
+  --stages 5-6 --json "$tmp/bs.json" >"$tmp/bs.out" 2>"$tmp/bs.err"
+rc=$?
+[ "$rc" -eq 0 ] || fail "block-scaled sweep: exit status $rc, want 0; $(head -c 2000 "$tmp/bs.err")"
+python3 "$checks" sweep "$tmp/bs.json" --kernel block_scaled_matmul --m 256 --n 256 --k 512 \
+  --tile-n 128,256 --stages 5,6 --problem '{"m":256,"n":256,"k":512,"format":"nvfp4"}' ||
+  fail "block-scaled sweep JSON checks (above)"
+
 # --- usage errors -------------------------------------------------------------
 # expect_usage_error WANT ARGS...: exit 2, one stderr line containing WANT, no stdout.
 expect_usage_error() {
@@ -67,6 +87,8 @@ expect_usage_error "--stages" "${SHAPE[@]}" --stages x
 expect_usage_error "--stages" "${SHAPE[@]}" --stages 2,,3
 expect_usage_error "--jobs" "${SHAPE[@]}" --jobs 0
 expect_usage_error "conv3d" --kernel conv3d --m 64 --n 64 --k 64
+expect_usage_error "--tile-n 256 is not supported (64, 128)" "${CONV[@]}" --tile-n 256
+expect_usage_error "--format mxfp8|nvfp4 is required" --kernel block_scaled_matmul --m 64 --n 64 --k 64
 expect_usage_error "--m" --n 64 --k 64
 expect_usage_error "extra" "${SHAPE[@]}" extra
 

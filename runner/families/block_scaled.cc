@@ -1,0 +1,64 @@
+// block_scaled.cc: the registration of the SM100 block-scaled matmul
+// (kernels/blockscaled/): MXFP8 (E4M3 or E5M2 elements, a UE8M0 scale per 32
+// along K) or NVFP4 (E2M1 elements, a UE4M3 scale per 16); A, B and their
+// scales are four TMA loads per stage, tcgen05.cp moves the scales to TMEM.
+#include <string>
+
+#include "runner/families/registry.h"
+#include "runner/kernels/block_scaled_run.h"
+
+namespace sk::sim {
+namespace {
+
+BlockScaledRequest request(const Values& v, const MatmulRequest& run) {
+  BlockScaledRequest r;
+  r.run = run;
+  if (v.str("format") == "nvfp4")
+    r.format = BlockFormat::kNvfp4;
+  else
+    r.format = v.has("fp8-type") && v.str("fp8-type") == "e5m2" ? BlockFormat::kMxfp8E5m2
+                                                                : BlockFormat::kMxfp8E4m3;
+  return r;
+}
+
+}  // namespace
+
+Family block_scaled_family() {
+  Family f;
+  f.name = "block_scaled_matmul";
+  f.summary = [] {
+    return std::string(
+        "SM100 block-scaled matmul: --format mxfp8 [--fp8-type e4m3|e5m2]\n"
+        "(UE8M0 scale per 32) or nvfp4 (E2M1, UE4M3 scale per 16); A, B and\n"
+        "their scales are 4 TMA loads per stage, tcgen05.cp + block-scaled UMMA;\n"
+        "tile 128x{128,256}, stages 2-6 where SMEM and TMEM allow, BF16 out");
+  };
+  f.archs = {{"sm100", {128, 256}, 2, 6, 256, 4, {"static"}, {"bf16"}}};
+  f.fields = gemm_shape_fields();
+  f.fields.insert(f.fields.end(), {
+      required(choice_field("format",
+                            "mxfp8 (FP8 elements, a UE8M0 scale per 32 along K) or nvfp4 (E2M1 "
+                            "elements, a UE4M3 scale per 16)",
+                            {"mxfp8", "nvfp4"})),
+      choice_field("fp8-type", "mxfp8 element type: e4m3 (default) or e5m2", {"e4m3", "e5m2"}),
+  });
+  f.reference = std::string("host FP64 GEMM over the decoded elements times their scales "
+                            "(runner/ref/block_formats); ") + kGemmTolerance;
+  f.seeded_bugs = {"block_scaled_expect_tx_without_scales", "block_scaled_shared_scale_columns",
+                   "block_scaled_mma_before_scale_copy", "block_scaled_scale_id_fixed",
+                   "block_scaled_short_scale_box"};
+  f.bind = [](const Values& v, MatmulRequest& q) {
+    if (v.str("format") == "nvfp4" && v.has("fp8-type"))
+      return std::string("--fp8-type is an mxfp8 option (nvfp4 is E2M1)");
+    return bind_gemm_shape(v, q);
+  };
+  f.validate = [](const Values& v, const MatmulRequest& q) {
+    std::string err = validate_block_scaled(request(v, q));
+    return err.empty() ? validate_sm100_launch(q) : err;
+  };
+  f.flops = gemm_flops;
+  f.run = [](const Values& v, const MatmulRequest& q) { return run_block_scaled(request(v, q)); };
+  return f;
+}
+
+}  // namespace sk::sim

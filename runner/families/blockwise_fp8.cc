@@ -1,0 +1,38 @@
+// blockwise_fp8.cc: the registration of the SM100 blockwise-scaled FP8 matmul
+// (kernels/blockscaled/blockwise_fp8.h): E4M3 A and B with FP32 scales per
+// 1 x 128 block of A and per 128 x 128 block of B, one TMEM partial per
+// k-block, promoted in the epilogue.
+#include <string>
+
+#include "runner/families/registry.h"
+#include "runner/kernels/block_scaled_run.h"
+
+namespace sk::sim {
+
+Family blockwise_fp8_family() {
+  Family f;
+  f.name = "blockwise_fp8_matmul";
+  f.summary = [] {
+    return std::string(
+        "SM100 blockwise-scaled FP8 (E4M3, FP32 scales per 1x128 block of A and\n"
+        "per 128x128 block of B): one TMEM partial per k-block, promoted in the\n"
+        "epilogue; tile 128x128x128, stages 2-6, BF16 out");
+  };
+  f.archs = {{"sm100", {128}, 2, 6, 128, 4, {"static"}, {"bf16"}, 128, 128}};
+  f.fields = gemm_shape_fields();
+  f.reference = std::string("host FP64 GEMM of the E4M3 elements times their block scales "
+                            "(ref::blockwise_fp8_gemm); FP32 accumulation over each 128-deep "
+                            "k-block and its promotion, plus one rounding to BF16");
+  f.seeded_bugs = {"blockwise_expect_tx_without_b_scale", "blockwise_b_scale_ignored",
+                   "blockwise_scales_of_next_stage", "blockwise_short_a_scale_box"};
+  f.bind = bind_gemm_shape;
+  f.validate = [](const Values&, const MatmulRequest& q) {
+    std::string err = validate_blockwise_fp8(q);
+    return err.empty() ? validate_sm100_launch(q) : err;
+  };
+  f.flops = gemm_flops;
+  f.run = [](const Values&, const MatmulRequest& q) { return run_blockwise_fp8(q); };
+  return f;
+}
+
+}  // namespace sk::sim

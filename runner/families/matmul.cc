@@ -1,0 +1,40 @@
+// matmul.cc: the registration of the structured matmul, D = A * B^T with
+// BF16 inputs and FP32 accumulation, on three architectures: the SM100 kernel
+// (tcgen05 into TMEM, static or CLC scheduler), the SM90 kernel (wgmma into
+// registers) and the CDNA3 ping-pong and wave-specialized kernels (mfma).
+#include <string>
+
+#include "runner/families/registry.h"
+#include "runner/kernels/matmul_dispatch.h"
+#include "runner/kernels/sm90_matmul_run.h"
+
+namespace sk::sim {
+
+Family matmul_family() {
+  Family f;
+  f.name = "matmul";
+  f.summary = [] {
+    return "SM100 structured matmul: 7 warps (epilogue 0-3, scheduler 4, load 5,\n"
+           "MMA 6), BF16 in, FP32 accumulate, BF16 or F32 out, persistent\n"
+           "(static scheduler, or CLC with --scheduler clc),\n" +
+           sm100_matmul_configs_help() +
+           "\n"
+           "on sm90: 1 producer + 2 consumer warpgroups, wgmma into registers,\n"
+           "BF16 out, " +
+           sm90_matmul_configs_help();
+  };
+  f.archs = {
+      {"sm100", {64, 128, 256}, 2, 8, 256, 4, {"static", "clc"}, {"bf16", "f32"}},
+      {"sm90", {128, 256}, 2, 6, 256, 4, {"static"}, {"bf16"}},
+      {"mi300x", {128}, 2, 3, 128, 3, {"static"}, {"bf16"}, 128, 32},
+  };
+  f.fields = gemm_shape_fields();
+  f.reference = std::string("host FP64 GEMM over the BF16 inputs; ") + kGemmTolerance;
+  f.bind = bind_gemm_shape;
+  f.validate = [](const Values&, const MatmulRequest& q) { return validate_matmul(q); };
+  f.flops = gemm_flops;
+  f.run = [](const Values&, const MatmulRequest& q) { return run_matmul(q); };
+  return f;
+}
+
+}  // namespace sk::sim

@@ -1,0 +1,76 @@
+// registry.cc: see registry.h.
+#include "runner/families/registry.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+
+#include "runner/kernels/matmul_dispatch.h"
+
+namespace sk::sim {
+namespace {
+
+std::vector<Family> build() {
+  std::vector<Family> out = {matmul_family(), conv2d_family(), block_scaled_family(),
+                             blockwise_fp8_family()};
+  std::set<std::string> names;
+  for (const Family& f : out) {
+    if (!names.insert(f.name).second || f.archs.empty())
+      throw std::logic_error("family registry: '" + f.name + "' is registered twice or has no arch");
+    std::set<std::string> fields;
+    for (const Field& x : f.fields)
+      if (!fields.insert(x.name).second)
+        throw std::logic_error("family '" + f.name + "': field '" + x.name + "' declared twice");
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<Family>& families() {
+  static const std::vector<Family> all = build();
+  return all;
+}
+
+const Family* find_family(const std::string& name) {
+  for (const Family& f : families())
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+std::vector<std::string> all_archs() {
+  std::vector<std::string> out;
+  for (const Family& f : families())
+    for (const ArchSpace& a : f.archs)
+      if (std::find(out.begin(), out.end(), a.arch) == out.end()) out.push_back(a.arch);
+  return out;
+}
+
+std::vector<Field> gemm_shape_fields() {
+  return {required(uint_field("m", "rows of A and D", 1, 1u << 20)),
+          required(uint_field("n", "rows of B, columns of D", 1, 1u << 20)),
+          required(uint_field("k", "reduction length", 1, 1u << 20))};
+}
+
+std::string bind_gemm_shape(const Values& v, MatmulRequest& q) {
+  q.m = v.u32("m");
+  q.n = v.u32("n");
+  q.k = v.u32("k");
+  return "";
+}
+
+double gemm_flops(const Values&, const MatmulRequest& q) {
+  return 2.0 * static_cast<double>(q.m) * q.n * q.k;
+}
+
+std::string validate_sm100_launch(const MatmulRequest& q) {
+  if (std::string res = validate_resources(q); !res.empty()) return res;
+  if (!q.timeline_path.empty() && static_cast<uint64_t>(q.timeline_cta) >= sms_used(q))
+    return fmt::format("--timeline-cta {} does not exist: this launch has {} CTAs",
+                       q.timeline_cta, sms_used(q));
+  return "";
+}
+
+}  // namespace sk::sim

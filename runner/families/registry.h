@@ -1,0 +1,47 @@
+// registry.h: the kernel families the simulator knows, in `sim list` order.
+// Each family is one registration file in this directory (a function
+// returning its sk::sim::Family, family.h); registry.cc lists them. Adding a
+// family is a registration file, its line in registry.cc and its BUILD entry
+// (docs/adding_a_family.md); sim/ is not touched.
+//
+// Invariants: names are unique; every family has at least one architecture
+// and its fields have unique names; lookups never return a dangling pointer
+// (the registry is built once and never changes).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runner/family/family.h"
+
+namespace sk::sim {
+
+const std::vector<Family>& families();
+// The family named `name`, or null.
+const Family* find_family(const std::string& name);
+// Every architecture some family runs on, in first-registered order.
+std::vector<std::string> all_archs();
+
+// The registrations (one file each).
+Family matmul_family();
+Family conv2d_family();
+Family block_scaled_family();
+Family blockwise_fp8_family();
+
+// The problem of a GEMM-shaped family: --m, --n, --k (1 to 2^20, required),
+// bound to q.m, q.n, q.k; its FLOPs 2 M N K.
+std::vector<Field> gemm_shape_fields();
+std::string bind_gemm_shape(const Values& v, MatmulRequest& q);
+double gemm_flops(const Values& v, const MatmulRequest& q);
+
+// The check every GEMM-shaped family shares (runner/kernels/matmul_check.h).
+inline constexpr const char* kGemmTolerance =
+    "per element |D - ref| <= 2 (K + 2) 2^-24 sum|a b| (FP32 accumulation) + 2^-8 |ref| "
+    "(rounding to BF16; 0 for F32)";
+
+// The checks every SM100 structured kernel shares after its own: the
+// resource bounds (traced SMs, functional host memory, trace size) and that
+// --timeline-cta names a CTA of the launch.
+std::string validate_sm100_launch(const MatmulRequest& q);
+
+}  // namespace sk::sim

@@ -1,0 +1,116 @@
+// family.h: a kernel family as the simulator's front ends see it: its problem
+// (named shape fields with ranges and defaults), its configuration space per
+// architecture (tile widths, stage counts, schedulers, output types), the host
+// reference it is checked against, its FLOP count and its launch. One
+// registration per family (runner/families/) fills a Family; `sim list`, the
+// options and --help of `sim run|sweep|verify`, their range checks, the sweep
+// grid, the verify replay line and the fuzzers' dictionary are derived from
+// the registry (runner/families/registry.h), so a new family touches neither
+// sim/ nor the other families.
+//
+// Invariants: a Family's functions are called only with Values that hold
+// every field of the family, each checked against its Field (parse_field):
+// required fields were given, the others hold their default unless given;
+// bind and validate return a one-line reason instead of throwing; run is
+// called only on a request validate accepted, inside a simulation process
+// (engine/isolate.h).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "runner/kernels/sm100_matmul_run.h"
+#include "runner/result/run_result.h"
+
+namespace sk::sim {
+
+// One named option of a family's problem or configuration (--name on the
+// command line).
+struct Field {
+  enum class Kind { kUint, kNumber, kChoice, kFlag };
+  std::string name;  // without the leading --
+  Kind kind = Kind::kUint;
+  std::string help;
+  uint64_t lo = 0, hi = 0;           // kUint: the inclusive range
+  double min = 0, max = 0;           // kNumber: the inclusive range
+  std::vector<std::string> choices;  // kChoice: the values, the first the usual one
+  // The value when not given; "" with `required` false: absent unless given.
+  std::string default_value;
+  bool required = false;
+  std::string needs;  // another field that must be given with this one, or ""
+};
+
+// A field of each kind, for registrations.
+Field uint_field(std::string name, std::string help, uint64_t lo, uint64_t hi,
+                 std::string default_value = "");
+Field number_field(std::string name, std::string help, double min, double max,
+                   std::string default_value = "");
+Field choice_field(std::string name, std::string help, std::vector<std::string> choices,
+                   std::string default_value = "");
+Field flag_field(std::string name, std::string help);
+Field required(Field f);
+Field needing(Field f, std::string other);
+
+// Checks one field's text; empty when it is valid, else a one-line reason
+// that names --name.
+std::string parse_field(const Field& f, const std::string& text);
+
+// A family's field values, as text checked by parse_field; absent fields
+// (optional, no default, not given) are not in the map, and a flag is "1"
+// when given.
+class Values {
+ public:
+  void set(const std::string& name, std::string text) { text_[name] = std::move(text); }
+  bool has(const std::string& name) const { return text_.count(name) > 0; }
+  const std::string& str(const std::string& name) const;
+  uint64_t uint(const std::string& name) const;
+  uint32_t u32(const std::string& name) const { return static_cast<uint32_t>(uint(name)); }
+  double number(const std::string& name) const;
+  bool flag(const std::string& name) const { return has(name); }
+  const std::map<std::string, std::string>& all() const { return text_; }
+
+ private:
+  std::map<std::string, std::string> text_;
+};
+
+// What a family instantiates on one architecture: the sweep grid and the
+// defaults of `sim run`.
+struct ArchSpace {
+  std::string arch;                     // sm100, sm90, mi300x
+  std::vector<uint32_t> tile_ns;        // tile widths it instantiates
+  uint32_t stages_lo = 2, stages_hi = 8;
+  uint32_t default_tile_n = 0, default_stages = 0;
+  std::vector<std::string> schedulers;  // static, clc
+  std::vector<std::string> out_dtypes;  // bf16, f32
+  uint32_t tile_m = 128, tile_k = 64;   // the fixed tile dimensions
+};
+
+struct Family {
+  std::string name;   // --kernel
+  std::string title;  // how reports name it ("conv2d (implicit GEMM)"); "" is the name
+  // `sim list`: the description under the name, indented by the caller.
+  std::function<std::string()> summary;
+  std::vector<ArchSpace> archs;  // the first is the default --arch
+  std::vector<Field> fields;     // the problem, then family-specific configuration
+  std::string fields_note;       // --help's heading note for the fields, or ""
+  std::string reference;         // the host reference and check tolerance, for sim list
+  std::vector<std::string> seeded_bugs;  // its cases in verify/corpus, for sim list
+
+  // Sets the GEMM view of the problem in `q` (arch, m, n, k) from the values;
+  // "" or a one-line reason. Called before the run options are set.
+  std::function<std::string(const Values&, MatmulRequest& q)> bind;
+  // "" when the problem with these run options can run, else a one-line reason.
+  std::function<std::string(const Values&, const MatmulRequest&)> validate;
+  // The floating-point operations of one launch (for TFLOP/s).
+  std::function<double(const Values&, const MatmulRequest&)> flops;
+  std::function<RunResult(const Values&, const MatmulRequest&)> run;
+
+  const std::string& display_name() const { return title.empty() ? name : title; }
+  const ArchSpace* space(const std::string& arch) const;
+  const Field* field(const std::string& name) const;
+};
+
+}  // namespace sk::sim

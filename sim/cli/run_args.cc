@@ -1,0 +1,162 @@
+// run_args.cc: see run_args.h.
+#include "sim/cli/run_args.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "sim/cli/args.h"
+#include "sim/cli/options.h"
+#include "runner/kernels/matmul_dispatch.h"
+
+namespace sk::cli {
+
+po::options_description run_options() {
+  po::options_description o("sim run options");
+  add_family_options(o);
+  o.add_options()
+      ("stages", po::value<std::string>(),
+       "input pipeline stages (2-8; default: the family's on --arch, sim list)")
+      ("tile-n", po::value<std::string>(),
+       "tile N (default: the family's on --arch; sim list shows the widths)")
+      ("out-dtype", po::value<std::string>()->default_value("bf16"), "output type: bf16 or f32")
+      ("amd-kernel", po::value<std::string>()->default_value("pingpong"),
+       "--arch mi300x: pingpong (8 waves) or wave_specialized (2 loader + 4 MFMA waves)")
+      ("scheduler", po::value<std::string>()->default_value("static"),
+       "tile scheduler: static (persistent, grid = min(tiles, SMs)) or clc (cluster launch "
+       "control, grid = tiles)")
+      ("seed", po::value<std::string>()->default_value("0"),
+       "seed for the input data and the schedule: 0 is the nominal schedule; a seed printed by "
+       "sim verify replays that schedule")
+      ("functional", "move real bytes and check D against a host reference")
+      ("trace", po::value<std::string>(), "write a Perfetto trace (.pftrace)")
+      ("trace-sms", po::value<std::string>(),
+       "SMs the trace covers, e.g. 0,1 or 0-3 (default: all; one CTA runs per SM)")
+      ("timeline", po::value<std::string>(), "draw one CTA's roles as an SVG timeline to FILE.svg")
+      ("timeline-cta", po::value<std::string>()->default_value("0"), "the CTA --timeline draws")
+      ("timeline-window", po::value<std::string>(),
+       "FROM:TO cycles --timeline draws (default: the whole run)")
+      ("json", po::value<std::string>(), "write the JSON summary to FILE, or - for stdout")
+      ("params", po::value<std::string>(),
+       "timing parameters of --arch from FILE (the format of models/<arch>/params.json) instead "
+       "of the built-in ones")
+      ("sm-clock", po::value<std::string>(),
+       "--arch sm90: run the SMs at this clock in GHz, as with locked clocks, or at T,R: the "
+       "tensor phase at T and the rest at R (default: the clocks the board's power limits allow "
+       "for this kernel); the memory side keeps its own")
+      ("max-cycles", po::value<std::string>()->default_value("4000000000"),
+       "simulated-cycle bound; a run that reaches it is reported as a livelock")
+      ("wall-limit", po::value<std::string>()->default_value("3600"),
+       "wall-clock seconds before the simulation process is stopped");
+  return o;
+}
+
+po::options_description verify_options() {
+  po::options_description o = run_options();
+  o.add_options()("schedules", po::value<std::string>()->default_value("100"),
+                  "number of schedules to explore (seeds --seed, --seed + 1, ...)")
+      ("jobs", po::value<std::string>()->default_value("2"), "simulations run in parallel");
+  add_slurm_options(o);
+  return o;
+}
+
+RunArgs parse_run_args(int argc, char** argv, const char* cmd,
+                             const po::options_description& opts) {
+  // Options that take --slurm (verify_options) also take an array task's --slice.
+  const bool slurm = opts.find_nothrow("slurm", false) != nullptr;
+  const po::options_description hidden = slice_options();
+  const po::variables_map vm = parse_options(argc, argv, cmd, opts, slurm ? &hidden : nullptr);
+  RunArgs out;
+  out.help = print_help(vm, cmd, opts);
+  if (out.help) return out;
+  sim::MatmulRequest& q = out.q;
+  out.problem = parse_problem(vm, cmd, q);
+  const sim::ArchSpace& space = out.problem.space(q.arch);
+  q.stages = vm.count("stages") ? static_cast<uint32_t>(parse_uint(
+                                      "--stages", vm["stages"].as<std::string>(), 2, 8))
+                                : space.default_stages;
+  q.tile_n = vm.count("tile-n") ? static_cast<uint32_t>(parse_uint(
+                                      "--tile-n", vm["tile-n"].as<std::string>(), 1, 4096))
+                                : space.default_tile_n;
+  if (q.arch == "mi300x")
+    q.amd_kernel = vm["amd-kernel"].as<std::string>();
+  else if (!vm["amd-kernel"].defaulted())
+    throw UsageError("--amd-kernel needs --arch mi300x");
+  q.seed = parse_uint("--seed", vm["seed"].as<std::string>(), 0, UINT64_MAX / 2);
+  q.max_cycles = parse_uint("--max-cycles", vm["max-cycles"].as<std::string>(), 1000,
+                                     1ull << 50);
+  out.wall = static_cast<double>(
+      parse_uint("--wall-limit", vm["wall-limit"].as<std::string>(), 1, 86400));
+  q.out_f32 = parse_out_f32(vm);
+  const std::string scheduler = vm["scheduler"].as<std::string>();
+  if (scheduler != "static" && scheduler != "clc")
+    throw UsageError(fmt::format("--scheduler must be static or clc, got '{}'", scheduler));
+  q.clc = scheduler == "clc";
+  q.functional = vm.count("functional") > 0;
+  if (vm.count("schedules")) {
+    q.functional = true;  // race detection needs the per-lane data accesses
+    out.schedules = parse_uint("--schedules", vm["schedules"].as<std::string>(), 1, 1000000);
+    out.jobs = static_cast<int>(parse_uint("--jobs", vm["jobs"].as<std::string>(), 1, 64));
+  }
+  if (vm.count("sm-clock")) {
+    if (q.arch != "sm90") throw UsageError("--sm-clock is modelled for --arch sm90 only");
+    const std::string t = vm["sm-clock"].as<std::string>();
+    auto ghz = [&t](const std::string& part) {
+      char* end = nullptr;
+      const double g = part.empty() ? 0 : std::strtod(part.c_str(), &end);
+      if (part.empty() || end != part.c_str() + part.size() || !(g >= 0.1 && g <= 10))
+        throw UsageError(fmt::format("--sm-clock expects GHz in [0.1, 10] or two of them as T,R, got '{}'", t));
+      return g;
+    };
+    const auto comma = t.find(',');
+    q.sm_clock_ghz = ghz(t.substr(0, comma));
+    q.rest_clock_ghz = comma == std::string::npos ? q.sm_clock_ghz : ghz(t.substr(comma + 1));
+  }
+  if (vm.count("params")) {
+    const std::string path = resolve_path(vm["params"].as<std::string>());
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    if (!(text << in.rdbuf())) throw UsageError(fmt::format("--params: cannot read '{}'", path));
+    if (std::string err = sim::use_params_file(q.arch, text.str()); !err.empty())
+      throw UsageError(fmt::format("--params {}: {}", path, err));
+  }
+  if (std::string err = out.validate(q); !err.empty()) throw UsageError(err);
+  out.json_path = parse_json_path(vm);
+  if (slurm) out.dist = parse_distributed_args(vm, argc, argv, cmd);
+  if (vm.count("trace")) {
+    q.trace_path = resolve_path(vm["trace"].as<std::string>());
+    require_writable("--trace", q.trace_path);
+  }
+  if (vm.count("trace-sms")) {
+    if (q.trace_path.empty()) throw UsageError("--trace-sms needs --trace FILE");
+    for (uint64_t sm : parse_uint_list("--trace-sms", vm["trace-sms"].as<std::string>(), 0, 4095))
+      q.trace_sms.push_back(static_cast<int>(sm));
+  }
+  if (vm.count("timeline")) {
+    q.timeline_path = resolve_path(vm["timeline"].as<std::string>());
+    q.timeline_cta = static_cast<int>(
+        parse_uint("--timeline-cta", vm["timeline-cta"].as<std::string>(), 0, 4095));
+    if (vm.count("timeline-window")) {
+      const std::string w = vm["timeline-window"].as<std::string>();
+      const auto colon = w.find(':');
+      if (colon == std::string::npos)
+        throw UsageError(fmt::format("--timeline-window must be FROM:TO cycles, got '{}'", w));
+      q.timeline_from = parse_uint("--timeline-window FROM", w.substr(0, colon), 0, 1ull << 50);
+      q.timeline_to = parse_uint("--timeline-window TO", w.substr(colon + 1), 1, 1ull << 50);
+    }
+    require_writable("--timeline", q.timeline_path);
+  } else if (vm.count("timeline-window") || !vm["timeline-cta"].defaulted()) {
+    throw UsageError("--timeline-cta and --timeline-window need --timeline FILE.svg");
+  }
+
+  // Again with the trace and timeline options, which have bounds of their own
+  // (for conv2d, those of its implicit GEMM).
+  if (std::string err = out.validate(q); !err.empty()) throw UsageError(err);
+  return out;
+}
+
+}  // namespace sk::cli

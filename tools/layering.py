@@ -30,7 +30,8 @@ LAYERS = [
     ("runner",),                       # launch, check and summarise a family's run
     ("verify",),                       # exploration, race and deadlock detection
     ("sim",),                          # the command line
-    ("examples", "hw", "tests", "fuzz", "docs"),  # users of everything
+    ("examples", "hw", "fuzz"),        # a user kernel, hardware runs, fuzzers
+    ("tests", "docs"),                 # suites over everything (the fuzz dictionary too)
 ]
 RANK = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}
 

@@ -31,7 +31,7 @@ Family block_scaled_family() {
         "SM100 block-scaled matmul: --format mxfp8 [--fp8-type e4m3|e5m2]\n"
         "(UE8M0 scale per 32) or nvfp4 (E2M1, UE4M3 scale per 16); A, B and\n"
         "their scales are 4 TMA loads per stage, tcgen05.cp + block-scaled UMMA;\n"
-        "tile 128x{128,256}, stages 2-6 where SMEM and TMEM allow, BF16 out");
+        "stages where SMEM and TMEM allow");
   };
   f.archs = {{"sm100", {128, 256}, 2, 6, 256, 4, {"static"}, {"bf16"}}};
   f.fields = gemm_shape_fields();

@@ -16,7 +16,7 @@ Family blockwise_fp8_family() {
     return std::string(
         "SM100 blockwise-scaled FP8 (E4M3, FP32 scales per 1x128 block of A and\n"
         "per 128x128 block of B): one TMEM partial per k-block, promoted in the\n"
-        "epilogue; tile 128x128x128, stages 2-6, BF16 out");
+        "epilogue; tile 128x128x128");
   };
   f.archs = {{"sm100", {128}, 2, 6, 128, 4, {"static"}, {"bf16"}, 128, 128}};
   f.fields = gemm_shape_fields();

@@ -41,7 +41,7 @@ Family conv2d_family() {
     return std::string(
         "SM100 conv2d fprop: the matmul with the im2col TMA tile loader for A\n"
         "(NHWC activations, KRSC filters, NHWC output; --n --h --w --c --k --r --s\n"
-        "--stride --pad --dilation), tile 128x{64,128}x64, stages 2-4;\n"
+        "--stride --pad --dilation);\n"
         "--residual [--beta B] adds beta * C, loaded by an 8th warp");
   };
   f.archs = {{"sm100", {64, 128}, 2, 4, 128, 4, {"static"}, {"bf16", "f32"}}};

@@ -6,7 +6,6 @@
 
 #include "runner/families/registry.h"
 #include "runner/kernels/matmul_dispatch.h"
-#include "runner/kernels/sm90_matmul_run.h"
 
 namespace sk::sim {
 
@@ -14,14 +13,13 @@ Family matmul_family() {
   Family f;
   f.name = "matmul";
   f.summary = [] {
-    return "SM100 structured matmul: 7 warps (epilogue 0-3, scheduler 4, load 5,\n"
-           "MMA 6), BF16 in, FP32 accumulate, BF16 or F32 out, persistent\n"
-           "(static scheduler, or CLC with --scheduler clc),\n" +
-           sm100_matmul_configs_help() +
-           "\n"
-           "on sm90: 1 producer + 2 consumer warpgroups, wgmma into registers,\n"
-           "BF16 out, " +
-           sm90_matmul_configs_help();
+    return std::string(
+        "SM100 structured matmul: 7 warps (epilogue 0-3, scheduler 4, load 5,\n"
+        "MMA 6), BF16 in, FP32 accumulate, BF16 or F32 out, persistent\n"
+        "(static scheduler, or CLC with --scheduler clc); stages as many as fit\n"
+        "in 227 KB of shared memory; on sm90: 1 producer + 2 consumer\n"
+        "warpgroups, wgmma into registers; on mi300x: ping-pong (8 waves) or\n"
+        "wave-specialized (--amd-kernel), mfma, atomic-counter pipeline");
   };
   f.archs = {
       {"sm100", {64, 128, 256}, 2, 8, 256, 4, {"static", "clc"}, {"bf16", "f32"}},

@@ -1,0 +1,171 @@
+// registry_test.cc: what every registered family must hold, checked against
+// the family's own runs rather than restated: its defaults validate on each of
+// its architectures, its FLOP count is the one its run reports TFLOP/s from,
+// each field's range is enforced by parse_field at both ends, fields shared
+// between families mean the same kind of option, and each seeded bug it names
+// is a case of the corpus (verify/corpus/BUILD, the first argument), and the
+// CLI fuzzer's dictionary (fuzz/cli_args.dict, the second) holds every
+// family, option and choice, so the fuzzer reaches each family's parsing.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include <boost/json.hpp>
+
+#include "engine/isolate.h"
+#include "runner/families/registry.h"
+#include "runner/result/run_result.h"
+
+namespace sk::sim {
+namespace {
+
+std::string g_corpus_build, g_fuzz_dict;
+
+// The smallest valid values of a family: each required field at its lower
+// bound plus 63 (or its first choice), the defaults for the rest.
+Values small_values(const Family& f) {
+  Values v;
+  for (const Field& x : f.fields) {
+    if (!x.default_value.empty()) {
+      v.set(x.name, x.default_value);
+    } else if (x.required) {
+      if (x.kind == Field::Kind::kChoice) v.set(x.name, x.choices.front());
+      else if (x.kind == Field::Kind::kUint) v.set(x.name, std::to_string(std::min<uint64_t>(x.lo + 63, x.hi)));
+      else v.set(x.name, std::to_string(x.min));
+    }
+  }
+  // Conv2d: a filter that fits the input.
+  if (f.field("r") != nullptr) {
+    v.set("r", "3");
+    v.set("s", "3");
+  }
+  return v;
+}
+
+TEST_CASE("every family has unique names, architectures and consistent shared fields") {
+  REQUIRE(!families().empty());
+  std::map<std::string, Field::Kind> kinds;
+  for (const Family& f : families()) {
+    CAPTURE(f.name);
+    CHECK(find_family(f.name) == &f);
+    CHECK(!f.archs.empty());
+    CHECK(!f.summary().empty());
+    CHECK(!f.reference.empty());
+    CHECK(f.bind);
+    CHECK(f.validate);
+    CHECK(f.flops);
+    CHECK(f.run);
+    for (const Field& x : f.fields) {
+      CAPTURE(x.name);
+      const auto [it, fresh] = kinds.emplace(x.name, x.kind);
+      CHECK(it->second == x.kind);  // one option, one kind
+      if (!x.needs.empty()) CHECK(f.field(x.needs) != nullptr);
+      if (!x.default_value.empty()) CHECK(parse_field(x, x.default_value).empty());
+    }
+  }
+  CHECK(find_family("conv3d") == nullptr);
+}
+
+TEST_CASE("field ranges are enforced at both ends") {
+  for (const Family& f : families())
+    for (const Field& x : f.fields) {
+      CAPTURE(f.name);
+      CAPTURE(x.name);
+      if (x.kind == Field::Kind::kUint) {
+        CHECK(parse_field(x, std::to_string(x.lo)).empty());
+        CHECK(parse_field(x, std::to_string(x.hi)).empty());
+        CHECK(parse_field(x, std::to_string(x.hi + 1)).find("--" + x.name) != std::string::npos);
+        if (x.lo > 0) CHECK(!parse_field(x, std::to_string(x.lo - 1)).empty());
+        CHECK(!parse_field(x, "x").empty());
+        CHECK(!parse_field(x, "").empty());
+      } else if (x.kind == Field::Kind::kChoice) {
+        for (const auto& c : x.choices) CHECK(parse_field(x, c).empty());
+        CHECK(parse_field(x, "nonsense").find("must be") != std::string::npos);
+      } else if (x.kind == Field::Kind::kNumber) {
+        CHECK(parse_field(x, "0").empty());
+        CHECK(!parse_field(x, "1e300").empty());
+        CHECK(!parse_field(x, "nan").empty());
+      }
+    }
+}
+
+TEST_CASE("defaults validate, and the FLOP count is the run's") {
+  for (const Family& f : families())
+    for (const ArchSpace& a : f.archs) {
+      CAPTURE(f.name);
+      CAPTURE(a.arch);
+      const Values v = small_values(f);
+      MatmulRequest q;
+      q.arch = a.arch;
+      REQUIRE(f.bind(v, q).empty());
+      q.tile_n = a.default_tile_n;
+      q.stages = a.default_stages;
+      CHECK(std::find(a.tile_ns.begin(), a.tile_ns.end(), a.default_tile_n) != a.tile_ns.end());
+      CHECK(a.default_stages >= a.stages_lo);
+      CHECK(a.default_stages <= a.stages_hi);
+      REQUIRE(f.validate(v, q) == "");
+      // A tile width outside the space is refused with a reason.
+      MatmulRequest bad = q;
+      bad.tile_n = 96;
+      CHECK(!f.validate(v, bad).empty());
+      // Timing mode, in a child process as sim runs it.
+      const auto res = run_isolated(
+          [&] { return boost::json::serialize(to_json(f.run(v, q))); }, 120);
+      REQUIRE(res.ok);
+      const RunResult r = run_result_from_json(boost::json::parse(res.payload));
+      REQUIRE(r.status == "completed");
+      REQUIRE(r.predicted_time_us > 0);
+      const double tflops = f.flops(v, q) / (r.predicted_time_us * 1e-6) / 1e12;
+      CHECK(tflops == doctest::Approx(r.tflops).epsilon(1e-9));
+    }
+}
+
+TEST_CASE("seeded bugs are corpus cases") {
+  REQUIRE(!g_corpus_build.empty());
+  size_t named = 0;
+  for (const Family& f : families())
+    for (const std::string& bug : f.seeded_bugs) {
+      CAPTURE(bug);
+      ++named;
+      CHECK(g_corpus_build.find("corpus_pair(\"" + bug + "\"") != std::string::npos);
+    }
+  CHECK(named >= 10);
+}
+
+TEST_CASE("the CLI fuzzer's dictionary holds every family, option and choice") {
+  REQUIRE(!g_fuzz_dict.empty());
+  auto has = [](const std::string& token) {
+    return g_fuzz_dict.find("\"" + token + "\"") != std::string::npos;
+  };
+  for (const Family& f : families()) {
+    CHECK_MESSAGE(has(f.name), "fuzz/cli_args.dict lacks \"" << f.name << "\"");
+    for (const ArchSpace& a : f.archs) CHECK_MESSAGE(has(a.arch), a.arch);
+    for (const Field& x : f.fields) {
+      CHECK_MESSAGE(has("--" + x.name), "fuzz/cli_args.dict lacks \"--" << x.name << "\"");
+      for (const auto& c : x.choices) CHECK_MESSAGE(has(c), "fuzz/cli_args.dict lacks " << c);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sk::sim
+
+extern "C" int sc_main(int argc, char* argv[]) {
+  // argv[1]: verify/corpus/BUILD, argv[2]: fuzz/cli_args.dict.
+  auto slurp = [](const char* path) {
+    std::ifstream in(path);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  if (argc > 2) {
+    sk::sim::g_corpus_build = slurp(argv[1]);
+    sk::sim::g_fuzz_dict = slurp(argv[2]);
+  }
+  doctest::Context ctx(argc - 2, argv + 2);
+  return ctx.run();
+}

@@ -53,8 +53,7 @@ Family block_scaled_family() {
     return bind_gemm_shape(v, q);
   };
   f.validate = [](const Values& v, const MatmulRequest& q) {
-    std::string err = validate_block_scaled(request(v, q));
-    return err.empty() ? validate_sm100_launch(q) : err;
+    return with_launch_checks(validate_block_scaled(request(v, q)), q);
   };
   f.flops = gemm_flops;
   f.run = [](const Values& v, const MatmulRequest& q) { return run_block_scaled(request(v, q)); };

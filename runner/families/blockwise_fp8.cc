@@ -27,8 +27,7 @@ Family blockwise_fp8_family() {
                    "blockwise_scales_of_next_stage", "blockwise_short_a_scale_box"};
   f.bind = bind_gemm_shape;
   f.validate = [](const Values&, const MatmulRequest& q) {
-    std::string err = validate_blockwise_fp8(q);
-    return err.empty() ? validate_sm100_launch(q) : err;
+    return with_launch_checks(validate_blockwise_fp8(q), q);
   };
   f.flops = gemm_flops;
   f.run = [](const Values&, const MatmulRequest& q) { return run_blockwise_fp8(q); };

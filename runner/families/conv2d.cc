@@ -1,7 +1,6 @@
-// conv2d.cc: the registration of conv2d fprop on SM100: the structured matmul
-// with the im2col TMA tile loader for A (kernels/conv2d/), NHWC activations,
-// KRSC filters, NHWC output, and an optional fused residual loaded by an 8th
-// warp. Its GEMM view is M = N*P*Q, N = K, K = R*S*Cp.
+// conv2d.cc: the registration of conv2d fprop on SM100 (kernels/conv2d/, the matmul with the
+// im2col TMA loader for A; NHWC in and out, KRSC filters; an optional residual loaded by an 8th
+// warp). Its GEMM view is M = N*P*Q, N = K, K = R*S*Cp.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -65,15 +64,13 @@ Family conv2d_family() {
   f.seeded_bugs = {"conv2d_im2col_ignores_padding", "conv2d_tap_not_dilated",
                    "conv2d_short_im2col_column", "conv2d_residual_short_box"};
   f.bind = [](const Values& v, MatmulRequest& q) {
-    const Conv2dShape s = request(v, q).shape;
-    q.m = static_cast<uint32_t>(std::min<uint64_t>(s.gemm_m(), UINT32_MAX));
-    q.n = s.k;
+    const Conv2dShape s = request(v, q).shape;  // the GEMM view, clamped (validate bounds it)
+    q.m = static_cast<uint32_t>(std::min<uint64_t>(s.gemm_m(), UINT32_MAX)), q.n = s.k;
     q.k = static_cast<uint32_t>(std::min<uint64_t>(s.gemm_k(), UINT32_MAX));
     return std::string();
   };
   f.validate = [](const Values& v, const MatmulRequest& q) {
-    std::string err = validate_conv2d(request(v, q));
-    return err.empty() ? validate_sm100_launch(q) : err;
+    return with_launch_checks(validate_conv2d(request(v, q)), q);
   };
   f.flops = [](const Values& v, const MatmulRequest& q) { return request(v, q).shape.flops(); };
   f.run = [](const Values& v, const MatmulRequest& q) { return run_conv2d(request(v, q)); };

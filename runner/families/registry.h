@@ -43,5 +43,9 @@ inline constexpr const char* kGemmTolerance =
 // resource bounds (traced SMs, functional host memory, trace size) and that
 // --timeline-cta names a CTA of the launch.
 std::string validate_sm100_launch(const MatmulRequest& q);
+// `family_err` when it is not empty, else validate_sm100_launch(q).
+inline std::string with_launch_checks(const std::string& family_err, const MatmulRequest& q) {
+  return family_err.empty() ? validate_sm100_launch(q) : family_err;
+}
 
 }  // namespace sk::sim

@@ -62,12 +62,6 @@ constexpr const char* kUsage =
     "  sweep       rank tile widths and stage counts by predicted time (sim sweep --help)\n"
     "  collect     merge the results of a sweep or verify run with --slurm DIR (sim collect --help)\n";
 
-std::string join(const std::vector<std::string>& v, const char* sep) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
-  return s;
-}
-
 // The families from the registry (runner/families/registry.h): each one's
 // description, its configuration space per architecture and its check.
 int cmd_list() {
@@ -79,9 +73,9 @@ int cmd_list() {
       for (uint32_t t : a.tile_ns) tiles.push_back(std::to_string(t));
       text += fmt::format("\n{}: tile N {}, stages {}-{} (default {}x{}, {} stages), scheduler "
                           "{}, out {}",
-                          a.arch, join(tiles, "|"), a.stages_lo, a.stages_hi, a.tile_m,
-                          a.default_tile_n, a.default_stages, join(a.schedulers, "|"),
-                          join(a.out_dtypes, "|"));
+                          a.arch, sk::sim::joined(tiles, "|"), a.stages_lo, a.stages_hi, a.tile_m,
+                          a.default_tile_n, a.default_stages, sk::sim::joined(a.schedulers, "|"),
+                          sk::sim::joined(a.out_dtypes, "|"));
     }
     text += "\ncheck: " + f.reference;
     std::cout << (f.name.size() <= 8 ? fmt::format("  {:<8}  ", f.name)

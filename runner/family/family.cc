@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <set>
 #include <stdexcept>
 
 namespace sk::sim {
@@ -61,6 +62,12 @@ Field needing(Field f, std::string other) {
   return f;
 }
 
+std::string joined(const std::vector<std::string>& v, const char* sep) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
 namespace {
 
 // "a, b or c"
@@ -76,15 +83,8 @@ std::string alternatives(const std::vector<std::string>& v) {
 std::string parse_field(const Field& f, const std::string& text) {
   const std::string flag = "--" + f.name;
   switch (f.kind) {
-    case Field::Kind::kUint: {
-      if (text.empty() || text.size() > 19 ||
-          text.find_first_not_of("0123456789") != std::string::npos)
-        return fmt::format("{} expects a whole number, got '{}'", flag, text);
-      const uint64_t v = std::stoull(text);
-      if (v < f.lo || v > f.hi)
-        return fmt::format("{} must be in [{}, {}], got {}", flag, f.lo, f.hi, v);
-      return "";
-    }
+    case Field::Kind::kUint:
+      return whole_number_error(flag, text, f.lo, f.hi);
     case Field::Kind::kNumber: {
       char* end = nullptr;
       const double v = text.empty() ? 0 : std::strtod(text.c_str(), &end);
@@ -100,6 +100,43 @@ std::string parse_field(const Field& f, const std::string& text) {
     case Field::Kind::kFlag:
       return "";
   }
+  return "";
+}
+
+std::string whole_number_error(const std::string& flag, const std::string& text, uint64_t lo,
+                               uint64_t hi) {
+  if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
+    return fmt::format("{} expects a whole number, got '{}'", flag, text);
+  const uint64_t v = std::stoull(text);
+  if (v < lo || v > hi) return fmt::format("{} must be in [{}, {}], got {}", flag, lo, hi, v);
+  return "";
+}
+
+std::string fill_values(const Family& f,
+                        const std::function<std::optional<std::string>(const Field&)>& given,
+                        const std::string& missing_prefix, Values& out) {
+  std::set<std::string> seen;  // the fields given
+  for (const Field& x : f.fields) {
+    const std::optional<std::string> text = given(x);
+    if (text) seen.insert(x.name);
+    if (!text) {
+      if (x.required)
+        return fmt::format("{}--{}{} is required", missing_prefix, x.name,
+                           x.kind == Field::Kind::kChoice ? " " + joined(x.choices, "|")
+                                                          : std::string());
+      if (!x.default_value.empty()) out.set(x.name, x.default_value);
+      continue;
+    }
+    if (x.kind == Field::Kind::kFlag) {
+      out.set(x.name, "1");
+      continue;
+    }
+    if (std::string err = parse_field(x, *text); !err.empty()) return err;
+    out.set(x.name, *text);
+  }
+  for (const Field& x : f.fields)
+    if (!x.needs.empty() && seen.count(x.name) && !seen.count(x.needs))
+      return fmt::format("--{} needs --{}", x.name, x.needs);
   return "";
 }
 

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,25 @@ Field needing(Field f, std::string other);
 // Checks one field's text; empty when it is valid, else a one-line reason
 // that names --name.
 std::string parse_field(const Field& f, const std::string& text);
+
+// The strings of `v` with `sep` between them.
+std::string joined(const std::vector<std::string>& v, const char* sep);
+
+// "" when `text` is a whole number in [lo, hi], else the one-line reason
+// (naming `flag`) that every whole-number option of the CLI gives.
+std::string whole_number_error(const std::string& flag, const std::string& text, uint64_t lo,
+                               uint64_t hi);
+
+class Values;
+struct Family;
+// Fills `out` with every field of `f`: the text `given` returns for it
+// (nullopt: not given; a flag's text is ignored), else its default. Returns
+// "" or the first one-line reason: a required field missing (prefixed with
+// `missing_prefix`), a value parse_field refuses, or a field given without
+// the one it needs.
+std::string fill_values(const Family& f,
+                        const std::function<std::optional<std::string>(const Field&)>& given,
+                        const std::string& missing_prefix, Values& out);
 
 // A family's field values, as text checked by parse_field; absent fields
 // (optional, no default, not given) are not in the map, and a flag is "1"

@@ -14,15 +14,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "runner/family/family.h"
+
 namespace sk::cli {
 
 uint64_t parse_uint(const std::string& flag, const std::string& text, uint64_t lo, uint64_t hi) {
-  if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
-    throw UsageError(fmt::format("{} expects a whole number, got '{}'", flag, text));
-  uint64_t v = std::stoull(text);
-  if (v < lo || v > hi)
-    throw UsageError(fmt::format("{} must be in [{}, {}], got {}", flag, lo, hi, v));
-  return v;
+  if (std::string err = sim::whole_number_error(flag, text, lo, hi); !err.empty())
+    throw UsageError(err);
+  return std::stoull(text);
 }
 
 std::vector<uint64_t> parse_uint_list(const std::string& flag, const std::string& text, uint64_t lo,

@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include <set>
+#include <optional>
 #include <stdexcept>
 
 #include "sim/cli/args.h"
@@ -13,12 +13,6 @@ namespace {
 
 po::typed_value<std::string>* value_of(const sim::Field&) {
   return po::value<std::string>();
-}
-
-std::string joined(const std::vector<std::string>& v, const char* sep) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
-  return s;
 }
 
 void add_field(po::options_description& o, const sim::Field& f) {
@@ -48,7 +42,7 @@ void add_family_options(po::options_description& o) {
        "kernel family (sim list)")
       ("arch", po::value<std::string>(),
        fmt::format("architecture: {} (default: the family's first, sim list)",
-                   joined(archs, ", ")).c_str());
+                   sim::joined(archs, ", ")).c_str());
   std::set<std::string> added;
   for (const sim::Family& fam : sim::families()) {
     const bool first = &fam == &sim::families().front();
@@ -75,10 +69,10 @@ Problem parse_problem(const po::variables_map& vm, const std::string& cmd,
   const std::vector<std::string> archs = sim::all_archs();
   if (std::find(archs.begin(), archs.end(), arch) == archs.end())
     throw UsageError(
-        fmt::format("unknown architecture '{}' ({})", arch, joined(archs, ", ")));
+        fmt::format("unknown architecture '{}' ({})", arch, sim::joined(archs, ", ")));
   if (fam.space(arch) == nullptr)
     throw UsageError(fmt::format("--kernel {} is modelled on {}, not '{}'", kernel,
-                                 joined(fam_archs, ", "), arch));
+                                 sim::joined(fam_archs, ", "), arch));
   // A field of another family is refused, never ignored.
   std::vector<std::string> mine;
   for (const sim::Field& f : fam.fields) mine.push_back("--" + f.name);
@@ -86,29 +80,16 @@ Problem parse_problem(const po::variables_map& vm, const std::string& cmd,
     for (const sim::Field& f : other.fields)
       if (vm.count(f.name) && fam.field(f.name) == nullptr)
         throw UsageError(fmt::format("--{} is not a {} option ({} takes {}; --{} is for --kernel {})",
-                                     f.name, kernel, kernel, joined(mine, " "), f.name,
-                                     joined(owners(f.name), " or ")));
-  for (const sim::Field& f : fam.fields) {
-    if (!vm.count(f.name)) {
-      if (f.required)
-        throw UsageError(fmt::format("sim {} --kernel {}: --{}{} is required", cmd, kernel, f.name,
-                                     f.kind == sim::Field::Kind::kChoice
-                                         ? " " + joined(f.choices, "|")
-                                         : std::string()));
-      if (!f.default_value.empty()) p.values.set(f.name, f.default_value);
-      continue;
-    }
-    if (f.kind == sim::Field::Kind::kFlag) {
-      p.values.set(f.name, "1");
-      continue;
-    }
-    const std::string text = vm[f.name].as<std::string>();
-    if (std::string err = sim::parse_field(f, text); !err.empty()) throw UsageError(err);
-    p.values.set(f.name, text);
-  }
-  for (const sim::Field& f : fam.fields)
-    if (!f.needs.empty() && vm.count(f.name) && !vm.count(f.needs))
-      throw UsageError(fmt::format("--{} needs --{}", f.name, f.needs));
+                                     f.name, kernel, kernel, sim::joined(mine, " "), f.name,
+                                     sim::joined(owners(f.name), " or ")));
+  const auto given = [&vm](const sim::Field& f) -> std::optional<std::string> {
+    if (!vm.count(f.name)) return std::nullopt;
+    return f.kind == sim::Field::Kind::kFlag ? std::string() : vm[f.name].as<std::string>();
+  };
+  if (std::string err = sim::fill_values(fam, given, fmt::format("sim {} --kernel {}: ", cmd, kernel),
+                                         p.values);
+      !err.empty())
+    throw UsageError(err);
   q.arch = arch;
   if (std::string err = fam.bind(p.values, q); !err.empty()) throw UsageError(err);
   return p;

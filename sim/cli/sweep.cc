@@ -184,17 +184,19 @@ SweepArgs parse_sweep_args(int argc, char** argv) {
   if (a.help) return a;
   a.problem = parse_problem(vm, "sweep", a.base);
   const sim::ArchSpace& space = a.problem.space(a.base.arch);
-  const std::string stages = vm.count("stages") ? vm["stages"].as<std::string>()
-                                                : fmt::format("{}-{}", space.stages_lo,
-                                                              space.stages_hi);
-  for (uint64_t v : parse_uint_list("--stages", stages, 2, 8))
-    a.stages.push_back(static_cast<uint32_t>(v));
-  std::vector<uint64_t> widths(space.tile_ns.begin(), space.tile_ns.end());
-  std::string tile_ns;
-  for (uint32_t w : space.tile_ns) tile_ns += (tile_ns.empty() ? "" : ",") + std::to_string(w);
-  if (vm.count("tile-n")) tile_ns = vm["tile-n"].as<std::string>();
-  for (uint64_t v : parse_uint_list("--tile-n", tile_ns, 1, 4096, widths))
-    a.tile_ns.push_back(static_cast<uint32_t>(v));
+  if (vm.count("stages")) {
+    for (uint64_t v : parse_uint_list("--stages", vm["stages"].as<std::string>(), 2, 8))
+      a.stages.push_back(static_cast<uint32_t>(v));
+  } else {
+    for (uint32_t v = space.stages_lo; v <= space.stages_hi; ++v) a.stages.push_back(v);
+  }
+  if (vm.count("tile-n")) {
+    const std::vector<uint64_t> widths(space.tile_ns.begin(), space.tile_ns.end());
+    for (uint64_t v : parse_uint_list("--tile-n", vm["tile-n"].as<std::string>(), 1, 4096, widths))
+      a.tile_ns.push_back(static_cast<uint32_t>(v));
+  } else {
+    a.tile_ns = space.tile_ns;
+  }
   a.base.out_f32 = parse_out_f32(vm);
   a.jobs = static_cast<int>(parse_uint("--jobs", vm["jobs"].as<std::string>(), 1, 64));
   a.wall =

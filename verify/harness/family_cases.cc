@@ -11,10 +11,12 @@
 // architectures), tile_n, stages (the architecture's defaults), out_f32, clc.
 // Every run is functional, so the race detector and the reference check run.
 //
-// Invariants: a key that is neither a field nor a run key, a missing
-// required field and a request the family refuses each throw
+// Invariants: a key that is neither a field nor a run key, a missing or
+// out-of-range field, a field without the one it needs, and a request the
+// family refuses each throw
 // std::invalid_argument with a one-line reason (the harness reports it as
 // an error, never as a clean run).
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -32,28 +34,20 @@ sim::RunResult run_family(const sim::Family& f, const CaseConfig& cfg, uint64_t 
   for (const auto& [key, value] : cfg.values())
     if (f.field(key) == nullptr && run_keys.count(key) == 0)
       throw std::invalid_argument(who + "no field or run key '" + key + "'");
-  sim::Values v;
-  for (const sim::Field& x : f.fields) {
-    if (!cfg.has(x.name)) {
-      if (x.required) throw std::invalid_argument(who + "config key '" + x.name + "' is required");
-      if (!x.default_value.empty()) v.set(x.name, x.default_value);
-      continue;
-    }
+  // A choice is its index, a flag given when nonzero; fill_values checks the rest.
+  const auto given = [&](const sim::Field& x) -> std::optional<std::string> {
+    if (!cfg.has(x.name)) return std::nullopt;
     const int64_t n = cfg.get(x.name, 0);
-    std::string text = std::to_string(n);
-    if (x.kind == sim::Field::Kind::kChoice) {
-      if (n < 0 || static_cast<size_t>(n) >= x.choices.size())
-        throw std::invalid_argument(who + "'" + x.name + "' indexes " +
-                                    std::to_string(x.choices.size()) + " choices");
-      text = x.choices[static_cast<size_t>(n)];
-    } else if (x.kind == sim::Field::Kind::kFlag) {
-      if (n == 0) continue;
-      text = "1";
-    }
-    if (std::string err = sim::parse_field(x, text); !err.empty())
-      throw std::invalid_argument(who + err);
-    v.set(x.name, text);
-  }
+    if (x.kind == sim::Field::Kind::kFlag && n == 0) return std::nullopt;
+    if (x.kind != sim::Field::Kind::kChoice) return std::to_string(n);
+    if (n < 0 || static_cast<size_t>(n) >= x.choices.size())
+      throw std::invalid_argument(who + "'" + x.name + "' indexes " +
+                                  std::to_string(x.choices.size()) + " choices");
+    return x.choices[static_cast<size_t>(n)];
+  };
+  sim::Values v;
+  if (std::string err = sim::fill_values(f, given, "", v); !err.empty())
+    throw std::invalid_argument(who + err);
   const sim::ArchSpace& space =
       f.archs.at(cfg.get_in("arch", 0, 0, static_cast<int64_t>(f.archs.size()) - 1));
   sim::MatmulRequest q;

@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <stdexcept>
 
 #include "kernels/blockscaled/blockwise_fp8.h"
@@ -11,53 +10,19 @@
 #include "models/sm100/gpu.h"
 #include "runner/kernels/blockwise_host.h"
 #include "runner/kernels/matmul_host.h"
-#include "runner/kernels/sm100_summary.h"
+#include "runner/kernels/sm100_launch.h"
 
 namespace sk::sim {
 namespace {
 using models::sm100::Gpu;
 
-// What every run of this file shares around a family's own buffers, maps
-// and check: the modelled GPU, a launch of min(tiles, SMs) CTAs of
-// Sm100Matmul<C>, the run and its summary. setup(gpu, params) allocates and
-// encodes, returning the buffers that check(gpu, buffers, status) reads.
-template <class C, class Setup, class Check>
-RunResult simulate(const MatmulRequest& q, const char* kernel, const std::string& what,
-                   double peak_factor, Setup&& setup, Check&& check) {
-  using Kernel = Sm100Matmul<C>;
-  auto t0 = std::chrono::steady_clock::now();
-  models::sm100::Params params = models::sm100::Params::builtin();
-  if (q.num_sms > 0) params.num_sms = q.num_sms;
-  Gpu gpu(params, q.functional);
-  configure_run(gpu, q, t0);
-  typename Kernel::Params p{};
-  const auto buf = setup(gpu, p);
-
-  const auto races = attach_race_detector(gpu, q);
-  const uint32_t tiles = Kernel::tiles_m(q.m) * Kernel::tiles_n(q.n);
-  const int grid =
-      static_cast<int>(std::min<uint32_t>(tiles, static_cast<uint32_t>(gpu.params().num_sms)));
-  std::string err =
-      gpu.launch(grid, static_cast<int>(C::kWarps), C::kSmemBytes, [&p] { Kernel::run(p); });
-  if (!err.empty()) throw std::runtime_error(err);
-  const RunStatus status = gpu.run(q.max_cycles);
-
-  RunResult r = describe_sm100_run<C>(q, grid, status);
-  r.kernel = kernel;
-  r.config_name = fmt::format("{}: {}", C::name(), what);
-  summarize_sm100(gpu, 2.0 * q.m * q.n * q.k, r, peak_factor);
-  if (q.functional) r.check = check(gpu, buf, status);
-  write_run_files(gpu, q);
-  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return r;
-}
-
-template <class Format, int BN, int S>
+template <class C>
 RunResult run_config(const BlockScaledRequest& req) {
-  using C = Sm100BlockScaledConfig<Format, BN, S, bf16_t>;
   const MatmulRequest& q = req.run;
-  return simulate<C>(
-      q, "block_scaled_matmul", format_name(req.format), is_fp4(req.format) ? 4.0 : 2.0,
+  return simulate_sm100<C, Sm100Matmul<C>>(
+      q,
+      {"block_scaled_matmul", fmt::format("{}: {}", C::name(), format_name(req.format)),
+       2.0 * q.m * q.n * q.k, is_fp4(req.format) ? 4.0 : 2.0},
       [&](Gpu& gpu, auto& p) {
         BlockScaledBuffers b = allocate_block_scaled<bf16_t>(gpu, req.format, q.m, q.n, q.k, q.seed);
         encode_block_scaled<C>(p, b);
@@ -70,33 +35,17 @@ RunResult run_config(const BlockScaledRequest& req) {
 
 using Runner = RunResult (*)(const BlockScaledRequest&);
 
-template <class Format, int BN, int S>
-Runner fitting() {
-  if constexpr (Sm100BlockScaledConfig<Format, BN, S, bf16_t>::kFits)
-    return &run_config<Format, BN, S>;
-  else
-    return nullptr;
-}
-
-template <class Format, int BN>
-Runner by_stages(uint32_t stages) {
-  switch (stages) {
-    case 2: return fitting<Format, BN, 2>();
-    case 3: return fitting<Format, BN, 3>();
-    case 4: return fitting<Format, BN, 4>();
-    case 5: return fitting<Format, BN, 5>();
-    case 6: return fitting<Format, BN, 6>();
-    default: return nullptr;
-  }
-}
-
 template <class Format>
 Runner by_tile(uint32_t bn, uint32_t stages) {
-  switch (bn) {
-    case 128: return by_stages<Format, 128>(stages);
-    case 256: return by_stages<Format, 256>(stages);
-    default: return nullptr;
-  }
+  return pick<128, 256>(bn, [&](auto n) {
+    return pick<2, 3, 4, 5, 6>(stages, [&](auto s) -> Runner {
+      using C = Sm100BlockScaledConfig<Format, n(), s(), bf16_t>;
+      if constexpr (C::kFits)
+        return &run_config<C>;
+      else
+        return nullptr;
+    });
+  });
 }
 
 Runner lookup(const BlockScaledRequest& req) {
@@ -107,11 +56,13 @@ Runner lookup(const BlockScaledRequest& req) {
   }
 }
 
-template <int S>
+template <class C>
 RunResult run_blockwise(const MatmulRequest& q) {
-  using C = Sm100BlockwiseFp8Config<S>;
-  return simulate<C>(
-      q, "blockwise_fp8_matmul", "E4M3, FP32 scales per 1x128 (A) and 128x128 (B) block", 2.0,
+  return simulate_sm100<C, Sm100Matmul<C>>(
+      q,
+      {"blockwise_fp8_matmul",
+       fmt::format("{}: E4M3, FP32 scales per 1x128 (A) and 128x128 (B) block", C::name()),
+       2.0 * q.m * q.n * q.k, 2.0},
       [&](Gpu& gpu, auto& p) {
         BlockwiseBuffers b = allocate_blockwise<bf16_t>(gpu, q.m, q.n, q.k, q.seed);
         encode_blockwise<C>(p, b);
@@ -124,23 +75,14 @@ RunResult run_blockwise(const MatmulRequest& q) {
 
 using BlockwiseRunner = RunResult (*)(const MatmulRequest&);
 
-template <int S>
-BlockwiseRunner blockwise_fitting() {
-  if constexpr (Sm100BlockwiseFp8Config<S>::kFits)
-    return &run_blockwise<S>;
-  else
-    return nullptr;
-}
-
 BlockwiseRunner blockwise_lookup(const MatmulRequest& q) {
-  switch (q.stages) {
-    case 2: return blockwise_fitting<2>();
-    case 3: return blockwise_fitting<3>();
-    case 4: return blockwise_fitting<4>();
-    case 5: return blockwise_fitting<5>();
-    case 6: return blockwise_fitting<6>();
-    default: return nullptr;
-  }
+  return pick<2, 3, 4, 5, 6>(q.stages, [](auto s) -> BlockwiseRunner {
+    using C = Sm100BlockwiseFp8Config<s()>;
+    if constexpr (C::kFits)
+      return &run_blockwise<C>;
+    else
+      return nullptr;
+  });
 }
 
 // The checks every SM100 block-scaled family makes of its request.

@@ -3,18 +3,14 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <cmath>
-#include <cstring>
-#include <random>
-#include <vector>
 
 #include "kernels/conv2d/config.h"
 #include "models/sm100/gpu.h"
 #include "runner/kernels/conv2d_host.h"
 #include "runner/kernels/matmul_check.h"
 #include "runner/kernels/matmul_host.h"
-#include "runner/kernels/sm100_summary.h"
+#include "runner/kernels/sm100_launch.h"
 
 namespace sk::sim {
 namespace {
@@ -25,84 +21,51 @@ uint32_t out_size(uint32_t in, uint32_t pad, uint32_t dil, uint32_t filter, uint
   return span < 0 ? 0 : static_cast<uint32_t>(span / stride + 1);
 }
 
-template <int BN, int S, class OutT, bool Residual>
+template <class C>
 RunResult run_config(const Conv2dRequest& req) {
-  using C = Sm100Conv2dConfig<BN, S, OutT, Residual>;
-  using Kernel = Sm100Conv2d<C>;
+  using OutT = typename C::OutT;
   const Conv2dShape& s = req.shape;
-  MatmulRequest q = req.run;
+  MatmulRequest q = req.run;  // the GEMM view
   q.m = static_cast<uint32_t>(s.gemm_m());
   q.n = s.k;
   q.k = static_cast<uint32_t>(s.gemm_k());
-  auto t0 = std::chrono::steady_clock::now();
-  models::sm100::Params params = models::sm100::Params::builtin();
-  if (q.num_sms > 0) params.num_sms = q.num_sms;
-  Gpu gpu(params, q.functional);
-  configure_run(gpu, q, t0);
-  const ConvBuffers buf = allocate_conv<OutT>(gpu, s, q.seed, Residual);
-
-  typename Kernel::Params p{};
-  encode_conv<C>(p, s, buf, C::BM, req.beta);
-
-  const auto races = attach_race_detector(gpu, q);
-  const uint32_t tiles = Kernel::tiles_m(q.m) * Kernel::tiles_n(q.n);
-  const int grid =
-      static_cast<int>(std::min<uint32_t>(tiles, static_cast<uint32_t>(gpu.params().num_sms)));
-  std::string err = gpu.launch(grid, static_cast<int>(C::kWarps), C::kSmemBytes, [&p] { Kernel::run(p); });
-  if (!err.empty()) throw std::runtime_error(err);
-  const RunStatus status = gpu.run(q.max_cycles);
-
-  RunResult r = describe_sm100_run<C>(q, grid, status);
-  r.kernel = "conv2d";
-  r.config_name = fmt::format(
+  const std::string name = fmt::format(
       "sm100_conv2d_fprop_{}x{}x{}_s{}_{}{}: N={} H={} W={} C={} K={} R={} S={} stride {}x{} pad "
       "{}x{} dilation {}x{} -> P={} Q={}",
       C::BM, C::BN, C::BK, C::Stages, sizeof(OutT) == 4 ? "f32out" : "bf16out",
-      Residual ? fmt::format("_residual (beta {})", req.beta) : "", s.n, s.h, s.w,
-      s.c, s.k, s.r, s.s, s.stride_h, s.stride_w, s.pad_h, s.pad_w, s.dil_h, s.dil_w, s.p(), s.q());
-  summarize_sm100(gpu, s.flops(), r);
-  if (q.functional) r.check = check_conv<OutT>(gpu, s, buf, status, req.beta);
-  write_run_files(gpu, q);
-  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return r;
+      C::kResidual ? fmt::format("_residual (beta {})", req.beta) : "", s.n, s.h, s.w, s.c, s.k,
+      s.r, s.s, s.stride_h, s.stride_w, s.pad_h, s.pad_w, s.dil_h, s.dil_w, s.p(), s.q());
+  return simulate_sm100<C, Sm100Conv2d<C>>(
+      q, {"conv2d", name, s.flops()},
+      [&](Gpu& gpu, auto& p) {
+        ConvBuffers buf = allocate_conv<OutT>(gpu, s, q.seed, C::kResidual);
+        encode_conv<C>(p, s, buf, C::BM, req.beta);
+        return buf;
+      },
+      [&](Gpu& gpu, const ConvBuffers& buf, RunStatus status) {
+        return check_conv<OutT>(gpu, s, buf, status, req.beta);
+      });
 }
 
 using Runner = RunResult (*)(const Conv2dRequest&);
 
-template <int BN, int S, class OutT, bool Residual>
-Runner fitting() {
-  if constexpr (Sm100Conv2dConfig<BN, S, OutT, Residual>::kFits)
-    return &run_config<BN, S, OutT, Residual>;
-  else
-    return nullptr;
+// The configuration of the request's tile, stages, output type and
+// residual, when it fits.
+Runner lookup(const Conv2dRequest& req) {
+  return pick<64, 128>(req.run.tile_n, [&](auto bn) {
+    return pick<2, 3, 4>(req.run.stages, [&](auto s) {
+      return pick_out(req.run.out_f32, [&](auto out) {
+        return pick_bool(req.residual, [&](auto residual) -> Runner {
+          using C = Sm100Conv2dConfig<bn(), s(), typename decltype(out)::type, residual()>;
+          if constexpr (C::kFits)
+            return &run_config<C>;
+          else
+            return nullptr;
+        });
+      });
+    });
+  });
 }
-
-template <int BN, class OutT, bool Residual>
-Runner by_stages(uint32_t stages) {
-  switch (stages) {
-    case 2: return fitting<BN, 2, OutT, Residual>();
-    case 3: return fitting<BN, 3, OutT, Residual>();
-    case 4: return fitting<BN, 4, OutT, Residual>();
-    default: return nullptr;
-  }
-}
-
-template <class OutT, bool Residual>
-Runner by_tile(uint32_t bn, uint32_t stages) {
-  switch (bn) {
-    case 64: return by_stages<64, OutT, Residual>(stages);
-    case 128: return by_stages<128, OutT, Residual>(stages);
-    default: return nullptr;
-  }
-}
-
-template <bool Residual>
-Runner by_type(const Conv2dRequest& q) {
-  return q.run.out_f32 ? by_tile<float, Residual>(q.run.tile_n, q.run.stages)
-                       : by_tile<bf16_t, Residual>(q.run.tile_n, q.run.stages);
-}
-
-Runner lookup(const Conv2dRequest& q) { return q.residual ? by_type<true>(q) : by_type<false>(q); }
 
 }  // namespace
 

@@ -3,26 +3,18 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstring>
-#include <fstream>
-#include <map>
 
 #include "kernels/matmul/sm100_matmul.h"
 #include "models/sm100/gpu.h"
-#include "runner/kernels/matmul_check.h"
 #include "runner/kernels/matmul_host.h"
-#include "runner/kernels/sm100_summary.h"
-#include "runner/report/timeline_svg.h"
-#include "traces/sim_trace_export.h"
+#include "runner/kernels/sm100_launch.h"
 
 namespace sk::sim {
 namespace {
 using models::sm100::Gpu;
 using models::sm100::Params;
 using models::sm100::Swizzle;
-using models::sm100::TensorMapModel;
 
 template <int BN, int S, class OutT, class Sched = StaticPersistentScheduler>
 using Cfg = Sm100MatmulConfig<128, BN, 64, S, OutT, Sched>;
@@ -41,93 +33,51 @@ uint64_t tile_count(const MatmulRequest& q) {
   return uint64_t{(q.m + 127) / 128} * ((q.n + q.tile_n - 1) / q.tile_n);
 }
 
-template <int BN, int S, class OutT, class Sched>
+template <class C>
 RunResult run_config(const MatmulRequest& q) {
-  using C = Cfg<BN, S, OutT, Sched>;
-  using Kernel = Sm100Matmul<C>;
-  auto t0 = std::chrono::steady_clock::now();
-  Gpu gpu(params_of(q), q.functional);
-  configure_run(gpu, q, t0);
-  const MatmulBuffers buf = allocate_matmul<OutT>(gpu, q);
-  const uint32_t lda = buf.lda, ldb = buf.lda, ldc = buf.ldc;
-  const uint64_t a_addr = buf.a, b_addr = buf.b, c_addr = buf.d;
-
-  typename Kernel::Params p{};
-  fail_encode(models::sm100::encode_tiled_2d(p.a, a_addr, 2, q.k, q.m, uint64_t{lda} * 2, C::BK,
-                                             C::BM, Swizzle::k128B));
-  fail_encode(models::sm100::encode_tiled_2d(p.b, b_addr, 2, q.k, q.n, uint64_t{ldb} * 2, C::BK,
-                                             C::BN, Swizzle::k128B));
-  fail_encode(encode_output_map<C>(p.c, c_addr, q.n, q.m, ldc));
-  p.m = q.m;
-  p.n = q.n;
-  p.k = q.k;
-
-  const auto races = attach_race_detector(gpu, q);
-  const uint32_t tiles = Kernel::tiles_m(q.m) * Kernel::tiles_n(q.n);
-  const int grid = static_cast<int>(
-      C::kClc ? tiles : std::min<uint32_t>(tiles, static_cast<uint32_t>(gpu.params().num_sms)));
-  std::string err = gpu.launch(grid, kSm100MatmulWarps, C::kSmemBytes, [&p] { Kernel::run(p); });
-  if (!err.empty()) throw std::runtime_error(err);
-  RunStatus status = gpu.run(q.max_cycles);
-
-  RunResult r = describe_sm100_run<C>(q, grid, status);
-  r.kernel = "matmul";
-  r.config_name = C::name();
-  summarize_sm100(gpu, 2.0 * q.m * q.n * q.k, r);
-  r.check = check_run<OutT>(gpu, q, buf, status);
-  write_run_files(gpu, q);
-  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return r;
+  using OutT = typename C::OutT;
+  return simulate_sm100<C, Sm100Matmul<C>>(
+      q, {"matmul", C::name(), 2.0 * q.m * q.n * q.k},
+      [&](Gpu& gpu, auto& p) {
+        const MatmulBuffers buf = allocate_matmul<OutT>(gpu, q);
+        fail_encode(models::sm100::encode_tiled_2d(p.a, buf.a, 2, q.k, q.m, uint64_t{buf.lda} * 2,
+                                                   C::BK, C::BM, Swizzle::k128B));
+        fail_encode(models::sm100::encode_tiled_2d(p.b, buf.b, 2, q.k, q.n, uint64_t{buf.lda} * 2,
+                                                   C::BK, C::BN, Swizzle::k128B));
+        fail_encode(encode_output_map<C>(p.c, buf.d, q.n, q.m, buf.ldc));
+        p.m = q.m;
+        p.n = q.n;
+        p.k = q.k;
+        return buf;
+      },
+      [&](Gpu& gpu, const MatmulBuffers& buf, RunStatus status) {
+        return check_run<OutT>(gpu, q, buf, status);
+      });
 }
 
 using Runner = RunResult (*)(const MatmulRequest&);
 struct Entry {
-  Runner run;
-  uint32_t smem_bytes;
+  Runner run = nullptr;
+  uint32_t smem_bytes = 0;
 };
 
-template <int BN, int S, class OutT, class Sched>
-Entry entry_of() {
-  using C = Cfg<BN, S, OutT, Sched>;
-  if constexpr (C::kFits)
-    return Entry{&run_config<BN, S, OutT, Sched>, C::kSmemBytes};
-  else
-    return Entry{nullptr, C::kSmemBytes};
-}
-
-template <int BN, int S, class OutT>
-Entry entry(bool clc) {
-  return clc ? entry_of<BN, S, OutT, ClcScheduler>()
-             : entry_of<BN, S, OutT, StaticPersistentScheduler>();
-}
-
-template <int BN, class OutT>
-Entry by_stages(uint32_t s, bool clc) {
-  switch (s) {
-    case 2: return entry<BN, 2, OutT>(clc);
-    case 3: return entry<BN, 3, OutT>(clc);
-    case 4: return entry<BN, 4, OutT>(clc);
-    case 5: return entry<BN, 5, OutT>(clc);
-    case 6: return entry<BN, 6, OutT>(clc);
-    case 7: return entry<BN, 7, OutT>(clc);
-    case 8: return entry<BN, 8, OutT>(clc);
-    default: return Entry{nullptr, 0};
-  }
-}
-
-template <class OutT>
-Entry by_tile(uint32_t bn, uint32_t s, bool clc) {
-  switch (bn) {
-    case 64: return by_stages<64, OutT>(s, clc);
-    case 128: return by_stages<128, OutT>(s, clc);
-    case 256: return by_stages<256, OutT>(s, clc);
-    default: return Entry{nullptr, 0};
-  }
-}
-
+// The configuration of q's tile, stages, output type and scheduler, and
+// whether it fits.
 Entry lookup(const MatmulRequest& q) {
-  return q.out_f32 ? by_tile<float>(q.tile_n, q.stages, q.clc)
-                   : by_tile<bf16_t>(q.tile_n, q.stages, q.clc);
+  return pick<64, 128, 256>(q.tile_n, [&](auto bn) {
+    return pick<2, 3, 4, 5, 6, 7, 8>(q.stages, [&](auto s) {
+      return pick_out(q.out_f32, [&](auto out) {
+        return pick_bool(q.clc, [&](auto clc) {
+          using Sched = std::conditional_t<clc(), ClcScheduler, StaticPersistentScheduler>;
+          using C = Cfg<bn(), s(), typename decltype(out)::type, Sched>;
+          if constexpr (C::kFits)
+            return Entry{&run_config<C>, C::kSmemBytes};
+          else
+            return Entry{nullptr, C::kSmemBytes};
+        });
+      });
+    });
+  });
 }
 }  // namespace
 

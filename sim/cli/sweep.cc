@@ -163,7 +163,7 @@ boost::json::object sweep_to_json(const Sweep& s, const Problem& problem,
   return doc;
 }
 
-SweepArgs parse_sweep_args(int argc, char** argv) {
+po::options_description sweep_options() {
   po::options_description opts("sim sweep options");
   add_family_options(opts);
   opts.add_options()
@@ -177,6 +177,11 @@ SweepArgs parse_sweep_args(int argc, char** argv) {
       ("wall-limit", po::value<std::string>()->default_value("3600"),
        "wall-clock seconds for each configuration");
   add_slurm_options(opts);
+  return opts;
+}
+
+SweepArgs parse_sweep_args(int argc, char** argv) {
+  const po::options_description opts = sweep_options();
   const po::options_description hidden = slice_options();
   const po::variables_map vm = parse_options(argc, argv, "sweep", opts, &hidden);
   SweepArgs a;

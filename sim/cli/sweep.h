@@ -87,6 +87,8 @@ struct SweepArgs {
 };
 
 // Parses the `sim sweep` options (argv[0] is "sweep"); throws UsageError.
+// The options of `sim sweep` (the family fields, the sweep axes, Slurm).
+po::options_description sweep_options();
 SweepArgs parse_sweep_args(int argc, char** argv);
 
 // `sim sweep` run here (parsed args without --slurm or --slice); returns the

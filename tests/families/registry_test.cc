@@ -3,9 +3,8 @@
 // its architectures, its FLOP count is the one its run reports TFLOP/s from,
 // each field's range is enforced by parse_field at both ends, fields shared
 // between families mean the same kind of option, and each seeded bug it names
-// is a case of the corpus (verify/corpus/BUILD, the first argument), and the
-// CLI fuzzer's dictionary (fuzz/cli_args.dict, the second) holds every
-// family, option and choice, so the fuzzer reaches each family's parsing.
+// is a case of the corpus (verify/corpus/BUILD, the first argument). The
+// CLI fuzzer's dictionary is generated from the registry (fuzz/cli_dict.cc).
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
@@ -23,7 +22,7 @@
 namespace sk::sim {
 namespace {
 
-std::string g_corpus_build, g_fuzz_dict;
+std::string g_corpus_build;
 
 // The smallest valid values of a family: each required field at its lower
 // bound plus 63 (or its first choice), the defaults for the rest.
@@ -136,36 +135,18 @@ TEST_CASE("seeded bugs are corpus cases") {
   CHECK(named >= 10);
 }
 
-TEST_CASE("the CLI fuzzer's dictionary holds every family, option and choice") {
-  REQUIRE(!g_fuzz_dict.empty());
-  auto has = [](const std::string& token) {
-    return g_fuzz_dict.find("\"" + token + "\"") != std::string::npos;
-  };
-  for (const Family& f : families()) {
-    CHECK_MESSAGE(has(f.name), "fuzz/cli_args.dict lacks \"" << f.name << "\"");
-    for (const ArchSpace& a : f.archs) CHECK_MESSAGE(has(a.arch), a.arch);
-    for (const Field& x : f.fields) {
-      CHECK_MESSAGE(has("--" + x.name), "fuzz/cli_args.dict lacks \"--" << x.name << "\"");
-      for (const auto& c : x.choices) CHECK_MESSAGE(has(c), "fuzz/cli_args.dict lacks " << c);
-    }
-  }
-}
-
 }  // namespace
 }  // namespace sk::sim
 
 extern "C" int sc_main(int argc, char* argv[]) {
-  // argv[1]: verify/corpus/BUILD, argv[2]: fuzz/cli_args.dict.
+  // argv[1]: verify/corpus/BUILD.
   auto slurp = [](const char* path) {
     std::ifstream in(path);
     std::ostringstream s;
     s << in.rdbuf();
     return s.str();
   };
-  if (argc > 2) {
-    sk::sim::g_corpus_build = slurp(argv[1]);
-    sk::sim::g_fuzz_dict = slurp(argv[2]);
-  }
-  doctest::Context ctx(argc - 2, argv + 2);
+  if (argc > 1) sk::sim::g_corpus_build = slurp(argv[1]);
+  doctest::Context ctx(argc - 1, argv + 1);
   return ctx.run();
 }

@@ -1,0 +1,104 @@
+// sm100_launch.h: what every SM100 family's runner shares around its own
+// buffers, tensor maps and check, so that a runner is those three and its
+// configuration table:
+//
+//   simulate_sm100<C, Kernel>(q, launch, setup, check)
+//       the modelled GPU for q (SM count, tracing, schedule), setup(gpu, p)
+//       allocating the operands and encoding Kernel::Params p, the race
+//       detector, a launch of C::kWarps warps per CTA on min(tiles, SMs) CTAs
+//       (one per tile with the CLC scheduler), the run to q.max_cycles, the
+//       summary, check(gpu, buffers, status) in functional mode, and the
+//       --trace and --timeline files.
+//
+//   pick<V...>(value, f)      f(std::integral_constant<int, V>) for the V equal
+//                             to `value`, or a value-initialized result
+//   pick_out(f32, f)          f(type_tag<float>) or f(type_tag<bf16_t>)
+//   pick_bool(b, f)           f(std::true_type) or f(std::false_type)
+//
+// They turn a request's run-time tile, stage count and types into one
+// compile-time configuration without a switch per axis.
+//
+// Invariants: the buffers setup returns outlive the run and the check; the
+// race detector is attached before the launch; the wall time covers setup,
+// run, check and files.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "kernels/core/numeric.h"
+#include "models/sm100/gpu.h"
+#include "runner/kernels/matmul_host.h"
+#include "runner/kernels/sm100_summary.h"
+#include "runner/result/run_result.h"
+
+namespace sk::sim {
+
+// How the run is named and rated.
+struct Sm100Launch {
+  const char* kernel = "matmul";  // RunResult::kernel
+  std::string config_name;        // RunResult::config_name
+  double flops = 0;               // what TFLOP/s is computed from
+  double peak_factor = 1.0;       // the format's dense rate relative to BF16
+};
+
+template <class C, class Kernel, class Setup, class Check>
+RunResult simulate_sm100(const MatmulRequest& q, const Sm100Launch& launch, Setup&& setup,
+                         Check&& check) {
+  const auto t0 = std::chrono::steady_clock::now();
+  models::sm100::Params params = models::sm100::Params::builtin();
+  if (q.num_sms > 0) params.num_sms = q.num_sms;
+  models::sm100::Gpu gpu(params, q.functional);
+  configure_run(gpu, q, t0);
+  typename Kernel::Params p{};
+  const auto buf = setup(gpu, p);
+
+  const auto races = attach_race_detector(gpu, q);
+  const uint32_t tiles = Kernel::tiles_m(q.m) * Kernel::tiles_n(q.n);
+  const int grid = static_cast<int>(
+      C::kClc ? tiles : std::min<uint32_t>(tiles, static_cast<uint32_t>(gpu.params().num_sms)));
+  const std::string err =
+      gpu.launch(grid, static_cast<int>(C::kWarps), C::kSmemBytes, [&p] { Kernel::run(p); });
+  if (!err.empty()) throw std::runtime_error(err);
+  const RunStatus status = gpu.run(q.max_cycles);
+
+  RunResult r = describe_sm100_run<C>(q, grid, status);
+  r.kernel = launch.kernel;
+  r.config_name = launch.config_name;
+  summarize_sm100(gpu, launch.flops, r, launch.peak_factor);
+  if (q.functional) r.check = check(gpu, buf, status);
+  write_run_files(gpu, q);
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+template <class T>
+struct type_tag {
+  using type = T;
+};
+
+template <int First, int... Rest, class F>
+auto pick(uint32_t value, F&& f) {
+  using R = decltype(f(std::integral_constant<int, First>{}));
+  if (value == static_cast<uint32_t>(First)) return f(std::integral_constant<int, First>{});
+  if constexpr (sizeof...(Rest) > 0)
+    return pick<Rest...>(value, std::forward<F>(f));
+  else
+    return R{};
+}
+
+template <class F>
+auto pick_out(bool f32, F&& f) {
+  return f32 ? f(type_tag<float>{}) : f(type_tag<bf16_t>{});
+}
+
+template <class F>
+auto pick_bool(bool b, F&& f) {
+  return b ? f(std::true_type{}) : f(std::false_type{});
+}
+
+}  // namespace sk::sim

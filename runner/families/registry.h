@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "runner/family/family.h"
+#include "runner/kernels/matmul_check.h"
 
 namespace sk::sim {
 
@@ -34,10 +35,8 @@ std::vector<Field> gemm_shape_fields();
 std::string bind_gemm_shape(const Values& v, MatmulRequest& q);
 double gemm_flops(const Values& v, const MatmulRequest& q);
 
-// The check every GEMM-shaped family shares (runner/kernels/matmul_check.h).
-inline constexpr const char* kGemmTolerance =
-    "per element |D - ref| <= 2 (K + 2) 2^-24 sum|a b| (FP32 accumulation) + 2^-8 |ref| "
-    "(rounding to BF16; 0 for F32)";
+// kGemmTolerance, the check every GEMM-shaped family shares, is stated beside
+// its code in runner/kernels/matmul_check.h.
 
 // The checks every SM100 structured kernel shares after its own: the
 // resource bounds (traced SMs, functional host memory, trace size) and that

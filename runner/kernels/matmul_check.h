@@ -55,10 +55,16 @@ void poison_output(uint8_t* p, size_t count) {
                 sizeof(OutT));
 }
 
+// The bound check_element applies, as the family registrations state it
+// (sim list): keep the two together.
+inline constexpr const char* kGemmTolerance =
+    "per element |D - ref| <= 2 (K + 2) 2^-24 sum|a b| (FP32 accumulation) + 2^-8 |ref| "
+    "(rounding to BF16; 0 for F32)";
+
 // Compares one output element `got` with its FP64 reference `ref`, a sum of
 // `terms` products whose magnitudes add to `abs_sum`: the FP32 accumulation
-// bound 2 (terms + 2) u abs_sum plus one rounding to OutT. Records the error
-// in r and, for the first failure, r.detail = where().
+// bound 2 (terms + 2) u abs_sum plus one rounding to OutT (kGemmTolerance).
+// Records the error in r and, for the first failure, r.detail = where().
 template <class OutT, class Where>
 void check_element(CheckResult& r, double got, double ref, double abs_sum, uint64_t terms,
                    Where&& where) {

@@ -104,6 +104,13 @@ void Engine::drain_due() {
   }
   current_ = saved;
   if (progress_ && events_ >= progress_check_) report_progress();
+  if (has_wall_deadline_ && events_ >= wall_check_) {
+    wall_check_ = events_ + 65536;
+    if (!wall_stopped_ && std::chrono::steady_clock::now() >= wall_deadline_) {
+      wall_stopped_ = true;
+      sc_core::sc_stop();
+    }
+  }
 }
 
 void Engine::report_progress() {
@@ -133,7 +140,7 @@ Warp& Engine::spawn_warp(int cta, int warp_in_cta, int lanes, std::function<void
         w->sync();
         w->set_done();
         w->set_end_cycle(now());
-        last_progress_ = now();
+        note_sync();
         current_ = nullptr;
       },
       nullptr, &opts);
@@ -155,25 +162,51 @@ RunStatus Engine::run(Cycle max_cycles) {
   bool all_done = true;
   for (auto& w : warps_) all_done = all_done && w->done();
   if (all_done) return RunStatus::kCompleted;
-  if (now() >= max_cycles) {
-    Finding f;
-    f.cls = "bound";
-    f.rule = "bound.cycle_limit";
-    f.message = fmt::format(
-        "simulation reached the cycle bound ({} cycles) with warps still running: a livelock "
-        "or a runaway loop (raise it with --max-cycles)",
-        max_cycles);
-    for (auto& w : warps_)
-      if (!w->done())
-        f.details.push_back(fmt::format("cta {} warp {} ({}): {}", w->cta(), w->index(),
-                                        w->role().empty() ? "?" : w->role(),
-                                        w->blocked() ? w->blocked_on() : "running"));
-    f.cycle = now();
-    findings_.push_back(std::move(f));
-    return RunStatus::kCycleBound;
+  // Nothing left to fire (no timed event in the calendar, none stopped
+  // early by the wall clock): no warp can ever move again.
+  if (!wall_stopped_ && calendar_.empty()) {
+    deadlock_finding();
+    return RunStatus::kDeadlock;
   }
-  deadlock_finding();
-  return RunStatus::kDeadlock;
+  // Stopped at a limit with work in flight. SystemC leaves its time at the
+  // last event when the next lies past the bound; the run simulated up to it.
+  limit_reason_ = wall_stopped_ ? "wall" : "max_cycles";
+  if (!wall_stopped_) now_ = std::max(now_, max_cycles);
+  bool running = false;
+  for (auto& w : warps_) running = running || (!w->done() && !w->blocked());
+  const Cycle window = livelock_window(now_);
+  if (running && now_ - last_sync_ >= window) {
+    livelock_finding(window);
+    return RunStatus::kLivelock;
+  }
+  return RunStatus::kLimit;
+}
+
+void Engine::livelock_finding(Cycle window) {
+  Finding f;
+  f.cls = "livelock";
+  f.rule = "livelock.no_progress";
+  f.cycle = now_;
+  int running = 0;
+  for (auto& w : warps_) {
+    if (w->done()) continue;
+    if (!w->blocked() && running++ == 0) {
+      f.cta = w->cta();
+      f.warp = w->index();
+      f.role = w->role();
+    }
+    f.details.push_back(fmt::format("cta {} warp {} ({}) at {}: {}", w->cta(), w->index(),
+                                    w->role().empty() ? "?" : w->role(),
+                                    format_location(w->location()),
+                                    w->blocked() ? w->blocked_on() : "running"));
+  }
+  f.message = fmt::format(
+      "livelock: {} warp(s) kept running from cycle {} to {} (the run was stopped at {}) with no "
+      "barrier phase completed, no wait returned and no warp exited in the last {} cycles; a "
+      "polling loop whose condition never becomes true, or a loop that never reaches its exit",
+      running, last_sync_, now_,
+      limit_reason_ == "wall" ? "the wall-clock limit" : "--max-cycles", window);
+  findings_.push_back(std::move(f));
 }
 
 void Engine::deadlock_finding() {

@@ -18,6 +18,7 @@
 //     cycle bound is hit (a finding).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -45,7 +46,22 @@ sc_core::sc_time cycles_to_time(Cycle c);
 
 class Warp;
 
-enum class RunStatus { kCompleted, kDeadlock, kCycleBound };
+// How a run ended. kDeadlock: unfinished warps and no event that could ever
+// fire. kLivelock: stopped at a limit while warps kept running without any
+// synchronization progress (livelock_window()). kLimit: stopped at
+// --max-cycles or the wall-clock limit with work still in flight; not a
+// finding about the kernel (limit_reason() says which).
+enum class RunStatus { kCompleted, kDeadlock, kLivelock, kLimit };
+// The summary's `status`: completed, deadlock, livelock or limit.
+inline const char* run_status_name(RunStatus s) {
+  switch (s) {
+    case RunStatus::kCompleted: return "completed";
+    case RunStatus::kDeadlock: return "deadlock";
+    case RunStatus::kLivelock: return "livelock";
+    case RunStatus::kLimit: return "limit";
+  }
+  return "?";
+}
 
 class Engine {
  public:
@@ -69,8 +85,21 @@ class Engine {
   // Creates a warp whose thread runs body. Call before run().
   Warp& spawn_warp(int cta, int warp_in_cta, int lanes, std::function<void()> body);
 
-  // Runs until every warp finished, a deadlock, or max_cycles.
+  // Runs until every warp finished, a deadlock, max_cycles, or the wall
+  // deadline (set_wall_deadline).
   RunStatus run(Cycle max_cycles);
+  // After run() returned kLimit or kLivelock: "max_cycles" or "wall".
+  const std::string& limit_reason() const { return limit_reason_; }
+  // Stops the run (status kLimit, or kLivelock) once the wall clock passes
+  // `deadline`; checked every 65,536 events.
+  void set_wall_deadline(std::chrono::steady_clock::time_point deadline) {
+    wall_deadline_ = deadline;
+    has_wall_deadline_ = true;
+  }
+  // A run stopped at a limit is a livelock when some warp is still running
+  // (not blocked) and no synchronization progress happened in the last
+  // livelock_window(now) cycles: half the run, at least 20,000 cycles.
+  static Cycle livelock_window(Cycle now) { return std::max<Cycle>(20'000, now / 2); }
 
   // The warp whose kernel code is executing, or nullptr in agent callbacks.
   Warp* current() const { return current_; }
@@ -120,6 +149,11 @@ class Engine {
   // Largest cycle at which any warp or agent made progress.
   Cycle last_progress() const { return last_progress_; }
   void note_progress() { last_progress_ = now(); }
+  // Synchronization progress: a barrier phase or counter completed, a
+  // blocking wait returned, a warp exited. What separates a livelock (time
+  // moves, nothing synchronizes) from a long run.
+  void note_sync() { last_sync_ = last_progress_ = now(); }
+  Cycle last_sync() const { return last_sync_; }
 
  private:
   // The calendar orders small records; the callbacks stay put in a slab of
@@ -151,7 +185,12 @@ class Engine {
   std::function<void(Finding&)> classify_deadlock_;
   Schedule schedule_;
   uint64_t events_ = 0;
-  Cycle last_progress_ = 0;
+  Cycle last_progress_ = 0, last_sync_ = 0;
+  std::string limit_reason_;
+  bool has_wall_deadline_ = false, wall_stopped_ = false;
+  uint64_t wall_check_ = 0;
+  std::chrono::steady_clock::time_point wall_deadline_;
+  void livelock_finding(Cycle window);
   bool progress_ = false, progress_shown_ = false;
   uint64_t progress_check_ = 0;
   std::chrono::steady_clock::time_point progress_start_, progress_last_;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -61,6 +62,7 @@ Child start(size_t index, const std::function<std::string()>& fn, double wall_li
   }
   fflush(stdout);
   fflush(stderr);
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
     c.data = std::string("fork failed: ") + std::strerror(errno);
@@ -70,12 +72,16 @@ Child start(size_t index, const std::function<std::string()>& fn, double wall_li
   }
   if (pid == 0) {
     close(fds[0]);
+    // Die with the parent; it may have died before this took effect.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(4);
     child_main(fds[1], fn);
   }
   close(fds[1]);
   c.pid = pid;
   c.fd = fds[0];
-  c.deadline = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(wall_limit_s * 1000));
+  c.deadline = Clock::now() + std::chrono::milliseconds(
+                                  static_cast<int64_t>(hard_wall_limit(wall_limit_s) * 1000));
   return c;
 }
 
@@ -88,8 +94,11 @@ IsolatedResult finish(Child& c, bool timed_out, double wall_limit_s) {
   }
   IsolatedResult r;
   if (timed_out) {
-    r.error = fmt::format("simulation exceeded the wall-clock limit of {:.0f} s and was stopped",
-                          wall_limit_s);
+    r.killed = true;
+    r.error = fmt::format(
+        "simulation did not stop at the wall-clock limit of {:.0f} s (kernel code looping without "
+        "calling the simulator?) and was killed after {:.0f} s; no summary",
+        wall_limit_s, hard_wall_limit(wall_limit_s));
   } else if (WIFSIGNALED(status)) {
     r.error = fmt::format("simulation process died with signal {} ({})", WTERMSIG(status),
                           strsignal(WTERMSIG(status)));

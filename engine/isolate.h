@@ -3,8 +3,13 @@
 // SystemC's kernel cannot be reset, and a kernel under test may crash the
 // process (a wild pointer in kernel code) or never terminate. Every simulation
 // therefore runs in a forked child that returns its result as text through a
-// pipe; the parent enforces a wall-clock limit. A crash or timeout becomes an
-// error string, never a crash or hang of the caller.
+// pipe. A simulation stops itself at its wall-clock limit (status limit,
+// engine/engine.h); the parent kills a child that has not ended by
+// hard_wall_limit(limit), which leaves it time to summarize and write its
+// files but ends kernel code that loops without calling the simulator. A
+// crash or kill becomes an error string, never a crash or hang of the caller.
+// A child dies with its parent (SIGKILL when the parent ends, however it
+// ends), so no simulation outlives an interrupted `sim`.
 //
 // Invariants: children are forked only from the thread that calls these
 // functions, one at a time, and each pipe's write end is closed in the parent
@@ -20,8 +25,14 @@
 
 namespace sk::sim {
 
+// When the parent kills a child given `wall_limit_s`.
+inline double hard_wall_limit(double wall_limit_s) {
+  return wall_limit_s + (wall_limit_s * 0.25 > 10 ? wall_limit_s * 0.25 : 10);
+}
+
 struct IsolatedResult {
   bool ok = false;        // child exited normally and returned a payload
+  bool killed = false;    // killed at hard_wall_limit
   std::string payload;    // what fn returned
   std::string error;      // why not ok
 };

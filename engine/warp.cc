@@ -93,7 +93,7 @@ void Warp::block_until(sc_core::sc_event& ev, const std::function<bool()>& ready
   }
   blocked_ = false;
   describe_ = nullptr;
-  engine_.note_progress();
+  engine_.note_sync();
   add_stall(what, engine_.now() - begin);
   if (traced && engine_.trace().enabled())
     engine_.trace().slice(TraceSlice{track, begin, engine_.now(), what, {}, 0, 0});

@@ -13,8 +13,8 @@
 //
 // SK_FUZZ_VERBOSE=1 prints each run's outcome and findings.
 //
-// Contract checked: every run ends as completed, deadlock or cycle_bound (the
-// last two with their finding), every finding has a class, rule and message,
+// Contract checked: every run ends as completed, deadlock, livelock (those two
+// with their finding) or limit (with no livelock or deadlock finding), every finding has a class, rule and message,
 // and nothing else happens: no crash, no exception out of the simulator, no
 // hang (libFuzzer's -timeout), no sanitizer report.
 //
@@ -276,17 +276,17 @@ void run(const Program& prog) {
   };
   if (st == sk::sim::RunStatus::kDeadlock && !has("deadlock", "deadlock:"))
     defect("a deadlock without a deadlock finding");
-  if (st == sk::sim::RunStatus::kCycleBound && !has("bound", "simulation reached the cycle bound"))
-    defect("a cycle-bound stop without its finding");
+  if (st == sk::sim::RunStatus::kLivelock && !has("livelock", "livelock:"))
+    defect("a livelock without a livelock finding");
+  if (st == sk::sim::RunStatus::kLimit && (has("livelock", "livelock:") || has("deadlock", "deadlock:")))
+    defect("a stop at the limit reported as a livelock or deadlock");
   for (const auto& f : fs)
     if (f.cls.empty() || f.rule.empty() || f.message.empty())
       defect("a finding without class, rule or message: " + f.rule + " " + f.message);
   if (std::getenv("SK_FUZZ_VERBOSE") != nullptr) {
     std::fprintf(stderr, "%d cta x %d warps, %zu ops, %s: %s after %llu cycles\n", prog.ctas,
                  prog.warps, prog.ops.size(), prog.functional ? "functional" : "timing",
-                 st == sk::sim::RunStatus::kCompleted  ? "completed"
-                 : st == sk::sim::RunStatus::kDeadlock ? "deadlock"
-                                                       : "cycle_bound",
+                 sk::sim::run_status_name(st),
                  static_cast<unsigned long long>(gpu.engine().now()));
     for (const auto& f : fs) std::fprintf(stderr, "  [%s] %s\n", f.rule.c_str(), f.message.c_str());
   }

@@ -20,9 +20,8 @@
 //   sim collect --resume DIR [--wait] [--json FILE|-] [--partition P] [--time-limit T]
 //           (one Slurm array job, merged into the local run's output: docs/slurm.md)
 //
-// Exit status: 0 no findings (and, with --functional, a passing check);
-// 1 findings or a failed check; 2 bad usage or input (one line on stderr);
-// 3 a merged Slurm job that is incomplete (sim collect, --wait).
+// Exit status: sim/cli/exit_codes.h (0 clean, 1 findings or a failed check,
+// 2 bad usage or input, 3 a limit reached or an incomplete Slurm job).
 // Each simulation runs in a child process (engine/isolate.h), so the CLI
 // itself never crashes or hangs on a misbehaving kernel.
 #include <fmt/format.h>
@@ -38,6 +37,7 @@
 #include "sim/cli/args.h"
 #include "runner/families/registry.h"
 #include "sim/cli/distributed.h"
+#include "sim/cli/exit_codes.h"
 #include "sim/cli/run_args.h"
 #include "sim/cli/options.h"
 #include "sim/cli/report.h"
@@ -60,7 +60,14 @@ constexpr const char* kUsage =
     "  run         simulate one kernel launch (sim run --help)\n"
     "  verify      explore many schedules with the race detector (sim verify --help)\n"
     "  sweep       rank tile widths and stage counts by predicted time (sim sweep --help)\n"
-    "  collect     merge the results of a sweep or verify run with --slurm DIR (sim collect --help)\n";
+    "  collect     merge the results of a sweep or verify run with --slurm DIR (sim collect --help)\n"
+    "exit status, every command:\n"
+    "  0  clean: completed, no finding, the check (if any) passed\n"
+    "  1  findings (deadlock and livelock among them) or a failed check\n"
+    "  2  bad usage or input (one line on stderr), or an output file that could not be\n"
+    "     written after simulating (the summary is printed first)\n"
+    "  3  no complete answer: stopped at --max-cycles or --wall-limit (status limit),\n"
+    "     or a Slurm job that is not complete\n";
 
 // The families from the registry (runner/families/registry.h): each one's
 // description, its configuration space per architecture and its check.
@@ -101,19 +108,26 @@ int cmd_run(int argc, char** argv) {
       [&q, &in] { return boost::json::serialize(sk::sim::to_json(in.simulate(q))); }, wall);
   if (!res.ok) {
     std::cerr << "sim: " << res.error << "\n";
-    return 1;
+    return res.killed ? sk::cli::kExitLimit : sk::cli::kExitFindings;
   }
   sk::sim::RunResult r = sk::sim::run_result_from_json(boost::json::parse(res.payload));
   const std::string json = boost::json::serialize(sk::sim::to_json(r));
-  // The JSON first: if it cannot be written, the one line saying so is all
-  // the output (exit 2).
-  if (!json_path.empty()) sk::cli::write_output("--json", json_path, json);
+  std::vector<std::string> output_errors = r.output_errors;
+  if (!json_path.empty()) {
+    try {
+      sk::cli::write_output("--json", json_path, json);
+    } catch (const UsageError& e) {
+      output_errors.push_back(e.what());
+    }
+  }
+  // The summary stands whatever could not be written.
   std::ostream& text = json_path == "-" ? std::cerr : std::cout;
   text << sk::cli::format_text(r);
-  if (!q.trace_path.empty()) text << "  trace       " << q.trace_path << "\n";
-  if (!q.timeline_path.empty()) text << "  timeline    " << q.timeline_path << "\n";
-  const bool clean = r.findings.empty() && (!r.check.ran || r.check.passed);
-  return clean ? 0 : 1;
+  if (!q.trace_path.empty() && r.output_errors.empty()) text << "  trace       " << q.trace_path << "\n";
+  if (!q.timeline_path.empty() && r.output_errors.empty())
+    text << "  timeline    " << q.timeline_path << "\n";
+  for (const std::string& e : output_errors) std::cerr << "sim: " << e << "\n";
+  return sk::cli::run_exit_code(r, !output_errors.empty());
 }
 
 int cmd_verify(int argc, char** argv) {
@@ -144,7 +158,7 @@ int cmd_verify(int argc, char** argv) {
                           boost::json::serialize(sk::cli::verify_to_json(in, rep)));
   std::ostream& text = in.json_path == "-" ? std::cerr : std::cout;
   text << sk::cli::verify_header(in) << sk::verify::format_report(rep, sk::cli::replay_command(in));
-  return rep.findings.empty() && rep.errors.empty() ? 0 : 1;
+  return sk::cli::verify_exit_code(rep);
 }
 
 // `sim sweep` here, or sliced over a Slurm array job (sim/cli/distributed.h).

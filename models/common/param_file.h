@@ -8,8 +8,10 @@
 #pragma once
 
 #include <boost/json.hpp>
+#include <map>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace sk::models {
 
@@ -44,6 +46,65 @@ inline double param(const boost::json::object& params, const char* key, const ch
     throw std::runtime_error(where + " is " + std::to_string(x) + ", outside [" +
                              std::to_string(lo) + ", " + std::to_string(hi) + "]");
   return x;
+}
+
+// A file given by the user (--params) is read strictly: a key that appears
+// twice in one object, a top-level key other than arch, device, note and
+// params, or a parameter that `builtin` (the architecture's own params.json)
+// does not have is an error naming the key and its line. A typo would
+// otherwise leave the built-in value in force and nobody would be told.
+inline void check_param_keys(const std::string& text, const std::string& builtin,
+                             const char* arch) {
+  const std::string who = std::string(arch) + " params: ";
+  struct Frame {
+    bool object = false;
+    std::string name;                    // the key this object or array is the value of
+    std::map<std::string, int> keys;     // key -> line
+  };
+  std::vector<Frame> stack;
+  std::vector<std::pair<std::string, int>> top, params;  // keys of the top level and of "params"
+  std::string last_key;
+  int line = 1;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') ++line;
+    if (c == '{' || c == '[') {
+      stack.push_back(Frame{c == '{', last_key, {}});
+      last_key.clear();
+    } else if ((c == '}' || c == ']') && !stack.empty()) {
+      stack.pop_back();
+    } else if (c == '"') {
+      std::string s;
+      const int at = line;
+      for (++i; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] == '\\' && i + 1 < text.size()) ++i;
+        if (text[i] == '\n') ++line;
+        s += text[i];
+      }
+      size_t j = i + 1;
+      while (j < text.size() && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r' ||
+                                 text[j] == '\n'))
+        ++j;
+      if (stack.empty() || !stack.back().object || j >= text.size() || text[j] != ':') continue;
+      Frame& f = stack.back();
+      if (auto [it, fresh] = f.keys.emplace(s, at); !fresh)
+        throw std::runtime_error(who + "line " + std::to_string(at) + ": duplicate key \"" + s +
+                                 "\" (first at line " + std::to_string(it->second) + ")");
+      if (stack.size() == 1) top.emplace_back(s, at);
+      if (stack.size() == 2 && f.name == "params") params.emplace_back(s, at);
+      last_key = s;
+    }
+  }
+  for (const auto& [k, at] : top)
+    if (k != "arch" && k != "device" && k != "note" && k != "params")
+      throw std::runtime_error(who + "line " + std::to_string(at) + ": unknown key \"" + k +
+                               "\" (a parameter file has arch, device, note and params)");
+  const boost::json::object known = param_table(builtin, arch);
+  for (const auto& [k, at] : params)
+    if (!known.contains(k))
+      throw std::runtime_error(who + "line " + std::to_string(at) + ": unknown parameter \"" + k +
+                               "\" (models/" + arch + "/params.json lists the " +
+                               std::to_string(known.size()) + " parameters)");
 }
 
 // A whole-number value of `key` in [lo, hi] (hi at most 2^53, exact in a double).

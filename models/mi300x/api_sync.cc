@@ -37,7 +37,7 @@ void set_value(Counter& c, uint32_t v) {
   else
     c.shadow = v;
   c.changed->notify(sc_core::SC_ZERO_TIME);
-  gpu().engine().note_progress();
+  gpu().engine().note_sync();
 }
 
 void release(sim::Warp& w, const Counter& c) {

@@ -137,7 +137,7 @@ void Gpu::maybe_release_barrier(Workgroup& wg) {
   ++wg.bar_generation;
   if (obs() != nullptr) obs()->phase_complete(wg.id, 1ull << 41);
   wg.bar_done->notify(sc_core::SC_ZERO_TIME);
-  engine_.note_progress();
+  engine_.note_sync();
 }
 
 sim::RunStatus Gpu::run(Cycle max_cycles) { return engine_.run(max_cycles); }

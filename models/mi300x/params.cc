@@ -57,6 +57,9 @@ Params& active() {
 }  // namespace
 
 const Params& Params::builtin() { return active(); }
-void Params::use(const std::string& text) { active() = from_json(text); }
+void Params::use(const std::string& text) {
+  models::check_param_keys(text, kBuiltin, "mi300x");
+  active() = from_json(text);
+}
 
 }  // namespace sk::models::mi300x

@@ -111,6 +111,7 @@ void named_barrier(uint32_t id, uint32_t num_threads, bool wait, const Loc& loc)
     ++nb.generation;
     if (obs != nullptr) obs->phase_complete(cta.id, key);
     nb.done->notify(sc_core::SC_ZERO_TIME);
+    gpu().engine().note_sync();
   }
   if (!wait) return;
   w.block_until(

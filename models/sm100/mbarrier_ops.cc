@@ -39,7 +39,7 @@ void maybe_complete(Gpu& gpu, Mbarrier& b, uint64_t flow) {
   b.flow = b.pending_flow;
   b.pending_flow = 0;
   b.flipped->notify(sc_core::SC_ZERO_TIME);
-  gpu.engine().note_progress();
+  gpu.engine().note_sync();
 }
 
 // Common to every arrival: the phase-observation rule, then the count.

@@ -72,6 +72,9 @@ Params Params::at_sm_clock(double sm_ghz) const {
 }
 
 const Params& Params::builtin() { return active(); }
-void Params::use(const std::string& text) { active() = from_json(text); }
+void Params::use(const std::string& text) {
+  models::check_param_keys(text, kBuiltin, "sm100");
+  active() = from_json(text);
+}
 
 }  // namespace sk::models::sm100

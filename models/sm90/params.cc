@@ -79,6 +79,7 @@ const sm100::Params& gpu_params() { return builtin().p; }
 const Extras& extras() { return builtin().x; }
 
 void use_params(const std::string& text) {
+  models::check_param_keys(text, kBuiltin, "sm90");
   Loaded l;
   parse(text, l.p, l.x);
   builtin() = l;

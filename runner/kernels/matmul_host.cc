@@ -1,5 +1,9 @@
 #include "runner/kernels/matmul_host.h"
 
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <stdexcept>
 #include <vector>
@@ -17,7 +21,15 @@ void configure_run(models::sm100::Gpu& gpu, const MatmulRequest& q,
                         ? std::vector<int>{q.timeline_cta}
                         : q.trace_sms);
   if (q.progress) gpu.engine().set_progress_reporter(start);
+  set_wall_limit(gpu.engine(), q, start);
   gpu.engine().schedule().reset(q.seed);
+}
+
+void set_wall_limit(sim::Engine& engine, const MatmulRequest& q,
+                    std::chrono::steady_clock::time_point start) {
+  if (q.wall_limit_s > 0)
+    engine.set_wall_deadline(start + std::chrono::milliseconds(
+                                         static_cast<int64_t>(q.wall_limit_s * 1000)));
 }
 
 void fail_encode(const std::string& err) {
@@ -37,21 +49,35 @@ std::unique_ptr<sim::Observer> attach_race_detector(sim::Engine& engine,
   return races;
 }
 
-void write_run_files(sim::Engine& engine, const MatmulRequest& q) {
+std::vector<std::string> write_run_files(sim::Engine& engine, const MatmulRequest& q) {
+  std::vector<std::string> errors;
+  auto failed = [&errors](const char* flag, const std::string& path) {
+    errors.push_back(fmt::format("{}: writing '{}' failed: {}", flag, path,
+                                 errno != 0 ? std::strerror(errno) : "I/O error"));
+  };
   if (!q.trace_path.empty()) {
+    errno = 0;
     std::ofstream out(q.trace_path, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write trace file " + q.trace_path);
-    traces::write_perfetto(engine.trace(), out);
+    if (out) traces::write_perfetto(engine.trace(), out);
+    out.close();
+    if (!out) failed("--trace", q.trace_path);
   }
   if (!q.timeline_path.empty()) {
     std::string err;
     const std::string svg = render_timeline_svg(
         engine.trace(),
         TimelineOptions{q.timeline_cta, q.timeline_from, q.timeline_to, 1200}, &err);
-    if (svg.empty()) throw std::runtime_error("--timeline: " + err);
-    std::ofstream out(q.timeline_path, std::ios::trunc);
-    if (!(out << svg)) throw std::runtime_error("cannot write timeline file " + q.timeline_path);
+    if (svg.empty()) {
+      errors.push_back("--timeline: " + err);
+    } else {
+      errno = 0;
+      std::ofstream out(q.timeline_path, std::ios::trunc);
+      out << svg;
+      out.close();
+      if (!out) failed("--timeline", q.timeline_path);
+    }
   }
+  return errors;
 }
 
 }  // namespace sk::sim

@@ -25,13 +25,6 @@
 
 namespace sk::sim {
 
-// The summary's `status` of a run that ended with `s`.
-inline const char* run_status_name(RunStatus s) {
-  return s == RunStatus::kCompleted  ? "completed"
-         : s == RunStatus::kDeadlock ? "deadlock"
-                                     : "cycle_bound";
-}
-
 struct MatmulBuffers {
   uint32_t lda = 0, ldc = 0;  // elements
   uint64_t a = 0, b = 0, d = 0;
@@ -40,6 +33,10 @@ struct MatmulBuffers {
 // Tracing, the traced SMs, progress and the schedule of `q`.
 void configure_run(models::sm100::Gpu& gpu, const MatmulRequest& q,
                    std::chrono::steady_clock::time_point start);
+
+// Stops the run with status limit once q.wall_limit_s have passed since start.
+void set_wall_limit(sim::Engine& engine, const MatmulRequest& q,
+                    std::chrono::steady_clock::time_point start);
 
 void fail_encode(const std::string& err);
 
@@ -135,10 +132,12 @@ RunResult describe_sm100_run(const MatmulRequest& q, int grid, RunStatus status)
 }
 
 // Writes --trace and --timeline, when asked for.
-void write_run_files(sim::Engine& engine, const MatmulRequest& q);
+// Writes --trace and --timeline, when asked for; what could not be written,
+// one line each (the run's summary still stands).
+std::vector<std::string> write_run_files(sim::Engine& engine, const MatmulRequest& q);
 template <class G>
-void write_run_files(G& gpu, const MatmulRequest& q) {
-  write_run_files(gpu.engine(), q);
+std::vector<std::string> write_run_files(G& gpu, const MatmulRequest& q) {
+  return write_run_files(gpu.engine(), q);
 }
 
 }  // namespace sk::sim

@@ -43,6 +43,7 @@ RunResult run_cdna3_kernel(const MatmulRequest& q, const std::string& name) {
                         ? std::vector<int>{q.timeline_cta}
                         : q.trace_sms);
   if (q.progress) gpu.engine().set_progress_reporter(t0);
+  set_wall_limit(gpu.engine(), q, t0);
   gpu.engine().schedule().reset(q.seed);
   const MatmulBuffers buf = allocate_matmul<bf16_t>(gpu, q);
   Cdna3MatmulParams p{};
@@ -82,7 +83,7 @@ RunResult run_cdna3_kernel(const MatmulRequest& q, const std::string& name) {
   r.status = err.empty() ? run_status_name(status) : "launch_failed";
   summarize_mi300x(gpu, 2.0 * q.m * q.n * q.k, r);
   if (err.empty()) r.check = check_run<bf16_t>(gpu, q, buf, status);
-  write_run_files(gpu, q);
+  r.output_errors = write_run_files(gpu, q);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

@@ -23,7 +23,8 @@ using models::mi300x::Gpu;
 void summarize_mi300x(Gpu& gpu, double flops, RunResult& r) {
   const auto& p = gpu.params();
   Engine& eng = gpu.engine();
-  r.cycles = std::max<Cycle>(gpu.end_cycle(), 1);
+  // A run that did not complete is summarized up to where it stopped.
+  r.cycles = std::max<Cycle>(r.status == "completed" ? gpu.end_cycle() : eng.now(), 1);
   r.clock_ghz = p.clock_ghz;
   r.predicted_time_us = static_cast<double>(r.cycles) / (p.clock_ghz * 1e3);
   r.tflops = flops / (r.predicted_time_us * 1e-6) / 1e12;
@@ -73,6 +74,7 @@ void summarize_mi300x(Gpu& gpu, double flops, RunResult& r) {
                                                                      : "synchronization";
   r.findings = eng.findings();
   r.events = eng.events();
+  settle_incomplete(r, eng.limit_reason());
 }
 
 namespace {

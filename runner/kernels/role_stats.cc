@@ -53,8 +53,15 @@ std::vector<RoleStats> role_stats(const Engine& eng, Cycle cycles, double slot_s
     Cycle stalled = std::min<Cycle>(w->stall_cycles(), alive);
     a.busy += static_cast<double>(alive - stalled) / cycles;
     a.stall += static_cast<double>(stalled) / cycles;
+    // The causes split the stalled time (never more than it: a stall still
+    // being counted when a run stops at a limit is cut at the stop).
+    Cycle by_cause = 0;
+    for (const auto& [what, c] : w->stalls_by_what()) by_cause += c;
+    const double scale = by_cause > stalled && by_cause > 0
+                             ? static_cast<double>(stalled) / static_cast<double>(by_cause)
+                             : 1.0;
     for (const auto& [what, c] : w->stalls_by_what())
-      a.causes[stall_cause(what, role)] += static_cast<double>(c) / cycles;
+      a.causes[stall_cause(what, role)] += scale * static_cast<double>(c) / cycles;
     a.warps += 1;
   }
   std::vector<RoleStats> out;

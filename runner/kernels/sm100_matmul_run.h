@@ -30,6 +30,9 @@ struct MatmulRequest {
   bool functional = false;
   uint64_t seed = 0;  // data and schedule (0: nominal schedule)
   uint64_t max_cycles = 4'000'000'000ull;
+  // Wall-clock seconds after which the simulation stops itself with status
+  // limit (engine/engine.h); 0: no limit. The CLI's --wall-limit.
+  double wall_limit_s = 0;
   std::string trace_path;  // empty: no trace
   std::vector<int> trace_sms;  // SMs the trace covers (empty: all)
   // --timeline: an SVG of one CTA's roles over [from, to) cycles (to 0: end).

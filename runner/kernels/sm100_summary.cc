@@ -83,6 +83,7 @@ void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r, double
 
   r.findings = eng.findings();
   r.events = eng.events();
+  settle_incomplete(r, eng.limit_reason());
 }
 
 }  // namespace sk::sim

@@ -101,8 +101,9 @@ RunResult run_config(const MatmulRequest& q, models::sm90::LaunchClocks f) {
   r.peak_tflops = 4096.0 * gpu.params().num_sms * f_max * 1e9 / 1e12;
   r.peak_fraction = r.tflops / r.peak_tflops;
   r.power_w = models::sm90::board_power_w(models::sm90::extras().power, f_max, f, activity(q, r));
+  settle_incomplete(r, gpu.engine().limit_reason());
   r.check = check_run<bf16_t>(gpu, q, buf, status);
-  write_run_files(gpu, q);
+  r.output_errors = write_run_files(gpu, q);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
@@ -176,20 +177,30 @@ RunResult run_sm90_matmul(const MatmulRequest& q) {
   models::sm90::LaunchClocks at = models::sm90::clock_caps(power, f_max);
   RunResult r = run(probe, at);
   double wall = r.wall_s;
+  // The wall-clock limit covers all the simulations together; a probe that
+  // did not complete (a limit, a finding that stopped it) is the answer.
+  auto left = [&q, &wall](MatmulRequest x) {
+    if (q.wall_limit_s > 0) x.wall_limit_s = std::max(0.001, q.wall_limit_s - wall);
+    return x;
+  };
   auto moved = [](double a, double b) { return std::abs(a - b) >= 0.01 * b; };
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < 3 && r.status == "completed"; ++i) {
     const auto next = models::sm90::power_limited_clocks(power, f_max, activity(q, r));
     if (!moved(next.tensor_ghz, at.tensor_ghz) && !moved(next.rest_ghz, at.rest_ghz)) break;
     at = next;
     reset_systemc();  // SystemC time does not restart in a used context
-    r = run(probe, at);
+    r = run(left(probe), at);
     wall += r.wall_s;
   }
-  if (!q.trace_path.empty() || !q.timeline_path.empty()) {
+  if ((!q.trace_path.empty() || !q.timeline_path.empty()) && r.status == "completed") {
     reset_systemc();
-    r = run(q, at);
+    r = run(left(q), at);
     wall += r.wall_s;
   }
+  else if (!q.trace_path.empty() || !q.timeline_path.empty())
+    r.output_errors.push_back(
+        "--trace and --timeline were not written: the run stopped while its power-limited clocks "
+        "were being found (give the clocks with --sm-clock to trace a run that stops early)");
   r.wall_s = wall;
   return r;
 }

@@ -21,11 +21,20 @@ double finite_or_max(double v) {
   return std::isfinite(v) ? v : std::numeric_limits<double>::max();
 }
 
+void settle_incomplete(RunResult& r, const std::string& limit_reason) {
+  r.limit = limit_reason;
+  if (r.status == "completed") return;
+  r.predicted_time_us = r.tflops = r.peak_fraction = r.power_w = 0;
+  r.overlap_pct = r.tensor_util_pct = r.hbm_util_pct = 0;
+  r.bottleneck = "none";
+}
+
 json::object to_json(const RunResult& r) {
   json::object o;
   o["kernel"] = r.kernel;
   o["arch"] = r.arch;
   o["status"] = r.status;
+  if (!r.limit.empty()) o["limit"] = r.limit;
   o["shape"] = json::object{{"m", r.m}, {"n", r.n}, {"k", r.k}};
   o["config"] = json::object{{"name", r.config_name},
                              {"tile_m", r.tile_m},
@@ -70,6 +79,11 @@ json::object to_json(const RunResult& r) {
   json::array fs;
   for (const auto& f : r.findings) fs.push_back(finding_to_json(f));
   o["findings"] = std::move(fs);
+  if (!r.output_errors.empty()) {
+    json::array errs;
+    for (const auto& e : r.output_errors) errs.push_back(json::string(e));
+    o["output_errors"] = std::move(errs);
+  }
   o["seed"] = r.seed;
   o["events"] = r.events;
   o["wall_s"] = r.wall_s;
@@ -110,6 +124,7 @@ RunResult run_result_from_json(const json::value& v) {
   r.kernel = get<std::string>(o, "kernel");
   r.arch = get<std::string>(o, "arch");
   r.status = get<std::string>(o, "status");
+  if (o.contains("limit")) r.limit = get<std::string>(o, "limit");
   const auto& s = o.at("shape").as_object();
   r.m = get<uint32_t>(s, "m");
   r.n = get<uint32_t>(s, "n");
@@ -157,6 +172,9 @@ RunResult run_result_from_json(const json::value& v) {
     r.roles.push_back(std::move(rs));
   }
   for (const auto& x : o.at("findings").as_array()) r.findings.push_back(finding_from_json(x));
+  if (o.contains("output_errors"))
+    for (const auto& e : o.at("output_errors").as_array())
+      r.output_errors.push_back(json::value_to<std::string>(e));
   r.seed = get<uint64_t>(o, "seed");
   r.events = get<uint64_t>(o, "events");
   r.wall_s = get<double>(o, "wall_s");

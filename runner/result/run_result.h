@@ -33,7 +33,9 @@ struct CheckResult {
 };
 
 struct RunResult {
-  std::string kernel, arch, status;  // status: completed | deadlock | cycle_bound
+  std::string kernel, arch, status;  // status: completed | deadlock | livelock | limit
+  // limit and livelock: what stopped the run, max_cycles or wall ("" else).
+  std::string limit;
   uint32_t m = 0, n = 0, k = 0;
   std::string config_name;
   std::string scheduler;  // matmul: static | clc (empty: not applicable)
@@ -60,7 +62,16 @@ struct RunResult {
   double wall_s = 0;
   bool functional = false;
   CheckResult check;
+  // --trace or --timeline files that could not be written, one line each.
+  std::vector<std::string> output_errors;
 };
+
+// Ends the summary of a run that did not complete: records what stopped it
+// (`limit_reason`, "" unless a limit did) and clears every rate and share of
+// time (predicted time, TFLOP/s, peak fraction, power, overlap, utilization,
+// bottleneck), which would be meaningless over a truncated or stuck run.
+// Counts (cycles, events, bytes, roles' time split) stay.
+void settle_incomplete(RunResult& r, const std::string& limit_reason);
 
 boost::json::object to_json(const RunResult& r);
 boost::json::object finding_to_json(const Finding& f);

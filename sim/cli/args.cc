@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -95,6 +96,17 @@ void require_writable(const std::string& flag, const std::string& path) {
   std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   if (access(dir.c_str(), W_OK | X_OK) != 0)
     throw UsageError(fmt::format("{}: cannot write '{}': {}", flag, path, std::strerror(errno)));
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty()) return false;
+  std::error_code ec1, ec2;
+  const auto pa = std::filesystem::weakly_canonical(a, ec1);
+  const auto pb = std::filesystem::weakly_canonical(b, ec2);
+  if (!ec1 && !ec2 && pa == pb) return true;
+  struct stat sa {}, sb {};
+  return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
 }
 
 void write_output(const std::string& flag, const std::string& path, const std::string& text) {

@@ -30,6 +30,10 @@ std::string resolve_path(const std::string& path);
 // file in a writable directory) without touching it.
 void require_writable(const std::string& flag, const std::string& path);
 
+// True when the two paths name one file (the same path once made absolute
+// and normalized, or, when both exist, the same inode).
+bool same_file(const std::string& a, const std::string& b);
+
 // Writes `text` and a newline to stdout when path is "-", else to the file;
 // throws UsageError when the file cannot be written in full.
 void write_output(const std::string& flag, const std::string& path, const std::string& text);

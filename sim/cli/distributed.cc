@@ -211,6 +211,7 @@ int verify_task(const RunArgs& in) {
       json::array fs;
       for (const auto& f : out[i].findings) fs.push_back(sim::finding_to_json(f));
       o["findings"] = std::move(fs);
+      if (out[i].limited) o["limited"] = true;
     } else {
       o["error"] = out[i].error;
     }
@@ -415,7 +416,7 @@ int merge_sweep(const JobDir& d, const Manifest& m, std::vector<SliceStatus>& st
   if (!partial.empty()) text << "PARTIAL RESULT (see the end)\n";
   text << format_sweep_text(merged, a.problem, a.base) << partial;
   if (!missing.empty()) return kExitIncomplete;
-  return std::any_of(merged.points.begin(), merged.points.end(), failed) ? 1 : 0;
+  return sweep_exit_code(merged.points);
 }
 
 int merge_verify(const JobDir& d, const Manifest& m, std::vector<SliceStatus>& states,
@@ -450,6 +451,7 @@ int merge_verify(const JobDir& d, const Manifest& m, std::vector<SliceStatus>& s
         verify::ScheduleOutcome r;
         r.done = true;
         r.ok = o.contains("findings");
+        r.limited = o.contains("limited");
         if (r.ok)
           for (const auto& f : o.at("findings").as_array()) r.findings.push_back(sim::finding_from_json(f));
         else
@@ -482,7 +484,7 @@ int merge_verify(const JobDir& d, const Manifest& m, std::vector<SliceStatus>& s
   text << verify_header(in) << verify::format_report(rep, replay_command(in));
   if (!missing.empty()) text << partial_text(d, m, missing, missing_items);
   if (!missing.empty()) return kExitIncomplete;
-  return rep.findings.empty() && rep.errors.empty() ? 0 : 1;
+  return verify_exit_code(rep);
 }
 
 int merge_job(const JobDir& d, Manifest& m, const std::string& json_path) {

@@ -31,7 +31,7 @@ namespace sk::cli {
 
 // The exit status of a merge that lacks a slice (pending, running, failed,
 // cancelled, timed out or lost). 0 and 1 mean what they mean for a local run.
-constexpr int kExitIncomplete = 3;
+constexpr int kExitIncomplete = 3;  // kExitLimit of sim/cli/exit_codes.h: no complete answer
 
 // `sim sweep` with --slurm DIR (submit) or --slice (an array task).
 int sweep_distributed(const SweepArgs& a);

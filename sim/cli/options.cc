@@ -49,7 +49,15 @@ po::variables_map parse_options(int argc, char** argv, const std::string& cmd,
   rest.add("stray", -1);
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(rest).run(), vm);
+    // Whole option names only: with prefix matching, a typo such as
+    // --stage would silently be taken for --stages.
+    namespace style = po::command_line_style;
+    po::store(po::command_line_parser(argc, argv)
+                  .options(all)
+                  .positional(rest)
+                  .style(style::default_style & ~style::allow_guessing)
+                  .run(),
+              vm);
     po::notify(vm);
   } catch (const po::error_with_option_name& e) {
     throw UsageError("sim " + cmd + ": " + option_error_message(e));

@@ -8,20 +8,41 @@ std::string format_text(const sim::RunResult& r) {
   std::string s;
   s += fmt::format("{} on {}: M={} N={} K={}  [{}; {} CTAs; {} mode]\n", r.kernel, r.arch, r.m,
                    r.n, r.k, r.config_name, r.ctas, r.functional ? "functional" : "timing");
-  s += fmt::format("  status      {}\n", r.status);
-  s += fmt::format("  predicted   {:.2f} us ({} cycles at {:.3f} GHz), {:.1f} TFLOP/s = {:.1f}% of peak\n",
-                   r.predicted_time_us, r.cycles, r.clock_ghz, r.tflops, 100.0 * r.peak_fraction);
+  const bool completed = r.status == "completed";
+  const char* by = r.limit == "wall" ? "--wall-limit" : "--max-cycles";
+  if (r.status == "limit")
+    s += fmt::format("  status      limit: stopped by {} at cycle {} with the kernel still running "
+                     "(not a finding); raise {} for the whole run\n",
+                     by, r.cycles, by);
+  else if (r.status == "livelock")
+    s += fmt::format("  status      livelock: stopped by {} at cycle {}, nothing synchronized in "
+                     "the last half of the run (the finding below)\n",
+                     by, r.cycles);
+  else
+    s += fmt::format("  status      {}\n", r.status);
+  if (!completed) {
+    // No rates over a truncated or stuck run.
+    s += fmt::format("  simulated   {} cycles; no time, rate or utilization for a run that did not "
+                     "complete\n",
+                     r.cycles);
+  } else {
+    s += fmt::format(
+        "  predicted   {:.2f} us ({} cycles at {:.3f} GHz), {:.1f} TFLOP/s = {:.1f}% of peak\n",
+        r.predicted_time_us, r.cycles, r.clock_ghz, r.tflops, 100.0 * r.peak_fraction);
+  }
   if (r.tensor_phase_ghz > 0)
     s += fmt::format("  clocks      tensor phase {:.3f} GHz ({} cycles), rest {:.3f} GHz\n", r.tensor_phase_ghz,
                      r.tensor_phase_cycles, r.rest_phase_ghz);
   if (r.power_w > 0) s += fmt::format("  power       {:.0f} W average board power at those clocks\n", r.power_w);
   const bool amd = r.arch == "mi300x";
-  s += fmt::format("  overlap     {:.1f}% of {} time covered by MMA work; bottleneck: {}\n",
-                   r.overlap_pct, amd ? "LDS DMA" : "TMA load", r.bottleneck);
-  s += fmt::format("  resources   {} {:.1f}% busy, HBM {:.1f}% ({:.2f} GB), {} hits {:.1f}% of {}\n",
-                   amd ? "matrix cores" : "tensor core", r.tensor_util_pct, r.hbm_util_pct,
-                   r.hbm_bytes / 1e9, amd ? "cache" : "L2", r.l2_hit_pct,
-                   amd ? "4 KiB blocks" : "TMA boxes");
+  if (completed) {
+    s += fmt::format("  overlap     {:.1f}% of {} time covered by MMA work; bottleneck: {}\n",
+                     r.overlap_pct, amd ? "LDS DMA" : "TMA load", r.bottleneck);
+    s += fmt::format("  resources   {} {:.1f}% busy, HBM {:.1f}% ({:.2f} GB), {} hits {:.1f}% of {}\n",
+                     amd ? "matrix cores" : "tensor core", r.tensor_util_pct, r.hbm_util_pct,
+                     r.hbm_bytes / 1e9, amd ? "cache" : "L2", r.l2_hit_pct,
+                     amd ? "4 KiB blocks" : "TMA boxes");
+  }
   if (r.lds_instructions > 0)
     s += fmt::format("  lds         {} instructions, {} extra cycles from bank conflicts\n",
                      r.lds_instructions, r.lds_bank_conflict_cycles);

@@ -49,9 +49,10 @@ po::options_description run_options() {
        "tensor phase at T and the rest at R (default: the clocks the board's power limits allow "
        "for this kernel); the memory side keeps its own")
       ("max-cycles", po::value<std::string>()->default_value("4000000000"),
-       "simulated-cycle bound; a run that reaches it is reported as a livelock")
-      ("wall-limit", po::value<std::string>()->default_value("3600"),
-       "wall-clock seconds before the simulation process is stopped");
+       "simulated-cycle bound: a run still going there stops with status limit (exit 3), or "
+       "livelock when nothing synchronized in the last half of it")
+      ("wall-limit", po::value<std::string>()->default_value("600"),
+       "wall-clock seconds a simulation may take: it then stops with status limit (exit 3)");
   return o;
 }
 
@@ -91,6 +92,7 @@ RunArgs parse_run_args(int argc, char** argv, const char* cmd,
                                      1ull << 50);
   out.wall = static_cast<double>(
       parse_uint("--wall-limit", vm["wall-limit"].as<std::string>(), 1, 86400));
+  q.wall_limit_s = out.wall;
   q.out_f32 = parse_out_f32(vm);
   const std::string scheduler = vm["scheduler"].as<std::string>();
   if (scheduler != "static" && scheduler != "clc")
@@ -118,10 +120,19 @@ RunArgs parse_run_args(int argc, char** argv, const char* cmd,
   }
   if (vm.count("params")) {
     const std::string path = resolve_path(vm["params"].as<std::string>());
+    // A parameter file is a few KiB; read at most a little past the cap, so
+    // /dev/zero or a wrong multi-GB file is refused at once.
+    constexpr size_t kMaxParamsBytes = 1 << 20;
     std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    if (!(text << in.rdbuf())) throw UsageError(fmt::format("--params: cannot read '{}'", path));
-    if (std::string err = sim::use_params_file(q.arch, text.str()); !err.empty())
+    if (!in) throw UsageError(fmt::format("--params: cannot read '{}'", path));
+    std::string text(kMaxParamsBytes + 1, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<size_t>(in.gcount()));
+    if (in.bad()) throw UsageError(fmt::format("--params: cannot read '{}'", path));
+    if (text.size() > kMaxParamsBytes)
+      throw UsageError(fmt::format("--params {}: larger than {} bytes, not a parameter file", path,
+                                   kMaxParamsBytes));
+    if (std::string err = sim::use_params_file(q.arch, text); !err.empty())
       throw UsageError(fmt::format("--params {}: {}", path, err));
   }
   if (std::string err = out.validate(q); !err.empty()) throw UsageError(err);
@@ -151,6 +162,19 @@ RunArgs parse_run_args(int argc, char** argv, const char* cmd,
     require_writable("--timeline", q.timeline_path);
   } else if (vm.count("timeline-window") || !vm["timeline-cta"].defaulted()) {
     throw UsageError("--timeline-cta and --timeline-window need --timeline FILE.svg");
+  }
+
+  // Two outputs to one file: one would silently overwrite the other.
+  {
+    const std::pair<const char*, std::string> outputs[] = {
+        {"--json", out.json_path == "-" ? std::string() : out.json_path},
+        {"--trace", q.trace_path},
+        {"--timeline", q.timeline_path}};
+    for (size_t i = 0; i < 3; ++i)
+      for (size_t j = i + 1; j < 3; ++j)
+        if (!outputs[i].second.empty() && same_file(outputs[i].second, outputs[j].second))
+          throw UsageError(fmt::format("{} and {} name the same file '{}'; give each its own",
+                                       outputs[i].first, outputs[j].first, outputs[i].second));
   }
 
   // Again with the trace and timeline options, which have bounds of their own

@@ -29,7 +29,7 @@ po::options_description verify_options();
 struct RunArgs {
   sim::MatmulRequest q;
   std::string json_path;  // "", "-" or a writable path
-  double wall = 3600;     // --wall-limit, seconds
+  double wall = 600;      // --wall-limit, seconds
   uint64_t schedules = 0; // sim verify only
   int jobs = 2;           // sim verify only
   DistributedArgs dist;   // sim verify only: --slurm ... or an array task's --slice

@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "sim/cli/args.h"
+#include "sim/cli/exit_codes.h"
 #include "sim/cli/options.h"
 #include "engine/isolate.h"
 #include "runner/kernels/matmul_dispatch.h"
@@ -30,6 +31,16 @@ std::string tile_name(const SweepPoint& p, const sim::ArchSpace& space) {
 }  // namespace
 
 bool failed(const SweepPoint& p) { return group(p) != 0 || !p.result.findings.empty(); }
+
+int sweep_exit_code(const std::vector<SweepPoint>& points) {
+  bool limited = false;
+  for (const SweepPoint& p : points) {
+    const bool limit = p.ran && p.result.status == "limit" && p.result.findings.empty();
+    if (failed(p) && !limit) return kExitFindings;
+    limited = limited || limit;
+  }
+  return limited ? kExitLimit : kExitClean;
+}
 
 Sweep plan_sweep(const Problem& problem, const sim::MatmulRequest& base,
                  const std::vector<uint32_t>& tile_ns, const std::vector<uint32_t>& stages) {
@@ -174,8 +185,8 @@ po::options_description sweep_options() {
       ("out-dtype", po::value<std::string>()->default_value("bf16"), "output type: bf16 or f32")
       ("jobs", po::value<std::string>()->default_value("2"), "simulations run in parallel")
       ("json", po::value<std::string>(), "write the ranked results as JSON to FILE, or - for stdout")
-      ("wall-limit", po::value<std::string>()->default_value("3600"),
-       "wall-clock seconds for each configuration");
+      ("wall-limit", po::value<std::string>()->default_value("600"),
+       "wall-clock seconds for each configuration (then it stops with status limit)");
   add_slurm_options(opts);
   return opts;
 }
@@ -206,6 +217,7 @@ SweepArgs parse_sweep_args(int argc, char** argv) {
   a.jobs = static_cast<int>(parse_uint("--jobs", vm["jobs"].as<std::string>(), 1, 64));
   a.wall =
       static_cast<double>(parse_uint("--wall-limit", vm["wall-limit"].as<std::string>(), 1, 86400));
+  a.base.wall_limit_s = a.wall;
   a.json_path = parse_json_path(vm);
   a.dist = parse_distributed_args(vm, argc, argv, "sweep");
   return a;
@@ -221,7 +233,7 @@ int sweep_locally(const SweepArgs& a) {
     write_output("--json", json_path, boost::json::serialize(sweep_to_json(s, problem, base)));
   std::ostream& text = json_path == "-" ? std::cerr : std::cout;
   text << format_sweep_text(s, problem, base);
-  return std::any_of(s.points.begin(), s.points.end(), failed) ? 1 : 0;
+  return sweep_exit_code(s.points);
 }
 
 }  // namespace sk::cli

@@ -67,6 +67,10 @@ void rank_sweep(Sweep& s);
 // True when a point counts against the exit status (findings, not completed,
 // or no result).
 bool failed(const SweepPoint& p);
+// The sweep's exit status (sim/cli/exit_codes.h): 1 when a point has
+// findings, a failed check, or no result or ended stuck; else 3 when a point
+// stopped at a limit; else 0.
+int sweep_exit_code(const std::vector<SweepPoint>& points);
 
 // The table and the JSON; the JSON holds the family's fields under "problem"
 // unless they are only the GEMM's m, n and k.
@@ -80,7 +84,7 @@ struct SweepArgs {
   sim::MatmulRequest base;  // its GEMM view, arch and output type
   std::vector<uint32_t> tile_ns, stages;
   int jobs = 2;
-  double wall = 3600;     // seconds per configuration
+  double wall = 600;      // seconds per configuration
   std::string json_path;  // "", "-" or a writable path
   bool help = false;      // --help was given (and printed); nothing else is set
   DistributedArgs dist;   // --slurm ... or an array task's --slice (docs/slurm.md)

@@ -1,6 +1,8 @@
 // verify_report.cc: see verify_report.h.
 #include "sim/cli/verify_report.h"
 
+#include "sim/cli/exit_codes.h"
+
 #include <fmt/format.h>
 
 namespace sk::cli {
@@ -22,6 +24,11 @@ std::string verify_header(const RunArgs& in) {
                      base.seed, base.seed + in.schedules - 1);
 }
 
+int verify_exit_code(const verify::ExploreReport& rep) {
+  if (!rep.findings.empty() || !rep.errors.empty()) return kExitFindings;
+  return rep.limited > 0 ? kExitLimit : kExitClean;
+}
+
 boost::json::object verify_to_json(const RunArgs& in, const verify::ExploreReport& rep) {
   const std::string replay = replay_command(in);
   boost::json::array fs;
@@ -34,9 +41,11 @@ boost::json::object verify_to_json(const RunArgs& in, const verify::ExploreRepor
   }
   boost::json::array errs;
   for (const auto& e : rep.errors) errs.push_back(boost::json::string(e));
-  return boost::json::object{{"kernel", in.kernel_name()}, {"arch", in.q.arch},
-                             {"explored", rep.explored},   {"findings", std::move(fs)},
-                             {"errors", std::move(errs)}};
+  boost::json::object o{{"kernel", in.kernel_name()}, {"arch", in.q.arch},
+                        {"explored", rep.explored},   {"findings", std::move(fs)},
+                        {"errors", std::move(errs)}};
+  if (rep.limited > 0) o["limited"] = rep.limited;
+  return o;
 }
 
 }  // namespace sk::cli

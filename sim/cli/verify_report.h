@@ -26,4 +26,8 @@ std::string verify_header(const RunArgs& in);
 // schedule count and replay command) and errors.
 boost::json::object verify_to_json(const RunArgs& in, const verify::ExploreReport& rep);
 
+// The exit status (sim/cli/exit_codes.h): 1 for findings or schedules that
+// could not finish, else 3 when a schedule stopped at a limit, else 0.
+int verify_exit_code(const verify::ExploreReport& rep);
+
 }  // namespace sk::cli

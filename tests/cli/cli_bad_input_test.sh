@@ -1,7 +1,7 @@
 #!/bin/bash
 # cli_bad_input_test.sh: every bad `sim` invocation is a usage error.
 #
-#   cli_bad_input_test.sh <sim binary>
+#   cli_bad_input_test.sh <sim binary> <models/sm100/params.json>
 #
 # The contract (sim/main.cc): exit status 2 and exactly one line on stderr for
 # bad usage or input. For each case below this also asserts that nothing is
@@ -12,6 +12,7 @@ set -u
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 
 sim="$1"
+params_sm100="$2"  # models/sm100/params.json
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 failures=0
 fail() {
@@ -129,6 +130,20 @@ echo '{"arch": "sm90", "params": {}}' >"$tmp/p_empty.json"
 expect_usage_error "missing" run "${MNK[@]}" --arch sm90 --tile-n 128 --params "$tmp/p_empty.json"
 echo '{"arch": "sm90", "params": {"clock_ghz": {"value": 0, "source": "x"}}}' >"$tmp/p_zero.json"
 expect_usage_error "clock_ghz" run "${MNK[@]}" --arch sm90 --tile-n 128 --params "$tmp/p_zero.json"
+# A typo or a repeated key in a parameter file names the key and its line; a
+# file far larger than any parameter file is refused without reading it all.
+sed 's/"clock_ghz"/"clok_ghz"/' "$params_sm100" >"$tmp/p_typo.json"
+expect_usage_error 'unknown parameter "clok_ghz"' run "${MNK[@]}" --params "$tmp/p_typo.json"
+sed 's/"params": {/"params": {\n "num_sms": {"value": 8, "source": "x"},/' "$params_sm100" >"$tmp/p_dup.json"
+expect_usage_error 'duplicate key "num_sms"' run "${MNK[@]}" --params "$tmp/p_dup.json"
+printf '{"arch": "sm100", "extra": 1, "params": {}}' >"$tmp/p_top.json"
+expect_usage_error 'unknown key "extra"' run "${MNK[@]}" --params "$tmp/p_top.json"
+expect_usage_error "larger than" run "${MNK[@]}" --params /dev/zero
+# Whole option names only: no prefix matching.
+expect_usage_error "unknown option '--stage'" run "${MNK[@]}" --stage 3
+expect_usage_error "unknown option '--tim'" run "${MNK[@]}" --tim "$tmp/t.svg"
+expect_usage_error "unknown option '--schedule'" verify "${MNK[@]}" --schedule 3
+expect_usage_error "unknown option '--tile'" sweep "${MNK[@]}" --tile 128
 # --sm-clock: SM90 only, a clock in GHz or two (tensor phase, rest).
 expect_usage_error "sm90 only" run "${MNK[@]}" --arch sm100 --sm-clock 1.5
 expect_usage_error "--sm-clock" run "${MNK[@]}" --arch sm90 --tile-n 128 --sm-clock 0
@@ -170,7 +185,7 @@ expect_usage_error "writes BF16" run --kernel blockwise_fp8_matmul "${MNK[@]}" -
 expect_usage_error "modelled on sm100" run --kernel blockwise_fp8_matmul "${MNK[@]}" --arch sm90
 expect_usage_error "SMs 0-5" run --m 300 --n 300 --k 64 --trace "$tmp/t.pftrace" --trace-sms 200
 expect_usage_error "'-' is not supported" run "${MNK[@]}" --trace -
-expect_usage_error "/dev/full" run "${MNK[@]}" --json /dev/full
+# --json /dev/full fails only when written, after simulating: cli_contract_test.
 # Resource bounds (docs/reliability.md): host memory of a functional run, and
 # the size of a trace that covers every SM.
 expect_usage_error "host memory" run --m 1048576 --n 8192 --k 1 --functional

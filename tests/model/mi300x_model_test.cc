@@ -55,9 +55,7 @@ ScenarioResult run(const Options& opt, const std::function<void()>& body) {
     o["status"] = "not_launched";
     if (err.empty()) {
       const auto st = gpu.run(opt.max_cycles);
-      o["status"] = st == sk::sim::RunStatus::kCompleted  ? "completed"
-                    : st == sk::sim::RunStatus::kDeadlock ? "deadlock"
-                                                          : "cycle_bound";
+      o["status"] = sk::sim::run_status_name(st);
     }
     o["cycles"] = gpu.engine().now();
     json::array fs, notes;

@@ -48,9 +48,7 @@ ScenarioResult run_scenario(const ScenarioOptions& opt, const std::function<void
     if (!err.empty()) throw std::runtime_error(err);
     auto st = gpu.run(opt.max_cycles);
     json::object o;
-    o["status"] = st == sim::RunStatus::kCompleted ? "completed"
-                  : st == sim::RunStatus::kDeadlock ? "deadlock"
-                                                    : "cycle_bound";
+    o["status"] = sim::run_status_name(st);
     o["cycles"] = gpu.engine().now();
     json::array fs, details;
     for (const auto& f : gpu.engine().findings()) {

@@ -21,7 +21,7 @@ struct ScenarioFinding {
 struct ScenarioResult {
   bool ok = false;           // the child produced a result
   std::string error;         // otherwise why not
-  std::string status;        // completed | deadlock | cycle_bound
+  std::string status;        // completed | deadlock | livelock | limit
   uint64_t cycles = 0;
   std::vector<ScenarioFinding> findings;
   std::vector<std::string> notes;

@@ -48,6 +48,7 @@ std::vector<ScheduleOutcome> run_schedules(const std::function<sim::RunResult(ui
         } else {
           sim::RunResult r = sim::run_result_from_json(boost::json::parse(res.payload));
           o.ok = true;
+          o.limited = r.status == "limit";
           o.findings = r.findings;
           if (r.check.ran && !r.check.passed && r.status == "completed")
             o.findings.push_back(check_finding(r));
@@ -77,6 +78,7 @@ ExploreReport merge_schedules(const std::vector<uint64_t>& seeds,
       rep.errors.push_back(o.error);
       continue;
     }
+    if (o.limited && rep.limited++ == 0) rep.first_limited_seed = seeds[i];
     if (!o.findings.empty() && !rep.any_failing) {
       rep.any_failing = true;
       rep.first_failing = o.findings;

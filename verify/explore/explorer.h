@@ -39,6 +39,10 @@ struct ExploreReport {
   uint64_t first_failing_seed = 0;
   bool any_failing = false;
   std::vector<std::string> errors;  // schedules whose simulation could not finish
+  // Schedules stopped at --max-cycles or the wall-clock limit before the
+  // kernel finished (status limit): explored, but not to their end.
+  uint64_t limited = 0;
+  uint64_t first_limited_seed = 0;
   double wall_s = 0;
 };
 
@@ -60,6 +64,7 @@ struct ScheduleOutcome {
   bool done = false;  // it ran (or was started and failed); false: not part of the report
   bool ok = false;    // a result came back
   std::string error;  // when not ok
+  bool limited = false;  // stopped at a limit (status limit)
   std::vector<sim::Finding> findings;
 };
 

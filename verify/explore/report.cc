@@ -22,6 +22,10 @@ std::string format_report(const ExploreReport& r, const std::string& replay) {
                               r.explored, r.wall_s, r.findings.size());
   for (const auto& f : r.findings) s += format_found(f, r.explored, replay);
   for (const auto& e : r.errors) s += "error: " + e + "\n";
+  if (r.limited > 0)
+    s += fmt::format("limit: {} schedule(s) stopped at --max-cycles or --wall-limit before the "
+                     "kernel finished (first: seed {}); they were explored only that far\n",
+                     r.limited, r.first_limited_seed);
   return s;
 }
 

@@ -33,10 +33,7 @@ sim::RunResult run_sm100_case(const std::string& name, Sm100Case& c, const CaseC
   r.ctas = static_cast<uint32_t>(l.grid);
   r.functional = true;
   r.seed = seed;
-  r.status = !err.empty()                          ? "launch_failed"
-             : status == sim::RunStatus::kCompleted ? "completed"
-             : status == sim::RunStatus::kDeadlock ? "deadlock"
-                                                   : "cycle_bound";
+  r.status = !err.empty() ? "launch_failed" : sim::run_status_name(status);
   r.cycles = gpu.engine().last_progress();
   r.events = gpu.engine().events();
   r.findings = gpu.engine().findings();

@@ -5,7 +5,7 @@
     sk_verify_test(
         name = "my_kernel_verify",
         kernel = "my_kernel",            # the name the case registered
-        deps = [":my_kernel_case"],      # cc_library with alwayslink = True
+        deps = [":my_kernel_case"],      # cc_library with alwayslink = True (checked)
         configs = ["m=256,n=128,k=512", "m=129,n=200,k=64"],
         schedules = 200,                 # per config, split over the shards
         expect = "clean",                # or "CLASS/RULE" for a seeded bug
@@ -16,6 +16,25 @@ The test honours TEST_TOTAL_SHARDS / TEST_SHARD_INDEX (schedule i runs on
 shard i % shards), touches TEST_SHARD_STATUS_FILE and writes JUnit XML to
 XML_OUTPUT_FILE. See docs/verify.md.
 """
+
+def _alwayslink_aspect_impl(target, ctx):
+    # A case library registers its kernels from static initializers; linked
+    # as an ordinary archive, an optimized (static) link drops them and the
+    # kernel is "not registered". Fail at analysis instead, in every mode.
+    if ctx.rule.kind == "cc_library" and ctx.rule.attr.srcs and not ctx.rule.attr.alwayslink:
+        fail(("%s: a dependency of sk_verify_test must be a cc_library with " +
+              "alwayslink = True (its static initializers register the kernel cases)") % target.label)
+    return []
+
+_alwayslink_aspect = aspect(implementation = _alwayslink_aspect_impl, attr_aspects = [])
+
+def _alwayslink_check_impl(ctx):
+    return [DefaultInfo()]
+
+_alwayslink_check = rule(
+    implementation = _alwayslink_check_impl,
+    attrs = {"deps": attr.label_list(aspects = [_alwayslink_aspect])},
+)
 
 def sk_verify_test(
         name,
@@ -46,9 +65,16 @@ def sk_verify_test(
         # An empty config means the case's defaults (the harness runs one
         # default config when no --config is given).
         args += ["--config", c if c else "default=1"]
+    _alwayslink_check(
+        name = name + "_alwayslink_check",
+        deps = deps,
+        tags = ["manual"],
+        testonly = True,
+    )
     native.cc_test(
         name = name,
         deps = deps + ["//verify/harness:test_main"],
+        data = kwargs.pop("data", []) + [":" + name + "_alwayslink_check"],
         args = args,
         shard_count = shard_count,
         size = size,

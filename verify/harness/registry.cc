@@ -41,8 +41,16 @@ CaseConfig CaseConfig::parse(const std::string& text) {
 }
 
 int64_t CaseConfig::get(const std::string& key, int64_t fallback) const {
+  read_.insert(key);
   auto it = values_.find(key);
   return it == values_.end() ? fallback : it->second;
+}
+
+std::vector<std::string> CaseConfig::unread() const {
+  std::vector<std::string> out;
+  for (const auto& [key, value] : values_)
+    if (key != "default" && read_.count(key) == 0) out.push_back(key);
+  return out;
 }
 
 uint32_t CaseConfig::get_in(const std::string& key, int64_t fallback, int64_t lo,

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,17 +23,26 @@ class CaseConfig {
  public:
   // Throws std::invalid_argument with a one-line reason on malformed text.
   static CaseConfig parse(const std::string& text);
+  // get, get_in and has record the keys a case reads, so that a key no case
+  // reads (a misspelling) can be reported: unread().
   int64_t get(const std::string& key, int64_t fallback) const;
   // get() as a uint32_t in [lo, hi]; throws std::invalid_argument naming the
   // key and the range when the value is outside it.
   uint32_t get_in(const std::string& key, int64_t fallback, int64_t lo, int64_t hi) const;
-  bool has(const std::string& key) const { return values_.count(key) > 0; }
+  bool has(const std::string& key) const {
+    read_.insert(key);
+    return values_.count(key) > 0;
+  }
+  // The keys given that no get, get_in or has asked for ("default", the
+  // placeholder of an empty config, excepted).
+  std::vector<std::string> unread() const;
   const std::string& text() const { return text_; }
   const std::map<std::string, int64_t>& values() const { return values_; }
 
  private:
   std::string text_;
   std::map<std::string, int64_t> values_;
+  mutable std::set<std::string> read_;
 };
 
 using CaseRunner = std::function<sim::RunResult(const CaseConfig& config, uint64_t seed)>;

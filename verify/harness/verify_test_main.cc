@@ -2,6 +2,7 @@
 //
 //   <test> --kernel NAME [--config TEXT]... [--schedules N] [--seed S]
 //          [--expect clean|CLASS/RULE] [--jobs J]
+//   <test> --help     (the usage and the kernels registered in this binary)
 //
 // For every config it explores the schedules seed S .. S+N-1 that belong to
 // this Bazel test shard (TEST_TOTAL_SHARDS, TEST_SHARD_INDEX; schedule i runs
@@ -36,6 +37,7 @@ struct Args {
   uint64_t schedules = 200, seed = 0;
   std::string expect = "clean";
   int jobs = 2;
+  bool help = false;
 };
 
 uint64_t number(const std::string& flag, const std::string& v) {
@@ -51,10 +53,21 @@ uint64_t number(const std::string& flag, const std::string& v) {
   return x;
 }
 
+constexpr const char* kUsage =
+    "usage: <sk_verify_test> --kernel NAME [--config K=V,...]... [--schedules N] [--seed S]\n"
+    "                        [--expect clean|CLASS/RULE] [--jobs J]\n"
+    "  explores schedules S .. S+N-1 of each config (this shard's share) with the race\n"
+    "  detector; every config key must be one the kernel's case reads.\n"
+    "  exit 0 when every config meets --expect, 1 otherwise, 2 on bad arguments.\n";
+
 Args parse(int argc, char** argv) {
   Args a;
   for (int i = 1; i < argc; ++i) {
     const std::string f = argv[i];
+    if (f == "--help" || f == "-h") {
+      a.help = true;
+      return a;
+    }
     if (i + 1 >= argc) throw std::invalid_argument(f + " needs a value");
     const std::string v = argv[++i];
     if (f == "--kernel") a.kernel = v;
@@ -92,11 +105,27 @@ CaseOutcome run_config(const Args& a, const KernelEntry& k, const std::string& t
   opts.stop_on_first = a.expect != "clean";
   o.name = fmt::format("{} [{}] shard {}/{}", k.name, text.empty() ? "default" : text, shard + 1,
                        shards);
-  const ExploreReport r = explore([&k, &cfg](uint64_t seed) { return k.run(cfg, seed); }, opts);
+  // A key the case never reads is a misspelling (rowz=45 for rows=45): an
+  // error, not a silently ignored setting.
+  const ExploreReport r = explore(
+      [&k, &cfg](uint64_t seed) {
+        sk::sim::RunResult res = k.run(cfg, seed);
+        if (const auto unread = cfg.unread(); !unread.empty()) {
+          std::string keys;
+          for (const auto& u : unread) keys += (keys.empty() ? "'" : ", '") + u + "'";
+          throw std::invalid_argument(fmt::format(
+              "config '{}': {} unknown to kernel {} (it reads no such key)", cfg.text(), keys,
+              k.name));
+        }
+        return res;
+      },
+      opts);
   o.seconds = r.wall_s;
   o.text = format_report(r, "");
   if (!r.errors.empty()) {
     o.failure = "a schedule could not be simulated: " + r.errors.front();
+    if (r.errors.front().find("unknown to kernel") != std::string::npos)
+      throw std::invalid_argument(r.errors.front());
   } else if (a.expect == "clean") {
     if (!r.findings.empty())
       o.failure = fmt::format("expected no findings, got {} distinct finding(s); first: {}/{} "
@@ -154,6 +183,11 @@ extern "C" int sc_main(int argc, char* argv[]) {
   } catch (const std::exception& e) {
     std::cerr << "verify: " << e.what() << "\n";
     return 2;
+  }
+  if (a.help) {
+    std::cout << kUsage << "registered kernels:\n";
+    for (const KernelEntry* e : kernels()) std::cout << "  " << e->name << "  " << e->description << "\n";
+    return 0;
   }
   const KernelEntry* k = find_kernel(a.kernel);
   if (k == nullptr) {

@@ -83,6 +83,8 @@ int cmd_list() {
                           a.arch, sk::sim::joined(tiles, "|"), a.stages_lo, a.stages_hi, a.tile_m,
                           a.default_tile_n, a.default_stages, sk::sim::joined(a.schedulers, "|"),
                           sk::sim::joined(a.out_dtypes, "|"));
+      if (!a.variants.empty())
+        text += fmt::format(", kernels {} (--amd-kernel)", sk::sim::joined(a.variants, "|"));
     }
     text += "\ncheck: " + f.reference;
     std::cout << (f.name.size() <= 8 ? fmt::format("  {:<8}  ", f.name)

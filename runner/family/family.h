@@ -106,6 +106,10 @@ struct ArchSpace {
   std::vector<std::string> schedulers;  // static, clc
   std::vector<std::string> out_dtypes;  // bf16, f32
   uint32_t tile_m = 128, tile_k = 64;   // the fixed tile dimensions
+  // Kernels the architecture has for the family beyond the tile (mi300x:
+  // --amd-kernel pingpong | wave_specialized), the first the default; empty:
+  // one kernel. sim sweep varies them.
+  std::vector<std::string> variants = {};
 };
 
 struct Family {

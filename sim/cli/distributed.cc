@@ -164,7 +164,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 int sweep_task(const SweepArgs& a) {
   const auto t0 = std::chrono::steady_clock::now();
   const DistributedArgs& dist = a.dist;
-  Sweep s = plan_sweep(a.problem, a.base, a.tile_ns, a.stages);
+  Sweep s = plan_sweep(a.problem, a.base, a.tile_ns, a.stages, a.variants);
   const std::vector<size_t> which = slice_items(s.points.size(), dist.slice, dist.slice_count);
   std::vector<json::object> raw(s.points.size());
   run_sweep_points(
@@ -172,6 +172,7 @@ int sweep_task(const SweepArgs& a) {
       [&](size_t i, const sim::IsolatedResult& r) {
         json::object o{{"index", i}, {"tile_n", s.points[i].q.tile_n},
                        {"stages", s.points[i].q.stages}};
+        if (!a.variants.empty()) o["kernel"] = s.points[i].q.amd_kernel;
         if (r.ok)
           o["result"] = json::parse(r.payload);
         else
@@ -297,8 +298,10 @@ std::vector<const SliceStatus*> missing_slices(const std::vector<SliceStatus>& s
 std::string describe_item(const std::string& command, const json::value& item) {
   if (command == "sweep") {
     const auto& o = item.as_object();
-    return fmt::format("128x{}x64 stages {}", json::serialize(o.at("tile_n")),
-                       json::serialize(o.at("stages")));
+    return fmt::format("tile N {} stages {}{}", json::serialize(o.at("tile_n")),
+                       json::serialize(o.at("stages")),
+                       o.contains("kernel") ? " " + json::value_to<std::string>(o.at("kernel"))
+                                            : std::string());
   }
   return "seed " + json::serialize(item);
 }
@@ -344,7 +347,7 @@ int merge_sweep(const JobDir& d, const Manifest& m, std::vector<SliceStatus>& st
                 const std::string& json_path) {
   Argv args(m);
   const SweepArgs a = parse_sweep_args(args.argc(), args.argv());
-  Sweep s = plan_sweep(a.problem, a.base, a.tile_ns, a.stages);
+  Sweep s = plan_sweep(a.problem, a.base, a.tile_ns, a.stages, a.variants);
   const uint32_t n = static_cast<uint32_t>(m.slices.size());
   bool same = s.points.size() == m.items;
   for (uint32_t i = 0; same && i < n; ++i) {
@@ -354,7 +357,10 @@ int merge_sweep(const JobDir& d, const Manifest& m, std::vector<SliceStatus>& st
       const auto& o = m.slices[i][k].as_object();
       same = json::value_to<size_t>(o.at("index")) == want[k] &&
              json::value_to<uint32_t>(o.at("tile_n")) == s.points[want[k]].q.tile_n &&
-             json::value_to<uint32_t>(o.at("stages")) == s.points[want[k]].q.stages;
+             json::value_to<uint32_t>(o.at("stages")) == s.points[want[k]].q.stages &&
+             (a.variants.empty() ||
+              (o.contains("kernel") &&
+               json::value_to<std::string>(o.at("kernel")) == s.points[want[k]].q.amd_kernel));
     }
   }
   if (!same)
@@ -498,16 +504,18 @@ int merge_job(const JobDir& d, Manifest& m, const std::string& json_path) {
 
 int sweep_distributed(const SweepArgs& a) {
   if (a.dist.task()) return sweep_task(a);
-  const Sweep plan = plan_sweep(a.problem, a.base, a.tile_ns, a.stages);
+  const Sweep plan = plan_sweep(a.problem, a.base, a.tile_ns, a.stages, a.variants);
   JobPlan p;
   p.command = "sweep";
   p.dist = &a.dist;
   p.json_path = a.json_path;
   p.items = plan.points.size();
   p.jobs = a.jobs;
-  p.describe = [&plan](size_t i) -> json::value {
-    return json::object{{"index", i}, {"tile_n", plan.points[i].q.tile_n},
-                        {"stages", plan.points[i].q.stages}};
+  p.describe = [&plan, &a](size_t i) -> json::value {
+    json::object o{{"index", i}, {"tile_n", plan.points[i].q.tile_n},
+                   {"stages", plan.points[i].q.stages}};
+    if (!a.variants.empty()) o["kernel"] = plan.points[i].q.amd_kernel;
+    return o;
   };
   return submit_job(p);
 }

@@ -43,19 +43,24 @@ int sweep_exit_code(const std::vector<SweepPoint>& points) {
 }
 
 Sweep plan_sweep(const Problem& problem, const sim::MatmulRequest& base,
-                 const std::vector<uint32_t>& tile_ns, const std::vector<uint32_t>& stages) {
+                 const std::vector<uint32_t>& tile_ns, const std::vector<uint32_t>& stages,
+                 const std::vector<std::string>& variants) {
   Sweep s;
-  for (uint32_t tn : tile_ns)
-    for (uint32_t st : stages) {
-      SweepPoint p;
-      p.q = base;
-      p.q.tile_n = tn;
-      p.q.stages = st;
-      if (std::string why = problem.validate(p.q); !why.empty())
-        s.skipped.push_back(Skipped{tn, st, why});
-      else
-        s.points.push_back(std::move(p));
-    }
+  const std::vector<std::string> kernels =
+      variants.empty() ? std::vector<std::string>{""} : variants;
+  for (const std::string& v : kernels)
+    for (uint32_t tn : tile_ns)
+      for (uint32_t st : stages) {
+        SweepPoint p;
+        p.q = base;
+        if (!v.empty()) p.q.amd_kernel = v;
+        p.q.tile_n = tn;
+        p.q.stages = st;
+        if (std::string why = problem.validate(p.q); !why.empty())
+          s.skipped.push_back(Skipped{tn, st, why, v});
+        else
+          s.points.push_back(std::move(p));
+      }
   return s;
 }
 
@@ -85,17 +90,18 @@ void rank_sweep(Sweep& s) {
   std::stable_sort(s.points.begin(), s.points.end(), [](const SweepPoint& a, const SweepPoint& b) {
     const double ta = group(a) == 0 ? a.result.predicted_time_us : 0;
     const double tb = group(b) == 0 ? b.result.predicted_time_us : 0;
-    return std::make_tuple(group(a), ta, a.q.tile_n, a.q.stages) <
-           std::make_tuple(group(b), tb, b.q.tile_n, b.q.stages);
+    return std::make_tuple(group(a), ta, a.q.tile_n, a.q.stages, a.q.amd_kernel) <
+           std::make_tuple(group(b), tb, b.q.tile_n, b.q.stages, b.q.amd_kernel);
   });
 }
 
 Sweep run_sweep(const Problem& problem, const sim::MatmulRequest& base,
                 const std::vector<uint32_t>& tile_ns, const std::vector<uint32_t>& stages,
                 int jobs, double wall_limit_s,
-                const std::function<sim::RunResult(const sim::MatmulRequest&)>& run) {
+                const std::function<sim::RunResult(const sim::MatmulRequest&)>& run,
+                const std::vector<std::string>& variants) {
   const auto t0 = std::chrono::steady_clock::now();
-  Sweep s = plan_sweep(problem, base, tile_ns, stages);
+  Sweep s = plan_sweep(problem, base, tile_ns, stages, variants);
   std::vector<size_t> all(s.points.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
   run_sweep_points(s, all, jobs, wall_limit_s, run);
@@ -112,30 +118,37 @@ std::string format_sweep_text(const Sweep& s, const Problem& problem,
       "skipped\n",
       problem.family->display_name(), base.arch, base.m, base.n, base.k, base.out_f32 ? "f32" : "bf16", s.points.size(),
       s.skipped.size());
-  auto row = [](const auto&... cols) {
-    return fmt::format("{:>4}  {:<10}  {:>6}  {:>12}  {:>7}  {:>9}  {:>9}  {}\n", cols...);
+  // The kernel column appears where the architecture has several kernels.
+  const bool kernels = !space.variants.empty();
+  auto kernel_col = [kernels](const std::string& v) {
+    return kernels ? fmt::format("{:<16}  ", v) : std::string();
   };
-  t += row("rank", "tile", "stages", "predicted_us", "TFLOP/s", "% of peak",
-                   "overlap %", "bottleneck");
+  auto row = [](const auto& rank, const auto& tile, const std::string& kernel, const auto&... cols) {
+    return fmt::format("{:>4}  {:<10}  {}", rank, tile, kernel) +
+           fmt::format("{:>6}  {:>12}  {:>7}  {:>9}  {:>9}  {}\n", cols...);
+  };
+  t += row("rank", "tile", kernel_col("kernel"), "stages", "predicted_us", "TFLOP/s", "% of peak",
+           "overlap %", "bottleneck");
   for (size_t i = 0; i < s.points.size(); ++i) {
     const SweepPoint& p = s.points[i];
     if (!p.ran) {
-      t += row(i + 1, tile_name(p, space), p.q.stages, "-", "-", "-", "-",
-                       "error: " + p.error);
+      t += row(i + 1, tile_name(p, space), kernel_col(p.q.amd_kernel), p.q.stages, "-", "-", "-",
+               "-", "error: " + p.error);
       continue;
     }
     const sim::RunResult& r = p.result;
     std::string note = r.bottleneck;
     if (r.status != "completed") note += fmt::format("  [{}]", r.status);
     if (!r.findings.empty()) note += fmt::format("  [{} findings]", r.findings.size());
-    t += row(i + 1, tile_name(p, space), r.stages, fmt::format("{:.2f}", r.predicted_time_us),
+    t += row(i + 1, tile_name(p, space), kernel_col(p.q.amd_kernel), r.stages,
+             fmt::format("{:.2f}", r.predicted_time_us),
                      fmt::format("{:.1f}", r.tflops), fmt::format("{:.1f}", 100 * r.peak_fraction),
                      fmt::format("{:.1f}", r.overlap_pct), note);
   }
   if (!s.skipped.empty()) t += "skipped:\n";
   for (const Skipped& k : s.skipped)
-    t += fmt::format("  {}x{}x{} stages {}: {}\n", space.tile_m, k.tile_n, space.tile_k, k.stages,
-                     k.reason);
+    t += fmt::format("  {}x{}x{}{} stages {}: {}\n", space.tile_m, k.tile_n, space.tile_k,
+                     k.variant.empty() ? "" : " " + k.variant, k.stages, k.reason);
   t += fmt::format("wall {:.2f} s\n", s.wall_s);
   return t;
 }
@@ -158,13 +171,16 @@ boost::json::object sweep_to_json(const Sweep& s, const Problem& problem,
                           {"bottleneck", r.bottleneck},
                           {"status", p.ran ? r.status : std::string("error")},
                           {"findings", r.findings.size()}};
+    if (!space.variants.empty()) o["amd_kernel"] = p.q.amd_kernel;
     if (!p.ran) o["error"] = p.error;
     results.push_back(std::move(o));
   }
   boost::json::array skipped;
-  for (const Skipped& k : s.skipped)
-    skipped.push_back(
-        boost::json::object{{"tile_n", k.tile_n}, {"stages", k.stages}, {"reason", k.reason}});
+  for (const Skipped& k : s.skipped) {
+    boost::json::object o{{"tile_n", k.tile_n}, {"stages", k.stages}, {"reason", k.reason}};
+    if (!k.variant.empty()) o["amd_kernel"] = k.variant;
+    skipped.push_back(std::move(o));
+  }
   boost::json::object doc{{"kernel", problem.kernel()}, {"arch", base.arch},
                           {"m", base.m},                {"n", base.n},
                           {"k", base.k},                {"results", std::move(results)},
@@ -183,6 +199,9 @@ po::options_description sweep_options() {
       ("tile-n", po::value<std::string>(),
        "tile widths: a list or range of those the family has on --arch (default: all of them)")
       ("out-dtype", po::value<std::string>()->default_value("bf16"), "output type: bf16 or f32")
+      ("amd-kernel", po::value<std::string>(),
+       "--arch mi300x: the kernels to sweep, a comma list of pingpong and wave_specialized "
+       "(default: both)")
       ("jobs", po::value<std::string>()->default_value("2"), "simulations run in parallel")
       ("json", po::value<std::string>(), "write the ranked results as JSON to FILE, or - for stdout")
       ("wall-limit", po::value<std::string>()->default_value("600"),
@@ -214,6 +233,28 @@ SweepArgs parse_sweep_args(int argc, char** argv) {
     a.tile_ns = space.tile_ns;
   }
   a.base.out_f32 = parse_out_f32(vm);
+  if (vm.count("amd-kernel") && space.variants.empty())
+    throw UsageError(fmt::format("--amd-kernel: {} on {} has one kernel (--arch mi300x has two)",
+                                 a.problem.family->name, a.base.arch));
+  if (!space.variants.empty()) {
+    if (!vm.count("amd-kernel")) {
+      a.variants = space.variants;
+    } else {
+      const std::string list = vm["amd-kernel"].as<std::string>();
+      size_t start = 0;
+      for (;;) {
+        const size_t comma = list.find(',', start);
+        const std::string v = list.substr(start, comma == std::string::npos ? comma : comma - start);
+        if (std::find(space.variants.begin(), space.variants.end(), v) == space.variants.end())
+          throw UsageError(fmt::format("--amd-kernel: '{}' is not one of {}", v,
+                                       sim::joined(space.variants, ", ")));
+        if (std::find(a.variants.begin(), a.variants.end(), v) == a.variants.end())
+          a.variants.push_back(v);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+    }
+  }
   a.jobs = static_cast<int>(parse_uint("--jobs", vm["jobs"].as<std::string>(), 1, 64));
   a.wall =
       static_cast<double>(parse_uint("--wall-limit", vm["wall-limit"].as<std::string>(), 1, 86400));
@@ -228,7 +269,8 @@ int sweep_locally(const SweepArgs& a) {
   const std::string& json_path = a.json_path;
   const Problem& problem = a.problem;
   const Sweep s = run_sweep(problem, base, a.tile_ns, a.stages, a.jobs, a.wall,
-                            [&problem](const sim::MatmulRequest& q) { return problem.run(q); });
+                            [&problem](const sim::MatmulRequest& q) { return problem.run(q); },
+                            a.variants);
   if (!json_path.empty())
     write_output("--json", json_path, boost::json::serialize(sweep_to_json(s, problem, base)));
   std::ostream& text = json_path == "-" ? std::cerr : std::cout;

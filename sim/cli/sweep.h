@@ -31,6 +31,7 @@ struct SweepPoint {
 struct Skipped {
   uint32_t tile_n = 0, stages = 0;
   std::string reason;
+  std::string variant;  // the architecture's kernel (ArchSpace::variants), or ""
 };
 
 struct Sweep {
@@ -43,16 +44,20 @@ struct Sweep {
 // under `wall_limit_s`, and ranks the outcomes: completed runs fastest first,
 // then runs that did not complete, then errors (ties by tile N, stages).
 // It is plan_sweep, run_sweep_points over every point and rank_sweep.
+// `variants`: the kernels (ArchSpace::variants, set as q.amd_kernel) to sweep
+// too; empty: base's.
 Sweep run_sweep(const Problem& problem, const sim::MatmulRequest& base,
                 const std::vector<uint32_t>& tile_ns, const std::vector<uint32_t>& stages,
                 int jobs, double wall_limit_s,
-                const std::function<sim::RunResult(const sim::MatmulRequest&)>& run);
+                const std::function<sim::RunResult(const sim::MatmulRequest&)>& run,
+                const std::vector<std::string>& variants = {});
 
 // The pieces of run_sweep, for a sweep split over machines (sim/cli/distributed.h).
 // plan_sweep: the points to run (by tile N, then stages; none run yet) and
 // the skipped configurations, without simulating.
 Sweep plan_sweep(const Problem& problem, const sim::MatmulRequest& base,
-                 const std::vector<uint32_t>& tile_ns, const std::vector<uint32_t>& stages);
+                 const std::vector<uint32_t>& tile_ns, const std::vector<uint32_t>& stages,
+                 const std::vector<std::string>& variants = {});
 // Runs s.points[i] for each i of `which` (in that order, `jobs` at a time)
 // and fills in their results; `raw`, when given, also gets each point's index
 // and what its simulation process handed back.
@@ -83,6 +88,7 @@ struct SweepArgs {
   Problem problem;          // the family and its fields
   sim::MatmulRequest base;  // its GEMM view, arch and output type
   std::vector<uint32_t> tile_ns, stages;
+  std::vector<std::string> variants;  // the arch's kernels to sweep (--amd-kernel); empty: one
   int jobs = 2;
   double wall = 600;      // seconds per configuration
   std::string json_path;  // "", "-" or a writable path

@@ -91,6 +91,21 @@ expect_usage_error "--tile-n 256 is not supported (64, 128)" "${CONV[@]}" --tile
 expect_usage_error "--format mxfp8|nvfp4 is required" --kernel block_scaled_matmul --m 64 --n 64 --k 64
 expect_usage_error "--m" --n 64 --k 64
 expect_usage_error "extra" "${SHAPE[@]}" extra
+expect_usage_error "'ping' is not one of pingpong, wave_specialized" --arch mi300x --m 64 --n 64 --k 64 --amd-kernel ping
+expect_usage_error "has one kernel" "${SHAPE[@]}" --amd-kernel pingpong
+
+# --- mi300x: both AMD kernels, labelled with their own tile K (32) -------------
+timeout 120 "$sim" sweep --arch mi300x --m 256 --n 384 --k 256 --json "$tmp/amd.json" >"$tmp/amd.txt" 2>&1 ||
+  fail "mi300x sweep: $(head -c 1000 "$tmp/amd.txt")"
+python3 - "$tmp/amd.json" <<'PY' || fail "mi300x sweep JSON (above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = sorted((r["amd_kernel"], r["stages"]) for r in d["results"])
+assert got == [("pingpong", 2), ("pingpong", 3), ("wave_specialized", 2), ("wave_specialized", 3)], got
+assert all(r["tile_k"] == 32 and r["status"] == "completed" for r in d["results"]), d["results"]
+assert d["skipped"] == [], d["skipped"]
+PY
+grep -q "128x128x32  wave_specialized" "$tmp/amd.txt" || fail "mi300x sweep table: $(head -c 800 "$tmp/amd.txt")"
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"

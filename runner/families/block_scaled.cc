@@ -56,6 +56,13 @@ Family block_scaled_family() {
     return with_launch_checks(validate_block_scaled(request(v, q)), q);
   };
   f.flops = gemm_flops;
+  // Elements (MXFP8 one byte, NVFP4 half) and one scale byte per block (32
+  // elements for MX, 16 for NVFP4) of A and B, and D in BF16.
+  f.bytes = [](const Values& v, const MatmulRequest& q) {
+    const bool fp4 = v.str("format") == "nvfp4";
+    const double per_element = fp4 ? 0.5 + 1.0 / 16 : 1.0 + 1.0 / 32;
+    return per_element * (static_cast<double>(q.m) * q.k + static_cast<double>(q.n) * q.k) + 2.0 * q.m * q.n;
+  };
   f.run = [](const Values& v, const MatmulRequest& q) { return run_block_scaled(request(v, q)); };
   return f;
 }

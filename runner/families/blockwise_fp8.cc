@@ -30,6 +30,12 @@ Family blockwise_fp8_family() {
     return with_launch_checks(validate_blockwise_fp8(q), q);
   };
   f.flops = gemm_flops;
+  // E4M3 A and B, their FP32 scales (A per 1x128, B per 128x128 block), D in BF16.
+  f.bytes = [](const Values&, const MatmulRequest& q) {
+    const double kb = (q.k + 127) / 128;
+    return static_cast<double>(q.m) * q.k + static_cast<double>(q.n) * q.k + 4.0 * (q.m * kb + ((q.n + 127) / 128) * kb) +
+           2.0 * q.m * q.n;
+  };
   f.run = [](const Values&, const MatmulRequest& q) { return run_blockwise_fp8(q); };
   return f;
 }

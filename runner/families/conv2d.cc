@@ -73,6 +73,13 @@ Family conv2d_family() {
     return with_launch_checks(validate_conv2d(request(v, q)), q);
   };
   f.flops = [](const Values& v, const MatmulRequest& q) { return request(v, q).shape.flops(); };
+  // X and the filters in BF16, Y (and the residual C) in the output type.
+  f.bytes = [](const Values& v, const MatmulRequest& q) {
+    const Conv2dRequest r = request(v, q);
+    const Conv2dShape& s = r.shape;
+    const double out = static_cast<double>(s.gemm_m()) * s.k * (q.out_f32 ? 4 : 2);
+    return 2.0 * s.n * s.h * s.w * s.c + 2.0 * s.k * s.r * s.s * s.c + out * (r.residual ? 2 : 1);
+  };
   f.run = [](const Values& v, const MatmulRequest& q) { return run_conv2d(request(v, q)); };
   return f;
 }

@@ -32,6 +32,7 @@ Family matmul_family() {
   f.bind = bind_gemm_shape;
   f.validate = [](const Values&, const MatmulRequest& q) { return validate_matmul(q); };
   f.flops = gemm_flops;
+  f.bytes = gemm_bytes;
   f.run = [](const Values&, const MatmulRequest& q) { return run_matmul(q); };
   return f;
 }

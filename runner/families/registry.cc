@@ -65,6 +65,10 @@ double gemm_flops(const Values&, const MatmulRequest& q) {
   return 2.0 * static_cast<double>(q.m) * q.n * q.k;
 }
 
+double gemm_bytes(const Values&, const MatmulRequest& q) {
+  return 2.0 * (static_cast<double>(q.m) * q.k + static_cast<double>(q.n) * q.k) + static_cast<double>(q.m) * q.n * (q.out_f32 ? 4 : 2);
+}
+
 std::string validate_sm100_launch(const MatmulRequest& q) {
   if (std::string res = validate_resources(q); !res.empty()) return res;
   if (!q.timeline_path.empty() && static_cast<uint64_t>(q.timeline_cta) >= sms_used(q))

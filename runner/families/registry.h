@@ -34,6 +34,8 @@ Family blockwise_fp8_family();
 std::vector<Field> gemm_shape_fields();
 std::string bind_gemm_shape(const Values& v, MatmulRequest& q);
 double gemm_flops(const Values& v, const MatmulRequest& q);
+// Its compulsory bytes: A and B in BF16 read once, D written once.
+double gemm_bytes(const Values& v, const MatmulRequest& q);
 
 // kGemmTolerance, the check every GEMM-shaped family shares, is stated beside
 // its code in runner/kernels/matmul_check.h.

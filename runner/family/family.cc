@@ -150,6 +150,12 @@ uint64_t Values::uint(const std::string& name) const { return std::stoull(str(na
 
 double Values::number(const std::string& name) const { return std::strtod(str(name).c_str(), nullptr); }
 
+RunResult Family::simulate(const Values& v, const MatmulRequest& q) const {
+  RunResult r = run(v, q);
+  if (bytes) set_roofline(r, flops(v, q), bytes(v, q));
+  return r;
+}
+
 const ArchSpace* Family::space(const std::string& arch) const {
   for (const auto& a : archs)
     if (a.arch == arch) return &a;

@@ -130,9 +130,16 @@ struct Family {
   std::function<std::string(const Values&, const MatmulRequest&)> validate;
   // The floating-point operations of one launch (for TFLOP/s).
   std::function<double(const Values&, const MatmulRequest&)> flops;
+  // The compulsory HBM traffic of one launch in bytes: every operand read
+  // once and the output written once (for the roofline; a model that moves
+  // less than this is wrong).
+  std::function<double(const Values&, const MatmulRequest&)> bytes;
   std::function<RunResult(const Values&, const MatmulRequest&)> run;
 
   const std::string& display_name() const { return title.empty() ? name : title; }
+  // run(), then the figures that need the problem as the family states it:
+  // the compulsory bytes and the roofline position (set_roofline).
+  RunResult simulate(const Values& v, const MatmulRequest& q) const;
   const ArchSpace* space(const std::string& arch) const;
   const Field* field(const std::string& name) const;
 };

@@ -55,6 +55,8 @@ void summarize_mi300x(Gpu& gpu, double flops, RunResult& r) {
   r.l2_hit_pct = lookups == 0 ? 0.0 : 100.0 * gpu.cache_hits() / static_cast<double>(lookups);
   r.hbm_bytes = gpu.hbm_bytes();
   r.hbm_util_pct = 100.0 * hbm_util;
+  r.hbm_peak_gbs = p.hbm_bytes_per_cycle * p.clock_ghz;
+  set_waves(r, static_cast<uint32_t>(p.num_cus));
   r.tensor_util_pct = 100.0 * tc_util;
   r.overlap_pct = dma == 0 ? 0.0 : 100.0 * static_cast<double>(covered) / static_cast<double>(dma);
   // With no resource near saturation, what the MFMA waves wait for most:

@@ -63,6 +63,8 @@ void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r, double
   r.l2_hit_pct = boxes == 0 ? 0.0 : 100.0 * static_cast<double>(hits) / static_cast<double>(boxes);
   r.hbm_bytes = gpu.hbm_bytes();
   r.hbm_util_pct = 100.0 * hbm_util;
+  r.hbm_peak_gbs = p.hbm_bytes_per_cycle * p.clock_ghz;
+  set_waves(r, static_cast<uint32_t>(p.num_sms));
   r.tensor_util_pct = 100.0 * tc_util;
   // The first resource near saturation names the class; with none, the MMA
   // warp's dominant stall says whether loads or the accumulator (acc_wait)

@@ -1,5 +1,6 @@
 #include "runner/result/run_result.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -27,6 +28,23 @@ void settle_incomplete(RunResult& r, const std::string& limit_reason) {
   r.predicted_time_us = r.tflops = r.peak_fraction = r.power_w = 0;
   r.overlap_pct = r.tensor_util_pct = r.hbm_util_pct = 0;
   r.bottleneck = "none";
+}
+
+void set_waves(RunResult& r, uint32_t sms) {
+  if (sms == 0 || r.tile_m == 0 || r.tile_n == 0) return;
+  r.sms = sms;
+  r.tiles = uint64_t{(r.m + r.tile_m - 1) / r.tile_m} * ((r.n + r.tile_n - 1) / r.tile_n);
+  r.waves = static_cast<double>(r.tiles) / sms;
+  const uint64_t tail = r.tiles % sms;
+  r.tail_wave_pct = r.tiles == 0 ? 0 : tail == 0 ? 100.0 : 100.0 * static_cast<double>(tail) / sms;
+}
+
+void set_roofline(RunResult& r, double flops, double compulsory_bytes) {
+  if (compulsory_bytes <= 0 || r.hbm_peak_gbs <= 0 || r.peak_tflops <= 0) return;
+  r.compulsory_bytes = compulsory_bytes;
+  r.intensity = flops / compulsory_bytes;
+  r.machine_balance = r.peak_tflops * 1e12 / (r.hbm_peak_gbs * 1e9);
+  r.roofline_tflops = std::min(r.peak_tflops, r.intensity * r.hbm_peak_gbs * 1e9 / 1e12);
 }
 
 json::object to_json(const RunResult& r) {
@@ -61,6 +79,19 @@ json::object to_json(const RunResult& r) {
                                   {"hbm_pct", r.hbm_util_pct},
                                   {"l2_hit_pct", r.l2_hit_pct},
                                   {"hbm_bytes", r.hbm_bytes}};
+  if (r.sms > 0)
+    o["occupancy"] = json::object{{"sms", r.sms},
+                                  {"tiles", r.tiles},
+                                  {"ctas_per_sm", 1},
+                                  {"waves", r.waves},
+                                  {"tail_wave_pct", r.tail_wave_pct}};
+  if (r.compulsory_bytes > 0)
+    o["roofline"] = json::object{{"compulsory_bytes", r.compulsory_bytes},
+                                 {"intensity_flop_per_byte", r.intensity},
+                                 {"machine_balance_flop_per_byte", r.machine_balance},
+                                 {"hbm_peak_gbs", r.hbm_peak_gbs},
+                                 {"peak_tflops", r.peak_tflops},
+                                 {"roofline_tflops", r.roofline_tflops}};
   // LDS statistics: AMD runs only (NVIDIA shared memory has no bank model).
   if (r.lds_instructions > 0)
     o["utilization"].as_object()["lds"] =
@@ -162,6 +193,22 @@ RunResult run_result_from_json(const json::value& v) {
     const auto& l = u.at("lds").as_object();
     r.lds_instructions = get<uint64_t>(l, "instructions");
     r.lds_bank_conflict_cycles = get<uint64_t>(l, "bank_conflict_cycles");
+  }
+  if (o.contains("occupancy")) {
+    const auto& oc = o.at("occupancy").as_object();
+    r.sms = get<uint32_t>(oc, "sms");
+    r.tiles = get<uint64_t>(oc, "tiles");
+    r.waves = get<double>(oc, "waves");
+    r.tail_wave_pct = get<double>(oc, "tail_wave_pct");
+  }
+  if (o.contains("roofline")) {
+    const auto& rf = o.at("roofline").as_object();
+    r.compulsory_bytes = get<double>(rf, "compulsory_bytes");
+    r.intensity = get<double>(rf, "intensity_flop_per_byte");
+    r.machine_balance = get<double>(rf, "machine_balance_flop_per_byte");
+    r.hbm_peak_gbs = get<double>(rf, "hbm_peak_gbs");
+    r.peak_tflops = get<double>(rf, "peak_tflops");
+    r.roofline_tflops = get<double>(rf, "roofline_tflops");
   }
   for (const auto& x : o.at("roles").as_array()) {
     const auto& ro = x.as_object();

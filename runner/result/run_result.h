@@ -54,6 +54,17 @@ struct RunResult {
   std::string bottleneck;
   double tensor_util_pct = 0, hbm_util_pct = 0, l2_hit_pct = 0;
   uint64_t hbm_bytes = 0;
+  // Occupancy: the tiles of the launch over the SMs (CUs) that run them, one
+  // CTA per SM at a time: waves = tiles / SMs, and the last wave's share of
+  // the SMs it keeps busy (100 when the tiles fill every wave).
+  uint32_t sms = 0;
+  uint64_t tiles = 0;
+  double waves = 0, tail_wave_pct = 0;
+  // Roofline: the family's compulsory bytes, its arithmetic intensity (FLOP
+  // per compulsory byte) against the machine balance (peak FLOP/s over peak
+  // HBM bytes/s), and the rate the roofline allows. 0: not computed.
+  double hbm_peak_gbs = 0, compulsory_bytes = 0, intensity = 0, machine_balance = 0,
+         roofline_tflops = 0;
   // AMD: LDS instructions and the extra cycles their bank conflicts cost.
   uint64_t lds_instructions = 0, lds_bank_conflict_cycles = 0;
   std::vector<RoleStats> roles;
@@ -72,6 +83,12 @@ struct RunResult {
 // bottleneck), which would be meaningless over a truncated or stuck run.
 // Counts (cycles, events, bytes, roles' time split) stay.
 void settle_incomplete(RunResult& r, const std::string& limit_reason);
+
+// The occupancy figures of r (tiles of r.tile_m x r.tile_n over `sms`).
+void set_waves(RunResult& r, uint32_t sms);
+// The roofline figures of r for `flops` over `compulsory_bytes` (needs
+// r.peak_tflops and r.hbm_peak_gbs).
+void set_roofline(RunResult& r, double flops, double compulsory_bytes);
 
 boost::json::object to_json(const RunResult& r);
 boost::json::object finding_to_json(const Finding& f);

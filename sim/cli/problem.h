@@ -32,7 +32,7 @@ struct Problem {
   const std::string& kernel() const { return family->name; }
   const sim::ArchSpace& space(const std::string& arch) const { return *family->space(arch); }
   std::string validate(const sim::MatmulRequest& q) const { return family->validate(values, q); }
-  sim::RunResult run(const sim::MatmulRequest& q) const { return family->run(values, q); }
+  sim::RunResult run(const sim::MatmulRequest& q) const { return family->simulate(values, q); }
   // The fields as command-line options (" --m 64 --n 64 --k 64"), in
   // declaration order, for replay lines.
   std::string options() const;

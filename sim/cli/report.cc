@@ -43,6 +43,18 @@ std::string format_text(const sim::RunResult& r) {
                      r.hbm_bytes / 1e9, amd ? "cache" : "L2", r.l2_hit_pct,
                      amd ? "4 KiB blocks" : "TMA boxes");
   }
+  if (r.sms > 0)
+    s += fmt::format("  occupancy   {} tiles of {}x{} on {} {} (one CTA each at a time): {:.2f} "
+                     "waves, the last {:.0f}% full\n",
+                     r.tiles, r.tile_m, r.tile_n, r.sms, amd ? "CUs" : "SMs", r.waves,
+                     r.tail_wave_pct);
+  if (r.compulsory_bytes > 0)
+    s += fmt::format("  roofline    {:.0f} FLOP/B ({:.1f} MB compulsory) against a machine balance "
+                     "of {:.0f} FLOP/B ({:.0f} TFLOP/s / {:.0f} GB/s): {}-bound, at most {:.0f} "
+                     "TFLOP/s\n",
+                     r.intensity, r.compulsory_bytes / 1e6, r.machine_balance, r.peak_tflops,
+                     r.hbm_peak_gbs, r.intensity >= r.machine_balance ? "compute" : "memory",
+                     r.roofline_tflops);
   if (r.lds_instructions > 0)
     s += fmt::format("  lds         {} instructions, {} extra cycles from bank conflicts\n",
                      r.lds_instructions, r.lds_bank_conflict_cycles);

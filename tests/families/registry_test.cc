@@ -113,14 +113,58 @@ TEST_CASE("defaults validate, and the FLOP count is the run's") {
       CHECK(!f.validate(v, bad).empty());
       // Timing mode, in a child process as sim runs it.
       const auto res = run_isolated(
-          [&] { return boost::json::serialize(to_json(f.run(v, q))); }, 120);
+          [&] { return boost::json::serialize(to_json(f.simulate(v, q))); }, 120);
       REQUIRE(res.ok);
       const RunResult r = run_result_from_json(boost::json::parse(res.payload));
       REQUIRE(r.status == "completed");
       REQUIRE(r.predicted_time_us > 0);
       const double tflops = f.flops(v, q) / (r.predicted_time_us * 1e-6) / 1e12;
       CHECK(tflops == doctest::Approx(r.tflops).epsilon(1e-9));
+      // The roofline is the family's compulsory traffic, and the model moves
+      // at least that much from HBM (it reads every operand and writes D).
+      REQUIRE(f.bytes);
+      CHECK(r.compulsory_bytes == doctest::Approx(f.bytes(v, q)));
+      CHECK(r.intensity == doctest::Approx(f.flops(v, q) / f.bytes(v, q)));
+      CHECK(r.roofline_tflops <= r.peak_tflops * (1 + 1e-12));
+      CHECK(r.waves > 0);
+      if (a.arch == "mi300x") {
+        // Known model defect: in timing mode the MI300X model looks up one
+        // 4 KiB block per wave instruction, the first lane's, so rows the
+        // other lanes read are never counted.
+        WARN(static_cast<double>(r.hbm_bytes) >= r.compulsory_bytes);
+      } else if (f.name == "conv2d") {
+        // Known model defect: the im2col L2 key leaves the filter offsets out
+        // (models/sm100/api_tma_im2col.cc), so with a filter as large as the
+        // input (these values: 64x64 over 64x64) the taps after the first
+        // count as hits. A 3x3 filter is checked below.
+        WARN(static_cast<double>(r.hbm_bytes) >= r.compulsory_bytes);
+      } else {
+        CHECK(static_cast<double>(r.hbm_bytes) >= r.compulsory_bytes);
+      }
     }
+}
+
+TEST_CASE("conv2d with a 3x3 filter moves at least its compulsory bytes") {
+  const Family* f = find_family("conv2d");
+  REQUIRE(f != nullptr);
+  Values v;
+  for (const auto& [k, x] : std::map<std::string, std::string>{
+           {"n", "2"}, {"h", "33"}, {"w", "29"}, {"c", "70"}, {"k", "96"}, {"r", "3"},
+           {"s", "3"}, {"stride", "1"}, {"pad", "1"}, {"dilation", "1"}})
+    v.set(k, x);
+  MatmulRequest q;
+  q.arch = "sm100";
+  REQUIRE(f->bind(v, q).empty());
+  q.tile_n = 128;
+  q.stages = 4;
+  REQUIRE(f->validate(v, q) == "");
+  const auto res = run_isolated(
+      [&] { return boost::json::serialize(to_json(f->simulate(v, q))); }, 120);
+  REQUIRE(res.ok);
+  const RunResult r = run_result_from_json(boost::json::parse(res.payload));
+  REQUIRE(r.status == "completed");
+  CHECK(r.compulsory_bytes == doctest::Approx(f->bytes(v, q)));
+  CHECK(static_cast<double>(r.hbm_bytes) >= r.compulsory_bytes);
 }
 
 TEST_CASE("seeded bugs are corpus cases") {

@@ -60,7 +60,7 @@ sim::RunResult run_family(const sim::Family& f, const CaseConfig& cfg, uint64_t 
   q.functional = true;
   q.seed = seed;
   if (std::string err = f.validate(v, q); !err.empty()) throw std::invalid_argument(who + err);
-  return f.run(v, q);
+  return f.simulate(v, q);
 }
 
 bool register_all() {

@@ -78,10 +78,12 @@ void check_element(CheckResult& r, double got, double ref, double abs_sum, uint6
     r.passed = false;
   }
   if (std::isfinite(err)) {
+    r.max_tolerance_fraction = std::max(r.max_tolerance_fraction, err / allowed);
     r.max_abs_err = std::max(r.max_abs_err, err);
     if (std::fabs(ref) > 1e-12) r.max_rel_err = std::max(r.max_rel_err, err / std::fabs(ref));
   } else {
-    r.max_abs_err = r.max_rel_err = std::numeric_limits<double>::infinity();
+    r.max_abs_err = r.max_rel_err = r.max_tolerance_fraction =
+        std::numeric_limits<double>::infinity();
   }
 }
 

@@ -88,7 +88,7 @@ template <class OutT, class G>
 CheckResult check_run(G& gpu, const MatmulRequest& q, const MatmulBuffers& b, RunStatus status) {
   if (!q.functional) return CheckResult{};
   if (status != RunStatus::kCompleted)
-    return CheckResult{true, false, 0, 0, "host FP64 GEMM over the BF16 inputs",
+    return CheckResult{true, false, 0, 0, 0, "host FP64 GEMM over the BF16 inputs",
                        "the kernel did not complete"};
   auto& mem = gpu.gmem();
   return check_matmul<OutT>(q.m, q.n, q.k, reinterpret_cast<uint16_t*>(mem.host(b.a)), b.lda,

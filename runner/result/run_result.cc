@@ -122,6 +122,7 @@ json::object to_json(const RunResult& r) {
     o["check"] = json::object{{"passed", r.check.passed},
                               {"max_abs_err", finite_or_max(r.check.max_abs_err)},
                               {"max_rel_err", finite_or_max(r.check.max_rel_err)},
+                              {"max_tolerance_fraction", finite_or_max(r.check.max_tolerance_fraction)},
                               {"reference", r.check.reference},
                               {"detail", r.check.detail}};
   return o;
@@ -231,6 +232,8 @@ RunResult run_result_from_json(const json::value& v) {
     r.check.passed = get<bool>(ch, "passed");
     r.check.max_abs_err = get<double>(ch, "max_abs_err");
     r.check.max_rel_err = get<double>(ch, "max_rel_err");
+    if (ch.contains("max_tolerance_fraction"))
+      r.check.max_tolerance_fraction = get<double>(ch, "max_tolerance_fraction");
     r.check.reference = get<std::string>(ch, "reference");
     r.check.detail = get<std::string>(ch, "detail");
   }

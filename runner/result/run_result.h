@@ -28,6 +28,9 @@ struct CheckResult {
   bool passed = false;
   double max_abs_err = 0;
   double max_rel_err = 0;
+  // The largest error over its element's allowed bound (check_element): a
+  // passing check is below 1. 0 when the check has no per-element bound.
+  double max_tolerance_fraction = 0;
   std::string reference;
   std::string detail;  // first mismatch, when failed
 };

@@ -70,8 +70,12 @@ std::string format_text(const sim::RunResult& r) {
     s += "\n";
   }
   if (r.check.ran)
-    s += fmt::format("  check       {} (max abs err {:.3g}, max rel err {:.3g}; {}){}\n",
+    s += fmt::format("  check       {} (max abs err {:.3g}, max rel err {:.3g}{}; {}){}\n",
                      r.check.passed ? "PASSED" : "FAILED", r.check.max_abs_err, r.check.max_rel_err,
+                     r.check.max_tolerance_fraction > 0
+                         ? fmt::format(", worst element at {:.3g} of its tolerance",
+                                       r.check.max_tolerance_fraction)
+                         : std::string(),
                      r.check.reference, r.check.detail.empty() ? "" : "\n    " + r.check.detail);
   s += fmt::format("  findings    {}\n", r.findings.size());
   for (const auto& f : r.findings) {

@@ -46,7 +46,10 @@ expect_rc 0 --help && grep -q "3  no complete answer" "$tmp/out" ||
   fail "sim --help does not state the exit status 3"
 
 # --- 0: clean runs ------------------------------------------------------------
-expect_rc 0 run --m 64 --n 80 --k 96 --functional
+expect_rc 0 run --m 64 --n 80 --k 96 --functional --json "$tmp/clean.json"
+# The check states how close its worst element came to the tolerance it used.
+json_check "$tmp/clean.json" '0 < d["check"]["max_tolerance_fraction"] < 1 and d["check"]["passed"]'
+grep -q "of its tolerance" "$tmp/out" || fail "the check line does not give the tolerance used"
 expect_rc 0 verify --m 64 --n 80 --k 96 --schedules 2
 expect_rc 0 sweep --m 256 --n 256 --k 256 --tile-n 128 --stages 2-3
 

@@ -75,7 +75,9 @@ struct Sm90Matmul {
     const uint32_t tiles = tiles_m * tiles_n, k_blocks = ceil_div<uint32_t>(p.k, BK);
     if (warp < 4) {
       arch::warpgroup_reg_dealloc<40>();
-      arch::annotate_role(warp == 0 ? "load" : "idle");
+      // Warps 1-3 of the producer warpgroup only give their registers to
+      // the consumers (setmaxnreg.dec) and exit.
+      arch::annotate_role(warp == 0 ? "load" : "reg_donor");
       if (warp == 0) produce(p, pipe, tiles, tiles_m, k_blocks);
     } else {
       arch::warpgroup_reg_alloc<232>();

@@ -63,8 +63,9 @@ void summarize_mi300x(Gpu& gpu, double flops, RunResult& r) {
   // stage data (full stages, vmcnt), their LDS operands, or the other waves
   // (empty stages, barriers).
   double data_wait = 0, operand_wait = 0, sync_wait = 0;
+  int mfma_roles = 0;  // the shares add over roles; the detail gives their mean
   for (const auto& role : r.roles)
-    if (role.name != "loader")
+    if (role.name != "loader" && ++mfma_roles > 0)
       for (const auto& [cause, pct] : role.stalls)
         (cause == "full_stage" || cause == "memory_wait" ? data_wait
          : cause == "operand_wait"                       ? operand_wait
@@ -74,6 +75,14 @@ void summarize_mi300x(Gpu& gpu, double flops, RunResult& r) {
                  : operand_wait >= std::max(data_wait, sync_wait)    ? "lds_latency"
                  : data_wait >= sync_wait                            ? "load_latency"
                                                                      : "synchronization";
+  r.bottleneck_detail =
+      tc_util >= 0.8 ? fmt::format("matrix cores {:.0f}% busy (>= 80%)", 100 * tc_util)
+      : hbm_util >= 0.8
+          ? fmt::format("HBM at {:.0f}% of its bandwidth (>= 80%)", 100 * hbm_util)
+          : fmt::format("the MFMA waves wait {:.0f}% of the time for LDS operands, {:.0f}% for "
+                        "stage data, {:.0f}% for other waves; no resource at 80%",
+                        operand_wait / std::max(1, mfma_roles), data_wait / std::max(1, mfma_roles),
+                        sync_wait / std::max(1, mfma_roles));
   r.findings = eng.findings();
   r.events = eng.events();
   settle_incomplete(r, eng.limit_reason());

@@ -27,11 +27,14 @@ const char* stall_cause(const std::string& what, const std::string& role) {
   if (starts("s_waitcnt")) return "memory_wait";
   if (starts("mfma waits for operands")) return "operand_wait";
   if (starts("bar.sync") || starts("wait tmem_dealloc") || starts("s_barrier")) return "barrier";
+  if (starts("st.global")) return "global_store";
+  if (starts("CTA start")) return "launch";
   return "other";
 }
 constexpr const char* kCauses[] = {"full_stage", "empty_stage", "accumulator", "scheduler",
                                    "residual",   "tmem_load",   "tma_store",   "memory_wait",
-                                   "operand_wait", "barrier",   "other"};
+                                   "operand_wait", "barrier",   "global_store", "launch",
+                                   "other"};
 
 }  // namespace
 

@@ -1,5 +1,7 @@
 #include "runner/kernels/sm100_summary.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "runner/kernels/intervals.h"
@@ -76,12 +78,34 @@ void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r, double
         if (cause == "full_stage") mma_full = pct;
         if (cause == "accumulator") mma_acc = pct;
       }
-  r.bottleneck = tc_util >= 0.8       ? "tensor_core"
-                 : hbm_util >= 0.8    ? "hbm_bandwidth"
-                 : ingest_util >= 0.8 ? "sm_ingest"
-                 : mma_acc > mma_full ? (acc_wait == AccumulatorWait::kTensorCore ? "tensor_core"
-                                                                                  : "epilogue")
-                                      : "load_latency";
+  // Each name comes with the figure that makes it the bottleneck.
+  if (tc_util >= 0.8) {
+    r.bottleneck = "tensor_core";
+    r.bottleneck_detail = fmt::format("tensor cores {:.0f}% busy (>= 80%)", 100 * tc_util);
+  } else if (hbm_util >= 0.8) {
+    r.bottleneck = "hbm_bandwidth";
+    r.bottleneck_detail = fmt::format("HBM at {:.0f}% of {:.0f} GB/s (>= 80%)", 100 * hbm_util,
+                                      r.hbm_peak_gbs);
+  } else if (ingest_util >= 0.8) {
+    r.bottleneck = "sm_ingest";
+    r.bottleneck_detail = fmt::format(
+        "TMA loads arrive at {:.0f}% of the {:.0f} B/cycle an SM takes in (>= 80%)",
+        100 * ingest_util, p.sm_ingest_bytes_per_cycle);
+  } else if (mma_acc > mma_full) {
+    const bool wgmma = acc_wait == AccumulatorWait::kTensorCore;
+    r.bottleneck = wgmma ? "wgmma_wait" : "epilogue";
+    r.bottleneck_detail = fmt::format(
+        "{} {:.0f}% of the time (more than for loads, {:.0f}%); no resource at 80%",
+        wgmma ? "the MMA warpgroups wait on their own wgmma groups"
+              : "the MMA warp waits for the epilogue to free an accumulator",
+        mma_acc, mma_full);
+  } else {
+    r.bottleneck = "load_latency";
+    r.bottleneck_detail = fmt::format(
+        "the MMA warps wait for loaded stages {:.0f}% of the time (more than for their "
+        "accumulator, {:.0f}%); no resource at 80%",
+        mma_full, mma_acc);
+  }
 
   r.findings = eng.findings();
   r.events = eng.events();

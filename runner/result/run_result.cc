@@ -28,6 +28,7 @@ void settle_incomplete(RunResult& r, const std::string& limit_reason) {
   r.predicted_time_us = r.tflops = r.peak_fraction = r.power_w = 0;
   r.overlap_pct = r.tensor_util_pct = r.hbm_util_pct = 0;
   r.bottleneck = "none";
+  r.bottleneck_detail.clear();
 }
 
 void set_waves(RunResult& r, uint32_t sms) {
@@ -75,6 +76,7 @@ json::object to_json(const RunResult& r) {
   o["peak_fraction"] = r.peak_fraction;
   o["overlap_pct"] = r.overlap_pct;
   o["bottleneck"] = r.bottleneck;
+  if (!r.bottleneck_detail.empty()) o["bottleneck_detail"] = r.bottleneck_detail;
   o["utilization"] = json::object{{"tensor_core_pct", r.tensor_util_pct},
                                   {"hbm_pct", r.hbm_util_pct},
                                   {"l2_hit_pct", r.l2_hit_pct},
@@ -185,6 +187,7 @@ RunResult run_result_from_json(const json::value& v) {
   r.peak_fraction = get<double>(o, "peak_fraction");
   r.overlap_pct = get<double>(o, "overlap_pct");
   r.bottleneck = get<std::string>(o, "bottleneck");
+  if (o.contains("bottleneck_detail")) r.bottleneck_detail = get<std::string>(o, "bottleneck_detail");
   const auto& u = o.at("utilization").as_object();
   r.tensor_util_pct = get<double>(u, "tensor_core_pct");
   r.hbm_util_pct = get<double>(u, "hbm_pct");

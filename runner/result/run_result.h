@@ -55,6 +55,7 @@ struct RunResult {
   // tensor_core | hbm_bandwidth | sm_ingest | epilogue | load_latency, and on
   // AMD lds_latency | synchronization
   std::string bottleneck;
+  std::string bottleneck_detail;  // the figure that makes it the bottleneck
   double tensor_util_pct = 0, hbm_util_pct = 0, l2_hit_pct = 0;
   uint64_t hbm_bytes = 0;
   // Occupancy: the tiles of the launch over the SMs (CUs) that run them, one

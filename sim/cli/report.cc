@@ -36,8 +36,9 @@ std::string format_text(const sim::RunResult& r) {
   if (r.power_w > 0) s += fmt::format("  power       {:.0f} W average board power at those clocks\n", r.power_w);
   const bool amd = r.arch == "mi300x";
   if (completed) {
-    s += fmt::format("  overlap     {:.1f}% of {} time covered by MMA work; bottleneck: {}\n",
-                     r.overlap_pct, amd ? "LDS DMA" : "TMA load", r.bottleneck);
+    s += fmt::format("  overlap     {:.1f}% of {} time covered by MMA work; bottleneck: {}{}\n",
+                     r.overlap_pct, amd ? "LDS DMA" : "TMA load", r.bottleneck,
+                     r.bottleneck_detail.empty() ? "" : " (" + r.bottleneck_detail + ")");
     s += fmt::format("  resources   {} {:.1f}% busy, HBM {:.1f}% ({:.2f} GB), {} hits {:.1f}% of {}\n",
                      amd ? "matrix cores" : "tensor core", r.tensor_util_pct, r.hbm_util_pct,
                      r.hbm_bytes / 1e9, amd ? "cache" : "L2", r.l2_hit_pct,

@@ -127,6 +127,13 @@ TEST_CASE("defaults validate, and the FLOP count is the run's") {
       CHECK(r.intensity == doctest::Approx(f.flops(v, q) / f.bytes(v, q)));
       CHECK(r.roofline_tflops <= r.peak_tflops * (1 + 1e-12));
       CHECK(r.waves > 0);
+      // Every bottleneck comes with its figure, and no stall is left unexplained.
+      CHECK(!r.bottleneck_detail.empty());
+      for (const auto& role : r.roles)
+        for (const auto& [cause, pct] : role.stalls) {
+          CAPTURE(role.name);
+          CHECK(cause != "other");
+        }
       if (a.arch == "mi300x") {
         // Known model defect: in timing mode the MI300X model looks up one
         // 4 KiB block per wave instruction, the first lane's, so rows the

@@ -2,7 +2,7 @@
 # output_snapshot.sh SIM OUTDIR: runs a fixed list of `sim` commands that
 # covers every kernel family and architecture (functional and timing runs,
 # verify, sweep, list, the usage errors) and keeps what each printed and wrote:
-# the JSON (with its one run-dependent field, wall_s, removed), the Perfetto
+# the JSON (with its one run-dependent member, host_timing, removed), the Perfetto
 # traces, the SVG timelines, the text and the exit status.
 #
 # A refactoring that must not change what users see is checked with
@@ -30,7 +30,7 @@ import json, sys
 p = sys.argv[1]
 def strip(v):
     if isinstance(v, dict):
-        return {k: strip(x) for k, x in v.items() if k != "wall_s"}
+        return {k: strip(x) for k, x in v.items() if k != "host_timing"}
     if isinstance(v, list):
         return [strip(x) for x in v]
     return v

@@ -136,13 +136,23 @@ void global_access(const void* p, void* data, uint32_t bytes, bool write, const 
     const Cycle t = local_now(w);
     prune(ws, t);
     const uint64_t moved = uint64_t{bytes} * (in != nullptr ? w.active_count() : 1);
-    const Cycle done = gpu().global_access(t, addr, moved, write);
-    ws.vm.push_back(VmOp{done, 0, nullptr});
+    double after_vmem = 0;
+    const Cycle done = gpu().global_access(t, addr, moved, write, &after_vmem);
+    ws.vm.push_back(VmOp{done, 0, nullptr, ++ws.vm_issued});
     if (!write) ws.regs_ready = std::max(ws.regs_ready, done);
     CuStats& st = gpu().cu_of_current();
     (write ? st.global_bytes_stored : st.global_bytes_loaded) += moved;
+    if (in != nullptr) {
+      in->write = write;
+      in->after_vmem = after_vmem;
+      in->vm_seq = ws.vm_issued;
+      in->done = done;
+    }
   }
-  if (in != nullptr) in->bytes = bytes;
+  if (in != nullptr) {
+    in->bytes = bytes;
+    in->addrs.push_back(addr);
+  }
   if (gpu().gmem().find(addr, bytes) == nullptr) {
     gpu().finding("global", "global.out_of_bounds",
                   fmt::format("{} of {} bytes at {} is outside every global allocation", what,
@@ -182,9 +192,12 @@ void lds_dma(void* lds_base, uint64_t src, bool valid, const char* what, const L
     // Timing mode moves no bytes, so the landing needs no event of its own.
     if (gpu().functional()) dma = std::make_shared<DmaWrites>();
     const uint64_t moved = uint64_t{4} * w.active_count();
-    const Cycle done = gpu().global_access(t, src, moved, false);
-    ws.vm.push_back(VmOp{done, op, dma});
-    if (dma) gpu().engine().at(done, [dma] { dma->apply(); });
+    double after_vmem = 0;
+    const Cycle done = gpu().global_access(t, src, moved, false, &after_vmem);
+    ws.vm.push_back(VmOp{done, op, dma, ++ws.vm_issued});
+    // Inside a lane loop the landing waits for the loop's end, when the
+    // other lanes' blocks have set the instruction's completion.
+    if (dma && in == nullptr) gpu().engine().at(done, [dma] { dma->apply(); });
     CuStats& cu = gpu().cu_of_current();
     cu.global_bytes_loaded += moved;
     if (!cu.dma_busy.empty() && t <= cu.dma_busy.back().second)
@@ -195,11 +208,18 @@ void lds_dma(void* lds_base, uint64_t src, bool valid, const char* what, const L
       in->dma = dma;
       in->op = op;
       in->dma_base = base;
+      in->bytes = 4;
+      in->after_vmem = after_vmem;
+      in->vm_seq = ws.vm_issued;
+      in->done = done;
     }
   } else {
     dma = in->dma;
     op = in->op;
-    if (in->dma_base != base)
+  }
+  if (in != nullptr) {
+    in->addrs.push_back(src);
+    if (!first && in->dma_base != base)
       gpu().finding("lds_dma", "lds_dma.bad_base",
                     fmt::format("{}: lanes of one instruction pass different LDS bases ({} and {}); "
                                 "the base is wave-uniform (it goes through M0)",

@@ -251,6 +251,8 @@ void Gpu::lane_end(sim::Warp& w, const void* site) {
   if (engine_.current() != &w || w.cta() >= grid() || !wgs_[w.cta()]) return;
   WaveState& ws = wgs_[w.cta()]->wave[w.index()];
   if (!ws.in_loop) return;
+  // Lane calls and this end run at the wave's own time: nothing has retired
+  // the loop's instructions yet, so their completions can still move.
   uint64_t extra = 0;
   int lds_instrs = 0;
   for (const LaneInstr& in : ws.batch) {
@@ -267,6 +269,17 @@ void Gpu::lane_end(sim::Warp& w, const void* site) {
       extra = static_cast<uint64_t>(s.extra / s.visits + 0.5);
     }
     charge_bank_conflicts(extra);
+  }
+  // The blocks the other lanes of each global instruction touch.
+  for (size_t k = 0; k < ws.batch.size(); ++k) {
+    LaneInstr& in = ws.batch[k];
+    if (in.kind == LaneInstr::kLds) continue;
+    if (!in.addrs.empty()) {
+      SiteStats& s = sites_[site];
+      if (s.lane_deltas.size() <= k) s.lane_deltas.resize(k + 1);
+      lane_blocks(ws, in, s.lane_deltas[k]);
+    }
+    if (in.dma) engine_.at(in.done, [dma = in.dma] { dma->apply(); });
   }
   // Lanes of one loop that each added to the same pipeline counter.
   Counter* c = ws.loop_atomic;
@@ -294,10 +307,46 @@ Cycle Gpu::lds_transfer(Cycle start, uint64_t bytes) {
   return static_cast<Cycle>(cu.lds_free + 0.999);
 }
 
-Cycle Gpu::global_access(Cycle start, uint64_t addr, uint64_t bytes, bool write) {
+void Gpu::lane_blocks(WaveState& ws, LaneInstr& in, std::vector<int64_t>& deltas) {
+  const uint64_t first = in.addrs.front();
+  if (ws.sampled) {
+    if (deltas.empty())
+      for (size_t i = 1; i < in.addrs.size(); ++i)
+        deltas.push_back(static_cast<int64_t>(in.addrs[i] - first));
+  } else {
+    for (int64_t d : deltas) in.addrs.push_back(first + static_cast<uint64_t>(d));
+  }
+  const uint64_t own = first >> kBlockShift;
+  std::vector<uint64_t> blocks;
+  for (uint64_t a : in.addrs) {
+    const uint64_t last = (a + std::max<uint32_t>(in.bytes, 1) - 1) >> kBlockShift;
+    for (uint64_t b = a >> kBlockShift; b <= last; ++b)
+      if (b != own) blocks.push_back(b);
+  }
+  std::sort(blocks.begin(), blocks.end());
+  blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
+  Cycle done = in.done;
+  for (uint64_t b : blocks) done = std::max(done, block_access(in.after_vmem, b, 0, in.write));
+  if (done == in.done) return;
+  in.done = done;
+  for (VmOp& op : ws.vm)
+    if (op.seq == in.vm_seq) op.done = std::max(op.done, done);
+  if (!in.write && in.kind == LaneInstr::kGlobal) ws.regs_ready = std::max(ws.regs_ready, done);
+  if (in.kind == LaneInstr::kDma) {
+    auto& busy = cu_of_current().dma_busy;
+    if (!busy.empty()) busy.back().second = std::max(busy.back().second, done);
+  }
+}
+
+Cycle Gpu::global_access(Cycle start, uint64_t addr, uint64_t bytes, bool write,
+                         double* after_vmem) {
   CuSlot& cu = cus_[wg_of_current().cu];
   const double t = cu.vmem.pass(static_cast<double>(start), bytes, params_.cu_vmem_bytes_per_cycle);
-  const uint64_t block = addr >> kBlockShift;
+  if (after_vmem != nullptr) *after_vmem = t;
+  return block_access(t, addr >> kBlockShift, bytes, write);
+}
+
+Cycle Gpu::block_access(double t, uint64_t block, uint64_t bytes, bool write) {
   auto it = cache_.find(block);
   if (it != cache_.end()) {
     ++cache_hits_;

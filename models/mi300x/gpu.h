@@ -20,7 +20,13 @@
 // loop moves to the next lane. An instruction's issue cost and timing are
 // charged once, on the first lane that reaches it; its LDS bank conflicts are
 // counted when the loop ends. Outside a lane loop a call is the whole wave's
-// instruction, with one address for every active lane.
+// instruction, with one address for every active lane. A global or DMA lane
+// instruction is looked up in the cache at issue by its lowest lane's
+// address; when the loop ends the blocks its other lanes touch are looked up
+// too and its completion moves to the last of them. An unsampled visit runs
+// only the lowest lane, so it replays the other lanes' address offsets that
+// the site's first sampled visit recorded: the HBM bytes of every visit
+// cover every block its lanes touch.
 //
 // Memory timing: LDS is a per-CU pipe of lds_bytes_per_cycle plus bank
 // conflict passes (32 banks x 4 B; lanes in groups of 128 B per pass). Global
@@ -93,6 +99,7 @@ struct VmOp {
   Cycle done = 0;
   sim::OpId op = 0;                   // observer operation (LDS DMA), or 0
   std::shared_ptr<DmaWrites> writes;  // LDS DMA data, or null
+  uint64_t seq = 0;                   // the wave's issue number, to find it again
 };
 
 // One wave instruction assembled from the lanes of a per-lane loop.
@@ -104,10 +111,18 @@ struct LaneInstr {
   sim::OpId op = 0;
   int64_t dma_base = -1;
   Cycle done = 0;
+  // Global and DMA instructions: each lane's address (only the lowest
+  // lane's in an unsampled visit), whether it writes, the cycle it left the
+  // CU's vector memory path and the wave's issue number of its VmOp.
+  std::vector<uint64_t> addrs;
+  bool write = false;
+  double after_vmem = 0;
+  uint64_t vm_seq = 0;
 };
 
 struct WaveState {
   std::deque<VmOp> vm;
+  uint64_t vm_issued = 0;      // VmOps issued so far (their seq)
   std::deque<Cycle> lgkm;      // completion times of outstanding ds ops
   Cycle regs_ready = 0;        // plain loads whose data an MFMA may need
   int prio = 0;                // s_setprio (recorded, no timing effect)
@@ -210,8 +225,10 @@ class Gpu {
   // Reserves the CU's LDS pipe for `bytes` from `start`; returns when done.
   Cycle lds_transfer(Cycle start, uint64_t bytes);
   // A global read or write of `bytes` at `addr` issued at `start`; returns
-  // its completion (cache, HBM and the CU's vector memory path).
-  Cycle global_access(Cycle start, uint64_t addr, uint64_t bytes, bool write);
+  // its completion (cache, HBM and the CU's vector memory path). The cycle
+  // the bytes left the vector memory path goes to *after_vmem if given.
+  Cycle global_access(Cycle start, uint64_t addr, uint64_t bytes, bool write,
+                      double* after_vmem = nullptr);
   // Matrix core of SIMD `simd` of the current CU: busy from `start` for
   // `cycles` at the earliest free slot; returns the start.
   Cycle reserve_simd(int simd, Cycle start, Cycle cycles, double flops);
@@ -231,6 +248,13 @@ class Gpu {
   void classify_deadlock(sim::Finding& f);
   uint64_t lane_begin(sim::Warp& w, const void* site, uint32_t visit);
   void lane_end(sim::Warp& w, const void* site);
+  // The cache blocks the other lanes of a global or DMA lane instruction
+  // touch (beyond the lowest lane's, charged at issue): looked up, a miss
+  // brought from HBM, and the instruction's completion moved to the last.
+  void lane_blocks(WaveState& ws, LaneInstr& in, std::vector<int64_t>& deltas);
+  // Looks one 4 KiB block up at `t` (after the vector memory path): its
+  // completion, from the cache or from HBM.
+  Cycle block_access(double t, uint64_t block, uint64_t bytes, bool write);
 
   Params params_;
   bool functional_;
@@ -257,6 +281,10 @@ class Gpu {
   struct SiteStats {
     double extra = 0;
     uint32_t visits = 0;
+    // Per global or DMA instruction of the loop (by ordinal): each lane's
+    // address less the lowest lane's, from the first sampled visit; an
+    // unsampled visit, which runs only the lowest lane, replays them.
+    std::vector<std::vector<int64_t>> lane_deltas;
   };
   std::unordered_map<const void*, SiteStats> sites_;
   // L2 + Infinity Cache: LRU of 4 KiB blocks with the cycle each is ready.

@@ -94,9 +94,9 @@ void tma_load_2d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32
   Mbarrier* b = mbar::checked(gpu(), bar, "cp.async.bulk.tensor complete_tx", loc);
   if (off < 0 || b == nullptr) return;
   const TensorMapModel m = *map;  // the engine reads the map at issue
-  const BoxKey key{m.global_address, c0, c1, m.box[0], m.box[1]};
+  const tma::L2Part part{BoxKey{m.global_address, c0, c1, m.box[0], m.box[1]}, m.box_bytes()};
   tma::issue_load(
-      w, cta, map, m, b, off, key, tma::tiled_pages(m, c0, c1), [&] { return global_rows(m, c0, c1); },
+      w, cta, map, m, b, off, {&part, 1}, tma::tiled_pages(m, c0, c1), [&] { return global_rows(m, c0, c1); },
       [&] {
         return std::pair{fmt::format("load ({},{})", c0, c1),
                          std::vector<std::pair<std::string, int64_t>>{{"c0", c0}, {"c1", c1}}};

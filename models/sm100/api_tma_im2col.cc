@@ -20,14 +20,20 @@
 // encoded), tma.wrong_mode (a tiled map), tma.smem_out_of_range and
 // tma.smem_misaligned (the SMEM column), and the barrier checks of mbarrier.
 //
-// L2 residency is keyed by the column's first pixel and its channels, not by
-// the filter offsets: the taps of one output tile read shifted copies of the
-// same input neighbourhood, which the first tap's fetch brings into L2. This is
-// a timing approximation only; it never changes bytes.
+// L2 residency is tracked in chunks of an input row: kChunkBytes of the
+// column's channels, a whole number of pixels, aligned to the row's start. A
+// column is one L2 part for each chunk its pixels read, with the chunk's
+// bytes. The taps of one output tile read shifted copies of the same
+// neighbourhood, so the first column to touch a chunk brings it from HBM and
+// the others find it in L2; neighbouring tiles share only the chunks both
+// read; a filter as large as the input still brings every chunk it reads.
+// This is a timing approximation only; it never changes bytes.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "models/sm100/api.h"
 #include "models/sm100/api_common.h"
@@ -130,16 +136,43 @@ std::vector<sim::Range> column_rows(const TensorMapModel& m, const Column& col) 
   return rows;
 }
 
-// L2 key of a column: its first pixel's position in the bounding box (the
-// filter offsets left out, see above) and its channels; box1's top bit keeps
-// im2col keys apart from tiled boxes of the same tensor.
-BoxKey column_key(const TensorMapModel& m, const Column& col) {
-  const int64_t box_w = static_cast<int64_t>(m.dims[1]) + m.upper[0] - m.lower[0];
-  const int64_t box_h = static_cast<int64_t>(m.dims[2]) + m.upper[1] - m.lower[1];
-  const int64_t pixel =
-      (int64_t{col.n} * box_h + (col.h - m.lower[1])) * box_w + (col.w - m.lower[0]);
-  return BoxKey{m.global_address, col.c, static_cast<int32_t>(static_cast<uint32_t>(pixel)),
-                m.pixels_per_column, m.channels_per_pixel | 0x8000'0000u};
+// L2 parts of a column: one per row chunk inside the tensor that its pixels
+// read, keyed by the row, the chunk and the column's first channel, with the
+// chunk's bytes of the channels inside the tensor; box1's top bit keeps
+// im2col keys apart from tiled boxes of the same tensor. Empty when the column
+// reads nothing (all padding).
+constexpr uint64_t kChunkBytes = 2048;
+std::vector<tma::L2Part> column_parts(const TensorMapModel& m, const Column& col) {
+  std::vector<tma::L2Part> parts;
+  const auto [k0, k1] = channels_inside(m, col.c);
+  if (k0 >= k1) return parts;
+  const uint64_t pixel_bytes = static_cast<uint64_t>(k1 - k0) * m.elem_bytes;
+  const uint64_t chunk_px = std::max<uint64_t>(1, kChunkBytes / pixel_bytes);
+  // (row, chunk) of every pixel read, consecutive repeats dropped.
+  std::vector<std::pair<uint64_t, uint64_t>> chunks;
+  PixelWalk p(m, col);
+  for (uint32_t i = 0; i < m.pixels_per_column; ++i, p.next()) {
+    const int64_t y = p.h() + col.off_h;
+    const int64_t x = p.w() + col.off_w;
+    if (x < 0 || y < 0 || p.n() < 0 || static_cast<uint64_t>(x) >= m.dims[1] ||
+        static_cast<uint64_t>(y) >= m.dims[2] || static_cast<uint64_t>(p.n()) >= m.dims[3])
+      continue;
+    const std::pair<uint64_t, uint64_t> rc{static_cast<uint64_t>(p.n()) * m.dims[2] + static_cast<uint64_t>(y),
+                                           static_cast<uint64_t>(x) / chunk_px};
+    if (chunks.empty() || chunks.back() != rc) chunks.push_back(rc);
+  }
+  std::sort(chunks.begin(), chunks.end());
+  chunks.erase(std::unique(chunks.begin(), chunks.end()), chunks.end());
+  parts.reserve(chunks.size());
+  for (const auto& [row, chunk] : chunks) {
+    const uint64_t px = std::min<uint64_t>(chunk_px, m.dims[1] - chunk * chunk_px);
+    parts.push_back(tma::L2Part{
+        BoxKey{m.global_address, col.c, static_cast<int32_t>(static_cast<uint32_t>(row)),
+               static_cast<uint32_t>(chunk) | static_cast<uint32_t>(row >> 32) << 24,
+               m.channels_per_pixel | 0x8000'0000u},
+        px * pixel_bytes});
+  }
+  return parts;
 }
 }  // namespace
 
@@ -158,10 +191,11 @@ void tma_load_im2col_4d(void* smem_dst, const TensorMapModel* map, uint64_t* bar
   if (off < 0 || b == nullptr) return;
   const TensorMapModel m = *map;  // the engine reads the map at issue
   const Column col{c, w, h, n, off_w, off_h};
+  const std::vector<tma::L2Part> parts = column_parts(m, col);
   tma::issue_load(
       // Translation is not tracked for im2col columns (a column's pixels lie
       // within one image row block).
-      warp, cta, map, m, b, off, column_key(m, col), tma::PageSpan{}, [&] { return column_rows(m, col); },
+      warp, cta, map, m, b, off, parts, tma::PageSpan{}, [&] { return column_rows(m, col); },
       [&] {
         return std::pair{
             fmt::format("im2col ({},{},{},{})+({},{})", c, w, h, n, off_w, off_h),

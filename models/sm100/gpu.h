@@ -172,7 +172,7 @@ class Cta {
   // Tensor maps whose descriptor this SM has fetched or is fetching, and
   // when each arrives (tensormap_fetch_latency).
   std::vector<std::pair<const void*, Cycle>> maps_fetched;
-  uint64_t l2_hits = 0;      // TMA load boxes served by L2
+  uint64_t l2_hits = 0;      // TMA L2 lookups (boxes, im2col row chunks) served by L2
   // The SM's translation cache for TMA (2 MiB pages, least recently used
   // first out): page numbers and their last-use ticks, tlb_size in use.
   uint64_t tlb_page[Params::kMaxTlbEntries] = {};

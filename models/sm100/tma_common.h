@@ -178,16 +178,27 @@ inline Cycle descriptor_ready(Cta& cta, const void* map, Cycle now) {
   return now + fetch;
 }
 
+// One part of a load's L2 residency: the key it is tracked under and the
+// bytes a miss brings from HBM. A tiled box is one part (its own bytes); an
+// im2col column is one part per input row it touches.
+struct L2Part {
+  BoxKey key;
+  uint64_t bytes = 0;
+};
+
 // Completion time of a load of `bytes` whose L2 residency is tracked under
-// `key`, issued now by `cta`. The SM ingest port serialises a CTA's loads, at
+// `parts`, issued now by `cta`. The SM ingest port serialises a CTA's loads, at
 // its own rate or, with tma_fair_share, at its share of the L2 bandwidth among
 // the SMs loading; L2 bandwidth is shared by all SMs, and so is HBM bandwidth
 // for boxes that miss in L2 (whose fill also takes L2 bandwidth,
 // l2_fill_factor). A box another CTA is already fetching arrives when that
 // fetch lands (miss merging). Under load every box also waits
 // tma_loaded_latency scaled by the share of SMs loading, and a box touching a
-// page the SM's translation cache lacks waits tlb_miss_latency.
-inline Cycle load_done(Cta& cta, uint64_t bytes, const BoxKey& key, const PageSpan& pages, Cycle now) {
+// page the SM's translation cache lacks waits tlb_miss_latency. A load whose
+// parts all hit takes the hit path; otherwise the missed parts' bytes come
+// from HBM, and the load also waits for the parts that hit.
+inline Cycle load_done(Cta& cta, uint64_t bytes, std::span<const L2Part> parts,
+                       const PageSpan& pages, Cycle now) {
   const Params& p = gpu().params();
   const double loading = static_cast<double>(gpu().loading_sms() + (cta.loads_in_flight == 0 ? 1 : 0));
   double rate = p.sm_ingest_bytes_per_cycle;
@@ -195,19 +206,42 @@ inline Cycle load_done(Cta& cta, uint64_t bytes, const BoxKey& key, const PageSp
   const double port_start = std::max(static_cast<double>(now), static_cast<double>(cta.tma_free));
   const Cycle port_done = static_cast<Cycle>(port_start + static_cast<double>(bytes) / rate + 0.999);
   cta.tma_free = port_done;
-  const L2Cache::Lookup l2 = gpu().l2().access(key, bytes);
+  uint64_t missed = 0;
+  Cycle hit_ready = 0;
+  bool any_hit = false;
+  // Up to this many parts are filled without a heap allocation.
+  constexpr size_t kInline = 16;
+  const BoxKey* missed_inline[kInline];
+  std::vector<const BoxKey*> missed_more;
+  size_t n_missed = 0;
+  for (const L2Part& part : parts) {
+    const L2Cache::Lookup l2 = gpu().l2().access(part.key, part.bytes);
+    if (l2.hit) {
+      any_hit = true;
+      ++cta.l2_hits;
+      hit_ready = std::max<Cycle>(hit_ready, l2.ready);
+      continue;
+    }
+    missed += part.bytes;
+    if (n_missed < kInline)
+      missed_inline[n_missed] = &part.key;
+    else
+      missed_more.push_back(&part.key);
+    ++n_missed;
+  }
   Cycle done;
-  if (l2.hit) {
-    ++cta.l2_hits;
+  if (n_missed == 0) {
     const Cycle l2_done = gpu().l2_transfer(now, bytes);
     done = std::max({now + p.tma_l2_latency, port_done + p.tma_l2_latency / 2, l2_done,
-                     l2.ready + p.tma_l2_latency / 2});
+                     hit_ready + p.tma_l2_latency / 2});
   } else {
     const Cycle l2_done =
-        gpu().l2_transfer(now, bytes + static_cast<uint64_t>(p.l2_fill_factor * static_cast<double>(bytes)));
-    const Cycle hbm_done = gpu().hbm_transfer(now, bytes);
+        gpu().l2_transfer(now, bytes + static_cast<uint64_t>(p.l2_fill_factor * static_cast<double>(missed)));
+    const Cycle hbm_done = gpu().hbm_transfer(now, missed);
     done = std::max({now + p.tma_base_latency, port_done + p.tma_base_latency / 2, hbm_done, l2_done});
-    gpu().l2().fill(key, done);
+    if (any_hit) done = std::max<Cycle>(done, hit_ready + p.tma_l2_latency / 2);
+    for (size_t i = 0; i < n_missed; ++i)
+      gpu().l2().fill(i < kInline ? *missed_inline[i] : *missed_more[i - kInline], done);
   }
   if (p.tma_loaded_latency > 0)
     done += static_cast<Cycle>(p.tma_loaded_latency * loading / p.num_sms + 0.5);
@@ -228,7 +262,7 @@ inline Cycle load_done(Cta& cta, uint64_t bytes, const BoxKey& key, const PageSp
 //                    event, so it must stay small (a pointer and a few words).
 template <class RowsFn, class SliceFn, class MoverFn>
 void issue_load(sim::Warp& w, Cta& cta, const TensorMapModel* map, const TensorMapModel& m,
-                Mbarrier* b, int64_t off, const BoxKey& key, const PageSpan& pages, RowsFn&& rows,
+                Mbarrier* b, int64_t off, std::span<const L2Part> parts, const PageSpan& pages, RowsFn&& rows,
                 SliceFn&& slice, MoverFn&& make_mover, const Loc& loc) {
   const uint32_t bytes = m.box_bytes();
   for (int lane = 0; lane < w.active_count(); ++lane) {
@@ -243,7 +277,7 @@ void issue_load(sim::Warp& w, Cta& cta, const TensorMapModel* map, const TensorM
     Cycle begin = local_now(w);
     // The box request leaves once the SM holds the map's descriptor.
     const Cycle start = descriptor_ready(cta, map, begin);
-    Cycle done = load_done(cta, bytes, key, pages, start);
+    Cycle done = load_done(cta, bytes, parts, pages, start);
     gpu().load_started(cta);
     tensormap_read(map, done, loc);
     note_busy(cta.tma_busy, begin, done);

@@ -113,17 +113,41 @@ void Engine::drain_due() {
   }
 }
 
+namespace {
+std::string eta(double s) {
+  if (s < 120) return fmt::format("{:.0f} s", s);
+  if (s < 7200) return fmt::format("{:.0f} min", s / 60);
+  if (s < 2 * 86400) return fmt::format("{:.1f} h", s / 3600);
+  return fmt::format("{:.0f} days", s / 86400);
+}
+}  // namespace
+
 void Engine::report_progress() {
   progress_check_ = events_ + 100000;
+  const ProgressReport& r = progress_report_;
   const auto t = std::chrono::steady_clock::now();
-  if (t - progress_start_ < std::chrono::seconds(1) ||
-      (progress_shown_ && t - progress_last_ < std::chrono::milliseconds(250)))
-    return;
+  const auto first = r.terminal ? std::chrono::seconds(1) : std::chrono::seconds(2);
+  const auto every = r.terminal ? std::chrono::milliseconds(250) : std::chrono::milliseconds(5000);
+  if (t - r.start < first || (progress_shown_ && t - progress_last_ < every)) return;
   progress_last_ = t;
   progress_shown_ = true;
-  std::fprintf(stderr, "\rsim: cycle %llu, %.1f M events, %.1f s ",
-               static_cast<unsigned long long>(now()), static_cast<double>(events_) / 1e6,
-               std::chrono::duration<double>(t - progress_start_).count());
+  const double wall = std::chrono::duration<double>(t - r.start).count();
+  const double ev = static_cast<double>(events_);
+  std::string line = "sim: ";
+  if (r.clock_ghz > 0) line += fmt::format("{:.2f} us simulated, ", static_cast<double>(now()) / r.clock_ghz / 1e3);
+  line += fmt::format("cycle {}, {:.2f} M events, {:.1f} s", now(), ev / 1e6, wall);
+  if (r.estimate_events > 0) {
+    if (ev < r.estimate_events)
+      line += fmt::format("; {:.0f}% of the estimated {:.3g} events, ETA {}",
+                          100.0 * ev / r.estimate_events, r.estimate_events,
+                          eta(wall * (r.estimate_events - ev) / std::max(ev, 1.0)));
+    else
+      line += fmt::format("; past the estimated {:.3g} events, ETA unknown", r.estimate_events);
+  }
+  if (r.terminal)
+    std::fprintf(stderr, "\r%s \033[K", line.c_str());
+  else
+    std::fprintf(stderr, "%s\n", line.c_str());
   std::fflush(stderr);
 }
 
@@ -158,7 +182,7 @@ RunStatus Engine::run(Cycle max_cycles) {
   }
   sc_core::sc_start(cycles(max_cycles), sc_core::SC_EXIT_ON_STARVATION);
   sync_time();
-  if (progress_shown_) std::fprintf(stderr, "\r\033[K");
+  if (progress_shown_ && progress_report_.terminal) std::fprintf(stderr, "\r\033[K");
   bool all_done = true;
   for (auto& w : warps_) all_done = all_done && w->done();
   if (all_done) return RunStatus::kCompleted;

@@ -132,12 +132,20 @@ class Engine {
   // Count of model events processed (warp operations and agent callbacks);
   // reported as `events` in the run summary.
   uint64_t events() const { return events_; }
-  // Prints the simulated cycle and event count to stderr about four times a
-  // second once the run has taken more than a second (measured from `start`),
-  // and clears the line when the run ends. The caller decides that stderr is
-  // a terminal.
-  void set_progress_reporter(std::chrono::steady_clock::time_point start) {
-    progress_start_ = start;
+  // How run() reports its progress on stderr (set_progress_reporter).
+  struct ProgressReport {
+    std::chrono::steady_clock::time_point start;  // the run's wall-clock start
+    // A terminal: one line rewritten about four times a second once the run
+    // has taken a second, cleared at the end. Otherwise (a log): a line every
+    // five seconds once it has taken two.
+    bool terminal = true;
+    double estimate_events = 0;  // the events the run is expected to take; 0: no ETA
+    double clock_ghz = 0;        // cycles per ns, for simulated time; 0: cycles only
+  };
+  // Each report gives the simulated time, the cycle, the events, the wall
+  // time and, with an estimate, the share of it done and the time left.
+  void set_progress_reporter(const ProgressReport& r) {
+    progress_report_ = r;
     progress_ = true;
   }
   void count_event() { ++events_; }
@@ -193,7 +201,8 @@ class Engine {
   void livelock_finding(Cycle window);
   bool progress_ = false, progress_shown_ = false;
   uint64_t progress_check_ = 0;
-  std::chrono::steady_clock::time_point progress_start_, progress_last_;
+  ProgressReport progress_report_;
+  std::chrono::steady_clock::time_point progress_last_;
   void report_progress();
 };
 

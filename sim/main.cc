@@ -26,6 +26,7 @@
 // itself never crashes or hangs on a misbehaving kernel.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -102,7 +103,13 @@ int cmd_list() {
 int cmd_run(int argc, char** argv) {
   sk::cli::RunArgs in = sk::cli::parse_run_args(argc, argv, "run", sk::cli::run_options());
   if (in.help) return 0;
-  in.q.progress = isatty(2) != 0;  // a cycle counter on a terminal, never in logs
+  // The estimate before a long run, and the progress reports during it.
+  const sk::sim::RunEstimate est = in.problem.estimate(in.q);
+  if (est.wall_s > sk::sim::kAnnounceWallS)
+    std::cerr << "sim: " << sk::sim::estimate_line(est, in.wall) << "\n";
+  in.q.progress = in.progress.on;
+  in.q.progress_terminal = in.progress.terminal;
+  in.q.estimate_events = est.events;
   const sk::sim::MatmulRequest& q = in.q;
   const std::string& json_path = in.json_path;
   const double wall = in.wall;
@@ -145,6 +152,14 @@ int cmd_verify(int argc, char** argv) {
   for (uint64_t i = 0; i < in.schedules; ++i) eo.seeds.push_back(in.q.seed + i);
   eo.jobs = in.jobs;
   eo.wall_limit_s = in.wall;
+  // Each schedule is a functional run; they run --jobs at a time.
+  const double est_s = in.problem.estimate(in.q).wall_s * static_cast<double>(in.schedules) /
+                       std::min<double>(in.jobs, static_cast<double>(std::max<uint64_t>(1, in.schedules)));
+  if (est_s > sk::sim::kAnnounceWallS)
+    std::cerr << "sim verify: " << sk::cli::batch_estimate_line(in.schedules, "schedules", est_s, in.jobs, in.wall)
+              << "\n";
+  sk::cli::DoneCounter counter("sim verify", "schedules", in.schedules, in.progress);
+  eo.on_done = [&counter] { counter.done(); };
   const sk::sim::MatmulRequest base = in.q;
   const auto rep = sk::verify::explore(
       [&base, &in](uint64_t seed) {

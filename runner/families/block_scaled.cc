@@ -34,6 +34,7 @@ Family block_scaled_family() {
         "stages where SMEM and TMEM allow");
   };
   f.archs = {{"sm100", {128, 256}, 2, 6, 256, 4, {"static"}, {"bf16"}}};
+  f.archs[0].events = {387, 10.0};  // mxfp8; nvfp4 takes fewer (tools/fit_event_model.py)
   f.fields = gemm_shape_fields();
   f.fields.insert(f.fields.end(), {
       required(choice_field("format",

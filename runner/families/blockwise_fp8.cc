@@ -19,6 +19,7 @@ Family blockwise_fp8_family() {
         "epilogue; tile 128x128x128");
   };
   f.archs = {{"sm100", {128}, 2, 6, 128, 4, {"static"}, {"bf16"}, 128, 128}};
+  f.archs[0].events = {192, 75.0};  // tools/fit_event_model.py
   f.fields = gemm_shape_fields();
   f.reference = std::string("host FP64 GEMM of the E4M3 elements times their block scales "
                             "(ref::blockwise_fp8_gemm); FP32 accumulation over each 128-deep "

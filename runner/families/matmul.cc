@@ -27,6 +27,10 @@ Family matmul_family() {
       {"mi300x", {128}, 2, 3, 128, 3, {"static"}, {"bf16"}, 128, 32,
        {"pingpong", "wave_specialized"}},
   };
+  // Events per tile and per k-step (tools/fit_event_model.py).
+  f.archs[0].events = {387, 13.0};
+  f.archs[1].events = {60, 78.0};
+  f.archs[2].variant_events = {{278, 296.0}, {265, 206.0}};
   f.fields = gemm_shape_fields();
   f.reference = std::string("host FP64 GEMM over the BF16 inputs; ") + kGemmTolerance;
   f.bind = bind_gemm_shape;

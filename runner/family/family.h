@@ -98,6 +98,14 @@ class Values {
 
 // What a family instantiates on one architecture: the sweep grid and the
 // defaults of `sim run`.
+// The events a timing run of the family takes on an architecture, as
+// tiles x (per_tile + per_kstep x k-steps): the model's work is per tile and
+// per k-step of each tile. Fitted to measured runs (tools/fit_event_model.py;
+// docs/sim.md gives the held-out error); runner/family/estimate.h uses it.
+struct EventModel {
+  double per_tile = 0, per_kstep = 0;
+};
+
 struct ArchSpace {
   std::string arch;                     // sm100, sm90, mi300x
   std::vector<uint32_t> tile_ns;        // tile widths it instantiates
@@ -110,6 +118,10 @@ struct ArchSpace {
   // --amd-kernel pingpong | wave_specialized), the first the default; empty:
   // one kernel. sim sweep varies them.
   std::vector<std::string> variants = {};
+  // Events of a timing run (estimate.h); per variant when variant_events is
+  // not empty (one per entry of variants), else `events` for every kernel.
+  EventModel events = {};
+  std::vector<EventModel> variant_events = {};
 };
 
 struct Family {

@@ -20,7 +20,9 @@ void configure_run(models::sm100::Gpu& gpu, const MatmulRequest& q,
   gpu.set_trace_sms(q.trace_path.empty() && !q.timeline_path.empty()
                         ? std::vector<int>{q.timeline_cta}
                         : q.trace_sms);
-  if (q.progress) gpu.engine().set_progress_reporter(start);
+  if (q.progress)
+    gpu.engine().set_progress_reporter(
+        {start, q.progress_terminal, q.estimate_events, gpu.params().clock_ghz});
   set_wall_limit(gpu.engine(), q, start);
   gpu.engine().schedule().reset(q.seed);
 }

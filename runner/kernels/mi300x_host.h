@@ -42,7 +42,9 @@ RunResult run_cdna3_kernel(const MatmulRequest& q, const std::string& name) {
   gpu.set_trace_cus(q.trace_path.empty() && !q.timeline_path.empty()
                         ? std::vector<int>{q.timeline_cta}
                         : q.trace_sms);
-  if (q.progress) gpu.engine().set_progress_reporter(t0);
+  if (q.progress)
+    gpu.engine().set_progress_reporter(
+        {t0, q.progress_terminal, q.estimate_events, gpu.params().clock_ghz});
   set_wall_limit(gpu.engine(), q, t0);
   gpu.engine().schedule().reset(q.seed);
   const MatmulBuffers buf = allocate_matmul<bf16_t>(gpu, q);

@@ -39,7 +39,12 @@ struct MatmulRequest {
   std::string timeline_path;
   int timeline_cta = 0;
   uint64_t timeline_from = 0, timeline_to = 0;
-  bool progress = false;  // report progress on stderr (a terminal) for long runs
+  // Report progress on stderr for long runs: a line rewritten in place on a
+  // terminal, else a line every few seconds; with the estimated events
+  // (runner/family/estimate.h) it gives an ETA.
+  bool progress = false;
+  bool progress_terminal = true;
+  double estimate_events = 0;
   // sm90: run the SMs at these clocks (GHz), the tensor phase at the first
   // and the rest at the second (models/sm90/phase_clock.h); equal, as with
   // locked clocks. 0: the power-limited clocks of models/sm90/power.h.

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "runner/families/registry.h"
+#include "runner/family/estimate.h"
 
 namespace sk::cli {
 
@@ -33,6 +34,10 @@ struct Problem {
   const sim::ArchSpace& space(const std::string& arch) const { return *family->space(arch); }
   std::string validate(const sim::MatmulRequest& q) const { return family->validate(values, q); }
   sim::RunResult run(const sim::MatmulRequest& q) const { return family->simulate(values, q); }
+  // How long a run of `q` will take (runner/family/estimate.h).
+  sim::RunEstimate estimate(const sim::MatmulRequest& q) const {
+    return sim::estimate_run(space(q.arch), q, family->flops(values, q));
+  }
   // The fields as command-line options (" --m 64 --n 64 --k 64"), in
   // declaration order, for replay lines.
   std::string options() const;

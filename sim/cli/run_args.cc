@@ -53,6 +53,7 @@ po::options_description run_options() {
        "livelock when nothing synchronized in the last half of it")
       ("wall-limit", po::value<std::string>()->default_value("600"),
        "wall-clock seconds a simulation may take: it then stops with status limit (exit 3)");
+  add_progress_options(o);
   return o;
 }
 
@@ -76,6 +77,7 @@ RunArgs parse_run_args(int argc, char** argv, const char* cmd,
   if (out.help) return out;
   sim::MatmulRequest& q = out.q;
   out.problem = parse_problem(vm, cmd, q);
+  out.progress = parse_progress(vm);
   const sim::ArchSpace& space = out.problem.space(q.arch);
   q.stages = vm.count("stages") ? static_cast<uint32_t>(parse_uint(
                                       "--stages", vm["stages"].as<std::string>(), 2, 8))

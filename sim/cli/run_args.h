@@ -15,6 +15,7 @@
 
 #include "sim/cli/distributed_args.h"
 #include "sim/cli/problem.h"
+#include "sim/cli/progress.h"
 #include "runner/kernels/sm100_matmul_run.h"
 
 namespace sk::cli {
@@ -35,6 +36,7 @@ struct RunArgs {
   DistributedArgs dist;   // sim verify only: --slurm ... or an array task's --slice
   bool help = false;      // --help was given (and printed); nothing else is set
   Problem problem;        // the family and its fields
+  ProgressMode progress;  // --progress / --no-progress
 
   // The --kernel name, and the family's one-line validation of `q`.
   const std::string& kernel_name() const { return problem.kernel(); }

@@ -206,6 +206,7 @@ po::options_description sweep_options() {
       ("json", po::value<std::string>(), "write the ranked results as JSON to FILE, or - for stdout")
       ("wall-limit", po::value<std::string>()->default_value("600"),
        "wall-clock seconds for each configuration (then it stops with status limit)");
+  add_progress_options(opts);
   add_slurm_options(opts);
   return opts;
 }
@@ -260,6 +261,7 @@ SweepArgs parse_sweep_args(int argc, char** argv) {
       static_cast<double>(parse_uint("--wall-limit", vm["wall-limit"].as<std::string>(), 1, 86400));
   a.base.wall_limit_s = a.wall;
   a.json_path = parse_json_path(vm);
+  a.progress = parse_progress(vm);
   a.dist = parse_distributed_args(vm, argc, argv, "sweep");
   return a;
 }
@@ -268,9 +270,25 @@ int sweep_locally(const SweepArgs& a) {
   const sim::MatmulRequest& base = a.base;
   const std::string& json_path = a.json_path;
   const Problem& problem = a.problem;
-  const Sweep s = run_sweep(problem, base, a.tile_ns, a.stages, a.jobs, a.wall,
-                            [&problem](const sim::MatmulRequest& q) { return problem.run(q); },
-                            a.variants);
+  // run_sweep, with the estimate before and done/total during.
+  const auto t0 = std::chrono::steady_clock::now();
+  Sweep s = plan_sweep(problem, base, a.tile_ns, a.stages, a.variants);
+  double est_s = 0;
+  for (const SweepPoint& p : s.points) est_s += problem.estimate(p.q).wall_s;
+  est_s /= std::max<double>(1, std::min<double>(a.jobs, static_cast<double>(s.points.size())));
+  if (est_s > sim::kAnnounceWallS)
+    std::cerr << "sim sweep: "
+              << batch_estimate_line(s.points.size(), "configurations", est_s, a.jobs, a.wall) << "\n";
+  {
+    DoneCounter counter("sim sweep", "configurations", s.points.size(), a.progress);
+    std::vector<size_t> all(s.points.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    run_sweep_points(s, all, a.jobs, a.wall,
+                     [&problem](const sim::MatmulRequest& q) { return problem.run(q); },
+                     [&counter](size_t, const sim::IsolatedResult&) { counter.done(); });
+  }
+  rank_sweep(s);
+  s.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!json_path.empty())
     write_output("--json", json_path, boost::json::serialize(sweep_to_json(s, problem, base)));
   std::ostream& text = json_path == "-" ? std::cerr : std::cout;

@@ -15,6 +15,7 @@
 
 #include "sim/cli/distributed_args.h"
 #include "sim/cli/problem.h"
+#include "sim/cli/progress.h"
 #include "runner/kernels/sm100_matmul_run.h"
 #include "engine/isolate.h"
 #include "runner/result/run_result.h"
@@ -94,6 +95,7 @@ struct SweepArgs {
   std::string json_path;  // "", "-" or a writable path
   bool help = false;      // --help was given (and printed); nothing else is set
   DistributedArgs dist;   // --slurm ... or an array task's --slice (docs/slurm.md)
+  ProgressMode progress;  // --progress / --no-progress: done/total on stderr
 };
 
 // Parses the `sim sweep` options (argv[0] is "sweep"); throws UsageError.

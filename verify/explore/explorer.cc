@@ -43,6 +43,7 @@ std::vector<ScheduleOutcome> run_schedules(const std::function<sim::RunResult(ui
       [&](size_t i, sim::IsolatedResult res) {
         ScheduleOutcome& o = out[i];
         o.done = true;
+        if (opts.on_done) opts.on_done();
         if (!res.ok) {
           o.error = fmt::format("schedule seed {}: {}", opts.seeds[i], res.error);
         } else {

@@ -23,6 +23,9 @@ struct ExploreOptions {
   double wall_limit_s = 120;    // per schedule
   // Stop early once a schedule reports findings (bug hunting).
   bool stop_on_first = false;
+  // Called (in the calling process) as each schedule finishes, e.g. to show
+  // done/total.
+  std::function<void()> on_done = {};
 };
 
 struct FoundFinding {

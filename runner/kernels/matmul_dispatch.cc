@@ -110,6 +110,24 @@ std::string validate_resources(const MatmulRequest& q) {
     return fmt::format("--trace would write about {} for this launch (the limit is {}); trace a "
                        "few SMs with --trace-sms 0-3 or a smaller shape",
                        gib(estimated_trace_bytes(q)), gib(kMaxTraceBytes));
+  if (q.timeline_path.empty()) return "";
+  // The SMs a timeline needs traced: its CTAs' (CTA c starts on SM c), or all
+  // of them to choose the busiest or slowest after the run.
+  for (const int cta : q.timeline_ctas) {
+    if (cta >= 0 && !q.trace_path.empty() && !q.trace_sms.empty() &&
+        std::find(q.trace_sms.begin(), q.trace_sms.end(), cta) == q.trace_sms.end())
+      return fmt::format("--timeline-cta {} must be one of the --trace-sms", cta);
+    if (cta >= 0) continue;
+    if (!q.trace_path.empty() && !q.trace_sms.empty())
+      return fmt::format("--timeline-cta {} chooses among every CTA, which --trace-sms leaves "
+                         "out of the trace; name CTAs by number",
+                         timeline_cta_text(cta));
+    if (q.trace_path.empty() && estimated_trace_bytes(q) > kMaxTraceBytes)
+      return fmt::format("--timeline-cta {} traces every SM, about {} for this launch (the limit "
+                         "is {}); name CTAs by number or use a smaller shape",
+                         timeline_cta_text(cta), gib(estimated_trace_bytes(q)),
+                         gib(kMaxTraceBytes));
+  }
   return "";
 }
 

@@ -1,3 +1,4 @@
+// warp.cc: see warp.h.
 #include "engine/warp.h"
 
 #include <systemc>
@@ -33,8 +34,15 @@ void Warp::pop_mask() {
 void Warp::pay() {
   Cycle c = pending_;
   pending_ = 0;
+  const Cycle begin = engine_.now();
   sleep(c);
   engine_.note_progress();
+  trace_issue(begin, engine_.now());
+}
+
+void Warp::trace_issue(Cycle begin, Cycle end) {
+  static const std::string kIssue = "issue";
+  if (traced && engine_.trace().enabled()) engine_.trace().busy(track, begin, end, kIssue);
 }
 
 void Warp::add_stall(const std::string& what, Cycle c) {
@@ -69,6 +77,7 @@ void Warp::block_until(sc_core::sc_event& ev, const std::function<bool()>& ready
     // is still judged at the warp's own time: a firing inside the unpaid
     // window resumes the warp there, and the check below runs then.
     begin = engine_.now() + pending_;
+    trace_issue(engine_.now(), begin);  // the unpaid cost runs before the wait
     pending_ = 0;
     free_ops_ = 0;
     blocked_ = true;

@@ -16,6 +16,10 @@
 // condition cannot turn true before the event fires) and, if it fires inside
 // the unpaid window, resumes at the warp's own time before judging it.
 //
+// Trace: a traced warp's track shows what it waits on (block_until, stall) and,
+// between those, its issue time: each paid cost is a busy run named "issue"
+// (TraceLog::busy), so back-to-back issue reads as one slice.
+//
 // Termination: simulated time advances under any loop of intrinsic calls, so
 // that a runaway kernel always reaches the cycle bound (docs/reliability.md).
 // Unpaid cost is paid once it reaches kMaxUnpaidCycles, and operations with
@@ -142,6 +146,7 @@ class Warp {
   std::unique_ptr<sc_core::sc_event> wake_;  // notified by the engine at the end of a sleep
   void sleep(Cycle c);  // waits c > 0 cycles
   void pay();           // sleeps pending_ cycles
+  void trace_issue(Cycle begin, Cycle end);  // [begin, end) spent issuing, when traced
   bool blocked_ = false;
   std::function<std::string()> describe_;
   std::source_location loc_;

@@ -9,8 +9,9 @@
 //   sim run --kernel blockwise_fp8_matmul --m M --n N --k K [the run options below]
 //           [--tile-n 64|128|256] [--out-dtype bf16|f32] [--scheduler static|clc]
 //           [--seed S] [--functional]
-//           [--trace FILE [--trace-sms LIST]] [--timeline FILE.svg [--timeline-cta N]
-//           [--timeline-window FROM:TO]] [--json FILE|-] [--max-cycles C] [--wall-limit SECONDS]
+//           [--trace FILE [--trace-sms LIST]] [--timeline FILE.svg
+//           [--timeline-cta LIST] [--timeline-window FROM:TO]] [--json FILE|-]
+//           [--max-cycles C] [--wall-limit SECONDS]
 //   sim verify <run options> [--schedules N] [--jobs J]   (seeds --seed .. --seed+N-1)
 //   sim sweep --kernel matmul --arch sm100 --m M --n N --k K [--stages LIST]
 //           [--tile-n LIST] [--out-dtype bf16|f32] [--jobs J] [--json FILE|-]

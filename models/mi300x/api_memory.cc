@@ -104,7 +104,14 @@ void lds_access(const void* p, void* data, uint32_t bytes, bool write, const Loc
     const Cycle t = local_now(w);
     prune(ws, t);
     const uint64_t moved = uint64_t{bytes} * (in != nullptr ? w.active_count() : 1);
-    const Cycle done = gpu().lds_transfer(t, moved) + (write ? 0 : gpu().params().lds_latency);
+    const Cycle moved_by = gpu().lds_transfer(t, moved);
+    const Cycle done = moved_by + (write ? 0 : gpu().params().lds_latency);
+    if (gpu().traces_current()) {  // the pipe's passes, ending at moved_by
+      const auto passes = static_cast<Cycle>(
+          std::max(1.0, static_cast<double>(moved) / gpu().params().lds_bytes_per_cycle) + 0.999);
+      gpu().trace_busy("LDS", Gpu::kLdsTrackRank, moved_by - std::min(passes, moved_by), moved_by,
+                       what);
+    }
     ws.lgkm.push_back(done);
     if (!write) ws.regs_ready = std::max(ws.regs_ready, done);
     ++gpu().cu_of_current().lds_instructions;

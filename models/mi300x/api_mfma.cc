@@ -44,6 +44,9 @@ void mfma(AccT* c, int cs, const Bf16x4* a, int as, const Bf16x4* b, int bs, uin
   const int simd = w.index() % gpu().params().simds_per_cu;
   const Cycle start = gpu().reserve_simd(simd, t, cycles, 2.0 * kM * kM * kK);
   w.spend(start - t);
+  if (gpu().traces_current())
+    gpu().trace_busy(fmt::format("MFMA SIMD {}", simd), Gpu::kMfmaTrackRank + simd, start,
+                     start + cycles, name);
   if (!gpu().functional()) return;
   float A[kM][kK], B[kK][kM];
   for (int l = 0; l < 64; ++l)

@@ -119,6 +119,14 @@ void Gpu::start_wg(int id, int cu) {
   }
 }
 
+void Gpu::trace_busy(const std::string& name, int rank, Cycle begin, Cycle end,
+                     const std::string& what) {
+  auto& tr = engine_.trace();
+  if (!traces_current()) return;
+  const uint32_t cu_track = cus_[wg_of_current().cu].track;
+  tr.busy(tr.track(static_cast<int>(cu_track), name, rank), begin, end, what, 1);
+}
+
 void Gpu::on_wave_exit(Workgroup& wg, int wave) {
   wg.wave[wave].exited = true;
   --wg.alive;
@@ -239,7 +247,9 @@ uint64_t Gpu::bank_conflict_cycles(const std::vector<std::pair<int, uint32_t>>& 
 void Gpu::charge_bank_conflicts(uint64_t extra) {
   if (extra == 0) return;
   Workgroup& wg = wg_of_current();
+  const auto from = static_cast<Cycle>(cus_[wg.cu].lds_free + 0.999);
   cus_[wg.cu].lds_free += static_cast<double>(extra);
+  if (traces_current()) trace_busy("LDS", kLdsTrackRank, from, from + extra, "bank conflicts");
   cu_stats_[wg.cu].lds_bank_conflict_cycles += extra;
   // The wave's outstanding LDS results arrive that much later.
   WaveState& ws = wave_state();

@@ -41,6 +41,11 @@
 // is one async operation per wave instruction: its LDS bytes land at its
 // completion time, or when the issuing wave's s_waitcnt_vmcnt retires it,
 // whichever comes first.
+//
+// Trace: GPU -> CU -> workgroup -> wave tracks (the waves' waits and issue
+// time), and per traced CU the engine tracks "MFMA SIMD s" (each SIMD's matrix
+// core, busy per MFMA) and "LDS" (the pipe: ds_read, ds_write and bank
+// conflict passes). Tracing only records what the timing model decided.
 #pragma once
 
 #include <cstdint>
@@ -240,6 +245,15 @@ class Gpu {
 
   // Completes the workgroup's s_barrier when every live wave has arrived.
   void maybe_release_barrier(Workgroup& wg);
+  // Trace: whether the current wave's CU is traced; then trace_busy records
+  // that `what` kept its CU track `name` (created at `rank` among the CU's
+  // tracks) busy over [begin, end), as a busy run (TraceLog::busy).
+  bool traces_current() { return engine_.trace().enabled() && warp().traced; }
+  void trace_busy(const std::string& name, int rank, Cycle begin, Cycle end,
+                  const std::string& what);
+  // The engine tracks' ranks: after every workgroup a CU runs.
+  static constexpr int kMfmaTrackRank = 100000;  // + the SIMD
+  static constexpr int kLdsTrackRank = 100100;
 
  private:
   [[noreturn]] static void not_in_kernel();

@@ -71,9 +71,10 @@ double gemm_bytes(const Values&, const MatmulRequest& q) {
 
 std::string validate_sm100_launch(const MatmulRequest& q) {
   if (std::string res = validate_resources(q); !res.empty()) return res;
-  if (!q.timeline_path.empty() && static_cast<uint64_t>(q.timeline_cta) >= sms_used(q))
-    return fmt::format("--timeline-cta {} does not exist: this launch has {} CTAs",
-                       q.timeline_cta, sms_used(q));
+  for (const int cta : q.timeline_path.empty() ? std::vector<int>{} : q.timeline_ctas)
+    if (cta >= 0 && static_cast<uint64_t>(cta) >= sms_used(q))
+      return fmt::format("--timeline-cta {} does not exist: this launch has {} CTAs", cta,
+                         sms_used(q));
   return "";
 }
 

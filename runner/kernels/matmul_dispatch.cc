@@ -1,3 +1,4 @@
+// matmul_dispatch.cc: see matmul_dispatch.h.
 #include "runner/kernels/matmul_dispatch.h"
 
 #include <fmt/format.h>
@@ -17,9 +18,14 @@ namespace {
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 // Trace bytes per (tile, 64-deep k-block) and per tile, from `sim run --trace`
-// on 2048^3 and 4096^3 (docs/reliability.md), rounded up.
-constexpr uint64_t kSm100TraceBytesPerKBlock = 720, kSm100TraceBytesPerTile = 4000;
+// on 2048^3 and 4096^3 (docs/reliability.md), rounded up; MI300X from its
+// 128x128 tiles on 1024x1024 with K = 512 and 4096, per kernel (its waves'
+// issue, MFMA and LDS slices).
+constexpr uint64_t kSm100TraceBytesPerKBlock = 760, kSm100TraceBytesPerTile = 7000;
 constexpr uint64_t kSm90TraceBytesPerKBlock = 2800, kSm90TraceBytesPerTile = 8000;
+constexpr uint64_t kMi300xPingpongTraceBytesPerKBlock = 15000;
+constexpr uint64_t kMi300xWaveSpecializedTraceBytesPerKBlock = 6500;
+constexpr uint64_t kMi300xTraceBytesPerTile = 4000;
 
 std::string gib(uint64_t bytes) { return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1ull << 30)); }
 
@@ -64,8 +70,13 @@ uint64_t estimated_trace_bytes(const MatmulRequest& q) {
   if (!q.trace_sms.empty())
     traced = static_cast<uint64_t>(std::count_if(q.trace_sms.begin(), q.trace_sms.end(),
                                                  [&](int s) { return static_cast<uint64_t>(s) < sms; }));
-  const uint64_t per_tile = kblocks * (sm90 ? kSm90TraceBytesPerKBlock : kSm100TraceBytesPerKBlock) +
-                            (sm90 ? kSm90TraceBytesPerTile : kSm100TraceBytesPerTile);
+  uint64_t per_tile = kblocks * kSm100TraceBytesPerKBlock + kSm100TraceBytesPerTile;
+  if (sm90) per_tile = kblocks * kSm90TraceBytesPerKBlock + kSm90TraceBytesPerTile;
+  if (q.arch == "mi300x")
+    per_tile = kblocks * (q.amd_kernel == "wave_specialized"
+                              ? kMi300xWaveSpecializedTraceBytesPerKBlock
+                              : kMi300xPingpongTraceBytesPerKBlock) +
+               kMi300xTraceBytesPerTile;
   // Tiles are spread evenly over the SMs the launch occupies.
   return ceil_div(tiles * traced, sms) * per_tile;
 }
@@ -99,6 +110,24 @@ std::string validate_resources(const MatmulRequest& q) {
     return fmt::format("--trace would write about {} for this launch (the limit is {}); trace a "
                        "few SMs with --trace-sms 0-3 or a smaller shape",
                        gib(estimated_trace_bytes(q)), gib(kMaxTraceBytes));
+  if (q.timeline_path.empty()) return "";
+  // The SMs a timeline needs traced: its CTAs' (CTA c starts on SM c), or all
+  // of them to choose the busiest or slowest after the run.
+  for (const int cta : q.timeline_ctas) {
+    if (cta >= 0 && !q.trace_path.empty() && !q.trace_sms.empty() &&
+        std::find(q.trace_sms.begin(), q.trace_sms.end(), cta) == q.trace_sms.end())
+      return fmt::format("--timeline-cta {} must be one of the --trace-sms", cta);
+    if (cta >= 0) continue;
+    if (!q.trace_path.empty() && !q.trace_sms.empty())
+      return fmt::format("--timeline-cta {} chooses among every CTA, which --trace-sms leaves "
+                         "out of the trace; name CTAs by number",
+                         timeline_cta_text(cta));
+    if (q.trace_path.empty() && estimated_trace_bytes(q) > kMaxTraceBytes)
+      return fmt::format("--timeline-cta {} traces every SM, about {} for this launch (the limit "
+                         "is {}); name CTAs by number or use a smaller shape",
+                         timeline_cta_text(cta), gib(estimated_trace_bytes(q)),
+                         gib(kMaxTraceBytes));
+  }
   return "";
 }
 

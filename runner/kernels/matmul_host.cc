@@ -1,13 +1,17 @@
+// matmul_host.cc: see matmul_host.h.
 #include "runner/kernels/matmul_host.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 #include <vector>
 
+#include "engine/warp.h"
 #include "runner/report/timeline_svg.h"
 #include "traces/sim_trace_export.h"
 
@@ -16,15 +20,22 @@ namespace sk::sim {
 void configure_run(models::sm100::Gpu& gpu, const MatmulRequest& q,
                    std::chrono::steady_clock::time_point start) {
   gpu.engine().trace().set_enabled(!q.trace_path.empty() || !q.timeline_path.empty());
-  // A timeline alone needs only its CTA's SM traced.
-  gpu.set_trace_sms(q.trace_path.empty() && !q.timeline_path.empty()
-                        ? std::vector<int>{q.timeline_cta}
-                        : q.trace_sms);
+  gpu.set_trace_sms(traced_sms(q));
   if (q.progress)
     gpu.engine().set_progress_reporter(
         {start, q.progress_terminal, q.estimate_events, gpu.params().clock_ghz});
   set_wall_limit(gpu.engine(), q, start);
   gpu.engine().schedule().reset(q.seed);
+}
+
+std::vector<int> traced_sms(const MatmulRequest& q) {
+  if (!q.trace_path.empty() || q.timeline_path.empty()) return q.trace_sms;
+  std::vector<int> sms;
+  for (const int cta : q.timeline_ctas) {
+    if (cta < 0) return {};  // chosen after the run, from every SM
+    if (std::find(sms.begin(), sms.end(), cta) == sms.end()) sms.push_back(cta);
+  }
+  return sms;
 }
 
 void set_wall_limit(sim::Engine& engine, const MatmulRequest& q,
@@ -51,7 +62,56 @@ std::unique_ptr<sim::Observer> attach_race_detector(sim::Engine& engine,
   return races;
 }
 
-std::vector<std::string> write_run_files(sim::Engine& engine, const MatmulRequest& q) {
+namespace {
+
+// Each CTA's busy cycles (its warps alive and not blocked) and end.
+std::vector<CtaActivity> cta_activity(const sim::Engine& engine) {
+  std::map<int, CtaActivity> by_cta;
+  for (const auto& w : engine.warps()) {
+    const Cycle end = w->done() ? w->end_cycle() : engine.now();
+    const Cycle alive = end - std::min(w->start_cycle(), end);
+    CtaActivity& a = by_cta[w->cta()];
+    a.cta = w->cta();
+    a.busy += alive - std::min(w->stall_cycles(), alive);
+    a.end = std::max(a.end, end);
+  }
+  std::vector<CtaActivity> out;
+  for (const auto& [cta, a] : by_cta) out.push_back(a);
+  return out;
+}
+
+// The timeline's blocks: the CTAs by number, and the busiest and slowest
+// chosen now; a CTA named twice is drawn once, its reasons joined.
+std::vector<TimelineCta> timeline_ctas(sim::Engine& engine, const MatmulRequest& q,
+                                       std::string* error) {
+  std::vector<TimelineCta> out;
+  const std::vector<CtaActivity> activity = cta_activity(engine);
+  for (const int entry : q.timeline_ctas) {
+    TimelineCta c{entry, ""};
+    if (entry < 0) {
+      c.why = timeline_cta_text(entry);
+      c.id = pick_cta(engine.trace(), activity,
+                      entry == MatmulRequest::kTimelineBusiest ? CtaPick::kBusiest
+                                                               : CtaPick::kSlowest);
+      if (c.id < 0) {
+        *error = fmt::format("--timeline-cta {}: no CTA ran", c.why);
+        return {};
+      }
+    }
+    auto same = std::find_if(out.begin(), out.end(),
+                             [&](const TimelineCta& o) { return o.id == c.id; });
+    if (same == out.end())
+      out.push_back(c);
+    else if (!c.why.empty())
+      same->why += (same->why.empty() ? "" : ", ") + c.why;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> write_run_files(sim::Engine& engine, const MatmulRequest& q,
+                                         const RunResult& r) {
   std::vector<std::string> errors;
   auto failed = [&errors](const char* flag, const std::string& path) {
     errors.push_back(fmt::format("{}: writing '{}' failed: {}", flag, path,
@@ -66,9 +126,13 @@ std::vector<std::string> write_run_files(sim::Engine& engine, const MatmulReques
   }
   if (!q.timeline_path.empty()) {
     std::string err;
-    const std::string svg = render_timeline_svg(
-        engine.trace(),
-        TimelineOptions{q.timeline_cta, q.timeline_from, q.timeline_to, 1200}, &err);
+    const std::vector<TimelineCta> ctas = timeline_ctas(engine, q, &err);
+    const std::string svg =
+        ctas.empty() ? std::string()
+                     : render_timeline_svg(engine.trace(),
+                                           TimelineOptions{ctas, q.timeline_from, q.timeline_to,
+                                                           1200, r.clock_ghz},
+                                           &err);
     if (svg.empty()) {
       errors.push_back("--timeline: " + err);
     } else {

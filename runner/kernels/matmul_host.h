@@ -30,6 +30,11 @@ struct MatmulBuffers {
   uint64_t a = 0, b = 0, d = 0;
 };
 
+// The SMs (CUs) to trace, empty for all: --trace-sms with --trace; for a
+// timeline alone, its CTAs' (CTA c starts on SM c), or every SM when the
+// busiest or slowest CTA is chosen after the run.
+std::vector<int> traced_sms(const MatmulRequest& q);
+
 // Tracing, the traced SMs, progress and the schedule of `q`.
 void configure_run(models::sm100::Gpu& gpu, const MatmulRequest& q,
                    std::chrono::steady_clock::time_point start);
@@ -131,13 +136,14 @@ RunResult describe_sm100_run(const MatmulRequest& q, int grid, RunStatus status)
   return r;
 }
 
-// Writes --trace and --timeline, when asked for.
 // Writes --trace and --timeline, when asked for; what could not be written,
-// one line each (the run's summary still stands).
-std::vector<std::string> write_run_files(sim::Engine& engine, const MatmulRequest& q);
+// one line each (the run's summary still stands). The timeline's µs axis is
+// at r.clock_ghz (none when 0).
+std::vector<std::string> write_run_files(sim::Engine& engine, const MatmulRequest& q,
+                                         const RunResult& r);
 template <class G>
-std::vector<std::string> write_run_files(G& gpu, const MatmulRequest& q) {
-  return write_run_files(gpu.engine(), q);
+std::vector<std::string> write_run_files(G& gpu, const MatmulRequest& q, const RunResult& r) {
+  return write_run_files(gpu.engine(), q, r);
 }
 
 }  // namespace sk::sim

@@ -38,10 +38,9 @@ RunResult run_cdna3_kernel(const MatmulRequest& q, const std::string& name) {
   const auto t0 = std::chrono::steady_clock::now();
   models::mi300x::Gpu gpu(models::mi300x::Params::builtin(), q.functional);
   gpu.engine().trace().set_enabled(!q.trace_path.empty() || !q.timeline_path.empty());
-  // --trace-sms names CUs here; a timeline alone needs only its workgroup's CU.
-  gpu.set_trace_cus(q.trace_path.empty() && !q.timeline_path.empty()
-                        ? std::vector<int>{q.timeline_cta}
-                        : q.trace_sms);
+  // --trace-sms names CUs here, and --timeline-cta workgroups (workgroup w
+  // starts on CU w).
+  gpu.set_trace_cus(traced_sms(q));
   if (q.progress)
     gpu.engine().set_progress_reporter(
         {t0, q.progress_terminal, q.estimate_events, gpu.params().clock_ghz});
@@ -85,7 +84,7 @@ RunResult run_cdna3_kernel(const MatmulRequest& q, const std::string& name) {
   r.status = err.empty() ? run_status_name(status) : "launch_failed";
   summarize_mi300x(gpu, 2.0 * q.m * q.n * q.k, r);
   if (err.empty()) r.check = check_run<bf16_t>(gpu, q, buf, status);
-  r.output_errors = write_run_files(gpu, q);
+  r.output_errors = write_run_files(gpu, q, r);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

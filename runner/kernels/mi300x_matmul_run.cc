@@ -128,9 +128,10 @@ std::string validate_mi300x_matmul(const MatmulRequest& q) {
   const uint64_t grid = std::min<uint64_t>(
       uint64_t{(q.m + kTileM - 1) / kTileM} * ((q.n + kTileN - 1) / kTileN),
       static_cast<uint64_t>(models::mi300x::Params::builtin().num_cus));
-  if (!q.timeline_path.empty() && static_cast<uint64_t>(q.timeline_cta) >= grid)
-    return fmt::format("--timeline-cta {} does not exist: this launch has {} workgroups (0-{})",
-                       q.timeline_cta, grid, grid - 1);
+  for (const int cta : q.timeline_path.empty() ? std::vector<int>{} : q.timeline_ctas)
+    if (cta >= 0 && static_cast<uint64_t>(cta) >= grid)
+      return fmt::format("--timeline-cta {} does not exist: this launch has {} workgroups (0-{})",
+                         cta, grid, grid - 1);
   if (q.functional && uint64_t{q.m} * q.n * q.k > (1ull << 33))
     return "--functional is limited to M*N*K <= 2^33 (it computes real products); use timing "
            "mode for larger shapes";

@@ -71,7 +71,7 @@ RunResult simulate_sm100(const MatmulRequest& q, const Sm100Launch& launch, Setu
   r.config_name = launch.config_name;
   summarize_sm100(gpu, launch.flops, r, launch.peak_factor);
   if (q.functional) r.check = check(gpu, buf, status);
-  r.output_errors = write_run_files(gpu, q);
+  r.output_errors = write_run_files(gpu, q, r);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

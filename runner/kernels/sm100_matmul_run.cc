@@ -1,3 +1,4 @@
+// sm100_matmul_run.cc: see sm100_matmul_run.h.
 #include "runner/kernels/sm100_matmul_run.h"
 
 #include <fmt/format.h>
@@ -85,6 +86,12 @@ std::string sm100_matmul_configs_help() {
   return "tile 128x{64,128,256}x64, stages 2-8 (as many as fit in 227 KB of shared memory)";
 }
 
+std::string timeline_cta_text(int entry) {
+  return entry == MatmulRequest::kTimelineBusiest   ? "busiest"
+         : entry == MatmulRequest::kTimelineSlowest ? "slowest"
+                                                    : std::to_string(entry);
+}
+
 std::string validate_sm100_matmul(const MatmulRequest& q) {
   if (q.m == 0 || q.n == 0 || q.k == 0) return "--m, --n and --k must be at least 1";
   if (q.m > (1u << 20) || q.n > (1u << 20) || q.k > (1u << 20))
@@ -108,16 +115,14 @@ std::string validate_sm100_matmul(const MatmulRequest& q) {
   // cancelled, or start later on whichever SM frees up).
   const uint64_t grid =
       std::min<uint64_t>(tile_count(q), static_cast<uint64_t>(params_of(q).num_sms));
-  if (!q.timeline_path.empty() && (q.timeline_cta < 0 || static_cast<uint64_t>(q.timeline_cta) >= grid))
-    return q.clc ? fmt::format("--timeline-cta {} is not one of the CTAs that start at launch "
-                               "(0-{}); later CTAs of a CLC grid are cancelled or start on "
-                               "whichever SM frees up",
-                               q.timeline_cta, grid - 1)
-                 : fmt::format("--timeline-cta {} does not exist: this launch has {} CTAs (0-{})",
-                               q.timeline_cta, grid, grid - 1);
-  if (!q.timeline_path.empty() && !q.trace_path.empty() && !q.trace_sms.empty() &&
-      std::find(q.trace_sms.begin(), q.trace_sms.end(), q.timeline_cta) == q.trace_sms.end())
-    return fmt::format("--timeline-cta {} must be one of the --trace-sms", q.timeline_cta);
+  for (const int cta : q.timeline_path.empty() ? std::vector<int>{} : q.timeline_ctas)
+    if (cta >= 0 && static_cast<uint64_t>(cta) >= grid)
+      return q.clc ? fmt::format("--timeline-cta {} is not one of the CTAs that start at launch "
+                                 "(0-{}); later CTAs of a CLC grid are cancelled or start on "
+                                 "whichever SM frees up",
+                                 cta, grid - 1)
+                   : fmt::format("--timeline-cta {} does not exist: this launch has {} CTAs (0-{})",
+                                 cta, grid, grid - 1);
   if (q.timeline_to != 0 && q.timeline_to <= q.timeline_from)
     return "--timeline-window FROM:TO needs FROM < TO";
   if (q.functional && uint64_t{q.m} * q.n * q.k > (1ull << 33))

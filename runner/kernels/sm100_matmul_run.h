@@ -35,9 +35,12 @@ struct MatmulRequest {
   double wall_limit_s = 0;
   std::string trace_path;  // empty: no trace
   std::vector<int> trace_sms;  // SMs the trace covers (empty: all)
-  // --timeline: an SVG of one CTA's roles over [from, to) cycles (to 0: end).
+  // --timeline: an SVG of CTAs' roles over [from, to) cycles (to 0: end), one
+  // block per entry of timeline_ctas: a CTA id, or kTimelineBusiest /
+  // kTimelineSlowest, chosen after the run (runner/report/timeline_svg.h).
+  static constexpr int kTimelineBusiest = -1, kTimelineSlowest = -2;
   std::string timeline_path;
-  int timeline_cta = 0;
+  std::vector<int> timeline_ctas{0};
   uint64_t timeline_from = 0, timeline_to = 0;
   // Report progress on stderr for long runs: a line rewritten in place on a
   // terminal, else a line every few seconds; with the estimated events
@@ -50,6 +53,10 @@ struct MatmulRequest {
   // locked clocks. 0: the power-limited clocks of models/sm90/power.h.
   double sm_clock_ghz = 0, rest_clock_ghz = 0;
 };
+
+// An entry of MatmulRequest::timeline_ctas as the command line gives it: the
+// CTA's number, "busiest" or "slowest".
+std::string timeline_cta_text(int entry);
 
 // Empty when the request can be built, else a one-line reason (bad input).
 std::string validate_sm100_matmul(const MatmulRequest& req);

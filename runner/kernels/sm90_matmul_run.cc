@@ -1,3 +1,4 @@
+// sm90_matmul_run.cc: see sm90_matmul_run.h.
 #include "runner/kernels/sm90_matmul_run.h"
 
 #include <fmt/format.h>
@@ -103,7 +104,7 @@ RunResult run_config(const MatmulRequest& q, models::sm90::LaunchClocks f) {
   r.power_w = models::sm90::board_power_w(models::sm90::extras().power, f_max, f, activity(q, r));
   settle_incomplete(r, gpu.engine().limit_reason());
   r.check = check_run<bf16_t>(gpu, q, buf, status);
-  r.output_errors = write_run_files(gpu, q);
+  r.output_errors = write_run_files(gpu, q, r);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
@@ -148,9 +149,10 @@ std::string validate_sm90_matmul(const MatmulRequest& q) {
   const uint64_t grid = std::min<uint64_t>(
       uint64_t{(q.m + 127) / 128} * ((q.n + q.tile_n - 1) / q.tile_n),
       static_cast<uint64_t>(models::sm90::gpu_params().num_sms));
-  if (!q.timeline_path.empty() && static_cast<uint64_t>(q.timeline_cta) >= grid)
-    return fmt::format("--timeline-cta {} does not exist: this launch has {} CTAs (0-{})",
-                       q.timeline_cta, grid, grid - 1);
+  for (const int cta : q.timeline_path.empty() ? std::vector<int>{} : q.timeline_ctas)
+    if (cta >= 0 && static_cast<uint64_t>(cta) >= grid)
+      return fmt::format("--timeline-cta {} does not exist: this launch has {} CTAs (0-{})", cta,
+                         grid, grid - 1);
   if (q.functional && uint64_t{q.m} * q.n * q.k > (1ull << 33))
     return "--functional is limited to M*N*K <= 2^33 (it computes real products); use timing "
            "mode for larger shapes";

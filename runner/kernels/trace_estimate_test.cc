@@ -33,6 +33,7 @@ TEST_CASE("the trace-size estimate bounds real traces within a factor of 2") {
     uint32_t m, n, k, tile_n, stages;
     bool clc;
     std::vector<int> sms;
+    const char* amd_kernel = "pingpong";
   };
   const Config configs[] = {
       {"sm100", 1024, 1024, 1024, 256, 4, false, {}},
@@ -41,19 +42,22 @@ TEST_CASE("the trace-size estimate bounds real traces within a factor of 2") {
       {"sm100", 1024, 2048, 256, 64, 4, true, {}},
       {"sm90", 1024, 1024, 1024, 128, 4, false, {}},
       {"sm90", 777, 1500, 640, 256, 3, false, {}},
+      {"mi300x", 1000, 700, 900, 128, 3, false, {}},
+      {"mi300x", 1024, 1024, 512, 128, 2, false, {}, "wave_specialized"},
   };
   for (const Config& c : configs) {
     sk::sim::MatmulRequest q;
     q.arch = c.arch;
     q.m = c.m, q.n = c.n, q.k = c.k, q.tile_n = c.tile_n, q.stages = c.stages;
     q.clc = c.clc;
+    q.amd_kernel = c.amd_kernel;
     q.trace_path = dir + "/estimate.pftrace";
     q.trace_sms = c.sms;
     REQUIRE_MESSAGE(sk::sim::validate_matmul(q).empty(), sk::sim::validate_matmul(q));
     const uint64_t actual = traced_bytes(q);
     const uint64_t estimate = sk::sim::estimated_trace_bytes(q);
-    INFO(c.arch, " ", c.m, "x", c.n, "x", c.k, " tile n ", c.tile_n, ": actual ", actual,
-         " bytes, estimate ", estimate);
+    INFO(c.arch, " ", c.amd_kernel, " ", c.m, "x", c.n, "x", c.k, " tile n ", c.tile_n,
+         ": actual ", actual, " bytes, estimate ", estimate);
     CHECK(actual <= estimate);
     CHECK(estimate <= 2 * actual);
   }

@@ -14,6 +14,38 @@
 #include "runner/kernels/matmul_dispatch.h"
 
 namespace sk::cli {
+namespace {
+
+// --timeline-cta LIST: CTA numbers, busiest and slowest, comma-separated, at
+// most kMaxTimelineCtas of them; a repeat is dropped.
+constexpr size_t kMaxTimelineCtas = 8;
+std::vector<int> parse_timeline_ctas(const std::string& text) {
+  std::vector<int> out;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? comma : comma - start);
+    int cta = 0;
+    if (item == "busiest")
+      cta = sim::MatmulRequest::kTimelineBusiest;
+    else if (item == "slowest")
+      cta = sim::MatmulRequest::kTimelineSlowest;
+    else if (!item.empty() && item.find_first_not_of("0123456789") == std::string::npos)
+      cta = static_cast<int>(parse_uint("--timeline-cta", item, 0, 4095));
+    else
+      throw UsageError(fmt::format("--timeline-cta expects CTA numbers, busiest or slowest, "
+                                   "comma-separated (e.g. 0,busiest), got '{}'",
+                                   text));
+    if (std::find(out.begin(), out.end(), cta) == out.end()) out.push_back(cta);
+    if (out.size() > kMaxTimelineCtas)
+      throw UsageError(fmt::format("--timeline-cta draws at most {} CTAs, got '{}'",
+                                   kMaxTimelineCtas, text));
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
+}  // namespace
 
 po::options_description run_options() {
   po::options_description o("sim run options");
@@ -36,8 +68,11 @@ po::options_description run_options() {
       ("trace", po::value<std::string>(), "write a Perfetto trace (.pftrace)")
       ("trace-sms", po::value<std::string>(),
        "SMs the trace covers, e.g. 0,1 or 0-3 (default: all; one CTA runs per SM)")
-      ("timeline", po::value<std::string>(), "draw one CTA's roles as an SVG timeline to FILE.svg")
-      ("timeline-cta", po::value<std::string>()->default_value("0"), "the CTA --timeline draws")
+      ("timeline", po::value<std::string>(),
+       "draw CTAs' warps and engines as an SVG timeline to FILE.svg")
+      ("timeline-cta", po::value<std::string>()->default_value("0"),
+       "the CTAs --timeline draws, each its own block: numbers and busiest (the busiest CTA of "
+       "the busiest SM) or slowest (the CTA that ends last), e.g. 0,busiest,slowest")
       ("timeline-window", po::value<std::string>(),
        "FROM:TO cycles --timeline draws (default: the whole run)")
       ("json", po::value<std::string>(), "write the JSON summary to FILE, or - for stdout")
@@ -151,8 +186,7 @@ RunArgs parse_run_args(int argc, char** argv, const char* cmd,
   }
   if (vm.count("timeline")) {
     q.timeline_path = resolve_path(vm["timeline"].as<std::string>());
-    q.timeline_cta = static_cast<int>(
-        parse_uint("--timeline-cta", vm["timeline-cta"].as<std::string>(), 0, 4095));
+    q.timeline_ctas = parse_timeline_ctas(vm["timeline-cta"].as<std::string>());
     if (vm.count("timeline-window")) {
       const std::string w = vm["timeline-window"].as<std::string>();
       const auto colon = w.find(':');

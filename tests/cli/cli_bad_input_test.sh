@@ -107,6 +107,24 @@ expect_usage_error "--timeline-cta 3 does not exist" run "${MNK[@]}" --timeline 
 expect_usage_error "FROM:TO" run "${MNK[@]}" --timeline "$tmp/t.svg" --timeline-window 500
 expect_usage_error "FROM < TO" run "${MNK[@]}" --timeline "$tmp/t.svg" --timeline-window 500:100
 expect_usage_error "need --timeline" run "${MNK[@]}" --timeline-cta 0
+# --timeline-cta lists CTA numbers, busiest and slowest: a word it does not
+# know, an empty item, too many CTAs, a number past the launch inside a list,
+# a choice among every CTA that --trace-sms would leave out, and one that
+# would trace every SM of a launch too large to trace.
+expect_usage_error "--timeline-cta expects CTA numbers, busiest or slowest" run "${MNK[@]}" \
+  --timeline "$tmp/t.svg" --timeline-cta busiest,fastest
+expect_usage_error "got '0,,1'" run "${MNK[@]}" --timeline "$tmp/t.svg" --timeline-cta 0,,1
+expect_usage_error "at most 8 CTAs" run "${MNK[@]}" --timeline "$tmp/t.svg" --timeline-cta 0,1,2,3,4,5,6,7,8
+expect_usage_error "--timeline-cta 2 does not exist" run "${MNK[@]}" --timeline "$tmp/t.svg" \
+  --timeline-cta slowest,2
+expect_usage_error "--timeline-cta 1 does not exist: this launch has 1 workgroups" run "${MNK[@]}" \
+  --arch mi300x --timeline "$tmp/t.svg" --timeline-cta 0,1
+expect_usage_error "--timeline-cta busiest chooses among every CTA" run --m 512 --n 512 --k 64 \
+  --trace "$tmp/t.pftrace" --trace-sms 0 --timeline "$tmp/t.svg" --timeline-cta 0,busiest
+expect_usage_error "--timeline-cta 1 must be one of the --trace-sms" run --m 512 --n 512 --k 64 \
+  --trace "$tmp/t.pftrace" --trace-sms 0 --timeline "$tmp/t.svg" --timeline-cta 0,1
+expect_usage_error "--timeline-cta slowest traces every SM" run --m 16384 --n 16384 --k 16384 \
+  --timeline "$tmp/t.svg" --timeline-cta slowest
 expect_usage_error "--trace-sms needs --trace" run "${MNK[@]}" --trace-sms 0
 expect_usage_error "--trace-sms" run "${MNK[@]}" --trace "$tmp/t.pftrace" --trace-sms 0,x
 # SM90 limits: its tile widths and stage counts, BF16 output, no CLC.

@@ -97,6 +97,37 @@ head -c 4 "$tmp/cta5.svg" | grep -q '<svg' || fail "--timeline did not write an 
 grep -q 'warp 6 mma' "$tmp/cta5.svg" || fail "--timeline SVG lacks the mma warp's track"
 tail -c 7 "$tmp/cta5.svg" | grep -q '</svg>' || fail "--timeline SVG is not closed"
 
+# A timeline of several CTAs, the busiest and the slowest chosen after the run
+# (every SM traced for it), each its own block with a µs axis; on MI300X the
+# SIMDs' MFMAs and the LDS pipe, and a legend without NVIDIA's kinds.
+timeout 50 "$sim" run --kernel matmul --arch sm100 --m 512 --n 512 --k 256 --tile-n 128 \
+  --timeline "$tmp/picks.svg" --timeline-cta 3,busiest,slowest >"$tmp/picks.out" 2>&1 ||
+  fail "timeline-cta 3,busiest,slowest run: exit status $?: $(head -c 2000 "$tmp/picks.out")"
+timeout 50 "$sim" run --kernel matmul --arch mi300x --m 256 --n 256 --k 256 \
+  --timeline "$tmp/amd.svg" --timeline-cta slowest >"$tmp/amd.out" 2>&1 ||
+  fail "mi300x timeline run: exit status $?: $(head -c 2000 "$tmp/amd.out")"
+python3 - "$tmp/picks.svg" "$tmp/amd.svg" <<'PY' || fail "--timeline-cta blocks, µs axis or MI300X tracks"
+import re, sys
+def read(path):
+    svg = open(path, encoding='utf-8').read()
+    heads = re.findall(r'font-weight="bold">([^<]*)<', svg)
+    legend = svg[svg.index('<g class="legend">'):]
+    legend = re.findall(r'>([^<]+)</text>', legend[:legend.index('</g>')])
+    return svg, heads, legend
+svg, heads, legend = read(sys.argv[1])
+assert heads[0] == 'CTA 3 on SM 3', heads
+assert 2 <= len(heads) <= 3 and all(re.fullmatch(r'CTA \d+( \(.*\))? on SM \d+', h) for h in heads), heads
+assert any('busiest' in h for h in heads) and any('slowest' in h for h in heads), heads
+assert svg.count('class="axis us"') == len(heads), 'one µs axis per block'
+assert '>issue</text>' in svg and 'TMA load' in legend and 'MFMA' not in legend, legend
+svg, heads, legend = read(sys.argv[2])
+assert len(heads) == 1 and re.fullmatch(r'workgroup \d+ \(slowest\) on CU \d+', heads[0]), heads
+for track in ('MFMA SIMD 0', 'MFMA SIMD 3', 'LDS'):
+    assert f'>{track}</text>' in svg, track
+assert {'issue', 'MFMA', 'LDS read'} <= set(legend), legend
+assert not {'TMA load', 'TMA store', 'MMA', 'MMA commit'} & set(legend), legend
+PY
+
 # The SM90 kernel on the H200 model: functional, checked, no findings.
 timeout 50 "$sim" run --kernel matmul --arch sm90 --m 257 --n 199 --k 72 --tile-n 128 --stages 3 \
   --functional --json - >"$tmp/sm90.json" 2>"$tmp/sm90.err" ||

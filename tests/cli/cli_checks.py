@@ -15,7 +15,7 @@
         at least one "TMA ..." track, a "tensor core" track, and at least one
         well-formed flow.
     cli_checks.py same-json A B
-        A and B are the same JSON summary apart from wall_s.
+        A and B are the same JSON bytes apart from the host_timing member.
     cli_checks.py sweep FILE --m M --n N --k K --tile-n LIST --stages LIST
                   [--results R] [--kernel NAME] [--problem JSON]
         FILE holds `sim sweep --json` output. Checks its keys (kernel NAME,
@@ -142,9 +142,12 @@ def summary(args):
     ev = require(s, 'events', 'int', w)
     if ev is not None and ev <= 0:
         fail(f'events = {ev}, want > 0')
-    wall = require(s, 'wall_s', 'number', w)
+    host = require(s, 'host_timing', 'dict', w)
+    wall = require(host, 'wall_s', 'number', w + '.host_timing') if host is not None else None
     if wall is not None and wall < 0:
-        fail(f'wall_s = {wall}, want >= 0')
+        fail(f'host_timing.wall_s = {wall}, want >= 0')
+    if 'wall_s' in s:
+        fail(f'{w}: wall_s outside host_timing')
     if args.functional:
         check = require(s, 'check', 'dict', w)
         if check is not None:

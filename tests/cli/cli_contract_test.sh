@@ -74,6 +74,28 @@ json_check "$tmp/wall.json" 'd["status"] == "limit" and d["limit"] == "wall" and
 expect_rc 3 sweep --m 16384 --n 16384 --k 16384 --tile-n 256 --stages 4 --wall-limit 1 --json "$tmp/swall.json"
 json_check "$tmp/swall.json" 'd["results"][0]["status"] == "limit"'
 
+# --- Estimates and progress (docs/sim.md) ---------------------------------------
+# A huge shape is announced with its estimate before it runs, names the wall
+# limit that will stop it, reports progress on stderr with --progress (also
+# when stderr is a file) and stops at the limit with status limit.
+start=$(date +%s)
+expect_rc 3 run --m 1048576 --n 1048576 --k 1048576 --wall-limit 4 --progress --json "$tmp/huge.json"
+json_check "$tmp/huge.json" 'd["status"] == "limit" and d["limit"] == "wall"'
+[ $(($(date +%s) - start)) -le 25 ] || fail "the huge shape took $(($(date +%s) - start)) s"
+head -1 "$tmp/err" | grep -qE "^sim: estimate: .* events, about .* days of wall time; --wall-limit 4 s stops it first" ||
+  fail "no estimate line first for a huge shape: $(head -c 400 "$tmp/err")"
+grep -qE "^sim: [0-9.]+ us simulated, cycle [0-9]+, [0-9.]+ M events, [0-9.]+ s; 0% of the estimated .* events, ETA" "$tmp/err" ||
+  fail "--progress printed no progress line: $(head -c 600 "$tmp/err")"
+# A small run prints neither (stderr is not a terminal here).
+expect_rc 0 run --m 64 --n 64 --k 64
+[ -s "$tmp/err" ] && fail "a small run printed on stderr: $(head -c 300 "$tmp/err")"
+expect_rc 2 run --m 64 --n 64 --k 64 --progress --no-progress
+# Sweeps and verify count what is done.
+expect_rc 0 sweep --m 256 --n 256 --k 256 --tile-n 128 --stages 2-3 --progress
+grep -q "^sim sweep: 2/2 configurations done" "$tmp/err" || fail "sweep --progress: no done/total line: $(head -c 300 "$tmp/err")"
+expect_rc 0 verify --m 64 --n 80 --k 96 --schedules 3 --progress
+grep -q "^sim verify: 3/3 schedules done" "$tmp/err" || fail "verify --progress: no done/total line: $(head -c 300 "$tmp/err")"
+
 # --- 2: an output that cannot be written after simulating ----------------------
 # /dev/full passes the up-front check (it exists and is writable) and fails on
 # write: the summary is still printed, then one line per output, exit 2.

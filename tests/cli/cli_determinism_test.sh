@@ -4,7 +4,7 @@
 #   cli_determinism_test.sh <sim binary> <traces/tools/check_trace.py> <cli_checks.py>
 #
 # The exact same command (same output paths) is run twice; the traces must be
-# byte-identical and the JSON summaries identical apart from wall_s. Done for
+# byte-identical and the JSON bytes identical apart from host_timing. Done for
 # the timing-mode run of the brief, a functional run with another seed and a
 # CLC run whose grid exceeds the SMs. Then `sim verify` and `sim sweep`, which
 # run simulations in parallel, must give the same JSON bytes whatever --jobs
@@ -49,7 +49,7 @@ twice() {
   cmp "$tmp/$name.1.pftrace" "$tmp/$name.2.pftrace" ||
     fail "$name: traces differ between two identical runs ($(wc -c <"$tmp/$name.1.pftrace") vs $(wc -c <"$tmp/$name.2.pftrace") bytes)"
   python3 "$checks" same-json "$tmp/$name.1.json" "$tmp/$name.2.json" ||
-    fail "$name: JSON summaries differ apart from wall_s"
+    fail "$name: JSON summaries differ apart from host_timing"
   # The text summary on stdout too, apart from its wall-clock figure.
   local a b
   a=$(sed -E 's/wall [0-9.e+-]+ s/wall X s/' "$tmp/$name.out.1")

@@ -18,6 +18,7 @@
 
 #include "engine/isolate.h"
 #include "runner/families/registry.h"
+#include "runner/family/estimate.h"
 #include "runner/result/run_result.h"
 
 namespace sk::sim {
@@ -119,6 +120,16 @@ TEST_CASE("defaults validate, and the FLOP count is the run's") {
       const RunResult r = run_result_from_json(boost::json::parse(res.payload));
       REQUIRE(r.status == "completed");
       REQUIRE(r.predicted_time_us > 0);
+      // The estimate before the run (estimate.h) is within a factor of two
+      // of the events the run took from four tiles up (a factor of three
+      // for a tile or two: the per-tile term is fitted on larger grids), on
+      // shapes it was not fitted to.
+      const RunEstimate est = estimate_run(a, q, f.flops(v, q));
+      const double factor = est.tiles >= 4 ? 2.0 : 3.0;
+      CAPTURE(est.tiles);
+      CHECK(est.events >= static_cast<double>(r.events) / factor);
+      CHECK(est.events <= factor * static_cast<double>(r.events));
+      CHECK(est.wall_s > 0);
       const double tflops = f.flops(v, q) / (r.predicted_time_us * 1e-6) / 1e12;
       CHECK(tflops == doctest::Approx(r.tflops).epsilon(1e-9));
       // The roofline is the family's compulsory traffic, and the model moves
@@ -168,6 +179,10 @@ TEST_CASE("conv2d moves at least its compulsory bytes, small and large filters")
     REQUIRE(r.status == "completed");
     CHECK(r.compulsory_bytes == doctest::Approx(f->bytes(v, q)));
     CHECK(static_cast<double>(r.hbm_bytes) >= r.compulsory_bytes);
+    const RunEstimate est = estimate_run(*f->space("sm100"), q, f->flops(v, q));
+    const double factor = est.tiles >= 4 ? 2.0 : 3.0;
+    CHECK(est.events >= static_cast<double>(r.events) / factor);
+    CHECK(est.events <= factor * static_cast<double>(r.events));
   }
 }
 
@@ -202,6 +217,9 @@ TEST_CASE("mi300x moves at least its compulsory bytes with every kernel") {
       // Each operand block comes from HBM once (the cache holds them all),
       // so the model moves no more than the blocks the operands span.
       CHECK(static_cast<double>(r.hbm_bytes) <= 1.05 * r.compulsory_bytes + 65536);
+      const RunEstimate est = estimate_run(*f->space("mi300x"), q, f->flops(v, q));
+      CHECK(est.events >= 0.5 * static_cast<double>(r.events));
+      CHECK(est.events <= 2.0 * static_cast<double>(r.events));
     }
 }
 

@@ -3,7 +3,7 @@
 // of a workgroup over its (output tile, K tile) steps.
 //
 // D[m x n] (BF16, row-major, ldd) = A[m x k] * B[n x k]^T, A and B BF16 and K
-// contiguous with rows lda elements apart (the layout of the NVIDIA matmuls).
+// contiguous with rows lda (ldb) elements apart (the layout of the NVIDIA matmuls).
 // The stage payload (StandardPayload), the ring (TilePipeline) and the tile
 // order (StaticPersistentScheduler) are the NVIDIA kernels' own; only the
 // TileIO (LdsTileLoader), the TileOp (MfmaOp), the epilogue (RegTileWriter)
@@ -30,9 +30,9 @@ namespace sk {
 
 struct Cdna3MatmulParams {
   const uint16_t* a;  // BF16 bits, m x k, rows lda apart
-  const uint16_t* b;  // BF16 bits, n x k, rows lda apart
+  const uint16_t* b;  // BF16 bits, n x k, rows ldb apart
   bf16_t* d;          // m x n, rows ldd apart
-  uint32_t m, n, k, lda, ldd;
+  uint32_t m, n, k, lda, ldb, ldd;
 };
 
 template <int BM, int BN, int BK, int Stages>
@@ -51,7 +51,7 @@ struct Cdna3MatmulConfig {
         : sched_(ceil_div<uint32_t>(p.m, BM), ceil_div<uint32_t>(p.n, BN), block, grid),
           k_tiles_(ceil_div<uint32_t>(p.k, BK)),
           loader_a_(p.a, p.m, p.k, p.lda),
-          loader_b_(p.b, p.n, p.k, p.lda) {
+          loader_b_(p.b, p.n, p.k, p.ldb) {
       const uint32_t tiles = ceil_div<uint32_t>(p.m, BM) * ceil_div<uint32_t>(p.n, BN);
       steps_ = (tiles > block ? (tiles - block + grid - 1) / grid : 0) * k_tiles_;
     }

@@ -32,12 +32,39 @@ Family matmul_family() {
   f.archs[1].events = {60, 78.0};
   f.archs[2].variant_events = {{278, 296.0}, {265, 206.0}};
   f.fields = gemm_shape_fields();
+  f.fields.insert(
+      f.fields.end(),
+      {uint_field("lda", "row pitch of A in elements (>= K; default K, A packed)", 1, 1u << 21),
+       uint_field("ldb", "row pitch of B in elements (>= K; default K, B packed)", 1, 1u << 21),
+       uint_field("ldd", "row pitch of D in elements (>= N; default the smallest 16-byte pitch)",
+                  1, 1u << 21),
+       flag_field("pad-rows", "round the pitches of A and B up to what the loads need (TMA: 16-byte "
+                         "rows; LDS DMA: dwords), as a host copying its operands would; the "
+                         "summary reports it")});
+  f.fields_note = "A is M x K and B is N x K, both K-contiguous (row-major A, column-major B)";
   f.reference = std::string("host FP64 GEMM over the BF16 inputs; ") + kGemmTolerance;
-  f.bind = bind_gemm_shape;
+  f.bind = [](const Values& v, MatmulRequest& q) {
+    bind_gemm_shape(v, q);
+    q.lda = v.has("lda") ? v.u32("lda") : q.k;
+    q.ldb = v.has("ldb") ? v.u32("ldb") : q.k;
+    q.ldd = v.has("ldd") ? v.u32("ldd") : 0;
+    if (v.flag("pad-rows")) {
+      const uint32_t lda = pad_pitch(q.arch, q.lda), ldb = pad_pitch(q.arch, q.ldb);
+      q.padded = lda != q.lda || ldb != q.ldb;
+      q.lda = lda, q.ldb = ldb;
+    }
+    return std::string();
+  };
   f.validate = [](const Values&, const MatmulRequest& q) { return validate_matmul(q); };
   f.flops = gemm_flops;
   f.bytes = gemm_bytes;
-  f.run = [](const Values&, const MatmulRequest& q) { return run_matmul(q); };
+  f.run = [](const Values&, const MatmulRequest& q) {
+    RunResult r = run_matmul(q);
+    const LeadingDims ld = leading_dims(q, q.out_f32 ? 4 : 2);
+    r.lda = ld.lda, r.ldb = ld.ldb, r.ldd = ld.ldd;
+    r.padded = q.padded;
+    return r;
+  };
   return f;
 }
 

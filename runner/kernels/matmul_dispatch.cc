@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <tuple>
 
 #include "models/sm100/params.h"
 #include "models/mi300x/params.h"
@@ -81,6 +82,55 @@ uint64_t estimated_trace_bytes(const MatmulRequest& q) {
   return ceil_div(tiles * traced, sms) * per_tile;
 }
 
+uint32_t pitch_multiple(const std::string& arch) { return arch == "mi300x" ? 2 : 8; }
+
+uint32_t pad_pitch(const std::string& arch, uint32_t ld) {
+  const uint32_t m = pitch_multiple(arch);
+  return (ld + m - 1) / m * m;
+}
+
+std::string validate_leading_dims(const MatmulRequest& q) {
+  const char* rule = q.arch == "mi300x"
+                         ? "the LDS DMA loads dwords, so rows must start on 4 bytes"
+                         : "TMA needs a global row pitch that is a multiple of 16 bytes "
+                           "(cuTensorMapEncodeTiled globalStrides)";
+  const uint32_t mult = pitch_multiple(q.arch);
+  for (const auto& [name, op, ld, dim, dim_name] :
+       {std::tuple{"lda", "A", q.lda, q.k, "K"}, std::tuple{"ldb", "B", q.ldb, q.k, "K"}}) {
+    if (ld == 0) continue;
+    if (ld < dim)
+      return fmt::format("--{} {} is less than {} = {}: a row of {} holds {} elements", name, ld,
+                         dim_name, dim, op, dim_name);
+    if (ld % mult != 0)
+      return fmt::format("--arch {}: {}'s rows are {} bytes apart ({} {} x 2 bytes); {}: give "
+                         "--lda and --ldb a multiple of {} ({} here) or --pad-rows",
+                         q.arch, op, uint64_t{ld} * 2, name, ld, rule, mult,
+                         pad_pitch(q.arch, ld));
+  }
+  if (q.ldd != 0) {
+    if (q.ldd < q.n)
+      return fmt::format("--ldd {} is less than N = {}: a row of D holds N elements", q.ldd, q.n);
+    const uint32_t out_bytes = q.out_f32 ? 4 : 2;
+    // SM100 stores D with TMA. SM90 and MI300X store elements with plain
+    // stores, which any pitch allows, but the race detector keeps 16-byte
+    // granules (verify/hb), so tiles whose rows share one would be reported.
+    if (uint64_t{q.ldd} * out_bytes % 16 != 0)
+      return q.arch == "sm100"
+                 ? fmt::format("--arch sm100: D's rows are {} bytes apart (ldd {} x {} bytes); "
+                               "the epilogue stores D with TMA, which needs a multiple of 16 "
+                               "bytes (cuTensorMapEncodeTiled globalStrides): give --ldd a "
+                               "multiple of {}",
+                               uint64_t{q.ldd} * out_bytes, q.ldd, out_bytes, 16 / out_bytes)
+                 : fmt::format("--arch {}: D's rows are {} bytes apart (ldd {} x {} bytes); the "
+                               "model keeps D rows on 16 bytes (its race detector tracks "
+                               "16-byte granules, which neighbouring tiles would share): give "
+                               "--ldd a multiple of {}",
+                               q.arch, uint64_t{q.ldd} * out_bytes, q.ldd, out_bytes,
+                               16 / out_bytes);
+  }
+  return "";
+}
+
 std::string validate_matmul(const MatmulRequest& q) {
   std::string err;
   if (q.arch == "sm100") {
@@ -94,6 +144,7 @@ std::string validate_matmul(const MatmulRequest& q) {
     return "unknown architecture '" + q.arch + "'";
   }
   if (!err.empty()) return err;
+  if (std::string e = validate_leading_dims(q); !e.empty()) return e;
   return validate_resources(q);
 }
 

@@ -33,6 +33,18 @@ std::string use_params_file(const std::string& arch, const std::string& text);
 // Empty when the request can run, else a one-line reason (the architecture's
 // own checks, then the resource bounds).
 std::string validate_matmul(const MatmulRequest& req);
+
+// The row pitch, in BF16 elements, that the loads of A and B need on `arch`:
+// 8 (16 bytes, TMA) on sm100 and sm90, 2 (a dword, LDS DMA) on mi300x; and
+// `ld` rounded up to it (--pad-rows).
+uint32_t pitch_multiple(const std::string& arch);
+uint32_t pad_pitch(const std::string& arch, uint32_t ld);
+// The leading dimensions a request gives (q.lda, q.ldb, q.ldd; 0: not given):
+// each at least its row's length, A's and B's a multiple of pitch_multiple,
+// and D's rows 16 bytes apart (the SM100 TMA store; elsewhere the race
+// detector's 16-byte granules); "" or the one-line
+// reason naming the rule. validate_matmul checks it after the configuration.
+std::string validate_leading_dims(const MatmulRequest& q);
 RunResult run_matmul(const MatmulRequest& req);
 
 }  // namespace sk::sim

@@ -26,9 +26,10 @@
 namespace sk::sim {
 
 struct MatmulBuffers {
-  uint32_t lda = 0, ldc = 0;  // elements
+  uint32_t lda = 0, ldb = 0, ldc = 0;  // elements
   uint64_t a = 0, b = 0, d = 0;
 };
+
 
 // The SMs (CUs) to trace, empty for all: --trace-sms with --trace; for a
 // timeline alone, its CTAs' (CTA c starts on SM c), or every SM when the
@@ -45,37 +46,47 @@ void set_wall_limit(sim::Engine& engine, const MatmulRequest& q,
 
 void fail_encode(const std::string& err);
 
-// Allocates A (m x k), B (n x k) and D (m x n); in functional mode fills A
-// and B from `rng` (A first, row by row) and poisons the padding and D.
-// G is any model's Gpu (gmem(), functional()).
+// Allocates A (m x k, rows ld.lda apart), B (n x k, ld.ldb) and D (m x n,
+// ld.ldd); in functional mode fills A and B from `rng` (A first, row by row)
+// and poisons the padding and D. G is any model's Gpu (gmem(), functional()).
 template <class OutT, class G>
-MatmulBuffers allocate_matmul(G& gpu, uint32_t m, uint32_t n, uint32_t k, std::mt19937_64& rng) {
+MatmulBuffers allocate_matmul(G& gpu, uint32_t m, uint32_t n, uint32_t k, const LeadingDims& ld,
+                              std::mt19937_64& rng) {
   auto& mem = gpu.gmem();
   MatmulBuffers b;
-  b.lda = round_up<uint32_t>(k, 8);
-  b.ldc = round_up<uint32_t>(n, 16 / sizeof(OutT));
+  b.lda = ld.lda;
+  b.ldb = ld.ldb;
+  b.ldc = ld.ldd;
   b.a = mem.allocate(uint64_t{m} * b.lda * 2, "A");
-  b.b = mem.allocate(uint64_t{n} * b.lda * 2, "B");
+  b.b = mem.allocate(uint64_t{n} * b.ldb * 2, "B");
   b.d = mem.allocate(uint64_t{m} * b.ldc * sizeof(OutT), "D");
   if (!gpu.functional()) return b;
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  auto fill = [&](uint64_t addr, uint32_t rows) {
+  auto fill = [&](uint64_t addr, uint32_t rows, uint32_t ld_elems) {
     auto* p = reinterpret_cast<uint16_t*>(mem.host(addr));
     for (uint32_t r = 0; r < rows; ++r)
-      for (uint32_t c = 0; c < b.lda; ++c)
-        p[size_t{r} * b.lda + c] = c < k ? to_bf16(dist(rng)).bits : kBf16Nan;
+      for (uint32_t c = 0; c < ld_elems; ++c)
+        p[size_t{r} * ld_elems + c] = c < k ? to_bf16(dist(rng)).bits : kBf16Nan;
   };
-  fill(b.a, m);
-  fill(b.b, n);
+  fill(b.a, m, b.lda);
+  fill(b.b, n, b.ldb);
   poison_output<OutT>(mem.host(b.d), size_t{m} * b.ldc);
   return b;
+}
+
+// The same with the smallest 16-byte pitches (leading_dims' defaults).
+template <class OutT, class G>
+MatmulBuffers allocate_matmul(G& gpu, uint32_t m, uint32_t n, uint32_t k, std::mt19937_64& rng) {
+  MatmulRequest q;
+  q.m = m, q.n = n, q.k = k;
+  return allocate_matmul<OutT>(gpu, m, n, k, leading_dims(q, sizeof(OutT)), rng);
 }
 
 // The same for a run request: the data comes from the request's seed.
 template <class OutT, class G>
 MatmulBuffers allocate_matmul(G& gpu, const MatmulRequest& q) {
   std::mt19937_64 rng(q.seed);
-  return allocate_matmul<OutT>(gpu, q.m, q.n, q.k, rng);
+  return allocate_matmul<OutT>(gpu, q.m, q.n, q.k, leading_dims(q, sizeof(OutT)), rng);
 }
 
 // The happens-before race detector, attached in functional mode (per-lane
@@ -97,7 +108,7 @@ CheckResult check_run(G& gpu, const MatmulRequest& q, const MatmulBuffers& b, Ru
                        "the kernel did not complete"};
   auto& mem = gpu.gmem();
   return check_matmul<OutT>(q.m, q.n, q.k, reinterpret_cast<uint16_t*>(mem.host(b.a)), b.lda,
-                            reinterpret_cast<uint16_t*>(mem.host(b.b)), b.lda, mem.host(b.d),
+                            reinterpret_cast<uint16_t*>(mem.host(b.b)), b.ldb, mem.host(b.d),
                             b.ldc);
 }
 

@@ -55,6 +55,7 @@ RunResult run_cdna3_kernel(const MatmulRequest& q, const std::string& name) {
   p.n = q.n;
   p.k = q.k;
   p.lda = buf.lda;
+  p.ldb = buf.ldb;
   p.ldd = buf.ldc;
   const auto races = attach_race_detector(gpu, q);
   const uint32_t tiles = ceil_div<uint32_t>(q.m, Cfg::kBM) * ceil_div<uint32_t>(q.n, Cfg::kBN);

@@ -43,7 +43,7 @@ RunResult run_config(const MatmulRequest& q) {
         const MatmulBuffers buf = allocate_matmul<OutT>(gpu, q);
         fail_encode(models::sm100::encode_tiled_2d(p.a, buf.a, 2, q.k, q.m, uint64_t{buf.lda} * 2,
                                                    C::BK, C::BM, Swizzle::k128B));
-        fail_encode(models::sm100::encode_tiled_2d(p.b, buf.b, 2, q.k, q.n, uint64_t{buf.lda} * 2,
+        fail_encode(models::sm100::encode_tiled_2d(p.b, buf.b, 2, q.k, q.n, uint64_t{buf.ldb} * 2,
                                                    C::BK, C::BN, Swizzle::k128B));
         fail_encode(encode_output_map<C>(p.c, buf.d, q.n, q.m, buf.ldc));
         p.m = q.m;

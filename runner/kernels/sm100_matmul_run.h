@@ -45,6 +45,12 @@ struct MatmulRequest {
   // Report progress on stderr for long runs: a line rewritten in place on a
   // terminal, else a line every few seconds; with the estimated events
   // (runner/family/estimate.h) it gives an ETA.
+  // Leading dimensions in elements (rows of A and B are K long, of D N): 0
+  // takes the smallest pitch whose rows start on 16 bytes (leading_dims() in
+  // matmul_host.h); the CLI gives them explicitly (--lda, --ldb, --ldd) and
+  // `padded` says --pad-rows rounded A's and B's up to what the loads need.
+  uint32_t lda = 0, ldb = 0, ldd = 0;
+  bool padded = false;
   bool progress = false;
   bool progress_terminal = true;
   double estimate_events = 0;
@@ -53,6 +59,18 @@ struct MatmulRequest {
   // locked clocks. 0: the power-limited clocks of models/sm90/power.h.
   double sm_clock_ghz = 0, rest_clock_ghz = 0;
 };
+// The leading dimensions (elements) of A, B and D for q: q.lda, q.ldb and
+// q.ldd where given, else the smallest pitch >= K (N for D) whose rows start
+// on 16 bytes (the default of runs that do not come from the CLI).
+struct LeadingDims {
+  uint32_t lda = 0, ldb = 0, ldd = 0;
+};
+inline LeadingDims leading_dims(const MatmulRequest& q, uint32_t out_bytes) {
+  auto up = [](uint32_t v, uint32_t m) { return (v + m - 1) / m * m; };
+  return {q.lda != 0 ? q.lda : up(q.k, 8), q.ldb != 0 ? q.ldb : up(q.k, 8),
+          q.ldd != 0 ? q.ldd : up(q.n, 16 / out_bytes)};
+}
+
 
 // An entry of MatmulRequest::timeline_ctas as the command line gives it: the
 // CTA's number, "busiest" or "slowest".

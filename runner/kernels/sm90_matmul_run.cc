@@ -57,7 +57,7 @@ RunResult run_config(const MatmulRequest& q, models::sm90::LaunchClocks f) {
   typename Kernel::Params p{};
   fail_encode(models::sm100::encode_tiled_2d(p.a, a_addr, 2, q.k, q.m, uint64_t{lda} * 2, 64, 128,
                                              Swizzle::k128B));
-  fail_encode(models::sm100::encode_tiled_2d(p.b, b_addr, 2, q.k, q.n, uint64_t{lda} * 2, 64, BN,
+  fail_encode(models::sm100::encode_tiled_2d(p.b, b_addr, 2, q.k, q.n, uint64_t{buf.ldb} * 2, 64, BN,
                                              Swizzle::k128B));
   p.d = reinterpret_cast<bf16_t*>(d_addr);
   p.m = q.m;

@@ -64,6 +64,9 @@ json::object to_json(const RunResult& r) {
                              {"out_dtype", r.out_dtype},
                              {"functional", r.functional}};
   if (!r.scheduler.empty()) o["config"].as_object()["scheduler"] = r.scheduler;
+  if (r.lda != 0)
+    o["config"].as_object()["operands"] =
+        json::object{{"lda", r.lda}, {"ldb", r.ldb}, {"ldd", r.ldd}, {"padded", r.padded}};
   o["cycles"] = r.cycles;
   o["clock_ghz"] = r.clock_ghz;
   if (r.power_w > 0) o["power_w"] = r.power_w;
@@ -175,6 +178,13 @@ RunResult run_result_from_json(const json::value& v) {
   r.out_dtype = get<std::string>(c, "out_dtype");
   r.functional = get<bool>(c, "functional");
   if (c.contains("scheduler")) r.scheduler = get<std::string>(c, "scheduler");
+  if (c.contains("operands")) {
+    const auto& ops = c.at("operands").as_object();
+    r.lda = get<uint32_t>(ops, "lda");
+    r.ldb = get<uint32_t>(ops, "ldb");
+    r.ldd = get<uint32_t>(ops, "ldd");
+    r.padded = get<bool>(ops, "padded");
+  }
   r.cycles = get<uint64_t>(o, "cycles");
   r.clock_ghz = get<double>(o, "clock_ghz");
   if (o.contains("power_w")) r.power_w = get<double>(o, "power_w");

@@ -44,6 +44,10 @@ struct RunResult {
   std::string scheduler;  // matmul: static | clc (empty: not applicable)
   uint32_t tile_m = 0, tile_n = 0, tile_k = 0, stages = 0, ctas = 0;
   std::string out_dtype;
+  // matmul: the leading dimensions of A, B and D in elements (0: not
+  // reported) and whether --pad-rows widened A's and B's rows.
+  uint32_t lda = 0, ldb = 0, ldd = 0;
+  bool padded = false;
   uint64_t cycles = 0;
   double clock_ghz = 0, peak_tflops = 0;  // clock_ghz: the SM clock the run predicts
   double power_w = 0;  // predicted average board power (0: not modelled for the arch)

@@ -116,8 +116,10 @@ std::string Problem::options() const {
 boost::json::object Problem::extra_json() const {
   boost::json::object o;
   bool gemm_only = true;
-  for (const sim::Field& f : family->fields)
-    gemm_only = gemm_only && (f.name == "m" || f.name == "n" || f.name == "k");
+  for (const sim::Field& f : family->fields) {
+    const bool given = f.kind == sim::Field::Kind::kFlag ? values.flag(f.name) : values.has(f.name);
+    gemm_only = gemm_only && (!given || f.name == "m" || f.name == "n" || f.name == "k");
+  }
   if (gemm_only) return o;  // the document's m, n and k say it all
   for (const sim::Field& f : family->fields) {
     if (f.kind == sim::Field::Kind::kFlag) {

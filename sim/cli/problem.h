@@ -41,8 +41,8 @@ struct Problem {
   // The fields as command-line options (" --m 64 --n 64 --k 64"), in
   // declaration order, for replay lines.
   std::string options() const;
-  // The fields as JSON, or {} for a family whose fields are only the GEMM's
-  // m, n and k (which the documents hold at the top level).
+  // The fields as JSON, or {} when the only fields given are the GEMM's m, n
+  // and k (which the documents hold at the top level).
   boost::json::object extra_json() const;
 };
 

@@ -8,6 +8,14 @@ std::string format_text(const sim::RunResult& r) {
   std::string s;
   s += fmt::format("{} on {}: M={} N={} K={}  [{}; {} CTAs; {} mode]\n", r.kernel, r.arch, r.m,
                    r.n, r.k, r.config_name, r.ctas, r.functional ? "functional" : "timing");
+  // Only a layout other than packed A and B is worth a line.
+  if (r.lda != 0 && (r.lda != r.k || r.ldb != r.k || r.padded))
+    s += fmt::format("  operands    A {}x{} rows {} apart, B {}x{} rows {} apart{}, D rows {} apart\n",
+                     r.m, r.k, r.lda, r.n, r.k, r.ldb,
+                     r.padded ? " (padded by --pad-rows: a packed row of K elements is not a legal "
+                                "pitch for these loads)"
+                              : "",
+                     r.ldd);
   const bool completed = r.status == "completed";
   const char* by = r.limit == "wall" ? "--wall-limit" : "--max-cycles";
   if (r.status == "limit")

@@ -138,6 +138,16 @@ expect_usage_error "needs --arch mi300x" run "${MNK[@]}" --amd-kernel pingpong
 expect_usage_error "tile N 256" run "${MNK[@]}" --arch mi300x --tile-n 256
 expect_usage_error "outside 2-3" run "${MNK[@]}" --arch mi300x --stages 4
 expect_usage_error "must be even" run --m 64 --n 64 --k 63 --arch mi300x
+# Leading dimensions: shorter than a row, a pitch the loads cannot take (named
+# with its rule; --pad is the way out), D's pitch for the SM100 TMA store.
+expect_usage_error "--lda 60 is less than K = 64" run --m 64 --n 64 --k 64 --lda 60
+expect_usage_error "--ldb 10 is less than K = 64" run --m 64 --n 64 --k 64 --ldb 10 --arch sm90
+expect_usage_error "--ldd 63 is less than N = 64" run --m 64 --n 64 --k 64 --ldd 63
+expect_usage_error "A's rows are 130 bytes apart (lda 65 x 2 bytes); TMA needs a global row pitch that is a multiple of 16 bytes" run --m 64 --n 64 --k 65
+expect_usage_error "B's rows are 146 bytes apart" run --m 64 --n 64 --k 65 --lda 72 --ldb 73 --arch sm90
+expect_usage_error "the LDS DMA loads dwords" run --m 64 --n 64 --k 64 --lda 65 --arch mi300x
+expect_usage_error "D's rows are 130 bytes apart (ldd 65 x 2 bytes); the epilogue stores D with TMA" run --m 64 --n 64 --k 64 --ldd 65
+expect_usage_error "its race detector tracks 16-byte granules" run --m 64 --n 64 --k 64 --ldd 65 --arch mi300x
 expect_usage_error "bf16" run "${MNK[@]}" --arch mi300x --out-dtype f32
 expect_usage_error "blockwise_fp8_matmul is modelled on sm100, not 'mi300x'" run --kernel blockwise_fp8_matmul "${MNK[@]}" --arch mi300x
 # --params: unreadable, another arch's file, a value missing, a value out of range.
@@ -187,7 +197,7 @@ expect_usage_error "--fp8-type must be e4m3 or e5m2" run --kernel block_scaled_m
 expect_usage_error "does not fit" run --kernel conv2d --n 1 --h 2 --w 2 --c 8 --k 8 --r 5 --s 5
 expect_usage_error "sm100" run "${CONV[@]}" --arch sm90
 expect_usage_error "tile N 256" run "${CONV[@]}" --tile-n 256
-expect_usage_error "--r is not a matmul option (matmul takes --m --n --k; --r is for --kernel conv2d)" run "${MNK[@]}" --r 3
+expect_usage_error "--r is not a matmul option (matmul takes --m --n --k --lda --ldb --ldd --pad-rows; --r is for --kernel conv2d)" run "${MNK[@]}" --r 3
 expect_usage_error "--stride is for --kernel conv2d" run "${MNK[@]}" --stride 2
 expect_usage_error "--m is not a conv2d option" sweep --kernel conv2d "${MNK[@]}"
 # block-scaled and blockwise FP8: their own options, refused elsewhere.
@@ -206,7 +216,7 @@ expect_usage_error "'-' is not supported" run "${MNK[@]}" --trace -
 # --json /dev/full fails only when written, after simulating: cli_contract_test.
 # Resource bounds (docs/reliability.md): host memory of a functional run, and
 # the size of a trace that covers every SM.
-expect_usage_error "host memory" run --m 1048576 --n 8192 --k 1 --functional
+expect_usage_error "host memory" run --m 1048576 --n 8192 --k 1 --pad-rows --functional
 expect_usage_error "--trace-sms" run --m 16384 --n 16384 --k 16384 --trace "$tmp/big.pftrace"
 # Option names with boost's message placeholders in them (found by fuzzing:
 # the library's own message never finished substituting).

@@ -63,7 +63,7 @@ twice() {
 }
 
 twice timing --m 512 --n 384 --k 256
-twice functional_seed7 --m 300 --n 200 --k 100 --tile-n 64 --stages 3 --seed 7 --functional
+twice functional_seed7 --m 300 --n 200 --k 100 --pad-rows --tile-n 64 --stages 3 --seed 7 --functional
 twice clc_timing --m 2048 --n 1024 --k 128 --tile-n 64 --scheduler clc --trace-sms 0-3
 
 # across_jobs NAME COMMAND OPTIONS...: the JSON with --jobs 1 and --jobs 3.

@@ -66,14 +66,14 @@ run_case() {
 }
 
 # Ragged in every dimension (partial tiles in M, N and K), default config.
-run_case ragged 257 129 65 -- 
+run_case ragged 257 129 65 -- --pad-rows
 # Two stages, 128-wide tiles, F32 output.
 run_case s2_tn128_f32 200 136 72 --stages 2 --tile-n 128 --out-dtype f32 -- \
   --stages 2 --tile-n 128 --out-dtype f32
 # The smallest problem: one element, one CTA.
-run_case one 1 1 1 --
+run_case one 1 1 1 -- --pad-rows
 # The CLC tile scheduler: one CTA per tile (fewer tiles than SMs here).
-run_case clc 300 200 100 --tile-n 64 -- --scheduler clc --tile-n 64
+run_case clc 300 200 100 --tile-n 64 -- --scheduler clc --tile-n 64 --pad-rows
 
 # CLC with more tiles than SMs (timing mode): the grid is every tile, the
 # resident CTAs take over the rest; the JSON names the scheduler.

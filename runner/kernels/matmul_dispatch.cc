@@ -49,8 +49,11 @@ std::string use_params_file(const std::string& arch, const std::string& text) {
 }
 
 uint64_t functional_host_bytes(const MatmulRequest& q) {
-  const uint64_t m = q.m, n = q.n, k = q.k;
-  return 2 * (m * k + n * k) + m * n * ((q.out_f32 ? 4 : 2) + 8);  // A, B, D, FP64 reference
+  const uint64_t out = q.out_f32 ? 4 : 2;
+  const LeadingDims ld = leading_dims(q, static_cast<uint32_t>(out));
+  const uint64_t m = q.m, n = q.n;
+  // A, B and D at their pitches, and the FP64 reference.
+  return 2 * (m * ld.lda + n * ld.ldb) + m * ld.ldd * out + m * n * 8;
 }
 
 uint64_t sms_used(const MatmulRequest& q) {
@@ -154,9 +157,13 @@ std::string validate_resources(const MatmulRequest& q) {
       return fmt::format("--trace-sms {}: this launch occupies SMs 0-{} (one CTA per SM)", sm,
                          sms_used(q) - 1);
   if (q.functional && functional_host_bytes(q) > kMaxFunctionalHostBytes)
-    return fmt::format("--functional needs about {} of host memory for M={} N={} K={} (the limit "
-                       "is {}); use timing mode or a smaller shape",
-                       gib(functional_host_bytes(q)), q.m, q.n, q.k, gib(kMaxFunctionalHostBytes));
+    return fmt::format("--functional needs about {} of host memory for M={} N={} K={}{} (the "
+                       "limit is {}); use timing mode or a smaller shape",
+                       gib(functional_host_bytes(q)), q.m, q.n, q.k,
+                       q.lda > q.k || q.ldb > q.k || q.ldd > q.n
+                           ? fmt::format(" at lda {} ldb {} ldd {}", q.lda, q.ldb, q.ldd)
+                           : std::string(),
+                       gib(kMaxFunctionalHostBytes));
   if (!q.trace_path.empty() && estimated_trace_bytes(q) > kMaxTraceBytes)
     return fmt::format("--trace would write about {} for this launch (the limit is {}); trace a "
                        "few SMs with --trace-sms 0-3 or a smaller shape",

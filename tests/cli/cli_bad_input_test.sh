@@ -147,6 +147,7 @@ expect_usage_error "A's rows are 130 bytes apart (lda 65 x 2 bytes); TMA needs a
 expect_usage_error "B's rows are 146 bytes apart" run --m 64 --n 64 --k 65 --lda 72 --ldb 73 --arch sm90
 expect_usage_error "the LDS DMA loads dwords" run --m 64 --n 64 --k 64 --lda 65 --arch mi300x
 expect_usage_error "D's rows are 130 bytes apart (ldd 65 x 2 bytes); the epilogue stores D with TMA" run --m 64 --n 64 --k 64 --ldd 65
+expect_usage_error "host memory for M=4096 N=64 K=64 at lda 2097152" run --m 4096 --n 64 --k 64 --lda 2097152 --functional
 expect_usage_error "its race detector tracks 16-byte granules" run --m 64 --n 64 --k 64 --ldd 65 --arch mi300x
 expect_usage_error "bf16" run "${MNK[@]}" --arch mi300x --out-dtype f32
 expect_usage_error "blockwise_fp8_matmul is modelled on sm100, not 'mi300x'" run --kernel blockwise_fp8_matmul "${MNK[@]}" --arch mi300x

@@ -43,11 +43,11 @@ EOF
 snap list list
 snap help --help
 # Every family and architecture, functional (exact check) and timing.
-snap mm100_f run --kernel matmul --arch sm100 --m 257 --n 129 --k 65 --functional --json mm100_f.json --trace mm100_f.pftrace --timeline mm100_f.svg
+snap mm100_f run --kernel matmul --arch sm100 --m 257 --n 129 --k 65 --pad-rows --functional --json mm100_f.json --trace mm100_f.pftrace --timeline mm100_f.svg
 snap mm100_clc run --kernel matmul --arch sm100 --m 384 --n 512 --k 256 --tile-n 128 --stages 3 --scheduler clc --functional --json mm100_clc.json
 snap mm100_t run --kernel matmul --arch sm100 --m 4096 --n 4096 --k 2048 --tile-n 256 --stages 4 --json mm100_t.json
 snap mm100_f32 run --kernel matmul --arch sm100 --m 200 --n 100 --k 128 --out-dtype f32 --tile-n 64 --functional --json mm100_f32.json
-snap mm90_f run --kernel matmul --arch sm90 --m 257 --n 129 --k 65 --functional --json mm90_f.json --trace mm90_f.pftrace
+snap mm90_f run --kernel matmul --arch sm90 --m 257 --n 129 --k 65 --pad-rows --functional --json mm90_f.json --trace mm90_f.pftrace
 snap mm90_t run --kernel matmul --arch sm90 --m 2048 --n 2048 --k 2048 --tile-n 128 --stages 5 --json mm90_t.json --timeline mm90_t.svg
 snap mm90_clk run --kernel matmul --arch sm90 --m 1024 --n 1024 --k 1024 --sm-clock 1.7,1.9 --json mm90_clk.json
 snap amd_pp_f run --kernel matmul --arch mi300x --m 200 --n 136 --k 96 --functional --json amd_pp_f.json

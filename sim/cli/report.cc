@@ -50,7 +50,7 @@ std::string format_text(const sim::RunResult& r) {
     s += fmt::format("  resources   {} {:.1f}% busy, HBM {:.1f}% ({:.2f} GB), {} hits {:.1f}% of {}\n",
                      amd ? "matrix cores" : "tensor core", r.tensor_util_pct, r.hbm_util_pct,
                      r.hbm_bytes / 1e9, amd ? "cache" : "L2", r.l2_hit_pct,
-                     amd ? "4 KiB blocks" : "TMA boxes");
+                     amd ? "4 KiB blocks" : "TMA L2 lookups");
   }
   if (r.sms > 0)
     s += fmt::format("  occupancy   {} tiles of {}x{} on {} {} (one CTA each at a time): {:.2f} "

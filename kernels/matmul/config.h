@@ -105,8 +105,11 @@ struct Sm100MatmulConfig {
   SK_HOST_DEVICE static constexpr void validate() {
     static_assert(BM == 128, "BM must be 128 (UMMA M with cta_group::1)");
     static_assert(BN % 32 == 0 && BN >= 32 && BN <= 256, "BN must be a multiple of 32 in [32, 256]");
-    static_assert(std::is_same_v<Mainloop, Bf16Mainloop<BM, BN, BK, Stages>> ? BK == 64 : true,
-                  "BK must be 64 (one 128-byte swizzle span of BF16)");
+    static_assert(std::is_same_v<Mainloop, Bf16Mainloop<BM, BN, BK, Stages>> ||
+                          std::is_same_v<Mainloop, F16Mainloop<BM, BN, BK, Stages>>
+                      ? BK == 64
+                      : true,
+                  "BK must be 64 (one 128-byte swizzle span of 16-bit elements)");
     static_assert(kFitsTmem, "accumulators and the op's TMEM columns exceed 512 columns");
     static_assert(Stages >= 2 && Stages <= 8, "2 to 8 input stages");
     static_assert(kFitsSmem, "configuration exceeds the 227 KB of shared memory per CTA");

@@ -25,7 +25,8 @@
 // The kernel (sm100_matmul.h) calls only these; the pipeline, the scheduler,
 // the accumulator ring and the epilogue are the same for every mainloop.
 //
-// Bf16Mainloop is the plain BF16 GEMM: A/B tiles, kind::f16 UMMA, no scales.
+// Bf16Mainloop is the plain BF16 GEMM: A/B tiles, kind::f16 UMMA, no scales;
+// F16Mainloop the same with IEEE F16 elements.
 #pragma once
 
 #include "kernels/core/numeric.h"
@@ -44,16 +45,23 @@ struct NoScaleIo {
   SK_DEVICE void load(const Tiles&, uint64_t*, uint32_t, uint32_t, uint32_t) const {}
 };
 
-template <int BM, int BN, int BK, int Stages>
-struct Bf16Mainloop {
+// A plain kind::f16 GEMM of 16-bit elements of format In (the payload
+// stores their bits; only the UMMA reads them as numbers).
+template <int BM, int BN, int BK, int Stages, umma::InputType In>
+struct Kind16Mainloop {
   using Payload = StandardPayload<bf16_t, BM, BN, BK, Stages>;
-  using Op = UmmaOp<BM, BN, BK>;
+  using Op = UmmaOp<BM, BN, BK, In>;
   using ScaleIo = NoScaleIo;
   static constexpr uint32_t kBytesPerStage = Payload::kBytesPerStage;
   static constexpr int32_t kKCoordPerStage = BK;
   static constexpr uint32_t kTmemColsPerStage = 0;
-  static constexpr const char* kName = "bf16";
+  static constexpr const char* kName = In == umma::InputType::kF16 ? "f16" : "bf16";
   static constexpr bool kPromote = false;
 };
+
+template <int BM, int BN, int BK, int Stages>
+struct Bf16Mainloop : Kind16Mainloop<BM, BN, BK, Stages, umma::InputType::kBF16> {};
+template <int BM, int BN, int BK, int Stages>
+struct F16Mainloop : Kind16Mainloop<BM, BN, BK, Stages, umma::InputType::kF16> {};
 
 }  // namespace sk

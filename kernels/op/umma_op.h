@@ -3,7 +3,8 @@
 // One stage holds a BM x BK tile of A and a BN x BK tile of B, K-major, with
 // the swizzle TMA wrote them in. mma() issues BK/16 instructions of
 // M=BM, N=BN, K=16, advancing both descriptors' start address by 32 bytes per
-// step (16 BF16 elements inside the swizzle span). commit() makes the tensor
+// step (16 two-byte elements inside the swizzle span). In is the elements'
+// format (BF16 or F16), which only the instruction descriptor carries. commit() makes the tensor
 // core arrive on a barrier once every MMA this thread issued has completed:
 // that arrive, not the MMA warp, frees the input stage or publishes the
 // accumulator.
@@ -15,16 +16,16 @@
 
 namespace sk {
 
-template <int BM, int BN, int BK>
+template <int BM, int BN, int BK, umma::InputType In = umma::InputType::kBF16>
 class UmmaOp {
   static_assert(BM == 128, "cta_group::1 UMMA here uses M = 128");
   static_assert(BN % 16 == 0 && BN >= 16 && BN <= 256, "UMMA N must be a multiple of 16 in [16, 256]");
-  static_assert(BK == 32 || BK == 64, "BK of 32 or 64 BF16 elements (64B or 128B swizzle)");
+  static_assert(BK == 32 || BK == 64, "BK of 32 or 64 16-bit elements (64B or 128B swizzle)");
 
  public:
   static constexpr uint32_t kSpanBytes = BK * 2;    // one K-major row
   static constexpr uint32_t kSboBytes = 8 * kSpanBytes;
-  static constexpr uint32_t kInstrDesc = umma::f16_instr_desc(BM, BN, umma::InputType::kBF16);
+  static constexpr uint32_t kInstrDesc = umma::f16_instr_desc(BM, BN, In);
 
   // op_tmem_col: where TMEM columns of the op's own would start; this op has
   // none (see kernels/matmul/mainloop.h).

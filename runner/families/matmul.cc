@@ -38,16 +38,19 @@ Family matmul_family() {
        uint_field("ldb", "row pitch of B in elements (>= K; default K, B packed)", 1, 1u << 21),
        uint_field("ldd", "row pitch of D in elements (>= N; default the smallest 16-byte pitch)",
                   1, 1u << 21),
+       choice_field("in-dtype", "element type of A and B: bf16 (default) or f16 (IEEE half)",
+                    {"bf16", "f16"}),
        flag_field("pad-rows", "round the pitches of A and B up to what the loads need (TMA: 16-byte "
                          "rows; LDS DMA: dwords), as a host copying its operands would; the "
                          "summary reports it")});
   f.fields_note = "A is M x K and B is N x K, both K-contiguous (row-major A, column-major B)";
-  f.reference = std::string("host FP64 GEMM over the BF16 inputs; ") + kGemmTolerance;
+  f.reference = std::string("host FP64 GEMM over the BF16 (or F16) inputs; ") + kGemmTolerance;
   f.bind = [](const Values& v, MatmulRequest& q) {
     bind_gemm_shape(v, q);
     q.lda = v.has("lda") ? v.u32("lda") : q.k;
     q.ldb = v.has("ldb") ? v.u32("ldb") : q.k;
     q.ldd = v.has("ldd") ? v.u32("ldd") : 0;
+    q.in_f16 = v.has("in-dtype") && v.str("in-dtype") == "f16";
     if (v.flag("pad-rows")) {
       const uint32_t lda = pad_pitch(q.arch, q.lda), ldb = pad_pitch(q.arch, q.ldb);
       q.padded = lda != q.lda || ldb != q.ldb;

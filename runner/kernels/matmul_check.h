@@ -1,4 +1,4 @@
-// matmul_check.h: the host reference check of a BF16 GEMM D = A * B^T.
+// matmul_check.h: the host reference check of a BF16 (or F16) GEMM D = A * B^T.
 //
 // An independent FP64 GEMM over the BF16 inputs (rows of A and B are K-major
 // with leading dimensions lda, ldb). Tolerance: the FP32 accumulation bound
@@ -25,6 +25,33 @@ inline constexpr uint16_t kBf16Nan = 0x7fc0;
 inline constexpr uint32_t kF32Nan = 0x7fc00000u;
 
 inline double bf16_value(uint16_t bits) { return to_float(bf16_t{bits}); }
+
+// IEEE binary16, written here apart from the models' decoders: the value of
+// its bits, and a float rounded to nearest even (NaN stays NaN, overflow
+// becomes infinity, subnormals kept).
+inline constexpr uint16_t kF16Nan = 0x7e00;
+inline double f16_value(uint16_t h) {
+  const int e = (h >> 10) & 0x1f;
+  const double mant = h & 0x3ff;
+  const double mag = e == 0    ? std::ldexp(mant, -24)
+                     : e == 31 ? (mant == 0 ? INFINITY : NAN)
+                               : std::ldexp(1024 + mant, e - 25);
+  return (h & 0x8000) ? -mag : mag;
+}
+inline uint16_t f16_bits(float f) {
+  uint32_t u = float_bits(f);
+  const auto sign = static_cast<uint16_t>((u >> 16) & 0x8000u);
+  u &= 0x7fffffffu;
+  if (u > 0x7f800000u) return sign | kF16Nan;
+  if (u >= 0x477ff000u) return sign | 0x7c00u;  // 65520 and up round to infinity
+  if (u < 0x38800000u)                           // below 2^-14: a subnormal (or zero)
+    return sign | static_cast<uint16_t>(std::nearbyint(bits_float(u) * 16777216.0f));
+  u -= 0x38000000u;  // exponent bias 127 -> 15
+  u += 0xfffu + ((u >> 13) & 1u);
+  return sign | static_cast<uint16_t>(u >> 13);
+}
+// The value of an input element: BF16 or, with f16, IEEE binary16.
+inline double input_value(uint16_t bits, bool f16) { return f16 ? f16_value(bits) : bf16_value(bits); }
 
 template <class OutT>
 double out_value(const uint8_t* p) {
@@ -113,10 +140,11 @@ void check_output(CheckResult& r, const uint8_t* d, uint32_t m, uint32_t n, uint
 
 template <class OutT>
 CheckResult check_matmul(uint32_t m, uint32_t n, uint32_t k, const uint16_t* a, uint32_t lda,
-                         const uint16_t* b, uint32_t ldb, const uint8_t* c, uint32_t ldc) {
+                         const uint16_t* b, uint32_t ldb, const uint8_t* c, uint32_t ldc,
+                         bool f16 = false) {
   CheckResult r;
   r.ran = true;
-  r.reference = "host FP64 GEMM over the BF16 inputs";
+  r.reference = f16 ? "host FP64 GEMM over the F16 inputs" : "host FP64 GEMM over the BF16 inputs";
   r.passed = true;
   for (uint32_t i = 0; i < m; ++i) {
     for (uint32_t j = 0; j < ldc; ++j) {
@@ -130,8 +158,8 @@ CheckResult check_matmul(uint32_t m, uint32_t n, uint32_t k, const uint16_t* a, 
       }
       double ref = 0, abs_sum = 0;
       for (uint32_t kk = 0; kk < k; ++kk) {
-        double x = bf16_value(a[static_cast<size_t>(i) * lda + kk]) *
-                   bf16_value(b[static_cast<size_t>(j) * ldb + kk]);
+        double x = input_value(a[static_cast<size_t>(i) * lda + kk], f16) *
+                   input_value(b[static_cast<size_t>(j) * ldb + kk], f16);
         ref += x;
         abs_sum += std::fabs(x);
       }

@@ -47,11 +47,12 @@ void set_wall_limit(sim::Engine& engine, const MatmulRequest& q,
 void fail_encode(const std::string& err);
 
 // Allocates A (m x k, rows ld.lda apart), B (n x k, ld.ldb) and D (m x n,
-// ld.ldd); in functional mode fills A and B from `rng` (A first, row by row)
-// and poisons the padding and D. G is any model's Gpu (gmem(), functional()).
+// ld.ldd); in functional mode fills A and B from `rng` (A first, row by row;
+// BF16, or IEEE F16 with f16) and poisons the padding and D. G is any
+// model's Gpu (gmem(), functional()).
 template <class OutT, class G>
 MatmulBuffers allocate_matmul(G& gpu, uint32_t m, uint32_t n, uint32_t k, const LeadingDims& ld,
-                              std::mt19937_64& rng) {
+                              std::mt19937_64& rng, bool f16 = false) {
   auto& mem = gpu.gmem();
   MatmulBuffers b;
   b.lda = ld.lda;
@@ -66,7 +67,9 @@ MatmulBuffers allocate_matmul(G& gpu, uint32_t m, uint32_t n, uint32_t k, const 
     auto* p = reinterpret_cast<uint16_t*>(mem.host(addr));
     for (uint32_t r = 0; r < rows; ++r)
       for (uint32_t c = 0; c < ld_elems; ++c)
-        p[size_t{r} * ld_elems + c] = c < k ? to_bf16(dist(rng)).bits : kBf16Nan;
+        p[size_t{r} * ld_elems + c] = c >= k  ? (f16 ? kF16Nan : kBf16Nan)
+                                      : f16 ? f16_bits(dist(rng))
+                                            : to_bf16(dist(rng)).bits;
   };
   fill(b.a, m, b.lda);
   fill(b.b, n, b.ldb);
@@ -86,7 +89,7 @@ MatmulBuffers allocate_matmul(G& gpu, uint32_t m, uint32_t n, uint32_t k, std::m
 template <class OutT, class G>
 MatmulBuffers allocate_matmul(G& gpu, const MatmulRequest& q) {
   std::mt19937_64 rng(q.seed);
-  return allocate_matmul<OutT>(gpu, q.m, q.n, q.k, leading_dims(q, sizeof(OutT)), rng);
+  return allocate_matmul<OutT>(gpu, q.m, q.n, q.k, leading_dims(q, sizeof(OutT)), rng, q.in_f16);
 }
 
 // The happens-before race detector, attached in functional mode (per-lane
@@ -104,12 +107,14 @@ template <class OutT, class G>
 CheckResult check_run(G& gpu, const MatmulRequest& q, const MatmulBuffers& b, RunStatus status) {
   if (!q.functional) return CheckResult{};
   if (status != RunStatus::kCompleted)
-    return CheckResult{true, false, 0, 0, 0, "host FP64 GEMM over the BF16 inputs",
+    return CheckResult{true, false, 0, 0, 0,
+                       q.in_f16 ? "host FP64 GEMM over the F16 inputs"
+                                : "host FP64 GEMM over the BF16 inputs",
                        "the kernel did not complete"};
   auto& mem = gpu.gmem();
   return check_matmul<OutT>(q.m, q.n, q.k, reinterpret_cast<uint16_t*>(mem.host(b.a)), b.lda,
                             reinterpret_cast<uint16_t*>(mem.host(b.b)), b.ldb, mem.host(b.d),
-                            b.ldc);
+                            b.ldc, q.in_f16);
 }
 
 // Encodes D's map for configuration C's epilogue (TmemTileWriter): D is

@@ -17,8 +17,10 @@ using models::sm100::Gpu;
 using models::sm100::Params;
 using models::sm100::Swizzle;
 
-template <int BN, int S, class OutT, class Sched = StaticPersistentScheduler>
-using Cfg = Sm100MatmulConfig<128, BN, 64, S, OutT, Sched>;
+template <int BN, int S, class OutT, class Sched = StaticPersistentScheduler, bool F16 = false>
+using Cfg = std::conditional_t<
+    F16, Sm100MatmulConfig<128, BN, 64, S, OutT, Sched, TmaTileLoader, false, F16Mainloop>,
+    Sm100MatmulConfig<128, BN, 64, S, OutT, Sched>>;
 
 // Launches with more CTAs than this are refused (the model keeps a slot per
 // CTA id of the grid).
@@ -69,12 +71,14 @@ Entry lookup(const MatmulRequest& q) {
     return pick<2, 3, 4, 5, 6, 7, 8>(q.stages, [&](auto s) {
       return pick_out(q.out_f32, [&](auto out) {
         return pick_bool(q.clc, [&](auto clc) {
-          using Sched = std::conditional_t<clc(), ClcScheduler, StaticPersistentScheduler>;
-          using C = Cfg<bn(), s(), typename decltype(out)::type, Sched>;
-          if constexpr (C::kFits)
-            return Entry{&run_config<C>, C::kSmemBytes};
-          else
-            return Entry{nullptr, C::kSmemBytes};
+          return pick_bool(q.in_f16, [&](auto f16) {
+            using Sched = std::conditional_t<clc(), ClcScheduler, StaticPersistentScheduler>;
+            using C = Cfg<bn(), s(), typename decltype(out)::type, Sched, f16()>;
+            if constexpr (C::kFits)
+              return Entry{&run_config<C>, C::kSmemBytes};
+            else
+              return Entry{nullptr, C::kSmemBytes};
+          });
         });
       });
     });

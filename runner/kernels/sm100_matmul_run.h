@@ -51,6 +51,8 @@ struct MatmulRequest {
   // `padded` says --pad-rows rounded A's and B's up to what the loads need.
   uint32_t lda = 0, ldb = 0, ldd = 0;
   bool padded = false;
+  // The matmul's A and B are IEEE F16 instead of BF16 (--in-dtype f16).
+  bool in_f16 = false;
   bool progress = false;
   bool progress_terminal = true;
   double estimate_events = 0;

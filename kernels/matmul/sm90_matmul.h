@@ -31,9 +31,11 @@
 
 namespace sk {
 
-template <int BN_, int Stages_>
+// F16_: A and B are IEEE F16 (wgmma .f16.f16) instead of BF16.
+template <int BN_, int Stages_, bool F16_ = false>
 struct Sm90MatmulConfig {
   static constexpr int BM = 128, BN = BN_, BK = 64, Stages = Stages_;
+  static constexpr bool kF16 = F16_;
   static constexpr int kThreads = 384;
   static constexpr int kConsumerWarps = 8;
   using Payload = StandardPayload<bf16_t, BM, BN, BK, Stages>;
@@ -116,8 +118,12 @@ struct Sm90Matmul {
   using Acc = LaneArray<float, BN / 2>;
 
   SK_DEVICE static void mma(Acc& acc, uint64_t da, uint64_t db, bool accumulate) {
-    if constexpr (BN == 256)
+    if constexpr (BN == 256 && Cfg::kF16)
+      arch::wgmma_m64n256k16_f16_ss(acc, da, db, accumulate);
+    else if constexpr (BN == 256)
       arch::wgmma_m64n256k16_bf16_ss(acc, da, db, accumulate);
+    else if constexpr (Cfg::kF16)
+      arch::wgmma_m64n128k16_f16_ss(acc, da, db, accumulate);
     else
       arch::wgmma_m64n128k16_bf16_ss(acc, da, db, accumulate);
   }

@@ -69,11 +69,11 @@ SmemDesc decode_desc(uint64_t d) {
                   static_cast<uint32_t>((d >> 32) & 0x3FFF) << 4, static_cast<uint32_t>(d >> 62)};
 }
 
-float smem_bf16(const Cta& cta, uint32_t offset) {
+float smem_element(const Cta& cta, uint32_t offset, bool f16) {
   if (offset + 2 > cta.smem_size) return 0.0f;
   uint16_t bits;
   std::memcpy(&bits, cta.smem + offset, 2);
-  return bf16_to_float(bits);
+  return f16 ? fp16_to_float(bits) : bf16_to_float(bits);
 }
 
 // Byte offset of element (row, k) of a K-major 128B-swizzled tile at `start`.
@@ -105,7 +105,7 @@ void reset() {
 }
 
 void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accumulate,
-               const Loc& loc) {
+               const Loc& loc, bool f16) {
   sim::Warp& w = issue_local(loc);
   Cta& cta = gpu().cta_of_current();
   const int n = 2 * regs;
@@ -134,7 +134,8 @@ void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accu
             const uint32_t col = 8 * j + 2 * (l % 4) + e;
             float sum = 0.0f;
             for (uint32_t k = 0; k < 16; ++k)
-              sum += smem_bf16(cta, element(a.start, row, k)) * smem_bf16(cta, element(b.start, col, k));
+              sum += smem_element(cta, element(a.start, row, k), f16) *
+                     smem_element(cta, element(b.start, col, k), f16);
             float& d = r[4 * j + 2 * h + e];
             d = accumulate ? d + sum : sum;
           }

@@ -41,9 +41,9 @@ models::sm90::KernelActivity activity(const MatmulRequest& q, const RunResult& r
 
 // One launch with the tensor phase at `f.tensor_ghz` and the rest at
 // `f.rest_ghz` (models/sm90/phase_clock.h).
-template <int BN, int S>
+template <int BN, int S, bool F16>
 RunResult run_config(const MatmulRequest& q, models::sm90::LaunchClocks f) {
-  using C = Sm90MatmulConfig<BN, S>;
+  using C = Sm90MatmulConfig<BN, S, F16>;
   using Kernel = Sm90Matmul<C>;
   const auto t0 = std::chrono::steady_clock::now();
   Gpu gpu(models::sm90::gpu_params(), q.functional);
@@ -77,7 +77,7 @@ RunResult run_config(const MatmulRequest& q, models::sm90::LaunchClocks f) {
   r.m = q.m;
   r.n = q.n;
   r.k = q.k;
-  r.config_name = fmt::format("sm90_matmul_bf16_128x{}x64_s{}_bf16out", BN, S);
+  r.config_name = fmt::format("sm90_matmul_{}_128x{}x64_s{}_bf16out", F16 ? "f16" : "bf16", BN, S);
   r.tile_m = 128;
   r.tile_n = BN;
   r.tile_k = 64;
@@ -110,27 +110,31 @@ RunResult run_config(const MatmulRequest& q, models::sm90::LaunchClocks f) {
 }
 
 using Runner = RunResult (*)(const MatmulRequest&, models::sm90::LaunchClocks);
-template <int BN, int S>
+template <int BN, int S, bool F16>
 constexpr Runner runner() {
   if constexpr (Sm90MatmulConfig<BN, 2>::kSmemBytes + (S - 2) * (128 + BN) * 64 * 2 <= 232448)
-    return &run_config<BN, S>;
+    return &run_config<BN, S, F16>;
   else
     return nullptr;
 }
-template <int BN>
+template <int BN, bool F16>
 Runner by_stages(uint32_t s) {
   switch (s) {
-    case 2: return runner<BN, 2>();
-    case 3: return runner<BN, 3>();
-    case 4: return runner<BN, 4>();
-    case 5: return runner<BN, 5>();
-    case 6: return runner<BN, 6>();
+    case 2: return runner<BN, 2, F16>();
+    case 3: return runner<BN, 3, F16>();
+    case 4: return runner<BN, 4, F16>();
+    case 5: return runner<BN, 5, F16>();
+    case 6: return runner<BN, 6, F16>();
     default: return nullptr;
   }
 }
-Runner lookup(const MatmulRequest& q) {
-  return q.tile_n == 256 ? by_stages<256>(q.stages) : q.tile_n == 128 ? by_stages<128>(q.stages) : nullptr;
+template <bool F16>
+Runner by_tile(const MatmulRequest& q) {
+  return q.tile_n == 256   ? by_stages<256, F16>(q.stages)
+         : q.tile_n == 128 ? by_stages<128, F16>(q.stages)
+                           : nullptr;
 }
+Runner lookup(const MatmulRequest& q) { return q.in_f16 ? by_tile<true>(q) : by_tile<false>(q); }
 }  // namespace
 
 std::string sm90_matmul_configs_help() {

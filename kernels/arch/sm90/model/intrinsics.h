@@ -19,8 +19,8 @@ namespace m90 = sk::models::sm90::api;
 
 template <int Regs>
 inline void wgmma_mma_model(LaneArray<float, Regs>& acc, uint64_t da, uint64_t db, bool accumulate,
-                            std::source_location l) {
-  m90::wgmma_mma(&acc.regs[0][0], Regs, da, db, accumulate, l);
+                            std::source_location l, bool f16 = false) {
+  m90::wgmma_mma(&acc.regs[0][0], Regs, da, db, accumulate, l, f16);
 }
 inline void wgmma_m64n64k16_bf16_ss(LaneArray<float, 32>& acc, uint64_t da, uint64_t db,
                                     bool accumulate, Loc l = Loc::current()) {
@@ -33,6 +33,18 @@ inline void wgmma_m64n128k16_bf16_ss(LaneArray<float, 64>& acc, uint64_t da, uin
 inline void wgmma_m64n256k16_bf16_ss(LaneArray<float, 128>& acc, uint64_t da, uint64_t db,
                                      bool accumulate, Loc l = Loc::current()) {
   wgmma_mma_model(acc, da, db, accumulate, l);
+}
+inline void wgmma_m64n64k16_f16_ss(LaneArray<float, 32>& acc, uint64_t da, uint64_t db,
+                                   bool accumulate, Loc l = Loc::current()) {
+  wgmma_mma_model(acc, da, db, accumulate, l, true);
+}
+inline void wgmma_m64n128k16_f16_ss(LaneArray<float, 64>& acc, uint64_t da, uint64_t db,
+                                    bool accumulate, Loc l = Loc::current()) {
+  wgmma_mma_model(acc, da, db, accumulate, l, true);
+}
+inline void wgmma_m64n256k16_f16_ss(LaneArray<float, 128>& acc, uint64_t da, uint64_t db,
+                                    bool accumulate, Loc l = Loc::current()) {
+  wgmma_mma_model(acc, da, db, accumulate, l, true);
 }
 inline void wgmma_fence(Loc l = Loc::current()) { m90::wgmma_fence(l); }
 inline void wgmma_commit_group(Loc l = Loc::current()) { m90::wgmma_commit_group(l); }

@@ -505,6 +505,7 @@ int merge_job(const JobDir& d, Manifest& m, const std::string& json_path) {
 int sweep_distributed(const SweepArgs& a) {
   if (a.dist.task()) return sweep_task(a);
   const Sweep plan = plan_sweep(a.problem, a.base, a.tile_ns, a.stages, a.variants);
+  require_runnable(plan);
   JobPlan p;
   p.command = "sweep";
   p.dist = &a.dist;

@@ -64,6 +64,17 @@ Sweep plan_sweep(const Problem& problem, const sim::MatmulRequest& base,
   return s;
 }
 
+void require_runnable(const Sweep& plan) {
+  if (!plan.points.empty() || plan.skipped.empty()) return;
+  const std::string& first = plan.skipped.front().reason;
+  size_t others = 0;
+  for (const Skipped& k : plan.skipped) others += k.reason != first ? 1 : 0;
+  if (others == 0) throw UsageError(first);
+  throw UsageError(fmt::format("no configuration of the sweep can run: {} (and {} with other reasons; "
+                               "sim run with one configuration shows each)",
+                               first, others));
+}
+
 void set_sweep_result(SweepPoint& p, const sim::IsolatedResult& res) {
   if (!res.ok) {
     p.error = res.error;
@@ -273,6 +284,7 @@ int sweep_locally(const SweepArgs& a) {
   // run_sweep, with the estimate before and done/total during.
   const auto t0 = std::chrono::steady_clock::now();
   Sweep s = plan_sweep(problem, base, a.tile_ns, a.stages, a.variants);
+  require_runnable(s);
   double est_s = 0;
   for (const SweepPoint& p : s.points) est_s += problem.estimate(p.q).wall_s;
   est_s /= std::max<double>(1, std::min<double>(a.jobs, static_cast<double>(s.points.size())));

@@ -59,6 +59,10 @@ Sweep run_sweep(const Problem& problem, const sim::MatmulRequest& base,
 Sweep plan_sweep(const Problem& problem, const sim::MatmulRequest& base,
                  const std::vector<uint32_t>& tile_ns, const std::vector<uint32_t>& stages,
                  const std::vector<std::string>& variants = {});
+// Throws UsageError when no configuration of the plan can run (every one
+// skipped): the problem itself is refused, as sim run refuses it; one line,
+// the reason when all share it.
+void require_runnable(const Sweep& plan);
 // Runs s.points[i] for each i of `which` (in that order, `jobs` at a time)
 // and fills in their results; `raw`, when given, also gets each point's index
 // and what its simulation process handed back.

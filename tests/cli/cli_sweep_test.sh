@@ -93,6 +93,10 @@ expect_usage_error "--m" --n 64 --k 64
 expect_usage_error "extra" "${SHAPE[@]}" extra
 expect_usage_error "'ping' is not one of pingpong, wave_specialized" --arch mi300x --m 64 --n 64 --k 64 --amd-kernel ping
 expect_usage_error "has one kernel" "${SHAPE[@]}" --amd-kernel pingpong
+# A sweep none of whose configurations can run is refused like sim run: the
+# problem's own reason when all share it, else the first and a count.
+expect_usage_error "TMA needs a global row pitch that is a multiple of 16 bytes" --m 256 --n 256 --k 100 --tile-n 128 --stages 2-3
+expect_usage_error "no configuration of the sweep can run" "${SHAPE[@]}" --stages 7-8 --tile-n 256
 
 # --- mi300x: both AMD kernels, labelled with their own tile K (32) -------------
 timeout 120 "$sim" sweep --arch mi300x --m 256 --n 384 --k 256 --json "$tmp/amd.json" >"$tmp/amd.txt" 2>&1 ||

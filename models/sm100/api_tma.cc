@@ -142,6 +142,7 @@ void tma_store_2d(const TensorMapModel* map, const void* smem_src, int32_t c0, i
     tensormap_read(map, write_done, loc);
     wa.open.read_done = std::max(wa.open.read_done, read_done);
     wa.open.write_done = std::max(wa.open.write_done, write_done);
+    if (wa.open.stores++ == 0) wa.open.first = loc;
     wa.open_nonempty = true;
     if (gpu().functional()) {
       // Snapshot the box at read completion, write it at write completion.

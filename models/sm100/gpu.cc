@@ -105,6 +105,7 @@ void Gpu::start_cta(int id, int sm) {
     sim::Warp& warp = engine_.spawn_warp(id, w, 32, [this, &cta, body = body_] {
       if (params_.cta_start_latency > 0) this->warp().stall(params_.cta_start_latency, "CTA start");
       body();
+      check_bulk_groups_at_exit(cta, this->warp());
       on_warp_exit(cta);
     });
     warp.traced = cta.traced;
@@ -117,6 +118,34 @@ int Gpu::cancel_pending() {
   if (next_pending_ >= num_ctas()) return -1;
   ++cancelled_;
   return next_pending_++;
+}
+
+void Gpu::check_bulk_groups_at_exit(Cta& cta, const sim::Warp& w) {
+  const WarpAsync& wa = cta.warp_async[static_cast<size_t>(w.index())];
+  uint32_t stores = 0;
+  const std::source_location* first = nullptr;
+  for (size_t i = wa.reads_waited; i < wa.groups.size(); ++i)
+    if (wa.groups[i].stores > 0) {
+      stores += wa.groups[i].stores;
+      if (first == nullptr) first = &wa.groups[i].first;
+    }
+  if (wa.open_nonempty) {
+    stores += wa.open.stores;
+    if (first == nullptr) first = &wa.open.first;
+  }
+  if (stores == 0) return;
+  sim::Finding f;
+  f.cls = "commit_group";
+  f.rule = "bulk_group.alive_at_exit";
+  f.message = fmt::format(
+      "warp {} of CTA {} exited with {} TMA store(s) whose reads of shared memory it never waited "
+      "for{}; the CTA's shared memory may be given to the next CTA on this SM while they still "
+      "read it: cp.async.bulk.wait_group.read 0 before the warp exits",
+      w.index(), cta.id, stores, wa.open_nonempty ? " (some never committed)" : "");
+  f.location = sim::format_location(*first);
+  f.cta = cta.id;
+  f.warp = w.index();
+  engine_.report(std::move(f));
 }
 
 void Gpu::on_warp_exit(Cta& cta) {

@@ -93,6 +93,8 @@ struct BulkGroup {
   Cycle read_done = 0;
   Cycle write_done = 0;
   std::vector<sim::OpId> reads, writes;  // observer operations of its stores
+  uint32_t stores = 0;                   // TMA stores in the group
+  std::source_location first;            // where its first store was issued
 };
 
 // Async bookkeeping of one warp (tcgen05 and bulk async-group state is per
@@ -298,6 +300,10 @@ class Gpu {
   [[noreturn]] static void not_in_kernel();
   void start_cta(int id, int sm);
   void on_warp_exit(Cta& cta);
+  // A warp that exits with TMA stores whose reads of SMEM it never waited
+  // for (cp.async.bulk.wait_group.read): the CTA's SMEM may go to the next
+  // CTA on the SM while they still read it. A finding at the first store.
+  void check_bulk_groups_at_exit(Cta& cta, const sim::Warp& w);
   void classify_deadlock(sim::Finding& f);
 
   Params params_;

@@ -117,6 +117,7 @@ SK_CORPUS_CASE(kNamedBarrierPartial, "named_barrier_partial", "named barrier rea
 SK_CORPUS_CASE(kRetargetA, "retarget_a", "A's map retargeted per tile: twin of the tensormap bugs");
 SK_CORPUS_CASE(kTensormapNoFence, "tensormap_no_fence", "retargeted map used without acquire");
 SK_CORPUS_CASE(kTensormapInUse, "tensormap_in_use", "map retargeted while its loads are in flight");
+SK_CORPUS_CASE(kStoreAliveAtExit, "store_alive_at_exit", "epilogue exits without waiting for its last TMA stores");
 
 }  // namespace
 }  // namespace sk::corpus

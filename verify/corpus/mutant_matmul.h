@@ -45,7 +45,7 @@ enum class Bug {
   kReinitWithoutInval, kSmemOverCapacity, kMisalignedTmaDst, kStageNeverReleased,
   kStageDoubleRelease, kTileToTwoCtas, kAllocOneLane, kLaneQuarter, kMissingWaitLd,
   kStagingReuse, kMmaPlainRelease, kNamedBarrierPartial,
-  kRetargetA, kTensormapNoFence, kTensormapInUse,
+  kRetargetA, kTensormapNoFence, kTensormapInUse, kStoreAliveAtExit,
 };
 
 template <Bug B>
@@ -290,7 +290,8 @@ struct MutantMatmul {
         std::move(stage).release();
       }
     }
-    if (auto lane = elect_one()) arch::bulk_wait_group<0>();
+    if constexpr (B != Bug::kStoreAliveAtExit)
+      if (auto lane = elect_one()) arch::bulk_wait_group<0>();
     arch::sync_warp();
     arch::tcgen05_fence_before_thread_sync();
     if (auto lane = elect_one()) arch::mbarrier_arrive(&s.dealloc_bar);

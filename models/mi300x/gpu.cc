@@ -128,6 +128,29 @@ void Gpu::trace_busy(const std::string& name, int rank, Cycle begin, Cycle end,
 }
 
 void Gpu::on_wave_exit(Workgroup& wg, int wave) {
+  // LDS DMAs no s_waitcnt vmcnt retired: their bytes may land after the
+  // workgroup's LDS went to the next workgroup on the CU.
+  uint32_t live = 0;
+  const std::source_location* first = nullptr;
+  for (const VmOp& op : wg.wave[wave].vm)
+    if (op.dma) {
+      ++live;
+      if (first == nullptr) first = &op.loc;
+    }
+  if (live > 0) {
+    sim::Finding f;
+    f.cls = "lds_dma";
+    f.rule = "lds_dma.alive_at_exit";
+    f.message = fmt::format(
+        "wave {} of workgroup {} exited with {} LDS DMA load(s) that no s_waitcnt vmcnt retired; "
+        "their bytes may land in LDS after it is given to the next workgroup on this CU: "
+        "s_waitcnt vmcnt(0) before the wave exits",
+        wave, wg.id, live);
+    f.location = sim::format_location(*first);
+    f.cta = wg.id;
+    f.warp = wave;
+    engine_.report(std::move(f));
+  }
   wg.wave[wave].exited = true;
   --wg.alive;
   // gfx942: a wave that ended no longer takes part in s_barrier.

@@ -105,6 +105,8 @@ struct VmOp {
   sim::OpId op = 0;                   // observer operation (LDS DMA), or 0
   std::shared_ptr<DmaWrites> writes;  // LDS DMA data, or null
   uint64_t seq = 0;                   // the wave's issue number, to find it again
+  bool dma = false;                   // an LDS DMA (its bytes land in LDS)
+  std::source_location loc;           // where it was issued
 };
 
 // One wave instruction assembled from the lanes of a per-lane loop.

@@ -5,6 +5,7 @@
 //   corpus_amd.every_lane_signals  64 increments per wave on a stage counter
 //   corpus_amd.lap_early           consumers wait for the previous lap's count
 //   corpus_amd.no_waitcnt          stage released before its LDS DMA retired
+//   corpus_amd.last_wait_short     a wave exits with an LDS DMA no wait retired
 //   corpus_amd.lds_over_capacity   four 16 KiB stages and the counters > 64 KiB
 //   corpus_amd.missing_mma_wave    5 waves launched, the ring counts 6 per lap
 //   corpus_amd.pingpong, corpus_amd.wave_specialized: the shipped kernels
@@ -60,6 +61,8 @@ using Mutant = AmdMutantMatmul<Cfg<Stages>, B, Backend>;
         "corpus_amd.no_waitcnt", "loader releases a stage before its LDS DMA retires"),
     register_amd<Mutant<AmdBug::kNone, Split<4>, 4>, Cfg<4>>(
         "corpus_amd.lds_over_capacity", "four 16 KiB stages plus counters exceed 64 KiB of LDS"),
+    register_amd<Mutant<AmdBug::kLastWaitShort>, Cfg<3>>(
+        "corpus_amd.last_wait_short", "loader exits with its last stage's LDS DMA not retired"),
     register_amd<Mutant<AmdBug::kMissingMmaWave>, Cfg<3>>(
         "corpus_amd.missing_mma_wave", "launched with 3 MMA waves; the ring counts 4 per lap"),
     register_amd<Cdna3PingPongMatmul<Cfg<3>>, Cfg<3>>("corpus_amd.pingpong",

@@ -11,7 +11,10 @@
 //   kNoWaitcnt         a loader wave releases its stage without waiting for
 //                      the stage's LDS DMA (s_waitcnt vmcnt);
 //   kMissingMmaWave    the workgroup is launched with one MMA wave fewer
-//                      than the ring counts per lap.
+//                      than the ring counts per lap;
+//   kLastWaitShort     the loader's last wait keeps the loop's count
+//                      (s_waitcnt vmcnt(N) instead of 0), so it releases the
+//                      last stage and exits with that stage's LDS DMA alive.
 #pragma once
 
 #include <utility>
@@ -26,7 +29,7 @@
 
 namespace sk::corpus {
 
-enum class AmdBug { kNone, kEveryLaneSignals, kNoWaitcnt, kMissingMmaWave };
+enum class AmdBug { kNone, kEveryLaneSignals, kNoWaitcnt, kMissingMmaWave, kLastWaitShort };
 
 template <class Cfg, AmdBug B, class Backend>
 struct AmdMutantMatmul {
@@ -74,7 +77,10 @@ struct AmdMutantMatmul {
       release_loaded(std::move(pending));
       pending = std::move(next);
     }
-    if constexpr (B != AmdBug::kNoWaitcnt) arch::s_waitcnt_vmcnt<0>();
+    if constexpr (B == AmdBug::kLastWaitShort)
+      arch::s_waitcnt_vmcnt<kVmPerStep>();
+    else if constexpr (B != AmdBug::kNoWaitcnt)
+      arch::s_waitcnt_vmcnt<0>();
     release_loaded(std::move(pending));
   }
 

@@ -106,6 +106,7 @@ void Gpu::start_cta(int id, int sm) {
       if (params_.cta_start_latency > 0) this->warp().stall(params_.cta_start_latency, "CTA start");
       body();
       check_bulk_groups_at_exit(cta, this->warp());
+      if (warp_exit_hook_) warp_exit_hook_(cta, this->warp());
       on_warp_exit(cta);
     });
     warp.traced = cta.traced;

@@ -285,6 +285,11 @@ class Gpu {
   }
 
   // Which SMs a trace covers (empty: all). Call before launch().
+  // Called as each warp exits, after the model's own checks: the SM90
+  // warpgroup-MMA API checks its groups there (models/sm90/api_wgmma.cc).
+  void set_warp_exit_hook(std::function<void(Cta&, const sim::Warp&)> hook) {
+    warp_exit_hook_ = std::move(hook);
+  }
   void set_trace_sms(std::vector<int> sms) { trace_sms_ = std::move(sms); }
   // Counter updates of a traced CTA, applied at simulated time `at`.
   void count_bytes_in_flight(Cta& cta, Cycle at, int64_t delta);
@@ -304,6 +309,7 @@ class Gpu {
   // for (cp.async.bulk.wait_group.read): the CTA's SMEM may go to the next
   // CTA on the SM while they still read it. A finding at the first store.
   void check_bulk_groups_at_exit(Cta& cta, const sim::Warp& w);
+
   void classify_deadlock(sim::Finding& f);
 
   Params params_;
@@ -316,6 +322,7 @@ class Gpu {
   std::vector<std::unique_ptr<Cta>> ctas_;  // by CTA id; null until started
   // The launch, for CTAs started later.
   std::function<void()> body_;
+  std::function<void(Cta&, const sim::Warp&)> warp_exit_hook_;
   int warps_per_cta_ = 0;
   uint32_t smem_bytes_ = 0;
   int next_pending_ = 0;  // pending CTAs are [next_pending_, grid)

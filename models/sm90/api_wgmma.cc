@@ -46,6 +46,8 @@ struct Group {
   Cycle done = 0;
   int n = 0;  // the widest op's N
   std::vector<sim::OpId> ops;
+  int mmas = 0;      // wgmma.mma_async issued into the group
+  Loc first;         // where the first was issued
 };
 struct WarpGroups {
   Group open;
@@ -92,8 +94,38 @@ WritePath& write_path() {
   return p;
 }
 
+namespace {
+// A warp that exits with warpgroup MMAs it never waited for
+// (wgmma.wait_group): they may still read its CTA's shared memory and write
+// registers of a warp that no longer exists.
+void check_groups_at_exit(Cta& cta, const sim::Warp& w) {
+  auto it = groups().find(&w);
+  if (it == groups().end()) return;
+  const WarpGroups& wg = it->second;
+  int mmas = wg.open.mmas;
+  const Loc* first = wg.open.mmas > 0 ? &wg.open.first : nullptr;
+  for (const Group& g : wg.committed) {
+    mmas += g.mmas;
+    if (first == nullptr && g.mmas > 0) first = &g.first;
+  }
+  if (mmas == 0) return;
+  sim::Finding f;
+  f.cls = "commit_group";
+  f.rule = "wgmma.alive_at_exit";
+  f.message = fmt::format(
+      "warp {} of CTA {} exited with {} wgmma.mma_async it never waited for{} (they may still "
+      "read shared memory and write its accumulators): wgmma.wait_group 0 before the warp exits",
+      w.index(), cta.id, mmas, wg.open.mmas > 0 ? " (some never committed)" : "");
+  f.location = sim::format_location(*first);
+  f.cta = cta.id;
+  f.warp = w.index();
+  gpu().engine().report(std::move(f));
+}
+}  // namespace
+
 void reset() {
   groups().clear();
+  gpu().set_warp_exit_hook(check_groups_at_exit);
   phase_clock().stop();
   write_path().reset(
       [] {
@@ -167,6 +199,7 @@ void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accu
   // issued at `start` finishes with the op about a whole interval later.
   wg.open.done = std::max(wg.open.done, start + whole + extras().wgmma_latency_extra);
   wg.open.n = std::max(wg.open.n, n);
+  if (wg.open.mmas++ == 0) wg.open.first = loc;
   if (cta.traced)
     gpu().engine().trace().slice(sim::TraceSlice{gpu().engine_track(cta, "tensor core", 10), start,
                                                  start + ii, fmt::format("wgmma m64n{}k16 q{}", n, quarter),

@@ -151,6 +151,29 @@ void Gpu::check_bulk_groups_at_exit(Cta& cta, const sim::Warp& w) {
 
 void Gpu::on_warp_exit(Cta& cta) {
   if (++cta.warps_done != cta.warps) return;
+  // CTA exit: every TMA load must be ordered before it by a wait on the
+  // phase it completes; otherwise its bytes may land in shared memory the
+  // SM has given to the next CTA.
+  for (auto& [offset, b] : cta.barriers) {
+    if (!b.valid) continue;
+    const bool unwaited = b.loads_in_flight > 0 || b.loads_this_phase > 0 ||
+                          (!b.observed && b.completed_had_loads);
+    if (!unwaited) continue;
+    sim::Finding f;
+    f.cls = "tma";
+    f.rule = "tma.load_alive_at_exit";
+    f.message = fmt::format(
+        "CTA {} exited with TMA loads completing on {} that no wait ordered before its exit ({}); "
+        "they may write shared memory after the SM gives it to the next CTA: wait on the phase "
+        "they complete before exiting, or do not issue them",
+        cta.id, b.name.empty() ? fmt::format("the mbarrier at SMEM offset {}", offset) : b.name,
+        b.loads_in_flight > 0 ? fmt::format("{} still in flight", b.loads_in_flight)
+        : b.loads_this_phase > 0 ? "their phase never completed"
+                                 : "the phase they completed was never waited for");
+    f.location = sim::format_location(b.last_load);
+    f.cta = cta.id;
+    engine_.report(std::move(f));
+  }
   // CTA exit: TMEM must be fully deallocated (PTX 9.7.16.7.1).
   for (auto [col, n] : cta.tmem.allocs) {
     sim::Finding f;

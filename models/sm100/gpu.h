@@ -77,6 +77,11 @@ struct Mbarrier {
   const char* last_op = nullptr;
   uint64_t arrivals_total = 0;
   uint32_t loads_in_flight = 0;       // TMA loads issued, complete_tx pending
+  // TMA loads issued into the incomplete phase; whether the last completed
+  // phase had any; where the latest load was issued (CTA-exit check).
+  uint32_t loads_this_phase = 0;
+  bool completed_had_loads = false;
+  std::source_location last_load;
   bool early_reported = false;
   std::vector<int64_t> observed_by;   // per warp: last completed phase it observed
   bool stale_reported = false;

@@ -36,6 +36,8 @@ void maybe_complete(Gpu& gpu, Mbarrier& b, uint64_t flow) {
   ++b.phase;
   b.pending = b.expected;
   b.observed = false;
+  b.completed_had_loads = b.loads_this_phase > 0;
+  b.loads_this_phase = 0;
   b.flow = b.pending_flow;
   b.pending_flow = 0;
   b.flipped->notify(sc_core::SC_ZERO_TIME);
@@ -243,7 +245,11 @@ void arrive_async(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow, const char* op
   maybe_complete(gpu, b, flow);
 }
 
-void load_issued(Mbarrier& b) { ++b.loads_in_flight; }
+void load_issued(Mbarrier& b, const Loc& loc) {
+  ++b.loads_in_flight;
+  ++b.loads_this_phase;
+  b.last_load = loc;
+}
 
 void complete_tx(Gpu& gpu, Cta& cta, Mbarrier& b, uint32_t bytes, uint64_t flow, sim::OpId id) {
   if (b.loads_in_flight > 0) --b.loads_in_flight;

@@ -32,7 +32,7 @@ void arrive(Gpu& gpu, uint64_t* bar, uint32_t count, uint64_t flow, const Loc& l
 void arrive_async(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow, const char* op, sim::OpId id,
                   std::span<const sim::OpId> covered);
 // A TMA load that will complete_tx on `b` was issued.
-void load_issued(Mbarrier& b);
+void load_issued(Mbarrier& b, const Loc& loc);
 // Async-agent side (TMA): decrements tx-count on barrier `b` of `cta`.
 void complete_tx(Gpu& gpu, Cta& cta, Mbarrier& b, uint32_t bytes, uint64_t flow, sim::OpId id);
 // Blocks the current warp until the phase of parity `parity` has completed.

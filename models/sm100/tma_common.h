@@ -295,7 +295,7 @@ void issue_load(sim::Warp& w, Cta& cta, const TensorMapModel* map, const TensorM
                                std::move(args), flow, w.take_flow()});
     }
     Mbarrier* bp = b;
-    mbar::load_issued(*b);
+    mbar::load_issued(*b, loc);
     gpu().engine().at(done, [&cta, mover = make_mover(), bp, bytes, flow, op]() mutable {
       mover(cta);
       gpu().load_landed(cta);

@@ -118,6 +118,7 @@ SK_CORPUS_CASE(kRetargetA, "retarget_a", "A's map retargeted per tile: twin of t
 SK_CORPUS_CASE(kTensormapNoFence, "tensormap_no_fence", "retargeted map used without acquire");
 SK_CORPUS_CASE(kTensormapInUse, "tensormap_in_use", "map retargeted while its loads are in flight");
 SK_CORPUS_CASE(kStoreAliveAtExit, "store_alive_at_exit", "epilogue exits without waiting for its last TMA stores");
+SK_CORPUS_CASE(kLoadAliveAtExit, "load_alive_at_exit", "producer prefetches a stage no warp waits for, then exits");
 
 }  // namespace
 }  // namespace sk::corpus

@@ -45,7 +45,7 @@ enum class Bug {
   kReinitWithoutInval, kSmemOverCapacity, kMisalignedTmaDst, kStageNeverReleased,
   kStageDoubleRelease, kTileToTwoCtas, kAllocOneLane, kLaneQuarter, kMissingWaitLd,
   kStagingReuse, kMmaPlainRelease, kNamedBarrierPartial,
-  kRetargetA, kTensormapNoFence, kTensormapInUse, kStoreAliveAtExit,
+  kRetargetA, kTensormapNoFence, kTensormapInUse, kStoreAliveAtExit, kLoadAliveAtExit,
 };
 
 template <Bug B>
@@ -201,6 +201,14 @@ struct MutantMatmul {
       }
     }
     for (int i = 0; i < S; ++i, st.advance()) wait(&s.input.empty[st.index()], empty_parity(st.lap()));
+    if constexpr (B == Bug::kLoadAliveAtExit) {
+      // A prefetch of a k-block nobody will compute: no warp waits for it.
+      if (auto lane = elect_one()) {
+        const uint32_t i = st.index();
+        arch::mbarrier_arrive_expect_tx(&s.input.full[i], BM * BK * 2);
+        a_loader.load(s.a[i], &s.input.full[i], 0, 0);
+      }
+    }
   }
 
   SK_DEVICE static void mma(const Params& p, Smem& s, const WorkPipe& work) {

@@ -35,9 +35,11 @@ struct Cdna3MatmulParams {
   uint32_t m, n, k, lda, ldb, ldd;
 };
 
-template <int BM, int BN, int BK, int Stages>
+// F16: A and B are IEEE F16 (the kernels' MfmaOp issues the f16 MFMA).
+template <int BM, int BN, int BK, int Stages, bool F16 = false>
 struct Cdna3MatmulConfig {
   static constexpr int kBM = BM, kBN = BN, kBK = BK, kStages = Stages;
+  static constexpr bool kF16 = F16;
   using Params = Cdna3MatmulParams;
   using Payload = StandardPayload<bf16_t, BM, BN, BK, Stages>;
   using Tiles = typename Payload::Tiles;

@@ -27,7 +27,8 @@
 
 namespace sk {
 
-template <int WM, int WN, int BK>
+// F16: the operands are IEEE F16 (v_mfma_f32_32x32x8f16) instead of BF16.
+template <int WM, int WN, int BK, bool F16 = false>
 struct MfmaOp {
   static_assert(WM % 32 == 0 && WN % 32 == 0 && BK % 8 == 0, "32x32x8 MFMA blocks");
   static constexpr int kTilesM = WM / 32;
@@ -57,7 +58,12 @@ struct MfmaOp {
               b_tile + Layout::offset(n0 + 32 * j + l % 32, kbyte)));
       });
       for (int i = 0; i < kTilesM; ++i)
-        for (int j = 0; j < kTilesN; ++j) arch::mfma_f32_32x32x8_bf16(acc, i * kTilesN + j, a, i, b, j);
+        for (int j = 0; j < kTilesN; ++j) {
+          if constexpr (F16)
+            arch::mfma_f32_32x32x8_f16(acc, i * kTilesN + j, a, i, b, j);
+          else
+            arch::mfma_f32_32x32x8_bf16(acc, i * kTilesN + j, a, i, b, j);
+        }
     }
   }
 };

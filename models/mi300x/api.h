@@ -56,6 +56,10 @@ void mfma_f32_32x32x8_bf16(Acc16* c, int c_stride, const Bf16x4* a, int a_stride
                            int b_stride, const Loc& loc);
 void mfma_f32_16x16x16_bf16(Acc4* c, int c_stride, const Bf16x4* a, int a_stride, const Bf16x4* b,
                             int b_stride, const Loc& loc);
+// v_mfma_f32_32x32x8_f16: the same shape with IEEE F16 operands (their bits
+// in the same 4 x 16-bit registers).
+void mfma_f32_32x32x8_f16(Acc16* c, int c_stride, const Bf16x4* a, int a_stride, const Bf16x4* b,
+                          int b_stride, const Loc& loc);
 
 void annotate_counter(const uint32_t* counter, const char* name, int index,
                       uint32_t arrivals_per_lap);

@@ -1,5 +1,7 @@
-// api_mfma.cc: v_mfma_f32_32x32x8_bf16 and v_mfma_f32_16x16x16_bf16
-// (kernels/arch/gfx942/device/mfma.h gives the lane layouts used here).
+// api_mfma.cc: v_mfma_f32_32x32x8_bf16, v_mfma_f32_16x16x16_bf16 and
+// v_mfma_f32_32x32x8_f16 (kernels/arch/gfx942/device/mfma.h gives the lane
+// layouts used here; the F16 form has the BF16 one's layout and, in the
+// CDNA3 ISA's MFMA table, its 16 passes, so it takes the same cycles).
 //
 // Invariants: all 64 lanes take part (a partial wave is a finding and the
 // instruction is skipped); products of BF16 values are exact in FP32 and the
@@ -17,14 +19,14 @@
 namespace sk::models::mi300x::api {
 namespace {
 
-float bf16(uint16_t bits) { return bf16_to_float(bits); }
+float element(uint16_t bits, bool f16) { return f16 ? fp16_to_float(bits) : bf16_to_float(bits); }
 
 // M = N = kM, K = 4 * (64 / kM); kRegs accumulator registers per lane.
 // crow(l, r) is the row of C held by register r of lane l; its column is
 // l % kM. Lane l holds A[l % kM][4 * (l / kM) + i] and B[4 * (l / kM) + i][l % kM].
 template <int kM, int kRegs, class AccT, class RowFn>
 void mfma(AccT* c, int cs, const Bf16x4* a, int as, const Bf16x4* b, int bs, uint32_t cycles,
-          RowFn crow, const char* name, const Loc& loc) {
+          RowFn crow, const char* name, const Loc& loc, bool f16 = false) {
   constexpr int kK = 4 * (64 / kM);
   sim::Warp& w = issue_local(loc);
   if (w.active_count() != 64) {
@@ -51,8 +53,8 @@ void mfma(AccT* c, int cs, const Bf16x4* a, int as, const Bf16x4* b, int bs, uin
   float A[kM][kK], B[kK][kM];
   for (int l = 0; l < 64; ++l)
     for (int i = 0; i < 4; ++i) {
-      A[l % kM][4 * (l / kM) + i] = bf16(a[l * as].v[i]);
-      B[4 * (l / kM) + i][l % kM] = bf16(b[l * bs].v[i]);
+      A[l % kM][4 * (l / kM) + i] = element(a[l * as].v[i], f16);
+      B[4 * (l / kM) + i][l % kM] = element(b[l * bs].v[i], f16);
     }
   for (int l = 0; l < 64; ++l)
     for (int r = 0; r < kRegs; ++r) {
@@ -71,6 +73,14 @@ void mfma_f32_32x32x8_bf16(Acc16* c, int c_stride, const Bf16x4* a, int a_stride
       c, c_stride, a, a_stride, b, b_stride, gpu().params().mfma_32x32x8_bf16_cycles,
       [](int l, int r) { return 8 * (r / 4) + 4 * (l / 32) + (r % 4); },
       "v_mfma_f32_32x32x8_bf16", loc);
+}
+
+void mfma_f32_32x32x8_f16(Acc16* c, int c_stride, const Bf16x4* a, int a_stride, const Bf16x4* b,
+                          int b_stride, const Loc& loc) {
+  mfma<32, 16>(
+      c, c_stride, a, a_stride, b, b_stride, gpu().params().mfma_32x32x8_bf16_cycles,
+      [](int l, int r) { return 8 * (r / 4) + 4 * (l / 32) + (r % 4); },
+      "v_mfma_f32_32x32x8_f16", loc, true);
 }
 
 void mfma_f32_16x16x16_bf16(Acc4* c, int c_stride, const Bf16x4* a, int a_stride, const Bf16x4* b,

@@ -147,9 +147,6 @@ std::string validate_matmul(const MatmulRequest& q) {
     return "unknown architecture '" + q.arch + "'";
   }
   if (!err.empty()) return err;
-  if (q.in_f16 && q.arch == "mi300x")
-    return "--in-dtype f16 is modelled on sm100 and sm90 so far (the F16 forms of mi300x's mfma "
-           "are not in its model yet); use bf16";
   if (std::string e = validate_leading_dims(q); !e.empty()) return e;
   return validate_resources(q);
 }

@@ -71,7 +71,7 @@ RunResult run_cdna3_kernel(const MatmulRequest& q, const std::string& name) {
   r.m = q.m;
   r.n = q.n;
   r.k = q.k;
-  r.config_name = fmt::format("cdna3_{}_bf16_{}x{}x{}_s{}_bf16out", name, Cfg::kBM, Cfg::kBN,
+  r.config_name = fmt::format("cdna3_{}_{}_{}x{}x{}_s{}_bf16out", name, Cfg::kF16 ? "f16" : "bf16", Cfg::kBM, Cfg::kBN,
                               Cfg::kBK, Cfg::kStages);
   r.scheduler = "static";
   r.tile_m = Cfg::kBM;

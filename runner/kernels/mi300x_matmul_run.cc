@@ -92,12 +92,16 @@ namespace {
 constexpr uint32_t kTileM = 128, kTileN = 128, kTileK = 32;
 
 
-template <int S>
-RunResult run_stages(const MatmulRequest& q) {
-  using Cfg = Cdna3MatmulConfig<kTileM, kTileN, kTileK, S>;
+template <int S, bool F16>
+RunResult run_kernel(const MatmulRequest& q) {
+  using Cfg = Cdna3MatmulConfig<kTileM, kTileN, kTileK, S, F16>;
   if (q.amd_kernel == "wave_specialized")
     return run_cdna3_kernel<Cdna3WaveSpecializedMatmul<Cfg>, Cfg>(q, "wave_specialized");
   return run_cdna3_kernel<Cdna3PingPongMatmul<Cfg>, Cfg>(q, "pingpong");
+}
+template <int S>
+RunResult run_stages(const MatmulRequest& q) {
+  return q.in_f16 ? run_kernel<S, true>(q) : run_kernel<S, false>(q);
 }
 }  // namespace
 

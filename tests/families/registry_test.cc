@@ -223,6 +223,39 @@ TEST_CASE("mi300x moves at least its compulsory bytes with every kernel") {
     }
 }
 
+// F16 operands take the BF16 forms' time on every architecture (the same
+// tensor-core and matrix-core rates); only the element decoding differs.
+TEST_CASE("matmul with F16 inputs predicts the BF16 time") {
+  const Family* f = find_family("matmul");
+  REQUIRE(f != nullptr);
+  for (const char* arch : {"sm100", "sm90", "mi300x"}) {
+    CAPTURE(arch);
+    uint64_t cycles[2] = {0, 0};
+    for (int f16 = 0; f16 < 2; ++f16) {
+      Values v;
+      v.set("m", "512");
+      v.set("n", "384");
+      v.set("k", "520");
+      if (f16) v.set("in-dtype", "f16");
+      MatmulRequest q;
+      q.arch = arch;
+      REQUIRE(f->bind(v, q).empty());
+      CHECK(q.in_f16 == (f16 == 1));
+      q.tile_n = f->space(arch)->default_tile_n;
+      q.stages = f->space(arch)->default_stages;
+      REQUIRE(f->validate(v, q) == "");
+      const auto res = run_isolated(
+          [&] { return boost::json::serialize(to_json(f->simulate(v, q))); }, 120);
+      REQUIRE(res.ok);
+      const RunResult r = run_result_from_json(boost::json::parse(res.payload));
+      REQUIRE(r.status == "completed");
+      CHECK(r.config_name.find(f16 ? "_f16_" : "_bf16_") != std::string::npos);
+      cycles[f16] = r.cycles;
+    }
+    CHECK(cycles[0] == cycles[1]);
+  }
+}
+
 TEST_CASE("seeded bugs are corpus cases") {
   REQUIRE(!g_corpus_build.empty());
   size_t named = 0;

@@ -49,6 +49,7 @@ namespace sk::arch {
 
 namespace detail {
 using bf16x4_bits = short __attribute__((ext_vector_type(4)));
+using f16x4 = _Float16 __attribute__((ext_vector_type(4)));
 using f32x4 = float __attribute__((ext_vector_type(4)));
 using f32x16 = float __attribute__((ext_vector_type(16)));
 }  // namespace detail
@@ -59,6 +60,16 @@ SK_DEVICE void mfma_f32_32x32x8_bf16(Acc16& c, Bf16x4 a, Bf16x4 b) {
   const auto cv = __builtin_bit_cast(detail::f32x16, c);
   c = __builtin_bit_cast(Acc16, __builtin_amdgcn_mfma_f32_32x32x8bf16_1k(
                                     av, bv, cv, /*cbsz=*/0, /*abid=*/0, /*blgp=*/0));
+}
+
+// v_mfma_f32_32x32x8f16: the 32x32x8 shape with F16 operands, whose bits
+// travel in the same 4 x 16-bit registers (Bf16x4 is their storage type).
+SK_DEVICE void mfma_f32_32x32x8_f16(Acc16& c, Bf16x4 a, Bf16x4 b) {
+  const auto av = __builtin_bit_cast(detail::f16x4, a);
+  const auto bv = __builtin_bit_cast(detail::f16x4, b);
+  const auto cv = __builtin_bit_cast(detail::f32x16, c);
+  c = __builtin_bit_cast(Acc16, __builtin_amdgcn_mfma_f32_32x32x8f16(av, bv, cv, /*cbsz=*/0,
+                                                                     /*abid=*/0, /*blgp=*/0));
 }
 
 SK_DEVICE void mfma_f32_16x16x16_bf16(Acc4& c, Bf16x4 a, Bf16x4 b) {
@@ -73,6 +84,12 @@ template <int NC, int NA, int NB>
 SK_DEVICE void mfma_f32_32x32x8_bf16(WaveArray<Acc16, NC>& c, int ci, const WaveArray<Bf16x4, NA>& a,
                                      int ai, const WaveArray<Bf16x4, NB>& b, int bi) {
   mfma_f32_32x32x8_bf16(c.lane(0)[ci], a.lane(0)[ai], b.lane(0)[bi]);
+}
+
+template <int NC, int NA, int NB>
+SK_DEVICE void mfma_f32_32x32x8_f16(WaveArray<Acc16, NC>& c, int ci, const WaveArray<Bf16x4, NA>& a,
+                                    int ai, const WaveArray<Bf16x4, NB>& b, int bi) {
+  mfma_f32_32x32x8_f16(c.lane(0)[ci], a.lane(0)[ai], b.lane(0)[bi]);
 }
 
 template <int NC, int NA, int NB>

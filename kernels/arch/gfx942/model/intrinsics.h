@@ -121,6 +121,12 @@ inline void mfma_f32_32x32x8_bf16(WaveArray<Acc16, NC>& c, int ci, const WaveArr
   amd::mfma_f32_32x32x8_bf16(&c.regs[0][ci], NC, &a.regs[0][ai], NA, &b.regs[0][bi], NB, l);
 }
 template <int NC, int NA, int NB>
+inline void mfma_f32_32x32x8_f16(WaveArray<Acc16, NC>& c, int ci, const WaveArray<Bf16x4, NA>& a,
+                                 int ai, const WaveArray<Bf16x4, NB>& b, int bi,
+                                 Loc l = Loc::current()) {
+  amd::mfma_f32_32x32x8_f16(&c.regs[0][ci], NC, &a.regs[0][ai], NA, &b.regs[0][bi], NB, l);
+}
+template <int NC, int NA, int NB>
 inline void mfma_f32_16x16x16_bf16(WaveArray<Acc4, NC>& c, int ci, const WaveArray<Bf16x4, NA>& a,
                                    int ai, const WaveArray<Bf16x4, NB>& b, int bi,
                                    Loc l = Loc::current()) {

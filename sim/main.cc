@@ -1,7 +1,8 @@
 // main.cc: the `sim` command line.
 //
 //   sim list
-//   sim run --kernel matmul --arch sm100|sm90 --m M --n N --k K [--stages S]
+//   sim run --kernel matmul --arch sm100|sm90|mi300x --m M --n N --k K [--stages S]
+//           [--in-dtype bf16|f16] [--lda L] [--ldb L] [--ldd L] [--pad-rows]
 //   sim run --kernel conv2d --n N --h H --w W --c C --k K --r R --s S [--stride S]
 //           [--pad P] [--dilation D] [the run options below]
 //   sim run --kernel block_scaled_matmul --format mxfp8|nvfp4 [--fp8-type e4m3|e5m2]
@@ -11,7 +12,7 @@
 //           [--seed S] [--functional]
 //           [--trace FILE [--trace-sms LIST]] [--timeline FILE.svg
 //           [--timeline-cta LIST] [--timeline-window FROM:TO]] [--json FILE|-]
-//           [--max-cycles C] [--wall-limit SECONDS]
+//           [--max-cycles C] [--wall-limit SECONDS] [--progress|--no-progress]
 //   sim verify <run options> [--schedules N] [--jobs J]   (seeds --seed .. --seed+N-1)
 //   sim sweep --kernel matmul --arch sm100 --m M --n N --k K [--stages LIST]
 //           [--tile-n LIST] [--out-dtype bf16|f32] [--jobs J] [--json FILE|-]

@@ -50,6 +50,11 @@ void tma_load_2d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32
                  const Loc& loc);
 void tma_store_2d(const TensorMapModel* map, const void* smem_src, int32_t c0, int32_t c1,
                   const Loc& loc);
+// The same on a rank-3 tiled map: c2 names the plane (a batch's matrix).
+void tma_load_3d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32_t c0, int32_t c1,
+                 int32_t c2, const Loc& loc);
+void tma_store_3d(const TensorMapModel* map, const void* smem_src, int32_t c0, int32_t c1,
+                  int32_t c2, const Loc& loc);
 // im2col load (api_tma_im2col.cc): a column of map->pixels_per_column pixels
 // from an NHWC tensor, starting at pixel (n, h, w), channels [c, c + cpp),
 // shifted by the filter offsets (off_w, off_h); complete_tx of the full

@@ -8,8 +8,10 @@
 // (modelled as a read window ending at read_done) and writes the in-bounds part
 // of the box to global memory at write_done. The checks, timing and completion
 // that every load shares live in tma_common.h; the tiled load and the store
-// take tiled maps only (an im2col map is the finding tma.wrong_mode), the
-// im2col load is in api_tma_im2col.cc.
+// take tiled maps only (an im2col map is the finding tma.wrong_mode), through
+// the instruction of the map's rank (.2d or .3d; another is tma.rank_mismatch);
+// a rank-3 box is one plane of the tensor, kept in L2 under the plane's
+// address. The im2col load is in api_tma_im2col.cc.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -29,20 +31,36 @@ using tma::observe_box;
 using tma::smem_box;
 using tma::valid_map;
 
+// A tiled box's coordinates: c0 the contiguous dim, c1 the row, c2 the plane
+// (rank-3 maps; 0 for rank 2).
+struct BoxAt {
+  int32_t c0 = 0, c1 = 0, c2 = 0;
+};
+
+// Whether plane c2 of the map lies inside the tensor (rank 2: plane 0 only),
+// and the global address of its first element.
+bool plane_in(const TensorMapModel& map, int32_t c2) {
+  return map.rank < 3 ? c2 == 0 : c2 >= 0 && static_cast<uint64_t>(c2) < map.dims[2];
+}
+uint64_t plane_address(const TensorMapModel& map, int32_t c2) {
+  return map.global_address + static_cast<uint64_t>(static_cast<int64_t>(c2)) * map.stride2_bytes;
+}
+
 // Copies one box between global memory and SMEM. to_smem: global -> SMEM
 // (zero fill outside the tensor); otherwise SMEM -> global (clipped). `smem`
 // holds the SMEM window starting at offset `window` (the CTA's live SMEM, or a
 // snapshot of the box taken when a store's read completed).
 void move_box(uint8_t* smem, uint32_t window, const TensorMapModel& map, uint32_t smem_off,
-              int32_t c0, int32_t c1, bool to_smem) {
+              BoxAt at, bool to_smem) {
   const uint32_t eb = map.elem_bytes;
   const uint32_t row_bytes = map.box[0] * eb;
-  uint8_t* gbase = gpu().gmem().host(map.global_address);
+  const bool plane = plane_in(map, at.c2);
+  uint8_t* gbase = plane ? gpu().gmem().host(plane_address(map, at.c2)) : nullptr;
   for (uint32_t j = 0; j < map.box[1]; ++j) {
-    int64_t y = static_cast<int64_t>(c1) + j;
-    bool row_in = y >= 0 && static_cast<uint64_t>(y) < map.dims[1];
+    int64_t y = static_cast<int64_t>(at.c1) + j;
+    bool row_in = plane && y >= 0 && static_cast<uint64_t>(y) < map.dims[1];
     for (uint32_t b = 0; b < row_bytes; b += eb) {
-      int64_t x = static_cast<int64_t>(c0) + b / eb;
+      int64_t x = static_cast<int64_t>(at.c0) + b / eb;
       bool in = row_in && x >= 0 && static_cast<uint64_t>(x) < map.dims[0];
       uint32_t s = swizzled_offset(smem_off + j * row_bytes + b, map.swizzle);
       uint8_t* sp = smem + (s - window);
@@ -59,63 +77,84 @@ void move_box(uint8_t* smem, uint32_t window, const TensorMapModel& map, uint32_
 }
 
 // Global-memory rows of the box that lie inside the tensor, as byte ranges.
-std::vector<sim::Range> global_rows(const TensorMapModel& map, int32_t c0, int32_t c1) {
+std::vector<sim::Range> global_rows(const TensorMapModel& map, BoxAt at) {
   std::vector<sim::Range> rows;
-  const int64_t x0 = std::max<int64_t>(c0, 0);
-  const int64_t x1 = std::min<int64_t>(int64_t{c0} + map.box[0], static_cast<int64_t>(map.dims[0]));
-  if (x0 >= x1) return rows;
+  const int64_t x0 = std::max<int64_t>(at.c0, 0);
+  const int64_t x1 = std::min<int64_t>(int64_t{at.c0} + map.box[0], static_cast<int64_t>(map.dims[0]));
+  if (x0 >= x1 || !plane_in(map, at.c2)) return rows;
+  const uint64_t base = plane_address(map, at.c2);
   for (uint32_t j = 0; j < map.box[1]; ++j) {
-    int64_t y = int64_t{c1} + j;
+    int64_t y = int64_t{at.c1} + j;
     if (y < 0 || static_cast<uint64_t>(y) >= map.dims[1]) continue;
-    uint64_t row = map.global_address + static_cast<uint64_t>(y) * map.stride1_bytes;
+    uint64_t row = base + static_cast<uint64_t>(y) * map.stride1_bytes;
     rows.push_back(sim::Range{row + x0 * map.elem_bytes, row + x1 * map.elem_bytes});
   }
   return rows;
 }
 
-}  // namespace
-
-void prefetch_tensormap(const TensorMapModel* map, const Loc& loc) {
-  sim::Warp& w = issue_local(loc);
-  if (!valid_map(map, loc)) return;
-  tensormap_read(map, local_now(w), loc);
-  tma::descriptor_ready(gpu().cta_of_current(), map, local_now(w));
+// A tiled instruction of `rank` dims on a map of another rank is a finding
+// (the hardware's behaviour is undefined); the operation is dropped.
+bool check_rank(const TensorMapModel& map, uint32_t rank, const char* op, const Loc& loc) {
+  if (map.rank == rank) return true;
+  gpu().finding("tma", "tma.rank_mismatch",
+                fmt::format("{} names {} coordinates, but the tensor map has rank {} "
+                            "(use the .{}d form)",
+                            op, rank, map.rank, map.rank),
+                loc);
+  return false;
 }
 
-void tma_load_2d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32_t c0, int32_t c1,
-                 const Loc& loc) {
+void load_tiled(void* smem_dst, const TensorMapModel* map, uint64_t* bar, uint32_t rank, BoxAt at,
+                const Loc& loc) {
   // The load changes the barrier only through its complete_tx, scheduled at
   // its completion; it runs at the warp's local time.
   static constexpr const char* kOp = "cp.async.bulk.tensor (load)";
   sim::Warp& w = issue_local(loc);
-  if (!valid_map(map, loc) || !tma::check_mode(*map, TensorMapMode::kTiled, kOp, loc)) return;
+  if (!valid_map(map, loc) || !tma::check_mode(*map, TensorMapMode::kTiled, kOp, loc) ||
+      !check_rank(*map, rank, kOp, loc))
+    return;
   Cta& cta = gpu().cta_of_current();
   int64_t off = smem_box(cta, smem_dst, *map, kOp, loc);
   Mbarrier* b = mbar::checked(gpu(), bar, "cp.async.bulk.tensor complete_tx", loc);
   if (off < 0 || b == nullptr) return;
   const TensorMapModel m = *map;  // the engine reads the map at issue
-  const tma::L2Part part{BoxKey{m.global_address, c0, c1, m.box[0], m.box[1]}, m.box_bytes()};
+  // L2 keeps the box under its plane's address: planes are separate matrices.
+  const tma::L2Part part{BoxKey{plane_address(m, at.c2), at.c0, at.c1, m.box[0], m.box[1]},
+                         m.box_bytes()};
+  tma::PageSpan pages;
+  if (plane_in(m, at.c2)) {
+    TensorMapModel plane = m;
+    plane.global_address = plane_address(m, at.c2);
+    plane.rank = 2;
+    pages = tma::tiled_pages(plane, at.c0, at.c1);
+  }
   tma::issue_load(
-      w, cta, map, m, b, off, {&part, 1}, tma::tiled_pages(m, c0, c1), [&] { return global_rows(m, c0, c1); },
+      w, cta, map, m, b, off, {&part, 1}, pages, [&] { return global_rows(m, at); },
       [&] {
-        return std::pair{fmt::format("load ({},{})", c0, c1),
-                         std::vector<std::pair<std::string, int64_t>>{{"c0", c0}, {"c1", c1}}};
+        std::vector<std::pair<std::string, int64_t>> args{{"c0", at.c0}, {"c1", at.c1}};
+        if (rank == 3) {
+          args.emplace_back("c2", at.c2);
+          return std::pair{fmt::format("load ({},{},{})", at.c0, at.c1, at.c2), std::move(args)};
+        }
+        return std::pair{fmt::format("load ({},{})", at.c0, at.c1), std::move(args)};
       },
       [&] {
         // The map travels with the event only when bytes move (functional mode).
         auto data = gpu().functional() ? std::make_unique<TensorMapModel>(m) : nullptr;
-        return [data = std::move(data), off, c0, c1](Cta& c) {
-          if (data) move_box(c.smem, 0, *data, static_cast<uint32_t>(off), c0, c1, true);
+        return [data = std::move(data), off, at](Cta& c) {
+          if (data) move_box(c.smem, 0, *data, static_cast<uint32_t>(off), at, true);
         };
       },
       loc);
 }
 
-void tma_store_2d(const TensorMapModel* map, const void* smem_src, int32_t c0, int32_t c1,
-                  const Loc& loc) {
+void store_tiled(const TensorMapModel* map, const void* smem_src, uint32_t rank, BoxAt at,
+                 const Loc& loc) {
   static constexpr const char* kOp = "cp.async.bulk.tensor (store)";
   sim::Warp& w = issue_local(loc);
-  if (!valid_map(map, loc) || !tma::check_mode(*map, TensorMapMode::kTiled, kOp, loc)) return;
+  if (!valid_map(map, loc) || !tma::check_mode(*map, TensorMapMode::kTiled, kOp, loc) ||
+      !check_rank(*map, rank, kOp, loc))
+    return;
   Cta& cta = gpu().cta_of_current();
   int64_t off = smem_box(cta, smem_src, *map, kOp, loc);
   if (off < 0) return;
@@ -127,7 +166,7 @@ void tma_store_2d(const TensorMapModel* map, const void* smem_src, int32_t c0, i
       sim::OpId wr = gpu().obs()->issue_async(w, "tma.store.write");
       const sim::Range box{static_cast<uint64_t>(off), static_cast<uint64_t>(off) + box_span(m)};
       observe_box(rd, sim::Space::kSmem, {&box, 1}, false, "TMA store", loc);
-      auto rows = global_rows(m, c0, c1);
+      auto rows = global_rows(m, at);
       observe_box(wr, sim::Space::kGlobal, rows, true, "TMA store", loc);
       wa.open.reads.push_back(rd);
       wa.open.writes.push_back(wr);
@@ -152,18 +191,48 @@ void tma_store_2d(const TensorMapModel* map, const void* smem_src, int32_t c0, i
       gpu().engine().at(read_done, [&cta, snapshot, o, span] {
         snapshot->assign(cta.smem + o, cta.smem + o + span);
       });
-      gpu().engine().at(write_done, [snapshot, map = std::make_unique<TensorMapModel>(m), o, c0, c1] {
-        move_box(snapshot->data(), o, *map, o, c0, c1, false);
+      gpu().engine().at(write_done, [snapshot, map = std::make_unique<TensorMapModel>(m), o, at] {
+        move_box(snapshot->data(), o, *map, o, at, false);
       });
     }
     auto& tr = gpu().engine().trace();
     if (cta.traced)
       tr.slice(sim::TraceSlice{gpu().engine_track(cta, "TMA store", 50), now, write_done,
-                               fmt::format("store ({},{})", c0, c1),
+                               rank == 3 ? fmt::format("store ({},{},{})", at.c0, at.c1, at.c2)
+                                         : fmt::format("store ({},{})", at.c0, at.c1),
                                {{"bytes", m.box_bytes()}},
                                0,
                                w.take_flow()});
   }
+}
+
+}  // namespace
+
+void prefetch_tensormap(const TensorMapModel* map, const Loc& loc) {
+  sim::Warp& w = issue_local(loc);
+  if (!valid_map(map, loc)) return;
+  tensormap_read(map, local_now(w), loc);
+  tma::descriptor_ready(gpu().cta_of_current(), map, local_now(w));
+}
+
+void tma_load_2d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32_t c0, int32_t c1,
+                 const Loc& loc) {
+  load_tiled(smem_dst, map, bar, 2, BoxAt{c0, c1, 0}, loc);
+}
+
+void tma_load_3d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32_t c0, int32_t c1,
+                 int32_t c2, const Loc& loc) {
+  load_tiled(smem_dst, map, bar, 3, BoxAt{c0, c1, c2}, loc);
+}
+
+void tma_store_2d(const TensorMapModel* map, const void* smem_src, int32_t c0, int32_t c1,
+                  const Loc& loc) {
+  store_tiled(map, smem_src, 2, BoxAt{c0, c1, 0}, loc);
+}
+
+void tma_store_3d(const TensorMapModel* map, const void* smem_src, int32_t c0, int32_t c1,
+                  int32_t c2, const Loc& loc) {
+  store_tiled(map, smem_src, 3, BoxAt{c0, c1, c2}, loc);
 }
 
 void bulk_commit_group(const Loc& loc) {

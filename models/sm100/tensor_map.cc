@@ -39,6 +39,25 @@ std::string encode_tiled_2d(TensorMapModel& map, uint64_t global_address, uint32
   return "";
 }
 
+std::string encode_tiled_3d(TensorMapModel& map, uint64_t global_address, uint32_t elem_bytes,
+                            const uint64_t dims[3], const uint64_t strides_bytes[2],
+                            uint32_t box0, uint32_t box1, Swizzle swizzle) {
+  if (dims[2] == 0 || dims[2] > (1ull << 32))
+    return fmt::format("tensor map: global dim 2 of {} must be in [1, 2^32]", dims[2]);
+  if (strides_bytes[1] % 16 != 0 || strides_bytes[1] >= (1ull << 40))
+    return fmt::format("tensor map: global stride {} B of dim 2 must be a multiple of 16 and < 2^40",
+                       strides_bytes[1]);
+  TensorMapModel m;
+  std::string err = encode_tiled_2d(m, global_address, elem_bytes, dims[0], dims[1],
+                                    strides_bytes[0], box0, box1, swizzle);
+  if (!err.empty()) return err;
+  m.rank = 3;
+  m.dims[2] = dims[2];
+  m.stride2_bytes = strides_bytes[1];
+  map = m;
+  return "";
+}
+
 // Im2col encoding (cuTensorMapEncodeIm2col for rank 4). Checks run in the
 // order the parameters appear, and the first broken rule is reported; a map is
 // written only when every rule holds.

@@ -2,7 +2,8 @@
 //
 // Kernel code treats sk::arch::TensorMap as opaque and only passes its address
 // to TMA intrinsics, exactly as with CUtensorMap on the device. Host code makes
-// one with encode_tiled_2d() or encode_im2col_4d(), which apply the driver's
+// one with encode_tiled_2d(), encode_tiled_3d() or encode_im2col_4d(), which
+// apply the driver's
 // encode rules (cuTensorMapEncodeTiled / cuTensorMapEncodeIm2col, see
 // research/verify.md 4.2) and return an error message instead of a map when a
 // rule is broken.
@@ -14,6 +15,10 @@
 //     map only the im2col load; the other fields of the other mode stay zero;
 //   * box_bytes() is the number of bytes one load writes to shared memory and
 //     counts as complete_tx, in either mode;
+//   * a tiled map has rank 2 or 3 and is used only by the TMA instruction of
+//     its rank (cp.async.bulk.tensor.2d or .3d); a rank-3 box is one plane
+//     deep (box[2] == 1), as batched GEMMs load it; rank-2 maps keep box[2]
+//     at 1 too, so box_bytes() needs no case;
 //   * the object fits in the 128 bytes of a CUtensorMap.
 #pragma once
 
@@ -32,11 +37,11 @@ struct alignas(64) TensorMapModel {
   uint64_t global_address = 0;
   uint32_t elem_bytes = 0;
   uint32_t rank = 0;
-  uint64_t dims[4] = {0, 0, 0, 0};  // elements; tiled maps use dims 0..1
+  uint64_t dims[4] = {0, 0, 0, 0};  // elements; tiled maps use dims 0..rank-1
   uint64_t stride1_bytes = 0;       // byte stride of dim 1 (dim 0 is dense)
-  uint64_t stride2_bytes = 0;       // byte strides of dims 2 and 3 (rank 4 only)
+  uint64_t stride2_bytes = 0;       // byte strides of dims 2 (rank >= 3) and 3 (rank 4)
   uint64_t stride3_bytes = 0;
-  uint32_t box[2] = {0, 0};         // tiled: elements per box along each dim
+  uint32_t box[3] = {0, 0, 1};      // tiled: elements per box along each dim
   Swizzle swizzle = Swizzle::kNone;
   TensorMapMode mode = TensorMapMode::kTiled;
   // im2col (rank 4, dims {C, W, H, N}): the pixel bounding box corners along
@@ -54,7 +59,7 @@ struct alignas(64) TensorMapModel {
   uint32_t box_bytes() const {
     if (mode == TensorMapMode::kIm2col)
       return uint32_t{channels_per_pixel} * pixels_per_column * elem_bytes;
-    return box[0] * box[1] * elem_bytes;
+    return box[0] * box[1] * box[2] * elem_bytes;
   }
   // Byte stride of dimension d (d < rank).
   uint64_t stride_bytes(uint32_t d) const {
@@ -72,6 +77,13 @@ static_assert(sizeof(TensorMapModel) <= 128, "a tensor map is a 128-byte object,
 std::string encode_tiled_2d(TensorMapModel& map, uint64_t global_address, uint32_t elem_bytes,
                             uint64_t dim0, uint64_t dim1, uint64_t stride1_bytes, uint32_t box0,
                             uint32_t box1, Swizzle swizzle);
+
+// A rank-3 tiled map: dims {dim0, dim1, dim2}, byte strides of dims 1 and 2,
+// boxes {box0, box1, 1} (one plane, e.g. one matrix of a batch). The same
+// rules as encode_tiled_2d, and stride2_bytes a multiple of 16 below 2^40.
+std::string encode_tiled_3d(TensorMapModel& map, uint64_t global_address, uint32_t elem_bytes,
+                            const uint64_t dims[3], const uint64_t strides_bytes[2],
+                            uint32_t box0, uint32_t box1, Swizzle swizzle);
 
 // An im2col map over a 4-D NHWC tensor: dims {C, W, H, N} (innermost first),
 // strides_bytes the byte strides of W, H and N, lower/upper the pixel box

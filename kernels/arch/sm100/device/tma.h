@@ -45,6 +45,18 @@ SK_DEVICE void tma_load_2d(void* smem_dst, const TensorMap* map, uint64_t* bar,
       : "memory");
 }
 
+// A rank-3 tiled map's box at (c0, c1) of plane c2 (a batch's matrix).
+SK_DEVICE void tma_load_3d(void* smem_dst, const TensorMap* map, uint64_t* bar, int32_t c0,
+                           int32_t c1, int32_t c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4, %5}], [%2];"
+      :
+      : "r"(detail::smem_addr(smem_dst)), "l"(reinterpret_cast<uint64_t>(map)),
+        "r"(detail::smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+
 // im2col load (conv2d fprop as implicit GEMM): `map` is an im2col map of a
 // 4-D NHWC tensor; loads a column of pixels starting at (n, h, w), channels
 // from c, each shifted by the filter tap offsets (off_w, off_h), which PTX
@@ -69,6 +81,17 @@ SK_DEVICE void tma_store_2d(const TensorMap* map, const void* smem_src, int32_t 
       :
       : "l"(reinterpret_cast<uint64_t>(map)), "r"(detail::smem_addr(smem_src)),
         "r"(c0), "r"(c1)
+      : "memory");
+}
+
+SK_DEVICE void tma_store_3d(const TensorMap* map, const void* smem_src, int32_t c0, int32_t c1,
+                            int32_t c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group"
+      " [%0, {%2, %3, %4}], [%1];"
+      :
+      : "l"(reinterpret_cast<uint64_t>(map)), "r"(detail::smem_addr(smem_src)),
+        "r"(c0), "r"(c1), "r"(c2)
       : "memory");
 }
 

@@ -88,6 +88,15 @@ inline void tma_store_2d(const TensorMap* map, const void* src, int32_t c0, int3
                          Loc l = Loc::current()) {
   m::tma_store_2d(map, src, c0, c1, l);
 }
+// Rank-3 tiled maps (encode_tiled_3d): c2 is the plane, e.g. a batch index.
+inline void tma_load_3d(void* dst, const TensorMap* map, uint64_t* bar, int32_t c0, int32_t c1,
+                        int32_t c2, Loc l = Loc::current()) {
+  m::tma_load_3d(dst, map, bar, c0, c1, c2, l);
+}
+inline void tma_store_3d(const TensorMap* map, const void* src, int32_t c0, int32_t c1, int32_t c2,
+                         Loc l = Loc::current()) {
+  m::tma_store_3d(map, src, c0, c1, c2, l);
+}
 // im2col load: `map` from encode_im2col_4d; a column of pixels starting at
 // (n, h, w), channels from c, shifted by the filter tap offsets (off_w, off_h).
 inline void tma_load_im2col_4d(void* dst, const TensorMap* map, uint64_t* bar, int32_t c,

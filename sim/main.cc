@@ -2,7 +2,7 @@
 //
 //   sim list
 //   sim run --kernel matmul --arch sm100|sm90|mi300x --m M --n N --k K [--stages S]
-//           [--in-dtype bf16|f16] [--lda L] [--ldb L] [--ldd L] [--pad-rows]
+//           [--batch L] [--in-dtype bf16|f16] [--lda L] [--ldb L] [--ldd L] [--pad-rows]
 //   sim run --kernel conv2d --n N --h H --w W --c C --k K --r R --s S [--stride S]
 //           [--pad P] [--dilation D] [the run options below]
 //   sim run --kernel block_scaled_matmul --format mxfp8|nvfp4 [--fp8-type e4m3|e5m2]

@@ -1,8 +1,13 @@
 // gemm_bench.cu: the SM90 structured matmul on a real Hopper GPU, checked
 // against cuBLAS and timed against it in the same run.
 //
-//   gemm_bench --m M --n N --k K [--stages 2-6] [--tile-n 128|256] [--runs 20]
-//              [--all]   (every tile/stage configuration that fits)
+//   gemm_bench --m M --n N --k K [--batch L] [--stages 2-6] [--tile-n 128|256]
+//              [--runs 20] [--all]   (every tile/stage configuration that fits)
+//
+// --batch L runs L independent GEMMs of the shape in one launch (the kernel's
+// rank-3 tensor maps; A, B and D each hold their L matrices one after
+// another), checked and timed against cublasGemmStridedBatchedEx; the shape
+// column then reads MxNxKxL.
 //
 // Inputs are random BF16 in [-1, 1) (a device hash of the index, new per
 // seed), rows padded to a 16-byte pitch as TMA requires. D is poisoned with
@@ -81,14 +86,16 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
   return fn;
 }
 
-// A K-major BF16 operand of `rows` rows, box {64, box_rows}, 128B swizzle.
-CUtensorMap make_map(const void* base, uint64_t rows, uint64_t k, uint64_t ld, uint32_t box_rows) {
+// `batch` K-major BF16 operands of `rows` rows each, packed one after
+// another: dims {k, rows, batch}, box {64, box_rows, 1}, 128B swizzle.
+CUtensorMap make_map(const void* base, uint64_t rows, uint64_t k, uint64_t ld, uint32_t box_rows,
+                     uint64_t batch) {
   CUtensorMap map;
-  const cuuint64_t dims[2] = {k, rows};
-  const cuuint64_t strides[1] = {ld * 2};
-  const cuuint32_t box[2] = {64, box_rows};
-  const cuuint32_t elem_strides[2] = {1, 1};
-  CUresult r = encode_fn()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base), dims,
+  const cuuint64_t dims[3] = {k, rows, batch};
+  const cuuint64_t strides[2] = {ld * 2, rows * ld * 2};
+  const cuuint32_t box[3] = {64, box_rows, 1};
+  const cuuint32_t elem_strides[3] = {1, 1, 1};
+  CUresult r = encode_fn()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(base), dims,
                            strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
                            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
@@ -101,6 +108,7 @@ CUtensorMap make_map(const void* base, uint64_t rows, uint64_t k, uint64_t ld, u
 
 struct Problem {
   uint32_t m, n, k, lda, ldd;
+  uint32_t batch;
   int sets;
   std::vector<uint16_t*> a, b;
   uint16_t* d;
@@ -193,12 +201,12 @@ float time_median(int runs, int sets, Launch&& launch, double& mhz) {
 }
 
 double rel_error(const Problem& pr) {
-  const size_t count = size_t{pr.m} * pr.ldd;
+  const size_t count = size_t{pr.m} * pr.ldd * pr.batch;
   std::vector<uint16_t> d(count), r(count);
   CHECK_CUDA(cudaMemcpy(d.data(), pr.d, count * 2, cudaMemcpyDeviceToHost));
   CHECK_CUDA(cudaMemcpy(r.data(), pr.d_ref, count * 2, cudaMemcpyDeviceToHost));
   double num = 0, den = 0;
-  for (uint32_t i = 0; i < pr.m; ++i)
+  for (uint64_t i = 0; i < uint64_t{pr.m} * pr.batch; ++i)  // the batch's rows, one after another
     for (uint32_t j = 0; j < pr.n; ++j) {
       const size_t at = size_t{i} * pr.ldd + j;
       const double x = sk::to_float(sk::bf16_t{d[at]}), y = sk::to_float(sk::bf16_t{r[at]});
@@ -207,6 +215,12 @@ double rel_error(const Problem& pr) {
       den += y * y;
     }
   return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+// The CSV's shape column: MxNxK, or MxNxKxL for a batch of L.
+std::string shape(const Problem& pr) {
+  std::string s = std::to_string(pr.m) + "x" + std::to_string(pr.n) + "x" + std::to_string(pr.k);
+  return pr.batch > 1 ? s + "x" + std::to_string(pr.batch) : s;
 }
 
 template <int BN, int S>
@@ -218,30 +232,32 @@ int run_config(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double 
                                   static_cast<int>(Cfg::kSmemBytes)));
   int sms = 0;
   CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const uint32_t tiles = ((pr.m + 127) / 128) * ((pr.n + BN - 1) / BN);
+  const uint32_t tiles = ((pr.m + 127) / 128) * ((pr.n + BN - 1) / BN) * pr.batch;
   const int grid = static_cast<int>(std::min<uint32_t>(tiles, static_cast<uint32_t>(sms)));
   std::vector<typename K::Params> params(pr.sets);
   for (int s = 0; s < pr.sets; ++s) {
-    params[s].a = make_map(pr.a[s], pr.m, pr.k, pr.lda, 128);
-    params[s].b = make_map(pr.b[s], pr.n, pr.k, pr.lda, BN);
+    params[s].a = make_map(pr.a[s], pr.m, pr.k, pr.lda, 128, pr.batch);
+    params[s].b = make_map(pr.b[s], pr.n, pr.k, pr.lda, BN, pr.batch);
     params[s].d = reinterpret_cast<sk::bf16_t*>(pr.d);
     params[s].m = pr.m;
     params[s].n = pr.n;
     params[s].k = pr.k;
     params[s].ldd = pr.ldd;
+    params[s].batches = pr.batch;
+    params[s].batch_stride_d = uint64_t{pr.m} * pr.ldd;
   }
   auto launch = [&](int s) { kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes>>>(params[s]); };
   // Checked run on input set 0, D poisoned first.
-  CHECK_CUDA(cudaMemset(pr.d, 0xff, size_t{pr.m} * pr.ldd * 2));
+  CHECK_CUDA(cudaMemset(pr.d, 0xff, size_t{pr.m} * pr.ldd * 2 * pr.batch));
   launch(0);
   CHECK_CUDA(cudaGetLastError());
   CHECK_CUDA(cudaDeviceSynchronize());
   const double err = rel_error(pr);
   double mhz = 0;
   const float ms = time_median(runs, pr.sets, launch, mhz);
-  const double flops = 2.0 * pr.m * pr.n * pr.k;
+  const double flops = 2.0 * pr.m * pr.n * pr.k * pr.batch;
   const bool ok = err < 1e-2;
-  std::printf("%ux%ux%u,%d,%d,%.2f,%.1f,%.2f,%.1f,%.2e,%s,%.0f,%.0f\n", pr.m, pr.n, pr.k, BN, S,
+  std::printf("%s,%d,%d,%.2f,%.1f,%.2f,%.1f,%.2e,%s,%.0f,%.0f\n", shape(pr).c_str(), BN, S,
               ms * 1e3, flops / (ms * 1e-3) / 1e12, cublas_ms * 1e3,
               flops / (cublas_ms * 1e-3) / 1e12, err, ok ? "ok" : "MISMATCH", mhz, cublas_mhz);
   std::fflush(stdout);
@@ -261,7 +277,7 @@ int by_stages(int s, Problem& pr, cublasHandle_t h, int runs, float cublas_ms, d
       if constexpr (BN == 128) return run_config<BN, 6>(pr, h, runs, cublas_ms, cublas_mhz);
       break;
   }
-  std::printf("%ux%ux%u,%d,%d,,,,,,does_not_fit,,\n", pr.m, pr.n, pr.k, BN, s);
+  std::printf("%s,%d,%d,,,,,,does_not_fit,,\n", shape(pr).c_str(), BN, s);
   return 0;
 }
 
@@ -283,28 +299,30 @@ int main(int argc, char** argv) {
   pr.m = arg(argc, argv, "--m", 4096);
   pr.n = arg(argc, argv, "--n", 4096);
   pr.k = arg(argc, argv, "--k", 4096);
+  pr.batch = arg(argc, argv, "--batch", 1);
   const uint32_t stages = arg(argc, argv, "--stages", 4), tile_n = arg(argc, argv, "--tile-n", 256);
   const int runs = static_cast<int>(arg(argc, argv, "--runs", 20));
-  if (pr.m == 0 || pr.n == 0 || pr.k == 0 || runs < 1 || stages < 2 || stages > 6 ||
-      (tile_n != 128 && tile_n != 256)) {
-    std::fprintf(stderr, "gemm_bench: bad arguments (m, n, k >= 1; stages 2-6; tile-n 128|256)\n");
+  if (pr.m == 0 || pr.n == 0 || pr.k == 0 || pr.batch == 0 || runs < 1 || stages < 2 ||
+      stages > 6 || (tile_n != 128 && tile_n != 256)) {
+    std::fprintf(stderr,
+                 "gemm_bench: bad arguments (m, n, k, batch >= 1; stages 2-6; tile-n 128|256)\n");
     return 2;
   }
   pr.lda = (pr.k + 7) / 8 * 8;
   pr.ldd = (pr.n + 7) / 8 * 8;
-  const double set_bytes = 2.0 * (static_cast<double>(pr.m) + pr.n) * pr.lda;
+  const double set_bytes = 2.0 * (static_cast<double>(pr.m) + pr.n) * pr.lda * pr.batch;
   pr.sets = std::max(1, std::min(8, static_cast<int>(std::ceil(3 * 64e6 / set_bytes))));
   for (int s = 0; s < pr.sets; ++s) {
     uint16_t *a, *b;
-    CHECK_CUDA(cudaMalloc(&a, size_t{pr.m} * pr.lda * 2));
-    CHECK_CUDA(cudaMalloc(&b, size_t{pr.n} * pr.lda * 2));
-    fill_random<<<1024, 256>>>(a, pr.m, pr.lda, pr.k, 2 * s + 1);
-    fill_random<<<1024, 256>>>(b, pr.n, pr.lda, pr.k, 2 * s + 2);
+    CHECK_CUDA(cudaMalloc(&a, size_t{pr.m} * pr.lda * 2 * pr.batch));
+    CHECK_CUDA(cudaMalloc(&b, size_t{pr.n} * pr.lda * 2 * pr.batch));
+    fill_random<<<1024, 256>>>(a, uint64_t{pr.m} * pr.batch, pr.lda, pr.k, 2 * s + 1);
+    fill_random<<<1024, 256>>>(b, uint64_t{pr.n} * pr.batch, pr.lda, pr.k, 2 * s + 2);
     pr.a.push_back(a);
     pr.b.push_back(b);
   }
-  CHECK_CUDA(cudaMalloc(&pr.d, size_t{pr.m} * pr.ldd * 2));
-  CHECK_CUDA(cudaMalloc(&pr.d_ref, size_t{pr.m} * pr.ldd * 2));
+  CHECK_CUDA(cudaMalloc(&pr.d, size_t{pr.m} * pr.ldd * 2 * pr.batch));
+  CHECK_CUDA(cudaMalloc(&pr.d_ref, size_t{pr.m} * pr.ldd * 2 * pr.batch));
   CHECK_CUDA(cudaDeviceSynchronize());
 
   cublasHandle_t h;
@@ -312,9 +330,18 @@ int main(int argc, char** argv) {
   const float alpha = 1.0f, beta = 0.0f;
   // Row-major D = A B^T is column-major D^T = B A^T: op(B) = B^T (k x n, ld lda).
   auto cublas = [&](int s, uint16_t* out) {
-    CHECK_CUBLAS(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, pr.n, pr.m, pr.k, &alpha, pr.b[s],
-                              CUDA_R_16BF, pr.lda, pr.a[s], CUDA_R_16BF, pr.lda, &beta, out,
-                              CUDA_R_16BF, pr.ldd, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    if (pr.batch == 1) {
+      CHECK_CUBLAS(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, pr.n, pr.m, pr.k, &alpha, pr.b[s],
+                                CUDA_R_16BF, pr.lda, pr.a[s], CUDA_R_16BF, pr.lda, &beta, out,
+                                CUDA_R_16BF, pr.ldd, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+      return;
+    }
+    CHECK_CUBLAS(cublasGemmStridedBatchedEx(
+        h, CUBLAS_OP_T, CUBLAS_OP_N, pr.n, pr.m, pr.k, &alpha, pr.b[s], CUDA_R_16BF, pr.lda,
+        static_cast<long long>(pr.n) * pr.lda, pr.a[s], CUDA_R_16BF, pr.lda,
+        static_cast<long long>(pr.m) * pr.lda, &beta, out, CUDA_R_16BF, pr.ldd,
+        static_cast<long long>(pr.m) * pr.ldd, static_cast<int>(pr.batch), CUBLAS_COMPUTE_32F,
+        CUBLAS_GEMM_DEFAULT));
   };
   cublas(0, pr.d_ref);
   CHECK_CUDA(cudaDeviceSynchronize());

@@ -15,8 +15,9 @@
 // tile row m starts at the input position of output pixel m's tap (0, 0) and
 // shifts every pixel by the tap's offset (s * dil_w, r * dil_h).
 //
-// Same interface as TmaTileLoader: load(dst, bar, k, row) with GEMM
-// coordinates, so the matmul kernel runs it unchanged (Cfg::ALoader).
+// Same interface as TmaTileLoader: load(dst, bar, k, row, batch) with GEMM
+// coordinates, so the matmul kernel runs it unchanged (Cfg::ALoader). A
+// convolution is one GEMM (its images are rows of it): batch is always 0.
 #pragma once
 
 #include "kernels/arch/sm100.h"
@@ -67,7 +68,8 @@ class Im2colTileLoader {
 
   // Lane: one (inside sk::elect_one()).
   SK_DEVICE void prefetch() const { arch::prefetch_tensormap(&src_->map); }
-  SK_DEVICE void load(void* smem_dst, uint64_t* full_barrier, int32_t k, int32_t row) const {
+  SK_DEVICE void load(void* smem_dst, uint64_t* full_barrier, int32_t k, int32_t row,
+                      int32_t /*batch*/ = 0) const {
     const Im2colCoords x = im2col_coords(src_->g, k, row);
     arch::tma_load_im2col_4d(smem_dst, &src_->map, full_barrier, x.c, x.w, x.h, x.n, x.off_w,
                              x.off_h);

@@ -19,6 +19,10 @@
 // without reading memory. Partial tiles therefore arrive zero-filled and
 // padding between rows (ld > k) is never read.
 //
+// A batch of matrices (`stride` elements apart) is loaded one matrix per
+// load: the descriptor of each load spans only its own matrix, so edges are
+// zero-filled per matrix, never read from the next one.
+//
 // Invariants: k is even and ld is a multiple of 2 (dword-aligned pairs);
 // matrix bytes < 2^32. Completion is tracked by vmcnt only: after load(), the
 // wave must s_waitcnt_vmcnt until its kInstrPerWave(waves) instructions have
@@ -58,13 +62,17 @@ class LdsTileLoader {
   // The DMA instructions each of `waves` loader waves issues per tile.
   static constexpr int instrs_per_wave(int waves) { return (kInstrs + waves - 1) / waves; }
 
-  // A rows x k matrix with rows `ld` elements apart.
-  SK_DEVICE LdsTileLoader(const uint16_t* base, uint32_t rows, uint32_t k, uint32_t ld)
-      : rsrc_(arch::make_buffer_rsrc(base, rows * ld * 2u)), rows_(rows), k_(k), ld_(ld) {}
+  // rows x k matrices with rows `ld` elements apart, matrix i of a batch at
+  // base + i * stride elements.
+  SK_DEVICE LdsTileLoader(const uint16_t* base, uint32_t rows, uint32_t k, uint32_t ld,
+                          uint64_t stride = 0)
+      : base_(base), stride_(stride), rows_(rows), k_(k), ld_(ld) {}
 
   // Issues this wave's share (instructions part, part + parts, ...) of the
-  // tile whose first element is (row0, k0). Lane: wave.
-  SK_DEVICE void load(uint8_t* lds_tile, uint32_t row0, uint32_t k0, int part, int parts) const {
+  // tile whose first element is (row0, k0) of matrix `batch`. Lane: wave.
+  SK_DEVICE void load(uint8_t* lds_tile, uint32_t row0, uint32_t k0, int part, int parts,
+                      uint32_t batch = 0) const {
+    const arch::BufferRsrc rsrc = arch::make_buffer_rsrc(base_ + batch * stride_, rows_ * ld_ * 2u);
     for (int i = part; i < kInstrs; i += parts) {
       uint8_t* dst = lds_tile + i * kDwordsPerInstr * 4;
       for_each_lane([&](uint32_t l) {
@@ -76,7 +84,7 @@ class LdsTileLoader {
         const uint32_t row = row0 + r;
         const uint32_t kk = k0 + unit * 4 + (d % 2) * 2;
         const uint32_t offset = row < rows_ && kk < k_ ? (row * ld_ + kk) * 2u : kOutOfRange;
-        arch::buffer_load_dword_lds(dst, rsrc_, offset);
+        arch::buffer_load_dword_lds(dst, rsrc, offset);
       });
     }
   }
@@ -84,7 +92,8 @@ class LdsTileLoader {
  private:
   // Past any descriptor's range: the lane's dword is written as 0.
   static constexpr uint32_t kOutOfRange = 0xFFFFFFFCu;
-  arch::BufferRsrc rsrc_;
+  const uint16_t* base_;
+  uint64_t stride_;
   uint32_t rows_, k_, ld_;
 };
 

@@ -7,6 +7,8 @@
 // v_mfma_f32_32x32x8 D layout. Consecutive lanes hold consecutive columns,
 // so each store instruction writes 32-element row segments.
 //
+// `d` is the output tile's matrix (a batch's matrix i: D + i * its stride).
+//
 // Invariants: elements outside the m x n matrix are skipped (partial tiles);
 // D is written once per output tile, by the wave that owns it, so the stores
 // need no synchronization with other waves.

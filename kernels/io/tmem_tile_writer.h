@@ -13,6 +13,10 @@
 // staging box (bulk wait_group.read), write it (generic proxy), make the writes
 // visible to the async proxy (fence.proxy.async) on every lane, then one lane
 // issues the store. flush() waits for all stores before the CTA exits.
+//
+// Rank is D's tensor map's: 2 (one matrix) or 3 (a batch of matrices; the
+// store names the tile's matrix as the box's plane). With rank 2 the batch
+// callers pass is always 0 (see tma_tile_loader.h).
 #pragma once
 
 #include "kernels/arch/sm100.h"
@@ -24,8 +28,10 @@
 
 namespace sk {
 
-template <class OutT, int BN>
+template <class OutT, int BN, int Rank = 2>
 class TmemTileWriter {
+  static_assert(Rank == 2 || Rank == 3, "D's tensor map has rank 2 or 3");
+
  public:
   static constexpr uint32_t kChunk = 32;
   static constexpr uint32_t kRowBytes = kChunk * sizeof(OutT);  // 128 (F32) or 64 (BF16)
@@ -36,11 +42,12 @@ class TmemTileWriter {
   SK_DEVICE TmemTileWriter(const arch::TensorMap* c_map, void* staging, uint32_t m, uint32_t n)
       : map_(c_map), staging_(static_cast<uint8_t*>(staging)), m_(m), n_(n) {}
 
-  // Lane: warp. tmem_col: first column of the accumulator; quarter: warp % 4.
-  // With `residual` (the tile's C, [128][BN] row-major in SMEM), stores
-  // acc + beta * C instead of acc.
+  // Lane: warp. tmem_col: first column of the accumulator; quarter: warp % 4;
+  // the tile starts at (m0, n0) of matrix `batch`. With `residual` (the
+  // tile's C, [128][BN] row-major in SMEM), stores acc + beta * C instead.
   SK_DEVICE void write(uint32_t tmem_base, uint32_t tmem_col, uint32_t quarter, uint32_t m0,
-                       uint32_t n0, const OutT* residual = nullptr, float beta = 0.0f) const {
+                       uint32_t n0, int32_t batch, const OutT* residual = nullptr,
+                       float beta = 0.0f) const {
     const uint32_t row0 = m0 + 32 * quarter;
     if (row0 >= m_) return;  // this warp's rows are all past the edge
     for (uint32_t c = 0; c < BN / kChunk; ++c) {
@@ -53,14 +60,14 @@ class TmemTileWriter {
         const OutT* rows = residual + (32 * quarter) * BN + c * kChunk;
         for_each_lane([&](uint32_t l) { add_residual(acc.lane(l), rows + l * BN, beta); });
       }
-      store_chunk(acc, row0, col0);
+      store_chunk(acc, row0, col0, batch);
     }
   }
 
   // Lane: warp. Stores a tile whose FP32 accumulators are in registers (lane
   // l holds row 32 * quarter + l, BN columns), as write() does from TMEM.
   SK_DEVICE void write_registers(const LaneArray<float, BN>& regs, uint32_t quarter, uint32_t m0,
-                                 uint32_t n0) const {
+                                 uint32_t n0, int32_t batch) const {
     const uint32_t row0 = m0 + 32 * quarter;
     if (row0 >= m_) return;
     for (uint32_t c = 0; c < BN / kChunk; ++c) {
@@ -68,7 +75,7 @@ class TmemTileWriter {
       if (col0 >= n_) break;
       LaneArray<uint32_t, 32> acc;
       for_each_lane([&](uint32_t l) { memcpy(acc.lane(l), regs.lane(l) + c * kChunk, 4 * kChunk); });
-      store_chunk(acc, row0, col0);
+      store_chunk(acc, row0, col0, batch);
     }
   }
 
@@ -102,15 +109,19 @@ class TmemTileWriter {
 
   // One 32 x 32 box: staging (once the previous store has read it), then the
   // TMA store.
-  SK_DEVICE void store_chunk(const LaneArray<uint32_t, 32>& acc, uint32_t row0,
-                             uint32_t col0) const {
+  SK_DEVICE void store_chunk(const LaneArray<uint32_t, 32>& acc, uint32_t row0, uint32_t col0,
+                             int32_t batch) const {
     if (auto lane = elect_one()) arch::bulk_wait_group_read<0>();
     arch::sync_warp();
     for_each_lane([&](uint32_t l) { stage_row(acc.lane(l), l); });
     arch::fence_proxy_async_shared();
     arch::sync_warp();
     if (auto lane = elect_one()) {
-      arch::tma_store_2d(map_, staging_, static_cast<int32_t>(col0), static_cast<int32_t>(row0));
+      if constexpr (Rank == 3)
+        arch::tma_store_3d(map_, staging_, static_cast<int32_t>(col0), static_cast<int32_t>(row0),
+                           batch);
+      else
+        arch::tma_store_2d(map_, staging_, static_cast<int32_t>(col0), static_cast<int32_t>(row0));
       arch::bulk_commit_group();
     }
   }

@@ -3,7 +3,9 @@
 // of a workgroup over its (output tile, K tile) steps.
 //
 // D[m x n] (BF16, row-major, ldd) = A[m x k] * B[n x k]^T, A and B BF16 and K
-// contiguous with rows lda (ldb) elements apart (the layout of the NVIDIA matmuls).
+// contiguous with rows lda (ldb) elements apart (the layout of the NVIDIA
+// matmuls); `batches` such GEMMs, matrix i of each operand stride_* elements
+// after matrix i - 1, walked in the order of StaticPersistentScheduler.
 // The stage payload (StandardPayload), the ring (TilePipeline) and the tile
 // order (StaticPersistentScheduler) are the NVIDIA kernels' own; only the
 // TileIO (LdsTileLoader), the TileOp (MfmaOp), the epilogue (RegTileWriter)
@@ -33,6 +35,8 @@ struct Cdna3MatmulParams {
   const uint16_t* b;  // BF16 bits, n x k, rows ldb apart
   bf16_t* d;          // m x n, rows ldd apart
   uint32_t m, n, k, lda, ldb, ldd;
+  uint32_t batches = 1;
+  uint64_t stride_a = 0, stride_b = 0, stride_d = 0;  // elements between matrices
 };
 
 // F16: A and B are IEEE F16 (the kernels' MfmaOp issues the f16 MFMA).
@@ -50,11 +54,12 @@ struct Cdna3MatmulConfig {
   class Work {
    public:
     SK_DEVICE Work(const Params& p, uint32_t block, uint32_t grid)
-        : sched_(ceil_div<uint32_t>(p.m, BM), ceil_div<uint32_t>(p.n, BN), block, grid),
+        : sched_(ceil_div<uint32_t>(p.m, BM), ceil_div<uint32_t>(p.n, BN), p.batches, block, grid),
           k_tiles_(ceil_div<uint32_t>(p.k, BK)),
-          loader_a_(p.a, p.m, p.k, p.lda),
-          loader_b_(p.b, p.n, p.k, p.ldb) {
-      const uint32_t tiles = ceil_div<uint32_t>(p.m, BM) * ceil_div<uint32_t>(p.n, BN);
+          loader_a_(p.a, p.m, p.k, p.lda, p.stride_a),
+          loader_b_(p.b, p.n, p.k, p.ldb, p.stride_b) {
+      const uint32_t tiles =
+          ceil_div<uint32_t>(p.m, BM) * ceil_div<uint32_t>(p.n, BN) * p.batches;
       steps_ = (tiles > block ? (tiles - block + grid - 1) / grid : 0) * k_tiles_;
     }
     SK_DEVICE uint32_t steps() const { return steps_; }
@@ -65,8 +70,9 @@ struct Cdna3MatmulConfig {
     SK_DEVICE void load(const Tiles& t, uint32_t step, int part, int parts) const {
       const WorkInfo w = tile(step);
       const uint32_t k0 = step % k_tiles_ * BK;
-      loader_a_.load(reinterpret_cast<uint8_t*>(t.a), w.m_tile * BM, k0, part, parts);
-      loader_b_.load(reinterpret_cast<uint8_t*>(t.b), w.n_tile * BN, k0, part, parts);
+      const auto batch = static_cast<uint32_t>(w.batch);
+      loader_a_.load(reinterpret_cast<uint8_t*>(t.a), w.m_tile * BM, k0, part, parts, batch);
+      loader_b_.load(reinterpret_cast<uint8_t*>(t.b), w.n_tile * BN, k0, part, parts, batch);
     }
     // The LDS DMA instructions one of `parts` loader waves issues per step.
     static constexpr int vm_per_step(int parts) {

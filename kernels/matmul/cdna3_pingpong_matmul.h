@@ -85,8 +85,8 @@ struct Cdna3PingPongMatmul {
       arch::s_setprio<0>();
       if (work.last_k(step)) {
         const WorkInfo t = work.tile(step);
-        Writer::store(acc, p.d, p.ldd, p.m, p.n, t.m_tile * Cfg::kBM + m_off,
-                      t.n_tile * Cfg::kBN + n_off);
+        Writer::store(acc, p.d + t.batch * p.stride_d, p.ldd, p.m, p.n,
+                      t.m_tile * Cfg::kBM + m_off, t.n_tile * Cfg::kBN + n_off);
         Op::clear(acc);
       }
       arch::s_barrier();

@@ -30,6 +30,12 @@
 // factors and whose TileOp also uses TMEM columns of its own. TMEM holds the
 // accumulators in columns [0, kAccStages * BN) and the op's columns from
 // kOpTmemCol; kFits says whether both SMEM and TMEM suffice.
+//
+// Batched_ makes the kernel a batched GEMM: A, B and D are rank-3 tensor maps
+// (one matrix per plane), the scheduler walks the tiles of every matrix and
+// each load and store names its tile's matrix (BatchedTmaTileLoader and a
+// rank-3 TmemTileWriter). A single GEMM runs as a batch of one. Only the
+// plain TMA-loaded mainloops take it (A by TmaTileLoader, no residual).
 #pragma once
 
 #include <string>
@@ -54,12 +60,14 @@ inline constexpr uint32_t kSm100SmemPerCta = 232448;
 template <int BM_, int BN_, int BK_, int Stages_, class OutT_,
           class Scheduler_ = StaticPersistentScheduler, class ALoader_ = TmaTileLoader,
           bool Residual_ = false,
-          template <int, int, int, int> class Mainloop_ = Bf16Mainloop>
+          template <int, int, int, int> class Mainloop_ = Bf16Mainloop, bool Batched_ = false>
 struct Sm100MatmulConfig {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, Stages = Stages_;
   using OutT = OutT_;
   using Scheduler = Scheduler_;
-  using ALoader = ALoader_;
+  static constexpr bool kBatched = Batched_;
+  using ALoader = std::conditional_t<Batched_, BatchedTmaTileLoader, ALoader_>;
+  using BLoader = std::conditional_t<Batched_, BatchedTmaTileLoader, TmaTileLoader>;
   static constexpr bool kResidual = Residual_;
   static constexpr uint32_t kWarps = kSm100MatmulWarps + (Residual_ ? 1 : 0);
   static constexpr int kResidualStages = Residual_ ? 2 : 1;
@@ -77,7 +85,7 @@ struct Sm100MatmulConfig {
   static constexpr int kWorkStages = 2;
 
   using ResidualTile = ResidualPayload<OutT, BM, BN, kResidualStages>;
-  using Writer = TmemTileWriter<OutT, BN>;
+  using Writer = TmemTileWriter<OutT, BN, Batched_ ? 3 : 2>;
 
   struct SmemCore {
     typename Payload::Storage tiles;
@@ -116,6 +124,8 @@ struct Sm100MatmulConfig {
     static_assert(kClc || std::is_same_v<Scheduler_, StaticPersistentScheduler>,
                   "the scheduler is StaticPersistentScheduler or ClcScheduler");
     static_assert(!(kClc && Residual_), "the fused residual is instantiated with the static scheduler");
+    static_assert(!Batched_ || (std::is_same_v<ALoader_, TmaTileLoader> && !Residual_),
+                  "a batched GEMM loads A by TMA and has no residual");
   }
 
   static std::string name() {

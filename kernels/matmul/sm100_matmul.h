@@ -2,7 +2,8 @@
 //
 // Composition, one component per concern:
 //   TileIO        Cfg::ALoader (A: TmaTileLoader, or im2col for conv2d),
-//                 TmaTileLoader (B), Cfg::ScaleIo (scale factors of
+//                 Cfg::BLoader (B: TmaTileLoader; both rank 3 for a batched
+//                 GEMM), Cfg::ScaleIo (scale factors of
 //                 block-scaled mainloops; none for BF16) -> input TilePipeline
 //   TilePipeline  input:  load warp -> MMA warp        (Cfg::Payload, Stages)
 //                 acc:    MMA warp -> epilogue warps   (TmemAccumPayload)
@@ -19,7 +20,8 @@
 //                 into the residual TilePipeline -> epilogue warps, which
 //                 add beta * C in registers (D = A * B^T + beta * C)
 //   Scheduling    StaticPersistentScheduler or ClcScheduler (Cfg::Scheduler)
-//                 on warp 4; with CLC the load warp also signals the
+//                 on warp 4, over the tiles of every matrix of the batch
+//                 (Params::batches, Cfg::kBatched; one otherwise); with CLC the load warp also signals the
 //                 scheduler's throttle each time it starts a tile
 // This file only wires them together; it is compiled verbatim by nvcc for
 // sm_100a and by the host compiler against the model.
@@ -69,6 +71,9 @@ struct Sm100Matmul {
     // With Cfg::kResidual: C, dims {N, M}, box {BN, BM}, unswizzled; D += beta * C.
     arch::TensorMap residual;
     float beta;
+    // With Cfg::kBatched: the number of matrices (dim 2 of the maps of A, B
+    // and D); a configuration that is not batched runs one.
+    uint32_t batches = 1;
   };
 
   SK_DEVICE static void run(const Params& p) {
@@ -116,6 +121,9 @@ struct Sm100Matmul {
   SK_HOST_DEVICE static constexpr uint32_t tiles_n(uint32_t n) {
     return ceil_div<uint32_t>(n, Cfg::BN);
   }
+  SK_HOST_DEVICE static constexpr uint32_t batches(const Params& p) {
+    return Cfg::kBatched ? p.batches : 1;
+  }
 
  private:
   SK_DEVICE static Smem& smem() {
@@ -150,11 +158,11 @@ struct Sm100Matmul {
   SK_DEVICE static void schedule(const Params& p, Smem& s, const WorkPipe& work) {
     arch::annotate_role("scheduler");
     if constexpr (Cfg::kClc) {
-      ClcScheduler sched(tiles_m(p.m), tiles_n(p.n), &s.clc);
+      ClcScheduler sched(tiles_m(p.m), tiles_n(p.n), batches(p), &s.clc);
       publish(work, [&sched](uint32_t) { return sched.next(); });
     } else {
-      const StaticPersistentScheduler sched(tiles_m(p.m), tiles_n(p.n), arch::cta_idx(),
-                                            arch::num_ctas());
+      const StaticPersistentScheduler sched(tiles_m(p.m), tiles_n(p.n), batches(p),
+                                            arch::cta_idx(), arch::num_ctas());
       publish(work, [&sched](uint32_t i) { return sched.work(i); });
     }
   }
@@ -175,7 +183,7 @@ struct Sm100Matmul {
                                    TileStarted&& tile_started) {
     arch::annotate_role("load");
     const typename Cfg::ALoader a_loader(&p.a);
-    const TmaTileLoader b_loader(&p.b);
+    const typename Cfg::BLoader b_loader(&p.b);
     const typename Cfg::ScaleIo scale_loader(&p.scales);
     if (auto lane = elect_one()) {
       a_loader.prefetch();
@@ -192,8 +200,8 @@ struct Sm100Matmul {
         if (auto lane = elect_one()) {
           stage.expect_bytes(Cfg::Mainloop::kBytesPerStage);
           const int32_t k0 = static_cast<int32_t>(kb * Cfg::Mainloop::kKCoordPerStage);
-          a_loader.load(stage.tiles().a, stage.full_barrier(), k0, w.m_tile * Cfg::BM);
-          b_loader.load(stage.tiles().b, stage.full_barrier(), k0, w.n_tile * Cfg::BN);
+          a_loader.load(stage.tiles().a, stage.full_barrier(), k0, w.m_tile * Cfg::BM, w.batch);
+          b_loader.load(stage.tiles().b, stage.full_barrier(), k0, w.n_tile * Cfg::BN, w.batch);
           scale_loader.load(stage.tiles(), stage.full_barrier(), kb, w.m_tile, w.n_tile);
         }
         std::move(stage).release_async();
@@ -260,11 +268,11 @@ struct Sm100Matmul {
       if constexpr (Cfg::kResidual) {
         auto c = residuals->acquire();
         writer.write(ctx.tmem().base(), stage.tiles().column, warp % 4, w.m_tile * Cfg::BM,
-                     w.n_tile * Cfg::BN, c.tiles(), p.beta);
+                     w.n_tile * Cfg::BN, w.batch, c.tiles(), p.beta);
         std::move(c).release();
       } else {
         writer.write(ctx.tmem().base(), stage.tiles().column, warp % 4, w.m_tile * Cfg::BM,
-                     w.n_tile * Cfg::BN);
+                     w.n_tile * Cfg::BN, w.batch);
       }
       arch::tcgen05_fence_before_thread_sync();
       std::move(stage).release();
@@ -299,7 +307,7 @@ struct Sm100Matmul {
         arch::tcgen05_fence_before_thread_sync();
         std::move(part).release();
       }
-      writer.write_registers(sum, warp % 4, w.m_tile * Cfg::BM, w.n_tile * Cfg::BN);
+      writer.write_registers(sum, warp % 4, w.m_tile * Cfg::BM, w.n_tile * Cfg::BN, w.batch);
     }
     writer.flush();
   }

@@ -7,17 +7,22 @@
 // instantiates it for nvcc (sm_100a). Each entry runs 7 warps (224 threads, see
 // warp_role.h) at one CTA per SM, and takes the Params, which hold the tensor
 // maps, as a __grid_constant__ so that TMA reads the maps from parameter memory.
-// The host launches it with Cfg::kSmemBytes of dynamic shared memory.
+// The host launches it with Cfg::kSmemBytes of dynamic shared memory. These
+// are the batched configurations the simulator runs (rank-3 maps of A, B and
+// D; Params::batches matrices, one for a single GEMM).
 #include "kernels/matmul/config.h"
 #include "kernels/matmul/sm100_matmul.h"
 
 namespace {
 
-using Cfg128x256Bf16 = sk::Sm100MatmulConfig<128, 256, 64, 4, sk::bf16_t>;
-using Cfg128x128F32 = sk::Sm100MatmulConfig<128, 128, 64, 6, float>;
-using Cfg128x64Bf16 = sk::Sm100MatmulConfig<128, 64, 64, 8, sk::bf16_t>;
+template <int BN, int Stages, class OutT, class Sched = sk::StaticPersistentScheduler>
+using Batched = sk::Sm100MatmulConfig<128, BN, 64, Stages, OutT, Sched, sk::TmaTileLoader, false,
+                                      sk::Bf16Mainloop, true>;
+using Cfg128x256Bf16 = Batched<256, 4, sk::bf16_t>;
+using Cfg128x128F32 = Batched<128, 6, float>;
+using Cfg128x64Bf16 = Batched<64, 8, sk::bf16_t>;
 // Cluster launch control: launched with one CTA per output tile.
-using Cfg128x256Bf16Clc = sk::Sm100MatmulConfig<128, 256, 64, 4, sk::bf16_t, sk::ClcScheduler>;
+using Cfg128x256Bf16Clc = Batched<256, 4, sk::bf16_t, sk::ClcScheduler>;
 
 constexpr int kThreads = 32 * static_cast<int>(sk::kSm100MatmulWarps);
 static_assert(kThreads == 224, "the entry points' launch bounds assume 7 warps");

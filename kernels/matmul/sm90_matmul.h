@@ -1,7 +1,9 @@
 // sm90_matmul.h: the structured matmul on Hopper (sm_90a).
 //
 // D[M, N] = A[M, K] * B[N, K]^T, BF16 in, FP32 accumulate, BF16 out, all
-// row-major with K contiguous for A and B. The same TilePipeline, mbarrier
+// row-major with K contiguous for A and B; a batched GEMM (Params::batches
+// matrices of each, rank-3 tensor maps, D's matrices batch_stride_d elements
+// apart), a single one being a batch of one. The same TilePipeline, mbarrier
 // backend, payload and TMA tile loader as the SM100 kernel; what differs is
 // the TileOp (wgmma with register accumulators instead of tcgen05 into TMEM)
 // and the warp-role layout: three warpgroups per CTA,
@@ -9,9 +11,9 @@
 //                gives its registers to the consumers (setmaxnreg);
 //   warpgroups 1, 2: consumers; each computes 64 rows of the 128 x BN tile
 //                with wgmma m64nBNk16 and writes them to D.
-// CTAs are persistent and walk the tiles c, c + G, ... (G = grid size), as
-// the static SM100 scheduler does; no scheduler warp is needed because every
-// role computes the same sequence.
+// CTAs are persistent and walk the tiles c, c + G, ... (G = grid size) in the
+// order of the static SM100 scheduler (tile_work: M, then N, then the batch);
+// no scheduler warp is needed because every role computes the same sequence.
 //
 // Invariants: a stage is released (empty barrier, one arrival per consumer
 // warp) only after the wgmma ops that read it have completed (wait_group 0);
@@ -28,6 +30,7 @@
 #include "kernels/pipeline/payloads.h"
 #include "kernels/pipeline/mbarrier_backend.h"
 #include "kernels/pipeline/tile_pipeline.h"
+#include "kernels/sched/static_persistent_scheduler.h"
 
 namespace sk {
 
@@ -56,10 +59,12 @@ struct Sm90Matmul {
   static constexpr uint32_t kStageBytes = Cfg::Payload::kBytesPerStage;
 
   struct Params {
-    arch::TensorMap a;  // dims {K, M}, box {64, 128}, 128B swizzle
-    arch::TensorMap b;  // dims {K, N}, box {64, BN}, 128B swizzle
+    arch::TensorMap a;  // dims {K, M, batches}, box {64, 128, 1}, 128B swizzle
+    arch::TensorMap b;  // dims {K, N, batches}, box {64, BN, 1}, 128B swizzle
     bf16_t* d;          // row-major, leading dimension ldd elements
     uint32_t m, n, k, ldd;
+    uint32_t batches = 1;          // matrices of A, B and D
+    uint64_t batch_stride_d = 0;   // elements from one matrix of D to the next
   };
 
   SK_DEVICE static void run(const Params& p) {
@@ -74,17 +79,17 @@ struct Sm90Matmul {
     arch::cta_sync();
     const Pipe pipe(&s.barriers, typename Cfg::Payload{&s.tiles});
     const uint32_t tiles_m = ceil_div<uint32_t>(p.m, BM), tiles_n = ceil_div<uint32_t>(p.n, BN);
-    const uint32_t tiles = tiles_m * tiles_n, k_blocks = ceil_div<uint32_t>(p.k, BK);
+    const uint32_t tiles = tiles_m * tiles_n * p.batches, k_blocks = ceil_div<uint32_t>(p.k, BK);
     if (warp < 4) {
       arch::warpgroup_reg_dealloc<40>();
       // Warps 1-3 of the producer warpgroup only give their registers to
       // the consumers (setmaxnreg.dec) and exit.
       arch::annotate_role(warp == 0 ? "load" : "reg_donor");
-      if (warp == 0) produce(p, pipe, tiles, tiles_m, k_blocks);
+      if (warp == 0) produce(p, pipe, tiles, tiles_m, tiles_n, k_blocks);
     } else {
       arch::warpgroup_reg_alloc<232>();
       arch::annotate_role("mma");
-      consume(p, pipe, warp / 4 - 1, tiles, tiles_m, k_blocks);
+      consume(p, pipe, warp / 4 - 1, tiles, tiles_m, tiles_n, k_blocks);
     }
   }
 
@@ -95,19 +100,19 @@ struct Sm90Matmul {
   }
 
   SK_DEVICE static void produce(const Params& p, const Pipe& pipe, uint32_t tiles, uint32_t tiles_m,
-                                uint32_t k_blocks) {
-    const TmaTileLoader a_loader(&p.a), b_loader(&p.b);
+                                uint32_t tiles_n, uint32_t k_blocks) {
+    const BatchedTmaTileLoader a_loader(&p.a), b_loader(&p.b);
     auto producer = pipe.producer();
     for (uint32_t t = arch::cta_idx(); t < tiles; t += arch::num_ctas()) {
-      const int32_t m0 = static_cast<int32_t>(t % tiles_m * BM);
-      const int32_t n0 = static_cast<int32_t>(t / tiles_m * BN);
+      const WorkInfo w = tile_work(t, tiles_m, tiles_n, p.batches);
+      const int32_t m0 = w.m_tile * BM, n0 = w.n_tile * BN;
       for (uint32_t kb = 0; kb < k_blocks; ++kb) {
         auto stage = producer.acquire();
         if (auto lane = elect_one()) {
           stage.expect_bytes(kStageBytes);
           const auto tl = stage.tiles();
-          a_loader.load(tl.a, stage.full_barrier(), static_cast<int32_t>(kb * BK), m0);
-          b_loader.load(tl.b, stage.full_barrier(), static_cast<int32_t>(kb * BK), n0);
+          a_loader.load(tl.a, stage.full_barrier(), static_cast<int32_t>(kb * BK), m0, w.batch);
+          b_loader.load(tl.b, stage.full_barrier(), static_cast<int32_t>(kb * BK), n0, w.batch);
         }
         std::move(stage).release_async();
       }
@@ -129,10 +134,11 @@ struct Sm90Matmul {
   }
 
   SK_DEVICE static void consume(const Params& p, const Pipe& pipe, uint32_t half, uint32_t tiles,
-                                uint32_t tiles_m, uint32_t k_blocks) {
+                                uint32_t tiles_m, uint32_t tiles_n, uint32_t k_blocks) {
     auto consumer = pipe.consumer();
     const uint32_t quarter = arch::warp_idx() % 4;  // this warp's 16 rows of the 64
     for (uint32_t t = arch::cta_idx(); t < tiles; t += arch::num_ctas()) {
+      const WorkInfo w = tile_work(t, tiles_m, tiles_n, p.batches);
       Acc acc;
       for (uint32_t kb = 0; kb < k_blocks; ++kb) {
         auto stage = consumer.acquire();
@@ -149,15 +155,16 @@ struct Sm90Matmul {
         arch::wgmma_wait_group<0>();
         std::move(stage).release();
       }
-      store(p, acc, quarter, t % tiles_m * BM + half * 64, t / tiles_m * BN);
+      store(p, p.d + w.batch * p.batch_stride_d, acc, quarter, w.m_tile * BM + half * 64,
+            w.n_tile * BN);
     }
   }
 
-  // Registers to D in the wgmma accumulator layout (see wgmma.h), rounding
-  // to BF16; rows and columns past the matrix edge are skipped. With K = 0
-  // blocks nothing was accumulated and D is not written.
-  SK_DEVICE static void store(const Params& p, const Acc& acc, uint32_t quarter, uint32_t row0,
-                              uint32_t col0) {
+  // Registers to matrix d of D in the wgmma accumulator layout (see
+  // wgmma.h), rounding to BF16; rows and columns past the matrix edge are
+  // skipped. With K = 0 blocks nothing was accumulated and D is not written.
+  SK_DEVICE static void store(const Params& p, bf16_t* d, const Acc& acc, uint32_t quarter,
+                              uint32_t row0, uint32_t col0) {
     for_each_lane([&](uint32_t l) {
       const float* r = acc.lane(l);
       SK_UNROLL
@@ -167,7 +174,7 @@ struct Sm90Matmul {
           const uint32_t row = row0 + 16 * quarter + l / 4 + 8 * h;
           const uint32_t col = col0 + 8 * j + 2 * (l % 4);
           if (row >= p.m || col >= p.n) continue;
-          bf16_t* out = p.d + static_cast<uint64_t>(row) * p.ldd + col;
+          bf16_t* out = d + static_cast<uint64_t>(row) * p.ldd + col;
           const bf16_t lo = to_bf16(r[4 * j + 2 * h]), hi = to_bf16(r[4 * j + 2 * h + 1]);
           if (col + 1 < p.n)
             arch::st_global_b32(out, static_cast<uint32_t>(lo.bits) |

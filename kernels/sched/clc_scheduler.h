@@ -5,7 +5,7 @@
 // started: CTA c first works on tile c (its own blockIdx.x), then each next
 // item comes from clusterlaunchcontrol.try_cancel, whose response names a
 // cancelled CTA whose tile this CTA now owns. Tiles are rasterised along M,
-// as in StaticPersistentScheduler, and the scheduler warp publishes the same
+// then N, then the batch, as in StaticPersistentScheduler, and the scheduler warp publishes the same
 // WorkInfo items; the first failed request (no CTA left to cancel) yields the
 // final item with valid = 0, which stops every role.
 //
@@ -56,8 +56,8 @@ class ClcScheduler {
     Throttle::init(&s->throttle, 1, 1, "clc_throttle");
   }
 
-  SK_DEVICE ClcScheduler(uint32_t tiles_m, uint32_t tiles_n, Storage* s)
-      : tiles_m_(tiles_m), tiles_n_(tiles_n), s_(s), throttle_(&s->throttle, NoPayload{}),
+  SK_DEVICE ClcScheduler(uint32_t tiles_m, uint32_t tiles_n, uint32_t batches, Storage* s)
+      : tiles_m_(tiles_m), tiles_n_(tiles_n), batches_(batches), s_(s), throttle_(&s->throttle, NoPayload{}),
         started_(throttle_.consumer()) {}
   ClcScheduler(const ClcScheduler&) = delete;
   ClcScheduler& operator=(const ClcScheduler&) = delete;
@@ -102,12 +102,9 @@ class ClcScheduler {
   };
 
  private:
-  SK_DEVICE WorkInfo tile(uint32_t t) const {
-    if (t >= tiles_m_ * tiles_n_) return WorkInfo{0, 0, 0, 0};
-    return WorkInfo{static_cast<int32_t>(t % tiles_m_), static_cast<int32_t>(t / tiles_m_), 1, 0};
-  }
+  SK_DEVICE WorkInfo tile(uint32_t t) const { return tile_work(t, tiles_m_, tiles_n_, batches_); }
 
-  uint32_t tiles_m_, tiles_n_;
+  uint32_t tiles_m_, tiles_n_, batches_;
   Storage* s_;
   Throttle throttle_;
   Throttle::Consumer started_;

@@ -34,7 +34,10 @@ Family matmul_family() {
   f.fields = gemm_shape_fields();
   f.fields.insert(
       f.fields.end(),
-      {uint_field("lda", "row pitch of A in elements (>= K; default K, A packed)", 1, 1u << 21),
+      {uint_field("batch", "independent GEMMs of this shape in one launch (default 1); A, B and D "
+                           "each hold their matrices one after another",
+                  1, 65535),
+       uint_field("lda", "row pitch of A in elements (>= K; default K, A packed)", 1, 1u << 21),
        uint_field("ldb", "row pitch of B in elements (>= K; default K, B packed)", 1, 1u << 21),
        uint_field("ldd", "row pitch of D in elements (>= N; default the smallest 16-byte pitch)",
                   1, 1u << 21),
@@ -47,6 +50,7 @@ Family matmul_family() {
   f.reference = std::string("host FP64 GEMM over the BF16 (or F16) inputs; ") + kGemmTolerance;
   f.bind = [](const Values& v, MatmulRequest& q) {
     bind_gemm_shape(v, q);
+    q.batch = v.has("batch") ? v.u32("batch") : 1;
     q.lda = v.has("lda") ? v.u32("lda") : q.k;
     q.ldb = v.has("ldb") ? v.u32("ldb") : q.k;
     q.ldd = v.has("ldd") ? v.u32("ldd") : 0;

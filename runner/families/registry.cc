@@ -62,11 +62,12 @@ std::string bind_gemm_shape(const Values& v, MatmulRequest& q) {
 }
 
 double gemm_flops(const Values&, const MatmulRequest& q) {
-  return 2.0 * static_cast<double>(q.m) * q.n * q.k;
+  return 2.0 * static_cast<double>(q.m) * q.n * q.k * q.batch;
 }
 
 double gemm_bytes(const Values&, const MatmulRequest& q) {
-  return 2.0 * (static_cast<double>(q.m) * q.k + static_cast<double>(q.n) * q.k) + static_cast<double>(q.m) * q.n * (q.out_f32 ? 4 : 2);
+  return q.batch * (2.0 * (static_cast<double>(q.m) * q.k + static_cast<double>(q.n) * q.k) +
+                    static_cast<double>(q.m) * q.n * (q.out_f32 ? 4 : 2));
 }
 
 std::string validate_sm100_launch(const MatmulRequest& q) {

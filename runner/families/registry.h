@@ -30,11 +30,13 @@ Family block_scaled_family();
 Family blockwise_fp8_family();
 
 // The problem of a GEMM-shaped family: --m, --n, --k (1 to 2^20, required),
-// bound to q.m, q.n, q.k; its FLOPs 2 M N K.
+// bound to q.m, q.n, q.k; its FLOPs 2 M N K (times q.batch, 1 unless the
+// family offers --batch).
 std::vector<Field> gemm_shape_fields();
 std::string bind_gemm_shape(const Values& v, MatmulRequest& q);
 double gemm_flops(const Values& v, const MatmulRequest& q);
-// Its compulsory bytes: A and B in BF16 read once, D written once.
+// Its compulsory bytes: A and B in BF16 read once, D written once (per
+// matrix of the batch).
 double gemm_bytes(const Values& v, const MatmulRequest& q);
 
 // kGemmTolerance, the check every GEMM-shaped family shares, is stated beside

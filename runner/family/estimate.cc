@@ -38,7 +38,8 @@ std::string duration(double s) {
 RunEstimate estimate_run(const ArchSpace& space, const MatmulRequest& q, double flops) {
   RunEstimate e;
   const double tile_n = q.tile_n != 0 ? q.tile_n : space.default_tile_n;
-  e.tiles = std::ceil(static_cast<double>(q.m) / space.tile_m) * std::ceil(static_cast<double>(q.n) / tile_n);
+  e.tiles = std::ceil(static_cast<double>(q.m) / space.tile_m) *
+            std::ceil(static_cast<double>(q.n) / tile_n) * q.batch;
   const double ksteps = std::ceil(static_cast<double>(q.k) / space.tile_k);
   EventModel model = space.events;
   for (size_t i = 0; i < space.variants.size() && i < space.variant_events.size(); ++i)

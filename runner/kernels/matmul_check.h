@@ -1,7 +1,8 @@
 // matmul_check.h: the host reference check of a BF16 (or F16) GEMM D = A * B^T.
 //
 // An independent FP64 GEMM over the BF16 inputs (rows of A and B are K-major
-// with leading dimensions lda, ldb). Tolerance: the FP32 accumulation bound
+// with leading dimensions lda, ldb; a batch's matrices packed one after
+// another, each checked against its own A and B). Tolerance: the FP32 accumulation bound
 // 2 (k + 2) u sum|a b| plus one BF16 rounding of the output. D's padding
 // columns [n, ldc) must still hold the NaN sentinel: nothing outside D is
 // written.
@@ -141,30 +142,39 @@ void check_output(CheckResult& r, const uint8_t* d, uint32_t m, uint32_t n, uint
 template <class OutT>
 CheckResult check_matmul(uint32_t m, uint32_t n, uint32_t k, const uint16_t* a, uint32_t lda,
                          const uint16_t* b, uint32_t ldb, const uint8_t* c, uint32_t ldc,
-                         bool f16 = false) {
+                         bool f16 = false, uint32_t batches = 1) {
   CheckResult r;
   r.ran = true;
   r.reference = f16 ? "host FP64 GEMM over the F16 inputs" : "host FP64 GEMM over the BF16 inputs";
   r.passed = true;
-  for (uint32_t i = 0; i < m; ++i) {
-    for (uint32_t j = 0; j < ldc; ++j) {
-      const uint8_t* cp = c + (static_cast<size_t>(i) * ldc + j) * sizeof(OutT);
-      if (j >= n) {
-        if (!untouched<OutT>(cp) && r.passed) {
-          r.passed = false;
-          r.detail = fmt::format("write outside D at row {} padding column {}", i, j);
+  for (uint32_t l = 0; l < batches; ++l) {
+    const uint16_t* al = a + size_t{l} * m * lda;
+    const uint16_t* bl = b + size_t{l} * n * ldb;
+    const uint8_t* cl = c + size_t{l} * m * ldc * sizeof(OutT);
+    // D[i][j], or D[l][i][j] in a batch.
+    auto at = [&](uint32_t i, uint32_t j) {
+      return batches > 1 ? fmt::format("[{}][{}][{}]", l, i, j) : fmt::format("[{}][{}]", i, j);
+    };
+    for (uint32_t i = 0; i < m; ++i) {
+      for (uint32_t j = 0; j < ldc; ++j) {
+        const uint8_t* cp = cl + (static_cast<size_t>(i) * ldc + j) * sizeof(OutT);
+        if (j >= n) {
+          if (!untouched<OutT>(cp) && r.passed) {
+            r.passed = false;
+            r.detail = fmt::format("write outside D: padding element D{}", at(i, j));
+          }
+          continue;
         }
-        continue;
+        double ref = 0, abs_sum = 0;
+        for (uint32_t kk = 0; kk < k; ++kk) {
+          double x = input_value(al[static_cast<size_t>(i) * lda + kk], f16) *
+                     input_value(bl[static_cast<size_t>(j) * ldb + kk], f16);
+          ref += x;
+          abs_sum += std::fabs(x);
+        }
+        check_element<OutT>(r, out_value<OutT>(cp), ref, abs_sum, k,
+                            [&] { return "D" + at(i, j); });
       }
-      double ref = 0, abs_sum = 0;
-      for (uint32_t kk = 0; kk < k; ++kk) {
-        double x = input_value(a[static_cast<size_t>(i) * lda + kk], f16) *
-                   input_value(b[static_cast<size_t>(j) * ldb + kk], f16);
-        ref += x;
-        abs_sum += std::fabs(x);
-      }
-      check_element<OutT>(r, out_value<OutT>(cp), ref, abs_sum, k,
-                          [&] { return fmt::format("D[{}][{}]", i, j); });
     }
   }
   return r;

@@ -52,12 +52,13 @@ uint64_t functional_host_bytes(const MatmulRequest& q) {
   const uint64_t out = q.out_f32 ? 4 : 2;
   const LeadingDims ld = leading_dims(q, static_cast<uint32_t>(out));
   const uint64_t m = q.m, n = q.n;
-  // A, B and D at their pitches, and the FP64 reference.
-  return 2 * (m * ld.lda + n * ld.ldb) + m * ld.ldd * out + m * n * 8;
+  // A, B and D at their pitches (every matrix of the batch), and the FP64
+  // reference of one matrix.
+  return q.batch * (2 * (m * ld.lda + n * ld.ldb) + m * ld.ldd * out) + m * n * 8;
 }
 
 uint64_t sms_used(const MatmulRequest& q) {
-  const uint64_t tiles = ceil_div(q.m, 128) * ceil_div(q.n, q.tile_n);
+  const uint64_t tiles = ceil_div(q.m, 128) * ceil_div(q.n, q.tile_n) * q.batch;
   const int num_sms = q.num_sms > 0          ? q.num_sms
                       : q.arch == "sm90"     ? models::sm90::gpu_params().num_sms
                       : q.arch == "mi300x"   ? models::mi300x::Params::builtin().num_cus
@@ -67,7 +68,7 @@ uint64_t sms_used(const MatmulRequest& q) {
 
 uint64_t estimated_trace_bytes(const MatmulRequest& q) {
   const bool sm90 = q.arch == "sm90";
-  const uint64_t tiles = ceil_div(q.m, 128) * ceil_div(q.n, q.tile_n);
+  const uint64_t tiles = ceil_div(q.m, 128) * ceil_div(q.n, q.tile_n) * q.batch;
   const uint64_t kblocks = ceil_div(q.k, 64);
   const uint64_t sms = sms_used(q);
   uint64_t traced = sms;
@@ -148,6 +149,12 @@ std::string validate_matmul(const MatmulRequest& q) {
   }
   if (!err.empty()) return err;
   if (std::string e = validate_leading_dims(q); !e.empty()) return e;
+  // Tile numbers are 32-bit in the kernels (and CTA ids in the models).
+  const uint64_t tiles = ceil_div(q.m, 128) * ceil_div(q.n, q.tile_n) * q.batch;
+  if (tiles >= (1ull << 31))
+    return fmt::format("--batch {}: {} output tiles in one launch; the kernels number tiles in "
+                       "31 bits",
+                       q.batch, tiles);
   return validate_resources(q);
 }
 

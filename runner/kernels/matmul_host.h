@@ -25,9 +25,13 @@
 
 namespace sk::sim {
 
+// A, B and D of a (batched) matmul: `batches` matrices each, packed one after
+// another (matrix i of A at a + i * stride_a elements, and so on).
 struct MatmulBuffers {
   uint32_t lda = 0, ldb = 0, ldc = 0;  // elements
   uint64_t a = 0, b = 0, d = 0;
+  uint32_t batches = 1;
+  uint64_t stride_a = 0, stride_b = 0, stride_d = 0;  // elements
 };
 
 
@@ -46,34 +50,38 @@ void set_wall_limit(sim::Engine& engine, const MatmulRequest& q,
 
 void fail_encode(const std::string& err);
 
-// Allocates A (m x k, rows ld.lda apart), B (n x k, ld.ldb) and D (m x n,
-// ld.ldd); in functional mode fills A and B from `rng` (A first, row by row;
-// BF16, or IEEE F16 with f16) and poisons the padding and D. G is any
-// model's Gpu (gmem(), functional()).
+// Allocates `batches` matrices each of A (m x k, rows ld.lda apart), B (n x
+// k, ld.ldb) and D (m x n, ld.ldd); in functional mode fills A and B from
+// `rng` (all of A first, row by row; BF16, or IEEE F16 with f16) and poisons
+// the padding and D. G is any model's Gpu (gmem(), functional()).
 template <class OutT, class G>
 MatmulBuffers allocate_matmul(G& gpu, uint32_t m, uint32_t n, uint32_t k, const LeadingDims& ld,
-                              std::mt19937_64& rng, bool f16 = false) {
+                              std::mt19937_64& rng, bool f16 = false, uint32_t batches = 1) {
   auto& mem = gpu.gmem();
   MatmulBuffers b;
   b.lda = ld.lda;
   b.ldb = ld.ldb;
   b.ldc = ld.ldd;
-  b.a = mem.allocate(uint64_t{m} * b.lda * 2, "A");
-  b.b = mem.allocate(uint64_t{n} * b.ldb * 2, "B");
-  b.d = mem.allocate(uint64_t{m} * b.ldc * sizeof(OutT), "D");
+  b.batches = batches;
+  b.stride_a = uint64_t{m} * b.lda;
+  b.stride_b = uint64_t{n} * b.ldb;
+  b.stride_d = uint64_t{m} * b.ldc;
+  b.a = mem.allocate(b.stride_a * batches * 2, "A");
+  b.b = mem.allocate(b.stride_b * batches * 2, "B");
+  b.d = mem.allocate(b.stride_d * batches * sizeof(OutT), "D");
   if (!gpu.functional()) return b;
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  auto fill = [&](uint64_t addr, uint32_t rows, uint32_t ld_elems) {
+  auto fill = [&](uint64_t addr, uint64_t rows, uint32_t ld_elems) {
     auto* p = reinterpret_cast<uint16_t*>(mem.host(addr));
-    for (uint32_t r = 0; r < rows; ++r)
+    for (uint64_t r = 0; r < rows; ++r)
       for (uint32_t c = 0; c < ld_elems; ++c)
         p[size_t{r} * ld_elems + c] = c >= k  ? (f16 ? kF16Nan : kBf16Nan)
                                       : f16 ? f16_bits(dist(rng))
                                             : to_bf16(dist(rng)).bits;
   };
-  fill(b.a, m, b.lda);
-  fill(b.b, n, b.ldb);
-  poison_output<OutT>(mem.host(b.d), size_t{m} * b.ldc);
+  fill(b.a, uint64_t{m} * batches, b.lda);
+  fill(b.b, uint64_t{n} * batches, b.ldb);
+  poison_output<OutT>(mem.host(b.d), b.stride_d * batches);
   return b;
 }
 
@@ -89,7 +97,8 @@ MatmulBuffers allocate_matmul(G& gpu, uint32_t m, uint32_t n, uint32_t k, std::m
 template <class OutT, class G>
 MatmulBuffers allocate_matmul(G& gpu, const MatmulRequest& q) {
   std::mt19937_64 rng(q.seed);
-  return allocate_matmul<OutT>(gpu, q.m, q.n, q.k, leading_dims(q, sizeof(OutT)), rng, q.in_f16);
+  return allocate_matmul<OutT>(gpu, q.m, q.n, q.k, leading_dims(q, sizeof(OutT)), rng, q.in_f16,
+                               q.batch);
 }
 
 // The happens-before race detector, attached in functional mode (per-lane
@@ -114,19 +123,34 @@ CheckResult check_run(G& gpu, const MatmulRequest& q, const MatmulBuffers& b, Ru
   auto& mem = gpu.gmem();
   return check_matmul<OutT>(q.m, q.n, q.k, reinterpret_cast<uint16_t*>(mem.host(b.a)), b.lda,
                             reinterpret_cast<uint16_t*>(mem.host(b.b)), b.ldb, mem.host(b.d),
-                            b.ldc, q.in_f16);
+                            b.ldc, q.in_f16, b.batches);
 }
+
+// Encodes the map of a K-major 16-bit operand for the batched kernels: dims
+// {k, rows, batches}, rows ld elements and matrices `stride` elements apart,
+// boxes {box_k, box_rows}, 128B swizzle. Returns the encoder's error, or "".
+std::string encode_operand_map(models::sm100::TensorMapModel& map, uint64_t base, uint32_t k,
+                               uint32_t rows, uint32_t ld, uint64_t stride, uint32_t batches,
+                               uint32_t box_k, uint32_t box_rows);
 
 // Encodes D's map for configuration C's epilogue (TmemTileWriter): D is
 // n x m elements of C::OutT with rows ldc elements apart, stored in 32 x 32
-// boxes swizzled by one box row. Returns the encoder's error, or "".
+// boxes swizzled by one box row; with C::kBatched a rank-3 map of `batches`
+// matrices `stride` elements apart. Returns the encoder's error, or "".
 template <class C>
 std::string encode_output_map(models::sm100::TensorMapModel& map, uint64_t d, uint32_t n,
-                              uint32_t m, uint32_t ldc) {
+                              uint32_t m, uint32_t ldc, uint64_t stride = 0,
+                              uint32_t batches = 1) {
   using OutT = typename C::OutT;
-  return models::sm100::encode_tiled_2d(map, d, sizeof(OutT), n, m, uint64_t{ldc} * sizeof(OutT),
-                                        32, 32,
-                                        static_cast<models::sm100::Swizzle>(C::Writer::kRowBytes));
+  const auto swizzle = static_cast<models::sm100::Swizzle>(C::Writer::kRowBytes);
+  if constexpr (C::kBatched) {
+    const uint64_t dims[3] = {n, m, batches};
+    const uint64_t strides[2] = {uint64_t{ldc} * sizeof(OutT), stride * sizeof(OutT)};
+    return models::sm100::encode_tiled_3d(map, d, sizeof(OutT), dims, strides, 32, 32, swizzle);
+  } else {
+    return models::sm100::encode_tiled_2d(map, d, sizeof(OutT), n, m, uint64_t{ldc} * sizeof(OutT),
+                                          32, 32, swizzle);
+  }
 }
 
 // The run's description shared by every SM100 structured kernel: the GEMM
@@ -139,6 +163,7 @@ RunResult describe_sm100_run(const MatmulRequest& q, int grid, RunStatus status)
   r.m = q.m;
   r.n = q.n;
   r.k = q.k;
+  r.batch = q.batch;
   r.scheduler = C::kClc ? "clc" : "static";
   r.tile_m = C::BM;
   r.tile_n = C::BN;

@@ -57,8 +57,13 @@ RunResult run_cdna3_kernel(const MatmulRequest& q, const std::string& name) {
   p.lda = buf.lda;
   p.ldb = buf.ldb;
   p.ldd = buf.ldc;
+  p.batches = q.batch;
+  p.stride_a = buf.stride_a;
+  p.stride_b = buf.stride_b;
+  p.stride_d = buf.stride_d;
   const auto races = attach_race_detector(gpu, q);
-  const uint32_t tiles = ceil_div<uint32_t>(q.m, Cfg::kBM) * ceil_div<uint32_t>(q.n, Cfg::kBN);
+  const uint32_t tiles =
+      ceil_div<uint32_t>(q.m, Cfg::kBM) * ceil_div<uint32_t>(q.n, Cfg::kBN) * q.batch;
   const int grid = static_cast<int>(std::min<uint32_t>(tiles, gpu.params().num_cus));
   const std::string err =
       gpu.launch(grid, Kernel::kWaves, Kernel::kLdsBytes, [&p] { Kernel::run(p); });
@@ -71,6 +76,7 @@ RunResult run_cdna3_kernel(const MatmulRequest& q, const std::string& name) {
   r.m = q.m;
   r.n = q.n;
   r.k = q.k;
+  r.batch = q.batch;
   r.config_name = fmt::format("cdna3_{}_{}_{}x{}x{}_s{}_bf16out", name, Cfg::kF16 ? "f16" : "bf16", Cfg::kBM, Cfg::kBN,
                               Cfg::kBK, Cfg::kStages);
   r.scheduler = "static";
@@ -83,7 +89,7 @@ RunResult run_cdna3_kernel(const MatmulRequest& q, const std::string& name) {
   r.functional = q.functional;
   r.seed = q.seed;
   r.status = err.empty() ? run_status_name(status) : "launch_failed";
-  summarize_mi300x(gpu, 2.0 * q.m * q.n * q.k, r);
+  summarize_mi300x(gpu, 2.0 * q.m * q.n * q.k * q.batch, r);
   if (err.empty()) r.check = check_run<bf16_t>(gpu, q, buf, status);
   r.output_errors = write_run_files(gpu, q, r);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

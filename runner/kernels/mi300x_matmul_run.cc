@@ -130,15 +130,15 @@ std::string validate_mi300x_matmul(const MatmulRequest& q) {
       uint64_t{q.n} * round_up<uint64_t>(q.k, 8) * 2 >= (1ull << 32))
     return "--arch mi300x: A and B must each be under 4 GiB (buffer descriptors hold 32-bit sizes)";
   const uint64_t grid = std::min<uint64_t>(
-      uint64_t{(q.m + kTileM - 1) / kTileM} * ((q.n + kTileN - 1) / kTileN),
+      uint64_t{(q.m + kTileM - 1) / kTileM} * ((q.n + kTileN - 1) / kTileN) * q.batch,
       static_cast<uint64_t>(models::mi300x::Params::builtin().num_cus));
   for (const int cta : q.timeline_path.empty() ? std::vector<int>{} : q.timeline_ctas)
     if (cta >= 0 && static_cast<uint64_t>(cta) >= grid)
       return fmt::format("--timeline-cta {} does not exist: this launch has {} workgroups (0-{})",
                          cta, grid, grid - 1);
-  if (q.functional && uint64_t{q.m} * q.n * q.k > (1ull << 33))
-    return "--functional is limited to M*N*K <= 2^33 (it computes real products); use timing "
-           "mode for larger shapes";
+  if (q.functional && uint64_t{q.m} * q.n * q.k * q.batch > (1ull << 33))
+    return "--functional is limited to M*N*K*batch <= 2^33 (it computes real products); use "
+           "timing mode for larger shapes";
   return "";
 }
 

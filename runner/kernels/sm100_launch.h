@@ -58,7 +58,7 @@ RunResult simulate_sm100(const MatmulRequest& q, const Sm100Launch& launch, Setu
   const auto buf = setup(gpu, p);
 
   const auto races = attach_race_detector(gpu, q);
-  const uint32_t tiles = Kernel::tiles_m(q.m) * Kernel::tiles_n(q.n);
+  const uint32_t tiles = Kernel::tiles_m(q.m) * Kernel::tiles_n(q.n) * Kernel::batches(p);
   const int grid = static_cast<int>(
       C::kClc ? tiles : std::min<uint32_t>(tiles, static_cast<uint32_t>(gpu.params().num_sms)));
   const std::string err =

@@ -17,10 +17,12 @@ using models::sm100::Gpu;
 using models::sm100::Params;
 using models::sm100::Swizzle;
 
+// The plain matmul is always the batched kernel (rank-3 maps); a single GEMM
+// is a batch of one.
 template <int BN, int S, class OutT, class Sched = StaticPersistentScheduler, bool F16 = false>
 using Cfg = std::conditional_t<
-    F16, Sm100MatmulConfig<128, BN, 64, S, OutT, Sched, TmaTileLoader, false, F16Mainloop>,
-    Sm100MatmulConfig<128, BN, 64, S, OutT, Sched>>;
+    F16, Sm100MatmulConfig<128, BN, 64, S, OutT, Sched, TmaTileLoader, false, F16Mainloop, true>,
+    Sm100MatmulConfig<128, BN, 64, S, OutT, Sched, TmaTileLoader, false, Bf16Mainloop, true>>;
 
 // Launches with more CTAs than this are refused (the model keeps a slot per
 // CTA id of the grid).
@@ -33,24 +35,25 @@ Params params_of(const MatmulRequest& q) {
 }
 
 uint64_t tile_count(const MatmulRequest& q) {
-  return uint64_t{(q.m + 127) / 128} * ((q.n + q.tile_n - 1) / q.tile_n);
+  return uint64_t{(q.m + 127) / 128} * ((q.n + q.tile_n - 1) / q.tile_n) * q.batch;
 }
 
 template <class C>
 RunResult run_config(const MatmulRequest& q) {
   using OutT = typename C::OutT;
   return simulate_sm100<C, Sm100Matmul<C>>(
-      q, {"matmul", C::name(), 2.0 * q.m * q.n * q.k},
+      q, {"matmul", C::name(), 2.0 * q.m * q.n * q.k * q.batch},
       [&](Gpu& gpu, auto& p) {
         const MatmulBuffers buf = allocate_matmul<OutT>(gpu, q);
-        fail_encode(models::sm100::encode_tiled_2d(p.a, buf.a, 2, q.k, q.m, uint64_t{buf.lda} * 2,
-                                                   C::BK, C::BM, Swizzle::k128B));
-        fail_encode(models::sm100::encode_tiled_2d(p.b, buf.b, 2, q.k, q.n, uint64_t{buf.ldb} * 2,
-                                                   C::BK, C::BN, Swizzle::k128B));
-        fail_encode(encode_output_map<C>(p.c, buf.d, q.n, q.m, buf.ldc));
+        fail_encode(encode_operand_map(p.a, buf.a, q.k, q.m, buf.lda, buf.stride_a, q.batch,
+                                       C::BK, C::BM));
+        fail_encode(encode_operand_map(p.b, buf.b, q.k, q.n, buf.ldb, buf.stride_b, q.batch,
+                                       C::BK, C::BN));
+        fail_encode(encode_output_map<C>(p.c, buf.d, q.n, q.m, buf.ldc, buf.stride_d, q.batch));
         p.m = q.m;
         p.n = q.n;
         p.k = q.k;
+        p.batches = q.batch;
         return buf;
       },
       [&](Gpu& gpu, const MatmulBuffers& buf, RunStatus status) {
@@ -129,9 +132,9 @@ std::string validate_sm100_matmul(const MatmulRequest& q) {
                                  cta, grid, grid - 1);
   if (q.timeline_to != 0 && q.timeline_to <= q.timeline_from)
     return "--timeline-window FROM:TO needs FROM < TO";
-  if (q.functional && uint64_t{q.m} * q.n * q.k > (1ull << 33))
-    return "--functional is limited to M*N*K <= 2^33 (it computes real products); use timing "
-           "mode for larger shapes";
+  if (q.functional && uint64_t{q.m} * q.n * q.k * q.batch > (1ull << 33))
+    return "--functional is limited to M*N*K*batch <= 2^33 (it computes real products); use "
+           "timing mode for larger shapes";
   return "";
 }
 

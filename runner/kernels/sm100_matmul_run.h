@@ -22,6 +22,9 @@ struct MatmulRequest {
   std::string arch = "sm100";  // sm100, sm90 or mi300x (runner/kernels/matmul_dispatch.h picks the model)
   std::string amd_kernel = "pingpong";  // mi300x: pingpong or wave_specialized
   uint32_t m = 0, n = 0, k = 0;
+  // Independent GEMMs of this shape (--batch): A, B and D each hold `batch`
+  // matrices one after another, m (n) rows of lda (ldb, ldd) elements apart.
+  uint32_t batch = 1;
   uint32_t tile_n = 256;
   uint32_t stages = 4;
   bool out_f32 = false;

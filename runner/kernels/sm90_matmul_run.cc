@@ -22,16 +22,15 @@
 namespace sk::sim {
 namespace {
 using models::sm100::Gpu;
-using models::sm100::Swizzle;
 
 // What the power model needs of a finished launch.
 models::sm90::KernelActivity activity(const MatmulRequest& q, const RunResult& r) {
   models::sm90::KernelActivity a;
-  a.flops = 2.0 * q.m * q.n * q.k;
+  a.flops = 2.0 * q.m * q.n * q.k * q.batch;
   // Every k-block of every tile brings a 128 x 64 A box and a BN x 64 B box
   // (out-of-bounds parts zero-filled, full bytes).
   a.tma_bytes = static_cast<double>(ceil_div<uint64_t>(q.m, 128) * ceil_div<uint64_t>(q.n, q.tile_n) *
-                                    ceil_div<uint64_t>(q.k, 64) * (128 + q.tile_n) * 64 * 2);
+                                    q.batch * ceil_div<uint64_t>(q.k, 64) * (128 + q.tile_n) * 64 * 2);
   a.hbm_bytes = static_cast<double>(r.hbm_bytes);
   a.cycles = r.cycles;
   a.tensor_cycles = r.tensor_phase_cycles;
@@ -52,20 +51,18 @@ RunResult run_config(const MatmulRequest& q, models::sm90::LaunchClocks f) {
       gpu, {f.tensor_ghz, f.rest_ghz, models::sm90::extras().clock_hold_ns});
   configure_run(gpu, q, t0);
   const MatmulBuffers buf = allocate_matmul<bf16_t>(gpu, q);
-  const uint32_t lda = buf.lda, ldd = buf.ldc;
-  const uint64_t a_addr = buf.a, b_addr = buf.b, d_addr = buf.d;
   typename Kernel::Params p{};
-  fail_encode(models::sm100::encode_tiled_2d(p.a, a_addr, 2, q.k, q.m, uint64_t{lda} * 2, 64, 128,
-                                             Swizzle::k128B));
-  fail_encode(models::sm100::encode_tiled_2d(p.b, b_addr, 2, q.k, q.n, uint64_t{buf.ldb} * 2, 64, BN,
-                                             Swizzle::k128B));
-  p.d = reinterpret_cast<bf16_t*>(d_addr);
+  fail_encode(encode_operand_map(p.a, buf.a, q.k, q.m, buf.lda, buf.stride_a, q.batch, 64, 128));
+  fail_encode(encode_operand_map(p.b, buf.b, q.k, q.n, buf.ldb, buf.stride_b, q.batch, 64, BN));
+  p.d = reinterpret_cast<bf16_t*>(buf.d);
   p.m = q.m;
   p.n = q.n;
   p.k = q.k;
-  p.ldd = ldd;
+  p.ldd = buf.ldc;
+  p.batches = q.batch;
+  p.batch_stride_d = buf.stride_d;
   const auto races = attach_race_detector(gpu, q);
-  const uint32_t tiles = ceil_div<uint32_t>(q.m, 128) * ceil_div<uint32_t>(q.n, BN);
+  const uint32_t tiles = ceil_div<uint32_t>(q.m, 128) * ceil_div<uint32_t>(q.n, BN) * q.batch;
   const int grid = static_cast<int>(std::min<uint32_t>(tiles, gpu.params().num_sms));
   const std::string err = gpu.launch(grid, C::kThreads / 32, C::kSmemBytes, [&p] { Kernel::run(p); });
   if (!err.empty()) throw std::runtime_error(err);
@@ -77,6 +74,7 @@ RunResult run_config(const MatmulRequest& q, models::sm90::LaunchClocks f) {
   r.m = q.m;
   r.n = q.n;
   r.k = q.k;
+  r.batch = q.batch;
   r.config_name = fmt::format("sm90_matmul_{}_128x{}x64_s{}_bf16out", F16 ? "f16" : "bf16", BN, S);
   r.tile_m = 128;
   r.tile_n = BN;
@@ -87,7 +85,7 @@ RunResult run_config(const MatmulRequest& q, models::sm90::LaunchClocks f) {
   r.functional = q.functional;
   r.seed = q.seed;
   r.status = run_status_name(status);
-  summarize_sm100(gpu, 2.0 * q.m * q.n * q.k, r, 1.0, AccumulatorWait::kTensorCore);
+  summarize_sm100(gpu, 2.0 * q.m * q.n * q.k * q.batch, r, 1.0, AccumulatorWait::kTensorCore);
   models::sm90::api::phase_clock().stop();
   // The summary's time is the clock log's: each phase's cycles at its clock.
   // What CUDA events around one launch measure adds the launch overhead (host
@@ -98,7 +96,7 @@ RunResult run_config(const MatmulRequest& q, models::sm90::LaunchClocks f) {
   r.rest_phase_ghz = f.rest_ghz;
   r.tensor_phase_cycles = models::sm90::api::phase_clock().tensor_cycles(r.cycles);
   r.predicted_time_us += models::sm90::extras().launch_overhead_cycles / (f_max * 1e3);
-  r.tflops = 2.0 * q.m * q.n * q.k / (r.predicted_time_us * 1e-6) / 1e12;
+  r.tflops = 2.0 * q.m * q.n * q.k * q.batch / (r.predicted_time_us * 1e-6) / 1e12;
   r.peak_tflops = 4096.0 * gpu.params().num_sms * f_max * 1e9 / 1e12;
   r.peak_fraction = r.tflops / r.peak_tflops;
   r.power_w = models::sm90::board_power_w(models::sm90::extras().power, f_max, f, activity(q, r));
@@ -151,15 +149,15 @@ std::string validate_sm90_matmul(const MatmulRequest& q) {
                        q.stages, q.tile_n);
   if (q.out_f32) return "--arch sm90: the SM90 matmul writes BF16 only (--out-dtype bf16)";
   const uint64_t grid = std::min<uint64_t>(
-      uint64_t{(q.m + 127) / 128} * ((q.n + q.tile_n - 1) / q.tile_n),
+      uint64_t{(q.m + 127) / 128} * ((q.n + q.tile_n - 1) / q.tile_n) * q.batch,
       static_cast<uint64_t>(models::sm90::gpu_params().num_sms));
   for (const int cta : q.timeline_path.empty() ? std::vector<int>{} : q.timeline_ctas)
     if (cta >= 0 && static_cast<uint64_t>(cta) >= grid)
       return fmt::format("--timeline-cta {} does not exist: this launch has {} CTAs (0-{})", cta,
                          grid, grid - 1);
-  if (q.functional && uint64_t{q.m} * q.n * q.k > (1ull << 33))
-    return "--functional is limited to M*N*K <= 2^33 (it computes real products); use timing "
-           "mode for larger shapes";
+  if (q.functional && uint64_t{q.m} * q.n * q.k * q.batch > (1ull << 33))
+    return "--functional is limited to M*N*K*batch <= 2^33 (it computes real products); use "
+           "timing mode for larger shapes";
   return "";
 }
 

@@ -34,7 +34,7 @@ void settle_incomplete(RunResult& r, const std::string& limit_reason) {
 void set_waves(RunResult& r, uint32_t sms) {
   if (sms == 0 || r.tile_m == 0 || r.tile_n == 0) return;
   r.sms = sms;
-  r.tiles = uint64_t{(r.m + r.tile_m - 1) / r.tile_m} * ((r.n + r.tile_n - 1) / r.tile_n);
+  r.tiles = uint64_t{(r.m + r.tile_m - 1) / r.tile_m} * ((r.n + r.tile_n - 1) / r.tile_n) * r.batch;
   r.waves = static_cast<double>(r.tiles) / sms;
   const uint64_t tail = r.tiles % sms;
   r.tail_wave_pct = r.tiles == 0 ? 0 : tail == 0 ? 100.0 : 100.0 * static_cast<double>(tail) / sms;
@@ -54,7 +54,7 @@ json::object to_json(const RunResult& r) {
   o["arch"] = r.arch;
   o["status"] = r.status;
   if (!r.limit.empty()) o["limit"] = r.limit;
-  o["shape"] = json::object{{"m", r.m}, {"n", r.n}, {"k", r.k}};
+  o["shape"] = json::object{{"m", r.m}, {"n", r.n}, {"k", r.k}, {"batch", r.batch}};
   o["config"] = json::object{{"name", r.config_name},
                              {"tile_m", r.tile_m},
                              {"tile_n", r.tile_n},
@@ -168,6 +168,7 @@ RunResult run_result_from_json(const json::value& v) {
   r.m = get<uint32_t>(s, "m");
   r.n = get<uint32_t>(s, "n");
   r.k = get<uint32_t>(s, "k");
+  if (s.contains("batch")) r.batch = get<uint32_t>(s, "batch");
   const auto& c = o.at("config").as_object();
   r.config_name = get<std::string>(c, "name");
   r.tile_m = get<uint32_t>(c, "tile_m");

@@ -40,6 +40,7 @@ struct RunResult {
   // limit and livelock: what stopped the run, max_cycles or wall ("" else).
   std::string limit;
   uint32_t m = 0, n = 0, k = 0;
+  uint32_t batch = 1;  // GEMMs of this shape in the launch (--batch)
   std::string config_name;
   std::string scheduler;  // matmul: static | clc (empty: not applicable)
   uint32_t tile_m = 0, tile_n = 0, tile_k = 0, stages = 0, ctas = 0;

@@ -6,8 +6,9 @@ namespace sk::cli {
 
 std::string format_text(const sim::RunResult& r) {
   std::string s;
-  s += fmt::format("{} on {}: M={} N={} K={}  [{}; {} CTAs; {} mode]\n", r.kernel, r.arch, r.m,
-                   r.n, r.k, r.config_name, r.ctas, r.functional ? "functional" : "timing");
+  s += fmt::format("{} on {}: M={} N={} K={}{}  [{}; {} CTAs; {} mode]\n", r.kernel, r.arch, r.m,
+                   r.n, r.k, r.batch > 1 ? fmt::format(" batch={}", r.batch) : std::string(),
+                   r.config_name, r.ctas, r.functional ? "functional" : "timing");
   // Only a layout other than packed A and B is worth a line.
   if (r.lda != 0 && (r.lda != r.k || r.ldb != r.k || r.padded))
     s += fmt::format("  operands    A {}x{} rows {} apart, B {}x{} rows {} apart{}, D rows {} apart\n",

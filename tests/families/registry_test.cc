@@ -256,6 +256,48 @@ TEST_CASE("matmul with F16 inputs predicts the BF16 time") {
   }
 }
 
+// A batch of L is L GEMMs in one launch: L times the tiles, FLOPs and
+// compulsory bytes, at least those bytes from HBM, and (the matrices being
+// independent, with one B each) no faster per matrix than one GEMM alone
+// when a single matrix already fills the machine.
+TEST_CASE("matmul with --batch runs every matrix's tiles") {
+  const Family* f = find_family("matmul");
+  REQUIRE(f != nullptr);
+  for (const char* arch : {"sm100", "sm90", "mi300x"}) {
+    CAPTURE(arch);
+    RunResult runs[2];
+    for (int i = 0; i < 2; ++i) {
+      Values v;
+      v.set("m", "1000");
+      v.set("n", "1100");
+      v.set("k", "264");
+      if (i == 1) v.set("batch", "3");
+      MatmulRequest q;
+      q.arch = arch;
+      REQUIRE(f->bind(v, q).empty());
+      CHECK(q.batch == (i == 1 ? 3u : 1u));
+      q.tile_n = f->space(arch)->default_tile_n;
+      q.stages = f->space(arch)->default_stages;
+      REQUIRE(f->validate(v, q) == "");
+      const auto res = run_isolated(
+          [&] { return boost::json::serialize(to_json(f->simulate(v, q))); }, 120);
+      REQUIRE(res.ok);
+      runs[i] = run_result_from_json(boost::json::parse(res.payload));
+      REQUIRE(runs[i].status == "completed");
+      CHECK(static_cast<double>(runs[i].hbm_bytes) >= runs[i].compulsory_bytes);
+      const RunEstimate est = estimate_run(*f->space(arch), q, f->flops(v, q));
+      CHECK(est.events >= 0.5 * static_cast<double>(runs[i].events));
+      CHECK(est.events <= 2.0 * static_cast<double>(runs[i].events));
+    }
+    CHECK(runs[1].batch == 3);
+    CHECK(runs[1].tiles == 3 * runs[0].tiles);
+    CHECK(runs[1].compulsory_bytes == doctest::Approx(3 * runs[0].compulsory_bytes));
+    CHECK(runs[1].intensity == doctest::Approx(runs[0].intensity));
+    CHECK(runs[1].cycles > runs[0].cycles);
+    CHECK(runs[1].cycles < 3 * runs[0].cycles);  // the batch fills the idle SMs
+  }
+}
+
 TEST_CASE("seeded bugs are corpus cases") {
   REQUIRE(!g_corpus_build.empty());
   size_t named = 0;

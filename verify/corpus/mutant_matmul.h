@@ -138,7 +138,7 @@ struct MutantMatmul {
   SK_DEVICE static void schedule(const Params& p, const WorkPipe& work) {
     arch::annotate_role("scheduler");
     const bool dup = B == Bug::kTileToTwoCtas;  // every CTA walks the whole grid
-    const StaticPersistentScheduler sched(ceil_div<uint32_t>(p.m, BM), ceil_div<uint32_t>(p.n, BN),
+    const StaticPersistentScheduler sched(ceil_div<uint32_t>(p.m, BM), ceil_div<uint32_t>(p.n, BN), 1,
                                           dup ? 0 : arch::cta_idx(), dup ? 1 : arch::num_ctas());
     auto producer = work.producer();
     for (uint32_t i = 0;; ++i) {

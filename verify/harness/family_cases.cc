@@ -8,7 +8,9 @@
 //
 // Config keys are the family's fields (a choice field takes the index of its
 // choice, a flag 0 or 1) and the run's: arch (index into the family's
-// architectures), tile_n, stages (the architecture's defaults), out_f32, clc.
+// architectures), tile_n, stages (the architecture's defaults), out_f32, clc,
+// variant (index into the architecture's kernels, such as mi300x's ping-pong
+// and wave-specialized; default the first).
 // Every run is functional, so the race detector and the reference check run.
 //
 // Invariants: a key that is neither a field nor a run key, a missing or
@@ -30,7 +32,7 @@ namespace {
 sim::RunResult run_family(const sim::Family& f, const CaseConfig& cfg, uint64_t seed) {
   const std::string who = "family." + f.name + ": ";
   static const std::set<std::string> run_keys = {"arch", "tile_n", "stages", "out_f32", "clc",
-                                                 "default"};
+                                                 "variant", "default"};
   for (const auto& [key, value] : cfg.values())
     if (f.field(key) == nullptr && run_keys.count(key) == 0)
       throw std::invalid_argument(who + "no field or run key '" + key + "'");
@@ -57,6 +59,11 @@ sim::RunResult run_family(const sim::Family& f, const CaseConfig& cfg, uint64_t 
   q.stages = cfg.get_in("stages", space.default_stages, 2, 8);
   q.out_f32 = cfg.get("out_f32", 0) != 0;
   q.clc = cfg.get("clc", 0) != 0;
+  if (!space.variants.empty())
+    q.amd_kernel = space.variants.at(static_cast<size_t>(
+        cfg.get_in("variant", 0, 0, static_cast<int64_t>(space.variants.size()) - 1)));
+  else if (cfg.has("variant"))
+    throw std::invalid_argument(who + "'variant': " + space.arch + " has one kernel");
   q.functional = true;
   q.seed = seed;
   if (std::string err = f.validate(v, q); !err.empty()) throw std::invalid_argument(who + err);

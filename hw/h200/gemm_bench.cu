@@ -8,6 +8,10 @@
 // rank-3 tensor maps; A, B and D each hold their L matrices one after
 // another), checked and timed against cublasGemmStridedBatchedEx; the shape
 // column then reads MxNxKxL.
+// --layout-a col stores A M-contiguous (K rows of M), --layout-b row stores B
+// N-contiguous (K rows of N); the kernel loads them as MN-major tiles and
+// wgmma reads them transposed; cuBLAS gets the matching op flags. The shape
+// column then ends in _ca (A col-major), _rb (B row-major) or both.
 //
 // Inputs are random BF16 in [-1, 1) (a device hash of the index, new per
 // seed), rows padded to a 16-byte pitch as TMA requires. D is poisoned with
@@ -86,14 +90,16 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
   return fn;
 }
 
-// `batch` K-major BF16 operands of `rows` rows each, packed one after
-// another: dims {k, rows, batch}, box {64, box_rows, 1}, 128B swizzle.
+// `batch` BF16 operands of `rows` GEMM rows (M or N) each, packed one after
+// another, 128B swizzle: K-major, dims {k, rows, batch} and box {64,
+// box_rows, 1}; MN-major, dims {rows, k, batch} (K rows ld apart) and box
+// {64, 64, 1}, one 128-byte span of rows (the kernel loads box_rows / 64).
 CUtensorMap make_map(const void* base, uint64_t rows, uint64_t k, uint64_t ld, uint32_t box_rows,
-                     uint64_t batch) {
+                     uint64_t batch, bool mn_major = false) {
   CUtensorMap map;
-  const cuuint64_t dims[3] = {k, rows, batch};
-  const cuuint64_t strides[2] = {ld * 2, rows * ld * 2};
-  const cuuint32_t box[3] = {64, box_rows, 1};
+  const cuuint64_t dims[3] = {mn_major ? rows : k, mn_major ? k : rows, batch};
+  const cuuint64_t strides[2] = {ld * 2, (mn_major ? k : rows) * ld * 2};
+  const cuuint32_t box[3] = {64, mn_major ? 64u : box_rows, 1};
   const cuuint32_t elem_strides[3] = {1, 1, 1};
   CUresult r = encode_fn()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(base), dims,
                            strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
@@ -107,8 +113,9 @@ CUtensorMap make_map(const void* base, uint64_t rows, uint64_t k, uint64_t ld, u
 }
 
 struct Problem {
-  uint32_t m, n, k, lda, ldd;
+  uint32_t m, n, k, lda, ldb, ldd;
   uint32_t batch;
+  bool a_col, b_row;  // A M-contiguous, B N-contiguous
   int sets;
   std::vector<uint16_t*> a, b;
   uint16_t* d;
@@ -220,7 +227,8 @@ double rel_error(const Problem& pr) {
 // The CSV's shape column: MxNxK, or MxNxKxL for a batch of L.
 std::string shape(const Problem& pr) {
   std::string s = std::to_string(pr.m) + "x" + std::to_string(pr.n) + "x" + std::to_string(pr.k);
-  return pr.batch > 1 ? s + "x" + std::to_string(pr.batch) : s;
+  if (pr.batch > 1) s += "x" + std::to_string(pr.batch);
+  return s + (pr.a_col ? "_ca" : "") + (pr.b_row ? "_rb" : "");
 }
 
 template <int BN, int S>
@@ -236,8 +244,9 @@ int run_config(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double 
   const int grid = static_cast<int>(std::min<uint32_t>(tiles, static_cast<uint32_t>(sms)));
   std::vector<typename K::Params> params(pr.sets);
   for (int s = 0; s < pr.sets; ++s) {
-    params[s].a = make_map(pr.a[s], pr.m, pr.k, pr.lda, 128, pr.batch);
-    params[s].b = make_map(pr.b[s], pr.n, pr.k, pr.lda, BN, pr.batch);
+    params[s].a = make_map(pr.a[s], pr.m, pr.k, pr.lda, 128, pr.batch, pr.a_col);
+    params[s].b = make_map(pr.b[s], pr.n, pr.k, pr.ldb, BN, pr.batch, pr.b_row);
+    params[s].layouts = sk::OperandLayouts{pr.a_col ? 1u : 0u, pr.b_row ? 1u : 0u};
     params[s].d = reinterpret_cast<sk::bf16_t*>(pr.d);
     params[s].m = pr.m;
     params[s].n = pr.n;
@@ -300,6 +309,10 @@ int main(int argc, char** argv) {
   pr.n = arg(argc, argv, "--n", 4096);
   pr.k = arg(argc, argv, "--k", 4096);
   pr.batch = arg(argc, argv, "--batch", 1);
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], "--layout-a") == 0) pr.a_col = std::strcmp(argv[i + 1], "col") == 0;
+    if (std::strcmp(argv[i], "--layout-b") == 0) pr.b_row = std::strcmp(argv[i + 1], "row") == 0;
+  }
   const uint32_t stages = arg(argc, argv, "--stages", 4), tile_n = arg(argc, argv, "--tile-n", 256);
   const int runs = static_cast<int>(arg(argc, argv, "--runs", 20));
   if (pr.m == 0 || pr.n == 0 || pr.k == 0 || pr.batch == 0 || runs < 1 || stages < 2 ||
@@ -308,16 +321,21 @@ int main(int argc, char** argv) {
                  "gemm_bench: bad arguments (m, n, k, batch >= 1; stages 2-6; tile-n 128|256)\n");
     return 2;
   }
-  pr.lda = (pr.k + 7) / 8 * 8;
+  // Stored rows: A m rows of k (K-major) or k rows of m; B likewise.
+  const uint32_t a_rows = pr.a_col ? pr.k : pr.m, a_len = pr.a_col ? pr.m : pr.k;
+  const uint32_t b_rows = pr.b_row ? pr.k : pr.n, b_len = pr.b_row ? pr.n : pr.k;
+  pr.lda = (a_len + 7) / 8 * 8;
+  pr.ldb = (b_len + 7) / 8 * 8;
   pr.ldd = (pr.n + 7) / 8 * 8;
-  const double set_bytes = 2.0 * (static_cast<double>(pr.m) + pr.n) * pr.lda * pr.batch;
+  const double set_bytes =
+      2.0 * (static_cast<double>(a_rows) * pr.lda + static_cast<double>(b_rows) * pr.ldb) * pr.batch;
   pr.sets = std::max(1, std::min(8, static_cast<int>(std::ceil(3 * 64e6 / set_bytes))));
   for (int s = 0; s < pr.sets; ++s) {
     uint16_t *a, *b;
-    CHECK_CUDA(cudaMalloc(&a, size_t{pr.m} * pr.lda * 2 * pr.batch));
-    CHECK_CUDA(cudaMalloc(&b, size_t{pr.n} * pr.lda * 2 * pr.batch));
-    fill_random<<<1024, 256>>>(a, uint64_t{pr.m} * pr.batch, pr.lda, pr.k, 2 * s + 1);
-    fill_random<<<1024, 256>>>(b, uint64_t{pr.n} * pr.batch, pr.lda, pr.k, 2 * s + 2);
+    CHECK_CUDA(cudaMalloc(&a, size_t{a_rows} * pr.lda * 2 * pr.batch));
+    CHECK_CUDA(cudaMalloc(&b, size_t{b_rows} * pr.ldb * 2 * pr.batch));
+    fill_random<<<1024, 256>>>(a, uint64_t{a_rows} * pr.batch, pr.lda, a_len, 2 * s + 1);
+    fill_random<<<1024, 256>>>(b, uint64_t{b_rows} * pr.batch, pr.ldb, b_len, 2 * s + 2);
     pr.a.push_back(a);
     pr.b.push_back(b);
   }
@@ -328,18 +346,22 @@ int main(int argc, char** argv) {
   cublasHandle_t h;
   CHECK_CUBLAS(cublasCreate(&h));
   const float alpha = 1.0f, beta = 0.0f;
-  // Row-major D = A B^T is column-major D^T = B A^T: op(B) = B^T (k x n, ld lda).
+  // Row-major D = A B^T is column-major D^T = B A^T. Seen column-major, a
+  // K-major B is k x n (op T makes it n x k) and an N-contiguous one n x k
+  // (op N); a K-major A is k x m (op N) and an M-contiguous one m x k (op T).
+  const cublasOperation_t op_b = pr.b_row ? CUBLAS_OP_N : CUBLAS_OP_T;
+  const cublasOperation_t op_a = pr.a_col ? CUBLAS_OP_T : CUBLAS_OP_N;
   auto cublas = [&](int s, uint16_t* out) {
     if (pr.batch == 1) {
-      CHECK_CUBLAS(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, pr.n, pr.m, pr.k, &alpha, pr.b[s],
-                                CUDA_R_16BF, pr.lda, pr.a[s], CUDA_R_16BF, pr.lda, &beta, out,
+      CHECK_CUBLAS(cublasGemmEx(h, op_b, op_a, pr.n, pr.m, pr.k, &alpha, pr.b[s],
+                                CUDA_R_16BF, pr.ldb, pr.a[s], CUDA_R_16BF, pr.lda, &beta, out,
                                 CUDA_R_16BF, pr.ldd, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
       return;
     }
     CHECK_CUBLAS(cublasGemmStridedBatchedEx(
-        h, CUBLAS_OP_T, CUBLAS_OP_N, pr.n, pr.m, pr.k, &alpha, pr.b[s], CUDA_R_16BF, pr.lda,
-        static_cast<long long>(pr.n) * pr.lda, pr.a[s], CUDA_R_16BF, pr.lda,
-        static_cast<long long>(pr.m) * pr.lda, &beta, out, CUDA_R_16BF, pr.ldd,
+        h, op_b, op_a, pr.n, pr.m, pr.k, &alpha, pr.b[s], CUDA_R_16BF, pr.ldb,
+        static_cast<long long>(b_rows) * pr.ldb, pr.a[s], CUDA_R_16BF, pr.lda,
+        static_cast<long long>(a_rows) * pr.lda, &beta, out, CUDA_R_16BF, pr.ldd,
         static_cast<long long>(pr.m) * pr.ldd, static_cast<int>(pr.batch), CUBLAS_COMPUTE_32F,
         CUBLAS_GEMM_DEFAULT));
   };

@@ -90,11 +90,17 @@ def predict(sim, shape, tile_n, stages, params=None, sm_clock=None):
     """The model's time in us; with sm_clock (an --sm-clock argument: GHz, or
     T,R for the tensor phase and the rest), at those SM clocks instead of the
     power-limited ones."""
-    m, n, k, *batch = shape.split('x')  # MxNxK, or MxNxKxL for a batch of L
+    # MxNxK, MxNxKxL for a batch of L; _ca: A col-major, _rb: B row-major.
+    dims, *layouts = shape.split('_')
+    m, n, k, *batch = dims.split('x')
     cmd = [sim, 'run', '--kernel', 'matmul', '--arch', 'sm90', '--m', m, '--n', n, '--k', k,
            '--tile-n', tile_n, '--stages', stages, '--json', '-']
     if batch:
         cmd += ['--batch', batch[0]]
+    if 'ca' in layouts:
+        cmd += ['--layout-a', 'col']
+    if 'rb' in layouts:
+        cmd += ['--layout-b', 'row']
     if params:
         cmd += ['--params', params]
     if sm_clock:

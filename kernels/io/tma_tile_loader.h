@@ -12,12 +12,28 @@
 // matrices, one plane per load; BatchedTmaTileLoader). A rank-2 loader has a
 // single plane, so the c2 its callers pass is always 0: kernels pass the work
 // item's batch, which only a batched configuration's scheduler makes nonzero.
+//
+// MN-major operands (MnTiling, operand_layout.h): the map's contiguous dim is
+// M (or N), dims {rows, K}, and a box holds 64 rows (128 bytes, one swizzle
+// span) by BK; a tile of R rows is R / 64 boxes, box i at i * box_bytes in
+// the stage: the MN-major canonical layout whose 64-row blocks are box_bytes
+// apart (the descriptors' leading byte offset). load() keeps the GEMM's
+// (k, row) coordinates either way.
 #pragma once
 
 #include "kernels/arch/sm100.h"
 #include "kernels/core/platform.h"
 
 namespace sk {
+
+// How an MN-major tile is cut into boxes (boxes == 0: K-major, one box).
+struct MnTiling {
+  uint32_t boxes = 0;      // 64-row boxes per tile
+  uint32_t box_bytes = 0;  // SMEM bytes of one box (128 x BK)
+  SK_HOST_DEVICE static constexpr MnTiling of(uint32_t mn_major, uint32_t rows, uint32_t bk) {
+    return mn_major != 0 ? MnTiling{rows / 64, 128 * bk} : MnTiling{};
+  }
+};
 
 template <int Rank>
 class TiledTmaLoader {
@@ -26,20 +42,34 @@ class TiledTmaLoader {
  public:
   static constexpr int kRank = Rank;
   using Source = arch::TensorMap;  // what the kernel parameters hold for it
-  SK_DEVICE explicit TiledTmaLoader(const arch::TensorMap* map) : map_(map) {}
+  SK_DEVICE explicit TiledTmaLoader(const arch::TensorMap* map, MnTiling mn = {})
+      : map_(map), mn_(mn) {}
 
   // Lane: one (inside sk::elect_one()).
   SK_DEVICE void prefetch() const { arch::prefetch_tensormap(map_); }
+  // The tile whose first element is (k = c0, row = c1) of matrix c2.
   SK_DEVICE void load(void* smem_dst, uint64_t* full_barrier, int32_t c0, int32_t c1,
                       int32_t c2 = 0) const {
+    if (mn_.boxes == 0) {
+      box(smem_dst, full_barrier, c0, c1, c2);
+      return;
+    }
+    for (uint32_t i = 0; i < mn_.boxes; ++i)
+      box(static_cast<uint8_t*>(smem_dst) + i * mn_.box_bytes, full_barrier,
+          c1 + static_cast<int32_t>(64 * i), c0, c2);
+  }
+
+ private:
+  SK_DEVICE void box(void* smem_dst, uint64_t* full_barrier, int32_t c0, int32_t c1,
+                     int32_t c2) const {
     if constexpr (Rank == 3)
       arch::tma_load_3d(smem_dst, map_, full_barrier, c0, c1, c2);
     else
       arch::tma_load_2d(smem_dst, map_, full_barrier, c0, c1);
   }
 
- private:
   const arch::TensorMap* map_;
+  MnTiling mn_;
 };
 
 using TmaTileLoader = TiledTmaLoader<2>;

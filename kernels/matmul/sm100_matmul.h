@@ -3,7 +3,8 @@
 // Composition, one component per concern:
 //   TileIO        Cfg::ALoader (A: TmaTileLoader, or im2col for conv2d),
 //                 Cfg::BLoader (B: TmaTileLoader; both rank 3 for a batched
-//                 GEMM), Cfg::ScaleIo (scale factors of
+//                 GEMM, and K- or MN-major as Params::layouts say, the
+//                 TileOp told the same), Cfg::ScaleIo (scale factors of
 //                 block-scaled mainloops; none for BF16) -> input TilePipeline
 //   TilePipeline  input:  load warp -> MMA warp        (Cfg::Payload, Stages)
 //                 acc:    MMA warp -> epilogue warps   (TmemAccumPayload)
@@ -40,6 +41,7 @@
 #include "kernels/arch/sm100.h"
 #include "kernels/core/lanes.h"
 #include "kernels/core/math.h"
+#include "kernels/core/operand_layout.h"
 #include "kernels/core/platform.h"
 #include "kernels/io/tma_tile_loader.h"
 #include "kernels/matmul/config.h"
@@ -74,6 +76,9 @@ struct Sm100Matmul {
     // With Cfg::kBatched: the number of matrices (dim 2 of the maps of A, B
     // and D); a configuration that is not batched runs one.
     uint32_t batches = 1;
+    // With Cfg::kBatched: whether A and B are MN-major (their maps then have
+    // dims {M or N, K, batches} and 64-row boxes); K-major otherwise.
+    OperandLayouts layouts;
   };
 
   SK_DEVICE static void run(const Params& p) {
@@ -123,6 +128,24 @@ struct Sm100Matmul {
   }
   SK_HOST_DEVICE static constexpr uint32_t batches(const Params& p) {
     return Cfg::kBatched ? p.batches : 1;
+  }
+
+  // An operand's loader: with the configuration's layouts for the plain
+  // (batched) matmul, K-major for the others.
+  template <class Loader>
+  SK_DEVICE static Loader operand_loader(const typename Loader::Source* src, uint32_t mn_major,
+                                         uint32_t rows) {
+    if constexpr (Cfg::kBatched)
+      return Loader(src, MnTiling::of(mn_major, rows, Cfg::BK));
+    else
+      return Loader(src);
+  }
+  // The TileOp, told the operands' layouts where the configuration has them.
+  SK_DEVICE static Mma make_op(const Params& p) {
+    if constexpr (Cfg::kBatched)
+      return Mma(Cfg::kOpTmemCol, p.layouts);
+    else
+      return Mma(Cfg::kOpTmemCol);
   }
 
  private:
@@ -182,8 +205,10 @@ struct Sm100Matmul {
   SK_DEVICE static void load_tiles(const Params& p, const InputPipe& input, const WorkPipe& work,
                                    TileStarted&& tile_started) {
     arch::annotate_role("load");
-    const typename Cfg::ALoader a_loader(&p.a);
-    const typename Cfg::BLoader b_loader(&p.b);
+    const auto a_loader =
+        operand_loader<typename Cfg::ALoader>(&p.a, p.layouts.a_mn_major, Cfg::BM);
+    const auto b_loader =
+        operand_loader<typename Cfg::BLoader>(&p.b, p.layouts.b_mn_major, Cfg::BN);
     const typename Cfg::ScaleIo scale_loader(&p.scales);
     if (auto lane = elect_one()) {
       a_loader.prefetch();
@@ -215,7 +240,7 @@ struct Sm100Matmul {
     arch::annotate_role("mma");
     const MmaWarpContext<Cfg::kTmemCols, kEpilogueWarps> ctx(&s.tmem_slot,
                                                              &s.tmem_dealloc_barrier);
-    const Mma op(Cfg::kOpTmemCol);
+    const Mma op = make_op(p);
     auto consumer = input.consumer();
     auto accumulators = acc.producer();
     auto items = work.consumer();

@@ -15,6 +15,13 @@
 // order of the static SM100 scheduler (tile_work: M, then N, then the batch);
 // no scheduler warp is needed because every role computes the same sequence.
 //
+// Operand layouts (Params::layouts): an MN-major A or B (column-major A,
+// row-major B) is loaded as 64-row boxes (MnTiling; maps of dims {M or N, K,
+// batches}) and read by wgmma with its transpose operand set, from an
+// MN-major descriptor (8-row K groups 1024 bytes apart, 64-row blocks 8 KiB
+// apart; a K step of 16 advances it 2 KiB). A consumer half's 64 rows of A
+// start 8 KiB into the tile in either layout.
+//
 // Invariants: a stage is released (empty barrier, one arrival per consumer
 // warp) only after the wgmma ops that read it have completed (wait_group 0);
 // accumulators are read only after that wait; tiles start on 1024-byte
@@ -26,6 +33,7 @@
 #include "kernels/core/lanes.h"
 #include "kernels/core/math.h"
 #include "kernels/core/numeric.h"
+#include "kernels/core/operand_layout.h"
 #include "kernels/io/tma_tile_loader.h"
 #include "kernels/pipeline/payloads.h"
 #include "kernels/pipeline/mbarrier_backend.h"
@@ -65,6 +73,7 @@ struct Sm90Matmul {
     uint32_t m, n, k, ldd;
     uint32_t batches = 1;          // matrices of A, B and D
     uint64_t batch_stride_d = 0;   // elements from one matrix of D to the next
+    OperandLayouts layouts;        // MN-major A and B (maps {M or N, K, batches})
   };
 
   SK_DEVICE static void run(const Params& p) {
@@ -101,7 +110,8 @@ struct Sm90Matmul {
 
   SK_DEVICE static void produce(const Params& p, const Pipe& pipe, uint32_t tiles, uint32_t tiles_m,
                                 uint32_t tiles_n, uint32_t k_blocks) {
-    const BatchedTmaTileLoader a_loader(&p.a), b_loader(&p.b);
+    const BatchedTmaTileLoader a_loader(&p.a, MnTiling::of(p.layouts.a_mn_major, BM, BK));
+    const BatchedTmaTileLoader b_loader(&p.b, MnTiling::of(p.layouts.b_mn_major, BN, BK));
     auto producer = pipe.producer();
     for (uint32_t t = arch::cta_idx(); t < tiles; t += arch::num_ctas()) {
       const WorkInfo w = tile_work(t, tiles_m, tiles_n, p.batches);
@@ -122,19 +132,47 @@ struct Sm90Matmul {
 
   using Acc = LaneArray<float, BN / 2>;
 
+  template <int TA, int TB>
   SK_DEVICE static void mma(Acc& acc, uint64_t da, uint64_t db, bool accumulate) {
     if constexpr (BN == 256 && Cfg::kF16)
-      arch::wgmma_m64n256k16_f16_ss(acc, da, db, accumulate);
+      arch::wgmma_m64n256k16_f16_ss<TA, TB>(acc, da, db, accumulate);
     else if constexpr (BN == 256)
-      arch::wgmma_m64n256k16_bf16_ss(acc, da, db, accumulate);
+      arch::wgmma_m64n256k16_bf16_ss<TA, TB>(acc, da, db, accumulate);
     else if constexpr (Cfg::kF16)
-      arch::wgmma_m64n128k16_f16_ss(acc, da, db, accumulate);
+      arch::wgmma_m64n128k16_f16_ss<TA, TB>(acc, da, db, accumulate);
     else
-      arch::wgmma_m64n128k16_bf16_ss(acc, da, db, accumulate);
+      arch::wgmma_m64n128k16_bf16_ss<TA, TB>(acc, da, db, accumulate);
   }
 
+  // The descriptor of K step k (16 elements) of an operand tile at `tile`.
+  template <int MnMajor>
+  SK_DEVICE static uint64_t desc(uint32_t tile, int k) {
+    if constexpr (MnMajor != 0)
+      return arch::make_smem_desc_sw128_mn(tile + 2048 * k, 128 * BK, 1024);
+    else
+      return arch::make_smem_desc_sw128(tile + 32 * k);
+  }
+
+  // The transpose operands are wgmma immediates: the layouts pick one
+  // instantiation of the consumer loop once, so the loop itself has no
+  // branch on them.
   SK_DEVICE static void consume(const Params& p, const Pipe& pipe, uint32_t half, uint32_t tiles,
                                 uint32_t tiles_m, uint32_t tiles_n, uint32_t k_blocks) {
+    const OperandLayouts& l = p.layouts;
+    if (l.a_mn_major != 0 && l.b_mn_major != 0)
+      consume_tiles<1, 1>(p, pipe, half, tiles, tiles_m, tiles_n, k_blocks);
+    else if (l.a_mn_major != 0)
+      consume_tiles<1, 0>(p, pipe, half, tiles, tiles_m, tiles_n, k_blocks);
+    else if (l.b_mn_major != 0)
+      consume_tiles<0, 1>(p, pipe, half, tiles, tiles_m, tiles_n, k_blocks);
+    else
+      consume_tiles<0, 0>(p, pipe, half, tiles, tiles_m, tiles_n, k_blocks);
+  }
+
+  template <int TA, int TB>
+  SK_DEVICE static void consume_tiles(const Params& p, const Pipe& pipe, uint32_t half,
+                                      uint32_t tiles, uint32_t tiles_m, uint32_t tiles_n,
+                                      uint32_t k_blocks) {
     auto consumer = pipe.consumer();
     const uint32_t quarter = arch::warp_idx() % 4;  // this warp's 16 rows of the 64
     for (uint32_t t = arch::cta_idx(); t < tiles; t += arch::num_ctas()) {
@@ -149,8 +187,7 @@ struct Sm90Matmul {
         arch::wgmma_fence();
         SK_UNROLL
         for (int k = 0; k < BK / 16; ++k)
-          mma(acc, arch::make_smem_desc_sw128(a_base + 32 * k),
-              arch::make_smem_desc_sw128(b_base + 32 * k), kb > 0 || k > 0);
+          mma<TA, TB>(acc, desc<TA>(a_base, k), desc<TB>(b_base, k), kb > 0 || k > 0);
         arch::wgmma_commit_group();
         arch::wgmma_wait_group<0>();
         std::move(stage).release();

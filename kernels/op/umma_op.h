@@ -1,9 +1,14 @@
 // umma_op.h: TileOp for SM100: tcgen05.mma from SMEM operands into TMEM.
 //
-// One stage holds a BM x BK tile of A and a BN x BK tile of B, K-major, with
-// the swizzle TMA wrote them in. mma() issues BK/16 instructions of
-// M=BM, N=BN, K=16, advancing both descriptors' start address by 32 bytes per
-// step (16 two-byte elements inside the swizzle span). In is the elements'
+// One stage holds a BM x BK tile of A and a BN x BK tile of B, K-major by
+// default, with the swizzle TMA wrote them in. mma() issues BK/16
+// instructions of M=BM, N=BN, K=16, advancing a K-major descriptor's start
+// address by 32 bytes per step (16 two-byte elements inside the swizzle
+// span). An MN-major operand (OperandLayouts, set at construction; the
+// loaders' MnTiling) is 64-row boxes of BK K-rows of 128 bytes: its
+// descriptor has 8-row K groups 1024 bytes apart (SBO), boxes 128 BK bytes
+// apart (LBO), and a K step of 16 rows advances it by 2048 bytes; the
+// instruction descriptor's major-ness bits say which operands are MN-major. In is the elements'
 // format (BF16 or F16), which only the instruction descriptor carries. commit() makes the tensor
 // core arrive on a barrier once every MMA this thread issued has completed:
 // that arrive, not the MMA warp, frees the input stage or publishes the
@@ -12,6 +17,7 @@
 
 #include "kernels/arch/sm100.h"
 #include "kernels/arch/sm100/umma_desc.h"
+#include "kernels/core/operand_layout.h"
 #include "kernels/core/platform.h"
 
 namespace sk {
@@ -26,10 +32,16 @@ class UmmaOp {
   static constexpr uint32_t kSpanBytes = BK * 2;    // one K-major row
   static constexpr uint32_t kSboBytes = 8 * kSpanBytes;
   static constexpr uint32_t kInstrDesc = umma::f16_instr_desc(BM, BN, In);
+  static constexpr uint32_t kMnSboBytes = 8 * 128;      // 8 K rows of 128 bytes
+  static constexpr uint32_t kMnLboBytes = 128 * BK;     // one 64-row box
 
   // op_tmem_col: where TMEM columns of the op's own would start; this op has
   // none (see kernels/matmul/mainloop.h).
-  SK_DEVICE explicit UmmaOp(uint32_t op_tmem_col = 0) { (void)op_tmem_col; }
+  SK_DEVICE explicit UmmaOp(uint32_t op_tmem_col = 0, OperandLayouts layouts = {})
+      : layouts_(layouts),
+        instr_desc_(kInstrDesc | umma::mn_major_bits(layouts.a_mn_major, layouts.b_mn_major)) {
+    (void)op_tmem_col;
+  }
 
   // Lane: one. The stage's tiles (a, b) into the accumulator at column d_col
   // of the allocation at tmem_base.
@@ -42,14 +54,24 @@ class UmmaOp {
   SK_DEVICE void mma(uint32_t d_tmem, const void* a_tile, const void* b_tile, bool accumulate) const {
     const uint32_t a = arch::smem_addr(a_tile), b = arch::smem_addr(b_tile);
     for (int k = 0; k < BK / 16; ++k) {
-      const uint64_t ad = umma::kmajor_desc(a + k * 32, kSpanBytes, kSboBytes);
-      const uint64_t bd = umma::kmajor_desc(b + k * 32, kSpanBytes, kSboBytes);
-      arch::tcgen05_mma_f16_ss(d_tmem, ad, bd, kInstrDesc, accumulate || k > 0);
+      const uint64_t ad = desc(a, layouts_.a_mn_major, k);
+      const uint64_t bd = desc(b, layouts_.b_mn_major, k);
+      arch::tcgen05_mma_f16_ss(d_tmem, ad, bd, instr_desc_, accumulate || k > 0);
     }
   }
 
   // Lane: one (the lane that issued the MMAs).
   SK_DEVICE void commit(uint64_t* barrier) const { arch::tcgen05_commit(barrier); }
+
+ private:
+  // The descriptor of K step k (16 elements) of a tile at `tile`.
+  SK_DEVICE static uint64_t desc(uint32_t tile, uint32_t mn_major, int k) {
+    if (mn_major != 0) return umma::mnmajor_desc(tile + k * 2 * kMnSboBytes, kMnLboBytes, kMnSboBytes);
+    return umma::kmajor_desc(tile + k * 32, kSpanBytes, kSboBytes);
+  }
+
+  OperandLayouts layouts_;
+  uint32_t instr_desc_;
 };
 
 }  // namespace sk

@@ -21,14 +21,16 @@ struct WorkInfo {
 };
 
 // Tile t of a tiles_m x tiles_n x batches grid, rasterised along M, then N,
-// then the batch; invalid past the last tile.
+// then the batch; invalid past the last tile. Launches hold fewer than 2^31
+// tiles (the hosts check), so past the bound check the arithmetic is 32-bit
+// (a 64-bit division is a long sequence on the GPU).
 SK_HOST_DEVICE WorkInfo tile_work(uint64_t t, uint32_t tiles_m, uint32_t tiles_n,
                                          uint32_t batches) {
-  const uint64_t per_batch = static_cast<uint64_t>(tiles_m) * tiles_n;
-  if (t >= per_batch * batches) return WorkInfo{0, 0, 0, 0};
-  const uint64_t in_batch = t % per_batch;
+  if (t >= static_cast<uint64_t>(tiles_m) * tiles_n * batches) return WorkInfo{0, 0, 0, 0};
+  const uint32_t t32 = static_cast<uint32_t>(t), per_batch = tiles_m * tiles_n;
+  const uint32_t in_batch = batches == 1 ? t32 : t32 % per_batch;
   return WorkInfo{static_cast<int32_t>(in_batch % tiles_m), static_cast<int32_t>(in_batch / tiles_m),
-                  1, static_cast<int32_t>(t / per_batch)};
+                  1, batches == 1 ? 0 : static_cast<int32_t>(t32 / per_batch)};
 }
 
 class StaticPersistentScheduler {

@@ -12,6 +12,7 @@
 #include <bit>
 #include <cstring>
 #include <optional>
+#include <tuple>
 #include <systemc>
 
 #include "models/common/element_types.h"
@@ -42,8 +43,8 @@ float to_float(uint16_t bits, uint32_t format) {
   return format == 1 ? bf16_to_float(bits) : fp16_to_float(bits);
 }
 
-uint16_t operand(const Cta& cta, const SmemDesc& d, uint32_t row, uint32_t k) {
-  uint32_t off = swizzled_offset(kmajor_offset(d, row, k), d.swizzle);
+uint16_t operand(const Cta& cta, const SmemDesc& d, bool mn_major, uint32_t row, uint32_t k) {
+  uint32_t off = swizzled_offset(operand_offset(d, mn_major, row, k), d.swizzle);
   uint16_t v;
   std::memcpy(&v, cta.smem + off, 2);
   return v;
@@ -53,10 +54,12 @@ void execute_mma(Cta& cta, SmemDesc a, SmemDesc b, InstrDesc id, uint32_t col, b
   const uint32_t cols = gpu().params().tmem_columns;
   std::vector<float> bt(static_cast<size_t>(id.n) * 16);
   for (uint32_t n = 0; n < id.n; ++n)
-    for (uint32_t k = 0; k < 16; ++k) bt[n * 16 + k] = to_float(operand(cta, b, n, k), id.b_format);
+    for (uint32_t k = 0; k < 16; ++k)
+      bt[n * 16 + k] = to_float(operand(cta, b, id.b_mn_major, n, k), id.b_format);
   for (uint32_t m = 0; m < id.m; ++m) {
     float arow[16];
-    for (uint32_t k = 0; k < 16; ++k) arow[k] = to_float(operand(cta, a, m, k), id.a_format);
+    for (uint32_t k = 0; k < 16; ++k)
+      arow[k] = to_float(operand(cta, a, id.a_mn_major, m, k), id.a_format);
     uint32_t* drow = &cta.tmem.data[static_cast<size_t>(m) * cols + col];
     for (uint32_t n = 0; n < id.n; ++n) {
       float acc = accumulate ? std::bit_cast<float>(drow[n]) : 0.0f;
@@ -67,10 +70,19 @@ void execute_mma(Cta& cta, SmemDesc a, SmemDesc b, InstrDesc id, uint32_t col, b
   }
 }
 
-// The 16-byte SMEM chunks a K-major operand of `rows` rows x 16 elements reads.
-std::vector<sim::Range> operand_chunks(const SmemDesc& d, uint32_t rows) {
+// The 16-byte SMEM chunks an operand of `rows` rows x 16 elements reads: 8
+// K elements of a row (K-major), or 8 rows of one K (MN-major).
+std::vector<sim::Range> operand_chunks(const SmemDesc& d, bool mn_major, uint32_t rows) {
   std::vector<sim::Range> r;
   r.reserve(2 * rows);
+  if (mn_major) {
+    for (uint32_t k = 0; k < 16; ++k)
+      for (uint32_t row = 0; row < rows; row += 8) {
+        uint64_t off = swizzled_offset(mnmajor_offset(d, row, k), d.swizzle);
+        r.push_back(sim::Range{off, off + 16});
+      }
+    return r;
+  }
   for (uint32_t row = 0; row < rows; ++row)
     for (uint32_t k : {0u, 8u}) {
       uint64_t off = swizzled_offset(kmajor_offset(d, row, k), d.swizzle);
@@ -79,8 +91,8 @@ std::vector<sim::Range> operand_chunks(const SmemDesc& d, uint32_t rows) {
   return r;
 }
 
-bool operand_in_smem(const Cta& cta, const SmemDesc& d, uint32_t rows) {
-  uint32_t last = kmajor_offset(d, rows - 1, 15) + 2;
+bool operand_in_smem(const Cta& cta, const SmemDesc& d, bool mn_major, uint32_t rows) {
+  uint32_t last = operand_offset(d, mn_major, rows - 1, 15) + 2;
   uint32_t span = d.swizzle == Swizzle::kNone ? 0 : static_cast<uint32_t>(d.swizzle);
   return last + span <= cta.smem_size + span && d.start < cta.smem_size && last <= cta.smem_size;
 }
@@ -103,13 +115,22 @@ std::optional<MmaOperands> checked_mma_operands(const Cta& cta, uint64_t a_desc,
     std::string err = check_smem_desc(a);
     if (err.empty()) what = "B descriptor", err = check_smem_desc(b);
     if (err.empty()) what = "instruction descriptor", err = check_instr_desc(id);
+    // An MN-major operand wider than one swizzle span needs the span-to-span
+    // stride (LBO); 0 would read the first span again.
+    for (const auto& [desc, mn, rows, name] :
+         {std::tuple{a, id.a_mn_major, id.m, "A"}, std::tuple{b, id.b_mn_major, id.n, "B"}})
+      if (err.empty() && mn && desc.swizzle != Swizzle::kNone &&
+          rows > static_cast<uint32_t>(desc.swizzle) / 2 && desc.lbo == 0)
+        what = "descriptor", err = fmt::format("{} is MN-major over {} rows but its leading byte "
+                                               "offset (the stride between {}-row blocks) is 0",
+                                               name, rows, static_cast<uint32_t>(desc.swizzle) / 2);
     if (!err.empty()) {
       gpu().finding("tcgen05", "tcgen05.bad_descriptor",
                     fmt::format("tcgen05.mma {}: {}", what, err), loc);
       return std::nullopt;
     }
   }
-  if (!operand_in_smem(cta, a, id.m) || !operand_in_smem(cta, b, id.n)) {
+  if (!operand_in_smem(cta, a, id.a_mn_major, id.m) || !operand_in_smem(cta, b, id.b_mn_major, id.n)) {
     gpu().finding("tcgen05", "tcgen05.operand_out_of_range",
                   "tcgen05.mma operand described by a descriptor lies outside shared memory", loc);
     return std::nullopt;
@@ -250,7 +271,7 @@ void tcgen05_mma_f16_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint
   for (int lane = 0; lane < w.active_count(); ++lane) {
     if (sim::Observer* obs = gpu().obs()) {
       sim::OpId op = obs->issue_async(w, "tcgen05.mma");
-      auto ra = operand_chunks(a, id.m), rb = operand_chunks(b, id.n);
+      auto ra = operand_chunks(a, id.a_mn_major, id.m), rb = operand_chunks(b, id.b_mn_major, id.n);
       obs->access(w, op, sim::Space::kSmem, ra, false, sim::Proxy::kAsync, "tcgen05.mma (A)", loc);
       obs->access(w, op, sim::Space::kSmem, rb, false, sim::Proxy::kAsync, "tcgen05.mma (B)", loc);
       auto rd = tmem_cells(0, id.m, col, id.n);

@@ -23,7 +23,6 @@ std::string check_instr_desc(const InstrDesc& i) {
   if (i.m != 128) return fmt::format("M = {}: the model supports M = 128 with cta_group::1", i.m);
   if (i.n < 16 || i.n > 256 || i.n % 16 != 0)
     return fmt::format("N = {} is invalid for M = 128 (multiple of 16 in [16, 256])", i.n);
-  if (i.a_mn_major || i.b_mn_major) return "MN-major operands are not modelled (use K-major)";
   if (i.negate_a || i.negate_b) return "operand negation is not modelled";
   return "";
 }
@@ -38,6 +37,13 @@ uint32_t kmajor_offset(const SmemDesc& d, uint32_t row, uint32_t k) {
   // steps between atoms. The K extent of one MMA stays inside the span.
   const uint32_t span = static_cast<uint32_t>(d.swizzle);
   return d.start + (row / 8) * d.sbo + (row % 8) * span + kbyte;
+}
+
+uint32_t mnmajor_offset(const SmemDesc& d, uint32_t row, uint32_t k) {
+  if (d.swizzle == Swizzle::kNone)
+    return d.start + (row / 8) * d.sbo + (k / 8) * d.lbo + (k % 8) * 16 + (row % 8) * 2;
+  const uint32_t span = static_cast<uint32_t>(d.swizzle), per_row = span / 2;
+  return d.start + (row / per_row) * d.lbo + (k / 8) * d.sbo + (k % 8) * span + (row % per_row) * 2;
 }
 
 }  // namespace sk::models::sm100

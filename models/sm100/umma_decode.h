@@ -75,4 +75,15 @@ std::string check_instr_desc(const InstrDesc& d);
 // 16-bit operand described by `d`.
 uint32_t kmajor_offset(const SmemDesc& d, uint32_t row, uint32_t k);
 
+// The same for an MN-major 16-bit operand (row: its M or N index), in the
+// PTX ISA's canonical MN-major layouts: with a swizzle of S bytes, S / 2
+// MN elements contiguous per K row, K rows S bytes apart, 8-row K groups SBO
+// apart and S / 2-element MN blocks LBO apart; without swizzle, 8 MN elements
+// per 16-byte core-matrix row, 8-element MN groups SBO apart and 8-row K
+// groups LBO apart.
+uint32_t mnmajor_offset(const SmemDesc& d, uint32_t row, uint32_t k);
+inline uint32_t operand_offset(const SmemDesc& d, bool mn_major, uint32_t row, uint32_t k) {
+  return mn_major ? mnmajor_offset(d, row, k) : kmajor_offset(d, row, k);
+}
+
 }  // namespace sk::models::sm100

@@ -21,9 +21,11 @@ namespace sk::models::sm90::api {
 using Loc = std::source_location;
 
 // acc: 32 lanes x regs floats (the model's LaneArray), N = 2 * regs; the
-// elements are BF16, or IEEE F16 with f16 (.f32.f16.f16: same timing).
+// elements are BF16, or IEEE F16 with f16 (.f32.f16.f16: same timing);
+// tnsp_a / tnsp_b: the instruction's imm-trans-a / imm-trans-b (the operand
+// is MN-major).
 void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accumulate,
-               const Loc& loc, bool f16 = false);
+               const Loc& loc, bool f16 = false, bool tnsp_a = false, bool tnsp_b = false);
 void wgmma_fence(const Loc& loc);
 void wgmma_commit_group(const Loc& loc);
 void wgmma_wait_group(int n, const Loc& loc);

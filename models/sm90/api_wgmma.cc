@@ -61,13 +61,15 @@ std::unordered_map<const sim::Warp*, WarpGroups>& groups() {
 
 // The wgmma shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor
 // Format" of warpgroup-level MMA), decoded from the bits on the model's side:
-// start address [13:0] and stride byte offset [45:32] in 16-byte units,
-// layout type (swizzle mode) [63:62] (1: 128B, 2: 64B, 3: 32B, 0: none).
+// start address [13:0], leading byte offset [29:16] and stride byte offset
+// [45:32] in 16-byte units, layout type (swizzle mode) [63:62] (1: 128B, 2:
+// 64B, 3: 32B, 0: none).
 struct SmemDesc {
-  uint32_t start = 0, stride = 0, swizzle = 0;
+  uint32_t start = 0, lead = 0, stride = 0, swizzle = 0;
 };
 SmemDesc decode_desc(uint64_t d) {
   return SmemDesc{static_cast<uint32_t>(d & 0x3FFF) << 4,
+                  static_cast<uint32_t>((d >> 16) & 0x3FFF) << 4,
                   static_cast<uint32_t>((d >> 32) & 0x3FFF) << 4, static_cast<uint32_t>(d >> 62)};
 }
 
@@ -78,9 +80,41 @@ float smem_element(const Cta& cta, uint32_t offset, bool f16) {
   return f16 ? fp16_to_float(bits) : bf16_to_float(bits);
 }
 
-// Byte offset of element (row, k) of a K-major 128B-swizzled tile at `start`.
-uint32_t element(uint32_t start, uint32_t row, uint32_t k) {
-  return sm100::swizzled_offset(start + row * 128 + 2 * k, sm100::Swizzle::k128B);
+// Byte offset of element (row, k) of a 128B-swizzled operand: K-major, rows
+// of 64 K elements (128 bytes) from `start`; MN-major (the canonical layout
+// ((8,n),(8,k)) : ((1,LBO),(8,SBO)) in 16-byte units), 64 rows (M or N) per
+// 128-byte K row, K rows 128 bytes apart, 8-row K groups SBO apart, 64-row
+// blocks LBO apart.
+uint32_t element(const SmemDesc& d, bool mn_major, uint32_t row, uint32_t k) {
+  const uint32_t linear =
+      mn_major ? d.start + row / 64 * d.lead + k / 8 * d.stride + k % 8 * 128 + row % 64 * 2
+               : d.start + row * 128 + 2 * k;
+  return sm100::swizzled_offset(linear, sm100::Swizzle::k128B);
+}
+
+// The 128-byte SMEM rows an operand of `rows` rows (from `first`) reads: its
+// rows (K-major; the swizzle permutes within a row, the start carries the K
+// step) or its 16 K rows in each 64-row block (MN-major).
+std::vector<sim::Range> operand_rows(const SmemDesc& d, bool mn_major, uint32_t first,
+                                     uint32_t rows) {
+  std::vector<sim::Range> r;
+  if (!mn_major) {
+    const uint64_t a0 = d.start / 128 * 128 + uint64_t{first} * 128;
+    r.push_back(sim::Range{a0, a0 + uint64_t{rows} * 128});
+    return r;
+  }
+  for (uint32_t block = first / 64; block <= (first + rows - 1) / 64; ++block)
+    for (uint32_t k = 0; k < 16; ++k) {
+      const uint64_t at = (d.start + block * d.lead + k / 8 * d.stride + k % 8 * 128) / 128 * 128;
+      r.push_back(sim::Range{at, at + 128});
+    }
+  return r;
+}
+
+// The last byte (exclusive) an operand of `rows` rows reads.
+uint32_t operand_end(const SmemDesc& d, bool mn_major, uint32_t rows) {
+  return mn_major ? d.start / 128 * 128 + (rows - 1) / 64 * d.lead + d.stride + 8 * 128
+                  : d.start / 128 * 128 + rows * 128;
 }
 }  // namespace
 
@@ -137,20 +171,23 @@ void reset() {
 }
 
 void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accumulate,
-               const Loc& loc, bool f16) {
+               const Loc& loc, bool f16, bool tnsp_a, bool tnsp_b) {
   sim::Warp& w = issue_local(loc);
   Cta& cta = gpu().cta_of_current();
   const int n = 2 * regs;
   const SmemDesc a = decode_desc(desc_a), b = decode_desc(desc_b);
-  if (a.swizzle != 1 || b.swizzle != 1 || a.stride != 1024 || b.stride != 1024) {
+  // MN-major operands wider than 64 rows need the block stride (LBO).
+  if (a.swizzle != 1 || b.swizzle != 1 || a.stride != 1024 || b.stride != 1024 ||
+      (tnsp_b && n > 64 && b.lead == 0)) {
     gpu().finding("wgmma", "wgmma.bad_descriptor",
-                  "wgmma descriptor is not the K-major 128B-swizzle layout (stride 1024) the "
-                  "model supports",
+                  "wgmma descriptor is not a 128B-swizzle layout the model supports (K-major or "
+                  "MN-major with 8-row groups 1024 bytes apart, and for an MN-major operand of "
+                  "more than 64 rows a nonzero leading byte offset)",
                   loc);
     return;
   }
-  if (a.start / 128 * 128 + 64 * 128 > cta.smem_size ||
-      b.start / 128 * 128 + static_cast<uint32_t>(n) * 128 > cta.smem_size) {
+  if (operand_end(a, tnsp_a, 64) > cta.smem_size ||
+      operand_end(b, tnsp_b, static_cast<uint32_t>(n)) > cta.smem_size) {
     gpu().finding("wgmma", "wgmma.operand_out_of_range",
                   "wgmma operand described by a descriptor lies outside shared memory", loc);
     return;
@@ -166,8 +203,8 @@ void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accu
             const uint32_t col = 8 * j + 2 * (l % 4) + e;
             float sum = 0.0f;
             for (uint32_t k = 0; k < 16; ++k)
-              sum += smem_element(cta, element(a.start, row, k), f16) *
-                     smem_element(cta, element(b.start, col, k), f16);
+              sum += smem_element(cta, element(a, tnsp_a, row, k), f16) *
+                     smem_element(cta, element(b, tnsp_b, col, k), f16);
             float& d = r[4 * j + 2 * h + e];
             d = accumulate ? d + sum : sum;
           }
@@ -176,13 +213,11 @@ void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accu
   WarpGroups& wg = groups()[&w];
   if (sim::Observer* obs = gpu().obs()) {
     const sim::OpId op = obs->issue_async(w, "wgmma");
-    // This warp's 16 rows of A and all N rows of B, as whole 128-byte rows
-    // (the swizzle permutes within a row; the start carries the K step).
-    const uint64_t a0 = a.start / 128 * 128, b0 = b.start / 128 * 128;
-    const sim::Range ra{a0 + 16 * quarter * 128, a0 + (16 * quarter + 16) * 128};
-    const sim::Range rb{b0, b0 + static_cast<uint64_t>(n) * 128};
-    obs->access(w, op, sim::Space::kSmem, {&ra, 1}, false, sim::Proxy::kAsync, "wgmma (A)", loc);
-    obs->access(w, op, sim::Space::kSmem, {&rb, 1}, false, sim::Proxy::kAsync, "wgmma (B)", loc);
+    // This warp's 16 rows of A and all N rows of B, as whole 128-byte rows.
+    const std::vector<sim::Range> ra = operand_rows(a, tnsp_a, 16 * quarter, 16);
+    const std::vector<sim::Range> rb = operand_rows(b, tnsp_b, 0, static_cast<uint32_t>(n));
+    obs->access(w, op, sim::Space::kSmem, ra, false, sim::Proxy::kAsync, "wgmma (A)", loc);
+    obs->access(w, op, sim::Space::kSmem, rb, false, sim::Proxy::kAsync, "wgmma (B)", loc);
     wg.open.ops.push_back(op);
   }
   // The op's interval, split over its four quarters so that they sum to it

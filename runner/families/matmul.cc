@@ -37,22 +37,35 @@ Family matmul_family() {
       {uint_field("batch", "independent GEMMs of this shape in one launch (default 1); A, B and D "
                            "each hold their matrices one after another",
                   1, 65535),
-       uint_field("lda", "row pitch of A in elements (>= K; default K, A packed)", 1, 1u << 21),
-       uint_field("ldb", "row pitch of B in elements (>= K; default K, B packed)", 1, 1u << 21),
+       uint_field("lda", "pitch of A's stored rows in elements (>= K, or M with --layout-a col; "
+                         "default packed)",
+                  1, 1u << 21),
+       uint_field("ldb", "pitch of B's stored rows in elements (>= K, or N with --layout-b row; "
+                         "default packed)",
+                  1, 1u << 21),
        uint_field("ldd", "row pitch of D in elements (>= N; default the smallest 16-byte pitch)",
                   1, 1u << 21),
        choice_field("in-dtype", "element type of A and B: bf16 (default) or f16 (IEEE half)",
                     {"bf16", "f16"}),
+       choice_field("layout-a", "A (M x K) row-major, K contiguous (default), or col-major, M "
+                                "contiguous (sm100, sm90)",
+                    {"row", "col"}),
+       choice_field("layout-b", "B (K x N) col-major, K contiguous (default), or row-major, N "
+                                "contiguous (sm100, sm90)",
+                    {"col", "row"}),
        flag_field("pad-rows", "round the pitches of A and B up to what the loads need (TMA: 16-byte "
                          "rows; LDS DMA: dwords), as a host copying its operands would; the "
                          "summary reports it")});
-  f.fields_note = "A is M x K and B is N x K, both K-contiguous (row-major A, column-major B)";
+  f.fields_note = "D = A B with A M x K and B K x N; by default both K-contiguous (row-major A, "
+                  "column-major B), --layout-a/--layout-b for the others";
   f.reference = std::string("host FP64 GEMM over the BF16 (or F16) inputs; ") + kGemmTolerance;
   f.bind = [](const Values& v, MatmulRequest& q) {
     bind_gemm_shape(v, q);
     q.batch = v.has("batch") ? v.u32("batch") : 1;
-    q.lda = v.has("lda") ? v.u32("lda") : q.k;
-    q.ldb = v.has("ldb") ? v.u32("ldb") : q.k;
+    q.a_mn_major = v.has("layout-a") && v.str("layout-a") == "col";
+    q.b_mn_major = v.has("layout-b") && v.str("layout-b") == "row";
+    q.lda = v.has("lda") ? v.u32("lda") : a_row_length(q);
+    q.ldb = v.has("ldb") ? v.u32("ldb") : b_row_length(q);
     q.ldd = v.has("ldd") ? v.u32("ldd") : 0;
     q.in_f16 = v.has("in-dtype") && v.str("in-dtype") == "f16";
     if (v.flag("pad-rows")) {
@@ -70,6 +83,8 @@ Family matmul_family() {
     const LeadingDims ld = leading_dims(q, q.out_f32 ? 4 : 2);
     r.lda = ld.lda, r.ldb = ld.ldb, r.ldd = ld.ldd;
     r.padded = q.padded;
+    r.a_mn_major = q.a_mn_major;
+    r.b_mn_major = q.b_mn_major;
     return r;
   };
   return f;

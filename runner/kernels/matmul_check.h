@@ -139,17 +139,21 @@ void check_output(CheckResult& r, const uint8_t* d, uint32_t m, uint32_t n, uint
     }
 }
 
+// A (B) MN-major: element (i, kk) at a[kk * lda + i] instead of a[i * lda + kk].
 template <class OutT>
 CheckResult check_matmul(uint32_t m, uint32_t n, uint32_t k, const uint16_t* a, uint32_t lda,
                          const uint16_t* b, uint32_t ldb, const uint8_t* c, uint32_t ldc,
-                         bool f16 = false, uint32_t batches = 1) {
+                         bool f16 = false, uint32_t batches = 1, bool a_mn_major = false,
+                         bool b_mn_major = false) {
+  const size_t a_step[2] = {a_mn_major ? 1 : size_t{lda}, a_mn_major ? size_t{lda} : 1};
+  const size_t b_step[2] = {b_mn_major ? 1 : size_t{ldb}, b_mn_major ? size_t{ldb} : 1};
   CheckResult r;
   r.ran = true;
   r.reference = f16 ? "host FP64 GEMM over the F16 inputs" : "host FP64 GEMM over the BF16 inputs";
   r.passed = true;
   for (uint32_t l = 0; l < batches; ++l) {
-    const uint16_t* al = a + size_t{l} * m * lda;
-    const uint16_t* bl = b + size_t{l} * n * ldb;
+    const uint16_t* al = a + size_t{l} * (a_mn_major ? k : m) * lda;
+    const uint16_t* bl = b + size_t{l} * (b_mn_major ? k : n) * ldb;
     const uint8_t* cl = c + size_t{l} * m * ldc * sizeof(OutT);
     // D[i][j], or D[l][i][j] in a batch.
     auto at = [&](uint32_t i, uint32_t j) {
@@ -167,8 +171,8 @@ CheckResult check_matmul(uint32_t m, uint32_t n, uint32_t k, const uint16_t* a, 
         }
         double ref = 0, abs_sum = 0;
         for (uint32_t kk = 0; kk < k; ++kk) {
-          double x = input_value(al[static_cast<size_t>(i) * lda + kk], f16) *
-                     input_value(bl[static_cast<size_t>(j) * ldb + kk], f16);
+          double x = input_value(al[i * a_step[0] + kk * a_step[1]], f16) *
+                     input_value(bl[j * b_step[0] + kk * b_step[1]], f16);
           ref += x;
           abs_sum += std::fabs(x);
         }

@@ -54,7 +54,8 @@ uint64_t functional_host_bytes(const MatmulRequest& q) {
   const uint64_t m = q.m, n = q.n;
   // A, B and D at their pitches (every matrix of the batch), and the FP64
   // reference of one matrix.
-  return q.batch * (2 * (m * ld.lda + n * ld.ldb) + m * ld.ldd * out) + m * n * 8;
+  const uint64_t a_rows = q.a_mn_major ? q.k : m, b_rows = q.b_mn_major ? q.k : n;
+  return q.batch * (2 * (a_rows * ld.lda + b_rows * ld.ldb) + m * ld.ldd * out) + m * n * 8;
 }
 
 uint64_t sms_used(const MatmulRequest& q) {
@@ -99,8 +100,12 @@ std::string validate_leading_dims(const MatmulRequest& q) {
                          : "TMA needs a global row pitch that is a multiple of 16 bytes "
                            "(cuTensorMapEncodeTiled globalStrides)";
   const uint32_t mult = pitch_multiple(q.arch);
+  if (q.arch == "mi300x" && (q.a_mn_major || q.b_mn_major))
+    return "--arch mi300x: the CDNA3 matmuls read K-contiguous operands only (--layout-a row, "
+           "--layout-b col): their LDS loaders and MFMA operand reads are K-major";
   for (const auto& [name, op, ld, dim, dim_name] :
-       {std::tuple{"lda", "A", q.lda, q.k, "K"}, std::tuple{"ldb", "B", q.ldb, q.k, "K"}}) {
+       {std::tuple{"lda", "A", q.lda, a_row_length(q), q.a_mn_major ? "M" : "K"},
+        std::tuple{"ldb", "B", q.ldb, b_row_length(q), q.b_mn_major ? "N" : "K"}}) {
     if (ld == 0) continue;
     if (ld < dim)
       return fmt::format("--{} {} is less than {} = {}: a row of {} holds {} elements", name, ld,

@@ -51,9 +51,14 @@ void fail_encode(const std::string& err) {
 
 std::string encode_operand_map(models::sm100::TensorMapModel& map, uint64_t base, uint32_t k,
                                uint32_t rows, uint32_t ld, uint64_t stride, uint32_t batches,
-                               uint32_t box_k, uint32_t box_rows) {
-  const uint64_t dims[3] = {k, rows, batches};
+                               uint32_t box_k, uint32_t box_rows, bool mn_major) {
   const uint64_t strides[2] = {uint64_t{ld} * 2, stride * 2};
+  if (mn_major) {
+    const uint64_t dims[3] = {rows, k, batches};
+    return models::sm100::encode_tiled_3d(map, base, 2, dims, strides, 64, box_k,
+                                          models::sm100::Swizzle::k128B);
+  }
+  const uint64_t dims[3] = {k, rows, batches};
   return models::sm100::encode_tiled_3d(map, base, 2, dims, strides, box_k, box_rows,
                                         models::sm100::Swizzle::k128B);
 }

@@ -26,12 +26,14 @@
 namespace sk::sim {
 
 // A, B and D of a (batched) matmul: `batches` matrices each, packed one after
-// another (matrix i of A at a + i * stride_a elements, and so on).
+// another (matrix i of A at a + i * stride_a elements, and so on); A and B
+// K-major (rows of K elements) or MN-major (K rows of M or N elements).
 struct MatmulBuffers {
   uint32_t lda = 0, ldb = 0, ldc = 0;  // elements
   uint64_t a = 0, b = 0, d = 0;
   uint32_t batches = 1;
   uint64_t stride_a = 0, stride_b = 0, stride_d = 0;  // elements
+  bool a_mn_major = false, b_mn_major = false;
 };
 
 
@@ -56,31 +58,37 @@ void fail_encode(const std::string& err);
 // the padding and D. G is any model's Gpu (gmem(), functional()).
 template <class OutT, class G>
 MatmulBuffers allocate_matmul(G& gpu, uint32_t m, uint32_t n, uint32_t k, const LeadingDims& ld,
-                              std::mt19937_64& rng, bool f16 = false, uint32_t batches = 1) {
+                              std::mt19937_64& rng, bool f16 = false, uint32_t batches = 1,
+                              bool a_mn_major = false, bool b_mn_major = false) {
   auto& mem = gpu.gmem();
   MatmulBuffers b;
   b.lda = ld.lda;
   b.ldb = ld.ldb;
   b.ldc = ld.ldd;
   b.batches = batches;
-  b.stride_a = uint64_t{m} * b.lda;
-  b.stride_b = uint64_t{n} * b.ldb;
+  b.a_mn_major = a_mn_major;
+  b.b_mn_major = b_mn_major;
+  // Stored rows and their lengths: m rows of k (K-major A) or k rows of m.
+  const uint32_t a_rows = a_mn_major ? k : m, a_len = a_mn_major ? m : k;
+  const uint32_t b_rows = b_mn_major ? k : n, b_len = b_mn_major ? n : k;
+  b.stride_a = uint64_t{a_rows} * b.lda;
+  b.stride_b = uint64_t{b_rows} * b.ldb;
   b.stride_d = uint64_t{m} * b.ldc;
   b.a = mem.allocate(b.stride_a * batches * 2, "A");
   b.b = mem.allocate(b.stride_b * batches * 2, "B");
   b.d = mem.allocate(b.stride_d * batches * sizeof(OutT), "D");
   if (!gpu.functional()) return b;
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  auto fill = [&](uint64_t addr, uint64_t rows, uint32_t ld_elems) {
+  auto fill = [&](uint64_t addr, uint64_t rows, uint32_t len, uint32_t ld_elems) {
     auto* p = reinterpret_cast<uint16_t*>(mem.host(addr));
     for (uint64_t r = 0; r < rows; ++r)
       for (uint32_t c = 0; c < ld_elems; ++c)
-        p[size_t{r} * ld_elems + c] = c >= k  ? (f16 ? kF16Nan : kBf16Nan)
+        p[size_t{r} * ld_elems + c] = c >= len ? (f16 ? kF16Nan : kBf16Nan)
                                       : f16 ? f16_bits(dist(rng))
                                             : to_bf16(dist(rng)).bits;
   };
-  fill(b.a, uint64_t{m} * batches, b.lda);
-  fill(b.b, uint64_t{n} * batches, b.ldb);
+  fill(b.a, uint64_t{a_rows} * batches, a_len, b.lda);
+  fill(b.b, uint64_t{b_rows} * batches, b_len, b.ldb);
   poison_output<OutT>(mem.host(b.d), b.stride_d * batches);
   return b;
 }
@@ -98,7 +106,7 @@ template <class OutT, class G>
 MatmulBuffers allocate_matmul(G& gpu, const MatmulRequest& q) {
   std::mt19937_64 rng(q.seed);
   return allocate_matmul<OutT>(gpu, q.m, q.n, q.k, leading_dims(q, sizeof(OutT)), rng, q.in_f16,
-                               q.batch);
+                               q.batch, q.a_mn_major, q.b_mn_major);
 }
 
 // The happens-before race detector, attached in functional mode (per-lane
@@ -123,15 +131,18 @@ CheckResult check_run(G& gpu, const MatmulRequest& q, const MatmulBuffers& b, Ru
   auto& mem = gpu.gmem();
   return check_matmul<OutT>(q.m, q.n, q.k, reinterpret_cast<uint16_t*>(mem.host(b.a)), b.lda,
                             reinterpret_cast<uint16_t*>(mem.host(b.b)), b.ldb, mem.host(b.d),
-                            b.ldc, q.in_f16, b.batches);
+                            b.ldc, q.in_f16, b.batches, b.a_mn_major, b.b_mn_major);
 }
 
-// Encodes the map of a K-major 16-bit operand for the batched kernels: dims
-// {k, rows, batches}, rows ld elements and matrices `stride` elements apart,
-// boxes {box_k, box_rows}, 128B swizzle. Returns the encoder's error, or "".
+// Encodes the map of a 16-bit operand of `rows` GEMM rows (M or N) for the
+// batched kernels, 128B swizzle, matrices `stride` elements apart: K-major,
+// dims {k, rows, batches} with rows ld elements apart and boxes {box_k,
+// box_rows}; MN-major, dims {rows, k, batches} with K rows ld apart and boxes
+// {64, box_k} (one 128-byte span of rows; the loader issues box_rows / 64).
+// Returns the encoder's error, or "".
 std::string encode_operand_map(models::sm100::TensorMapModel& map, uint64_t base, uint32_t k,
                                uint32_t rows, uint32_t ld, uint64_t stride, uint32_t batches,
-                               uint32_t box_k, uint32_t box_rows);
+                               uint32_t box_k, uint32_t box_rows, bool mn_major = false);
 
 // Encodes D's map for configuration C's epilogue (TmemTileWriter): D is
 // n x m elements of C::OutT with rows ldc elements apart, stored in 32 x 32

@@ -46,9 +46,10 @@ RunResult run_config(const MatmulRequest& q) {
       [&](Gpu& gpu, auto& p) {
         const MatmulBuffers buf = allocate_matmul<OutT>(gpu, q);
         fail_encode(encode_operand_map(p.a, buf.a, q.k, q.m, buf.lda, buf.stride_a, q.batch,
-                                       C::BK, C::BM));
+                                       C::BK, C::BM, q.a_mn_major));
         fail_encode(encode_operand_map(p.b, buf.b, q.k, q.n, buf.ldb, buf.stride_b, q.batch,
-                                       C::BK, C::BN));
+                                       C::BK, C::BN, q.b_mn_major));
+        p.layouts = OperandLayouts{q.a_mn_major ? 1u : 0u, q.b_mn_major ? 1u : 0u};
         fail_encode(encode_output_map<C>(p.c, buf.d, q.n, q.m, buf.ldc, buf.stride_d, q.batch));
         p.m = q.m;
         p.n = q.n;

@@ -56,6 +56,10 @@ struct MatmulRequest {
   bool padded = false;
   // The matmul's A and B are IEEE F16 instead of BF16 (--in-dtype f16).
   bool in_f16 = false;
+  // Operand layouts (--layout-a col, --layout-b row): A stored M-contiguous
+  // (K rows of lda >= M elements) instead of K-contiguous, B N-contiguous (K
+  // rows of ldb >= N) instead of K-contiguous.
+  bool a_mn_major = false, b_mn_major = false;
   bool progress = false;
   bool progress_terminal = true;
   double estimate_events = 0;
@@ -65,14 +69,18 @@ struct MatmulRequest {
   double sm_clock_ghz = 0, rest_clock_ghz = 0;
 };
 // The leading dimensions (elements) of A, B and D for q: q.lda, q.ldb and
-// q.ldd where given, else the smallest pitch >= K (N for D) whose rows start
-// on 16 bytes (the default of runs that do not come from the CLI).
+// q.ldd where given, else the smallest pitch >= the row's length (K for a
+// K-major operand, M or N for an MN-major one, N for D) whose rows start on
+// 16 bytes (the default of runs that do not come from the CLI).
 struct LeadingDims {
   uint32_t lda = 0, ldb = 0, ldd = 0;
 };
+// The elements of one stored row of A and of B: K, or M (N) when MN-major.
+inline uint32_t a_row_length(const MatmulRequest& q) { return q.a_mn_major ? q.m : q.k; }
+inline uint32_t b_row_length(const MatmulRequest& q) { return q.b_mn_major ? q.n : q.k; }
 inline LeadingDims leading_dims(const MatmulRequest& q, uint32_t out_bytes) {
   auto up = [](uint32_t v, uint32_t m) { return (v + m - 1) / m * m; };
-  return {q.lda != 0 ? q.lda : up(q.k, 8), q.ldb != 0 ? q.ldb : up(q.k, 8),
+  return {q.lda != 0 ? q.lda : up(a_row_length(q), 8), q.ldb != 0 ? q.ldb : up(b_row_length(q), 8),
           q.ldd != 0 ? q.ldd : up(q.n, 16 / out_bytes)};
 }
 

@@ -52,8 +52,11 @@ RunResult run_config(const MatmulRequest& q, models::sm90::LaunchClocks f) {
   configure_run(gpu, q, t0);
   const MatmulBuffers buf = allocate_matmul<bf16_t>(gpu, q);
   typename Kernel::Params p{};
-  fail_encode(encode_operand_map(p.a, buf.a, q.k, q.m, buf.lda, buf.stride_a, q.batch, 64, 128));
-  fail_encode(encode_operand_map(p.b, buf.b, q.k, q.n, buf.ldb, buf.stride_b, q.batch, 64, BN));
+  fail_encode(encode_operand_map(p.a, buf.a, q.k, q.m, buf.lda, buf.stride_a, q.batch, 64, 128,
+                                 q.a_mn_major));
+  fail_encode(encode_operand_map(p.b, buf.b, q.k, q.n, buf.ldb, buf.stride_b, q.batch, 64, BN,
+                                 q.b_mn_major));
+  p.layouts = OperandLayouts{q.a_mn_major ? 1u : 0u, q.b_mn_major ? 1u : 0u};
   p.d = reinterpret_cast<bf16_t*>(buf.d);
   p.m = q.m;
   p.n = q.n;

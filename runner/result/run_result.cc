@@ -66,7 +66,12 @@ json::object to_json(const RunResult& r) {
   if (!r.scheduler.empty()) o["config"].as_object()["scheduler"] = r.scheduler;
   if (r.lda != 0)
     o["config"].as_object()["operands"] =
-        json::object{{"lda", r.lda}, {"ldb", r.ldb}, {"ldd", r.ldd}, {"padded", r.padded}};
+        json::object{{"lda", r.lda},
+                     {"ldb", r.ldb},
+                     {"ldd", r.ldd},
+                     {"padded", r.padded},
+                     {"layout_a", r.a_mn_major ? "col" : "row"},
+                     {"layout_b", r.b_mn_major ? "row" : "col"}};
   o["cycles"] = r.cycles;
   o["clock_ghz"] = r.clock_ghz;
   if (r.power_w > 0) o["power_w"] = r.power_w;
@@ -185,6 +190,8 @@ RunResult run_result_from_json(const json::value& v) {
     r.ldb = get<uint32_t>(ops, "ldb");
     r.ldd = get<uint32_t>(ops, "ldd");
     r.padded = get<bool>(ops, "padded");
+    if (ops.contains("layout_a")) r.a_mn_major = get<std::string>(ops, "layout_a") == "col";
+    if (ops.contains("layout_b")) r.b_mn_major = get<std::string>(ops, "layout_b") == "row";
   }
   r.cycles = get<uint64_t>(o, "cycles");
   r.clock_ghz = get<double>(o, "clock_ghz");

@@ -49,6 +49,8 @@ struct RunResult {
   // reported) and whether --pad-rows widened A's and B's rows.
   uint32_t lda = 0, ldb = 0, ldd = 0;
   bool padded = false;
+  // matmul: A M-contiguous (--layout-a col), B N-contiguous (--layout-b row).
+  bool a_mn_major = false, b_mn_major = false;
   uint64_t cycles = 0;
   double clock_ghz = 0, peak_tflops = 0;  // clock_ghz: the SM clock the run predicts
   double power_w = 0;  // predicted average board power (0: not modelled for the arch)

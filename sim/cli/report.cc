@@ -9,14 +9,23 @@ std::string format_text(const sim::RunResult& r) {
   s += fmt::format("{} on {}: M={} N={} K={}{}  [{}; {} CTAs; {} mode]\n", r.kernel, r.arch, r.m,
                    r.n, r.k, r.batch > 1 ? fmt::format(" batch={}", r.batch) : std::string(),
                    r.config_name, r.ctas, r.functional ? "functional" : "timing");
-  // Only a layout other than packed A and B is worth a line.
-  if (r.lda != 0 && (r.lda != r.k || r.ldb != r.k || r.padded))
-    s += fmt::format("  operands    A {}x{} rows {} apart, B {}x{} rows {} apart{}, D rows {} apart\n",
-                     r.m, r.k, r.lda, r.n, r.k, r.ldb,
-                     r.padded ? " (padded by --pad-rows: a packed row of K elements is not a legal "
-                                "pitch for these loads)"
+  // Only a layout other than packed, K-contiguous A and B is worth a line.
+  const uint32_t a_len = r.a_mn_major ? r.m : r.k, b_len = r.b_mn_major ? r.n : r.k;
+  if (r.lda != 0 && (r.lda != a_len || r.ldb != b_len || r.padded || r.a_mn_major || r.b_mn_major)) {
+    // A K-contiguous operand as rows x K; an MN-contiguous one as its K rows.
+    auto operand = [](const char* name, bool mn, uint32_t rows, uint32_t k, uint32_t ld) {
+      return mn ? fmt::format("{} {}-contiguous, {} rows of {}, {} apart", name,
+                              name[0] == 'A' ? "M" : "N", k, rows, ld)
+                : fmt::format("{} {}x{} rows {} apart", name, rows, k, ld);
+    };
+    s += fmt::format("  operands    {}, {}{}, D rows {} apart\n",
+                     operand("A", r.a_mn_major, r.m, r.k, r.lda),
+                     operand("B", r.b_mn_major, r.n, r.k, r.ldb),
+                     r.padded ? " (padded by --pad-rows: a packed row is not a legal pitch for "
+                                "these loads)"
                               : "",
                      r.ldd);
+  }
   const bool completed = r.status == "completed";
   const char* by = r.limit == "wall" ? "--wall-limit" : "--max-cycles";
   if (r.status == "limit")

@@ -150,6 +150,9 @@ expect_usage_error "D's rows are 130 bytes apart (ldd 65 x 2 bytes); the epilogu
 expect_usage_error "host memory for M=4096 N=64 K=64 at lda 2097152" run --m 4096 --n 64 --k 64 --lda 2097152 --functional
 expect_usage_error "--in-dtype must be bf16 or f16" run --m 64 --n 64 --k 64 --in-dtype fp8
 expect_usage_error "--batch" run --m 64 --n 64 --k 64 --batch 0
+expect_usage_error "--layout-a must be row or col" run --m 64 --n 64 --k 64 --layout-a colmajor
+expect_usage_error "--lda 64 is less than M = 100: a row of A holds M elements" run --m 100 --n 64 --k 64 --layout-a col --lda 64
+expect_usage_error "--arch mi300x: the CDNA3 matmuls read K-contiguous operands only" run --arch mi300x --m 64 --n 64 --k 64 --layout-b row
 expect_usage_error "the kernels number tiles in 31 bits" run --m 1048576 --n 1048576 --k 64 --batch 65535
 expect_usage_error "--functional is limited to M*N*K*batch <= 2^33" run --m 4096 --n 4096 --k 256 --batch 3 --functional
 expect_usage_error "its race detector tracks 16-byte granules" run --m 64 --n 64 --k 64 --ldd 65 --arch mi300x
@@ -202,7 +205,7 @@ expect_usage_error "--fp8-type must be e4m3 or e5m2" run --kernel block_scaled_m
 expect_usage_error "does not fit" run --kernel conv2d --n 1 --h 2 --w 2 --c 8 --k 8 --r 5 --s 5
 expect_usage_error "sm100" run "${CONV[@]}" --arch sm90
 expect_usage_error "tile N 256" run "${CONV[@]}" --tile-n 256
-expect_usage_error "--r is not a matmul option (matmul takes --m --n --k --batch --lda --ldb --ldd --in-dtype --pad-rows; --r is for --kernel conv2d)" run "${MNK[@]}" --r 3
+expect_usage_error "--r is not a matmul option (matmul takes --m --n --k --batch --lda --ldb --ldd --in-dtype --layout-a --layout-b --pad-rows; --r is for --kernel conv2d)" run "${MNK[@]}" --r 3
 expect_usage_error "--stride is for --kernel conv2d" run "${MNK[@]}" --stride 2
 expect_usage_error "--m is not a conv2d option" sweep --kernel conv2d "${MNK[@]}"
 # block-scaled and blockwise FP8: their own options, refused elsewhere.

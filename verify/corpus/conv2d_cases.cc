@@ -35,7 +35,8 @@ class MutantIm2colLoader {
   using Source = Im2colSource;
   SK_DEVICE explicit MutantIm2colLoader(const Im2colSource* src) : src_(src) {}
   SK_DEVICE void prefetch() const { arch::prefetch_tensormap(&src_->map); }
-  SK_DEVICE void load(void* smem_dst, uint64_t* full_barrier, int32_t k, int32_t row) const {
+  SK_DEVICE void load(void* smem_dst, uint64_t* full_barrier, int32_t k, int32_t row,
+                      int32_t /*batch*/ = 0) const {
     ConvGeometry g = src_->g;
     if constexpr (B == ConvBug::kIgnoresPadding) g.pad_h = g.pad_w = 0;
     if constexpr (B == ConvBug::kTapNotDilated) g.dil_h = g.dil_w = 1;

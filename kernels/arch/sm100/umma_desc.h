@@ -4,7 +4,7 @@
 // them independently (the block-scaled instruction descriptors in
 // models/sm100/api_tcgen05_block_scale.cc). Only the layouts this project's
 // kernels use are encoded: K-major operands with a 32/64/128-byte swizzle (or
-// none, for scale-factor copies), BF16 or F16 inputs and an F32 accumulator
+// none, for scale-factor copies), MN-major operands with the 128-byte swizzle, BF16 or F16 inputs and an F32 accumulator
 // (kind::f16), and the block-scaled kinds mxf8f6f4 (scale_vec::1X) and
 // mxf4nvf4 (scale_vec::4X) with M = 128.
 #pragma once
@@ -28,7 +28,29 @@ SK_HOST_DEVICE constexpr uint64_t kmajor_desc(uint32_t smem_address, uint32_t sp
   return d;
 }
 
+// Shared-memory matrix descriptor for an MN-major 16-bit operand with the
+// 128-byte swizzle (the canonical layout ((8,n),(8,k)) : ((1,LBO),(8,SBO)) in
+// 16-byte units): 64 MN elements contiguous in each 128-byte row, K rows 128
+// bytes apart, 8-row K groups `sbo_bytes` apart, 64-element MN blocks
+// `lbo_bytes` apart.
+SK_HOST_DEVICE constexpr uint64_t mnmajor_desc(uint32_t smem_address, uint32_t lbo_bytes,
+                                               uint32_t sbo_bytes) {
+  uint64_t d = 0;
+  d |= static_cast<uint64_t>((smem_address >> 4) & 0x3FFF);
+  d |= static_cast<uint64_t>((lbo_bytes >> 4) & 0x3FFF) << 16;
+  d |= static_cast<uint64_t>((sbo_bytes >> 4) & 0x3FFF) << 32;
+  d |= static_cast<uint64_t>(1) << 46;  // SM100 descriptor version
+  d |= static_cast<uint64_t>(2) << 61;  // 128-byte swizzle
+  return d;
+}
+
 enum class InputType : uint32_t { kF16 = 0, kBF16 = 1 };
+
+// The instruction descriptor's major-ness bits: A (bit 15) and B (bit 16)
+// MN-major.
+SK_HOST_DEVICE constexpr uint32_t mn_major_bits(uint32_t a_mn_major, uint32_t b_mn_major) {
+  return (a_mn_major != 0 ? 1u << 15 : 0u) | (b_mn_major != 0 ? 1u << 16 : 0u);
+}
 
 // Instruction descriptor for kind::f16 with an F32 accumulator, K-major A and B.
 SK_HOST_DEVICE constexpr uint32_t f16_instr_desc(uint32_t m, uint32_t n, InputType t) {

@@ -6,8 +6,9 @@
 // convergence (.sync.aligned). Accumulator registers may not be read or
 // written between an mma_async and the wait_group that covers it; call
 // wgmma_fence() before the first mma_async that reads registers written by
-// ordinary instructions. Operands are K-major BF16 (or F16) tiles with the
-// 128-byte swizzle, described by make_smem_desc_sw128().
+// ordinary instructions. Operands are BF16 (or F16) tiles with the 128-byte
+// swizzle: K-major, described by make_smem_desc_sw128(), or MN-major (the
+// forms' TA / TB template arguments set), by make_smem_desc_sw128_mn().
 //
 // Accumulators are a LaneArray<float, N/2> (one row per thread on the
 // device, all 32 lanes of a warp in the model). Layout of m64nNk16 (FP32),
@@ -55,7 +56,7 @@ SK_DEVICE void warpgroup_reg_alloc() {
   "wgmma.mma_async.sync.aligned.m64n64k16.f32." T "." T " " \
   "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, " \
   "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}" \
-  ", %32, %33, p, 1, 1, 0, 0;\n}\n"
+  ", %32, %33, p, 1, 1, %35, %36;\n}\n"
 #define SK_WGMMA_OUT_64 \
   "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),  \
   "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),  \
@@ -70,7 +71,7 @@ SK_DEVICE void warpgroup_reg_alloc() {
   "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, " \
   "%34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, " \
   "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}" \
-  ", %64, %65, p, 1, 1, 0, 0;\n}\n"
+  ", %64, %65, p, 1, 1, %67, %68;\n}\n"
 #define SK_WGMMA_OUT_128 \
   "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),  \
   "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),  \
@@ -95,7 +96,7 @@ SK_DEVICE void warpgroup_reg_alloc() {
   "%98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, " \
   "%111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, " \
   "%124, %125, %126, %127}" \
-  ", %128, %129, p, 1, 1, 0, 0;\n}\n"
+  ", %128, %129, p, 1, 1, %131, %132;\n}\n"
 #define SK_WGMMA_OUT_256 \
   "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),  \
   "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),  \
@@ -120,9 +121,12 @@ SK_DEVICE void warpgroup_reg_alloc() {
   "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),  \
   "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]),  \
   "+f"(d[127])
-#define SK_WGMMA_IN "l"(desc_a), "l"(desc_b), "r"(static_cast<uint32_t>(accumulate))
+#define SK_WGMMA_IN \
+  "l"(desc_a), "l"(desc_b), "r"(static_cast<uint32_t>(accumulate)), "n"(TA), "n"(TB)
 
-template <int N, bool F16>
+// TA, TB: the imm-trans-a / imm-trans-b operands (1: the operand is MN-major,
+// described by make_smem_desc_sw128_mn()).
+template <int N, bool F16, int TA, int TB>
 SK_DEVICE void wgmma_m64nNk16_ss(LaneArray<float, N / 2>& acc, uint64_t desc_a, uint64_t desc_b,
                                  bool accumulate) {
   static_assert(N == 64 || N == 128 || N == 256, "wgmma tile N of 64, 128 or 256 here");
@@ -149,29 +153,35 @@ SK_DEVICE void wgmma_m64nNk16_ss(LaneArray<float, N / 2>& acc, uint64_t desc_a, 
 #undef SK_WGMMA_TEXT_128
 #undef SK_WGMMA_TEXT_256
 
+template <int TA = 0, int TB = 0>
 SK_DEVICE void wgmma_m64n64k16_bf16_ss(LaneArray<float, 32>& acc, uint64_t desc_a, uint64_t desc_b,
                                   bool accumulate) {
-  wgmma_m64nNk16_ss<64, false>(acc, desc_a, desc_b, accumulate);
+  wgmma_m64nNk16_ss<64, false, TA, TB>(acc, desc_a, desc_b, accumulate);
 }
+template <int TA = 0, int TB = 0>
 SK_DEVICE void wgmma_m64n64k16_f16_ss(LaneArray<float, 32>& acc, uint64_t desc_a, uint64_t desc_b,
                                   bool accumulate) {
-  wgmma_m64nNk16_ss<64, true>(acc, desc_a, desc_b, accumulate);
+  wgmma_m64nNk16_ss<64, true, TA, TB>(acc, desc_a, desc_b, accumulate);
 }
+template <int TA = 0, int TB = 0>
 SK_DEVICE void wgmma_m64n128k16_bf16_ss(LaneArray<float, 64>& acc, uint64_t desc_a, uint64_t desc_b,
                                   bool accumulate) {
-  wgmma_m64nNk16_ss<128, false>(acc, desc_a, desc_b, accumulate);
+  wgmma_m64nNk16_ss<128, false, TA, TB>(acc, desc_a, desc_b, accumulate);
 }
+template <int TA = 0, int TB = 0>
 SK_DEVICE void wgmma_m64n128k16_f16_ss(LaneArray<float, 64>& acc, uint64_t desc_a, uint64_t desc_b,
                                   bool accumulate) {
-  wgmma_m64nNk16_ss<128, true>(acc, desc_a, desc_b, accumulate);
+  wgmma_m64nNk16_ss<128, true, TA, TB>(acc, desc_a, desc_b, accumulate);
 }
+template <int TA = 0, int TB = 0>
 SK_DEVICE void wgmma_m64n256k16_bf16_ss(LaneArray<float, 128>& acc, uint64_t desc_a, uint64_t desc_b,
                                   bool accumulate) {
-  wgmma_m64nNk16_ss<256, false>(acc, desc_a, desc_b, accumulate);
+  wgmma_m64nNk16_ss<256, false, TA, TB>(acc, desc_a, desc_b, accumulate);
 }
+template <int TA = 0, int TB = 0>
 SK_DEVICE void wgmma_m64n256k16_f16_ss(LaneArray<float, 128>& acc, uint64_t desc_a, uint64_t desc_b,
                                   bool accumulate) {
-  wgmma_m64nNk16_ss<256, true>(acc, desc_a, desc_b, accumulate);
+  wgmma_m64nNk16_ss<256, true, TA, TB>(acc, desc_a, desc_b, accumulate);
 }
 
 }  // namespace sk::arch

@@ -19,32 +19,38 @@ namespace m90 = sk::models::sm90::api;
 
 template <int Regs>
 inline void wgmma_mma_model(LaneArray<float, Regs>& acc, uint64_t da, uint64_t db, bool accumulate,
-                            std::source_location l, bool f16 = false) {
-  m90::wgmma_mma(&acc.regs[0][0], Regs, da, db, accumulate, l, f16);
+                            std::source_location l, bool f16 = false, int ta = 0, int tb = 0) {
+  m90::wgmma_mma(&acc.regs[0][0], Regs, da, db, accumulate, l, f16, ta != 0, tb != 0);
 }
+template <int TA = 0, int TB = 0>
 inline void wgmma_m64n64k16_bf16_ss(LaneArray<float, 32>& acc, uint64_t da, uint64_t db,
-                                    bool accumulate, Loc l = Loc::current()) {
-  wgmma_mma_model(acc, da, db, accumulate, l);
+                                  bool accumulate, Loc l = Loc::current()) {
+  wgmma_mma_model(acc, da, db, accumulate, l, false, TA, TB);
 }
+template <int TA = 0, int TB = 0>
 inline void wgmma_m64n128k16_bf16_ss(LaneArray<float, 64>& acc, uint64_t da, uint64_t db,
-                                     bool accumulate, Loc l = Loc::current()) {
-  wgmma_mma_model(acc, da, db, accumulate, l);
+                                  bool accumulate, Loc l = Loc::current()) {
+  wgmma_mma_model(acc, da, db, accumulate, l, false, TA, TB);
 }
+template <int TA = 0, int TB = 0>
 inline void wgmma_m64n256k16_bf16_ss(LaneArray<float, 128>& acc, uint64_t da, uint64_t db,
-                                     bool accumulate, Loc l = Loc::current()) {
-  wgmma_mma_model(acc, da, db, accumulate, l);
+                                  bool accumulate, Loc l = Loc::current()) {
+  wgmma_mma_model(acc, da, db, accumulate, l, false, TA, TB);
 }
+template <int TA = 0, int TB = 0>
 inline void wgmma_m64n64k16_f16_ss(LaneArray<float, 32>& acc, uint64_t da, uint64_t db,
-                                   bool accumulate, Loc l = Loc::current()) {
-  wgmma_mma_model(acc, da, db, accumulate, l, true);
+                                  bool accumulate, Loc l = Loc::current()) {
+  wgmma_mma_model(acc, da, db, accumulate, l, true, TA, TB);
 }
+template <int TA = 0, int TB = 0>
 inline void wgmma_m64n128k16_f16_ss(LaneArray<float, 64>& acc, uint64_t da, uint64_t db,
-                                    bool accumulate, Loc l = Loc::current()) {
-  wgmma_mma_model(acc, da, db, accumulate, l, true);
+                                  bool accumulate, Loc l = Loc::current()) {
+  wgmma_mma_model(acc, da, db, accumulate, l, true, TA, TB);
 }
+template <int TA = 0, int TB = 0>
 inline void wgmma_m64n256k16_f16_ss(LaneArray<float, 128>& acc, uint64_t da, uint64_t db,
-                                    bool accumulate, Loc l = Loc::current()) {
-  wgmma_mma_model(acc, da, db, accumulate, l, true);
+                                  bool accumulate, Loc l = Loc::current()) {
+  wgmma_mma_model(acc, da, db, accumulate, l, true, TA, TB);
 }
 inline void wgmma_fence(Loc l = Loc::current()) { m90::wgmma_fence(l); }
 inline void wgmma_commit_group(Loc l = Loc::current()) { m90::wgmma_commit_group(l); }

@@ -160,6 +160,19 @@ std::string validate_matmul(const MatmulRequest& q) {
     return fmt::format("--batch {}: {} output tiles in one launch; the kernels number tiles in "
                        "31 bits",
                        q.batch, tiles);
+  if (q.batch > 1 && q.arch != "mi300x") {
+    // The matrices are the third dim of one tensor map, whose strides TMA
+    // takes below 2^40 bytes.
+    const LeadingDims ld = leading_dims(q, q.out_f32 ? 4 : 2);
+    const uint64_t a = uint64_t{q.a_mn_major ? q.k : q.m} * ld.lda * 2;
+    const uint64_t b = uint64_t{q.b_mn_major ? q.k : q.n} * ld.ldb * 2;
+    const uint64_t d = uint64_t{q.m} * ld.ldd * (q.out_f32 ? 4 : 2);
+    if (std::max({a, b, d}) >= (1ull << 40))
+      return fmt::format("--batch {}: a matrix of {} bytes; TMA takes the matrices as the third "
+                         "dim of one tensor map, whose strides must be below 2^40 bytes "
+                         "(cuTensorMapEncodeTiled globalStrides)",
+                         q.batch, std::max({a, b, d}));
+  }
   return validate_resources(q);
 }
 

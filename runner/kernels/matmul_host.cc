@@ -52,7 +52,9 @@ void fail_encode(const std::string& err) {
 std::string encode_operand_map(models::sm100::TensorMapModel& map, uint64_t base, uint32_t k,
                                uint32_t rows, uint32_t ld, uint64_t stride, uint32_t batches,
                                uint32_t box_k, uint32_t box_rows, bool mn_major) {
-  const uint64_t strides[2] = {uint64_t{ld} * 2, stride * 2};
+  // A batch of one never steps to a second matrix; its plane stride is any
+  // legal one (a single matrix may span more than the 2^40 bytes a stride may).
+  const uint64_t strides[2] = {uint64_t{ld} * 2, batches == 1 ? 16 : stride * 2};
   if (mn_major) {
     const uint64_t dims[3] = {rows, k, batches};
     return models::sm100::encode_tiled_3d(map, base, 2, dims, strides, 64, box_k,

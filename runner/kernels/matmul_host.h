@@ -156,7 +156,8 @@ std::string encode_output_map(models::sm100::TensorMapModel& map, uint64_t d, ui
   const auto swizzle = static_cast<models::sm100::Swizzle>(C::Writer::kRowBytes);
   if constexpr (C::kBatched) {
     const uint64_t dims[3] = {n, m, batches};
-    const uint64_t strides[2] = {uint64_t{ldc} * sizeof(OutT), stride * sizeof(OutT)};
+    const uint64_t strides[2] = {uint64_t{ldc} * sizeof(OutT),
+                                 batches == 1 ? 16 : stride * sizeof(OutT)};
     return models::sm100::encode_tiled_3d(map, d, sizeof(OutT), dims, strides, 32, 32, swizzle);
   } else {
     return models::sm100::encode_tiled_2d(map, d, sizeof(OutT), n, m, uint64_t{ldc} * sizeof(OutT),

@@ -153,6 +153,7 @@ expect_usage_error "--batch" run --m 64 --n 64 --k 64 --batch 0
 expect_usage_error "--layout-a must be row or col" run --m 64 --n 64 --k 64 --layout-a colmajor
 expect_usage_error "--lda 64 is less than M = 100: a row of A holds M elements" run --m 100 --n 64 --k 64 --layout-a col --lda 64
 expect_usage_error "--arch mi300x: the CDNA3 matmuls read K-contiguous operands only" run --arch mi300x --m 64 --n 64 --k 64 --layout-b row
+expect_usage_error "whose strides must be below 2^40 bytes" run --m 1048576 --n 1048576 --k 64 --batch 2
 expect_usage_error "the kernels number tiles in 31 bits" run --m 1048576 --n 1048576 --k 64 --batch 65535
 expect_usage_error "--functional is limited to M*N*K*batch <= 2^33" run --m 4096 --n 4096 --k 256 --batch 3 --functional
 expect_usage_error "its race detector tracks 16-byte granules" run --m 64 --n 64 --k 64 --ldd 65 --arch mi300x

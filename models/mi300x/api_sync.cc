@@ -11,8 +11,9 @@
 // it (never spins), so a counter that never gets there is a deadlock finding
 // with the counter's ledger. Only atomics wake waiters: a plain st_lds to a
 // counter is not seen until the next atomic on it. An LDS counter's init is
-// the store that zeroes it (marked by annotate_counter); every atomic or wait
-// on it must be ordered after that init (counter.init_not_ordered).
+// the store that zeroes it, recognised when the same wave then annotates the
+// counter (as the backends do); every atomic or wait on it must be ordered
+// after that init (counter.init_not_ordered).
 #include <fmt/format.h>
 
 #include <systemc>
@@ -193,18 +194,15 @@ void annotate_counter(const uint32_t* counter, const char* name, int index,
   c->name = index >= 0 ? fmt::format("{}[{}]", name, index) : std::string(name);
   c->arrivals_per_lap = arrivals_per_lap;
   // The backends annotate a counter right after zeroing it, from the same
-  // lane: that store is the counter's init (the wave's latest instruction
-  // when no store to the word is on record).
+  // lane: that store is the counter's init. A wave that names a counter it
+  // did not just store to only names it.
   if (gpu().obs() == nullptr || c->block < 0) return;
-  sim::Warp& w = gpu().warp();
-  std::source_location at = w.location();
   const auto& stores = gpu().wave_state().word_stores;
   for (auto it = stores.rbegin(); it != stores.rend(); ++it)
     if (it->first == c->key) {
-      at = it->second;
-      break;
+      gpu().obs()->sync_init(gpu().warp(), c->key, kCounterInit, it->second);
+      return;
     }
-  gpu().obs()->sync_init(w, c->key, kCounterInit, at);
 }
 
 }  // namespace sk::models::mi300x::api

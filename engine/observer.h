@@ -13,7 +13,10 @@
 //     releases on completion (release_op), or to its issuer when the issuer
 //     waits for it (complete_local: wait_group, wait::ld);
 //   * sync objects (mbarriers, named barriers) are keyed per CTA; their phases
-//     complete (phase_complete) and waiters acquire the last completed phase.
+//     complete (phase_complete) and waiters acquire the last completed phase;
+//   * an object that needs initialising (an mbarrier, an MI300X counter) has
+//     its init as an event (sync_init), and each use (sync_use) must be
+//     ordered after it, whatever the order in time.
 // Memory ranges are in bytes for SMEM and global memory, and in TMEM cells
 // (lane quarter * kTmemQuarterStride + column) for TMEM.
 #pragma once
@@ -24,6 +27,7 @@
 #include <source_location>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace sk::sim {
 
@@ -52,7 +56,23 @@ class Observer {
                       bool write, Proxy proxy, const char* what,
                       const std::source_location& loc) = 0;
 
-  virtual void sync_init(int cta, uint64_t key, const char* name) = 0;
+  // Warp `w` initialises sync object `key` of its CTA (mbarrier.init; on
+  // MI300X the store that zeroes a pipeline counter). Every later use of the
+  // object (sync_use) must be ordered after it by happens-before; `init`
+  // names the rule and the fix a report gives when one is not.
+  struct InitKind {
+    const char* what;  // "mbarrier.init"
+    const char* rule;  // "mbarrier.init_not_ordered"
+    const char* fix;   // what orders the init before the other warps' uses
+  };
+  virtual void sync_init(const Warp& w, uint64_t key, const InitKind& init,
+                         const std::source_location& loc) = 0;
+  // Warp `w` uses sync object `key` (an arrive, a wait, expect_tx, or the
+  // issue of an async operation that will complete on it), named `name` in
+  // reports. Checked against the object's init whatever their order in time:
+  // a use before any init is remembered and checked when the init comes.
+  virtual void sync_use(const Warp& w, uint64_t key, const char* what, std::string_view name,
+                        const std::source_location& loc) = 0;
   virtual void release(const Warp& w, uint64_t key) = 0;
   // Operation `op` (and the operations in `covered`, for a commit) completed
   // and signals sync object `key` of `cta`.

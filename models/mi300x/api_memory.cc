@@ -125,6 +125,11 @@ void lds_access(const void* p, void* data, uint32_t bytes, bool write, const Loc
     return;
   }
   observe(w, 0, sim::Space::kSmem, static_cast<uint64_t>(off), bytes, write, what, loc);
+  if (write && in == nullptr && bytes <= 4) {
+    auto& stores = gpu().wave_state().word_stores;
+    if (stores.size() == WaveState::kWordStores) stores.erase(stores.begin());
+    stores.emplace_back(static_cast<uint64_t>(off), loc);
+  }
   uint8_t* cell = gpu().wg_of_current().lds + off;
   if (write)
     std::memcpy(cell, data, bytes);

@@ -10,7 +10,10 @@
 // orders nothing for other waves. A wave waiting on a counter is blocked on
 // it (never spins), so a counter that never gets there is a deadlock finding
 // with the counter's ledger. Only atomics wake waiters: a plain st_lds to a
-// counter is not seen until the next atomic on it.
+// counter is not seen until the next atomic on it. An LDS counter's init is
+// the store that zeroes it, recognised when the same wave then annotates the
+// counter (as the backends do); every atomic or wait on it must be ordered
+// after that init (counter.init_not_ordered).
 #include <fmt/format.h>
 
 #include <systemc>
@@ -21,6 +24,19 @@
 namespace sk::models::mi300x::api {
 namespace {
 constexpr uint64_t kBarrierKey = 1ull << 41;
+// A pipeline counter in LDS is initialised by one wave's plain store (the
+// backends zero it, then annotate it); the other waves may use it only after
+// an s_barrier that orders that store before them.
+constexpr sim::Observer::InitKind kCounterInit{
+    "counter init (the store that zeroes it)", "counter.init_not_ordered",
+    "after one wave zeroes the counters, run arch::workgroup_sync() (s_barrier) before any "
+    "other wave increments, reads or waits on them"};
+
+// Tells the observer that wave `w` uses LDS counter `c` (global counters are
+// initialised by the host, before the launch, and need no check).
+void use(sim::Warp& w, const Counter& c, const char* what, const Loc& loc) {
+  if (gpu().obs() != nullptr && c.block >= 0) gpu().obs()->sync_use(w, c.key, what, c.name, loc);
+}
 
 bool orders(Scope s) { return s != Scope::kWavefront; }
 
@@ -78,6 +94,7 @@ uint32_t atomic_add(uint32_t* p, uint32_t v, Scope s, const Loc& loc) {
   sim::Warp& w = issue(loc);
   Counter* c = gpu().counter(p, &loc);
   if (c == nullptr) return 0;
+  use(w, *c, "atomic_add", loc);
   const uint32_t n = acting_lanes(w);
   if (c->arrivals_per_lap > 0 && n > 1 && w.current_lane() < 0 && !c->multi_reported) {
     c->multi_reported = true;
@@ -111,6 +128,7 @@ uint32_t atomic_load_acquire(const uint32_t* p, Scope s, const Loc& loc) {
   sim::Warp& w = issue(loc);
   Counter* c = gpu().counter(p, &loc);
   if (c == nullptr) return 0;
+  use(w, *c, "atomic_load (acquire)", loc);
   if (orders(s)) acquire(w, *c);
   gpu().cu_of_current().atomics += acting_lanes(w);
   w.spend(gpu().params().atomic_latency);
@@ -121,6 +139,7 @@ void atomic_store_release(uint32_t* p, uint32_t v, Scope s, const Loc& loc) {
   sim::Warp& w = issue(loc);
   Counter* c = gpu().counter(p, &loc);
   if (c == nullptr) return;
+  use(w, *c, "atomic_store (release)", loc);
   c->since_lap = 0;
   set_value(*c, v);
   if (orders(s)) release(w, *c);
@@ -131,6 +150,7 @@ void wait_counter_geq(const uint32_t* p, uint32_t target, Scope s, const Loc& lo
   sim::Warp& w = issue(loc);
   Counter* c = gpu().counter(p, &loc);
   if (c == nullptr) return;
+  use(w, *c, "wait_counter_geq", loc);
   if (c->value() < target) {
     WaveState& ws = gpu().wave_state();
     ws.waiting_on = c;
@@ -173,6 +193,16 @@ void annotate_counter(const uint32_t* counter, const char* name, int index,
   if (c == nullptr) return;
   c->name = index >= 0 ? fmt::format("{}[{}]", name, index) : std::string(name);
   c->arrivals_per_lap = arrivals_per_lap;
+  // The backends annotate a counter right after zeroing it, from the same
+  // lane: that store is the counter's init. A wave that names a counter it
+  // did not just store to only names it.
+  if (gpu().obs() == nullptr || c->block < 0) return;
+  const auto& stores = gpu().wave_state().word_stores;
+  for (auto it = stores.rbegin(); it != stores.rend(); ++it)
+    if (it->first == c->key) {
+      gpu().obs()->sync_init(gpu().warp(), c->key, kCounterInit, it->second);
+      return;
+    }
 }
 
 }  // namespace sk::models::mi300x::api

@@ -143,6 +143,11 @@ struct WaveState {
   const Counter* waiting_on = nullptr;  // for the deadlock classifier
   Counter* loop_atomic = nullptr;       // the counter lanes of this loop add to
   int loop_atomic_lanes = 0;
+  // The wave's latest whole-wave LDS stores of one word (offset, where), the
+  // most recent last: annotate_counter finds the store that zeroed the
+  // counter there, to name the counter's init (at most kWordStores kept).
+  static constexpr size_t kWordStores = 32;
+  std::vector<std::pair<uint64_t, std::source_location>> word_stores;
 };
 
 // Per-CU statistics for the host summary.

@@ -9,6 +9,13 @@
 namespace sk::models::sm100::mbar {
 namespace {
 constexpr int64_t kMaxCount = (1 << 20) - 1;
+// PTX ISA, mbarrier.init and fence.mbarrier_init: other threads may use the
+// barrier only after a synchronization that orders the init (and the fence
+// that makes it visible) before them.
+constexpr sim::Observer::InitKind kInitKind{
+    "mbarrier.init", "mbarrier.init_not_ordered",
+    "after mbarrier.init and fence.mbarrier_init, synchronize the CTA (arch::cta_sync(), "
+    "bar.sync 0) before any other warp arrives on, waits on or loads into the barrier"};
 
 void maybe_complete(Gpu& gpu, Mbarrier& b, uint64_t flow) {
   if (flow != 0) b.pending_flow = flow;
@@ -172,6 +179,11 @@ Mbarrier* checked(Gpu& gpu, uint64_t* bar, const char* op, const Loc& loc) {
   int64_t off = barrier_offset(gpu, bar, op, loc);
   if (off < 0) return nullptr;
   Mbarrier* found = cta.find_barrier(static_cast<uint32_t>(off));
+  // Every use, valid or not, is checked against the init by happens-before
+  // (mbarrier.init_not_ordered), independently of the order in time.
+  if (sim::Observer* obs = gpu.obs())
+    obs->sync_use(gpu.warp(), static_cast<uint64_t>(off), op,
+                  found != nullptr ? std::string_view(found->name) : std::string_view(), loc);
   if (found == nullptr || !found->valid) {
     gpu.finding("mbarrier", "mbarrier.use_before_init",
                 fmt::format("{} on shared-memory offset {} which holds no initialised mbarrier",
@@ -206,7 +218,7 @@ void init(Gpu& gpu, uint64_t* bar, uint32_t count, const Loc& loc) {
   b.arrivals_total = 0;
   b.loads_in_flight = 0;
   b.observed_by.clear();
-  if (gpu.obs() != nullptr) gpu.obs()->sync_init(b.cta, b.offset, "mbarrier");
+  if (gpu.obs() != nullptr) gpu.obs()->sync_init(gpu.warp(), b.offset, kInitKind, loc);
   b.expected = b.pending = count;
   b.tx = 0;
   b.phase = 0;

@@ -304,6 +304,49 @@ TEST_CASE("a lap left short by one producer is an under-arrival deadlock") {
   CHECK(r.findings[0].message.find("input.empty[0] got 3 of 4") != std::string::npos);
 }
 
+namespace {
+// Wave 0 zeroes and annotates a pipeline counter; wave 1, later in time,
+// increments it, with or without an s_barrier between (wave 0 waits for the
+// increment). The init is the store, reported at its line.
+ScenarioResult counter_init_then_use(bool with_barrier) {
+  Options opt;
+  opt.waves = 2;
+  opt.races = true;
+  return run(opt, [with_barrier] {
+    auto* flag = reinterpret_cast<uint32_t*>(arch::dynamic_lds());
+    if (arch::wave_idx() == 0) {
+      if (auto e = sk::elect_one()) {
+        arch::st_lds(flag, 0u);
+        arch::annotate_counter(flag, "ready", -1, 1);
+      }
+    } else {
+      for (int i = 0; i < 50; ++i) arch::s_sleep<1>();
+    }
+    if (with_barrier) arch::workgroup_sync();
+    if (arch::wave_idx() == 1) {
+      if (auto e = sk::elect_one()) arch::atomic_add(flag, 1, arch::Scope::kWorkgroup);
+    } else {
+      arch::wait_counter_geq(flag, 1, arch::Scope::kWorkgroup);
+    }
+  });
+}
+}  // namespace
+
+TEST_CASE("a counter used by a wave not ordered after the store that zeroed it is a finding") {
+  auto r = counter_init_then_use(false);
+  REQUIRE_MESSAGE(r.ok, r.error);
+  CHECK(r.status == "completed");
+  REQUIRE_MESSAGE(r.findings.size() == 1, r.findings_text());
+  CHECK(r.findings[0].cls == "mbarrier");
+  CHECK(r.findings[0].rule == "counter.init_not_ordered");
+  CHECK(r.findings[0].message.find("atomic_add on ready by CTA 0 warp 1") != std::string::npos);
+  CHECK(r.findings[0].message.find("mi300x_model_test.cc:") != std::string::npos);
+  CHECK(r.findings[0].message.find("workgroup_sync") != std::string::npos);
+  r = counter_init_then_use(true);
+  REQUIRE_MESSAGE(r.ok, r.error);
+  CHECK_MESSAGE(r.findings.empty(), r.findings_text());
+}
+
 TEST_CASE("a counter nobody increments is deadlock.never_arrived") {
   Options opt;
   opt.waves = 2;

@@ -8,6 +8,7 @@
 //   corpus_amd.last_wait_short     a wave exits with an LDS DMA no wait retired
 //   corpus_amd.lds_over_capacity   four 16 KiB stages and the counters > 64 KiB
 //   corpus_amd.missing_mma_wave    5 waves launched, the ring counts 6 per lap
+//   corpus_amd.init_no_barrier     counters zeroed by wave 0, no s_barrier after
 //   corpus_amd.pingpong, corpus_amd.wave_specialized: the shipped kernels
 //
 // Config keys: m, n, k (default 200 x 130 x 160: partial tiles in M and N,
@@ -65,6 +66,8 @@ using Mutant = AmdMutantMatmul<Cfg<Stages>, B, Backend>;
         "corpus_amd.last_wait_short", "loader exits with its last stage's LDS DMA not retired"),
     register_amd<Mutant<AmdBug::kMissingMmaWave>, Cfg<3>>(
         "corpus_amd.missing_mma_wave", "launched with 3 MMA waves; the ring counts 4 per lap"),
+    register_amd<Mutant<AmdBug::kInitNoBarrier>, Cfg<3>>(
+        "corpus_amd.init_no_barrier", "wave 0 zeroes the counters; no s_barrier before their use"),
     register_amd<Cdna3PingPongMatmul<Cfg<3>>, Cfg<3>>("corpus_amd.pingpong",
                                                       "8-wave ping-pong CDNA3 matmul"),
     register_amd<Cdna3WaveSpecializedMatmul<Cfg<3>>, Cfg<3>>(

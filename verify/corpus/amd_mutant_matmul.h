@@ -15,6 +15,9 @@
 //   kLastWaitShort     the loader's last wait keeps the loop's count
 //                      (s_waitcnt vmcnt(N) instead of 0), so it releases the
 //                      last stage and exits with that stage's LDS DMA alive.
+//   kInitNoBarrier     wave 0 zeroes the ring's counters but no s_barrier
+//                      (workgroup_sync) follows, so the other waves' atomics
+//                      and waits on them are not ordered after the init.
 #pragma once
 
 #include <utility>
@@ -29,7 +32,9 @@
 
 namespace sk::corpus {
 
-enum class AmdBug { kNone, kEveryLaneSignals, kNoWaitcnt, kMissingMmaWave, kLastWaitShort };
+enum class AmdBug {
+  kNone, kEveryLaneSignals, kNoWaitcnt, kMissingMmaWave, kLastWaitShort, kInitNoBarrier,
+};
 
 template <class Cfg, AmdBug B, class Backend>
 struct AmdMutantMatmul {
@@ -43,7 +48,7 @@ struct AmdMutantMatmul {
   static constexpr int kVmPerStep = Cfg::Work::vm_per_step(kLoaders);
 
   SK_DEVICE static void run(const typename Cfg::Params& p) {
-    const Pipe pipe = Ring::open(kLoaders, kMmaWaves);
+    const Pipe pipe = open();
     const uint32_t wave = arch::wave_idx();
     const typename Cfg::Work work(p, arch::block_idx(), arch::num_blocks());
     if (wave < kLoaders)
@@ -53,6 +58,19 @@ struct AmdMutantMatmul {
   }
 
  private:
+  // Ring::open, or for kInitNoBarrier the same without its workgroup_sync.
+  SK_DEVICE static Pipe open() {
+    if constexpr (B == AmdBug::kInitNoBarrier) {
+      auto* lds = reinterpret_cast<typename Ring::Lds*>(arch::dynamic_lds());
+      if (arch::wave_idx() == 0) {
+        if (auto lane = elect_one()) Pipe::init(&lds->sync, kLoaders, kMmaWaves, "input");
+      }
+      return Pipe(&lds->sync, typename Cfg::Payload{&lds->tiles});
+    } else {
+      return Ring::open(kLoaders, kMmaWaves);
+    }
+  }
+
   template <class Stage>
   SK_DEVICE static void release_loaded(Stage&& st) {
     if constexpr (B == AmdBug::kEveryLaneSignals) {

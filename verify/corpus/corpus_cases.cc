@@ -119,6 +119,7 @@ SK_CORPUS_CASE(kTensormapNoFence, "tensormap_no_fence", "retargeted map used wit
 SK_CORPUS_CASE(kTensormapInUse, "tensormap_in_use", "map retargeted while its loads are in flight");
 SK_CORPUS_CASE(kStoreAliveAtExit, "store_alive_at_exit", "epilogue exits without waiting for its last TMA stores");
 SK_CORPUS_CASE(kLoadAliveAtExit, "load_alive_at_exit", "producer prefetches a stage no warp waits for, then exits");
+SK_CORPUS_CASE(kInitNotOrdered, "init_not_ordered", "load warp inits the input ring after the CTA barrier");
 
 }  // namespace
 }  // namespace sk::corpus

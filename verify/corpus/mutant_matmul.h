@@ -16,7 +16,10 @@
 // it at the work tile's rows (tensormap.replace of the base address and row
 // count) before loading, after the previous tile's loads have landed and with
 // the tensormap proxy fences; twin of Bug::kTensormapNoFence and
-// Bug::kTensormapInUse.
+// Bug::kTensormapInUse. Bug::kInitNotOrdered moves the input ring's
+// mbarrier.init from before the CTA barrier into the load warp's role, after
+// it: in the nominal schedule the inits still run before the MMA warp's first
+// wait, so only happens-before finds the missing order.
 #pragma once
 
 #include "kernels/arch/sm100.h"
@@ -46,6 +49,7 @@ enum class Bug {
   kStageDoubleRelease, kTileToTwoCtas, kAllocOneLane, kLaneQuarter, kMissingWaitLd,
   kStagingReuse, kMmaPlainRelease, kNamedBarrierPartial,
   kRetargetA, kTensormapNoFence, kTensormapInUse, kStoreAliveAtExit, kLoadAliveAtExit,
+  kInitNotOrdered,
 };
 
 template <Bug B>
@@ -88,7 +92,7 @@ struct MutantMatmul {
     const uint32_t warp = arch::warp_idx();
     if (warp == kLoadWarp) {
       if (auto lane = elect_one()) {
-        init_input(s);
+        if constexpr (B != Bug::kInitNotOrdered) init_input(s);
         if constexpr (B == Bug::kReinitWithoutInval) init_input(s);
         AccPipe::init(&s.acc, 1, B == Bug::kArrivalCountLow ? 1 : kEpilogueWarps, "acc");
         WorkPipe::init(&s.work, 1, 6, "work");
@@ -172,6 +176,15 @@ struct MutantMatmul {
 
   SK_DEVICE static void load(const Params& p, Smem& s, const WorkPipe& work) {
     arch::annotate_role("load");
+    if constexpr (B == Bug::kInitNotOrdered) {
+      // The producer initialises its own ring after the CTA barrier: no CTA
+      // barrier follows these inits, so the MMA warp's waits and commits on
+      // the ring are not ordered after them.
+      if (auto lane = elect_one()) {
+        init_input(s);
+        arch::fence_mbarrier_init();
+      }
+    }
     arch::TensorMap* a_map = kRetarget ? p.a_workspace + arch::cta_idx() : nullptr;
     const TmaTileLoader a_loader(kRetarget ? a_map : &p.a), b_loader(&p.b);
     const uint32_t k_blocks = ceil_div<uint32_t>(p.k, BK);

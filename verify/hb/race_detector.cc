@@ -72,13 +72,6 @@ RaceDetector::Sync& RaceDetector::sync(int cta, uint64_t key) {
   return s;
 }
 
-void RaceDetector::sync_init(int cta, uint64_t key, const char*) {
-  CtaState& c = ctas_[cta];
-  Sync s;
-  s.comp = c.components++;
-  c.syncs[key] = std::move(s);
-}
-
 void RaceDetector::release(const sim::Warp& w, uint64_t key) {
   VectorClock& vc = ctas_[w.cta()].warp[w.index()];
   sync(w.cta(), key).pending.join(vc);

@@ -20,6 +20,11 @@
 //   * a read of SMEM or TMEM that nothing wrote: uninitialized.
 // Scope: CTAs synchronize with each other only through kernel launch, so
 // conflicting global accesses from two CTAs are always reported.
+//
+// Initialisation order (init_order.cc): an mbarrier's init (and an MI300X
+// counter's) is an event on its warp's clock; every use of the object must be
+// ordered after it, or it is an `<object>.init_not_ordered` finding, whether
+// the use came after the init in time or before it.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +33,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -47,7 +53,10 @@ class RaceDetector : public sim::Observer {
   void access(const sim::Warp& w, sim::OpId op, sim::Space space,
               std::span<const sim::Range> ranges, bool write, sim::Proxy proxy, const char* what,
               const std::source_location& loc) override;
-  void sync_init(int cta, uint64_t key, const char* name) override;
+  void sync_init(const sim::Warp& w, uint64_t key, const InitKind& init,
+                 const std::source_location& loc) override;
+  void sync_use(const sim::Warp& w, uint64_t key, const char* what, std::string_view name,
+                const std::source_location& loc) override;
   void release(const sim::Warp& w, uint64_t key) override;
   void release_op(sim::OpId op, int cta, uint64_t key, std::span<const sim::OpId> covered) override;
   void phase_complete(int cta, uint64_t key) override;
@@ -88,10 +97,24 @@ class RaceDetector : public sim::Observer {
     uint32_t reads[kMaxReads] = {};
     uint8_t nreads = 0;
   };
+  // A point in one warp's program order: an init or a use of a sync object.
+  struct SyncEvent {
+    const sim::Warp* warp = nullptr;
+    uint32_t clock = 0;  // the warp's own clock component at the event
+    const char* what = "";
+    std::string name;    // the object's name in reports (uses only)
+    std::source_location loc;
+    sim::Cycle cycle = 0;
+  };
   struct Sync {
     uint32_t comp = 0;
     uint32_t completed = 0;
     VectorClock pending, last;
+    // The latest init (init.warp null: none yet) and, before it, the first
+    // use by each warp that came earlier in time (checked at the init).
+    SyncEvent init;
+    InitKind kind{};
+    std::vector<SyncEvent> early;
   };
   struct CtaState {
     std::vector<VectorClock> warp;
@@ -120,6 +143,9 @@ class RaceDetector : public sim::Observer {
   void report_pair(const std::string& cls, const std::string& rule, const std::string& why,
                    const Record& earlier, const Record& later, uint64_t granule);
   std::string describe(const Record& r) const;
+  // init_order.cc: a use of a sync object not ordered after its init.
+  SyncEvent event_now(const sim::Warp& w, const char* what, const std::source_location& loc) const;
+  void report_init_order(const Sync& s, const SyncEvent& use, uint64_t key, bool use_first);
   std::string range_text(sim::Space s, uint64_t lo, uint64_t hi) const;
 
   sim::Engine& engine_;
@@ -131,6 +157,7 @@ class RaceDetector : public sim::Observer {
   std::unordered_map<uint64_t, Cell> global_;
   std::set<std::tuple<std::string, std::string, std::string>> reported_;
   int race_reports_ = 0;
+  int init_reports_ = 0;
   uint64_t accesses_ = 0;
 };
 

@@ -22,10 +22,7 @@ for shape in "257 199 72 3" "129 1000 520 5" "1000 129 64 2" "300 260 192 4"; do
   set -- $shape
   "$bin" --m "$1" --n "$2" --k "$3" --batch "$4" --all --runs 3 >> "$out/batched_check.csv" || rc=1
 done
-if [ -n "${OLD:-}" ]; then
-  old=/tmp/gemm_bench_rank2
-  (cd "$OLD" && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -I. \
-    hw/h200/gemm_bench.cu -lcublas -lcuda -o "$old") || exit 2
+if [ -n "$old" ]; then
   echo "maps,$header" > "$out/rank_ab.csv"
   for round in 1 2 3; do
     for shape in "2048 2048 2048" "4096 4096 4096" "1024 8192 2048"; do

@@ -27,12 +27,7 @@ for l in "${layouts[@]}"; do
     "$bin" --m "$1" --n "$2" --k "$3" --batch "$4" $l --all --runs 3 >> "$out/layouts_check.csv" || rc=1
   done
 done
-if [ -n "${OLD:-}" ]; then
-  old=/tmp/gemm_bench_old
-  (cd "$OLD" && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -I. \
-    hw/h200/gemm_bench.cu -lcublas -lcuda -o "$old") || exit 2
-  echo "tree,$header" > "$out/layouts_ab.csv"
-fi
+[ -n "$old" ] && echo "tree,$header" > "$out/layouts_ab.csv"
 echo "$header" > "$out/layouts.csv"
 for round in 1 2 3; do
   for shape in "2048 2048 2048" "4096 4096 4096" "1024 8192 2048"; do
@@ -43,7 +38,7 @@ for round in 1 2 3; do
         "$bin" --m "$1" --n "$2" --k "$3" --tile-n "$4" --stages "$5" $l --runs 20 >> "$out/layouts.csv" || rc=1
       done
     done
-    if [ -n "${OLD:-}" ]; then
+    if [ -n "$old" ]; then
       for cfg in "256 4" "128 5"; do
         set -- $shape $cfg
         "$old" --m "$1" --n "$2" --k "$3" --tile-n "$4" --stages "$5" --runs 20 | sed 's/^/old,/' >> "$out/layouts_ab.csv" || rc=1

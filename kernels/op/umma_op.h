@@ -50,24 +50,40 @@ class UmmaOp {
     mma(tmem_base + d_col, t.a, t.b, accumulate);
   }
 
-  // Lane: one. accumulate = false starts a new accumulation in d_tmem.
+  // Lane: one. accumulate = false starts a new accumulation in d_tmem. The
+  // layouts pick one unrolled issue loop, outside it (a branch per
+  // instruction costs on hardware: docs/hardware.md, operand layouts).
   SK_DEVICE void mma(uint32_t d_tmem, const void* a_tile, const void* b_tile, bool accumulate) const {
     const uint32_t a = arch::smem_addr(a_tile), b = arch::smem_addr(b_tile);
-    for (int k = 0; k < BK / 16; ++k) {
-      const uint64_t ad = desc(a, layouts_.a_mn_major, k);
-      const uint64_t bd = desc(b, layouts_.b_mn_major, k);
-      arch::tcgen05_mma_f16_ss(d_tmem, ad, bd, instr_desc_, accumulate || k > 0);
-    }
+    if (layouts_.a_mn_major != 0 && layouts_.b_mn_major != 0)
+      issue<1, 1>(d_tmem, a, b, accumulate);
+    else if (layouts_.a_mn_major != 0)
+      issue<1, 0>(d_tmem, a, b, accumulate);
+    else if (layouts_.b_mn_major != 0)
+      issue<0, 1>(d_tmem, a, b, accumulate);
+    else
+      issue<0, 0>(d_tmem, a, b, accumulate);
   }
 
   // Lane: one (the lane that issued the MMAs).
   SK_DEVICE void commit(uint64_t* barrier) const { arch::tcgen05_commit(barrier); }
 
  private:
+  template <int AMn, int BMn>
+  SK_DEVICE void issue(uint32_t d_tmem, uint32_t a, uint32_t b, bool accumulate) const {
+    SK_UNROLL
+    for (int k = 0; k < BK / 16; ++k)
+      arch::tcgen05_mma_f16_ss(d_tmem, desc<AMn>(a, k), desc<BMn>(b, k), instr_desc_,
+                               accumulate || k > 0);
+  }
+
   // The descriptor of K step k (16 elements) of a tile at `tile`.
-  SK_DEVICE static uint64_t desc(uint32_t tile, uint32_t mn_major, int k) {
-    if (mn_major != 0) return umma::mnmajor_desc(tile + k * 2 * kMnSboBytes, kMnLboBytes, kMnSboBytes);
-    return umma::kmajor_desc(tile + k * 32, kSpanBytes, kSboBytes);
+  template <int MnMajor>
+  SK_DEVICE static uint64_t desc(uint32_t tile, int k) {
+    if constexpr (MnMajor != 0)
+      return umma::mnmajor_desc(tile + k * 2 * kMnSboBytes, kMnLboBytes, kMnSboBytes);
+    else
+      return umma::kmajor_desc(tile + k * 32, kSpanBytes, kSboBytes);
   }
 
   OperandLayouts layouts_;

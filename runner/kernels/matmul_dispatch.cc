@@ -18,6 +18,11 @@ namespace {
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
+// The launch's output tiles (128 rows by the tile's N, every matrix).
+uint64_t output_tiles(const MatmulRequest& q) {
+  return ceil_div(q.m, 128) * ceil_div(q.n, q.tile_n) * q.batch;
+}
+
 // Trace bytes per (tile, 64-deep k-block) and per tile, from `sim run --trace`
 // on 2048^3 and 4096^3 (docs/reliability.md), rounded up; MI300X from its
 // 128x128 tiles on 1024x1024 with K = 512 and 4096, per kernel (its waves'
@@ -54,12 +59,13 @@ uint64_t functional_host_bytes(const MatmulRequest& q) {
   const uint64_t m = q.m, n = q.n;
   // A, B and D at their pitches (every matrix of the batch), and the FP64
   // reference of one matrix.
-  const uint64_t a_rows = q.a_mn_major ? q.k : m, b_rows = q.b_mn_major ? q.k : n;
-  return q.batch * (2 * (a_rows * ld.lda + b_rows * ld.ldb) + m * ld.ldd * out) + m * n * 8;
+  return q.batch * (2 * (uint64_t{a_stored_rows(q)} * ld.lda + uint64_t{b_stored_rows(q)} * ld.ldb) +
+                    m * ld.ldd * out) +
+         m * n * 8;
 }
 
 uint64_t sms_used(const MatmulRequest& q) {
-  const uint64_t tiles = ceil_div(q.m, 128) * ceil_div(q.n, q.tile_n) * q.batch;
+  const uint64_t tiles = output_tiles(q);
   const int num_sms = q.num_sms > 0          ? q.num_sms
                       : q.arch == "sm90"     ? models::sm90::gpu_params().num_sms
                       : q.arch == "mi300x"   ? models::mi300x::Params::builtin().num_cus
@@ -69,7 +75,7 @@ uint64_t sms_used(const MatmulRequest& q) {
 
 uint64_t estimated_trace_bytes(const MatmulRequest& q) {
   const bool sm90 = q.arch == "sm90";
-  const uint64_t tiles = ceil_div(q.m, 128) * ceil_div(q.n, q.tile_n) * q.batch;
+  const uint64_t tiles = output_tiles(q);
   const uint64_t kblocks = ceil_div(q.k, 64);
   const uint64_t sms = sms_used(q);
   uint64_t traced = sms;
@@ -155,7 +161,7 @@ std::string validate_matmul(const MatmulRequest& q) {
   if (!err.empty()) return err;
   if (std::string e = validate_leading_dims(q); !e.empty()) return e;
   // Tile numbers are 32-bit in the kernels (and CTA ids in the models).
-  const uint64_t tiles = ceil_div(q.m, 128) * ceil_div(q.n, q.tile_n) * q.batch;
+  const uint64_t tiles = output_tiles(q);
   if (tiles >= (1ull << 31))
     return fmt::format("--batch {}: {} output tiles in one launch; the kernels number tiles in "
                        "31 bits",
@@ -164,8 +170,8 @@ std::string validate_matmul(const MatmulRequest& q) {
     // The matrices are the third dim of one tensor map, whose strides TMA
     // takes below 2^40 bytes.
     const LeadingDims ld = leading_dims(q, q.out_f32 ? 4 : 2);
-    const uint64_t a = uint64_t{q.a_mn_major ? q.k : q.m} * ld.lda * 2;
-    const uint64_t b = uint64_t{q.b_mn_major ? q.k : q.n} * ld.ldb * 2;
+    const uint64_t a = uint64_t{a_stored_rows(q)} * ld.lda * 2;
+    const uint64_t b = uint64_t{b_stored_rows(q)} * ld.ldb * 2;
     const uint64_t d = uint64_t{q.m} * ld.ldd * (q.out_f32 ? 4 : 2);
     if (std::max({a, b, d}) >= (1ull << 40))
       return fmt::format("--batch {}: a matrix of {} bytes; TMA takes the matrices as the third "

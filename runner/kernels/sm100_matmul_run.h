@@ -78,6 +78,9 @@ struct LeadingDims {
 // The elements of one stored row of A and of B: K, or M (N) when MN-major.
 inline uint32_t a_row_length(const MatmulRequest& q) { return q.a_mn_major ? q.m : q.k; }
 inline uint32_t b_row_length(const MatmulRequest& q) { return q.b_mn_major ? q.n : q.k; }
+// The stored rows of one matrix of A and of B: M (N), or K when MN-major.
+inline uint32_t a_stored_rows(const MatmulRequest& q) { return q.a_mn_major ? q.k : q.m; }
+inline uint32_t b_stored_rows(const MatmulRequest& q) { return q.b_mn_major ? q.k : q.n; }
 inline LeadingDims leading_dims(const MatmulRequest& q, uint32_t out_bytes) {
   auto up = [](uint32_t v, uint32_t m) { return (v + m - 1) / m * m; };
   return {q.lda != 0 ? q.lda : up(a_row_length(q), 8), q.ldb != 0 ? q.ldb : up(b_row_length(q), 8),

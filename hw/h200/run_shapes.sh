@@ -1,0 +1,38 @@
+#!/bin/bash
+# run_shapes.sh: the broad shape set of hw/h200/shape_set.py (random shapes
+# and LLM projections) on a Hopper GPU, every tile/stage configuration of the
+# SM90 matmul against cuBLAS, in rounds (each round every shape in turn, so a
+# configuration's rounds are minutes apart and hw/h200/sweep_report.py-style
+# medians smooth the board's drift).
+#   ROUNDS=3        rounds to run (default 3)
+#   DEADLINE_S=420  start no round after this many seconds (the device's
+#                   10-minute limit per command); what ran is kept
+#   RUNS=20         timed launches per configuration (the median is reported)
+#   GEMM_BENCH=...  a gemm_bench already built (else one is built here)
+# Output: shapes.csv in $OUT (or /tmp): gemm_bench's columns, one row per
+# configuration and round, with the board's name and UUID on the first line
+# as a comment.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out="${OUT:-/tmp}"
+start=$(date +%s)
+board=$(nvidia-smi --query-gpu=name,uuid,driver_version,power.limit,clocks.max.sm --format=csv,noheader)
+echo "$board"
+. hw/h200/gemm_bench_bin.sh
+header="shape,tile_n,stages,ours_us,ours_tflops,cublas_us,cublas_tflops,rel_err,status,sm_mhz,cublas_mhz"
+{ echo "# $board"; echo "round,$header"; } > "$out/shapes.csv"
+mapfile -t shapes < <(python3 hw/h200/shape_set.py args)
+rc=0
+for round in $(seq "${ROUNDS:-3}"); do
+  if [ $(( $(date +%s) - start )) -gt "${DEADLINE_S:-420}" ]; then
+    echo "round $round not started: past DEADLINE_S"
+    break
+  fi
+  for shape in "${shapes[@]}"; do
+    set -- $shape
+    "$bin" --m "$1" --n "$2" --k "$3" --all --runs "${RUNS:-20}" | sed "s/^/$round,/" >> "$out/shapes.csv" || rc=1
+  done
+  echo "round $round done at $(( $(date +%s) - start )) s: $(grep -c ",ok," "$out/shapes.csv") rows ok"
+done
+grep -v "^#\|,ok," "$out/shapes.csv" | grep -v "^round," | head -5
+exit $rc

@@ -1,7 +1,7 @@
 // gemm_bench.cu: the SM90 structured matmul on a real Hopper GPU, checked
 // against cuBLAS and timed against it in the same run.
 //
-//   gemm_bench --m M --n N --k K [--batch L] [--stages 2-6] [--tile-n 128|256]
+//   gemm_bench --m M --n N --k K [--batch L] [--tile-group G] [--stages 2-6] [--tile-n 128|256]
 //              [--runs 20] [--all]   (every tile/stage configuration that fits)
 //
 // --batch L runs L independent GEMMs of the shape in one launch (the kernel's
@@ -12,6 +12,9 @@
 // N-contiguous (K rows of N); the kernel loads them as MN-major tiles and
 // wgmma reads them transposed; cuBLAS gets the matching op flags. The shape
 // column then ends in _ca (A col-major), _rb (B row-major) or both.
+// --tile-group G walks the output tiles in bands of G tile columns
+// (kernels/sched/static_persistent_scheduler.h); the shape column then ends
+// in _gG.
 //
 // Inputs are random BF16 in [-1, 1) (a device hash of the index, new per
 // seed), rows padded to a 16-byte pitch as TMA requires. D is poisoned with
@@ -115,6 +118,7 @@ CUtensorMap make_map(const void* base, uint64_t rows, uint64_t k, uint64_t ld, u
 struct Problem {
   uint32_t m, n, k, lda, ldb, ldd;
   uint32_t batch;
+  uint32_t tile_group;  // the kernel's tile order (Params::tile_group)
   bool a_col, b_row;  // A M-contiguous, B N-contiguous
   int sets;
   std::vector<uint16_t*> a, b;
@@ -228,7 +232,8 @@ double rel_error(const Problem& pr) {
 std::string shape(const Problem& pr) {
   std::string s = std::to_string(pr.m) + "x" + std::to_string(pr.n) + "x" + std::to_string(pr.k);
   if (pr.batch > 1) s += "x" + std::to_string(pr.batch);
-  return s + (pr.a_col ? "_ca" : "") + (pr.b_row ? "_rb" : "");
+  return s + (pr.a_col ? "_ca" : "") + (pr.b_row ? "_rb" : "") +
+         (pr.tile_group > 1 ? "_g" + std::to_string(pr.tile_group) : "");
 }
 
 template <int BN, int S>
@@ -254,6 +259,7 @@ int run_config(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double 
     params[s].ldd = pr.ldd;
     params[s].batches = pr.batch;
     params[s].batch_stride_d = uint64_t{pr.m} * pr.ldd;
+    params[s].tile_group = pr.tile_group;
   }
   auto launch = [&](int s) { kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes>>>(params[s]); };
   // Checked run on input set 0, D poisoned first.
@@ -309,13 +315,14 @@ int main(int argc, char** argv) {
   pr.n = arg(argc, argv, "--n", 4096);
   pr.k = arg(argc, argv, "--k", 4096);
   pr.batch = arg(argc, argv, "--batch", 1);
+  pr.tile_group = arg(argc, argv, "--tile-group", 1);
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--layout-a") == 0) pr.a_col = std::strcmp(argv[i + 1], "col") == 0;
     if (std::strcmp(argv[i], "--layout-b") == 0) pr.b_row = std::strcmp(argv[i + 1], "row") == 0;
   }
   const uint32_t stages = arg(argc, argv, "--stages", 4), tile_n = arg(argc, argv, "--tile-n", 256);
   const int runs = static_cast<int>(arg(argc, argv, "--runs", 20));
-  if (pr.m == 0 || pr.n == 0 || pr.k == 0 || pr.batch == 0 || runs < 1 || stages < 2 ||
+  if (pr.m == 0 || pr.n == 0 || pr.k == 0 || pr.batch == 0 || pr.tile_group == 0 || runs < 1 || stages < 2 ||
       stages > 6 || (tile_n != 128 && tile_n != 256)) {
     std::fprintf(stderr,
                  "gemm_bench: bad arguments (m, n, k, batch >= 1; stages 2-6; tile-n 128|256)\n");

@@ -42,7 +42,7 @@ for path in sys.argv[1:]:
     head, last = rows[0], {}
     for row in rows[2:]:  # rows[1] holds the units
         d = dict(zip(head, row))
-        cfg = re.search(r'Config<(\d+), (\d+)>', d['Kernel Name'])
+        cfg = re.search(r'Config<(\d+), (\d+)[,>]', d['Kernel Name'])
         last[(int(cfg[1]), int(cfg[2]))] = [float(d[c].replace(',', '')) for c in cols]
     for (bn, s), v in sorted(last.items()):
         us = v[0] / 1e3  # ns

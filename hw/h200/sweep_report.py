@@ -90,7 +90,8 @@ def predict(sim, shape, tile_n, stages, params=None, sm_clock=None):
     """The model's time in us; with sm_clock (an --sm-clock argument: GHz, or
     T,R for the tensor phase and the rest), at those SM clocks instead of the
     power-limited ones."""
-    # MxNxK, MxNxKxL for a batch of L; _ca: A col-major, _rb: B row-major.
+    # MxNxK, MxNxKxL for a batch of L; _ca: A col-major, _rb: B row-major;
+    # _gG: tile group G.
     dims, *layouts = shape.split('_')
     m, n, k, *batch = dims.split('x')
     cmd = [sim, 'run', '--kernel', 'matmul', '--arch', 'sm90', '--m', m, '--n', n, '--k', k,
@@ -101,6 +102,8 @@ def predict(sim, shape, tile_n, stages, params=None, sm_clock=None):
         cmd += ['--layout-a', 'col']
     if 'rb' in layouts:
         cmd += ['--layout-b', 'row']
+    for g in (x for x in layouts if x.startswith('g')):
+        cmd += ['--tile-group', g[1:]]
     if params:
         cmd += ['--params', params]
     if sm_clock:

@@ -12,8 +12,9 @@
 //   warpgroups 1, 2: consumers; each computes 64 rows of the 128 x BN tile
 //                with wgmma m64nBNk16 and writes them to D.
 // CTAs are persistent and walk the tiles c, c + G, ... (G = grid size) in the
-// order of the static SM100 scheduler (tile_work: M, then N, then the batch);
-// no scheduler warp is needed because every role computes the same sequence.
+// order of the static SM100 scheduler (tile_work: M, then N, then the batch,
+// or in bands of Params::tile_group N columns); no scheduler warp is needed
+// because every role computes the same sequence.
 //
 // Operand layouts (Params::layouts): an MN-major A or B (column-major A,
 // row-major B) is loaded as 64-row boxes (MnTiling; maps of dims {M or N, K,
@@ -74,6 +75,7 @@ struct Sm90Matmul {
     uint32_t batches = 1;          // matrices of A, B and D
     uint64_t batch_stride_d = 0;   // elements from one matrix of D to the next
     OperandLayouts layouts;        // MN-major A and B (maps {M or N, K, batches})
+    uint32_t tile_group = 1;       // tile order: along M (1) or bands of this many N columns
   };
 
   SK_DEVICE static void run(const Params& p) {
@@ -114,7 +116,7 @@ struct Sm90Matmul {
     const BatchedTmaTileLoader b_loader(&p.b, MnTiling::of(p.layouts.b_mn_major, BN, BK));
     auto producer = pipe.producer();
     for (uint32_t t = arch::cta_idx(); t < tiles; t += arch::num_ctas()) {
-      const WorkInfo w = tile_work(t, tiles_m, tiles_n, p.batches);
+      const WorkInfo w = tile_work(t, tiles_m, tiles_n, p.batches, p.tile_group);
       const int32_t m0 = w.m_tile * BM, n0 = w.n_tile * BN;
       for (uint32_t kb = 0; kb < k_blocks; ++kb) {
         auto stage = producer.acquire();
@@ -176,7 +178,7 @@ struct Sm90Matmul {
     auto consumer = pipe.consumer();
     const uint32_t quarter = arch::warp_idx() % 4;  // this warp's 16 rows of the 64
     for (uint32_t t = arch::cta_idx(); t < tiles; t += arch::num_ctas()) {
-      const WorkInfo w = tile_work(t, tiles_m, tiles_n, p.batches);
+      const WorkInfo w = tile_work(t, tiles_m, tiles_n, p.batches, p.tile_group);
       Acc acc;
       for (uint32_t kb = 0; kb < k_blocks; ++kb) {
         auto stage = consumer.acquire();

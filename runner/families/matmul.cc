@@ -53,6 +53,11 @@ Family matmul_family() {
        choice_field("layout-b", "B (K x N) col-major, K contiguous (default), or row-major, N "
                                 "contiguous (sm100, sm90)",
                     {"col", "row"}),
+       uint_field("tile-group", "visit the output tiles in bands of G tile columns, G at a time "
+                                "row after row (CUTLASS's swizzle, Triton's GROUP_SIZE), so that "
+                                "the CTAs running at once share A and B panels in L2; 1 (default): "
+                                "along M (sm90)",
+                  1, 256),
        flag_field("pad-rows", "round the pitches of A and B up to what the loads need (TMA: 16-byte "
                          "rows; LDS DMA: dwords), as a host copying its operands would; the "
                          "summary reports it")});
@@ -68,6 +73,7 @@ Family matmul_family() {
     q.ldb = v.has("ldb") ? v.u32("ldb") : b_row_length(q);
     q.ldd = v.has("ldd") ? v.u32("ldd") : 0;
     q.in_f16 = v.has("in-dtype") && v.str("in-dtype") == "f16";
+    q.tile_group = v.has("tile-group") ? v.u32("tile-group") : 1;
     if (v.flag("pad-rows")) {
       const uint32_t lda = pad_pitch(q.arch, q.lda), ldb = pad_pitch(q.arch, q.ldb);
       q.padded = lda != q.lda || ldb != q.ldb;

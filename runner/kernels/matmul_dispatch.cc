@@ -159,6 +159,10 @@ std::string validate_matmul(const MatmulRequest& q) {
     return "unknown architecture '" + q.arch + "'";
   }
   if (!err.empty()) return err;
+  if (q.tile_group > 1 && q.arch != "sm90")
+    return fmt::format("--tile-group {} needs --arch sm90 (the SM100 and CDNA3 schedulers walk the "
+                       "tiles along M)",
+                       q.tile_group);
   if (std::string e = validate_leading_dims(q); !e.empty()) return e;
   // Tile numbers are 32-bit in the kernels (and CTA ids in the models).
   const uint64_t tiles = output_tiles(q);

@@ -60,6 +60,10 @@ struct MatmulRequest {
   // (K rows of lda >= M elements) instead of K-contiguous, B N-contiguous (K
   // rows of ldb >= N) instead of K-contiguous.
   bool a_mn_major = false, b_mn_major = false;
+  // Tile order (--tile-group, sm90): 1 walks the output tiles along M; G > 1
+  // in bands of G tile columns (tile_work in
+  // kernels/sched/static_persistent_scheduler.h).
+  uint32_t tile_group = 1;
   bool progress = false;
   bool progress_terminal = true;
   double estimate_events = 0;

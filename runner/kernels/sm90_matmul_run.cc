@@ -64,6 +64,7 @@ RunResult run_config(const MatmulRequest& q, models::sm90::LaunchClocks f) {
   p.ldd = buf.ldc;
   p.batches = q.batch;
   p.batch_stride_d = buf.stride_d;
+  p.tile_group = q.tile_group;
   const auto races = attach_race_detector(gpu, q);
   const uint32_t tiles = ceil_div<uint32_t>(q.m, 128) * ceil_div<uint32_t>(q.n, BN) * q.batch;
   const int grid = static_cast<int>(std::min<uint32_t>(tiles, gpu.params().num_sms));
@@ -78,7 +79,8 @@ RunResult run_config(const MatmulRequest& q, models::sm90::LaunchClocks f) {
   r.n = q.n;
   r.k = q.k;
   r.batch = q.batch;
-  r.config_name = fmt::format("sm90_matmul_{}_128x{}x64_s{}_bf16out", F16 ? "f16" : "bf16", BN, S);
+  r.config_name = fmt::format("sm90_matmul_{}_128x{}x64_s{}_bf16out{}", F16 ? "f16" : "bf16", BN, S,
+                              q.tile_group > 1 ? fmt::format("_g{}", q.tile_group) : "");
   r.tile_m = 128;
   r.tile_n = BN;
   r.tile_k = 64;

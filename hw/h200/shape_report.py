@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""shape_report.py: the SM90 model against a measurement of the shape set.
+
+    python3 hw/h200/shape_report.py predict <sim> <measured.csv> <out.csv>
+            [--params FILE] [--jobs N] [--date YYYY-MM-DD]
+    python3 hw/h200/shape_report.py summary <out.csv> [--shapes]
+
+`predict` reads a run_shapes.sh CSV (a comment line naming the board, then
+round,shape,tile_n,stages,ours_us,...), merges each configuration's rounds
+into the median of its times and clocks (their spread, max/min - 1, is kept),
+runs `sim run --kernel matmul --arch sm90` in timing mode for it (with
+--params FILE for another board's parameter file; each prediction is kept in
+out.csv.pred as it comes, so an interrupted run resumes) and writes out.csv:
+
+    shape,source,split,tile_n,stages,rounds,measured_us,spread_pct,sm_mhz,
+    cublas_us,predicted_us,date
+
+where source and split come from hw/h200/shape_set.py (the split was drawn
+before any fitting). `summary` needs only out.csv (no simulator): for each
+split, the MAPE and the worst error over its rows and, per shape, the model's
+pick (its fastest configuration; ties within 0.5 % go to more stages, as in
+sweep_report.py) against the measured best. Its last line, starting
+"held-out:", is the figure docs/hardware.md quotes; tests/hw re-derives it
+from the committed CSV so that the docs cannot drift from the data.
+"""
+import concurrent.futures
+import csv
+import os
+import statistics
+import sys
+import threading
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import shape_set  # noqa: E402
+from sweep_report import predict  # noqa: E402
+
+COLUMNS = ['shape', 'source', 'split', 'tile_n', 'stages', 'rounds', 'measured_us', 'spread_pct',
+           'sm_mhz', 'cublas_us', 'predicted_us', 'date']
+
+
+def merged(path):
+    """One row per configuration of a run_shapes.sh CSV, rounds merged into
+    medians, in first-seen order."""
+    groups = {}
+    with open(path) as f:
+        for r in csv.DictReader(line for line in f if not line.startswith('#')):
+            if r['status'] == 'ok':
+                groups.setdefault((r['shape'], r['tile_n'], r['stages']), []).append(r)
+    rows = []
+    for (shape, tile_n, stages), g in groups.items():
+        t = [float(r['ours_us']) for r in g]
+        rows.append({'shape': shape, 'tile_n': tile_n, 'stages': stages, 'rounds': len(g),
+                     'measured_us': statistics.median(t),
+                     'spread_pct': 100 * (max(t) / min(t) - 1),
+                     'sm_mhz': statistics.median(float(r['sm_mhz']) for r in g),
+                     'cublas_us': statistics.median(float(r['cublas_us']) for r in g)})
+    return rows
+
+
+def cmd_predict(args):
+    sim, measured, out = args[:3]
+    opt = lambda name, default=None: args[args.index(name) + 1] if name in args else default
+    params, jobs, date = opt('--params'), int(opt('--jobs', '2')), opt('--date', '')
+    info = {s: (src, sp) for s, src, sp in shape_set.shape_set()}
+    rows = merged(measured)
+    unknown = sorted({r['shape'] for r in rows} - set(info))
+    if unknown:
+        raise SystemExit(f'shape_report: shapes not in shape_set.py: {", ".join(unknown)}')
+    # Predictions are kept in out.csv.pred as they come (a run of the whole
+    # set takes hours on two cores), so an interrupted run resumes.
+    cache_path = out + '.pred'
+    cache = {}
+    if os.path.exists(cache_path):
+        with open(cache_path) as f:
+            for key, value in csv.reader(f):
+                cache[key] = float(value)
+    lock = threading.Lock()
+
+    def one(r):
+        key = f"{r['shape']}/{r['tile_n']}/{r['stages']}/{params or ''}"
+        if key not in cache:
+            value = predict(sim, r['shape'], r['tile_n'], r['stages'], params=params)
+            with lock, open(cache_path, 'a', newline='') as f:
+                csv.writer(f).writerow([key, value])
+                cache[key] = value
+        return cache[key]
+
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        preds = list(pool.map(one, rows))
+    with open(out, 'w', newline='') as f:
+        w = csv.DictWriter(f, COLUMNS)
+        w.writeheader()
+        for r, p in zip(rows, preds):
+            src, sp = info[r['shape']]
+            w.writerow({**r, 'source': src, 'split': sp, 'measured_us': f"{r['measured_us']:.2f}",
+                        'spread_pct': f"{r['spread_pct']:.1f}", 'sm_mhz': f"{r['sm_mhz']:.0f}",
+                        'cublas_us': f"{r['cublas_us']:.2f}", 'predicted_us': f'{p:.2f}',
+                        'date': date})
+    cmd_summary([out])
+
+
+def pick_of(cfgs):
+    """The model's pick among [(predicted, measured, tile_n, stages)]."""
+    best_p = min(c[0] for c in cfgs)
+    return max((c for c in cfgs if c[0] <= best_p * 1.005), key=lambda c: (c[3], c[2]))
+
+
+def summarize(rows, split):
+    """(rows, MAPE %, worst signed error %, shapes, worst pick gap %, picks within 5 %)."""
+    sel = [r for r in rows if r['split'] == split]
+    err = [100 * (float(r['predicted_us']) / float(r['measured_us']) - 1) for r in sel]
+    by_shape = {}
+    for r in sel:
+        by_shape.setdefault(r['shape'], []).append(
+            (float(r['predicted_us']), float(r['measured_us']), int(r['tile_n']), int(r['stages'])))
+    gaps = {}
+    for shape, cfgs in by_shape.items():
+        pick = pick_of(cfgs)
+        gaps[shape] = (100 * (pick[1] / min(c[1] for c in cfgs) - 1), pick)
+    worst = max(err, key=abs) if err else 0.0
+    mape = sum(abs(e) for e in err) / len(err) if err else 0.0
+    worst_gap = max(g for g, _ in gaps.values()) if gaps else 0.0
+    within = sum(1 for g, _ in gaps.values() if g <= 5)
+    return len(sel), mape, worst, len(gaps), worst_gap, within, gaps
+
+
+def line(name, s):
+    n, mape, worst, shapes, worst_gap, within, _ = s
+    return (f'{name}: {n} rows, MAPE {mape:.1f} %, worst {worst:+.1f} %; '
+            f'{shapes} shapes, pick within 5 % of the best on {within}, worst pick {worst_gap:.1f} %')
+
+
+def cmd_summary(args):
+    with open(args[0]) as f:
+        rows = list(csv.DictReader(f))
+    if '--shapes' in args:
+        s = summarize(rows, 'held_out')
+        print('held-out shape          pick           gap    MAPE of its rows')
+        for shape, (gap, pick) in sorted(s[6].items(), key=lambda kv: -kv[1][0]):
+            e = [abs(float(r['predicted_us']) / float(r['measured_us']) - 1) * 100
+                 for r in rows if r['shape'] == shape]
+            print(f'{shape:22} 128x{pick[2]} s{pick[3]}  {gap:5.1f} %  {sum(e) / len(e):5.1f} %')
+    for source in ('random', 'llm'):
+        sub = [r for r in rows if r['source'].startswith(source)]
+        print(line(f'{source} held-out', summarize(sub, 'held_out')))
+    print(line('calibration', summarize(rows, 'calibration')))
+    print(line('held-out', summarize(rows, 'held_out')))
+
+
+def main():
+    if len(sys.argv) < 2 or sys.argv[1] not in ('predict', 'summary'):
+        raise SystemExit(__doc__)
+    if sys.argv[1] == 'predict':
+        if len(sys.argv) < 5:
+            raise SystemExit(__doc__)
+        cmd_predict(sys.argv[2:])
+    else:
+        if len(sys.argv) < 3:
+            raise SystemExit(__doc__)
+        cmd_summary(sys.argv[2:])
+
+
+if __name__ == '__main__':
+    main()

@@ -74,8 +74,7 @@ Family block_scaled_family() {
   };
   f.run = [](const Values& v, const MatmulRequest& q) {
     RunResult r = run_block_scaled(request(v, q));
-    r.a_mn_major = q.a_mn_major;
-    r.b_mn_major = q.b_mn_major;
+    describe_fp8_operands(r, q);
     return r;
   };
   return f;

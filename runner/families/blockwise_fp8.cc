@@ -48,8 +48,7 @@ Family blockwise_fp8_family() {
   };
   f.run = [](const Values&, const MatmulRequest& q) {
     RunResult r = run_blockwise_fp8(q);
-    r.a_mn_major = q.a_mn_major;
-    r.b_mn_major = q.b_mn_major;
+    describe_fp8_operands(r, q);
     return r;
   };
   return f;

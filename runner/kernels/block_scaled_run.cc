@@ -164,6 +164,16 @@ std::string validate_block_scaled(const BlockScaledRequest& req) {
   return "";
 }
 
+void describe_fp8_operands(RunResult& r, const MatmulRequest& q) {
+  r.a_mn_major = q.a_mn_major;
+  r.b_mn_major = q.b_mn_major;
+  if (!q.a_mn_major && !q.b_mn_major) return;
+  auto pitch = [](uint32_t bytes) { return (bytes + 15) / 16 * 16; };
+  r.lda = pitch(q.a_mn_major ? q.m : q.k);
+  r.ldb = pitch(q.b_mn_major ? q.n : q.k);
+  r.ldd = (q.n + 7) / 8 * 8;  // BF16 D
+}
+
 RunResult run_block_scaled(const BlockScaledRequest& req) {
   if (std::string err = validate_block_scaled(req); !err.empty()) throw std::invalid_argument(err);
   return lookup(req)(req);

@@ -3,7 +3,7 @@
 //
 //   D[m][n] = sum_kb sa[kb][m] * sb[kb][n / 128] * sum_{k in kb} A[m][k] * B[n][k]
 //
-// A and B are E4M3, K-major; sa is one FP32 scale per row of A per 128 K
+// A and B are E4M3 (K-major by default); sa is one FP32 scale per row of A per 128 K
 // (a "1 x 128" block), sb one per 128 x 128 block of B. Since the scales
 // change every 128 K, a plain accumulation cannot apply them; the mainloop
 // (kernels/matmul/mainloop.h) instead
@@ -22,7 +22,11 @@
 // [ceil(K/128)][M] FP32 (M-major, rows padded to 16 bytes), loaded as a box
 // {128, 1} at (m0, kb); sb is [ceil(K/128)][ceil(N/128)] FP32 padded to 16
 // bytes, loaded as a box {4, 1} at (n_tile, kb) of which element 0 is used.
-// Rows past M and blocks past N are zero-filled by TMA.
+// Rows past M and blocks past N are zero-filled by TMA. A batch has one of
+// each per matrix: both maps are rank 3, the work item's matrix the third
+// coordinate. A and B may each be K- or MN-major (kind::f8f6f4 takes both;
+// the loaders bring 128-row boxes of an MN-major operand); the scales do not
+// depend on it.
 #pragma once
 
 #include "kernels/arch/sm100.h"
@@ -39,8 +43,8 @@ namespace sk {
 class BlockwiseScaleLoader {
  public:
   struct Source {
-    arch::TensorMap sfa;  // [KB][M] FP32, box {128, 1}
-    arch::TensorMap sfb;  // [KB][NB] FP32, box {4, 1}
+    arch::TensorMap sfa;  // [batches][KB][M] FP32, box {128, 1, 1}
+    arch::TensorMap sfb;  // [batches][KB][NB] FP32, box {4, 1, 1}
   };
   static constexpr uint32_t kSfaBytes = 128 * 4;
   static constexpr uint32_t kSfbBytes = 4 * 4;
@@ -54,11 +58,12 @@ class BlockwiseScaleLoader {
   }
   template <class Tiles>
   SK_DEVICE void load(const Tiles& t, uint64_t* full_barrier, uint32_t kb, uint32_t m_tile,
-                      uint32_t n_tile) const {
-    arch::tma_load_2d(t.sfa, &s_->sfa, full_barrier, static_cast<int32_t>(m_tile * 128),
-                      static_cast<int32_t>(kb));
-    arch::tma_load_2d(t.sfb, &s_->sfb, full_barrier, static_cast<int32_t>(n_tile),
-                      static_cast<int32_t>(kb));
+                      uint32_t n_tile, uint32_t batch) const {
+    const int32_t l = static_cast<int32_t>(batch);
+    arch::tma_load_3d(t.sfa, &s_->sfa, full_barrier, static_cast<int32_t>(m_tile * 128),
+                      static_cast<int32_t>(kb), l);
+    arch::tma_load_3d(t.sfb, &s_->sfb, full_barrier, static_cast<int32_t>(n_tile),
+                      static_cast<int32_t>(kb), l);
   }
 
  private:
@@ -80,6 +85,7 @@ struct BlockwiseFp8Mainloop {
         BM * 128 + BN * 128 + BlockwiseScaleLoader::kSfaBytes + BlockwiseScaleLoader::kSfbBytes;
     static constexpr int32_t kKCoordPerStage = 128;
     static constexpr uint32_t kTmemColsPerStage = 0;
+    static constexpr uint32_t kElemBytes = 1;
     static constexpr const char* kName = "blockwise_fp8_e4m3";
     static constexpr bool kPromote = true;
 
@@ -128,7 +134,7 @@ struct BlockwiseFp8Mainloop {
 template <int Stages>
 using Sm100BlockwiseFp8Config =
     Sm100MatmulConfig<128, 128, 128, Stages, bf16_t, StaticPersistentScheduler, TmaTileLoader,
-                      false, BlockwiseFp8Mainloop::template At>;
+                      false, BlockwiseFp8Mainloop::template At, true>;
 
 template <class Cfg>
 using Sm100BlockwiseFp8Matmul = Sm100Matmul<Cfg>;

@@ -10,7 +10,11 @@
 //
 //   D[M, N] = sum_k (A[m, k] * sa[m, k / block]) * (B[n, k] * sb[n, k / block])
 //
-// with A and B K-major, FP32 accumulation in TMEM, D in OutT.
+// FP32 accumulation in TMEM, D in OutT. The configurations are batched
+// (rank-3 maps of A, B, D and the scales; a single GEMM is a batch of one).
+// A and B are K-major, or for MXFP8 either may be MN-major (kind::mxf8f6f4
+// takes transposed operands; kind::mxf4nvf4, NVFP4's, does not: PTX ISA,
+// tcgen05 "Transpose and Negate operations").
 #pragma once
 
 #include "kernels/blockscaled/scale_loader.h"
@@ -31,6 +35,7 @@ struct BlockScaledMainloop {
     static constexpr uint32_t kBytesPerStage = Payload::kBytesPerStage;
     static constexpr int32_t kKCoordPerStage = Format::kKCoordPerStage;
     static constexpr uint32_t kTmemColsPerStage = Op::kTmemColsPerStage;
+    static constexpr uint32_t kElemBytes = 1;  // FP8, or two packed E2M1 (K-major only)
     static constexpr const char* kName = Format::kName;
     static constexpr bool kPromote = false;
     static_assert(BK == Format::kBK, "BK is the format's K per stage (128 bytes of each row)");
@@ -40,7 +45,7 @@ struct BlockScaledMainloop {
 template <class Format, int BN, int Stages, class OutT>
 using Sm100BlockScaledConfig =
     Sm100MatmulConfig<128, BN, Format::kBK, Stages, OutT, StaticPersistentScheduler, TmaTileLoader,
-                      false, BlockScaledMainloop<Format>::template At>;
+                      false, BlockScaledMainloop<Format>::template At, true>;
 
 using Mxfp8E4m3 = Mxf8Format<umma::Mxf8f6f4Type::kE4M3, umma::Mxf8f6f4Type::kE4M3>;
 using Mxfp8E5m2 = Mxf8Format<umma::Mxf8f6f4Type::kE5M2, umma::Mxf8f6f4Type::kE5M2>;

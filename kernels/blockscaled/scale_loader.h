@@ -11,8 +11,12 @@
 // rounded up to even. So the scales one stage needs are contiguous: kAtoms
 // atoms for A's row block, kAtoms * BN / 128 for B's row blocks (even
 // row_blocks keeps BN = 256 tiles inside one chunk). The tensor map is
-// {16, rows} bytes with a box of {16, 32 * atoms}; past the last chunk TMA
-// zero-fills, and zero is a finite scale in both scale formats.
+// {16, rows, batches} bytes with a box of {16, 32 * atoms, 1}: one such
+// tensor per matrix of a batch, the work item's matrix the load's third
+// coordinate; past the last chunk TMA zero-fills, and zero is a finite scale
+// in both scale formats. The layout does not depend on whether A and B are
+// K- or MN-major: scales are per row of A (column of B) and K block either
+// way, and the MMA reads them from TMEM.
 #pragma once
 
 #include "kernels/arch/sm100.h"
@@ -25,8 +29,8 @@ class BlockScaleLoader {
  public:
   static constexpr uint32_t kRowBlocksB = BN / 128;
   struct Source {
-    arch::TensorMap sfa;  // box {16, 32 * kAtoms}
-    arch::TensorMap sfb;  // box {16, 32 * kAtoms * BN / 128}
+    arch::TensorMap sfa;  // dims {16, rows, batches}, box {16, 32 * kAtoms, 1}
+    arch::TensorMap sfb;  // box {16, 32 * kAtoms * BN / 128, 1}
     uint32_t row_blocks_a = 0, row_blocks_b = 0;  // even
   };
 
@@ -39,11 +43,12 @@ class BlockScaleLoader {
   }
   template <class Tiles>
   SK_DEVICE void load(const Tiles& t, uint64_t* full_barrier, uint32_t kb, uint32_t m_tile,
-                      uint32_t n_tile) const {
+                      uint32_t n_tile, uint32_t batch) const {
     const uint32_t ya = (kb * s_->row_blocks_a + m_tile) * kAtoms * 32;
     const uint32_t yb = (kb * s_->row_blocks_b + n_tile * kRowBlocksB) * kAtoms * 32;
-    arch::tma_load_2d(t.sfa, &s_->sfa, full_barrier, 0, static_cast<int32_t>(ya));
-    arch::tma_load_2d(t.sfb, &s_->sfb, full_barrier, 0, static_cast<int32_t>(yb));
+    const int32_t l = static_cast<int32_t>(batch);
+    arch::tma_load_3d(t.sfa, &s_->sfa, full_barrier, 0, static_cast<int32_t>(ya), l);
+    arch::tma_load_3d(t.sfb, &s_->sfb, full_barrier, 0, static_cast<int32_t>(yb), l);
   }
 
  private:

@@ -14,11 +14,12 @@
 // item's batch, which only a batched configuration's scheduler makes nonzero.
 //
 // MN-major operands (MnTiling, operand_layout.h): the map's contiguous dim is
-// M (or N), dims {rows, K}, and a box holds 64 rows (128 bytes, one swizzle
-// span) by BK; a tile of R rows is R / 64 boxes, box i at i * box_bytes in
-// the stage: the MN-major canonical layout whose 64-row blocks are box_bytes
-// apart (the descriptors' leading byte offset). load() keeps the GEMM's
-// (k, row) coordinates either way.
+// M (or N), dims {rows, K}, and a box holds one 128-byte swizzle span of rows
+// (64 rows of 16-bit elements, 128 of 8-bit ones) by BK; a tile of R rows is
+// R / box_rows boxes, box i at i * box_bytes in the stage: the MN-major
+// canonical layout whose span-wide row blocks are box_bytes apart (the
+// descriptors' leading byte offset). load() keeps the GEMM's (k, row)
+// coordinates either way.
 #pragma once
 
 #include "kernels/arch/sm100.h"
@@ -28,10 +29,14 @@ namespace sk {
 
 // How an MN-major tile is cut into boxes (boxes == 0: K-major, one box).
 struct MnTiling {
-  uint32_t boxes = 0;      // 64-row boxes per tile
+  uint32_t boxes = 0;      // boxes per tile
   uint32_t box_bytes = 0;  // SMEM bytes of one box (128 x BK)
-  SK_HOST_DEVICE static constexpr MnTiling of(uint32_t mn_major, uint32_t rows, uint32_t bk) {
-    return mn_major != 0 ? MnTiling{rows / 64, 128 * bk} : MnTiling{};
+  uint32_t box_rows = 0;   // rows of one box: a 128-byte span of elements
+  // elem_bytes: 2 (BF16, F16) or 1 (FP8); bk: the tile's K rows.
+  SK_HOST_DEVICE static constexpr MnTiling of(uint32_t mn_major, uint32_t rows, uint32_t bk,
+                                              uint32_t elem_bytes = 2) {
+    return mn_major != 0 ? MnTiling{rows / (128 / elem_bytes), 128 * bk, 128 / elem_bytes}
+                         : MnTiling{};
   }
 };
 
@@ -56,7 +61,7 @@ class TiledTmaLoader {
     }
     for (uint32_t i = 0; i < mn_.boxes; ++i)
       box(static_cast<uint8_t*>(smem_dst) + i * mn_.box_bytes, full_barrier,
-          c1 + static_cast<int32_t>(64 * i), c0, c2);
+          c1 + static_cast<int32_t>(mn_.box_rows * i), c0, c2);
   }
 
  private:

@@ -8,13 +8,17 @@
 //                      mma(tmem_base, d_col, tiles, accumulate) and commit(bar)
 //   ScaleIo            TileIO for the stage's loads beyond A and B (scale
 //                      factors): a Source the kernel Params hold, prefetch(),
-//                      load(tiles, full_barrier, k_block, m_tile, n_tile)
+//                      load(tiles, full_barrier, k_block, m_tile, n_tile,
+//                      batch) (batch: the work item's matrix)
 //   kBytesPerStage     what the stage's loads deliver (expect_tx)
 //   kKCoordPerStage    how far one stage advances the A and B tensor maps'
 //                      K coordinate (elements; bytes for packed FP4)
 //   kTmemColsPerStage  TMEM columns the Op uses per input stage besides the
 //                      accumulators (block scale factors), at
 //                      op_tmem_col + stage * kTmemColsPerStage
+//   kElemBytes         bytes of one A or B element as the tensor maps see it
+//                      (2: BF16/F16, 1: FP8 and packed FP4); an MN-major
+//                      tile's 128-byte box holds 128 / kElemBytes rows
 //   kName              the element format, for configuration names
 //   kPromote           false: one accumulator per tile, stored as it is;
 //                      true: one partial accumulator per k-block, which the
@@ -42,7 +46,7 @@ struct NoScaleIo {
   SK_DEVICE explicit NoScaleIo(const Source*) {}
   SK_DEVICE void prefetch() const {}
   template <class Tiles>
-  SK_DEVICE void load(const Tiles&, uint64_t*, uint32_t, uint32_t, uint32_t) const {}
+  SK_DEVICE void load(const Tiles&, uint64_t*, uint32_t, uint32_t, uint32_t, uint32_t) const {}
 };
 
 // A plain kind::f16 GEMM of 16-bit elements of format In (the payload
@@ -55,6 +59,7 @@ struct Kind16Mainloop {
   static constexpr uint32_t kBytesPerStage = Payload::kBytesPerStage;
   static constexpr int32_t kKCoordPerStage = BK;
   static constexpr uint32_t kTmemColsPerStage = 0;
+  static constexpr uint32_t kElemBytes = 2;
   static constexpr const char* kName = In == umma::InputType::kF16 ? "f16" : "bf16";
   static constexpr bool kPromote = false;
 };

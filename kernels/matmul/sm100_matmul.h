@@ -77,7 +77,8 @@ struct Sm100Matmul {
     // and D); a configuration that is not batched runs one.
     uint32_t batches = 1;
     // With Cfg::kBatched: whether A and B are MN-major (their maps then have
-    // dims {M or N, K, batches} and 64-row boxes); K-major otherwise.
+    // dims {M or N, K, batches} and boxes of one 128-byte span of rows: 64
+    // 16-bit or 128 8-bit elements); K-major otherwise.
     OperandLayouts layouts;
   };
 
@@ -136,7 +137,7 @@ struct Sm100Matmul {
   SK_DEVICE static Loader operand_loader(const typename Loader::Source* src, uint32_t mn_major,
                                          uint32_t rows) {
     if constexpr (Cfg::kBatched)
-      return Loader(src, MnTiling::of(mn_major, rows, Cfg::BK));
+      return Loader(src, MnTiling::of(mn_major, rows, Cfg::BK, Cfg::Mainloop::kElemBytes));
     else
       return Loader(src);
   }
@@ -227,7 +228,8 @@ struct Sm100Matmul {
           const int32_t k0 = static_cast<int32_t>(kb * Cfg::Mainloop::kKCoordPerStage);
           a_loader.load(stage.tiles().a, stage.full_barrier(), k0, w.m_tile * Cfg::BM, w.batch);
           b_loader.load(stage.tiles().b, stage.full_barrier(), k0, w.n_tile * Cfg::BN, w.batch);
-          scale_loader.load(stage.tiles(), stage.full_barrier(), kb, w.m_tile, w.n_tile);
+          scale_loader.load(stage.tiles(), stage.full_barrier(), kb, w.m_tile, w.n_tile,
+                            w.batch);
         }
         std::move(stage).release_async();
       }

@@ -18,6 +18,14 @@
 //                     byte, K = 64 per MMA, one UE4M3 scale per 16: a stage
 //                     is K = 256, four atoms; MMA s reads atom s's whole word
 //
+// MN-major operands (MXFP8 only: Format::kTransposable; OperandLayouts at
+// construction, the loaders' MnTiling): a tile is boxes of 128 rows (one
+// 128-byte swizzle span of FP8) by the stage's 128 K rows; the descriptor has
+// 8-row K groups 1024 bytes apart (SBO), boxes 128 * 128 bytes apart (LBO),
+// and an MMA's K step of 32 rows advances it by 4 * 1024 bytes; the
+// instruction descriptor's transpose bits (15, 16) say which operands are
+// MN-major. Scales are the same either way.
+//
 // TMEM columns: the op owns kTmemColsPerStage columns per input stage from
 // op_tmem_col: A's atoms (4 columns each), then B's, with B's row blocks of
 // one atom adjacent so that an MMA of N = 256 reads 8 consecutive columns.
@@ -30,6 +38,7 @@
 
 #include "kernels/arch/sm100.h"
 #include "kernels/arch/sm100/umma_desc.h"
+#include "kernels/core/operand_layout.h"
 #include "kernels/core/platform.h"
 
 namespace sk {
@@ -51,6 +60,7 @@ struct Mxf8Format {
     return umma::mxf8f6f4_instr_desc(m, n, A, B, step, step);
   }
   SK_HOST_DEVICE static constexpr uint32_t atom_of(uint32_t) { return 0; }
+  static constexpr bool kTransposable = true;  // kind::mxf8f6f4 takes MN-major A and B
   SK_DEVICE static void mma(uint32_t d, uint64_t a, uint64_t b, uint32_t idesc, uint32_t sfa,
                             uint32_t sfb, bool accumulate) {
     arch::tcgen05_mma_mxf8f6f4_block_scale(d, a, b, idesc, sfa, sfb, accumulate);
@@ -67,6 +77,7 @@ struct Nvf4Format {
     return umma::mxf4nvf4_instr_desc(m, n, umma::ScaleType::kUE4M3);
   }
   SK_HOST_DEVICE static constexpr uint32_t atom_of(uint32_t step) { return step; }
+  static constexpr bool kTransposable = false;  // kind::mxf4nvf4: K-major only
   SK_DEVICE static void mma(uint32_t d, uint64_t a, uint64_t b, uint32_t idesc, uint32_t sfa,
                             uint32_t sfb, bool accumulate) {
     arch::tcgen05_mma_mxf4nvf4_block_scale(d, a, b, idesc, sfa, sfb, accumulate);
@@ -88,8 +99,14 @@ class BlockScaledUmmaOp {
   static constexpr uint32_t kTmemColsPerStage = kSfaCols + kSfbCols;
   static constexpr uint32_t kSfaBytes = kScaleAtomBytes * Format::kAtoms;
   static constexpr uint32_t kSfbBytes = kScaleAtomBytes * Format::kAtoms * kRowBlocksB;
+  static constexpr uint32_t kMnSboBytes = 8 * 128;        // 8 K rows of 128 bytes
+  static constexpr uint32_t kMnLboBytes = 128 * 128;      // one 128-row box of the stage's K
+  static constexpr uint32_t kMnStepBytes = 4 * kMnSboBytes;  // 32 K rows per MMA
 
-  SK_DEVICE explicit BlockScaledUmmaOp(uint32_t op_tmem_col) : col0_(op_tmem_col) {}
+  // layouts: MN-major operands, only where Format::kTransposable (the host
+  // refuses them otherwise; here they would be ignored).
+  SK_DEVICE explicit BlockScaledUmmaOp(uint32_t op_tmem_col, OperandLayouts layouts = {})
+      : col0_(op_tmem_col), layouts_(layouts) {}
 
   // Lane: one. Copies the stage's scales to its TMEM columns, then issues the
   // stage's MMAs into the accumulator at d_col.
@@ -107,20 +124,43 @@ class BlockScaledUmmaOp {
                 arch::smem_addr(t.sfb + (rb * Format::kAtoms + atom) * kScaleAtomBytes)));
     }
     const uint32_t a = arch::smem_addr(t.a), b = arch::smem_addr(t.b);
-    for (uint32_t s = 0; s < kSteps; ++s) {
-      const uint32_t atom = Format::atom_of(s);
-      Format::mma(tmem_base + d_col, umma::kmajor_desc(a + 32 * s, kSpanBytes, kSboBytes),
-                  umma::kmajor_desc(b + 32 * s, kSpanBytes, kSboBytes),
-                  Format::instr_desc(BM, BN, s), sfa + 4 * atom, sfb + 4 * atom * kRowBlocksB,
-                  accumulate || s > 0);
+    // The layouts pick one unrolled issue loop (as UmmaOp).
+    if constexpr (Format::kTransposable) {
+      if (layouts_.a_mn_major != 0 && layouts_.b_mn_major != 0)
+        return issue<1, 1>(tmem_base + d_col, a, b, sfa, sfb, accumulate);
+      if (layouts_.a_mn_major != 0) return issue<1, 0>(tmem_base + d_col, a, b, sfa, sfb, accumulate);
+      if (layouts_.b_mn_major != 0) return issue<0, 1>(tmem_base + d_col, a, b, sfa, sfb, accumulate);
     }
+    issue<0, 0>(tmem_base + d_col, a, b, sfa, sfb, accumulate);
   }
 
   // Lane: one (the lane that issued the copies and MMAs).
   SK_DEVICE void commit(uint64_t* barrier) const { arch::tcgen05_commit(barrier); }
 
  private:
+  template <int AMn, int BMn>
+  SK_DEVICE static void issue(uint32_t d_tmem, uint32_t a, uint32_t b, uint32_t sfa, uint32_t sfb,
+                              bool accumulate) {
+    SK_UNROLL
+    for (uint32_t s = 0; s < kSteps; ++s) {
+      const uint32_t atom = Format::atom_of(s);
+      Format::mma(d_tmem, desc<AMn>(a, s), desc<BMn>(b, s),
+                  Format::instr_desc(BM, BN, s) | umma::mn_major_bits(AMn, BMn), sfa + 4 * atom,
+                  sfb + 4 * atom * kRowBlocksB, accumulate || s > 0);
+    }
+  }
+
+  // The descriptor of K step s (32 bytes of K) of a tile at `tile`.
+  template <int MnMajor>
+  SK_DEVICE static uint64_t desc(uint32_t tile, uint32_t s) {
+    if constexpr (MnMajor != 0)
+      return umma::mnmajor_desc(tile + s * kMnStepBytes, kMnLboBytes, kMnSboBytes);
+    else
+      return umma::kmajor_desc(tile + 32 * s, kSpanBytes, kSboBytes);
+  }
+
   uint32_t col0_;
+  OperandLayouts layouts_;
 };
 
 }  // namespace sk

@@ -26,7 +26,12 @@
 //     and scale formats are decoded by this file's own code, independent of
 //     the host references in runner/ref/block_formats.h.
 //   * A and B are K-major in SMEM and read through umma_decode's K-major
-//     layout (any swizzle). Each instruction reads 32 bytes per row: 32 FP8
+//     layout (any swizzle), or, for 8-bit types of kind::mxf8f6f4 and
+//     kind::f8f6f4 with the transpose bits 15/16 set, MN-major, read
+//     element by element through umma_decode's MN-major layout with 1-byte
+//     elements (a swizzle span holds 128 rows; the 4- and 6-bit types'
+//     MN-major forms are not modelled, and kind::mxf4nvf4 has none). Scales
+//     are the same either way. Each instruction reads 32 bytes per row: 32 FP8
 //     elements, 32 E2M1 elements in the padded mxf8f6f4 form (per 16 elements:
 //     8 bytes of nibbles, low nibble first, then 8 bytes of padding that are
 //     never read), or 64 E2M1 elements packed two per byte (mxf4nvf4, low
@@ -56,8 +61,8 @@
 //     at 128 bytes per cycle) and completes with the same extra latency; both
 //     copy numbers are uncalibrated assumptions.
 //   * Rules: formats or fields the kind does not allow -> tcgen05.bad_idesc
-//     (fields the model does not implement, such as 6-bit types, MN-major or
-//     sparse operands, are reported under the same rule, saying so); bad
+//     (fields the model does not implement, such as 6-bit types, MN-major 4-bit
+//     or sparse operands, are reported under the same rule, saying so); bad
 //     matrix descriptors -> tcgen05.bad_descriptor; operands outside SMEM ->
 //     tcgen05.operand_out_of_range; D outside an allocation ->
 //     tmem.unallocated_access; scale columns outside one allocation ->
@@ -79,6 +84,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -232,7 +238,15 @@ std::string check_bs(Kind kind, const BsDesc& i) {
                        i.n);
   if (i.n < 8 || i.n > 256)
     return fmt::format("N = {} is invalid for M = 128 (multiple of 8 in [8, 256])", i.n);
-  if (i.a_mn || i.b_mn) return "MN-major operands are not modelled (use K-major)";
+  for (auto [what, mn, t] : {std::tuple{"A", i.a_mn, i.a_type}, std::tuple{"B", i.b_mn, i.b_type}})
+    if (mn && t > 1)
+      return fmt::format("{} is MN-major (transposed) with type {}: the model reads MN-major 8-bit "
+                         "operands only",
+                         what, mxf8_type_name(t));
+  if (i.b_mn && i.n % 16 != 0)
+    return fmt::format("N = {} with an MN-major 8-bit B: cta_group::1 takes N a multiple of 16 in "
+                       "[16, 256] (PTX ISA, 8-bit transpose B)",
+                       i.n);
   return "";
 }
 
@@ -274,6 +288,24 @@ std::vector<uint32_t> chunk_offsets(const SmemDesc& d, uint32_t rows, uint32_t c
   return r;
 }
 
+// An MN-major 8-bit operand: the SMEM offset of each of the 32 bytes along K
+// that an instruction reads of each of `rows` rows (row-major, 32 per row),
+// and in `chunks` the 16-byte chunks holding them (16 rows of one K row each;
+// the swizzle moves whole chunks).
+std::vector<uint32_t> mn_byte_offsets(const SmemDesc& d, uint32_t rows,
+                                      std::vector<uint32_t>& chunks) {
+  std::vector<uint32_t> r(static_cast<size_t>(rows) * kRowBytes);
+  for (uint32_t row = 0; row < rows; ++row)
+    for (uint32_t k = 0; k < kRowBytes; ++k)
+      r[static_cast<size_t>(row) * kRowBytes + k] =
+          swizzled_offset(mnmajor_offset(d, row, k, 1), d.swizzle);
+  chunks.clear();
+  for (uint32_t k = 0; k < kRowBytes; ++k)
+    for (uint32_t row = 0; row < rows; row += 16)
+      chunks.push_back(r[static_cast<size_t>(row) * kRowBytes + k] & ~15u);
+  return r;
+}
+
 bool chunks_in_smem(const Cta& cta, const std::vector<uint32_t>& offs) {
   for (uint32_t o : offs)
     if (static_cast<uint64_t>(o) + 16 > cta.smem_size) return false;
@@ -290,16 +322,33 @@ std::vector<sim::Range> ranges(const std::vector<uint32_t>& offs) {
 // ---- Functional execution ----------------------------------------------------
 
 struct Operand {
-  std::vector<uint32_t> chunks;  // two 16-byte chunks per row
+  std::vector<uint32_t> chunks;  // K-major: two 16-byte chunks per row; MN-major: those read
   uint32_t type = 0;             // mxf8f6f4 type code, or 1 (E2M1) for mxf4nvf4
   bool negate = false;
+  std::vector<uint32_t> bytes;   // MN-major: 32 byte offsets per row (mn_byte_offsets)
 };
+
+// The operand a descriptor describes: `rows` rows, K- or MN-major.
+Operand operand_of(const SmemDesc& d, uint32_t rows, bool mn_major, uint32_t type, bool negate) {
+  Operand op;
+  op.type = type;
+  op.negate = negate;
+  if (mn_major)
+    op.bytes = mn_byte_offsets(d, rows, op.chunks);
+  else
+    op.chunks = chunk_offsets(d, rows, 2);
+  return op;
+}
 
 // The K elements of one row (K = 32 or 64) that an instruction reads.
 void decode_row(const Cta& cta, Kind kind, const Operand& op, uint32_t row, double* out) {
   uint8_t bytes[kRowBytes];
-  for (uint32_t c = 0; c < 2; ++c)
-    std::memcpy(bytes + 16 * c, cta.smem + op.chunks[2 * row + c], 16);
+  if (!op.bytes.empty()) {
+    for (uint32_t k = 0; k < kRowBytes; ++k) bytes[k] = cta.smem[op.bytes[row * kRowBytes + k]];
+  } else {
+    for (uint32_t c = 0; c < 2; ++c)
+      std::memcpy(bytes + 16 * c, cta.smem + op.chunks[2 * row + c], 16);
+  }
   const double sign = op.negate ? -1.0 : 1.0;
   if (kind == Kind::kMxf4nvf4) {
     for (uint32_t k = 0; k < 64; ++k)
@@ -438,8 +487,8 @@ void issue_mma(Kind kind, uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, ui
   }
   MmaWork work{kind, {}, {}, id, d_taddr & 0xFFFF, sfa_taddr & 0xFFFF, sfb_taddr & 0xFFFF,
                accumulate};
-  work.a = Operand{chunk_offsets(a, kM, 2), id.a_type, id.negate_a};
-  work.b = Operand{chunk_offsets(b, id.n, 2), id.b_type, id.negate_b};
+  work.a = operand_of(a, kM, id.a_mn, id.a_type, id.negate_a);
+  work.b = operand_of(b, id.n, id.b_mn, id.b_type, id.negate_b);
   if (!chunks_in_smem(cta, work.a.chunks) || !chunks_in_smem(cta, work.b.chunks)) {
     gpu().finding("tcgen05", "tcgen05.operand_out_of_range",
                   fmt::format("{} operand described by a descriptor lies outside shared memory "

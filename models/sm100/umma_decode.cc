@@ -39,11 +39,15 @@ uint32_t kmajor_offset(const SmemDesc& d, uint32_t row, uint32_t k) {
   return d.start + (row / 8) * d.sbo + (row % 8) * span + kbyte;
 }
 
-uint32_t mnmajor_offset(const SmemDesc& d, uint32_t row, uint32_t k) {
-  if (d.swizzle == Swizzle::kNone)
-    return d.start + (row / 8) * d.sbo + (k / 8) * d.lbo + (k % 8) * 16 + (row % 8) * 2;
-  const uint32_t span = static_cast<uint32_t>(d.swizzle), per_row = span / 2;
-  return d.start + (row / per_row) * d.lbo + (k / 8) * d.sbo + (k % 8) * span + (row % per_row) * 2;
+uint32_t mnmajor_offset(const SmemDesc& d, uint32_t row, uint32_t k, uint32_t elem_bytes) {
+  if (d.swizzle == Swizzle::kNone) {
+    const uint32_t per_core = 16 / elem_bytes;
+    return d.start + (row / per_core) * d.sbo + (k / 8) * d.lbo + (k % 8) * 16 +
+           (row % per_core) * elem_bytes;
+  }
+  const uint32_t span = static_cast<uint32_t>(d.swizzle), per_row = span / elem_bytes;
+  return d.start + (row / per_row) * d.lbo + (k / 8) * d.sbo + (k % 8) * span +
+         (row % per_row) * elem_bytes;
 }
 
 }  // namespace sk::models::sm100

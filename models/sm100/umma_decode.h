@@ -75,13 +75,14 @@ std::string check_instr_desc(const InstrDesc& d);
 // 16-bit operand described by `d`.
 uint32_t kmajor_offset(const SmemDesc& d, uint32_t row, uint32_t k);
 
-// The same for an MN-major 16-bit operand (row: its M or N index), in the
-// PTX ISA's canonical MN-major layouts: with a swizzle of S bytes, S / 2
-// MN elements contiguous per K row, K rows S bytes apart, 8-row K groups SBO
-// apart and S / 2-element MN blocks LBO apart; without swizzle, 8 MN elements
-// per 16-byte core-matrix row, 8-element MN groups SBO apart and 8-row K
-// groups LBO apart.
-uint32_t mnmajor_offset(const SmemDesc& d, uint32_t row, uint32_t k);
+// The same for an MN-major operand of elem_bytes-byte elements (2: 16-bit,
+// 1: 8-bit; row: its M or N index), in the PTX ISA's canonical MN-major
+// layouts: with a swizzle of S bytes, S / elem_bytes MN elements contiguous
+// per K row, K rows S bytes apart, 8-row K groups SBO apart and
+// S / elem_bytes-element MN blocks LBO apart; without swizzle, 16 bytes of MN
+// elements per core-matrix row, those MN groups SBO apart and 8-row K groups
+// LBO apart.
+uint32_t mnmajor_offset(const SmemDesc& d, uint32_t row, uint32_t k, uint32_t elem_bytes = 2);
 inline uint32_t operand_offset(const SmemDesc& d, bool mn_major, uint32_t row, uint32_t k) {
   return mn_major ? mnmajor_offset(d, row, k) : kmajor_offset(d, row, k);
 }

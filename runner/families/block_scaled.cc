@@ -3,6 +3,7 @@
 // along K) or NVFP4 (E2M1 elements, a UE4M3 scale per 16); A, B and their
 // scales are four TMA loads per stage, tcgen05.cp moves the scales to TMEM.
 #include <string>
+#include <utility>
 
 #include "runner/families/registry.h"
 #include "runner/kernels/block_scaled_run.h"
@@ -43,6 +44,11 @@ Family block_scaled_family() {
                             {"mxfp8", "nvfp4"})),
       choice_field("fp8-type", "mxfp8 element type: e4m3 (default) or e5m2", {"e4m3", "e5m2"}),
   });
+  for (Field& x : batch_layout_fields(" (mxfp8 only: kind::mxf4nvf4 is K-major)"))
+    f.fields.push_back(std::move(x));
+  f.fields_note = "D = A B with A M x K and B K x N; by default both K-contiguous (row-major A, "
+                  "column-major B), --layout-a/--layout-b for the others (mxfp8); rows are "
+                  "padded to 16 bytes";
   f.reference = std::string("host FP64 GEMM over the decoded elements times their scales "
                             "(runner/ref/block_formats); ") + kGemmTolerance;
   f.seeded_bugs = {"block_scaled_expect_tx_without_scales", "block_scaled_shared_scale_columns",
@@ -51,6 +57,7 @@ Family block_scaled_family() {
   f.bind = [](const Values& v, MatmulRequest& q) {
     if (v.str("format") == "nvfp4" && v.has("fp8-type"))
       return std::string("--fp8-type is an mxfp8 option (nvfp4 is E2M1)");
+    bind_batch_layouts(v, q);
     return bind_gemm_shape(v, q);
   };
   f.validate = [](const Values& v, const MatmulRequest& q) {
@@ -58,13 +65,18 @@ Family block_scaled_family() {
   };
   f.flops = gemm_flops;
   // Elements (MXFP8 one byte, NVFP4 half) and one scale byte per block (32
-  // elements for MX, 16 for NVFP4) of A and B, and D in BF16.
+  // elements for MX, 16 for NVFP4) of A and B, and D in BF16, per matrix.
   f.bytes = [](const Values& v, const MatmulRequest& q) {
     const bool fp4 = v.str("format") == "nvfp4";
     const double per_element = fp4 ? 0.5 + 1.0 / 16 : 1.0 + 1.0 / 32;
-    return per_element * (static_cast<double>(q.m) * q.k + static_cast<double>(q.n) * q.k) + 2.0 * q.m * q.n;
+    return q.batch * (per_element * (static_cast<double>(q.m) * q.k + static_cast<double>(q.n) * q.k) +
+                      2.0 * q.m * q.n);
   };
-  f.run = [](const Values& v, const MatmulRequest& q) { return run_block_scaled(request(v, q)); };
+  f.run = [](const Values& v, const MatmulRequest& q) {
+    RunResult r = run_block_scaled(request(v, q));
+    describe_fp8_operands(r, q);
+    return r;
+  };
   return f;
 }
 

@@ -45,6 +45,15 @@ Family conv2d_family() {
   };
   f.archs = {{"sm100", {64, 128}, 2, 4, 128, 4, {"static"}, {"bf16", "f32"}}};
   f.archs[0].events = {259, 12.8};  // the GEMM view's tiles (tools/fit_event_model.py)
+  // The GEMM families' batch and operand layouts have no conv2d counterpart
+  // to choose: the images are the batch, and the tensors' layouts are fixed.
+  const std::string layouts = "its layouts are fixed: NHWC activations (A, by im2col TMA "
+                              "loads) and KRSC filters (B), both channel-contiguous";
+  f.foreign_field_notes = {
+      {"batch", "conv2d's batch is --n, the images of the NHWC input"},
+      {"layout-a", layouts},
+      {"layout-b", layouts},
+  };
   f.fields = {
       required(uint_field("n", "batch", 1, 65536)),
       required(uint_field("h", "input height", 1, 65536)),

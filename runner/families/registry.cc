@@ -70,6 +70,24 @@ double gemm_bytes(const Values&, const MatmulRequest& q) {
                     static_cast<double>(q.m) * q.n * (q.out_f32 ? 4 : 2));
 }
 
+std::vector<Field> batch_layout_fields(const std::string& layouts_note) {
+  return {uint_field("batch", "independent GEMMs of this shape in one launch (default 1); A, B, "
+                              "their scales and D each hold their matrices one after another",
+                     1, 65535),
+          choice_field("layout-a", "A (M x K) row-major, K contiguous (default), or col-major, M "
+                                   "contiguous" + layouts_note,
+                       {"row", "col"}),
+          choice_field("layout-b", "B (K x N) col-major, K contiguous (default), or row-major, N "
+                                   "contiguous" + layouts_note,
+                       {"col", "row"})};
+}
+
+void bind_batch_layouts(const Values& v, MatmulRequest& q) {
+  q.batch = v.has("batch") ? v.u32("batch") : 1;
+  q.a_mn_major = v.has("layout-a") && v.str("layout-a") == "col";
+  q.b_mn_major = v.has("layout-b") && v.str("layout-b") == "row";
+}
+
 std::string validate_sm100_launch(const MatmulRequest& q) {
   if (std::string res = validate_resources(q); !res.empty()) return res;
   for (const int cta : q.timeline_path.empty() ? std::vector<int>{} : q.timeline_ctas)

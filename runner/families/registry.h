@@ -39,6 +39,12 @@ double gemm_flops(const Values& v, const MatmulRequest& q);
 // matrix of the batch).
 double gemm_bytes(const Values& v, const MatmulRequest& q);
 
+// --batch, --layout-a and --layout-b of an SM100 FP8 GEMM family (block-scaled
+// and blockwise); `layouts_note` says which formats take the MN-major ones.
+// bind_batch_layouts sets q.batch, q.a_mn_major and q.b_mn_major.
+std::vector<Field> batch_layout_fields(const std::string& layouts_note);
+void bind_batch_layouts(const Values& v, MatmulRequest& q);
+
 // kGemmTolerance, the check every GEMM-shaped family shares, is stated beside
 // its code in runner/kernels/matmul_check.h.
 

@@ -132,6 +132,10 @@ struct Family {
   std::vector<ArchSpace> archs;  // the first is the default --arch
   std::vector<Field> fields;     // the problem, then family-specific configuration
   std::string fields_note;       // --help's heading note for the fields, or ""
+  // Options of other families that this one refuses for a reason of its own
+  // (conv2d: --batch is its --n), by field name: the reason, which the
+  // refusal states instead of only naming the families that take it.
+  std::map<std::string, std::string> foreign_field_notes;
   std::string reference;         // the host reference and check tolerance, for sim list
   std::vector<std::string> seeded_bugs;  // its cases in verify/corpus, for sim list
 

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "kernels/blockscaled/blockwise_fp8.h"
@@ -22,9 +23,10 @@ RunResult run_config(const BlockScaledRequest& req) {
   return simulate_sm100<C, Sm100Matmul<C>>(
       q,
       {"block_scaled_matmul", fmt::format("{}: {}", C::name(), format_name(req.format)),
-       2.0 * q.m * q.n * q.k, is_fp4(req.format) ? 4.0 : 2.0},
+       2.0 * q.m * q.n * q.k * q.batch, is_fp4(req.format) ? 4.0 : 2.0},
       [&](Gpu& gpu, auto& p) {
-        BlockScaledBuffers b = allocate_block_scaled<bf16_t>(gpu, req.format, q.m, q.n, q.k, q.seed);
+        BlockScaledBuffers b = allocate_block_scaled<bf16_t>(gpu, req.format, q.m, q.n, q.k, q.seed,
+                                                             q.batch, q.a_mn_major, q.b_mn_major);
         encode_block_scaled<C>(p, b);
         return b;
       },
@@ -62,9 +64,10 @@ RunResult run_blockwise(const MatmulRequest& q) {
       q,
       {"blockwise_fp8_matmul",
        fmt::format("{}: E4M3, FP32 scales per 1x128 (A) and 128x128 (B) block", C::name()),
-       2.0 * q.m * q.n * q.k, 2.0},
+       2.0 * q.m * q.n * q.k * q.batch, 2.0},
       [&](Gpu& gpu, auto& p) {
-        BlockwiseBuffers b = allocate_blockwise<bf16_t>(gpu, q.m, q.n, q.k, q.seed);
+        BlockwiseBuffers b = allocate_blockwise<bf16_t>(gpu, q.m, q.n, q.k, q.seed, q.batch,
+                                                        q.a_mn_major, q.b_mn_major);
         encode_blockwise<C>(p, b);
         return b;
       },
@@ -86,7 +89,8 @@ BlockwiseRunner blockwise_lookup(const MatmulRequest& q) {
 }
 
 // The checks every SM100 block-scaled family makes of its request.
-std::string validate_common(const char* kernel, const MatmulRequest& q) {
+// row_bytes: bytes of K per row of A and B (K, or (K + 1) / 2 for FP4).
+std::string validate_common(const char* kernel, const MatmulRequest& q, uint64_t row_bytes) {
   if (q.arch != "sm100")
     return fmt::format("{} is modelled on sm100 (tcgen05 FP8/FP4 MMAs), not '{}'", kernel, q.arch);
   if (q.m == 0 || q.n == 0 || q.k == 0) return "--m, --n and --k must be at least 1";
@@ -96,15 +100,36 @@ std::string validate_common(const char* kernel, const MatmulRequest& q) {
     return fmt::format("{}: --stages {} is outside 2-6", kernel, q.stages);
   if (q.out_f32) return fmt::format("{} writes BF16 (--out-dtype f32 is not instantiated)", kernel);
   if (q.clc) return fmt::format("{}: --scheduler clc is not instantiated", kernel);
-  if (q.functional && static_cast<double>(q.m) * q.n * q.k > static_cast<double>(1ull << 33))
-    return fmt::format("{}: --functional is limited to M*N*K <= 2^33; use timing mode", kernel);
+  if (q.batch == 0) return "--batch must be at least 1";
+  if (q.functional &&
+      static_cast<double>(q.m) * q.n * q.k * q.batch > static_cast<double>(1ull << 33))
+    return fmt::format("{}: --functional is limited to M*N*K*batch <= 2^33; use timing mode",
+                       kernel);
+  const uint64_t tiles = uint64_t{(q.m + 127) / 128} * ((q.n + q.tile_n - 1) / q.tile_n) * q.batch;
+  if (tiles >= (1ull << 31))
+    return fmt::format("{}: --batch {}: {} output tiles in one launch; the kernels number tiles "
+                       "in 31 bits",
+                       kernel, q.batch, tiles);
+  if (q.batch > 1) {
+    // The matrices are the third dim of one tensor map per operand, whose
+    // strides TMA takes below 2^40 bytes. Rows are 16-byte padded.
+    auto padded = [](uint64_t bytes) { return (bytes + 15) / 16 * 16; };
+    const uint64_t a = q.a_mn_major ? uint64_t{q.k} * padded(q.m) : uint64_t{q.m} * padded(row_bytes);
+    const uint64_t b = q.b_mn_major ? uint64_t{q.k} * padded(q.n) : uint64_t{q.n} * padded(row_bytes);
+    const uint64_t d = uint64_t{q.m} * padded(uint64_t{q.n} * 2);
+    if (std::max({a, b, d}) >= (1ull << 40))
+      return fmt::format("{}: --batch {}: a matrix of {} bytes; TMA takes the matrices as the "
+                         "third dim of one tensor map, whose strides must be below 2^40 bytes "
+                         "(cuTensorMapEncodeTiled globalStrides)",
+                         kernel, q.batch, std::max({a, b, d}));
+  }
   return "";
 }
 
 }  // namespace
 
 std::string validate_blockwise_fp8(const MatmulRequest& q) {
-  if (std::string err = validate_common("blockwise_fp8_matmul", q); !err.empty()) return err;
+  if (std::string err = validate_common("blockwise_fp8_matmul", q, q.k); !err.empty()) return err;
   if (q.tile_n != 128)
     return fmt::format("blockwise_fp8_matmul: tile N {} is not supported (128: one B scale per "
                        "128 x 128 block)",
@@ -121,7 +146,13 @@ RunResult run_blockwise_fp8(const MatmulRequest& q) {
 
 std::string validate_block_scaled(const BlockScaledRequest& req) {
   const MatmulRequest& q = req.run;
-  if (std::string err = validate_common("block_scaled_matmul", q); !err.empty()) return err;
+  const uint64_t row_bytes = is_fp4(req.format) ? (uint64_t{q.k} + 1) / 2 : q.k;
+  if (std::string err = validate_common("block_scaled_matmul", q, row_bytes); !err.empty())
+    return err;
+  if (is_fp4(req.format) && (q.a_mn_major || q.b_mn_major))
+    return "block_scaled_matmul --format nvfp4 takes K-major operands only (--layout-a row, "
+           "--layout-b col): kind::mxf4nvf4 does not support transposed A or B (PTX ISA, tcgen05 "
+           "transpose and negate operations)";
   if (q.tile_n != 128 && q.tile_n != 256)
     return fmt::format("block_scaled_matmul: tile N {} is not supported (128 or 256: whole "
                        "128-row scale atoms of B)",
@@ -131,6 +162,16 @@ std::string validate_block_scaled(const BlockScaledRequest& req) {
                        "memory and TMEM",
                        q.tile_n, q.stages);
   return "";
+}
+
+void describe_fp8_operands(RunResult& r, const MatmulRequest& q) {
+  r.a_mn_major = q.a_mn_major;
+  r.b_mn_major = q.b_mn_major;
+  if (!q.a_mn_major && !q.b_mn_major) return;
+  auto pitch = [](uint32_t bytes) { return (bytes + 15) / 16 * 16; };
+  r.lda = pitch(q.a_mn_major ? q.m : q.k);
+  r.ldb = pitch(q.b_mn_major ? q.n : q.k);
+  r.ldd = (q.n + 7) / 8 * 8;  // BF16 D
 }
 
 RunResult run_block_scaled(const BlockScaledRequest& req) {

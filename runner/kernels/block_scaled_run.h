@@ -34,4 +34,10 @@ RunResult run_block_scaled(const BlockScaledRequest& req);
 std::string validate_blockwise_fp8(const MatmulRequest& req);
 RunResult run_blockwise_fp8(const MatmulRequest& req);
 
+// Records an FP8 run's operand layouts in r (the summary's `operands` line,
+// config.operands in the JSON) when A or B is MN-major: the layouts and the
+// 16-byte-padded pitches (elements = bytes) the host used. K-major runs are
+// left as they were reported before layouts existed.
+void describe_fp8_operands(RunResult& r, const MatmulRequest& q);
+
 }  // namespace sk::sim

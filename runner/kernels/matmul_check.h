@@ -122,20 +122,22 @@ void check_element(CheckResult& r, double got, double ref, double abs_sum, uint6
 template <class OutT>
 void check_output(CheckResult& r, const uint8_t* d, uint32_t m, uint32_t n, uint32_t ldc,
                   const std::vector<double>& ref, const std::vector<double>& abs_sums,
-                  uint64_t terms) {
+                  uint64_t terms, int batch = -1) {
+  // D[i][j], or D[l][i][j] for matrix l of a batch (batch >= 0).
+  const std::string l = batch >= 0 ? fmt::format("[{}]", batch) : std::string();
   for (uint32_t i = 0; i < m; ++i)
     for (uint32_t j = 0; j < ldc; ++j) {
       const uint8_t* p = d + (size_t{i} * ldc + j) * sizeof(OutT);
       if (j >= n) {
         if (!untouched<OutT>(p) && r.passed) {
           r.passed = false;
-          r.detail = fmt::format("write outside D at row {} padding column {}", i, j);
+          r.detail = fmt::format("write outside D{} at row {} padding column {}", l, i, j);
         }
         continue;
       }
       const size_t e = size_t{i} * n + j;
       check_element<OutT>(r, out_value<OutT>(p), ref[e], abs_sums[e], terms,
-                          [&] { return fmt::format("D[{}][{}]", i, j); });
+                          [&] { return fmt::format("D{}[{}][{}]", l, i, j); });
     }
 }
 

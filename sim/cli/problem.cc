@@ -78,10 +78,14 @@ Problem parse_problem(const po::variables_map& vm, const std::string& cmd,
   for (const sim::Field& f : fam.fields) mine.push_back("--" + f.name);
   for (const sim::Family& other : sim::families())
     for (const sim::Field& f : other.fields)
-      if (vm.count(f.name) && fam.field(f.name) == nullptr)
+      if (vm.count(f.name) && fam.field(f.name) == nullptr) {
+        if (const auto note = fam.foreign_field_notes.find(f.name);
+            note != fam.foreign_field_notes.end())
+          throw UsageError(fmt::format("--{} is not a {} option: {}", f.name, kernel, note->second));
         throw UsageError(fmt::format("--{} is not a {} option ({} takes {}; --{} is for --kernel {})",
                                      f.name, kernel, kernel, sim::joined(mine, " "), f.name,
                                      sim::joined(owners(f.name), " or ")));
+      }
   const auto given = [&vm](const sim::Field& f) -> std::optional<std::string> {
     if (!vm.count(f.name)) return std::nullopt;
     return f.kind == sim::Field::Kind::kFlag ? std::string() : vm[f.name].as<std::string>();

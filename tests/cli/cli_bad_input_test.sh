@@ -217,6 +217,15 @@ expect_usage_error "--fp8-type is an mxfp8 option" run --kernel block_scaled_mat
 expect_usage_error "tile N 64" run --kernel block_scaled_matmul --format nvfp4 "${MNK[@]}" --tile-n 64
 expect_usage_error "does not fit" run --kernel block_scaled_matmul --format nvfp4 "${MNK[@]}" --stages 6
 expect_usage_error "--format is for --kernel block_scaled_matmul" run "${MNK[@]}" --format mxfp8
+# NVFP4's MMA kind (kind::mxf4nvf4) has no transposed operands.
+expect_usage_error "nvfp4 takes K-major operands only" run --kernel block_scaled_matmul --format nvfp4 "${MNK[@]}" --layout-a col
+expect_usage_error "kind::mxf4nvf4 does not support transposed A or B" run --kernel block_scaled_matmul --format nvfp4 "${MNK[@]}" --layout-b row --batch 2
+expect_usage_error "--layout-a must be row or col" run --kernel blockwise_fp8_matmul "${MNK[@]}" --layout-a k
+expect_usage_error "--batch" run --kernel blockwise_fp8_matmul "${MNK[@]}" --batch 0
+# conv2d's batch is its --n and its layouts are fixed.
+expect_usage_error "--batch is not a conv2d option: conv2d's batch is --n" run "${CONV[@]}" --batch 2
+expect_usage_error "--layout-a is not a conv2d option: its layouts are fixed: NHWC activations" run "${CONV[@]}" --layout-a col
+expect_usage_error "--layout-b is not a conv2d option: its layouts are fixed" run "${CONV[@]}" --layout-b row
 expect_usage_error "tile N 256" run --kernel blockwise_fp8_matmul "${MNK[@]}" --tile-n 256
 expect_usage_error "writes BF16" run --kernel blockwise_fp8_matmul "${MNK[@]}" --out-dtype f32
 expect_usage_error "modelled on sm100" run --kernel blockwise_fp8_matmul "${MNK[@]}" --arch sm90

@@ -298,6 +298,71 @@ TEST_CASE("matmul with --batch runs every matrix's tiles") {
   }
 }
 
+// The block-scaled and blockwise FP8 families count a batch the same way,
+// with any operand layout their MMA kind takes; NVFP4 refuses MN-major ones.
+TEST_CASE("block-scaled families with --batch and --layout-*") {
+  struct Case {
+    const char* family;
+    const char* format;  // "" for blockwise
+    const char* layout_a;
+    const char* layout_b;
+  };
+  for (const Case& c : {Case{"block_scaled_matmul", "mxfp8", "col", "row"},
+                        Case{"block_scaled_matmul", "nvfp4", "row", "col"},
+                        Case{"blockwise_fp8_matmul", "", "col", "col"}}) {
+    CAPTURE(c.family);
+    CAPTURE(c.format);
+    const Family* f = find_family(c.family);
+    REQUIRE(f != nullptr);
+    RunResult runs[2];
+    for (int i = 0; i < 2; ++i) {
+      Values v;
+      v.set("m", "300");
+      v.set("n", "260");
+      v.set("k", "256");
+      if (*c.format != 0) v.set("format", c.format);
+      if (i == 1) {
+        v.set("batch", "3");
+        v.set("layout-a", c.layout_a);
+        v.set("layout-b", c.layout_b);
+      }
+      MatmulRequest q;
+      q.arch = "sm100";
+      REQUIRE(f->bind(v, q).empty());
+      CHECK(q.batch == (i == 1 ? 3u : 1u));
+      q.tile_n = f->space("sm100")->default_tile_n;
+      q.stages = f->space("sm100")->default_stages;
+      REQUIRE(f->validate(v, q) == "");
+      const auto res = run_isolated(
+          [&] { return boost::json::serialize(to_json(f->simulate(v, q))); }, 120);
+      REQUIRE(res.ok);
+      runs[i] = run_result_from_json(boost::json::parse(res.payload));
+      REQUIRE(runs[i].status == "completed");
+      const double tflops = f->flops(v, q) / (runs[i].predicted_time_us * 1e-6) / 1e12;
+      CHECK(tflops == doctest::Approx(runs[i].tflops).epsilon(1e-9));
+    }
+    CHECK(runs[1].batch == 3);
+    CHECK(runs[1].tiles == 3 * runs[0].tiles);
+    CHECK(runs[1].compulsory_bytes == doctest::Approx(3 * runs[0].compulsory_bytes));
+    CHECK(runs[1].a_mn_major == (std::string(c.layout_a) == "col"));
+    CHECK(runs[1].b_mn_major == (std::string(c.layout_b) == "row"));
+  }
+  const Family* f = find_family("block_scaled_matmul");
+  REQUIRE(f != nullptr);
+  Values v;
+  v.set("m", "128");
+  v.set("n", "128");
+  v.set("k", "256");
+  v.set("format", "nvfp4");
+  v.set("layout-b", "row");
+  MatmulRequest q;
+  q.arch = "sm100";
+  REQUIRE(f->bind(v, q).empty());
+  q.tile_n = 128;
+  q.stages = 4;
+  CHECK(f->validate(v, q).find("K-major operands only") != std::string::npos);
+}
+
 TEST_CASE("seeded bugs are corpus cases") {
   REQUIRE(!g_corpus_build.empty());
   size_t named = 0;

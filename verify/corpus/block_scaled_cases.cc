@@ -34,7 +34,7 @@ class MutantScaledOp : public BlockScaledUmmaOp<128, 128, Format> {
   using Base = BlockScaledUmmaOp<128, 128, Format>;
 
  public:
-  SK_DEVICE explicit MutantScaledOp(uint32_t col) : Base(col), col0_(col) {}
+  SK_DEVICE MutantScaledOp(uint32_t col, OperandLayouts) : Base(col), col0_(col) {}
 
   template <class Tiles>
   SK_DEVICE void mma(uint32_t tmem_base, uint32_t d_col, const Tiles& t, bool accumulate) const {
@@ -80,7 +80,8 @@ struct MutantMainloop {
 
 template <class Format, ScaledBug B>
 using MutantCfg = Sm100MatmulConfig<128, 128, Format::kBK, 3, bf16_t, StaticPersistentScheduler,
-                                    TmaTileLoader, false, MutantMainloop<Format, B>::template At>;
+                                    TmaTileLoader, false, MutantMainloop<Format, B>::template At,
+                                    true>;
 
 template <ScaledBug B>
 class ScaledCase : public verify::Sm100Case {

@@ -57,7 +57,7 @@ struct MutantBlockwise {
 template <BlockwiseBug B>
 class BlockwiseCase : public verify::Sm100Case {
   using Cfg = Sm100MatmulConfig<128, 128, 128, 2, bf16_t, StaticPersistentScheduler, TmaTileLoader,
-                                false, MutantBlockwise<B>::template At>;
+                                false, MutantBlockwise<B>::template At, true>;
   using K = Sm100Matmul<Cfg>;
 
  public:

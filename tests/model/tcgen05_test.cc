@@ -269,3 +269,24 @@ TEST_CASE("tcgen05.ld_not_waited: an MMA overwrites cells a tcgen05.ld may still
     }
   }
 }
+
+TEST_CASE("tcgen05.bad_taddr: tcgen05.cp.32x128b.warpx4 to an address that names a lane") {
+  for (bool bad : {true, false}) {
+    CAPTURE(bad);
+    auto r = run_scenario(ScenarioOptions{.warps = 1}, [bad] {
+      const uint32_t tmem = prologue(1);
+      if (auto l = sk::elect_one()) {
+        const uint64_t d = sk::umma::sf_copy_desc(sk::arch::smem_addr(smem() + kA));
+        sk::arch::tcgen05_cp_32x128b_warpx4(tmem + (bad ? (32u << 16) : 0u), d);
+        sk::arch::tcgen05_commit(bar(0));
+      }
+      wait(bar(0), 0);
+      sk::arch::tcgen05_fence_after_thread_sync();
+      sk::arch::tcgen05_dealloc(tmem, kN);
+    });
+    REQUIRE_MESSAGE(r.ok, r.error);
+    if (bad)
+      CHECK_MESSAGE(count(r, "tcgen05.bad_taddr") == 1, r.findings_text());
+    CHECK_MESSAGE(r.findings.size() == (bad ? 1u : 0u), r.findings_text());
+  }
+}

@@ -218,6 +218,7 @@ bool mbarrier_test_wait_parity(uint64_t* bar, uint32_t parity, const Loc& loc) {
   bool done = (b->phase & 1) != (parity & 1);
   if (done) {
     b->observed = true;
+    b->max_observed = std::max(b->max_observed, static_cast<int64_t>(b->phase) - 1);
     if (gpu().obs() != nullptr) gpu().obs()->acquire(gpu().warp(), b->offset);
   }
   return done;

@@ -268,6 +268,7 @@ void tcgen05_mma_f16_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint
   const auto& [a, b, id, col] = *ops;
   const Params& p = gpu().params();
   WarpAsync& wa = cta.warp_async[w.index()];
+  wa.tc_issued("tcgen05.mma", loc);
   for (int lane = 0; lane < w.active_count(); ++lane) {
     if (sim::Observer* obs = gpu().obs()) {
       sim::OpId op = obs->issue_async(w, "tcgen05.mma");
@@ -301,6 +302,26 @@ void tcgen05_commit(uint64_t* bar, const Loc& loc) {
   Mbarrier* b = mbar::checked(gpu(), bar, "tcgen05.commit", loc);
   if (b == nullptr) return;
   WarpAsync& wa = cta.warp_async[w.index()];
+  // tcgen05.alive_at_exit: the commit ends the open segment; the first lane's
+  // arrival records the phase it lands in. Commits no longer needed (one
+  // after them was waited for) are dropped here.
+  TcSegment seg = wa.tc_open;
+  seg.bar = b;
+  seg.commit = loc;
+  wa.tc_open = TcSegment{};
+  wa.tc_commits.push_back(seg);
+  const uint64_t seq = wa.tc_dropped + wa.tc_commits.size() - 1;
+  if (wa.tc_commits.size() > 16) {
+    size_t keep = 0;
+    for (size_t i = wa.tc_commits.size(); i-- > 0;)
+      if (tc_waited(wa.tc_commits[i])) {
+        keep = i + 1;
+        break;
+      }
+    wa.tc_commits.erase(wa.tc_commits.begin(), wa.tc_commits.begin() + static_cast<long>(keep));
+    wa.tc_dropped += keep;
+  }
+  const int wi = w.index();
   for (int lane = 0; lane < w.active_count(); ++lane) {
     // The commit covers every tcgen05 op this thread issued before it.
     sim::OpId op = 0;
@@ -320,7 +341,11 @@ void tcgen05_commit(uint64_t* bar, const Loc& loc) {
                                {},
                                flow,
                                0});
-    gpu().engine().at(when, [&cta, b, flow, op, covered = std::move(covered)] {
+    gpu().engine().at(when, [&cta, b, flow, op, covered = std::move(covered), wi, seq,
+                             first = lane == 0] {
+      WarpAsync& wa = cta.warp_async[static_cast<size_t>(wi)];
+      if (first && b->valid && seq >= wa.tc_dropped)
+        wa.tc_commits[seq - wa.tc_dropped].landed = static_cast<int64_t>(b->phase);
       mbar::arrive_async(gpu(), cta, *b, flow, "tcgen05.commit", op, covered);
     });
   }

@@ -149,6 +149,60 @@ void Gpu::check_bulk_groups_at_exit(Cta& cta, const sim::Warp& w) {
   engine_.report(std::move(f));
 }
 
+// A tcgen05.mma or tcgen05.cp is done for the CTA only when a tcgen05.commit
+// issued after it by the same thread (which covers every earlier op of the
+// thread, PTX 9.7.16.12.1) arrived in a phase some wait then observed. Judged
+// from the commits and waits, not from the tensor core's timing: an op no
+// waited commit covers may still read shared memory or write TMEM after the
+// CTA is gone. One finding per warp, at the first such op.
+void Gpu::check_tcgen05_at_exit(Cta& cta) {
+  for (size_t wi = 0; wi < cta.warp_async.size(); ++wi) {
+    const WarpAsync& wa = cta.warp_async[wi];
+    size_t from = 0;  // the commits after the last waited one
+    for (size_t i = wa.tc_commits.size(); i-- > 0;)
+      if (tc_waited(wa.tc_commits[i])) {
+        from = i + 1;
+        break;
+      }
+    const TcSegment* seg = nullptr;
+    for (size_t i = from; i < wa.tc_commits.size() && seg == nullptr; ++i)
+      if (wa.tc_commits[i].ops > 0) seg = &wa.tc_commits[i];
+    if (seg == nullptr && wa.tc_open.ops > 0) seg = &wa.tc_open;
+    if (seg == nullptr) continue;
+    uint32_t alive = wa.tc_open.ops;
+    for (size_t i = from; i < wa.tc_commits.size(); ++i) alive += wa.tc_commits[i].ops;
+    std::string why;
+    if (seg->bar == nullptr) {
+      why = "no tcgen05.commit after it: it was never committed";
+    } else {
+      const std::string bar = seg->bar->name.empty()
+                                  ? fmt::format("the mbarrier at SMEM offset {}", seg->bar->offset)
+                                  : seg->bar->name;
+      const std::string commit = sim::format_location(seg->commit);
+      why = seg->landed < 0 ? fmt::format("its tcgen05.commit on {} ({}) had not arrived", bar, commit)
+            : static_cast<int64_t>(seg->bar->phase) <= seg->landed
+                ? fmt::format("its tcgen05.commit on {} ({}) arrived in phase {}, which never "
+                              "completed",
+                              bar, commit, seg->landed)
+                : fmt::format("its tcgen05.commit on {} ({}) completed phase {}, which no wait "
+                              "observed",
+                              bar, commit, seg->landed);
+    }
+    sim::Finding f;
+    f.cls = "commit_group";
+    f.rule = "tcgen05.alive_at_exit";
+    f.message = fmt::format(
+        "CTA {} exited with {} {} issued by warp {} that no waited tcgen05.commit covers ({}; {} "
+        "such op(s) from this warp); it may still read shared memory or write TMEM after the CTA "
+        "is gone: commit it to an mbarrier and wait for that phase before exiting",
+        cta.id, seg->op, sim::format_location(seg->first), wi, why, alive);
+    f.location = sim::format_location(seg->first);
+    f.cta = cta.id;
+    f.warp = static_cast<int>(wi);
+    engine_.report(std::move(f));
+  }
+}
+
 void Gpu::on_warp_exit(Cta& cta) {
   if (++cta.warps_done != cta.warps) return;
   // CTA exit: every TMA load must be ordered before it by a wait on the
@@ -174,6 +228,7 @@ void Gpu::on_warp_exit(Cta& cta) {
     f.cta = cta.id;
     engine_.report(std::move(f));
   }
+  check_tcgen05_at_exit(cta);
   // CTA exit: TMEM must be fully deallocated (PTX 9.7.16.7.1).
   for (auto [col, n] : cta.tmem.allocs) {
     sim::Finding f;

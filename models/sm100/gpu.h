@@ -85,6 +85,9 @@ struct Mbarrier {
   bool early_reported = false;
   std::vector<int64_t> observed_by;   // per warp: last completed phase it observed
   bool stale_reported = false;
+  // The latest completed phase any wait observed (-1: none): a tcgen05.commit
+  // that landed in phase p was waited for once this reaches p.
+  int64_t max_observed = -1;
 };
 
 struct NamedBarrier {
@@ -104,6 +107,23 @@ struct BulkGroup {
 
 // Async bookkeeping of one warp (tcgen05 and bulk async-group state is per
 // issuing thread; kernels issue from one elected lane, so per warp suffices).
+// tcgen05.mma and tcgen05.cp ops of one thread between two commits: the
+// commit that ends the segment covers them (and every earlier op of the
+// thread). Checked at CTA exit (tcgen05.alive_at_exit).
+struct TcSegment {
+  uint32_t ops = 0;               // async tcgen05 ops in the segment
+  const char* op = nullptr;       // the first of them and where it was issued
+  std::source_location first;
+  Mbarrier* bar = nullptr;        // the commit's barrier (null: not committed yet)
+  int64_t landed = -1;            // phase its arrival landed in (-1: not arrived)
+  std::source_location commit;    // where the commit was issued
+};
+
+// Whether a wait observed the phase the segment's commit landed in.
+inline bool tc_waited(const TcSegment& s) {
+  return s.bar != nullptr && s.landed >= 0 && s.bar->max_observed >= s.landed;
+}
+
 struct WarpAsync {
   BulkGroup open;              // stores issued since the last commit_group
   bool open_nonempty = false;
@@ -115,6 +135,18 @@ struct WarpAsync {
   std::vector<sim::OpId> lds;      // tcgen05.ld ops awaiting wait::ld
   bool ld_pending = false;         // a tcgen05.ld not yet waited for
   std::source_location ld_site;    // where it was issued
+  // tcgen05.alive_at_exit: ops since the last commit, and the commits not yet
+  // known to be waited for (a waited commit drops itself and every earlier
+  // one; tc_dropped counts those dropped from the front).
+  TcSegment tc_open;
+  std::deque<TcSegment> tc_commits;
+  uint64_t tc_dropped = 0;
+  void tc_issued(const char* op, const std::source_location& loc) {
+    if (tc_open.ops++ == 0) {
+      tc_open.op = op;
+      tc_open.first = loc;
+    }
+  }
 };
 
 // Kernel-side changes to one tensor map (tensormap.replace) and their
@@ -314,6 +346,8 @@ class Gpu {
   // for (cp.async.bulk.wait_group.read): the CTA's SMEM may go to the next
   // CTA on the SM while they still read it. A finding at the first store.
   void check_bulk_groups_at_exit(Cta& cta, const sim::Warp& w);
+  // CTA exit: tcgen05.mma/cp no waited commit covers (tcgen05.alive_at_exit).
+  void check_tcgen05_at_exit(Cta& cta);
 
   void classify_deadlock(sim::Finding& f);
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <systemc>
 
 #include "engine/source_loc.h"
@@ -218,6 +220,7 @@ void init(Gpu& gpu, uint64_t* bar, uint32_t count, const Loc& loc) {
   b.arrivals_total = 0;
   b.loads_in_flight = 0;
   b.observed_by.clear();
+  b.max_observed = -1;
   if (gpu.obs() != nullptr) gpu.obs()->sync_init(gpu.warp(), b.offset, kInitKind, loc);
   b.expected = b.pending = count;
   b.tx = 0;
@@ -297,6 +300,7 @@ bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc) {
   auto ready = [b, parity] { return (b->phase & 1) != parity; };
   if (ready()) {
     b->observed = true;
+    b->max_observed = std::max(b->max_observed, static_cast<int64_t>(b->phase) - 1);
     check_stale(gpu, *b, w, parity, loc);
     if (gpu.obs() != nullptr) gpu.obs()->acquire(w, b->offset);
     return true;
@@ -329,6 +333,7 @@ bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc) {
       what);
   cta.waiting_on[w.index()] = nullptr;
   b->observed = true;
+  b->max_observed = std::max(b->max_observed, static_cast<int64_t>(b->phase) - 1);
   observed_by(*b, w) = static_cast<int64_t>(b->phase) - 1;
   if (gpu.obs() != nullptr) gpu.obs()->acquire(w, b->offset);
   // The waiter observes the flip after the barrier's propagation latency.

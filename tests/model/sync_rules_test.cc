@@ -1,0 +1,211 @@
+// sync_rules_test.cc: validity and protocol rules of mbarriers, named
+// barriers, shared-memory accesses and the TMA descriptor in the SM100 model
+// that no corpus case reaches (PTX ISA 9.0 9.7.13.15 mbarrier, 9.7.13.1
+// bar/barrier, 9.7.9.25 cp.async.bulk.tensor). Each bad use comes with its
+// fixed twin, which must be clean.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "kernels/arch/sm100.h"
+#include "kernels/core/lanes.h"
+#include "tests/model/scenario.h"
+
+namespace {
+using sk::test::run_scenario;
+using sk::test::ScenarioOptions;
+using sk::test::ScenarioResult;
+
+uint8_t* smem() { return sk::arch::dynamic_smem(); }
+uint64_t* bar(uint32_t off) { return reinterpret_cast<uint64_t*>(smem() + off); }
+void wait(uint64_t* b, uint32_t parity) {
+  while (!sk::arch::mbarrier_try_wait_parity(b, parity)) {
+  }
+}
+int count(const ScenarioResult& r, const std::string& rule) {
+  int n = 0;
+  for (const auto& f : r.findings) n += f.rule == rule;
+  return n;
+}
+}  // namespace
+
+TEST_CASE("mbarrier.bad_address: init on a location that is not 8-byte aligned") {
+  for (bool bad : {true, false}) {
+    CAPTURE(bad);
+    auto r = run_scenario(ScenarioOptions{.warps = 1}, [bad] {
+      if (auto l = sk::elect_one()) {
+        uint64_t* b = bad ? reinterpret_cast<uint64_t*>(smem() + 12) : bar(16);
+        sk::arch::mbarrier_init(b, 1);
+        if (!bad) {
+          sk::arch::mbarrier_arrive(b);
+          wait(b, 0);
+        }
+      }
+    });
+    REQUIRE_MESSAGE(r.ok, r.error);
+    if (bad)
+      CHECK_MESSAGE(count(r, "mbarrier.bad_address") == 1, r.findings_text());
+    else
+      CHECK_MESSAGE(r.findings.empty(), r.findings_text());
+  }
+}
+
+TEST_CASE("mbarrier.bad_count: an arrival count of 0 (outside [1, 2^20-1])") {
+  for (uint32_t n : {0u, 1u}) {
+    CAPTURE(n);
+    auto r = run_scenario(ScenarioOptions{.warps = 1}, [n] {
+      if (auto l = sk::elect_one()) {
+        sk::arch::mbarrier_init(bar(0), n);
+        sk::arch::mbarrier_arrive(bar(0));
+        wait(bar(0), 0);
+      }
+    });
+    REQUIRE_MESSAGE(r.ok, r.error);
+    if (n == 0)
+      CHECK_MESSAGE(count(r, "mbarrier.bad_count") == 1, r.findings_text());
+    else
+      CHECK_MESSAGE(r.findings.empty(), r.findings_text());
+  }
+}
+
+TEST_CASE("mbarrier.over_arrival: more arrivals than pending in one phase") {
+  // A phase with tx outstanding stays incomplete after its last arrival, so
+  // a second arrival finds no pending arrival left.
+  for (bool bad : {true, false}) {
+    CAPTURE(bad);
+    auto r = run_scenario(ScenarioOptions{.warps = 1}, [bad] {
+      if (auto l = sk::elect_one()) {
+        sk::arch::mbarrier_init(bar(0), 1);
+        sk::arch::mbarrier_expect_tx(bar(0), 16);  // the phase waits for 16 bytes
+        sk::arch::mbarrier_arrive(bar(0));         // pending 0, tx 16: not complete
+        if (bad) sk::arch::mbarrier_arrive(bar(0));  // no pending arrival left
+      }
+    });
+    REQUIRE_MESSAGE(r.ok, r.error);
+    if (bad)
+      CHECK_MESSAGE(count(r, "mbarrier.over_arrival") == 1, r.findings_text());
+    else
+      CHECK_MESSAGE(r.findings.empty(), r.findings_text());
+  }
+}
+
+TEST_CASE("mbarrier.tx_overflow: expect_tx beyond the tx-count range 2^20-1") {
+  for (uint32_t tx : {1u << 20, 1u << 19}) {
+    CAPTURE(tx);
+    auto r = run_scenario(ScenarioOptions{.warps = 1}, [tx] {
+      if (auto l = sk::elect_one()) {
+        sk::arch::mbarrier_init(bar(0), 1);
+        sk::arch::mbarrier_expect_tx(bar(0), tx);
+      }
+    });
+    REQUIRE_MESSAGE(r.ok, r.error);
+    CHECK_MESSAGE(count(r, "mbarrier.tx_overflow") == (tx > (1u << 20) - 1 ? 1 : 0),
+                  r.findings_text());
+    CHECK(r.findings.size() == (tx > (1u << 20) - 1 ? 1u : 0u));
+  }
+}
+
+TEST_CASE("barrier.bad_id and barrier.bad_count: named barrier 16, and 48 threads") {
+  auto r = run_scenario(ScenarioOptions{.warps = 1}, [] {
+    sk::arch::named_barrier_sync(16, 32);  // ids are 0..15
+    sk::arch::named_barrier_sync(1, 48);   // not a multiple of 32
+    sk::arch::named_barrier_sync(1, 32);   // the twin
+  });
+  REQUIRE_MESSAGE(r.ok, r.error);
+  CHECK_MESSAGE(count(r, "barrier.bad_id") == 1, r.findings_text());
+  CHECK(count(r, "barrier.bad_count") == 1);
+  CHECK(r.findings.size() == 2);
+}
+
+TEST_CASE("barrier.count_mismatch: two warps use one named barrier with different counts") {
+  for (bool bad : {true, false}) {
+    CAPTURE(bad);
+    auto r = run_scenario(ScenarioOptions{.warps = 2}, [bad] {
+      const uint32_t n = sk::arch::warp_idx() == 1 && bad ? 96 : 64;
+      sk::arch::named_barrier_sync(2, n);
+    });
+    REQUIRE_MESSAGE(r.ok, r.error);
+    if (bad)
+      CHECK_MESSAGE(r.has_rule("barrier.count_mismatch"), r.findings_text());
+    else
+      CHECK_MESSAGE(r.findings.empty(), r.findings_text());
+  }
+}
+
+TEST_CASE("deadlock.all_blocked: a named barrier that expects a warp that never comes") {
+  for (bool bad : {true, false}) {
+    CAPTURE(bad);
+    auto r = run_scenario(ScenarioOptions{.warps = 2}, [bad] {
+      if (sk::arch::warp_idx() == 0 || !bad) sk::arch::named_barrier_sync(3, 64);
+    });
+    REQUIRE_MESSAGE(r.ok, r.error);
+    if (bad) {
+      CHECK(r.status == "deadlock");
+      CHECK_MESSAGE(count(r, "deadlock.all_blocked") == 1, r.findings_text());
+    } else {
+      CHECK(r.status == "completed");
+      CHECK_MESSAGE(r.findings.empty(), r.findings_text());
+    }
+  }
+}
+
+TEST_CASE("smem.bad_access and smem.address_out_of_range: outside the CTA's shared memory") {
+  auto r = run_scenario(ScenarioOptions{.warps = 1, .smem_bytes = 4096}, [] {
+    uint32_t v = 0;
+    sk::arch::st_shared(reinterpret_cast<uint32_t*>(smem() + 4096), v);   // one past the end
+    const uint32_t q[4] = {0, 0, 0, 0};
+    sk::arch::st_shared_b128(smem() + 8, q);                              // st.shared.v4 off 16 B
+    (void)sk::arch::smem_addr(smem() + 8192);                             // outside
+    sk::arch::st_shared(reinterpret_cast<uint32_t*>(smem() + 4092), v);   // the twins
+    (void)sk::arch::smem_addr(smem() + 4092);
+  });
+  REQUIRE_MESSAGE(r.ok, r.error);
+  CHECK_MESSAGE(count(r, "smem.bad_access") == 2, r.findings_text());
+  CHECK(count(r, "smem.address_out_of_range") == 1);
+  CHECK(r.findings.size() == 3);
+}
+
+TEST_CASE("race.write_after_read: a store not ordered after another warp's load") {
+  for (bool bad : {true, false}) {
+    CAPTURE(bad);
+    auto r = run_scenario(ScenarioOptions{.warps = 2, .race_detector = true}, [bad] {
+      auto* word = reinterpret_cast<uint32_t*>(smem() + 256);
+      if (sk::arch::warp_idx() == 0)
+        if (auto l = sk::elect_one()) sk::arch::st_shared(word, 1u);
+      sk::arch::cta_sync();
+      if (sk::arch::warp_idx() == 1)
+        if (auto l = sk::elect_one()) (void)sk::arch::ld_shared(word);
+      if (!bad) sk::arch::cta_sync();
+      if (sk::arch::warp_idx() == 0)
+        if (auto l = sk::elect_one()) {
+          // Later in time than warp 1's load (on the nominal schedule), so the
+          // unordered pair is write-after-read.
+          auto* own = reinterpret_cast<uint32_t*>(smem() + 512);
+          sk::arch::st_shared(own, 0u);
+          for (int i = 0; i < 200; ++i) (void)sk::arch::ld_shared(own);
+          sk::arch::st_shared(word, 2u);
+        }
+    });
+    REQUIRE_MESSAGE(r.ok, r.error);
+    if (bad)
+      CHECK_MESSAGE(r.has_rule("race.write_after_read"), r.findings_text());
+    else
+      CHECK_MESSAGE(r.findings.empty(), r.findings_text());
+  }
+}
+
+TEST_CASE("tma.bad_descriptor: a TMA load through a tensor map that was never encoded") {
+  auto r = run_scenario(ScenarioOptions{.warps = 1}, [] {
+    alignas(64) static uint8_t raw[sizeof(sk::arch::TensorMap)] = {};
+    const auto* map = reinterpret_cast<const sk::arch::TensorMap*>(raw);
+    if (auto l = sk::elect_one()) {
+      sk::arch::mbarrier_init(bar(0), 1);
+      sk::arch::tma_load_2d(smem() + 1024, map, bar(0), 0, 0);
+    }
+  });
+  REQUIRE_MESSAGE(r.ok, r.error);
+  CHECK_MESSAGE(count(r, "tma.bad_descriptor") == 1, r.findings_text());
+  // The load is dropped: nothing in flight at exit (tests/model/tma_test.cc
+  // has the encoded twin).
+  CHECK(r.findings.size() == 1);
+}

@@ -106,9 +106,6 @@ std::string validate_leading_dims(const MatmulRequest& q) {
                          : "TMA needs a global row pitch that is a multiple of 16 bytes "
                            "(cuTensorMapEncodeTiled globalStrides)";
   const uint32_t mult = pitch_multiple(q.arch);
-  if (q.arch == "mi300x" && (q.a_mn_major || q.b_mn_major))
-    return "--arch mi300x: the CDNA3 matmuls read K-contiguous operands only (--layout-a row, "
-           "--layout-b col): their LDS loaders and MFMA operand reads are K-major";
   for (const auto& [name, op, ld, dim, dim_name] :
        {std::tuple{"lda", "A", q.lda, a_row_length(q), q.a_mn_major ? "M" : "K"},
         std::tuple{"ldb", "B", q.ldb, b_row_length(q), q.b_mn_major ? "N" : "K"}}) {
@@ -117,10 +114,15 @@ std::string validate_leading_dims(const MatmulRequest& q) {
       return fmt::format("--{} {} is less than {} = {}: a row of {} holds {} elements", name, ld,
                          dim_name, dim, op, dim_name);
     if (ld % mult != 0)
-      return fmt::format("--arch {}: {}'s rows are {} bytes apart ({} {} x 2 bytes); {}: give "
+      return fmt::format("--arch {}: {}'s rows are {} bytes apart ({} {} x 2 bytes); {}{}: give "
                          "--lda and --ldb a multiple of {} ({} here) or --pad-rows",
-                         q.arch, op, uint64_t{ld} * 2, name, ld, rule, mult,
-                         pad_pitch(q.arch, ld));
+                         q.arch, op, uint64_t{ld} * 2, name, ld, rule,
+                         q.arch == "mi300x" && dim_name[0] != 'K' && dim % 2 != 0
+                             ? fmt::format(" (an {}-contiguous {}'s dwords pair elements along "
+                                           "{}, so {} = {} needs its pitch padded to even)",
+                                           dim_name, op, dim_name, dim_name, dim)
+                             : std::string(),
+                         mult, pad_pitch(q.arch, ld));
   }
   if (q.ldd != 0) {
     if (q.ldd < q.n)

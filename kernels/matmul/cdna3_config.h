@@ -2,9 +2,11 @@
 // parameters, the block tile, the stage payload, the LDS loaders and the walk
 // of a workgroup over its (output tile, K tile) steps.
 //
-// D[m x n] (BF16, row-major, ldd) = A[m x k] * B[n x k]^T, A and B BF16 and K
-// contiguous with rows lda (ldb) elements apart (the layout of the NVIDIA
-// matmuls); `batches` such GEMMs, matrix i of each operand stride_* elements
+// D[m x n] (BF16, row-major, ldd) = A[m x k] * B[n x k]^T, A and B BF16,
+// each K-contiguous (rows of K elements lda / ldb apart, the default) or
+// MN-contiguous (Layouts: K rows of M or N elements lda / ldb apart), as the
+// NVIDIA matmuls take them; the layouts are compile-time, one instantiation
+// per pair, chosen once at launch; `batches` such GEMMs, matrix i of each operand stride_* elements
 // after matrix i - 1, walked in the order of StaticPersistentScheduler.
 // The stage payload (StandardPayload), the ring (TilePipeline) and the tile
 // order (StaticPersistentScheduler) are the NVIDIA kernels' own; only the
@@ -21,9 +23,11 @@
 #include "kernels/arch/gfx942.h"
 #include "kernels/core/math.h"
 #include "kernels/core/numeric.h"
+#include "kernels/core/operand_layout.h"
 #include "kernels/core/platform.h"
 #include "kernels/core/lanes.h"
 #include "kernels/io/lds_tile_loader.h"
+#include "kernels/op/mfma_op.h"
 #include "kernels/pipeline/payloads.h"
 #include "kernels/pipeline/tile_pipeline.h"
 #include "kernels/sched/static_persistent_scheduler.h"
@@ -31,8 +35,8 @@
 namespace sk {
 
 struct Cdna3MatmulParams {
-  const uint16_t* a;  // BF16 bits, m x k, rows lda apart
-  const uint16_t* b;  // BF16 bits, n x k, rows ldb apart
+  const uint16_t* a;  // BF16 bits, m x k, rows lda apart (MN-major: k rows of m)
+  const uint16_t* b;  // BF16 bits, n x k, rows ldb apart (MN-major: k rows of n)
   bf16_t* d;          // m x n, rows ldd apart
   uint32_t m, n, k, lda, ldb, ldd;
   uint32_t batches = 1;
@@ -40,15 +44,21 @@ struct Cdna3MatmulParams {
 };
 
 // F16: A and B are IEEE F16 (the kernels' MfmaOp issues the f16 MFMA).
-template <int BM, int BN, int BK, int Stages, bool F16 = false>
+// Layouts: which operands are MN-major (their loaders, LDS tile layouts and
+// MFMA operand reads).
+template <int BM, int BN, int BK, int Stages, bool F16 = false, OperandLayouts Layouts = {}>
 struct Cdna3MatmulConfig {
   static constexpr int kBM = BM, kBN = BN, kBK = BK, kStages = Stages;
   static constexpr bool kF16 = F16;
+  static constexpr OperandLayouts kLayouts = Layouts;
   using Params = Cdna3MatmulParams;
   using Payload = StandardPayload<bf16_t, BM, BN, BK, Stages>;
   using Tiles = typename Payload::Tiles;
-  using LoaderA = LdsTileLoader<BM, BK>;
-  using LoaderB = LdsTileLoader<BN, BK>;
+  using LoaderA = LdsTileLoader<BM, BK, Layouts.a_mn_major != 0>;
+  using LoaderB = LdsTileLoader<BN, BK, Layouts.b_mn_major != 0>;
+  // The TileOp of a wave's WM x WN part of the block tile.
+  template <int WM, int WN>
+  using Op = MfmaOp<WM, WN, BK, F16, typename LoaderA::Layout, typename LoaderB::Layout>;
 
   // The steps of one workgroup.
   class Work {

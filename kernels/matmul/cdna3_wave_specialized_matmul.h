@@ -37,7 +37,7 @@ struct Cdna3WaveSpecializedMatmul {
   using Backend = SingleCounterBackend<Cfg::kStages, kLoaders, kMmaWaves>;
   using Ring = Cdna3Ring<Cfg, Backend>;
   using Pipe = typename Ring::Pipe;
-  using Op = MfmaOp<Cfg::kBM / 2, Cfg::kBN / 2, Cfg::kBK, Cfg::kF16>;
+  using Op = typename Cfg::template Op<Cfg::kBM / 2, Cfg::kBN / 2>;
   using Writer = RegTileWriter<Op>;
   static constexpr uint32_t kLdsBytes = Ring::kLdsBytes;
   static constexpr int kVmPerStep = Cfg::Work::vm_per_step(kLoaders);

@@ -1,13 +1,15 @@
 // mfma_op.h: TileOp on AMD CDNA3. One wave multiplies its WM x WN part of a
-// block tile held in LDS (A rows and B columns K-contiguous, as
-// LdsTileLoader writes them) into FP32 accumulators in VGPRs, with
-// v_mfma_f32_32x32x8_bf16.
+// block tile held in LDS (as LdsTileLoader writes it: ALayout and BLayout,
+// each K-major, LdsTileLayout, or MN-major, LdsMnTileLayout) into FP32
+// accumulators in VGPRs, with v_mfma_f32_32x32x8_bf16.
 //
-// Per K step of 8, the wave reads its operands from LDS (one ds_read_b64 per
-// 32-row block of A and per 32-column block of B: lane l takes row l % 32,
-// K elements 4 (l / 32) .. + 3, the instruction's operand layout in
-// kernels/arch/gfx942/device/mfma.h, at its swizzled place, LdsTileLayout),
-// then issues (WM / 32) x (WN / 32)
+// Per K step of 8, the wave reads its operands from LDS (per 32-row block of
+// A and per 32-column block of B, lane l takes row l % 32, K elements
+// 4 (l / 32) .. + 3, the instruction's operand layout in
+// kernels/arch/gfx942/device/mfma.h: one ds_read_b64 at its swizzled place
+// from a K-major tile, four ds_read_u16 from an MN-major one; the layouts are
+// template parameters, so each pair is its own unrolled loop), then issues
+// (WM / 32) x (WN / 32)
 // MFMAs, reusing each A operand across the N blocks and each B operand across
 // the M blocks.
 //
@@ -28,12 +30,14 @@
 namespace sk {
 
 // F16: the operands are IEEE F16 (v_mfma_f32_32x32x8f16) instead of BF16.
-template <int WM, int WN, int BK, bool F16 = false>
+// ALayout, BLayout: the LDS layouts of the A and B tiles (their read4 reads
+// a lane's four K elements).
+template <int WM, int WN, int BK, bool F16 = false, class ALayout = LdsTileLayout<BK>,
+          class BLayout = LdsTileLayout<BK>>
 struct MfmaOp {
   static_assert(WM % 32 == 0 && WN % 32 == 0 && BK % 8 == 0, "32x32x8 MFMA blocks");
   static constexpr int kTilesM = WM / 32;
   static constexpr int kTilesN = WN / 32;
-  using Layout = LdsTileLayout<BK>;
   using Accum = WaveArray<arch::Acc16, kTilesM * kTilesN>;
 
   SK_DEVICE static void clear(Accum& acc) {
@@ -49,13 +53,9 @@ struct MfmaOp {
       WaveArray<arch::Bf16x4, kTilesM> a;
       WaveArray<arch::Bf16x4, kTilesN> b;
       for_each_lane([&](uint32_t l) {
-        const uint32_t kbyte = (kk + 4 * (l / 32)) * 2;
-        for (int i = 0; i < kTilesM; ++i)
-          a.lane(l)[i] = arch::ld_lds(reinterpret_cast<const arch::Bf16x4*>(
-              a_tile + Layout::offset(m0 + 32 * i + l % 32, kbyte)));
-        for (int j = 0; j < kTilesN; ++j)
-          b.lane(l)[j] = arch::ld_lds(reinterpret_cast<const arch::Bf16x4*>(
-              b_tile + Layout::offset(n0 + 32 * j + l % 32, kbyte)));
+        const uint32_t k = kk + 4 * (l / 32);
+        for (int i = 0; i < kTilesM; ++i) a.lane(l)[i] = ALayout::read4(a_tile, m0 + 32 * i + l % 32, k);
+        for (int j = 0; j < kTilesN; ++j) b.lane(l)[j] = BLayout::read4(b_tile, n0 + 32 * j + l % 32, k);
       });
       for (int i = 0; i < kTilesM; ++i)
         for (int j = 0; j < kTilesN; ++j) {

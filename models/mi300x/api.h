@@ -31,6 +31,9 @@ uint8_t* dynamic_lds();
 
 void ld_lds(const void* p, void* out, uint32_t bytes, const Loc& loc);
 void st_lds(void* p, const void* v, uint32_t bytes, const Loc& loc);
+// Two ds_read_u16 (two wave instructions in a lane loop, each timed and
+// bank-conflict counted as any LDS read), packed: lo | hi << 16.
+uint32_t ld_lds_u16x2(const uint16_t* lo, const uint16_t* hi, const Loc& loc);
 uint32_t lds_addr(const void* p, const Loc& loc);
 void ld_global(const void* p, void* out, uint32_t bytes, const Loc& loc);
 void st_global(void* p, const void* v, uint32_t bytes, const Loc& loc);

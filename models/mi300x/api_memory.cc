@@ -93,11 +93,12 @@ void prune(WaveState& ws, Cycle t) {
   while (!ws.lgkm.empty() && ws.lgkm.front() <= t) ws.lgkm.pop_front();
 }
 
-void lds_access(const void* p, void* data, uint32_t bytes, bool write, const Loc& loc) {
+void lds_access(const void* p, void* data, uint32_t bytes, bool write, const Loc& loc,
+                const char* what = nullptr) {
   bool first = false;
   LaneInstr* in = gpu().lane_instr(LaneInstr::kLds, first);
   sim::Warp& w = lane_issue(first, loc);
-  const char* what = write ? "ds_write" : "ds_read";
+  if (what == nullptr) what = write ? "ds_write" : "ds_read";
   const int64_t off = lds_range(p, bytes, what, loc);
   if (first) {
     WaveState& ws = gpu().wave_state();
@@ -281,6 +282,12 @@ void ld_lds(const void* p, void* out, uint32_t bytes, const Loc& loc) {
 }
 void st_lds(void* p, const void* v, uint32_t bytes, const Loc& loc) {
   lds_access(p, const_cast<void*>(v), bytes, true, loc);
+}
+uint32_t ld_lds_u16x2(const uint16_t* lo, const uint16_t* hi, const Loc& loc) {
+  uint16_t l = 0, h = 0;
+  lds_access(lo, &l, 2, false, loc, "ds_read_u16");
+  lds_access(hi, &h, 2, false, loc, "ds_read_u16");
+  return uint32_t{l} | uint32_t{h} << 16;
 }
 void ld_global(const void* p, void* out, uint32_t bytes, const Loc& loc) {
   global_access(p, out, bytes, false, loc);

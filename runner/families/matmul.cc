@@ -48,10 +48,10 @@ Family matmul_family() {
        choice_field("in-dtype", "element type of A and B: bf16 (default) or f16 (IEEE half)",
                     {"bf16", "f16"}),
        choice_field("layout-a", "A (M x K) row-major, K contiguous (default), or col-major, M "
-                                "contiguous (sm100, sm90)",
+                                "contiguous (sm100, sm90, mi300x)",
                     {"row", "col"}),
        choice_field("layout-b", "B (K x N) col-major, K contiguous (default), or row-major, N "
-                                "contiguous (sm100, sm90)",
+                                "contiguous (sm100, sm90, mi300x)",
                     {"col", "row"}),
        uint_field("tile-group", "visit the output tiles in bands of G tile columns, G at a time "
                                 "row after row (CUTLASS's swizzle, Triton's GROUP_SIZE), so that "

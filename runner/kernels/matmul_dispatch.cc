@@ -31,6 +31,10 @@ constexpr uint64_t kSm100TraceBytesPerKBlock = 760, kSm100TraceBytesPerTile = 70
 constexpr uint64_t kSm90TraceBytesPerKBlock = 2800, kSm90TraceBytesPerTile = 8000;
 constexpr uint64_t kMi300xPingpongTraceBytesPerKBlock = 15000;
 constexpr uint64_t kMi300xWaveSpecializedTraceBytesPerKBlock = 6500;
+// With an MN-major operand, whose MFMA operands are four ds_read_u16 each
+// (measured at 1024x1024x512: up to 24.8k and 11.4k bytes per k-block).
+constexpr uint64_t kMi300xPingpongMnTraceBytesPerKBlock = 28000;
+constexpr uint64_t kMi300xWaveSpecializedMnTraceBytesPerKBlock = 13000;
 constexpr uint64_t kMi300xTraceBytesPerTile = 4000;
 
 std::string gib(uint64_t bytes) { return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1ull << 30)); }
@@ -84,11 +88,15 @@ uint64_t estimated_trace_bytes(const MatmulRequest& q) {
                                                  [&](int s) { return static_cast<uint64_t>(s) < sms; }));
   uint64_t per_tile = kblocks * kSm100TraceBytesPerKBlock + kSm100TraceBytesPerTile;
   if (sm90) per_tile = kblocks * kSm90TraceBytesPerKBlock + kSm90TraceBytesPerTile;
-  if (q.arch == "mi300x")
-    per_tile = kblocks * (q.amd_kernel == "wave_specialized"
-                              ? kMi300xWaveSpecializedTraceBytesPerKBlock
-                              : kMi300xPingpongTraceBytesPerKBlock) +
-               kMi300xTraceBytesPerTile;
+  if (q.arch == "mi300x") {
+    const bool mn = q.a_mn_major || q.b_mn_major;
+    const uint64_t per_kblock =
+        q.amd_kernel == "wave_specialized"
+            ? (mn ? kMi300xWaveSpecializedMnTraceBytesPerKBlock
+                  : kMi300xWaveSpecializedTraceBytesPerKBlock)
+            : (mn ? kMi300xPingpongMnTraceBytesPerKBlock : kMi300xPingpongTraceBytesPerKBlock);
+    per_tile = kblocks * per_kblock + kMi300xTraceBytesPerTile;
+  }
   // Tiles are spread evenly over the SMs the launch occupies.
   return ceil_div(tiles * traced, sms) * per_tile;
 }
@@ -106,9 +114,6 @@ std::string validate_leading_dims(const MatmulRequest& q) {
                          : "TMA needs a global row pitch that is a multiple of 16 bytes "
                            "(cuTensorMapEncodeTiled globalStrides)";
   const uint32_t mult = pitch_multiple(q.arch);
-  if (q.arch == "mi300x" && (q.a_mn_major || q.b_mn_major))
-    return "--arch mi300x: the CDNA3 matmuls read K-contiguous operands only (--layout-a row, "
-           "--layout-b col): their LDS loaders and MFMA operand reads are K-major";
   for (const auto& [name, op, ld, dim, dim_name] :
        {std::tuple{"lda", "A", q.lda, a_row_length(q), q.a_mn_major ? "M" : "K"},
         std::tuple{"ldb", "B", q.ldb, b_row_length(q), q.b_mn_major ? "N" : "K"}}) {
@@ -117,10 +122,15 @@ std::string validate_leading_dims(const MatmulRequest& q) {
       return fmt::format("--{} {} is less than {} = {}: a row of {} holds {} elements", name, ld,
                          dim_name, dim, op, dim_name);
     if (ld % mult != 0)
-      return fmt::format("--arch {}: {}'s rows are {} bytes apart ({} {} x 2 bytes); {}: give "
+      return fmt::format("--arch {}: {}'s rows are {} bytes apart ({} {} x 2 bytes); {}{}: give "
                          "--lda and --ldb a multiple of {} ({} here) or --pad-rows",
-                         q.arch, op, uint64_t{ld} * 2, name, ld, rule, mult,
-                         pad_pitch(q.arch, ld));
+                         q.arch, op, uint64_t{ld} * 2, name, ld, rule,
+                         q.arch == "mi300x" && dim_name[0] != 'K' && dim % 2 != 0
+                             ? fmt::format(" (an {}-contiguous {}'s dwords pair elements along "
+                                           "{}, so {} = {} needs its pitch padded to even)",
+                                           dim_name, op, dim_name, dim_name, dim)
+                             : std::string(),
+                         mult, pad_pitch(q.arch, ld));
   }
   if (q.ldd != 0) {
     if (q.ldd < q.n)

@@ -4,7 +4,9 @@
 // kernels (sim run --arch mi300x) and the seeded-bug mutants of the corpus
 // (verify/corpus/amd_cases.cc) go through the same code.
 //
-// The problem: random BF16 A and B in rows padded to 16 bytes with NaN, a
+// The problem: random BF16 A and B at the request's pitches with NaN
+// padding, each K-major (rows of K) or MN-major (K rows of M or N, as
+// Cfg::kLayouts says; the caller picks the Cfg of the request's layouts), a
 // NaN-poisoned D (matmul_host.h), a persistent grid of min(tiles, CUs). In
 // functional mode the race detector is attached and D is checked against the
 // FP64 reference. A launch the model refuses with a finding (LDS over
@@ -46,6 +48,10 @@ RunResult run_cdna3_kernel(const MatmulRequest& q, const std::string& name) {
         {t0, q.progress_terminal, q.estimate_events, gpu.params().clock_ghz});
   set_wall_limit(gpu.engine(), q, t0);
   gpu.engine().schedule().reset(q.seed);
+  if ((Cfg::kLayouts.a_mn_major != 0) != q.a_mn_major ||
+      (Cfg::kLayouts.b_mn_major != 0) != q.b_mn_major)
+    throw std::invalid_argument("run_cdna3_kernel: the configuration's operand layouts are not "
+                                "the request's");
   const MatmulBuffers buf = allocate_matmul<bf16_t>(gpu, q);
   Cdna3MatmulParams p{};
   p.a = reinterpret_cast<const uint16_t*>(buf.a);

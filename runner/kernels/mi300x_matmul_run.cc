@@ -92,16 +92,25 @@ namespace {
 constexpr uint32_t kTileM = 128, kTileN = 128, kTileK = 32;
 
 
-template <int S, bool F16>
+template <int S, bool F16, OperandLayouts L>
 RunResult run_kernel(const MatmulRequest& q) {
-  using Cfg = Cdna3MatmulConfig<kTileM, kTileN, kTileK, S, F16>;
+  using Cfg = Cdna3MatmulConfig<kTileM, kTileN, kTileK, S, F16, L>;
   if (q.amd_kernel == "wave_specialized")
     return run_cdna3_kernel<Cdna3WaveSpecializedMatmul<Cfg>, Cfg>(q, "wave_specialized");
   return run_cdna3_kernel<Cdna3PingPongMatmul<Cfg>, Cfg>(q, "pingpong");
 }
+// The operand layouts are compile-time (the loaders' DMA offsets and the
+// MFMA operand reads): one instantiation per pair, chosen here once.
+template <int S, bool F16>
+RunResult run_layouts(const MatmulRequest& q) {
+  if (q.a_mn_major && q.b_mn_major) return run_kernel<S, F16, OperandLayouts{1, 1}>(q);
+  if (q.a_mn_major) return run_kernel<S, F16, OperandLayouts{1, 0}>(q);
+  if (q.b_mn_major) return run_kernel<S, F16, OperandLayouts{0, 1}>(q);
+  return run_kernel<S, F16, OperandLayouts{}>(q);
+}
 template <int S>
 RunResult run_stages(const MatmulRequest& q) {
-  return q.in_f16 ? run_kernel<S, true>(q) : run_kernel<S, false>(q);
+  return q.in_f16 ? run_layouts<S, true>(q) : run_layouts<S, false>(q);
 }
 }  // namespace
 
@@ -122,12 +131,18 @@ std::string validate_mi300x_matmul(const MatmulRequest& q) {
                        q.stages);
   if (q.out_f32) return "--arch mi300x: the CDNA3 matmuls write BF16 only (--out-dtype bf16)";
   if (q.clc) return "--scheduler clc needs --arch sm100 (cluster launch control is Blackwell's)";
-  if (q.k % 2 != 0)
+  // A K-major operand's DMA dwords are K pairs; an MN-major one's are pairs
+  // of M (N), whose pitch rule is validate_leading_dims'.
+  if (q.k % 2 != 0 && !(q.a_mn_major && q.b_mn_major))
     return fmt::format("--arch mi300x: K = {} must be even (LDS DMA moves pairs of BF16 "
-                       "elements)",
+                       "elements along K of a K-major operand; odd K needs --layout-a col "
+                       "--layout-b row)",
                        q.k);
-  if (uint64_t{q.m} * round_up<uint64_t>(q.k, 8) * 2 >= (1ull << 32) ||
-      uint64_t{q.n} * round_up<uint64_t>(q.k, 8) * 2 >= (1ull << 32))
+  const LeadingDims ld = leading_dims(q, 2);
+  if (uint64_t{a_stored_rows(q)} * std::max(ld.lda, round_up(a_row_length(q), 8u)) * 2 >=
+          (1ull << 32) ||
+      uint64_t{b_stored_rows(q)} * std::max(ld.ldb, round_up(b_row_length(q), 8u)) * 2 >=
+          (1ull << 32))
     return "--arch mi300x: A and B must each be under 4 GiB (buffer descriptors hold 32-bit sizes)";
   const uint64_t grid = std::min<uint64_t>(
       uint64_t{(q.m + kTileM - 1) / kTileM} * ((q.n + kTileN - 1) / kTileN) * q.batch,

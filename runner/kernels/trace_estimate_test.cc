@@ -34,6 +34,7 @@ TEST_CASE("the trace-size estimate bounds real traces within a factor of 2") {
     bool clc;
     std::vector<int> sms;
     const char* amd_kernel = "pingpong";
+    bool a_mn_major = false, b_mn_major = false;
   };
   const Config configs[] = {
       {"sm100", 1024, 1024, 1024, 256, 4, false, {}},
@@ -44,6 +45,9 @@ TEST_CASE("the trace-size estimate bounds real traces within a factor of 2") {
       {"sm90", 777, 1500, 640, 256, 3, false, {}},
       {"mi300x", 1000, 700, 900, 128, 3, false, {}},
       {"mi300x", 1024, 1024, 512, 128, 2, false, {}, "wave_specialized"},
+      // MN-major operands: four ds_read_u16 per MFMA operand, more LDS slices.
+      {"mi300x", 1000, 700, 900, 128, 3, false, {}, "pingpong", false, true},
+      {"mi300x", 1024, 1024, 512, 128, 2, false, {}, "wave_specialized", true, true},
   };
   for (const Config& c : configs) {
     sk::sim::MatmulRequest q;
@@ -51,6 +55,7 @@ TEST_CASE("the trace-size estimate bounds real traces within a factor of 2") {
     q.m = c.m, q.n = c.n, q.k = c.k, q.tile_n = c.tile_n, q.stages = c.stages;
     q.clc = c.clc;
     q.amd_kernel = c.amd_kernel;
+    q.a_mn_major = c.a_mn_major, q.b_mn_major = c.b_mn_major;
     q.trace_path = dir + "/estimate.pftrace";
     q.trace_sms = c.sms;
     REQUIRE_MESSAGE(sk::sim::validate_matmul(q).empty(), sk::sim::validate_matmul(q));

@@ -152,7 +152,10 @@ expect_usage_error "--in-dtype must be bf16 or f16" run --m 64 --n 64 --k 64 --i
 expect_usage_error "--batch" run --m 64 --n 64 --k 64 --batch 0
 expect_usage_error "--layout-a must be row or col" run --m 64 --n 64 --k 64 --layout-a colmajor
 expect_usage_error "--lda 64 is less than M = 100: a row of A holds M elements" run --m 100 --n 64 --k 64 --layout-a col --lda 64
-expect_usage_error "--arch mi300x: the CDNA3 matmuls read K-contiguous operands only" run --arch mi300x --m 64 --n 64 --k 64 --layout-b row
+# An MN-major operand's LDS DMA dwords pair elements along M (N): an odd M
+# needs its pitch padded (--pad-rows or an even --lda).
+expect_usage_error "the LDS DMA loads dwords, so rows must start on 4 bytes (an M-contiguous A's dwords pair elements along M, so M = 65 needs its pitch padded to even)" run --arch mi300x --m 65 --n 64 --k 64 --layout-a col
+expect_usage_error "so N = 63 needs its pitch padded to even" run --arch mi300x --m 64 --n 63 --k 64 --layout-b row --amd-kernel wave_specialized
 expect_usage_error "whose strides must be below 2^40 bytes" run --m 1048576 --n 1048576 --k 64 --batch 2
 expect_usage_error "the kernels number tiles in 31 bits" run --m 1048576 --n 1048576 --k 64 --batch 65535
 expect_usage_error "--functional is limited to M*N*K*batch <= 2^33" run --m 4096 --n 4096 --k 256 --batch 3 --functional

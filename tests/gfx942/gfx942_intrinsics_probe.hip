@@ -55,6 +55,9 @@ extern "C" __global__ void sk_gfx942_probe_lds(const uint32_t* src, uint32_t src
   s_waitcnt_vmcnt<37>();
   const Bf16x4 wide = ld_lds(reinterpret_cast<const Bf16x4*>(stage) + lane % 32);
   st_global(reinterpret_cast<Bf16x4*>(out + 256) + lane, wide);
+  // A 16-bit gather: two elements 256 bytes apart packed into one register.
+  const auto* e = reinterpret_cast<const uint16_t*>(stage) + lane;
+  st_global(out + 384 + lane, ld_lds_u16x2(e, e + 128));
 }
 
 // Scoped atomics on an LDS counter and a global one.

@@ -408,6 +408,52 @@ TEST_CASE("LDS bank conflicts: 32 distinct dwords in bank 0 take 31 extra passes
   CHECK(r.notes.at(0) == "62");
 }
 
+namespace {
+// Every lane gathers two 16-bit LDS elements, lo at lane * stride bytes and hi
+// 256 bytes after it, and writes the packed pair to out[lane].
+ScenarioResult run_u16x2(int stride_bytes) {
+  Options opt;
+  opt.waves = 1;
+  static uint64_t out;
+  static int stride;
+  stride = stride_bytes;
+  opt.setup = [](Gpu& gpu) { out = gpu.gmem().allocate(64 * 4, "out"); };
+  opt.post = [](Gpu& gpu) {
+    const auto t = gpu.totals();
+    std::vector<std::string> notes{std::to_string(t.lds_bank_conflict_cycles),
+                                   std::to_string(t.lds_instructions)};
+    const auto* o = reinterpret_cast<const uint32_t*>(gpu.gmem().host(out));
+    for (int l = 0; l < 64; ++l) notes.push_back(std::to_string(o[l]));
+    return notes;
+  };
+  return run(opt, [] {
+    auto* lds = arch::dynamic_lds();
+    auto* e = reinterpret_cast<uint16_t*>(lds);
+    if (auto lane = sk::elect_one())
+      for (int i = 0; i < 4096; ++i) arch::st_lds(e + i, static_cast<uint16_t>(i));
+    sk::for_each_lane([&](uint32_t l) {
+      const auto* lo = reinterpret_cast<const uint16_t*>(lds + l * stride);
+      const uint32_t v = arch::ld_lds_u16x2(lo, lo + 128);
+      arch::st_global(reinterpret_cast<uint32_t*>(out) + l, v);
+    });
+  });
+}
+}  // namespace
+
+TEST_CASE("ld_lds_u16x2: two ds_read_u16 packed lo | hi << 16, each bank-conflict counted") {
+  auto r = run_u16x2(2);  // consecutive elements: 64 bytes per 32-lane group
+  REQUIRE_MESSAGE(r.ok, r.error);
+  CHECK_MESSAGE(r.findings.empty(), r.findings_text());
+  CHECK(r.notes.at(0) == "0");
+  CHECK(r.notes.at(1) == "4098");  // 4096 stores, two reads
+  for (uint32_t l = 0; l < 64; ++l)
+    CHECK(r.notes.at(2 + l) == std::to_string(l | (l + 128) << 16));
+  r = run_u16x2(128);  // every lane of a group in bank 0, distinct dwords
+  REQUIRE_MESSAGE(r.ok, r.error);
+  CHECK(r.notes.at(0) == "124");  // 31 extra passes x 2 groups x 2 reads
+  CHECK(r.notes.at(2 + 1) == std::to_string(64 | (64 + 128) << 16));
+}
+
 TEST_CASE("buffer_load_dword_lds: lanes past num_records write 0") {
   static uint32_t* src;
   static int bad;

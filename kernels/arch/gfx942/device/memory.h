@@ -31,6 +31,23 @@ SK_DEVICE void st_lds(T* p, T v) {
   *static_cast<SK_AMD_LDS W*>(detail::to_lds(p)) = __builtin_bit_cast(W, v);
 }
 
+// Two 16-bit LDS elements packed into one 32-bit register, lo in bits 0-15
+// and hi in bits 16-31: two ds_read_u16 (and a v_perm_b32 / v_lshl_or_b32 to
+// pack them). This is how a lane gathers an MFMA operand whose K elements are
+// not contiguous in LDS (an MN-major tile: one element per K row); gfx942 has
+// no transposing LDS read (ds_read_b64_tr_b16 is gfx950's). The packing is
+// not ds_read_u16_d16_hi, which loads into the high half of a register in
+// place: clang uses the d16 loads only where SRAMECC is off
+// (--offload-arch=gfx942:sramecc-), because with SRAMECC on, as on MI300X, a
+// d16 load need not preserve the other half. Plain loads, not inline asm, so
+// the compiler's lgkmcnt waits cover the results.
+// Invariants: lo and hi point into this workgroup's LDS, 2-byte aligned.
+SK_DEVICE uint32_t ld_lds_u16x2(const uint16_t* lo, const uint16_t* hi) {
+  const uint32_t l = *static_cast<const SK_AMD_LDS uint16_t*>(detail::to_lds(lo));
+  const uint32_t h = *static_cast<const SK_AMD_LDS uint16_t*>(detail::to_lds(hi));
+  return l | h << 16;
+}
+
 // The byte offset of p in this workgroup's LDS (what M0 and ds_* addresses
 // hold). p must point into LDS.
 SK_DEVICE uint32_t lds_addr(const void* p) {

@@ -51,6 +51,11 @@ template <class T>
 inline void st_lds(T* p, T v, Loc l = Loc::current()) {
   amd::st_lds(p, &v, sizeof(T), l);
 }
+// Two ds_read_u16, lo in bits 0-15 of the result and hi in 16-31 (memory.h):
+// two wave instructions inside a lane loop.
+inline uint32_t ld_lds_u16x2(const uint16_t* lo, const uint16_t* hi, Loc l = Loc::current()) {
+  return amd::ld_lds_u16x2(lo, hi, l);
+}
 inline uint32_t lds_addr(const void* p, Loc l = Loc::current()) { return amd::lds_addr(p, l); }
 template <class T>
 inline T ld_global(const T* p, Loc l = Loc::current()) {

@@ -132,6 +132,8 @@ expect_usage_error "tile N 64" run "${MNK[@]}" --arch sm90 --tile-n 64
 expect_usage_error "do not fit" run "${MNK[@]}" --arch sm90 --tile-n 256 --stages 5
 expect_usage_error "bf16" run "${MNK[@]}" --arch sm90 --tile-n 128 --out-dtype f32
 expect_usage_error "needs --arch sm100" run "${MNK[@]}" --arch sm90 --tile-n 128 --scheduler clc
+expect_usage_error "--tile-group 4 needs --arch sm90" run "${MNK[@]}" --tile-group 4
+expect_usage_error "tile-group" run "${MNK[@]}" --arch sm90 --tile-n 128 --tile-group 0
 # MI300X limits: the CDNA3 kernels, their tile and stages, even K, BF16 output.
 expect_usage_error "wave_specialized" run "${MNK[@]}" --arch mi300x --amd-kernel interleave
 expect_usage_error "needs --arch mi300x" run "${MNK[@]}" --amd-kernel pingpong

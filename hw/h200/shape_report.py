@@ -19,9 +19,11 @@ where source and split come from hw/h200/shape_set.py (the split was drawn
 before any fitting). `summary` needs only out.csv (no simulator): for each
 split, the MAPE and the worst error over its rows and, per shape, the model's
 pick (its fastest configuration; ties within 0.5 % go to more stages, as in
-sweep_report.py) against the measured best. Its last line, starting
-"held-out:", is the figure docs/hardware.md quotes; tests/hw re-derives it
-from the committed CSV so that the docs cannot drift from the data.
+sweep_report.py) against the measured best, for the random and LLM parts,
+the calibration and held-out splits and all shapes. docs/hardware.md quotes
+these lines; tests/hw:shape_report_test re-derives them from the committed
+CSVs (and the split from shape_set.py) so that the docs cannot drift from the
+data.
 """
 import concurrent.futures
 import csv
@@ -144,6 +146,8 @@ def cmd_summary(args):
         sub = [r for r in rows if r['source'].startswith(source)]
         print(line(f'{source} held-out', summarize(sub, 'held_out')))
     print(line('calibration', summarize(rows, 'calibration')))
+    both = [dict(r, split='all') for r in rows]
+    print(line('all shapes', summarize(both, 'all')))
     print(line('held-out', summarize(rows, 'held_out')))
 
 

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# shape_report_test.sh README: for every model-against-measurement CSV of the
+# shape set in docs/results (*_shapes_model_*.csv), (1) each row's split is the
+# one hw/h200/shape_set.py draws from its committed seed, so no row was moved
+# between calibration and held-out after the fact; (2) every summary line
+# hw/h200/shape_report.py derives from the CSV appears verbatim in
+# docs/hardware.md, so the quoted errors cannot drift from the data; and a
+# doctored CSV (one prediction changed) is caught by (2).
+set -euo pipefail
+root=$(dirname "$(realpath "$1")")
+cd "$root"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+shopt -s nullglob
+csvs=(docs/results/*_shapes_model_*.csv)
+[ ${#csvs[@]} -gt 0 ] || fail "no docs/results/*_shapes_model_*.csv"
+splits=$(python3 hw/h200/shape_set.py list | tail -n +2 | cut -d, -f1,3 | sort)
+check_docs() {  # csv: every summary line is in docs/hardware.md
+  python3 hw/h200/shape_report.py summary "$1" | while IFS= read -r line; do
+    grep -qF -- "$line" docs/hardware.md || { echo "$1: not in docs/hardware.md: $line"; return 1; }
+  done
+}
+for csv in "${csvs[@]}"; do
+  have=$(python3 -c 'import csv,sys
+for r in csv.DictReader(open(sys.argv[1])): print(r["shape"] + "," + r["split"])' "$csv" | sort -u)
+  extra=$(comm -13 <(echo "$splits") <(echo "$have"))
+  [ -z "$extra" ] || fail "$csv: shapes or splits not drawn by shape_set.py: $extra"
+  check_docs "$csv" || fail "$csv: docs/hardware.md does not quote its figures"
+done
+# The check can fail: one prediction 10 % off changes a quoted figure.
+t=${TEST_TMPDIR:-$(mktemp -d)}/doctored.csv
+python3 - "${csvs[0]}" "$t" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+held = [r for r in rows if r['split'] == 'held_out']
+held[0]['predicted_us'] = f"{float(held[0]['predicted_us']) * 3:.2f}"
+w = csv.DictWriter(open(sys.argv[2], 'w', newline=''), rows[0].keys())
+w.writeheader()
+w.writerows(rows)
+PY
+if check_docs "$t" >/dev/null; then fail "a doctored CSV passed"; fi
+echo "PASS: ${#csvs[@]} CSV(s)"

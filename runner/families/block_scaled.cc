@@ -46,9 +46,14 @@ Family block_scaled_family() {
   });
   for (Field& x : batch_layout_fields(" (mxfp8 only: kind::mxf4nvf4 is K-major)"))
     f.fields.push_back(std::move(x));
+  for (Field& x : scaled_pitch_fields(": 16 FP8 or 32 E2M1 elements; nvfp4 pitches count E2M1 "
+                                      "elements, two per byte, and are even"))
+    f.fields.push_back(std::move(x));
   f.fields_note = "D = A B with A M x K and B K x N; by default both K-contiguous (row-major A, "
-                  "column-major B), --layout-a/--layout-b for the others (mxfp8); rows are "
-                  "padded to 16 bytes";
+                  "column-major B), --layout-a/--layout-b for the others (mxfp8); pitches "
+                  "--lda/--ldb/--ldd in elements (nvfp4: E2M1, two per byte), refused unless "
+                  "16-byte (or --pad-rows); without them rows are padded to 16 bytes and the "
+                  "summary says so";
   f.reference = std::string("host FP64 GEMM over the decoded elements times their scales "
                             "(runner/ref/block_formats); ") + kGemmTolerance;
   f.seeded_bugs = {"block_scaled_expect_tx_without_scales", "block_scaled_shared_scale_columns",
@@ -58,7 +63,9 @@ Family block_scaled_family() {
     if (v.str("format") == "nvfp4" && v.has("fp8-type"))
       return std::string("--fp8-type is an mxfp8 option (nvfp4 is E2M1)");
     bind_batch_layouts(v, q);
-    return bind_gemm_shape(v, q);
+    std::string err = bind_gemm_shape(v, q);
+    bind_scaled_pitches(v, q, v.str("format") == "nvfp4");
+    return err;
   };
   f.validate = [](const Values& v, const MatmulRequest& q) {
     return with_launch_checks(validate_block_scaled(request(v, q)), q);
@@ -74,7 +81,7 @@ Family block_scaled_family() {
   };
   f.run = [](const Values& v, const MatmulRequest& q) {
     RunResult r = run_block_scaled(request(v, q));
-    describe_fp8_operands(r, q);
+    describe_fp8_operands(r, q, v.str("format") == "nvfp4");
     return r;
   };
   return f;

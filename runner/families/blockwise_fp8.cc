@@ -23,9 +23,11 @@ Family blockwise_fp8_family() {
   f.archs[0].events = {192, 75.0};  // tools/fit_event_model.py
   f.fields = gemm_shape_fields();
   for (Field& x : batch_layout_fields(" (kind::f8f6f4 takes both)")) f.fields.push_back(std::move(x));
+  for (Field& x : scaled_pitch_fields(": 16 E4M3 elements")) f.fields.push_back(std::move(x));
   f.fields_note = "D = A B with A M x K and B K x N; by default both K-contiguous (row-major A, "
-                  "column-major B), --layout-a/--layout-b for the others; rows are padded to 16 "
-                  "bytes";
+                  "column-major B), --layout-a/--layout-b for the others; pitches "
+                  "--lda/--ldb/--ldd in elements (E4M3: bytes), refused unless 16-byte (or "
+                  "--pad-rows); without them rows are padded to 16 bytes and the summary says so";
   f.reference = std::string("host FP64 GEMM of the E4M3 elements times their block scales "
                             "(ref::blockwise_fp8_gemm); FP32 accumulation over each 128-deep "
                             "k-block and its promotion, plus one rounding to BF16");
@@ -33,7 +35,9 @@ Family blockwise_fp8_family() {
                    "blockwise_scales_of_next_stage", "blockwise_short_a_scale_box"};
   f.bind = [](const Values& v, MatmulRequest& q) {
     bind_batch_layouts(v, q);
-    return bind_gemm_shape(v, q);
+    std::string err = bind_gemm_shape(v, q);
+    bind_scaled_pitches(v, q, false);
+    return err;
   };
   f.validate = [](const Values&, const MatmulRequest& q) {
     return with_launch_checks(validate_blockwise_fp8(q), q);

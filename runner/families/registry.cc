@@ -1,6 +1,8 @@
 // registry.cc: see registry.h.
 #include "runner/families/registry.h"
 
+#include "runner/kernels/block_scaled_run.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -86,6 +88,35 @@ void bind_batch_layouts(const Values& v, MatmulRequest& q) {
   q.batch = v.has("batch") ? v.u32("batch") : 1;
   q.a_mn_major = v.has("layout-a") && v.str("layout-a") == "col";
   q.b_mn_major = v.has("layout-b") && v.str("layout-b") == "row";
+}
+
+std::vector<Field> scaled_pitch_fields(const std::string& fp4_note) {
+  return {uint_field("lda", "pitch of A's stored rows in elements of its type (>= K, or M with "
+                            "--layout-a col; a multiple of 16 bytes for TMA" + fp4_note +
+                            "; default the smallest such pitch, padding rows silently)",
+                     1, 1u << 21),
+          uint_field("ldb", "pitch of B's stored rows in elements of its type (>= K, or N with "
+                            "--layout-b row; a multiple of 16 bytes for TMA" + fp4_note +
+                            "; default the smallest such pitch, padding rows silently)",
+                     1, 1u << 21),
+          uint_field("ldd", "row pitch of D (BF16) in elements (>= N, a multiple of 8; default "
+                            "the smallest)",
+                     1, 1u << 21),
+          flag_field("pad-rows", "round the pitches of A and B up to a multiple of 16 bytes "
+                                 "(TMA's rule), as a host copying its operands would; the "
+                                 "summary reports it")};
+}
+
+void bind_scaled_pitches(const Values& v, MatmulRequest& q, bool fp4) {
+  q.lda = v.has("lda") ? v.u32("lda") : 0;
+  q.ldb = v.has("ldb") ? v.u32("ldb") : 0;
+  q.ldd = v.has("ldd") ? v.u32("ldd") : 0;
+  if (v.flag("pad-rows")) {
+    const uint32_t lda = q.lda != 0 ? q.lda : a_row_length(q);
+    const uint32_t ldb = q.ldb != 0 ? q.ldb : b_row_length(q);
+    q.lda = pad_scaled_pitch(fp4, lda), q.ldb = pad_scaled_pitch(fp4, ldb);
+    q.padded = lda != q.lda || ldb != q.ldb;
+  }
 }
 
 std::string validate_sm100_launch(const MatmulRequest& q) {

@@ -44,6 +44,13 @@ double gemm_bytes(const Values& v, const MatmulRequest& q);
 // bind_batch_layouts sets q.batch, q.a_mn_major and q.b_mn_major.
 std::vector<Field> batch_layout_fields(const std::string& layouts_note);
 void bind_batch_layouts(const Values& v, MatmulRequest& q);
+// --lda, --ldb, --ldd and --pad-rows of those families, the plain matmul's
+// contract in elements of the stored type (runner/kernels/block_scaled_run.h:
+// NVFP4 counts E2M1 elements, two per byte); `fp4_note` is added to --lda's
+// and --ldb's help. bind_scaled_pitches sets q.lda, q.ldb, q.ldd (0: not
+// given) and q.padded, after the shape and layouts are bound.
+std::vector<Field> scaled_pitch_fields(const std::string& fp4_note);
+void bind_scaled_pitches(const Values& v, MatmulRequest& q, bool fp4);
 
 // kGemmTolerance, the check every GEMM-shaped family shares, is stated beside
 // its code in runner/kernels/matmul_check.h.

@@ -65,6 +65,15 @@ struct ScaledOperand {
   uint64_t sf_rows = 0;         // 16-byte rows of one matrix's scale tensor
 };
 
+// Pitches the host stores A's and B's rows at, in bytes, and D's, in
+// elements of OutT; 0: the smallest pitch >= the row whose rows start on 16
+// bytes (TMA's rule, cuTensorMapEncodeTiled globalStrides). A given pitch
+// must be >= the row (the packed row's bytes, or M / N MN-major) and a
+// multiple of 16 bytes; the bytes past the row are poisoned as below.
+struct OperandPitches {
+  uint32_t a = 0, b = 0, d = 0;
+};
+
 struct BlockScaledBuffers {
   BlockFormat format = BlockFormat::kMxfp8E4m3;
   uint32_t m = 0, n = 0, k = 0, ldc = 0;
@@ -136,13 +145,14 @@ inline void quantize(BlockFormat f, uint32_t rows, uint32_t k, std::mt19937_64& 
 // Allocates and (in functional mode) fills `batches` matrices each of A (m x
 // k), B (n x k), their scales and D (m x n, OutT), laid out for a stage of
 // BK elements of K; A (B) stored MN-major, K rows of M (N) bytes, when
-// a_mn_major (b_mn_major): FP8 formats only. Rows are padded to 16 bytes (TMA's
-// pitch rule), the padding holding NaN codes (FP8) or 6.0 (FP4).
+// a_mn_major (b_mn_major): FP8 formats only. Rows are `pitches` apart (by
+// default padded to 16 bytes, TMA's pitch rule), the padding holding NaN codes
+// (FP8) or 6.0 (FP4, which has no NaN: a read of it changes the result).
 template <class OutT>
 BlockScaledBuffers allocate_block_scaled(models::sm100::Gpu& gpu, BlockFormat f, uint32_t m,
                                          uint32_t n, uint32_t k, uint64_t seed,
                                          uint32_t batches = 1, bool a_mn_major = false,
-                                         bool b_mn_major = false) {
+                                         bool b_mn_major = false, OperandPitches pitches = {}) {
   namespace d = block_scaled_detail;
   if (is_fp4(f) && (a_mn_major || b_mn_major))
     throw std::invalid_argument("NVFP4 operands are K-major only (kind::mxf4nvf4)");
@@ -153,15 +163,20 @@ BlockScaledBuffers allocate_block_scaled(models::sm100::Gpu& gpu, BlockFormat f,
   b.n = n;
   b.k = k;
   b.batches = batches;
-  b.ldc = round_up<uint32_t>(n, 16 / sizeof(OutT));
+  b.ldc = pitches.d != 0 ? pitches.d : round_up<uint32_t>(n, 16 / sizeof(OutT));
   const uint32_t bk = is_fp4(f) ? 256 : 128, atoms = is_fp4(f) ? 4 : 1;
   const uint32_t chunks = (k + bk - 1) / bk;
-  for (auto [op, rows, mn, name] :
-       {std::tuple{&b.a, m, a_mn_major, "A"}, std::tuple{&b.b, n, b_mn_major, "B"}}) {
+  for (auto [op, rows, mn, name, given] : {std::tuple{&b.a, m, a_mn_major, "A", pitches.a},
+                                           std::tuple{&b.b, n, b_mn_major, "B", pitches.b}}) {
     op->rows = rows;
     op->row_bytes = is_fp4(f) ? (k + 1) / 2 : k;
     op->mn_major = mn;
-    op->pitch = round_up<uint32_t>(mn ? rows : op->row_bytes, 16);
+    const uint32_t len = mn ? rows : op->row_bytes;
+    if (given != 0 && (given < len || given % 16 != 0))
+      throw std::invalid_argument(fmt::format("{}: a pitch of {} bytes for rows of {} bytes (TMA "
+                                              "needs a multiple of 16)",
+                                              name, given, len));
+    op->pitch = given != 0 ? given : round_up<uint32_t>(len, 16);
     op->stride = uint64_t{mn ? k : rows} * op->pitch;
     op->row_blocks = round_up<uint32_t>((rows + 127) / 128, 2);
     op->sf_rows = uint64_t{chunks} * op->row_blocks * atoms * 32;

@@ -34,10 +34,26 @@ RunResult run_block_scaled(const BlockScaledRequest& req);
 std::string validate_blockwise_fp8(const MatmulRequest& req);
 RunResult run_blockwise_fp8(const MatmulRequest& req);
 
-// Records an FP8 run's operand layouts in r (the summary's `operands` line,
-// config.operands in the JSON) when A or B is MN-major: the layouts and the
-// 16-byte-padded pitches (elements = bytes) the host used. K-major runs are
-// left as they were reported before layouts existed.
-void describe_fp8_operands(RunResult& r, const MatmulRequest& q);
+// Leading dimensions (--lda, --ldb, --ldd; q.lda, q.ldb, q.ldd) of these
+// families count elements of the stored type: FP8 one byte each; NVFP4's E2M1
+// two per byte, so an NVFP4 pitch must be even and its rows are lda / 2 bytes
+// apart. D is BF16. TMA needs a row pitch that is a multiple of 16 bytes: 16
+// FP8 or 32 E2M1 elements, 8 for D. 0 (not given) takes the smallest such
+// pitch >= the row, which pads a packed row TMA cannot load without being
+// asked (kept from before the options existed; the summary says so), where
+// the plain matmul refuses; a given pitch TMA cannot take is refused unless
+// --pad-rows rounded it up (q.padded).
+uint32_t scaled_pitch_multiple(bool fp4);
+uint32_t pad_scaled_pitch(bool fp4, uint32_t ld);
+LeadingDims scaled_leading_dims(const MatmulRequest& q, bool fp4);
+// Empty, or the one-line reason q's pitches cannot be used.
+std::string validate_scaled_leading_dims(const MatmulRequest& q, bool fp4);
+
+// Records an FP8 / FP4 run's operands in r (the summary's `operands` line,
+// config.operands in the JSON): the layouts and pitches in elements, and
+// whether they pad the rows (--pad-rows, or by default). K-major runs with the
+// default pitches and no padding are left as they were reported before
+// layouts existed.
+void describe_fp8_operands(RunResult& r, const MatmulRequest& q, bool fp4 = false);
 
 }  // namespace sk::sim

@@ -56,20 +56,27 @@ struct BlockwiseBuffers {
 
 // Allocates and (in functional mode) fills `batches` matrices each of A (m x
 // k), B (n x k), their scales and D (m x n, OutT); A (B) stored MN-major, K
-// rows of M (N) bytes, with a_mn_major (b_mn_major). Rows are padded to 16
-// bytes with E4M3 NaN.
+// rows of M (N) bytes, with a_mn_major (b_mn_major). Rows are `pitches` apart
+// (block_scaled_host.h; by default padded to 16 bytes), the padding E4M3 NaN.
 template <class OutT>
 BlockwiseBuffers allocate_blockwise(models::sm100::Gpu& gpu, uint32_t m, uint32_t n, uint32_t k,
                                     uint64_t seed, uint32_t batches = 1, bool a_mn_major = false,
-                                    bool b_mn_major = false) {
+                                    bool b_mn_major = false, OperandPitches pitches = {}) {
   auto& mem = gpu.gmem();
   BlockwiseBuffers b;
   b.m = m, b.n = n, b.k = k;
   b.batches = batches;
   b.a_mn_major = a_mn_major, b.b_mn_major = b_mn_major;
-  b.ldc = round_up<uint32_t>(n, 16 / sizeof(OutT));
-  b.pitch_a = round_up<uint32_t>(a_mn_major ? m : k, 16);
-  b.pitch_b = round_up<uint32_t>(b_mn_major ? n : k, 16);
+  b.ldc = pitches.d != 0 ? pitches.d : round_up<uint32_t>(n, 16 / sizeof(OutT));
+  for (auto [pitch, len, given, name] :
+       {std::tuple{&b.pitch_a, a_mn_major ? m : k, pitches.a, "A"},
+        std::tuple{&b.pitch_b, b_mn_major ? n : k, pitches.b, "B"}}) {
+    if (given != 0 && (given < len || given % 16 != 0))
+      throw std::invalid_argument(fmt::format("{}: a pitch of {} bytes for rows of {} bytes (TMA "
+                                              "needs a multiple of 16)",
+                                              name, given, len));
+    *pitch = given != 0 ? given : round_up<uint32_t>(len, 16);
+  }
   b.stride_a = uint64_t{a_mn_major ? k : m} * b.pitch_a;
   b.stride_b = uint64_t{b_mn_major ? k : n} * b.pitch_b;
   b.kb = (k + kBlockwiseBlock - 1) / kBlockwiseBlock;

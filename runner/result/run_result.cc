@@ -72,6 +72,8 @@ json::object to_json(const RunResult& r) {
                      {"padded", r.padded},
                      {"layout_a", r.a_mn_major ? "col" : "row"},
                      {"layout_b", r.b_mn_major ? "row" : "col"}};
+  if (r.lda != 0 && r.padded_default)
+    o["config"].as_object()["operands"].as_object()["padded_by"] = "default";
   o["cycles"] = r.cycles;
   o["clock_ghz"] = r.clock_ghz;
   if (r.power_w > 0) o["power_w"] = r.power_w;
@@ -190,6 +192,7 @@ RunResult run_result_from_json(const json::value& v) {
     r.ldb = get<uint32_t>(ops, "ldb");
     r.ldd = get<uint32_t>(ops, "ldd");
     r.padded = get<bool>(ops, "padded");
+    if (ops.contains("padded_by")) r.padded_default = get<std::string>(ops, "padded_by") == "default";
     if (ops.contains("layout_a")) r.a_mn_major = get<std::string>(ops, "layout_a") == "col";
     if (ops.contains("layout_b")) r.b_mn_major = get<std::string>(ops, "layout_b") == "row";
   }

@@ -49,6 +49,10 @@ struct RunResult {
   // reported) and whether --pad-rows widened A's and B's rows.
   uint32_t lda = 0, ldb = 0, ldd = 0;
   bool padded = false;
+  // block-scaled and blockwise FP8: the pitches are the defaults, which pad
+  // a packed row TMA cannot load (not 16-byte) without being asked to (the
+  // plain matmul refuses it instead); `padded` is then true too.
+  bool padded_default = false;
   // matmul: A M-contiguous (--layout-a col), B N-contiguous (--layout-b row).
   bool a_mn_major = false, b_mn_major = false;
   uint64_t cycles = 0;

@@ -21,9 +21,11 @@ std::string format_text(const sim::RunResult& r) {
     s += fmt::format("  operands    {}, {}{}, D rows {} apart\n",
                      operand("A", r.a_mn_major, r.m, r.k, r.lda),
                      operand("B", r.b_mn_major, r.n, r.k, r.ldb),
-                     r.padded ? " (padded by --pad-rows: a packed row is not a legal pitch for "
-                                "these loads)"
-                              : "",
+                     r.padded_default ? " (rows padded to 16 bytes by default: a packed row "
+                                        "is not a legal TMA pitch; --lda/--ldb choose one)"
+                     : r.padded       ? " (padded by --pad-rows: a packed row is not a legal pitch "
+                                        "for these loads)"
+                                      : "",
                      r.ldd);
   }
   const bool completed = r.status == "completed";

@@ -234,6 +234,17 @@ expect_usage_error "--layout-b is not a conv2d option: its layouts are fixed" ru
 expect_usage_error "tile N 256" run --kernel blockwise_fp8_matmul "${MNK[@]}" --tile-n 256
 expect_usage_error "writes BF16" run --kernel blockwise_fp8_matmul "${MNK[@]}" --out-dtype f32
 expect_usage_error "modelled on sm100" run --kernel blockwise_fp8_matmul "${MNK[@]}" --arch sm90
+# Their pitches (--lda/--ldb/--ldd) are the plain matmul's contract in elements
+# of the stored type: >= the row, and a packed pitch TMA cannot take (K = 65
+# FP8 is 65 bytes; NVFP4's E2M1 are two per byte) refused with the rule unless
+# --pad-rows.
+expect_usage_error "A's rows are 65 bytes apart (lda 65 x 1 byte); TMA needs a global row pitch that is a multiple of 16 bytes" run --kernel block_scaled_matmul --format mxfp8 --m 64 --n 64 --k 65 --lda 65
+expect_usage_error "B's rows are 65 bytes apart (ldb 65 x 1 byte); TMA needs a global row pitch that is a multiple of 16 bytes" run --kernel blockwise_fp8_matmul --m 64 --n 64 --k 65 --ldb 65
+expect_usage_error "A's rows are 33 bytes apart (lda 66 x 1/2 byte (E2M1)); TMA needs" run --kernel block_scaled_matmul --format nvfp4 --m 64 --n 64 --k 65 --lda 66
+expect_usage_error "NVFP4 packs two E2M1 elements per byte, so a pitch in elements must be even" run --kernel block_scaled_matmul --format nvfp4 --m 64 --n 64 --k 64 --lda 65
+expect_usage_error "--lda 60 is less than K = 64: a row of A holds K elements" run --kernel block_scaled_matmul --format nvfp4 --m 64 --n 64 --k 64 --lda 60
+expect_usage_error "--ldb 64 is less than N = 100: a row of B holds N elements" run --kernel blockwise_fp8_matmul --m 64 --n 100 --k 64 --layout-b row --ldb 64
+expect_usage_error "D's rows are 130 bytes apart (ldd 65 x 2 bytes); the epilogue stores D with TMA" run --kernel blockwise_fp8_matmul --m 64 --n 64 --k 64 --ldd 65
 expect_usage_error "SMs 0-5" run --m 300 --n 300 --k 64 --trace "$tmp/t.pftrace" --trace-sms 200
 expect_usage_error "'-' is not supported" run "${MNK[@]}" --trace -
 # --json /dev/full fails only when written, after simulating: cli_contract_test.

@@ -63,7 +63,7 @@ timeout 60 "$sim" sweep --kernel block_scaled_matmul --format nvfp4 --m 256 --n 
 rc=$?
 [ "$rc" -eq 0 ] || fail "block-scaled sweep: exit status $rc, want 0; $(head -c 2000 "$tmp/bs.err")"
 python3 "$checks" sweep "$tmp/bs.json" --kernel block_scaled_matmul --m 256 --n 256 --k 512 \
-  --tile-n 128,256 --stages 5,6 --problem '{"m":256,"n":256,"k":512,"format":"nvfp4"}' ||
+  --tile-n 128,256 --stages 5,6 --problem '{"m":256,"n":256,"k":512,"format":"nvfp4","pad-rows":false}' ||
   fail "block-scaled sweep JSON checks (above)"
 
 # --- usage errors -------------------------------------------------------------

@@ -87,8 +87,14 @@ def cmd_predict(args):
                 cache[key] = value
         return cache[key]
 
+    # Smallest problems first: an interrupted run has predicted every shape
+    # below some size.
+    def volume(r):
+        m, n, k = (int(x) for x in r['shape'].split('x')[:3])
+        return m * n * k
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        preds = list(pool.map(one, rows))
+        list(pool.map(one, sorted(rows, key=volume)))
+    preds = [cache[f"{r['shape']}/{r['tile_n']}/{r['stages']}/{params or ''}"] for r in rows]
     with open(out, 'w', newline='') as f:
         w = csv.DictWriter(f, COLUMNS)
         w.writeheader()

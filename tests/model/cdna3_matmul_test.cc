@@ -72,7 +72,7 @@ TEST_CASE("cdna3 matmuls with MN-major operands match the reference") {
   // only two MN-major operands allow.
   uint64_t seed = 41;
   for (const char* kernel : {"pingpong", "wave_specialized"})
-    for (const auto [a, b] : {std::pair{true, false}, std::pair{false, true}, std::pair{true, true}}) {
+    for (const auto& [a, b] : {std::pair{true, false}, std::pair{false, true}, std::pair{true, true}}) {
       const uint32_t k = a && b ? 97 : 98;
       auto r = run(301, 259, k, 3, kernel, true, seed++, a, b);
       INFO(kernel << " layout-a " << (a ? "col" : "row") << " layout-b " << (b ? "row" : "col")

@@ -9,6 +9,7 @@
 
 #include "kernels/blockscaled/blockwise_fp8.h"
 #include "kernels/blockscaled/config.h"
+#include "kernels/core/math.h"
 #include "models/sm100/gpu.h"
 #include "runner/kernels/blockwise_host.h"
 #include "runner/kernels/matmul_dispatch.h"
@@ -198,10 +199,7 @@ void describe_fp8_operands(RunResult& r, const MatmulRequest& q, bool fp4) {
 
 uint32_t scaled_pitch_multiple(bool fp4) { return fp4 ? 32 : 16; }
 
-uint32_t pad_scaled_pitch(bool fp4, uint32_t ld) {
-  const uint32_t m = scaled_pitch_multiple(fp4);
-  return (ld + m - 1) / m * m;
-}
+uint32_t pad_scaled_pitch(bool fp4, uint32_t ld) { return round_up(ld, scaled_pitch_multiple(fp4)); }
 
 LeadingDims scaled_leading_dims(const MatmulRequest& q, bool fp4) {
   return {q.lda != 0 ? q.lda : pad_scaled_pitch(fp4, a_row_length(q)),
@@ -215,9 +213,7 @@ std::string validate_scaled_leading_dims(const MatmulRequest& q, bool fp4) {
        {std::tuple{"lda", "A", q.lda, a_row_length(q), q.a_mn_major ? "M" : "K"},
         std::tuple{"ldb", "B", q.ldb, b_row_length(q), q.b_mn_major ? "N" : "K"}}) {
     if (ld == 0) continue;
-    if (ld < dim)
-      return fmt::format("--{} {} is less than {} = {}: a row of {} holds {} elements", name, ld,
-                         dim_name, dim, op, dim_name);
+    if (std::string e = pitch_too_short(name, op, ld, dim, dim_name); !e.empty()) return e;
     if (fp4 && ld % 2 != 0)
       return fmt::format("--{} {}: NVFP4 packs two E2M1 elements per byte, so a pitch in elements "
                          "must be even (rows start on a byte): give --{} {} or --pad-rows",
@@ -231,8 +227,7 @@ std::string validate_scaled_leading_dims(const MatmulRequest& q, bool fp4) {
                          fp4 ? "1/2 byte (E2M1)" : "1 byte", mult, pad_scaled_pitch(fp4, ld));
   }
   if (q.ldd != 0) {
-    if (q.ldd < q.n)
-      return fmt::format("--ldd {} is less than N = {}: a row of D holds N elements", q.ldd, q.n);
+    if (std::string e = pitch_too_short("ldd", "D", q.ldd, q.n, "N"); !e.empty()) return e;
     if (q.ldd % 8 != 0)
       return fmt::format("--arch sm100: D's rows are {} bytes apart (ldd {} x 2 bytes); the "
                          "epilogue stores D with TMA, which needs a multiple of 16 bytes "

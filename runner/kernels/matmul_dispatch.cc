@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "kernels/core/math.h"
 #include "models/sm100/params.h"
 #include "models/mi300x/params.h"
 #include "models/sm90/params.h"
@@ -103,9 +104,14 @@ uint64_t estimated_trace_bytes(const MatmulRequest& q) {
 
 uint32_t pitch_multiple(const std::string& arch) { return arch == "mi300x" ? 2 : 8; }
 
-uint32_t pad_pitch(const std::string& arch, uint32_t ld) {
-  const uint32_t m = pitch_multiple(arch);
-  return (ld + m - 1) / m * m;
+uint32_t pad_pitch(const std::string& arch, uint32_t ld) { return round_up(ld, pitch_multiple(arch)); }
+
+std::string pitch_too_short(const char* name, const char* op, uint32_t ld, uint32_t row,
+                            const char* row_name) {
+  return ld != 0 && ld < row ? fmt::format("--{} {} is less than {} = {}: a row of {} holds {} "
+                                           "elements",
+                                           name, ld, row_name, row, op, row_name)
+                             : std::string();
 }
 
 std::string validate_leading_dims(const MatmulRequest& q) {
@@ -118,9 +124,7 @@ std::string validate_leading_dims(const MatmulRequest& q) {
        {std::tuple{"lda", "A", q.lda, a_row_length(q), q.a_mn_major ? "M" : "K"},
         std::tuple{"ldb", "B", q.ldb, b_row_length(q), q.b_mn_major ? "N" : "K"}}) {
     if (ld == 0) continue;
-    if (ld < dim)
-      return fmt::format("--{} {} is less than {} = {}: a row of {} holds {} elements", name, ld,
-                         dim_name, dim, op, dim_name);
+    if (std::string e = pitch_too_short(name, op, ld, dim, dim_name); !e.empty()) return e;
     if (ld % mult != 0)
       return fmt::format("--arch {}: {}'s rows are {} bytes apart ({} {} x 2 bytes); {}{}: give "
                          "--lda and --ldb a multiple of {} ({} here) or --pad-rows",
@@ -133,8 +137,7 @@ std::string validate_leading_dims(const MatmulRequest& q) {
                          mult, pad_pitch(q.arch, ld));
   }
   if (q.ldd != 0) {
-    if (q.ldd < q.n)
-      return fmt::format("--ldd {} is less than N = {}: a row of D holds N elements", q.ldd, q.n);
+    if (std::string e = pitch_too_short("ldd", "D", q.ldd, q.n, "N"); !e.empty()) return e;
     const uint32_t out_bytes = q.out_f32 ? 4 : 2;
     // SM100 stores D with TMA. SM90 and MI300X store elements with plain
     // stores, which any pitch allows, but the race detector keeps 16-byte

@@ -44,6 +44,11 @@ uint32_t pad_pitch(const std::string& arch, uint32_t ld);
 // and D's rows 16 bytes apart (the SM100 TMA store; elsewhere the race
 // detector's 16-byte granules); "" or the one-line
 // reason naming the rule. validate_matmul checks it after the configuration.
+// The error of a pitch shorter than the row it holds ("--lda 60 is less than
+// K = 64: ..."), "" when ld is 0 (not given) or long enough; every GEMM
+// family's pitch check starts with it.
+std::string pitch_too_short(const char* name, const char* op, uint32_t ld, uint32_t row,
+                            const char* row_name);
 std::string validate_leading_dims(const MatmulRequest& q);
 RunResult run_matmul(const MatmulRequest& req);
 

@@ -81,3 +81,40 @@ def sk_verify_test(
         tags = tags,
         **kwargs
     )
+
+def _arg(args, flag):
+    for i in range(len(args) - 1):
+        if args[i] == flag:
+            return args[i + 1]
+    return None
+
+def sk_detection_bench(name, deps, schedules = 20):
+    """A cc_binary that measures every seeded-bug sk_verify_test of this package.
+
+    Call it at the end of the BUILD file: it reads the sk_verify_test rules
+    defined above it (native.existing_rules) whose expect is a CLASS/RULE and
+    passes each as --case KERNEL|CONFIG|CLASS/RULE (one case per config), so
+    the bench runs exactly the bugs and configs that the tests do.
+
+        bazel run -c opt //verify/corpus:detection_bench [-- --schedules N --markdown]
+    """
+    cases = []
+    for rule_name, r in sorted(native.existing_rules().items()):
+        if r["kind"] != "cc_test":
+            continue
+        args = list(r.get("args", []))
+        expect = _arg(args, "--expect")
+        kernel = _arg(args, "--kernel")
+        if kernel == None or expect == None or expect == "clean":
+            continue
+        for i in range(len(args) - 1):
+            if args[i] == "--config":
+                cases += ["--case", "%s|%s|%s" % (kernel, args[i + 1], expect)]
+    if not cases:
+        fail("sk_detection_bench %s: no seeded-bug sk_verify_test above it in this package" % name)
+    native.cc_binary(
+        name = name,
+        deps = deps + ["//verify/harness:detection_bench_main"],
+        args = cases + ["--schedules", str(schedules)],
+        testonly = True,
+    )

@@ -70,7 +70,9 @@
 //     wrote -> tcgen05.scale_uninitialized; a copy over scale columns that an
 //     MMA issued before it may still be reading (mma -> cp is not a pipelined
 //     pair, so the copy must wait for the MMA's commit) ->
-//     tcgen05.scale_overwrite_in_flight.
+//     tcgen05.scale_overwrite_in_flight; with the race detector judged from
+//     happens-before (the MMA not known complete to the copying thread), so
+//     every schedule finds it; in timing runs from the MMA's completion time.
 //   * With the race detector installed, copies are registered as tensor-core
 //     operations of the same in-order kind as the MMA ("tcgen05.mma"), so the
 //     pipelined cp -> mma pair of one thread is not a race and tcgen05.commit
@@ -259,6 +261,10 @@ struct ScaleColumns {
   const void* owner = nullptr;
   std::vector<uint8_t> copied;
   std::vector<Cycle> read_until;
+  // With the race detector: the MMAs that read each column as scales and are
+  // not yet known (by happens-before) to have completed for the thread that
+  // last checked. A copy over the column must be ordered after all of them.
+  std::vector<std::vector<sim::OpId>> readers;
 };
 
 ScaleColumns& scale_columns(Cta& cta) {
@@ -269,6 +275,7 @@ ScaleColumns& scale_columns(Cta& cta) {
     s.owner = cta.tmem.freed.get();
     s.copied.assign(cols, 0);
     s.read_until.assign(cols, 0);
+    s.readers.assign(cols, {});
   }
   return s;
 }
@@ -517,6 +524,12 @@ void issue_mma(Kind kind, uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, ui
   for (int lane = 0; lane < w.active_count(); ++lane) {
     if (sim::Observer* obs = gpu().obs()) {
       sim::OpId op = obs->issue_async(w, "tcgen05.mma");
+      if (scaled(kind)) {
+        ScaleColumns& sc = scale_columns(cta);
+        for (uint32_t c = work.sfa_col; c < work.sfa_col + 4; ++c) sc.readers[c].push_back(op);
+        for (uint32_t c = work.sfb_col; c < work.sfb_col + sfb_cols; ++c)
+          sc.readers[c].push_back(op);
+      }
       auto ra = ranges(work.a.chunks), rb = ranges(work.b.chunks);
       obs->access(w, op, sim::Space::kSmem, ra, false, sim::Proxy::kAsync, "tcgen05.mma (A)", loc);
       obs->access(w, op, sim::Space::kSmem, rb, false, sim::Proxy::kAsync, "tcgen05.mma (B)", loc);
@@ -622,17 +635,41 @@ void tcgen05_cp_32x128b_warpx4(uint32_t taddr, uint64_t smem_desc, const Loc& lo
   wa.tc_issued(op_name, loc);
   for (int lane = 0; lane < w.active_count(); ++lane) {
     Cycle now = local_now(w);
-    for (uint32_t c = col; c < col + 4; ++c)
-      if (sc.read_until[c] > now) {
+    // With the race detector the rule is judged from happens-before: every
+    // MMA that read the column must be known complete to this thread (its
+    // commit's barrier waited on), whatever the timing of this schedule.
+    // Without it (timing runs), from the MMAs' modelled completion times.
+    sim::Observer* const hb = gpu().obs();
+    for (uint32_t c = col; c < col + 4; ++c) {
+      bool in_flight = false;
+      if (hb != nullptr) {
+        auto& rd = sc.readers[c];
+        std::erase_if(rd, [&](sim::OpId o) { return hb->known_complete(w, o); });
+        in_flight = !rd.empty();
+        rd.clear();
+      } else {
+        in_flight = sc.read_until[c] > now;
+      }
+      if (in_flight) {
         gpu().finding("tcgen05", "tcgen05.scale_overwrite_in_flight",
-                      fmt::format("{} overwrites TMEM column {} while a tcgen05.mma issued before "
-                                  "it may still read its scale factors there (until cycle {}, now "
-                                  "{}); mma -> cp is not an ordered pair: wait for the MMA's "
-                                  "tcgen05.commit before reusing the columns",
-                                  op_name, c, sc.read_until[c], now),
+                      hb != nullptr
+                          ? fmt::format("{} overwrites TMEM column {} that a tcgen05.mma issued "
+                                        "before it reads as scale factors, and that MMA is not "
+                                        "ordered before the copy (now cycle {}); mma -> cp is not "
+                                        "an ordered pair: wait on the barrier of a "
+                                        "tcgen05.commit that follows the MMA before reusing the "
+                                        "columns",
+                                        op_name, c, now)
+                          : fmt::format("{} overwrites TMEM column {} while a tcgen05.mma issued "
+                                        "before it may still read its scale factors there (until "
+                                        "cycle {}, now {}); mma -> cp is not an ordered pair: "
+                                        "wait for the MMA's tcgen05.commit before reusing the "
+                                        "columns",
+                                        op_name, c, sc.read_until[c], now),
                       loc);
         break;
       }
+    }
     if (sim::Observer* obs = gpu().obs()) {
       // The tensor core's in-order kind: see the header comment.
       sim::OpId op = obs->issue_async(w, "tcgen05.mma");

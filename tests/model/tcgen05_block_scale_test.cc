@@ -43,6 +43,8 @@ constexpr uint32_t kM = 128;
 constexpr uint32_t kSmemBytes = 200 * 1024;
 constexpr uint32_t kSlot = kSmemBytes - 64;  // TMEM address written by tcgen05.alloc
 constexpr uint32_t kBar = kSmemBytes - 56;   // MMA-done mbarrier
+constexpr uint32_t kStepBar = kSmemBytes - 48;  // a step's own commit (Step::wait_commit)
+constexpr uint32_t kScratch = kSmemBytes - 32;  // stored to by Step::spin
 constexpr uint32_t kScaleCol0 = 256;         // first TMEM column of the scale factors
 
 enum class Elem { kE4M3, kE5M2, kE2M1Padded, kE2M1Packed };
@@ -59,6 +61,11 @@ struct Step {
   uint32_t sfa = 0, sfb = 0;  // mma: scale addresses (relative; lane bits kept)
   bool fp4 = false;           // kind::mxf4nvf4 instead of kind::mxf8f6f4
   bool accumulate = false;
+  // Before the step: `spin` stores to a scratch word (time passes, nothing is
+  // ordered); wait_commit: tcgen05.commit to a barrier of its own and wait on
+  // it (every earlier MMA is then ordered before this step).
+  uint32_t spin = 0;
+  bool wait_commit = false;
 };
 
 struct Plan {
@@ -90,6 +97,7 @@ void run_plan(const Plan& p) {
       }
       sk::arch::fence_proxy_async_shared();
       sk::arch::mbarrier_init(bar, 1);
+      sk::arch::mbarrier_init(reinterpret_cast<uint64_t*>(smem + kStepBar), 1);
       sk::arch::fence_mbarrier_init();
     }
     sk::arch::tcgen05_alloc(slot, p.alloc_cols);
@@ -100,7 +108,16 @@ void run_plan(const Plan& p) {
   const uint32_t tmem = sk::arch::ld_shared(slot);
   if (warp == 0) {
     if (auto l = sk::elect_one()) {
+      auto* step_bar = reinterpret_cast<uint64_t*>(smem + kStepBar);
+      uint32_t step_phase = 0;
       for (const Step& s : p.steps) {
+        for (uint32_t i = 0; i < s.spin; ++i) sk::arch::st_shared(reinterpret_cast<uint32_t*>(smem + kScratch), i);
+        if (s.wait_commit) {
+          sk::arch::tcgen05_commit(step_bar);
+          while (!sk::arch::mbarrier_try_wait_parity(step_bar, step_phase)) {
+          }
+          step_phase ^= 1;
+        }
         if (s.copy) {
           const uint64_t d = sk::umma::sf_copy_desc(sk::arch::smem_addr(smem + s.src));
           sk::arch::tcgen05_cp_32x128b_warpx4(tmem + s.col, d);
@@ -567,6 +584,39 @@ TEST_CASE("a copy over scales an issued MMA still reads is tcgen05.scale_overwri
   REQUIRE_MESSAGE(r.ok, r.error);
   CHECK(count_rule(r, "tcgen05.scale_overwrite_in_flight") == 1);
   CHECK_MESSAGE(r.findings.size() == 1, r.findings_text());
+}
+
+TEST_CASE("a copy after waiting on the MMA's commit is clean, with and without the race detector") {
+  Plan plan = small_plan();
+  Step copy_a = plan.steps.front();
+  plan.steps.push_back(small_mma(kGoodMxf8));
+  copy_a.wait_commit = true;  // the fix: the MMA is ordered before the copy
+  plan.steps.push_back(copy_a);
+  for (bool hb : {false, true}) {
+    auto r = run(plan, hb);
+    REQUIRE_MESSAGE(r.ok, r.error);
+    CHECK_MESSAGE(r.findings.empty(), r.findings_text());
+  }
+}
+
+TEST_CASE("with the race detector, scale_overwrite_in_flight follows happens-before, not timing") {
+  // The copy comes thousands of cycles after the MMA finished, so no timing
+  // check can see it, but nothing orders the MMA before it: on hardware the
+  // MMA may still be reading (the tensor core's queue can be longer than in
+  // this schedule). The race detector judges order, so it is found on every
+  // schedule; the timing run, without it, only when the overlap happens.
+  Plan plan = small_plan();
+  Step copy_a = plan.steps.front();
+  plan.steps.push_back(small_mma(kGoodMxf8));
+  copy_a.spin = 3000;
+  plan.steps.push_back(copy_a);
+  auto hb = run(plan, true);
+  REQUIRE_MESSAGE(hb.ok, hb.error);
+  CHECK(count_rule(hb, "tcgen05.scale_overwrite_in_flight") == 1);
+  CHECK_MESSAGE(hb.findings.size() == 1, hb.findings_text());
+  auto timing = run(plan, false);
+  REQUIRE_MESSAGE(timing.ok, timing.error);
+  CHECK_MESSAGE(timing.findings.empty(), timing.findings_text());
 }
 
 TEST_CASE("an operand descriptor reaching past SMEM is tcgen05.operand_out_of_range") {

@@ -85,6 +85,12 @@ class Observer {
   // forgotten by the issuer's bookkeeping).
   virtual bool known_complete(const Warp& w, OpId op) const = 0;
   virtual void fence_proxy_async(const Warp& w) = 0;
+  // A digest of the synchronization order of this run: for every sync
+  // object, its arrivals, async completions, phase completions and successful
+  // waits in time order, with the warp of each. Two schedules with equal
+  // digests synchronized in the same order; the explorer counts distinct
+  // digests as the interleavings it covered. 0: not kept.
+  virtual uint64_t order_digest() const { return 0; }
 };
 
 // The observer that functional runs attach: the verifier's happens-before

@@ -194,17 +194,25 @@ void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accu
   }
   const uint32_t quarter = static_cast<uint32_t>(w.index()) % 4;
   if (gpu().functional()) {
+    // This warp's 16 rows of A and the op's n rows of B, decoded once (the
+    // products and their order are those of decoding each pair).
+    float av[16][16];
+    std::vector<float> bv(static_cast<size_t>(n) * 16);
+    for (uint32_t row = 0; row < 16; ++row)
+      for (uint32_t k = 0; k < 16; ++k)
+        av[row][k] = smem_element(cta, element(a, tnsp_a, 16 * quarter + row, k), f16);
+    for (uint32_t col = 0; col < static_cast<uint32_t>(n); ++col)
+      for (uint32_t k = 0; k < 16; ++k)
+        bv[col * 16 + k] = smem_element(cta, element(b, tnsp_b, col, k), f16);
     for (uint32_t l = 0; l < 32; ++l) {
       float* r = acc + static_cast<size_t>(l) * regs;
       for (int j = 0; j < n / 8; ++j)
         for (int h = 0; h < 2; ++h)
           for (int e = 0; e < 2; ++e) {
-            const uint32_t row = 16 * quarter + l / 4 + 8 * h;
+            const uint32_t row = l / 4 + 8 * h;  // within this warp's 16
             const uint32_t col = 8 * j + 2 * (l % 4) + e;
             float sum = 0.0f;
-            for (uint32_t k = 0; k < 16; ++k)
-              sum += smem_element(cta, element(a, tnsp_a, row, k), f16) *
-                     smem_element(cta, element(b, tnsp_b, col, k), f16);
+            for (uint32_t k = 0; k < 16; ++k) sum += av[row][k] * bv[col * 16 + k];
             float& d = r[4 * j + 2 * h + e];
             d = accumulate ? d + sum : sum;
           }

@@ -85,6 +85,7 @@ void summarize_mi300x(Gpu& gpu, double flops, RunResult& r) {
                         sync_wait / std::max(1, mfma_roles));
   r.findings = eng.findings();
   r.events = eng.events();
+  if (const Observer* o = eng.observer()) r.sync_digest = o->order_digest();
   settle_incomplete(r, eng.limit_reason());
 }
 

@@ -109,6 +109,7 @@ void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r, double
 
   r.findings = eng.findings();
   r.events = eng.events();
+  if (const Observer* o = eng.observer()) r.sync_digest = o->order_digest();
   settle_incomplete(r, eng.limit_reason());
 }
 

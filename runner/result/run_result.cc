@@ -128,6 +128,7 @@ json::object to_json(const RunResult& r) {
     o["output_errors"] = std::move(errs);
   }
   o["seed"] = r.seed;
+  if (r.sync_digest != 0) o["sync_digest"] = r.sync_digest;
   o["events"] = r.events;
   if (r.check.ran)
     o["check"] = json::object{{"passed", r.check.passed},
@@ -250,6 +251,7 @@ RunResult run_result_from_json(const json::value& v) {
     for (const auto& e : o.at("output_errors").as_array())
       r.output_errors.push_back(json::value_to<std::string>(e));
   r.seed = get<uint64_t>(o, "seed");
+  if (o.contains("sync_digest")) r.sync_digest = get<uint64_t>(o, "sync_digest");
   r.events = get<uint64_t>(o, "events");
   r.wall_s = get<double>(o.at("host_timing").as_object(), "wall_s");
   if (o.contains("check")) {

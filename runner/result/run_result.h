@@ -69,6 +69,10 @@ struct RunResult {
   std::string bottleneck_detail;  // the figure that makes it the bottleneck
   double tensor_util_pct = 0, hbm_util_pct = 0, l2_hit_pct = 0;
   uint64_t hbm_bytes = 0;
+  // Functional runs: the race detector's digest of the synchronization order
+  // this schedule established (engine/observer.h, order_digest); the
+  // explorer counts distinct values. 0: none (timing runs).
+  uint64_t sync_digest = 0;
   // Occupancy: the tiles of the launch over the SMs (CUs) that run them, one
   // CTA per SM at a time: waves = tiles / SMs, and the last wave's share of
   // the SMs it keeps busy (100 when the tiles fill every wave).

@@ -213,6 +213,7 @@ int verify_task(const RunArgs& in) {
       for (const auto& f : out[i].findings) fs.push_back(sim::finding_to_json(f));
       o["findings"] = std::move(fs);
       if (out[i].limited) o["limited"] = true;
+      if (out[i].sync_digest != 0) o["sync_digest"] = out[i].sync_digest;
     } else {
       o["error"] = out[i].error;
     }
@@ -458,6 +459,7 @@ int merge_verify(const JobDir& d, const Manifest& m, std::vector<SliceStatus>& s
         r.done = true;
         r.ok = o.contains("findings");
         r.limited = o.contains("limited");
+        if (o.contains("sync_digest")) r.sync_digest = json::value_to<uint64_t>(o.at("sync_digest"));
         if (r.ok)
           for (const auto& f : o.at("findings").as_array()) r.findings.push_back(sim::finding_from_json(f));
         else

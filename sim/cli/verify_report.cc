@@ -45,6 +45,7 @@ boost::json::object verify_to_json(const RunArgs& in, const verify::ExploreRepor
                         {"explored", rep.explored},   {"findings", std::move(fs)},
                         {"errors", std::move(errs)}};
   if (rep.limited > 0) o["limited"] = rep.limited;
+  if (rep.orders > 0) o["sync_orders"] = rep.orders;
   return o;
 }
 

@@ -50,6 +50,7 @@ ScenarioResult run_scenario(const ScenarioOptions& opt, const std::function<void
     json::object o;
     o["status"] = sim::run_status_name(st);
     o["cycles"] = gpu.engine().now();
+    o["sync_digest"] = races ? races->order_digest() : 0;
     json::array fs, details;
     for (const auto& f : gpu.engine().findings()) {
       fs.push_back(json::object{{"cls", f.cls}, {"rule", f.rule}, {"message", f.message}});
@@ -72,6 +73,7 @@ ScenarioResult run_scenario(const ScenarioOptions& opt, const std::function<void
   r.ok = true;
   r.status = json::value_to<std::string>(v["status"]);
   r.cycles = json::value_to<uint64_t>(v["cycles"]);
+  r.sync_digest = json::value_to<uint64_t>(v["sync_digest"]);
   for (const auto& f : v["findings"].as_array()) {
     const auto& o = f.as_object();
     r.findings.push_back(ScenarioFinding{json::value_to<std::string>(o.at("cls")),

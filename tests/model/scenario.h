@@ -26,6 +26,7 @@ struct ScenarioResult {
   std::vector<ScenarioFinding> findings;
   std::vector<std::string> notes;
   std::vector<std::string> deadlock_details;
+  uint64_t sync_digest = 0;  // the race detector's order_digest (0: none)
 
   bool has_rule(const std::string& rule) const;
   std::string findings_text() const;

@@ -51,6 +51,7 @@ std::vector<ScheduleOutcome> run_schedules(const std::function<sim::RunResult(ui
           o.ok = true;
           o.limited = r.status == "limit";
           o.findings = r.findings;
+          o.sync_digest = r.sync_digest;
           if (r.check.ran && !r.check.passed && r.status == "completed")
             o.findings.push_back(check_finding(r));
         }
@@ -71,6 +72,7 @@ ExploreReport merge_schedules(const std::vector<uint64_t>& seeds,
 
   ExploreReport rep;
   std::map<std::tuple<std::string, std::string, std::string>, size_t> index;
+  std::set<uint64_t> orders;
   for (size_t i = 0; i < out.size(); ++i) {
     const ScheduleOutcome& o = out[i];
     if (!o.done) continue;
@@ -80,6 +82,7 @@ ExploreReport merge_schedules(const std::vector<uint64_t>& seeds,
       continue;
     }
     if (o.limited && rep.limited++ == 0) rep.first_limited_seed = seeds[i];
+    if (o.sync_digest != 0) orders.insert(o.sync_digest);
     if (!o.findings.empty() && !rep.any_failing) {
       rep.any_failing = true;
       rep.first_failing = o.findings;
@@ -99,6 +102,7 @@ ExploreReport merge_schedules(const std::vector<uint64_t>& seeds,
       }
     }
   }
+  rep.orders = orders.size();
   return rep;
 }
 

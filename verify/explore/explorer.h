@@ -46,6 +46,10 @@ struct ExploreReport {
   // kernel finished (status limit): explored, but not to their end.
   uint64_t limited = 0;
   uint64_t first_limited_seed = 0;
+  // Interleavings covered: the distinct synchronization orders (RunResult::
+  // sync_digest) among the schedules that ran to a result; 0 when the runs
+  // keep no digest (no race detector).
+  uint64_t orders = 0;
   double wall_s = 0;
 };
 
@@ -69,6 +73,7 @@ struct ScheduleOutcome {
   std::string error;  // when not ok
   bool limited = false;  // stopped at a limit (status limit)
   std::vector<sim::Finding> findings;
+  uint64_t sync_digest = 0;  // the run's synchronization order (0: none kept)
 };
 
 // Runs opts.seeds in isolated processes; outcome i belongs to opts.seeds[i].

@@ -62,6 +62,25 @@ TEST_CASE("a finding reported by several CTAs counts once per schedule") {
   CHECK(rep.first_failing.size() == 3);
 }
 
+TEST_CASE("interleavings covered: distinct synchronization orders, carried out of the child") {
+  ExploreOptions opts;
+  opts.seeds = {0, 1, 2, 3, 4, 5};
+  opts.jobs = 2;
+  auto rep = explore(
+      [](uint64_t seed) {
+        sim::RunResult r;
+        r.status = "completed";
+        r.seed = seed;
+        // Seeds 0, 2, 4 share an order; 1 and 3 have their own; 5 keeps none.
+        r.sync_digest = seed == 5 ? 0 : seed % 2 == 0 ? 0xfeedfacecafebeefull : 100 + seed;
+        return r;
+      },
+      opts);
+  CHECK(rep.explored == 6);
+  CHECK(rep.orders == 3);
+  CHECK(rep.findings.empty());
+}
+
 TEST_CASE("schedules run in shards and merged give the report of one exploration") {
   // What a Slurm job does (sim/cli/distributed.h): run_schedules per shard,
   // then merge_schedules over all seeds in order, some shards possibly missing.

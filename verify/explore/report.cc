@@ -20,6 +20,8 @@ std::string format_found(const FoundFinding& f, uint64_t explored, const std::st
 std::string format_report(const ExploreReport& r, const std::string& replay) {
   std::string s = fmt::format("explored {} schedule(s) in {:.2f} s: {} distinct finding(s)\n",
                               r.explored, r.wall_s, r.findings.size());
+  if (r.orders > 0)
+    s += fmt::format("interleavings covered: {} distinct synchronization orders\n", r.orders);
   for (const auto& f : r.findings) s += format_found(f, r.explored, replay);
   for (const auto& e : r.errors) s += "error: " + e + "\n";
   if (r.limited > 0)

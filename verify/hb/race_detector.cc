@@ -72,15 +72,62 @@ RaceDetector::Sync& RaceDetector::sync(int cta, uint64_t key) {
   return s;
 }
 
+namespace {
+// A few records' verdicts within one access (access() below). 16 slots: a
+// granule holds a write and up to kMaxReads reads.
+struct RecordMemo {
+  static constexpr uint32_t kSlots = 16;
+  uint32_t id[kSlots] = {}, next = 0;
+  bool val[kSlots] = {};
+  const bool* find(uint32_t rid) const {
+    for (uint32_t i = 0; i < kSlots; ++i)
+      if (id[i] == rid + 1) return &val[i];
+    return nullptr;
+  }
+  void put(uint32_t rid, bool v) {
+    id[next] = rid + 1;
+    val[next] = v;
+    next = (next + 1) % kSlots;
+  }
+};
+
+uint64_t mix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+}  // namespace
+
+void RaceDetector::note_order(Sync& s, uint32_t kind, uint32_t who) {
+  s.seq = mix64(s.seq ^ (uint64_t{kind} << 32 | who));
+}
+
+uint64_t RaceDetector::order_digest() const {
+  // Each object's events in time order (which warp arrived, completed or
+  // waited, and between which phase completions); summed over the objects,
+  // so the order of events on different objects does not enter: schedules
+  // differ only where some object saw its events in another order.
+  uint64_t d = 0;
+  for (size_t c = 0; c < ctas_.size(); ++c)
+    for (const auto& [key, s] : ctas_[c].syncs)
+      d += mix64(mix64(static_cast<uint64_t>(c) << 48 ^ key) ^ s.seq);
+  return d == 0 ? 1 : d;
+}
+
 void RaceDetector::release(const sim::Warp& w, uint64_t key) {
   VectorClock& vc = ctas_[w.cta()].warp[w.index()];
-  sync(w.cta(), key).pending.join(vc);
+  Sync& s = sync(w.cta(), key);
+  note_order(s, 1, static_cast<uint32_t>(w.index()));
+  s.pending.join(vc);
   vc.tick(static_cast<uint32_t>(w.index()));
 }
 
 void RaceDetector::release_op(sim::OpId op, int cta, uint64_t key,
                               std::span<const sim::OpId> covered) {
   Sync& s = sync(cta, key);
+  const sim::Warp* issuer = ops_[op - 1].issuer;
+  note_order(s, 2, issuer != nullptr ? static_cast<uint32_t>(issuer->index()) : 0xffff);
   s.pending.join(ops_[op - 1].clock);
   const Epoch e{s.comp, s.completed + 1};
   ops_[op - 1].resolved.push_back(e);
@@ -90,6 +137,7 @@ void RaceDetector::release_op(sim::OpId op, int cta, uint64_t key,
 
 void RaceDetector::phase_complete(int cta, uint64_t key) {
   Sync& s = sync(cta, key);
+  note_order(s, 3, 0);
   ++s.completed;
   s.last = s.pending;
   s.last.set(s.comp, s.completed);
@@ -97,7 +145,9 @@ void RaceDetector::phase_complete(int cta, uint64_t key) {
 }
 
 void RaceDetector::acquire(const sim::Warp& w, uint64_t key) {
-  ctas_[w.cta()].warp[w.index()].join(sync(w.cta(), key).last);
+  Sync& s = sync(w.cta(), key);
+  note_order(s, 4, static_cast<uint32_t>(w.index()));
+  ctas_[w.cta()].warp[w.index()].join(s.last);
 }
 
 void RaceDetector::complete_local(const sim::Warp& w, sim::OpId op) {
@@ -299,13 +349,31 @@ void RaceDetector::access(const sim::Warp& w, sim::OpId op, sim::Space space,
   const Accessor a{w.cta(), &vc, &w, op, proxy, write, op != 0 ? ops_[op - 1].kind : ""};
   const uint64_t g = space == sim::Space::kTmem ? 1 : 16;
   bool reported = false, uninit = false;
+  // The granules of one access mostly share their earlier records (a tile
+  // written by one TMA load, read by one MMA): what check() and ordered()
+  // found for a record holds for every granule of this access (they depend
+  // on the record and the accessor only), so each record is judged once.
+  // check() returning false reports nothing; a record it passed is skipped.
+  RecordMemo passed, ord;
+  auto check_once = [&](uint32_t rid, uint64_t gi) {
+    if (passed.find(rid) != nullptr) return false;
+    const bool rep = check(rid, a, id, gi);
+    if (!rep) passed.put(rid, true);
+    return rep;
+  };
+  auto ordered_once = [&](uint32_t rid) {
+    if (const bool* v = ord.find(rid)) return *v;
+    const bool v = ordered(records_[rid], a);
+    ord.put(rid, v);
+    return v;
+  };
   for (const auto& r : ranges) {
     if (r.end <= r.begin) continue;
     for (uint64_t gi = r.begin / g; gi < (r.end + g - 1) / g; ++gi) {
       Cell& cl = cell(w.cta(), space, gi);
       if (write) {
-        if (!reported && cl.write != 0) reported = check(cl.write - 1, a, id, gi);
-        for (int i = 0; i < cl.nreads && !reported; ++i) reported = check(cl.reads[i] - 1, a, id, gi);
+        if (!reported && cl.write != 0) reported = check_once(cl.write - 1, gi);
+        for (int i = 0; i < cl.nreads && !reported; ++i) reported = check_once(cl.reads[i] - 1, gi);
         cl.write = id + 1;
         cl.nreads = 0;
         continue;
@@ -328,11 +396,11 @@ void RaceDetector::access(const sim::Warp& w, sim::OpId op, sim::Space space,
           }
         }
       } else if (!reported) {
-        reported = check(cl.write - 1, a, id, gi);
+        reported = check_once(cl.write - 1, gi);
       }
       int n = 0;
       for (int i = 0; i < cl.nreads; ++i)
-        if (!ordered(records_[cl.reads[i] - 1], a)) cl.reads[n++] = cl.reads[i];
+        if (!ordered_once(cl.reads[i] - 1)) cl.reads[n++] = cl.reads[i];
       if (n == kMaxReads) {
         std::copy(cl.reads + 1, cl.reads + n, cl.reads);
         --n;

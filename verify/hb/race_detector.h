@@ -64,6 +64,7 @@ class RaceDetector : public sim::Observer {
   void complete_local(const sim::Warp& w, sim::OpId op) override;
   bool known_complete(const sim::Warp& w, sim::OpId op) const override;
   void fence_proxy_async(const sim::Warp& w) override;
+  uint64_t order_digest() const override;
 
   uint64_t accesses_checked() const { return accesses_; }
   // Names a global address in reports ("D+0x1c00"), so that reports do not
@@ -115,6 +116,8 @@ class RaceDetector : public sim::Observer {
     SyncEvent init;
     InitKind kind{};
     std::vector<SyncEvent> early;
+    // order_digest: a running hash of the object's events in time order.
+    uint64_t seq = 0;
   };
   struct CtaState {
     std::vector<VectorClock> warp;
@@ -159,6 +162,9 @@ class RaceDetector : public sim::Observer {
   int race_reports_ = 0;
   int init_reports_ = 0;
   uint64_t accesses_ = 0;
+  // Adds event `kind` (1 arrive, 2 async completion, 3 phase completion,
+  // 4 successful wait) of warp `who` to the object's order (Sync::seq).
+  static void note_order(Sync& s, uint32_t kind, uint32_t who);
 };
 
 }  // namespace sk::verify

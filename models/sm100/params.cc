@@ -22,6 +22,24 @@ uint64_t count(const boost::json::object& params, const char* key, uint64_t lo, 
 }
 }  // namespace
 
+void read_power(const boost::json::object& p, const char* arch, Params& r) {
+  auto value = [&](const char* key, double lo, double hi) {
+    return models::param(p, key, arch, lo, hi);
+  };
+  r.power.limit_w = value("power_limit_w", 0.0, 100000.0);
+  r.power.tensor_clock_ghz = value("tensor_phase_clock_ghz", 0.0, 10.0);
+  r.clock_hold_ns = value("clock_hold_ns", 0.0, 1e6);
+  r.power.static_w = value("power_static_w", 0.0, 100000.0);
+  r.power.pj_per_flop = value("energy_pj_per_flop", 0.0, 1000.0);
+  r.power.pj_per_tma_byte = value("energy_pj_per_tma_byte", 0.0, 100000.0);
+  r.power.pj_per_hbm_byte = value("energy_pj_per_hbm_byte", 0.0, 100000.0);
+  r.power.pj_per_sm_cycle = value("energy_pj_per_sm_cycle", 0.0, 1e9);
+  r.power.energy_exponent = value("energy_clock_exponent", 0.0, 4.0);
+  if (r.power.limit_w > 0 && r.power.static_w >= r.power.limit_w)
+    throw std::runtime_error(std::string(arch) +
+                             " params: power_static_w must be below power_limit_w");
+}
+
 Params Params::from_json(const std::string& text) {
   const boost::json::object p = models::param_table(text, "sm100");
   Params r;
@@ -45,6 +63,7 @@ Params Params::from_json(const std::string& text) {
   r.clc_latency = static_cast<uint32_t>(count(p, "clc_latency", 0, 1ull << 20));
   r.tlb_entries = static_cast<uint32_t>(count(p, "tlb_entries", 0, Params::kMaxTlbEntries));
   r.tlb_miss_latency = static_cast<uint32_t>(count(p, "tlb_miss_latency", 0, 1ull << 20));
+  read_power(p, "sm100", r);
   return r;
 }
 

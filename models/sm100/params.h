@@ -8,6 +8,12 @@
 #include <cstdint>
 #include <string>
 
+#include "models/sm100/power.h"
+
+namespace boost::json {
+class object;
+}
+
 namespace sk::models::sm100 {
 
 struct Params {
@@ -55,6 +61,12 @@ struct Params {
   // (0: at once): what a fresh CTA does before its first kernel instruction
   // takes effect, such as fetching instructions and kernel parameters.
   uint32_t cta_start_latency = 0;
+  // The board's power limit and the kernel's energy: the SM clocks of a
+  // launch's two phases (power.h, phase_clock.h); clock_ghz is the maximum
+  // clock. The tensor phase outlasts the last tensor-core work by
+  // clock_hold_ns. A limit of 0 runs every launch at clock_ghz.
+  PowerModel power;
+  double clock_hold_ns = 0;
 
   // The same machine with its SMs clocked at `sm_ghz` instead of clock_ghz,
   // the clock the cycle counts above were measured at. The memory side (L2,
@@ -70,5 +82,11 @@ struct Params {
   static void use(const std::string& text);          // throws std::runtime_error
   static Params from_json(const std::string& text);  // throws std::runtime_error
 };
+
+// Reads the power keys of a parameter file's table (power_limit_w,
+// power_static_w, tensor_phase_clock_ghz, clock_hold_ns, energy_*) into `r`,
+// naming `arch` in errors; shared by the SM100 and SM90 files. Throws
+// std::runtime_error.
+void read_power(const boost::json::object& table, const char* arch, Params& r);
 
 }  // namespace sk::models::sm100

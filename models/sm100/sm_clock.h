@@ -1,6 +1,6 @@
 // sm_clock.h: the SM clock over one launch, for a model whose clock changes
 // while the kernel runs (the H200 lowers its SM clock while the tensor cores
-// work and raises it again after them: models/sm90/phase_clock.h).
+// work and raises it again after them: models/sm100/phase_clock.h).
 //
 // The simulation counts SM cycles; the clock maps them to time. The log is a
 // list of segments, each starting at a cycle and running at one clock until

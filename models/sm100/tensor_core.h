@@ -17,6 +17,7 @@
 
 #include "models/sm100/api_common.h"
 #include "models/sm100/gpu.h"
+#include "models/sm100/phase_clock.h"
 
 namespace sk::models::sm100::api::tc {
 
@@ -60,6 +61,7 @@ inline Slot enqueue(Cta& cta, sim::Warp& w, Cycle busy) {
   WarpAsync& wa = cta.warp_async[w.index()];
   wa.tcgen05_done = std::max(wa.tcgen05_done, done);
   note_busy(cta.tc_busy, start, start + busy);
+  phase_clock().tensor_work(cta.tc_free);
   return Slot{start, done};
 }
 

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <source_location>
 
-#include "models/sm90/phase_clock.h"
+#include "models/sm100/phase_clock.h"
 
 namespace sk::models::sm90::api {
 
@@ -38,8 +38,9 @@ void account_global_store(uint32_t bytes, const Loc& loc);
 // group state and stops the phase clock).
 void reset();
 
-// The launch's SM clock policy: off after reset(); PhaseClock::start arms it
-// for a Gpu, and every wgmma then reports its tensor-core work to it.
-PhaseClock& phase_clock();
+// The launch's SM clock policy (models/sm100/phase_clock.h): off after
+// reset(); PhaseClock::start arms it for a Gpu, and every wgmma then reports
+// its tensor-core work to it.
+using sm100::phase_clock;
 
 }  // namespace sk::models::sm90::api

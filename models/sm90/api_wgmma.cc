@@ -30,7 +30,7 @@
 #include "models/sm100/tensor_map.h"
 #include "models/sm90/api.h"
 #include "models/sm90/params.h"
-#include "models/sm90/phase_clock.h"
+#include "models/sm100/phase_clock.h"
 #include "models/sm90/write_path.h"
 
 namespace sk::models::sm90::api {
@@ -117,11 +117,6 @@ uint32_t operand_end(const SmemDesc& d, bool mn_major, uint32_t rows) {
                   : d.start / 128 * 128 + rows * 128;
 }
 }  // namespace
-
-PhaseClock& phase_clock() {
-  static PhaseClock c;
-  return c;
-}
 
 WritePath& write_path() {
   static WritePath p;

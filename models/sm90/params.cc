@@ -62,17 +62,7 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
   x.wgmma_drain_per_n = real(p, "wgmma_drain_per_n", 0.0, 1000.0);
   x.store_bytes_per_cycle = real(p, "store_bytes_per_cycle", 0.0, 1000000.0);
   x.launch_overhead_cycles = static_cast<uint32_t>(count(p, "launch_overhead_cycles", 0, 1ull << 30));
-  x.power.limit_w = real(p, "power_limit_w", 0.0, 100000.0);
-  x.power.tensor_clock_ghz = real(p, "tensor_phase_clock_ghz", 0.0, 10.0);
-  x.clock_hold_ns = real(p, "clock_hold_ns", 0.0, 1e6);
-  x.power.static_w = real(p, "power_static_w", 0.0, 100000.0);
-  x.power.pj_per_flop = real(p, "energy_pj_per_flop", 0.0, 1000.0);
-  x.power.pj_per_tma_byte = real(p, "energy_pj_per_tma_byte", 0.0, 100000.0);
-  x.power.pj_per_hbm_byte = real(p, "energy_pj_per_hbm_byte", 0.0, 100000.0);
-  x.power.pj_per_sm_cycle = real(p, "energy_pj_per_sm_cycle", 0.0, 1e9);
-  x.power.energy_exponent = real(p, "energy_clock_exponent", 0.0, 4.0);
-  if (x.power.limit_w > 0 && x.power.static_w >= x.power.limit_w)
-    throw std::runtime_error("sm90 params: power_static_w must be below power_limit_w");
+  sm100::read_power(p, "sm90", r);
 }
 
 const sm100::Params& gpu_params() { return builtin().p; }

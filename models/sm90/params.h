@@ -10,7 +10,6 @@
 #include <string>
 
 #include "models/sm100/params.h"
-#include "models/sm90/power.h"
 
 namespace sk::models::sm90 {
 
@@ -24,11 +23,6 @@ struct Extras {
   // epilogue's stores), shared by the SM's storing warps (write_path.h); a
   // warp cannot issue past its stores (0: free).
   double store_bytes_per_cycle = 0;
-  // The board's power limits and the kernel's energy: the SM clocks of a
-  // launch's two phases (power.h). gpu_params().clock_ghz is the maximum clock.
-  PowerModel power;
-  // The tensor phase outlasts the last tensor-core work by this (phase_clock.h).
-  double clock_hold_ns = 0;
 };
 
 // The shared model's parameters with SM90 values (fields Hopper lacks, such

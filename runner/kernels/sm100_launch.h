@@ -32,7 +32,10 @@
 
 #include "kernels/core/numeric.h"
 #include "models/sm100/gpu.h"
+#include "models/sm100/phase_clock.h"
+#include "models/sm100/power.h"
 #include "runner/kernels/matmul_host.h"
+#include "runner/kernels/power_clocks.h"
 #include "runner/kernels/sm100_summary.h"
 #include "runner/result/run_result.h"
 
@@ -46,13 +49,18 @@ struct Sm100Launch {
   double peak_factor = 1.0;       // the format's dense rate relative to BF16
 };
 
+// One simulation of the launch with its tensor phase at `f.tensor_ghz` and
+// the rest at `f.rest_ghz` (models/sm100/phase_clock.h); `act` receives what
+// the power model needs of it.
 template <class C, class Kernel, class Setup, class Check>
-RunResult simulate_sm100(const MatmulRequest& q, const Sm100Launch& launch, Setup&& setup,
-                         Check&& check) {
+RunResult simulate_sm100_at(const MatmulRequest& q, const Sm100Launch& launch, Setup& setup,
+                            Check& check, models::sm100::LaunchClocks f,
+                            models::sm100::KernelActivity& act) {
   const auto t0 = std::chrono::steady_clock::now();
   models::sm100::Params params = models::sm100::Params::builtin();
   if (q.num_sms > 0) params.num_sms = q.num_sms;
   models::sm100::Gpu gpu(params, q.functional);
+  models::sm100::phase_clock().start(gpu, {f.tensor_ghz, f.rest_ghz, params.clock_hold_ns});
   configure_run(gpu, q, t0);
   typename Kernel::Params p{};
   const auto buf = setup(gpu, p);
@@ -63,17 +71,52 @@ RunResult simulate_sm100(const MatmulRequest& q, const Sm100Launch& launch, Setu
       C::kClc ? tiles : std::min<uint32_t>(tiles, static_cast<uint32_t>(gpu.params().num_sms)));
   const std::string err =
       gpu.launch(grid, static_cast<int>(C::kWarps), C::kSmemBytes, [&p] { Kernel::run(p); });
-  if (!err.empty()) throw std::runtime_error(err);
+  if (!err.empty()) {
+    models::sm100::phase_clock().stop();
+    throw std::runtime_error(err);
+  }
   const RunStatus status = gpu.run(q.max_cycles);
+  models::sm100::phase_clock().stop();
 
   RunResult r = describe_sm100_run<C>(q, grid, status);
   r.kernel = launch.kernel;
   r.config_name = launch.config_name;
   summarize_sm100(gpu, launch.flops, r, launch.peak_factor);
+  if (params.power.limit_w > 0 || params.power.tensor_clock_ghz > 0) {
+    r.tensor_phase_ghz = f.tensor_ghz;
+    r.rest_phase_ghz = f.rest_ghz;
+    r.tensor_phase_cycles = models::sm100::phase_clock().tensor_cycles(r.cycles);
+  }
+  act = models::sm100::KernelActivity{};
+  act.flops = launch.flops * launch.peak_factor;
+  for (int c = 0; c < gpu.num_ctas(); ++c)
+    if (gpu.started(c)) act.tma_bytes += static_cast<double>(gpu.cta(c).bytes_loaded);
+  act.hbm_bytes = static_cast<double>(r.hbm_bytes);
+  act.cycles = r.cycles;
+  act.tensor_cycles = models::sm100::phase_clock().tensor_cycles(r.cycles);
+  act.active_sms = gpu.sms_used();
+  if (params.power.limit_w > 0)
+    r.power_w = models::sm100::board_power_w(params.power, params.clock_ghz, f, act);
   if (q.functional) r.check = check(gpu, buf, status);
   r.output_errors = write_run_files(gpu, q, r);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
+}
+
+// The launch at its power-limited clocks (runner/kernels/power_clocks.h):
+// the B200's tensor phase below its maximum clock when the draw meets the
+// board's limit (models/sm100/params.json), or at --sm-clock.
+template <class C, class Kernel, class Setup, class Check>
+RunResult simulate_sm100(const MatmulRequest& q, const Sm100Launch& launch, Setup&& setup,
+                         Check&& check) {
+  const models::sm100::Params& params = models::sm100::Params::builtin();
+  models::sm100::KernelActivity act;
+  return run_power_limited(
+      q, params.power, params.clock_ghz,
+      [&](const MatmulRequest& x, models::sm100::LaunchClocks f) {
+        return simulate_sm100_at<C, Kernel>(x, launch, setup, check, f, act);
+      },
+      [&act](const RunResult&) { return act; });
 }
 
 template <class T>

@@ -68,8 +68,8 @@ struct MatmulRequest {
   bool progress_terminal = true;
   double estimate_events = 0;
   // sm90: run the SMs at these clocks (GHz), the tensor phase at the first
-  // and the rest at the second (models/sm90/phase_clock.h); equal, as with
-  // locked clocks. 0: the power-limited clocks of models/sm90/power.h.
+  // and the rest at the second (models/sm100/phase_clock.h); equal, as with
+  // locked clocks. 0: the power-limited clocks of models/sm100/power.h.
   double sm_clock_ghz = 0, rest_clock_ghz = 0;
 };
 // The leading dimensions (elements) of A, B and D for q: q.lda, q.ldb and

@@ -13,7 +13,8 @@
 #include "models/sm100/gpu.h"
 #include "models/sm90/api.h"
 #include "models/sm90/params.h"
-#include "models/sm90/power.h"
+#include "models/sm100/power.h"
+#include "runner/kernels/power_clocks.h"
 #include "engine/sysc_reset.h"
 #include "runner/kernels/matmul_host.h"
 #include "runner/kernels/sm100_summary.h"
@@ -24,8 +25,8 @@ namespace {
 using models::sm100::Gpu;
 
 // What the power model needs of a finished launch.
-models::sm90::KernelActivity activity(const MatmulRequest& q, const RunResult& r) {
-  models::sm90::KernelActivity a;
+models::sm100::KernelActivity activity(const MatmulRequest& q, const RunResult& r) {
+  models::sm100::KernelActivity a;
   a.flops = 2.0 * q.m * q.n * q.k * q.batch;
   // Every k-block of every tile brings a 128 x 64 A box and a BN x 64 B box
   // (out-of-bounds parts zero-filled, full bytes).
@@ -39,16 +40,16 @@ models::sm90::KernelActivity activity(const MatmulRequest& q, const RunResult& r
 }
 
 // One launch with the tensor phase at `f.tensor_ghz` and the rest at
-// `f.rest_ghz` (models/sm90/phase_clock.h).
+// `f.rest_ghz` (models/sm100/phase_clock.h).
 template <int BN, int S, bool F16>
-RunResult run_config(const MatmulRequest& q, models::sm90::LaunchClocks f) {
+RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f) {
   using C = Sm90MatmulConfig<BN, S, F16>;
   using Kernel = Sm90Matmul<C>;
   const auto t0 = std::chrono::steady_clock::now();
   Gpu gpu(models::sm90::gpu_params(), q.functional);
   models::sm90::api::reset();
   models::sm90::api::phase_clock().start(
-      gpu, {f.tensor_ghz, f.rest_ghz, models::sm90::extras().clock_hold_ns});
+      gpu, {f.tensor_ghz, f.rest_ghz, models::sm90::gpu_params().clock_hold_ns});
   configure_run(gpu, q, t0);
   const MatmulBuffers buf = allocate_matmul<bf16_t>(gpu, q);
   typename Kernel::Params p{};
@@ -104,7 +105,7 @@ RunResult run_config(const MatmulRequest& q, models::sm90::LaunchClocks f) {
   r.tflops = 2.0 * q.m * q.n * q.k * q.batch / (r.predicted_time_us * 1e-6) / 1e12;
   r.peak_tflops = 4096.0 * gpu.params().num_sms * f_max * 1e9 / 1e12;
   r.peak_fraction = r.tflops / r.peak_tflops;
-  r.power_w = models::sm90::board_power_w(models::sm90::extras().power, f_max, f, activity(q, r));
+  r.power_w = models::sm100::board_power_w(models::sm90::gpu_params().power, f_max, f, activity(q, r));
   settle_incomplete(r, gpu.engine().limit_reason());
   r.check = check_run<bf16_t>(gpu, q, buf, status);
   r.output_errors = write_run_files(gpu, q, r);
@@ -112,7 +113,7 @@ RunResult run_config(const MatmulRequest& q, models::sm90::LaunchClocks f) {
   return r;
 }
 
-using Runner = RunResult (*)(const MatmulRequest&, models::sm90::LaunchClocks);
+using Runner = RunResult (*)(const MatmulRequest&, models::sm100::LaunchClocks);
 template <int BN, int S, bool F16>
 constexpr Runner runner() {
   if constexpr (Sm90MatmulConfig<BN, 2>::kSmemBytes + (S - 2) * (128 + BN) * 64 * 2 <= 232448)
@@ -170,48 +171,8 @@ RunResult run_sm90_matmul(const MatmulRequest& q) {
   const std::string err = validate_sm90_matmul(q);
   if (!err.empty()) throw std::invalid_argument(err);
   const Runner run = lookup(q);
-  const double f_max = models::sm90::gpu_params().clock_ghz;
-  if (q.sm_clock_ghz > 0)
-    return run(q, {q.sm_clock_ghz, q.rest_clock_ghz > 0 ? q.rest_clock_ghz : q.sm_clock_ghz});
-  // The power-limited clocks: simulate with the phases at their caps, find
-  // the clocks at which that activity fits the power limits, simulate again
-  // there (the memory side keeps its speed, so the kernel takes fewer SM
-  // cycles and draws a little more), until neither clock moves by 1 %. These
-  // probes record and write no trace or timeline; a run that asks for them
-  // is simulated once more at the clocks found, with its files.
-  const auto& power = models::sm90::extras().power;
-  MatmulRequest probe = q;
-  probe.trace_path.clear();
-  probe.timeline_path.clear();
-  models::sm90::LaunchClocks at = models::sm90::clock_caps(power, f_max);
-  RunResult r = run(probe, at);
-  double wall = r.wall_s;
-  // The wall-clock limit covers all the simulations together; a probe that
-  // did not complete (a limit, a finding that stopped it) is the answer.
-  auto left = [&q, &wall](MatmulRequest x) {
-    if (q.wall_limit_s > 0) x.wall_limit_s = std::max(0.001, q.wall_limit_s - wall);
-    return x;
-  };
-  auto moved = [](double a, double b) { return std::abs(a - b) >= 0.01 * b; };
-  for (int i = 0; i < 3 && r.status == "completed"; ++i) {
-    const auto next = models::sm90::power_limited_clocks(power, f_max, activity(q, r));
-    if (!moved(next.tensor_ghz, at.tensor_ghz) && !moved(next.rest_ghz, at.rest_ghz)) break;
-    at = next;
-    reset_systemc();  // SystemC time does not restart in a used context
-    r = run(left(probe), at);
-    wall += r.wall_s;
-  }
-  if ((!q.trace_path.empty() || !q.timeline_path.empty()) && r.status == "completed") {
-    reset_systemc();
-    r = run(left(q), at);
-    wall += r.wall_s;
-  }
-  else if (!q.trace_path.empty() || !q.timeline_path.empty())
-    r.output_errors.push_back(
-        "--trace and --timeline were not written: the run stopped while its power-limited clocks "
-        "were being found (give the clocks with --sm-clock to trace a run that stops early)");
-  r.wall_s = wall;
-  return r;
+  return run_power_limited(q, models::sm90::gpu_params().power, models::sm90::gpu_params().clock_ghz,
+                           run, [&q](const RunResult& r) { return activity(q, r); });
 }
 
 }  // namespace sk::sim

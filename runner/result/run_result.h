@@ -58,7 +58,7 @@ struct RunResult {
   uint64_t cycles = 0;
   double clock_ghz = 0, peak_tflops = 0;  // clock_ghz: the SM clock the run predicts
   double power_w = 0;  // predicted average board power (0: not modelled for the arch)
-  // SM90: the clocks of the launch's two phases (models/sm90/phase_clock.h);
+  // SM90: the clocks of the launch's two phases (models/sm100/phase_clock.h);
   // clock_ghz is then their average, cycles over time. 0: one clock.
   double tensor_phase_ghz = 0, rest_phase_ghz = 0;
   uint64_t tensor_phase_cycles = 0;

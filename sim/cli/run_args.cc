@@ -80,7 +80,7 @@ po::options_description run_options() {
        "timing parameters of --arch from FILE (the format of models/<arch>/params.json) instead "
        "of the built-in ones")
       ("sm-clock", po::value<std::string>(),
-       "--arch sm90: run the SMs at this clock in GHz, as with locked clocks, or at T,R: the "
+       "--arch sm100 and sm90: run the SMs at this clock in GHz, as with locked clocks, or at T,R: the "
        "tensor phase at T and the rest at R (default: the clocks the board's power limits allow "
        "for this kernel); the memory side keeps its own")
       ("max-cycles", po::value<std::string>()->default_value("4000000000"),
@@ -142,7 +142,8 @@ RunArgs parse_run_args(int argc, char** argv, const char* cmd,
     out.jobs = static_cast<int>(parse_uint("--jobs", vm["jobs"].as<std::string>(), 1, 64));
   }
   if (vm.count("sm-clock")) {
-    if (q.arch != "sm90") throw UsageError("--sm-clock is modelled for --arch sm90 only");
+    if (q.arch != "sm90" && q.arch != "sm100")
+      throw UsageError("--sm-clock is modelled for NVIDIA only (--arch sm100 or sm90)");
     const std::string t = vm["sm-clock"].as<std::string>();
     auto ghz = [&t](const std::string& part) {
       char* end = nullptr;

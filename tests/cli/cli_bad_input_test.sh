@@ -186,8 +186,8 @@ expect_usage_error "unknown option '--stage'" run "${MNK[@]}" --stage 3
 expect_usage_error "unknown option '--tim'" run "${MNK[@]}" --tim "$tmp/t.svg"
 expect_usage_error "unknown option '--schedule'" verify "${MNK[@]}" --schedule 3
 expect_usage_error "unknown option '--tile'" sweep "${MNK[@]}" --tile 128
-# --sm-clock: SM90 only, a clock in GHz or two (tensor phase, rest).
-expect_usage_error "sm90 only" run "${MNK[@]}" --arch sm100 --sm-clock 1.5
+# --sm-clock: NVIDIA only, a clock in GHz or two (tensor phase, rest).
+expect_usage_error "NVIDIA only" run "${MNK[@]}" --arch mi300x --sm-clock 1.5
 expect_usage_error "--sm-clock" run "${MNK[@]}" --arch sm90 --tile-n 128 --sm-clock 0
 expect_usage_error "--sm-clock" run "${MNK[@]}" --arch sm90 --tile-n 128 --sm-clock fast
 expect_usage_error "--sm-clock" run "${MNK[@]}" --arch sm90 --tile-n 128 --sm-clock 1.7,

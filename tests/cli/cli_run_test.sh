@@ -2,6 +2,7 @@
 # cli_run_test.sh: functional `sim run`s end to end.
 #
 #   cli_run_test.sh <sim binary> <traces/tools/check_trace.py> <cli_checks.py> <models/sm90/params.json>
+#                   <models/sm100/params.json>
 #
 # Each run uses --functional --json - --trace FILE and must exit 0, print the
 # JSON summary (and only it) on stdout, and pass the summary contract checks
@@ -14,6 +15,7 @@ sim="$1"
 checker="$2"
 checks="$3"
 sm90_params="$4"  # models/sm90/params.json (the --params case)
+sm100_params="$5"  # models/sm100/params.json (the B200's power limit)
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 failures=0
 fail() {
@@ -209,6 +211,36 @@ for n in (256, 128):
     per_kblock = (long - short) / 64
     expected = 8 * int(n * p["wgmma_ii_per_n"] + 0.5)
     assert per_kblock == expected, (n, per_kblock, expected)
+PY
+
+# The SM100 (B200) clocks: a full-grid GEMM's tensor phase falls below the
+# datasheet clock under the board's 1000 W (each phase's draw at most the
+# limit); a launch of a few CTAs runs at the caps; --sm-clock pins the clock,
+# and at the maximum clock the same launch would draw more than the limit.
+for c in auto 1.965; do
+  extra=()
+  [ "$c" = auto ] || extra=(--sm-clock "$c")
+  timeout 100 "$sim" run --kernel matmul --arch sm100 --m 4096 --n 4096 --k 4096 --tile-n 256 \
+    --stages 4 "${extra[@]}" --json - >"$tmp/b200_$c.json" 2>"$tmp/b200_$c.err" ||
+    fail "sm100 run at clock $c: $(head -c 500 "$tmp/b200_$c.err")"
+done
+timeout 100 "$sim" run --kernel matmul --arch sm100 --m 512 --n 512 --k 2048 --tile-n 256 \
+  --json - >"$tmp/b200_small.json" 2>"$tmp/b200_small.err" ||
+  fail "sm100 small run: $(head -c 500 "$tmp/b200_small.err")"
+python3 - "$sm100_params" "$tmp/b200_auto.json" "$tmp/b200_1.965.json" "$tmp/b200_small.json" <<'PY' || fail "sm100 clock"
+import json, sys
+p = {k: v["value"] for k, v in json.load(open(sys.argv[1]))["params"].items()}
+auto, top, small = (json.load(open(f)) for f in sys.argv[2:])
+ca = auto["sm_clocks"]
+assert 1.2 < ca["tensor_phase_ghz"] < 0.99 * p["tensor_phase_clock_ghz"], ca
+assert ca["tensor_phase_ghz"] < ca["rest_phase_ghz"] <= p["clock_ghz"], ca
+assert auto["power_w"] < 1.03 * p["power_limit_w"], auto["power_w"]
+assert top["power_w"] > p["power_limit_w"], top["power_w"]
+assert abs(top["clock_ghz"] - p["clock_ghz"]) < 1e-9, top["clock_ghz"]
+assert top["predicted_time_us"] < auto["predicted_time_us"]
+cs = small["sm_clocks"]
+assert abs(cs["tensor_phase_ghz"] - p["tensor_phase_clock_ghz"]) < 1e-9, cs
+assert small["power_w"] < p["power_limit_w"], small["power_w"]
 PY
 
 # The SM90 clocks: a dense launch runs its tensor phase at the power-limited

@@ -1,5 +1,5 @@
 // sm90_phase_clock_test.cc: the SM clock follows the tensor work
-// (models/sm90/phase_clock.h) and a CTA's warps start after
+// (models/sm100/phase_clock.h) and a CTA's warps start after
 // cta_start_latency, in one launch of a one-warp kernel that reports tensor
 // work by hand at known cycles.
 //
@@ -23,7 +23,7 @@ TEST_CASE("the tensor phase runs from the first tensor work to hold after the la
   p.cta_start_latency = 700;
   sm100::Gpu gpu(p, false);
   sm90::api::reset();
-  sm90::PhaseClock& clock = sm90::api::phase_clock();
+  sm100::PhaseClock& clock = sm90::api::phase_clock();
   // Tensor phase at 1.5 GHz, rest at 2.0, hold 100 ns = 150 tensor-phase cycles.
   clock.start(gpu, {1.5, 2.0, 100.0});
   uint64_t body_start = 0, l2_at_rest = 0, l2_in_tensor = 0;

@@ -1,5 +1,5 @@
 // sm90_power_test.cc: the power-limited SM clocks of a launch's two phases
-// (models/sm90/power.h), the clock log that maps cycles to time
+// (models/sm100/power.h), the clock log that maps cycles to time
 // (models/sm100/sm_clock.h) and the SM-clock view of the memory side
 // (sm100::Params::at_sm_clock).
 //
@@ -15,16 +15,16 @@
 #include "models/sm100/params.h"
 #include "models/sm100/sm_clock.h"
 #include "models/sm90/params.h"
-#include "models/sm90/power.h"
+#include "models/sm100/power.h"
 
 namespace {
 
-using sk::models::sm90::KernelActivity;
-using sk::models::sm90::LaunchClocks;
-using sk::models::sm90::PowerModel;
-using sk::models::sm90::board_power_w;
-using sk::models::sm90::power_limited_clocks;
-using sk::models::sm90::tensor_phase_power_w;
+using sk::models::sm100::KernelActivity;
+using sk::models::sm100::LaunchClocks;
+using sk::models::sm100::PowerModel;
+using sk::models::sm100::board_power_w;
+using sk::models::sm100::power_limited_clocks;
+using sk::models::sm100::tensor_phase_power_w;
 
 PowerModel h200_like() {
   PowerModel m;
@@ -118,9 +118,9 @@ TEST_CASE("no limit, only the tensor phase's cap") {
 }
 
 TEST_CASE("the built-in H200 parameters: the measured phase clocks") {
-  const auto& x = sk::models::sm90::extras();
+  const auto& p = sk::models::sm90::gpu_params();
   const double f_max = sk::models::sm90::gpu_params().clock_ghz;
-  REQUIRE(x.power.limit_w > x.power.static_w);
+  REQUIRE(p.power.limit_w > p.power.static_w);
   // 2048x2048x2048 of 128x256 tiles on 128 SMs, ~36,400 cycles of tensor
   // phase and ~12,500 of the rest: measured main loop 1.69 GHz, epilogue
   // 1.94 (with the ramp).
@@ -131,7 +131,7 @@ TEST_CASE("the built-in H200 parameters: the measured phase clocks") {
   a.active_sms = 128;
   a.tma_bytes = 128.0 * 32 * (128 + 256) * 64 * 2;
   a.hbm_bytes = 3 * 2048.0 * 2048 * 2;
-  const LaunchClocks f = power_limited_clocks(x.power, f_max, a);
+  const LaunchClocks f = power_limited_clocks(p.power, f_max, a);
   CHECK(f.tensor_ghz > 1.64);
   CHECK(f.tensor_ghz < 1.74);
   CHECK(f.rest_ghz > 1.9);
@@ -142,7 +142,7 @@ TEST_CASE("the built-in H200 parameters: the measured phase clocks") {
   b.cycles = b.tensor_cycles + 5500;
   b.flops = 2.0 * 2048 * 1024 * 2048;
   b.tma_bytes = 128.0 * 32 * (128 + 128) * 64 * 2;
-  CHECK(power_limited_clocks(x.power, f_max, b).tensor_ghz < f.tensor_ghz);
+  CHECK(power_limited_clocks(p.power, f_max, b).tensor_ghz < f.tensor_ghz);
   // 512^3 on 16 SMs: far under the limit, at the caps.
   KernelActivity small;
   small.flops = 2.0 * 512 * 512 * 512;
@@ -151,8 +151,8 @@ TEST_CASE("the built-in H200 parameters: the measured phase clocks") {
   small.active_sms = 16;
   small.tma_bytes = 16.0 * 8 * (128 + 128) * 64 * 2;
   small.hbm_bytes = 2e6;
-  const LaunchClocks h = power_limited_clocks(x.power, f_max, small);
-  CHECK(h.tensor_ghz == doctest::Approx(x.power.tensor_clock_ghz));
+  const LaunchClocks h = power_limited_clocks(p.power, f_max, small);
+  CHECK(h.tensor_ghz == doctest::Approx(p.power.tensor_clock_ghz));
   CHECK(h.rest_ghz == f_max);
 }
 

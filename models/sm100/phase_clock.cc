@@ -1,11 +1,11 @@
-#include "models/sm90/phase_clock.h"
+#include "models/sm100/phase_clock.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "models/sm100/gpu.h"
 
-namespace sk::models::sm90 {
+namespace sk::models::sm100 {
 
 void PhaseClock::start(sm100::Gpu& gpu, const PhaseClocks& clocks) {
   gpu_ = &gpu;
@@ -49,10 +49,15 @@ void PhaseClock::check() {
   gpu_->engine().at(due, [this] { check(); });
 }
 
+PhaseClock& phase_clock() {
+  static PhaseClock c;
+  return c;
+}
+
 uint64_t PhaseClock::tensor_cycles(uint64_t end) const {
   // A phase closed after `end` (a check that ran past the last warp) counts
   // up to `end` at most.
   return std::min(end, closed_ + (tensor_ && end > since_ ? end - since_ : 0));
 }
 
-}  // namespace sk::models::sm90
+}  // namespace sk::models::sm100

@@ -1,9 +1,9 @@
-#include "models/sm90/power.h"
+#include "models/sm100/power.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace sk::models::sm90 {
+namespace sk::models::sm100 {
 namespace {
 
 // Each phase's cycles and dynamic energy (pJ) at the maximum clock.
@@ -69,4 +69,4 @@ LaunchClocks power_limited_clocks(const PowerModel& m, double f_max, const Kerne
           highest_fitting(m, f_max, cap.rest_ghz, rest_phase(m, a))};
 }
 
-}  // namespace sk::models::sm90
+}  // namespace sk::models::sm100

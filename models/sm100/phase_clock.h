@@ -6,7 +6,7 @@
 // clock comes back up to ~1.93 within about a microsecond. The model has two
 // phases: the tensor phase, from the first wgmma issued while in the rest
 // phase until no SM's tensor core has had work for `hold_ns`, and the rest
-// phase otherwise. Each phase has its clock (models/sm90/power.h picks them);
+// phase otherwise. Each phase has its clock (models/sm100/power.h picks them);
 // a change re-derives the memory side's cycle counts (Gpu::set_sm_clock).
 //
 // Invariants: the launch starts in the rest phase; phase changes happen at
@@ -19,9 +19,6 @@
 
 namespace sk::models::sm100 {
 class Gpu;
-}
-
-namespace sk::models::sm90 {
 
 struct PhaseClocks {
   double tensor_ghz = 0;  // while tensor cores work
@@ -54,4 +51,8 @@ class PhaseClock {
   uint64_t closed_ = 0; // cycles of the tensor phases already ended
 };
 
-}  // namespace sk::models::sm90
+// The process's phase clock: the models' tensor-core issue (tcgen05 on SM100,
+// wgmma on SM90) reports its work to it; a runner arms it for a launch.
+PhaseClock& phase_clock();
+
+}  // namespace sk::models::sm100

@@ -30,7 +30,7 @@
 
 #include <cstdint>
 
-namespace sk::models::sm90 {
+namespace sk::models::sm100 {
 
 struct PowerModel {
   double limit_w = 0;           // board power limit (0: none)
@@ -73,4 +73,4 @@ LaunchClocks clock_caps(const PowerModel& m, double f_max_ghz);
 // The phases' clocks for this activity (see above).
 LaunchClocks power_limited_clocks(const PowerModel& m, double f_max_ghz, const KernelActivity& a);
 
-}  // namespace sk::models::sm90
+}  // namespace sk::models::sm100

@@ -1,0 +1,70 @@
+// power_clocks.h: a launch at its power-limited SM clocks, found by
+// simulation (models/sm100/power.h, phase_clock.h), for every NVIDIA runner.
+//
+//   run_power_limited(q, power, f_max, run_at, activity)
+//       run_at(request, clocks) simulates the launch with its tensor phase at
+//       clocks.tensor_ghz and the rest at clocks.rest_ghz; activity(result)
+//       says what that launch did (FLOPs, bytes, cycles, SMs). The launch is
+//       simulated with the phases at their caps, then at the clocks where
+//       that activity fits the power limit, again until neither clock moves
+//       by 1 % (at most three times: the memory side keeps its speed, so a
+//       slower clock takes fewer SM cycles and draws a little more). These
+//       probes write no trace or timeline; a run that asks for them is
+//       simulated once more at the clocks found, with its files. --sm-clock
+//       (q.sm_clock_ghz, q.rest_clock_ghz) pins the clocks: one simulation.
+//
+// Invariants: the wall-clock limit covers all the simulations together; a
+// probe that did not complete (a limit, a finding that stopped it) is the
+// answer; the result's wall_s is the sum over the simulations.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "engine/sysc_reset.h"
+#include "models/sm100/power.h"
+#include "runner/kernels/sm100_matmul_run.h"
+#include "runner/result/run_result.h"
+
+namespace sk::sim {
+
+template <class RunAt, class Activity>
+RunResult run_power_limited(const MatmulRequest& q, const models::sm100::PowerModel& power,
+                            double f_max, RunAt&& run_at, Activity&& activity) {
+  if (q.sm_clock_ghz > 0)
+    return run_at(q, models::sm100::LaunchClocks{
+                         q.sm_clock_ghz, q.rest_clock_ghz > 0 ? q.rest_clock_ghz : q.sm_clock_ghz});
+  MatmulRequest probe = q;
+  probe.trace_path.clear();
+  probe.timeline_path.clear();
+  models::sm100::LaunchClocks at = models::sm100::clock_caps(power, f_max);
+  RunResult r = run_at(probe, at);
+  double wall = r.wall_s;
+  auto left = [&q, &wall](MatmulRequest x) {
+    if (q.wall_limit_s > 0) x.wall_limit_s = std::max(0.001, q.wall_limit_s - wall);
+    return x;
+  };
+  auto moved = [](double a, double b) { return std::abs(a - b) >= 0.01 * b; };
+  for (int i = 0; i < 3 && r.status == "completed" && power.limit_w > 0; ++i) {
+    const auto next = models::sm100::power_limited_clocks(power, f_max, activity(r));
+    if (!moved(next.tensor_ghz, at.tensor_ghz) && !moved(next.rest_ghz, at.rest_ghz)) break;
+    at = next;
+    reset_systemc();  // SystemC time does not restart in a used context
+    r = run_at(left(probe), at);
+    wall += r.wall_s;
+  }
+  if ((!q.trace_path.empty() || !q.timeline_path.empty()) && r.status == "completed") {
+    reset_systemc();
+    r = run_at(left(q), at);
+    wall += r.wall_s;
+  } else if (!q.trace_path.empty() || !q.timeline_path.empty()) {
+    r.output_errors.push_back(
+        "--trace and --timeline were not written: the run stopped while its power-limited clocks "
+        "were being found (give the clocks with --sm-clock to trace a run that stops early)");
+  }
+  r.wall_s = wall;
+  return r;
+}
+
+}  // namespace sk::sim

@@ -59,6 +59,24 @@ std::unordered_map<const sim::Warp*, WarpGroups>& groups() {
   return g;
 }
 
+// The last warp looked up and its groups: a warp issues a k-block's wgmmas,
+// fence, commit and wait back to back, so most lookups repeat the last one.
+// The map's nodes stay put on insertion; reset() forgets the cache with the
+// map.
+struct LastGroups {
+  const sim::Warp* warp = nullptr;
+  WarpGroups* groups = nullptr;
+};
+LastGroups& last_groups() {
+  static LastGroups l;
+  return l;
+}
+WarpGroups& groups_of(const sim::Warp& w) {
+  LastGroups& l = last_groups();
+  if (l.warp != &w) l = {&w, &groups()[&w]};
+  return *l.groups;
+}
+
 // The wgmma shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor
 // Format" of warpgroup-level MMA), decoded from the bits on the model's side:
 // start address [13:0], leading byte offset [29:16] and stride byte offset
@@ -154,6 +172,7 @@ void check_groups_at_exit(Cta& cta, const sim::Warp& w) {
 
 void reset() {
   groups().clear();
+  last_groups() = {};
   gpu().set_warp_exit_hook(check_groups_at_exit);
   phase_clock().stop();
   write_path().reset(
@@ -213,7 +232,7 @@ void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accu
           }
     }
   }
-  WarpGroups& wg = groups()[&w];
+  WarpGroups& wg = groups_of(w);
   if (sim::Observer* obs = gpu().obs()) {
     const sim::OpId op = obs->issue_async(w, "wgmma");
     // This warp's 16 rows of A and all N rows of B, as whole 128-byte rows.
@@ -250,14 +269,14 @@ void wgmma_fence(const Loc& loc) { issue_local(loc); }
 
 void wgmma_commit_group(const Loc& loc) {
   sim::Warp& w = issue_local(loc);
-  WarpGroups& wg = groups()[&w];
+  WarpGroups& wg = groups_of(w);
   wg.committed.push_back(std::move(wg.open));
   wg.open = Group{};
 }
 
 void wgmma_wait_group(int n, const Loc& loc) {
   sim::Warp& w = issue(loc);
-  WarpGroups& wg = groups()[&w];
+  WarpGroups& wg = groups_of(w);
   Cta& cta = gpu().cta_of_current();
   while (wg.committed.size() > static_cast<size_t>(n)) {
     Group& g = wg.committed.front();

@@ -207,3 +207,29 @@ TEST_CASE("expect_tx higher than the delivered bytes deadlocks with a ledger of 
   CHECK(r.deadlock_details[0].find("tx 32") != std::string::npos);
   CHECK(r.deadlock_details[0].find("likely cause: expect_tx") != std::string::npos);
 }
+
+// PTX ISA 9.7.13.15.10: only mbarrier.init may follow mbarrier.inval. The
+// model reports any other use as a use of a barrier that is not initialised.
+TEST_CASE("a use after mbarrier.inval is mbarrier.use_before_init; re-init after inval is clean") {
+  for (const bool reinit : {false, true}) {
+    auto r = run_scenario(ScenarioOptions{.warps = 1}, [reinit] {
+      uint64_t* bar = bar0();
+      if (auto l = sk::elect_one()) {
+        sk::arch::mbarrier_init(bar, 1);
+        sk::arch::mbarrier_arrive(bar);  // phase 0 completes
+        while (!sk::arch::mbarrier_try_wait_parity(bar, 0)) {
+        }
+        sk::arch::mbarrier_inval(bar);
+        if (reinit) sk::arch::mbarrier_init(bar, 1);  // the fix: a fresh barrier
+        sk::arch::mbarrier_arrive(bar);
+      }
+    });
+    REQUIRE_MESSAGE(r.ok, r.error);
+    if (reinit) {
+      CHECK_MESSAGE(r.findings.empty(), r.findings_text());
+    } else {
+      CHECK(r.has_rule("mbarrier.use_before_init"));
+      CHECK_MESSAGE(r.findings.size() == 1, r.findings_text());
+    }
+  }
+}

@@ -1,0 +1,79 @@
+// The SM90 model's wgmma operand rules, each with its correct twin: a
+// descriptor outside the layouts the model decodes (wgmma.bad_descriptor)
+// and operands that run past shared memory (wgmma.operand_out_of_range).
+// One warpgroup issues one m64n64k16 wgmma with fence, commit and wait.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "kernels/arch/sm90.h"
+#include "kernels/core/lane_array.h"
+#include "models/sm90/api.h"
+#include "tests/model/scenario.h"
+
+namespace {
+using sk::test::run_scenario;
+using sk::test::ScenarioOptions;
+using sk::test::ScenarioResult;
+namespace arch = sk::arch;
+
+constexpr uint32_t kSmem = 64 * 1024;
+
+// A and B descriptors at SMEM offsets a_off and b_off (K-major, 128-byte
+// swizzle), each transformed by `edit` before the wgmma.
+ScenarioResult one_wgmma(uint32_t a_off, uint32_t b_off, uint64_t (*edit)(uint64_t)) {
+  ScenarioOptions o;
+  o.warps = 4;  // one warpgroup
+  o.smem_bytes = kSmem;
+  o.setup = [] { sk::models::sm90::api::reset(); };
+  return run_scenario(o, [a_off, b_off, edit] {
+    uint8_t* smem = arch::dynamic_smem();
+    const uint64_t da = edit(arch::make_smem_desc_sw128(arch::smem_addr(smem + a_off)));
+    const uint64_t db = edit(arch::make_smem_desc_sw128(arch::smem_addr(smem + b_off)));
+    sk::LaneArray<float, 32> acc;
+    arch::wgmma_fence();
+    arch::wgmma_m64n64k16_bf16_ss(acc, da, db, false);
+    arch::wgmma_commit_group();
+    arch::wgmma_wait_group<0>();
+  });
+}
+
+uint64_t keep(uint64_t d) { return d; }
+uint64_t no_swizzle(uint64_t d) { return d & ~(uint64_t{3} << 62); }
+uint64_t stride_512(uint64_t d) { return (d & ~(uint64_t{0x3FFF} << 32)) | (uint64_t{512 >> 4} << 32); }
+
+int count_rule(const ScenarioResult& r, const std::string& rule) {
+  int n = 0;
+  for (const auto& f : r.findings) n += f.rule == rule;
+  return n;
+}
+}  // namespace
+
+TEST_CASE("a wgmma on 128B-swizzled K-major tiles inside shared memory is clean") {
+  auto r = one_wgmma(0, 8192, keep);
+  REQUIRE_MESSAGE(r.ok, r.error);
+  CHECK(r.status == "completed");
+  CHECK_MESSAGE(r.findings.empty(), r.findings_text());
+}
+
+TEST_CASE("a descriptor without the 128B swizzle or with another row stride is wgmma.bad_descriptor") {
+  for (auto edit : {no_swizzle, stride_512}) {
+    auto r = one_wgmma(0, 8192, edit);
+    REQUIRE_MESSAGE(r.ok, r.error);
+    CHECK(count_rule(r, "wgmma.bad_descriptor") == 4);  // each warp's quarter of the op
+    CHECK_MESSAGE(r.findings.size() == 4, r.findings_text());
+  }
+}
+
+TEST_CASE("an operand running past shared memory is wgmma.operand_out_of_range") {
+  // A's 64 rows of 128 bytes start 4 KiB before the end of the CTA's SMEM.
+  auto r = one_wgmma(kSmem - 4096, 8192, keep);
+  REQUIRE_MESSAGE(r.ok, r.error);
+  CHECK(count_rule(r, "wgmma.operand_out_of_range") >= 1);
+  CHECK_MESSAGE(r.findings.size() == static_cast<size_t>(count_rule(r, "wgmma.operand_out_of_range")),
+                r.findings_text());
+  // The same tile 8 KiB before the end fits.
+  auto ok = one_wgmma(kSmem - 8192, 0, keep);
+  REQUIRE_MESSAGE(ok.ok, ok.error);
+  CHECK_MESSAGE(ok.findings.empty(), ok.findings_text());
+}

@@ -567,3 +567,73 @@ TEST_CASE("grids larger than the CU count run every workgroup") {
   CHECK_MESSAGE(r.findings.empty(), r.findings_text());
   CHECK(r.notes.at(0) == "0");
 }
+
+// The address rules of the MI300X model, each with its correct twin: one
+// wave makes one access, bad (the finding) or good (clean). `bad` selects.
+namespace {
+uint32_t* g_words = nullptr;  // a 1 KiB global allocation (256 dwords)
+
+ScenarioResult one_access(void (*body)(bool bad), bool bad) {
+  Options opt;
+  opt.waves = 1;
+  opt.setup = [](Gpu& gpu) {
+    g_words = reinterpret_cast<uint32_t*>(gpu.gmem().allocate(1024, "words"));
+    for (uint32_t i = 0; i < 256; ++i) g_words[i] = i;
+  };
+  return run(opt, [body, bad] {
+    if (auto e = sk::elect_one()) body(bad);
+  });
+}
+
+void check_pair(void (*body)(bool), const std::string& rule) {
+  const auto good = one_access(body, false), bad = one_access(body, true);
+  REQUIRE_MESSAGE(good.ok, good.error);
+  REQUIRE_MESSAGE(bad.ok, bad.error);
+  CHECK_MESSAGE(good.findings.empty(), good.findings_text());
+  CHECK_MESSAGE(bad.has_rule(rule), bad.findings_text());
+  for (const auto& f : bad.findings) CHECK_MESSAGE(f.rule == rule, bad.findings_text());
+}
+}  // namespace
+
+TEST_CASE("ds accesses misaligned or outside the workgroup's LDS are lds.bad_access") {
+  check_pair([](bool bad) {
+    uint8_t* lds = arch::dynamic_lds();
+    arch::st_lds(reinterpret_cast<uint32_t*>(lds + (bad ? 2 : 4)), 7u);  // misaligned dword
+  }, "lds.bad_access");
+  check_pair([](bool bad) {
+    uint8_t* lds = arch::dynamic_lds();
+    (void)arch::ld_lds(reinterpret_cast<uint32_t*>(lds + (bad ? 16 * 1024 : 16 * 1024 - 4)));
+  }, "lds.bad_access");
+}
+
+TEST_CASE("an LDS address taken of a pointer outside the LDS is lds.bad_address") {
+  check_pair([](bool bad) {
+    (void)arch::lds_addr(arch::dynamic_lds() + (bad ? 16 * 1024 + 64 : 64));
+  }, "lds.bad_address");
+}
+
+TEST_CASE("a global load or store outside every allocation is global.out_of_bounds") {
+  check_pair([](bool bad) { (void)arch::ld_global(g_words + (bad ? 256 : 255)); },
+             "global.out_of_bounds");
+  check_pair([](bool bad) { arch::st_global(g_words + (bad ? 300 : 0), 1u); },
+             "global.out_of_bounds");
+}
+
+TEST_CASE("an LDS DMA to a misaligned or out-of-range base is lds_dma.bad_base") {
+  check_pair([](bool bad) {
+    arch::global_load_lds_dword(arch::dynamic_lds() + (bad ? 2 : 0), g_words);
+    arch::s_waitcnt_vmcnt<0>();
+  }, "lds_dma.bad_base");
+}
+
+TEST_CASE("an atomic on a misaligned word is atomic.bad_address") {
+  check_pair([](bool bad) {
+    (void)arch::atomic_add(reinterpret_cast<uint32_t*>(arch::dynamic_lds() + (bad ? 2 : 8)), 1u,
+                           arch::Scope::kWorkgroup);
+  }, "atomic.bad_address");
+  check_pair([](bool bad) {
+    (void)arch::atomic_add(reinterpret_cast<uint32_t*>(reinterpret_cast<uint8_t*>(g_words) +
+                                                       (bad ? 1 : 4)),
+                           1u, arch::Scope::kAgent);
+  }, "atomic.bad_address");
+}

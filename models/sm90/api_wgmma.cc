@@ -52,6 +52,12 @@ struct Group {
 struct WarpGroups {
   Group open;
   std::deque<Group> committed;
+  // A wgmma.fence since the warp's last wgmma.wait_group (or its start):
+  // waiting for a group is done to use its registers, and a register access
+  // followed by a wgmma on them needs a fence (PTX ISA 9.7.15.5.2).
+  bool fenced = false;
+  bool fence_reported = false;  // one wgmma.missing_fence per warp
+  bool waited = false;          // a wgmma.wait_group has run
 };
 // Per warp (the Gpu is one per process, and so is this table).
 std::unordered_map<const sim::Warp*, WarpGroups>& groups() {
@@ -207,6 +213,17 @@ void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accu
     return;
   }
   const uint32_t quarter = static_cast<uint32_t>(w.index()) % 4;
+  WarpGroups& wg = groups_of(w);
+  if (!wg.fenced && !wg.fence_reported) {
+    wg.fence_reported = true;
+    gpu().finding("wgmma", "wgmma.missing_fence",
+                  fmt::format("warp {} issues wgmma.mma_async without a wgmma.fence since {}: the "
+                              "fence must come before the first wgmma of a warpgroup and between "
+                              "any access to the accumulator registers (after a wait_group) and "
+                              "the next wgmma on them",
+                              w.index(), wg.waited ? "its last wgmma.wait_group" : "its start"),
+                  loc);
+  }
   if (gpu().functional()) {
     // This warp's 16 rows of A and the op's n rows of B, decoded once (the
     // products and their order are those of decoding each pair).
@@ -232,7 +249,6 @@ void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accu
           }
     }
   }
-  WarpGroups& wg = groups_of(w);
   if (sim::Observer* obs = gpu().obs()) {
     const sim::OpId op = obs->issue_async(w, "wgmma");
     // This warp's 16 rows of A and all N rows of B, as whole 128-byte rows.
@@ -265,7 +281,10 @@ void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accu
                                                  w.take_flow()});
 }
 
-void wgmma_fence(const Loc& loc) { issue_local(loc); }
+void wgmma_fence(const Loc& loc) {
+  sim::Warp& w = issue_local(loc);
+  groups_of(w).fenced = true;
+}
 
 void wgmma_commit_group(const Loc& loc) {
   sim::Warp& w = issue_local(loc);
@@ -292,6 +311,8 @@ void wgmma_wait_group(int n, const Loc& loc) {
       for (sim::OpId op : g.ops) obs->complete_local(w, op);
     wg.committed.pop_front();
   }
+  wg.fenced = false;
+  wg.waited = true;
 }
 
 void warpgroup_set_regs(const Loc& loc) { issue_local(loc); }

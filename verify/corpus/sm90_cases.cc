@@ -79,6 +79,8 @@ SK_SM90_CASE(kNoFullWait, "no_full_wait", "consumer reads a stage without waitin
 SK_SM90_CASE(kExpectTxLow, "expect_tx_low", "expect_tx announces only the A tile");
 SK_SM90_CASE(kExpectTxHigh, "expect_tx_high", "expect_tx announces 1 KiB more than is loaded");
 SK_SM90_CASE(kNoLastWgmmaWait, "no_last_wgmma_wait", "consumer exits with its last wgmma group not waited for");
+SK_SM90_CASE(kNoWgmmaFence, "no_wgmma_fence",
+             "consumer fences only its first k-block's wgmmas, not those after each wait_group");
 SK_SM90_CASE(kParityFixed, "parity_fixed", "consumer always waits parity 0");
 SK_SM90_CASE(kEmptyCountLow, "empty_count_low", "empty barriers expect 4 arrivals, 8 come");
 SK_SM90_CASE(kStoreUnbounded, "store_unbounded", "epilogue stores rows past M");

@@ -24,7 +24,7 @@ namespace sk::corpus {
 
 enum class Sm90Bug {
   kNone, kEarlyRelease, kNoFullWait, kExpectTxLow, kExpectTxHigh, kParityFixed,
-  kEmptyCountLow, kStoreUnbounded, kEmptyNotInitialised, kNoLastWgmmaWait,
+  kEmptyCountLow, kStoreUnbounded, kEmptyNotInitialised, kNoLastWgmmaWait, kNoWgmmaFence,
 };
 
 template <Sm90Bug B>
@@ -120,7 +120,8 @@ struct Sm90Mutant {
         if constexpr (B == Sm90Bug::kEarlyRelease) {
           if (auto lane = elect_one()) arch::mbarrier_arrive(&s.bars.empty[i]);
         }
-        arch::wgmma_fence();
+        // kNoWgmmaFence: no fence after the last k-block's wait_group.
+        if (B != Sm90Bug::kNoWgmmaFence || kb == 0) arch::wgmma_fence();
         for (int k = 0; k < BK / 16; ++k)
           arch::wgmma_m64n128k16_bf16_ss(acc, arch::make_smem_desc_sw128(a0 + 32 * k),
                                          arch::make_smem_desc_sw128(b0 + 32 * k), kb > 0 || k > 0);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """fit_power.py: fit the SM90 model's tensor-phase clock cap and energies
-(models/sm90/power.h) to the main-loop clocks of per-CTA timelines.
+(models/sm100/power.h) to the main-loop clocks of per-CTA timelines.
 
     python3 hw/h200/fit_power.py <sim binary> <timeline summary.csv>@<board> [--params FILE]
 
@@ -52,7 +52,7 @@ def simulate(sim, r, params):
 
 
 def tensor_clock(v, fixed, a, f_max):
-    """models/sm90/power.cc power_limited_clocks, the tensor phase."""
+    """models/sm100/power.cc power_limited_clocks, the tensor phase."""
     t = min(a['tensor'], a['cycles'])
     pj = (v['energy_pj_per_flop'] * a['flops'] + v['energy_pj_per_tma_byte'] * a['tma'] +
           fixed['energy_pj_per_hbm_byte'] * a['hbm'] + v['energy_pj_per_sm_cycle'] * t * a['sms'])

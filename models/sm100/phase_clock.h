@@ -1,10 +1,11 @@
-// phase_clock.h: the H200's SM clock follows what its tensor cores do.
+// phase_clock.h: the SM clock follows what the tensor cores do (SM90 wgmma,
+// SM100 tcgen05: every tensor-core instruction reports its work here).
 //
 // Per-CTA timelines on the H200 (docs/hardware.md, "The clock inside a
 // launch") show two clocks in one launch: while the tensor cores run the main
 // loop the SMs clock at 1.53-1.80 GHz, and once they stop (the epilogue) the
 // clock comes back up to ~1.93 within about a microsecond. The model has two
-// phases: the tensor phase, from the first wgmma issued while in the rest
+// phases: the tensor phase, from the first wgmma (tcgen05) issued while in the rest
 // phase until no SM's tensor core has had work for `hold_ns`, and the rest
 // phase otherwise. Each phase has its clock (models/sm100/power.h picks them);
 // a change re-derives the memory side's cycle counts (Gpu::set_sm_clock).

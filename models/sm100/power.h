@@ -1,5 +1,8 @@
-// power.h: the H200's SM clocks, as its power limits and its tensor phase
-// set them.
+// power.h: an NVIDIA GPU's SM clocks, as its power limit and its tensor
+// phase set them (the SM90 model with the H200's measured figures, the SM100
+// model with the B200's datasheet figures: models/*/params.json).
+//
+// What follows was measured on the H200; the B200 takes the same mechanism.
 //
 // A launch runs in two phases (phase_clock.h): the tensor phase, while the
 // tensor cores work, and the rest (start-up, the last epilogue). Measured on

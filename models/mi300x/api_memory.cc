@@ -217,6 +217,7 @@ void lds_dma(void* lds_base, uint64_t src, bool valid, const char* what, const L
       cu.dma_busy.back().second = std::max(cu.dma_busy.back().second, done);
     else
       cu.dma_busy.emplace_back(t, done);
+    cu.maybe_fold(gpu().engine().now());
     if (in != nullptr) {
       in->dma = dma;
       in->op = op;

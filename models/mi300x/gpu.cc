@@ -3,6 +3,8 @@
 // counters and the deadlock classifier (see gpu.h for the invariants).
 #include "models/mi300x/gpu.h"
 
+#include "engine/intervals.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -179,12 +181,53 @@ Cycle Gpu::end_cycle() const {
   return end;
 }
 
+void CuStats::fold(Cycle h) {
+  if (h <= folded_until) return;
+  // Each list split at h: the part before goes into the sums, the part from
+  // h on is kept. Every interval added later starts at or after h.
+  auto split = [h](std::vector<sim::Interval>& v, std::vector<sim::Interval>& before) {
+    size_t kept = 0;
+    for (const auto& [b, e] : v) {
+      if (b < h) before.emplace_back(b, std::min(e, h));
+      if (e > h) v[kept++] = {std::max(b, h), e};
+    }
+    v.resize(kept);
+  };
+  std::vector<sim::Interval> any, loads;
+  for (auto& simd : simd_busy) {
+    std::vector<sim::Interval> before;
+    split(simd, before);
+    folded_simd_busy += sim::total(before);
+    any.insert(any.end(), before.begin(), before.end());
+  }
+  split(dma_busy, loads);
+  loads = sim::merged(std::move(loads));
+  folded_dma += sim::total(loads);
+  folded_covered += sim::intersection(loads, sim::merged(std::move(any)));
+  folded_until = h;
+}
+
+Cycle CuStats::simd_busy_cycles() const {
+  Cycle t = folded_simd_busy;
+  for (const auto& simd : simd_busy) t += sim::total(simd);
+  return t;
+}
+
+Cycle CuStats::dma_cycles() const { return folded_dma + sim::total(sim::merged(dma_busy)); }
+
+Cycle CuStats::covered_cycles() const {
+  std::vector<sim::Interval> any;
+  for (const auto& simd : simd_busy) any.insert(any.end(), simd.begin(), simd.end());
+  return folded_covered + sim::intersection(sim::merged(dma_busy), sim::merged(std::move(any)));
+}
+
 CuStats Gpu::totals() const {
   CuStats t;
   t.simd_busy.resize(static_cast<size_t>(params_.simds_per_cu));
   for (const CuStats& c : cu_stats_) {
     for (size_t s = 0; s < c.simd_busy.size(); ++s)
       t.simd_busy[s].insert(t.simd_busy[s].end(), c.simd_busy[s].begin(), c.simd_busy[s].end());
+    t.folded_simd_busy += c.folded_simd_busy;
     t.mfma += c.mfma;
     t.mfma_flops += c.mfma_flops;
     t.lds_instructions += c.lds_instructions;
@@ -419,6 +462,7 @@ Cycle Gpu::reserve_simd(int simd, Cycle start, Cycle cycles, double flops) {
     busy.back().second = free;
   else
     busy.emplace_back(begin, free);
+  st.maybe_fold(engine_.now());
   return begin;
 }
 

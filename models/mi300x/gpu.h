@@ -151,6 +151,15 @@ struct WaveState {
 };
 
 // Per-CU statistics for the host summary.
+//
+// Busy intervals are kept only from a horizon on: fold(h) adds what lies
+// before cycle h to the folded_* sums and keeps the rest, which every later
+// interval may still overlap (the models add intervals that start at or
+// after the engine's current cycle, so h = now is safe). A long run then
+// holds a bounded number of intervals instead of one per MFMA cluster and
+// LDS DMA. The summary's figures are the folded sums plus those of what is
+// kept (simd_busy_cycles, dma_cycles, covered_cycles): the same as from all
+// the intervals.
 struct CuStats {
   std::vector<std::vector<std::pair<Cycle, Cycle>>> simd_busy;  // per SIMD, merged
   uint64_t mfma = 0;                      // MFMA instructions
@@ -164,6 +173,22 @@ struct CuStats {
   uint64_t global_bytes_stored = 0;
   uint64_t atomics = 0;                   // one per lane that performed one
   int workgroups = 0;
+  // Before the fold horizon: the SIMDs' busy cycles (summed over SIMDs), the
+  // cycles with LDS DMA in flight, and of those the cycles with some SIMD busy.
+  Cycle folded_simd_busy = 0, folded_dma = 0, folded_covered = 0;
+  Cycle folded_until = 0;
+
+  void fold(Cycle horizon);
+  // Folds at the engine's cycle `now` once many intervals are kept.
+  void maybe_fold(Cycle now) {
+    size_t n = dma_busy.size();
+    for (const auto& s : simd_busy) n += s.size();
+    if (n >= kFoldAt) fold(now);
+  }
+  static constexpr size_t kFoldAt = 4096;
+  Cycle simd_busy_cycles() const;  // summed over the SIMDs
+  Cycle dma_cycles() const;        // union of the LDS DMA intervals
+  Cycle covered_cycles() const;    // of those, cycles with some SIMD busy
 };
 
 struct Workgroup {

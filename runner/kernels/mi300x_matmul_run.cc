@@ -9,7 +9,7 @@
 #include "kernels/matmul/cdna3_pingpong_matmul.h"
 #include "kernels/matmul/cdna3_wave_specialized_matmul.h"
 #include "models/mi300x/params.h"
-#include "runner/kernels/intervals.h"
+#include "engine/intervals.h"
 #include "runner/kernels/mi300x_host.h"
 #include "runner/kernels/role_stats.h"
 
@@ -37,14 +37,9 @@ void summarize_mi300x(Gpu& gpu, double flops, RunResult& r) {
   // of its matrix cores was busy.
   Cycle simd_busy = 0, dma = 0, covered = 0;
   for (const auto& cu : gpu.cu_stats()) {
-    std::vector<Interval> any_simd;
-    for (const auto& simd : cu.simd_busy) {
-      simd_busy += total(simd);
-      any_simd.insert(any_simd.end(), simd.begin(), simd.end());
-    }
-    const auto loads = merged(cu.dma_busy);
-    dma += total(loads);
-    covered += intersection(loads, merged(std::move(any_simd)));
+    simd_busy += cu.simd_busy_cycles();
+    dma += cu.dma_cycles();
+    covered += cu.covered_cycles();
     r.lds_instructions += cu.lds_instructions;
     r.lds_bank_conflict_cycles += cu.lds_bank_conflict_cycles;
   }

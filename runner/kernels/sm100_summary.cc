@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "runner/kernels/intervals.h"
+#include "engine/intervals.h"
 #include "runner/kernels/role_stats.h"
 
 namespace sk::sim {

@@ -1,5 +1,6 @@
 // intervals.h: busy intervals of a modelled resource ([begin, end) cycles),
-// for the run summaries: their union, total length and overlap.
+// for the run summaries and the models that keep them: their union, total
+// length and overlap.
 #pragma once
 
 #include <algorithm>

@@ -644,9 +644,9 @@ void tcgen05_cp_32x128b_warpx4(uint32_t taddr, uint64_t smem_desc, const Loc& lo
       bool in_flight = false;
       if (hb != nullptr) {
         auto& rd = sc.readers[c];
-        std::erase_if(rd, [&](sim::OpId o) { return hb->known_complete(w, o); });
-        in_flight = !rd.empty();
-        rd.clear();
+        in_flight = std::any_of(rd.begin(), rd.end(),
+                                [&](sim::OpId o) { return !hb->known_complete(w, o); });
+        rd.clear();  // the copy replaces what they read
       } else {
         in_flight = sc.read_until[c] > now;
       }

@@ -33,11 +33,6 @@ ScenarioOptions two_warps() {
   return o;
 }
 
-int count_rule(const ScenarioResult& r, const std::string& rule) {
-  int n = 0;
-  for (const auto& f : r.findings) n += f.rule == rule;
-  return n;
-}
 
 // Warp 0 initialises the barrier (count 1) and waits for phase 0; warp 1
 // arrives on it once. `order` decides what orders the init before warp 1's
@@ -107,8 +102,8 @@ TEST_CASE("a wait that runs before an unordered init is reported by both rules")
     }
   });
   REQUIRE_MESSAGE(r.ok, r.error);
-  CHECK(count_rule(r, "mbarrier.use_before_init") == 1);
-  REQUIRE_MESSAGE(count_rule(r, "mbarrier.init_not_ordered") == 1, r.findings_text());
+  CHECK(r.count_rule("mbarrier.use_before_init") == 1);
+  REQUIRE_MESSAGE(r.count_rule("mbarrier.init_not_ordered") == 1, r.findings_text());
   for (const auto& f : r.findings)
     if (f.rule == "mbarrier.init_not_ordered")
       CHECK(f.message.find("the use ran before the init") != std::string::npos);
@@ -125,8 +120,8 @@ TEST_CASE("a use ordered before the init is only use_before_init") {
     }
   });
   REQUIRE_MESSAGE(r.ok, r.error);
-  CHECK(count_rule(r, "mbarrier.use_before_init") == 1);
-  CHECK_MESSAGE(count_rule(r, "mbarrier.init_not_ordered") == 0, r.findings_text());
+  CHECK(r.count_rule("mbarrier.use_before_init") == 1);
+  CHECK_MESSAGE(r.count_rule("mbarrier.init_not_ordered") == 0, r.findings_text());
 }
 
 namespace {

@@ -23,6 +23,12 @@ bool ScenarioResult::has_rule(const std::string& rule) const {
   return false;
 }
 
+int ScenarioResult::count_rule(const std::string& rule) const {
+  int n = 0;
+  for (const auto& f : findings) n += f.rule == rule;
+  return n;
+}
+
 std::string ScenarioResult::findings_text() const {
   std::string s = error;
   for (const auto& f : findings) s += "[" + f.rule + "] " + f.message + "\n";

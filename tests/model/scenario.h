@@ -29,6 +29,7 @@ struct ScenarioResult {
   uint64_t sync_digest = 0;  // the race detector's order_digest (0: none)
 
   bool has_rule(const std::string& rule) const;
+  int count_rule(const std::string& rule) const;  // findings with this rule
   std::string findings_text() const;
 };
 

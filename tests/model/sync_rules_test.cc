@@ -22,11 +22,6 @@ void wait(uint64_t* b, uint32_t parity) {
   while (!sk::arch::mbarrier_try_wait_parity(b, parity)) {
   }
 }
-int count(const ScenarioResult& r, const std::string& rule) {
-  int n = 0;
-  for (const auto& f : r.findings) n += f.rule == rule;
-  return n;
-}
 }  // namespace
 
 TEST_CASE("mbarrier.bad_address: init on a location that is not 8-byte aligned") {
@@ -44,7 +39,7 @@ TEST_CASE("mbarrier.bad_address: init on a location that is not 8-byte aligned")
     });
     REQUIRE_MESSAGE(r.ok, r.error);
     if (bad)
-      CHECK_MESSAGE(count(r, "mbarrier.bad_address") == 1, r.findings_text());
+      CHECK_MESSAGE(r.count_rule("mbarrier.bad_address") == 1, r.findings_text());
     else
       CHECK_MESSAGE(r.findings.empty(), r.findings_text());
   }
@@ -62,7 +57,7 @@ TEST_CASE("mbarrier.bad_count: an arrival count of 0 (outside [1, 2^20-1])") {
     });
     REQUIRE_MESSAGE(r.ok, r.error);
     if (n == 0)
-      CHECK_MESSAGE(count(r, "mbarrier.bad_count") == 1, r.findings_text());
+      CHECK_MESSAGE(r.count_rule("mbarrier.bad_count") == 1, r.findings_text());
     else
       CHECK_MESSAGE(r.findings.empty(), r.findings_text());
   }
@@ -83,7 +78,7 @@ TEST_CASE("mbarrier.over_arrival: more arrivals than pending in one phase") {
     });
     REQUIRE_MESSAGE(r.ok, r.error);
     if (bad)
-      CHECK_MESSAGE(count(r, "mbarrier.over_arrival") == 1, r.findings_text());
+      CHECK_MESSAGE(r.count_rule("mbarrier.over_arrival") == 1, r.findings_text());
     else
       CHECK_MESSAGE(r.findings.empty(), r.findings_text());
   }
@@ -99,7 +94,7 @@ TEST_CASE("mbarrier.tx_overflow: expect_tx beyond the tx-count range 2^20-1") {
       }
     });
     REQUIRE_MESSAGE(r.ok, r.error);
-    CHECK_MESSAGE(count(r, "mbarrier.tx_overflow") == (tx > (1u << 20) - 1 ? 1 : 0),
+    CHECK_MESSAGE(r.count_rule("mbarrier.tx_overflow") == (tx > (1u << 20) - 1 ? 1 : 0),
                   r.findings_text());
     CHECK(r.findings.size() == (tx > (1u << 20) - 1 ? 1u : 0u));
   }
@@ -112,8 +107,8 @@ TEST_CASE("barrier.bad_id and barrier.bad_count: named barrier 16, and 48 thread
     sk::arch::named_barrier_sync(1, 32);   // the twin
   });
   REQUIRE_MESSAGE(r.ok, r.error);
-  CHECK_MESSAGE(count(r, "barrier.bad_id") == 1, r.findings_text());
-  CHECK(count(r, "barrier.bad_count") == 1);
+  CHECK_MESSAGE(r.count_rule("barrier.bad_id") == 1, r.findings_text());
+  CHECK(r.count_rule("barrier.bad_count") == 1);
   CHECK(r.findings.size() == 2);
 }
 
@@ -141,7 +136,7 @@ TEST_CASE("deadlock.all_blocked: a named barrier that expects a warp that never 
     REQUIRE_MESSAGE(r.ok, r.error);
     if (bad) {
       CHECK(r.status == "deadlock");
-      CHECK_MESSAGE(count(r, "deadlock.all_blocked") == 1, r.findings_text());
+      CHECK_MESSAGE(r.count_rule("deadlock.all_blocked") == 1, r.findings_text());
     } else {
       CHECK(r.status == "completed");
       CHECK_MESSAGE(r.findings.empty(), r.findings_text());
@@ -160,8 +155,8 @@ TEST_CASE("smem.bad_access and smem.address_out_of_range: outside the CTA's shar
     (void)sk::arch::smem_addr(smem() + 4092);
   });
   REQUIRE_MESSAGE(r.ok, r.error);
-  CHECK_MESSAGE(count(r, "smem.bad_access") == 2, r.findings_text());
-  CHECK(count(r, "smem.address_out_of_range") == 1);
+  CHECK_MESSAGE(r.count_rule("smem.bad_access") == 2, r.findings_text());
+  CHECK(r.count_rule("smem.address_out_of_range") == 1);
   CHECK(r.findings.size() == 3);
 }
 
@@ -204,7 +199,7 @@ TEST_CASE("tma.bad_descriptor: a TMA load through a tensor map that was never en
     }
   });
   REQUIRE_MESSAGE(r.ok, r.error);
-  CHECK_MESSAGE(count(r, "tma.bad_descriptor") == 1, r.findings_text());
+  CHECK_MESSAGE(r.count_rule("tma.bad_descriptor") == 1, r.findings_text());
   // The load is dropped: nothing in flight at exit (tests/model/tma_test.cc
   // has the encoded twin).
   CHECK(r.findings.size() == 1);

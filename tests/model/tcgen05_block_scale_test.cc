@@ -493,11 +493,6 @@ Step small_mma(uint32_t idesc, bool fp4 = false) {
 const uint32_t kGoodMxf8 =
     sk::umma::mxf8f6f4_instr_desc(128, 32, sk::umma::Mxf8f6f4Type::kE4M3, sk::umma::Mxf8f6f4Type::kE4M3);
 
-int count_rule(const ScenarioResult& r, const std::string& rule) {
-  int n = 0;
-  for (const auto& f : r.findings) n += f.rule == rule;
-  return n;
-}
 }  // namespace
 
 TEST_CASE("the small setup itself is clean") {
@@ -525,7 +520,7 @@ TEST_CASE("instruction descriptors that the kind does not allow are tcgen05.bad_
       sk::umma::mxf4nvf4_instr_desc(128, 32, sk::umma::ScaleType::kUE4M3) | 1u << 31, true));
   auto r = run(plan);
   REQUIRE_MESSAGE(r.ok, r.error);
-  CHECK(count_rule(r, "tcgen05.bad_idesc") == 5);
+  CHECK(r.count_rule("tcgen05.bad_idesc") == 5);
   CHECK_MESSAGE(r.findings.size() == 5, r.findings_text());
 }
 
@@ -540,7 +535,7 @@ TEST_CASE("scale addresses outside the allocation are tcgen05.scale_out_of_range
   plan.steps.push_back(s);
   auto r = run(plan);
   REQUIRE_MESSAGE(r.ok, r.error);
-  CHECK(count_rule(r, "tcgen05.scale_out_of_range") == 2);
+  CHECK(r.count_rule("tcgen05.scale_out_of_range") == 2);
   CHECK_MESSAGE(r.findings.size() == 2, r.findings_text());
 }
 
@@ -558,7 +553,7 @@ TEST_CASE("a scale column range that runs past its allocation is tcgen05.scale_o
   plan.steps.push_back(s);
   auto r = run(plan);
   REQUIRE_MESSAGE(r.ok, r.error);
-  CHECK(count_rule(r, "tcgen05.scale_out_of_range") == 1);
+  CHECK(r.count_rule("tcgen05.scale_out_of_range") == 1);
   CHECK_MESSAGE(r.findings.size() == 1, r.findings_text());
   REQUIRE(!r.findings.empty());
   CHECK(r.findings[0].message.find("run past the end") != std::string::npos);
@@ -571,7 +566,7 @@ TEST_CASE("reading scale columns no tcgen05.cp wrote is tcgen05.scale_uninitiali
   plan.steps.push_back(s);
   auto r = run(plan);
   REQUIRE_MESSAGE(r.ok, r.error);
-  CHECK(count_rule(r, "tcgen05.scale_uninitialized") == 1);
+  CHECK(r.count_rule("tcgen05.scale_uninitialized") == 1);
   CHECK_MESSAGE(r.findings.size() == 1, r.findings_text());
 }
 
@@ -582,7 +577,7 @@ TEST_CASE("a copy over scales an issued MMA still reads is tcgen05.scale_overwri
   plan.steps.push_back(copy_a);  // mma -> cp is not ordered: must wait for the commit
   auto r = run(plan);
   REQUIRE_MESSAGE(r.ok, r.error);
-  CHECK(count_rule(r, "tcgen05.scale_overwrite_in_flight") == 1);
+  CHECK(r.count_rule("tcgen05.scale_overwrite_in_flight") == 1);
   CHECK_MESSAGE(r.findings.size() == 1, r.findings_text());
 }
 
@@ -612,7 +607,7 @@ TEST_CASE("with the race detector, scale_overwrite_in_flight follows happens-bef
   plan.steps.push_back(copy_a);
   auto hb = run(plan, true);
   REQUIRE_MESSAGE(hb.ok, hb.error);
-  CHECK(count_rule(hb, "tcgen05.scale_overwrite_in_flight") == 1);
+  CHECK(hb.count_rule("tcgen05.scale_overwrite_in_flight") == 1);
   CHECK_MESSAGE(hb.findings.size() == 1, hb.findings_text());
   auto timing = run(plan, false);
   REQUIRE_MESSAGE(timing.ok, timing.error);
@@ -626,6 +621,6 @@ TEST_CASE("an operand descriptor reaching past SMEM is tcgen05.operand_out_of_ra
   plan.steps.push_back(s);
   auto r = run(plan);
   REQUIRE_MESSAGE(r.ok, r.error);
-  CHECK(count_rule(r, "tcgen05.operand_out_of_range") == 1);
+  CHECK(r.count_rule("tcgen05.operand_out_of_range") == 1);
   CHECK_MESSAGE(r.findings.size() == 1, r.findings_text());
 }

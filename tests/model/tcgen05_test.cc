@@ -57,11 +57,6 @@ uint32_t prologue(int bars, bool fill = false) {
   return sk::arch::ld_shared(slot());
 }
 
-int count(const ScenarioResult& r, const std::string& rule) {
-  int n = 0;
-  for (const auto& f : r.findings) n += f.rule == rule;
-  return n;
-}
 std::string message(const ScenarioResult& r, const std::string& rule) {
   for (const auto& f : r.findings)
     if (f.rule == rule) return f.message;
@@ -76,7 +71,7 @@ TEST_CASE("tcgen05.alive_at_exit: an MMA never committed") {
     sk::arch::tcgen05_dealloc(tmem, kN);
   });
   REQUIRE_MESSAGE(r.ok, r.error);
-  CHECK_MESSAGE(count(r, "tcgen05.alive_at_exit") == 1, r.findings_text());
+  CHECK_MESSAGE(r.count_rule("tcgen05.alive_at_exit") == 1, r.findings_text());
   CHECK(message(r, "tcgen05.alive_at_exit").find("never committed") != std::string::npos);
   CHECK(message(r, "tcgen05.alive_at_exit").find("tcgen05.mma") != std::string::npos);
   // Without the race detector the dealloc is judged against the tensor core's timing.
@@ -93,7 +88,7 @@ TEST_CASE("tcgen05.alive_at_exit: an MMA committed to a barrier no wait observes
     sk::arch::tcgen05_dealloc(tmem, kN);
   });
   REQUIRE_MESSAGE(r.ok, r.error);
-  CHECK_MESSAGE(count(r, "tcgen05.alive_at_exit") == 1, r.findings_text());
+  CHECK_MESSAGE(r.count_rule("tcgen05.alive_at_exit") == 1, r.findings_text());
   CHECK(message(r, "tcgen05.alive_at_exit").find("its tcgen05.commit on") != std::string::npos);
 }
 
@@ -148,7 +143,7 @@ TEST_CASE("tcgen05.alive_at_exit: an MMA issued after the last waited commit") {
     sk::arch::tcgen05_dealloc(tmem, kN);
   });
   REQUIRE_MESSAGE(r.ok, r.error);
-  CHECK_MESSAGE(count(r, "tcgen05.alive_at_exit") == 1, r.findings_text());
+  CHECK_MESSAGE(r.count_rule("tcgen05.alive_at_exit") == 1, r.findings_text());
   CHECK(message(r, "tcgen05.alive_at_exit").find("1 such op") != std::string::npos);
 }
 
@@ -175,7 +170,7 @@ TEST_CASE("tcgen05.bad_descriptor: a matrix descriptor without the SM100 version
     sk::arch::tcgen05_dealloc(tmem, kN);
   });
   REQUIRE_MESSAGE(r.ok, r.error);
-  CHECK_MESSAGE(count(r, "tcgen05.bad_descriptor") == 1, r.findings_text());
+  CHECK_MESSAGE(r.count_rule("tcgen05.bad_descriptor") == 1, r.findings_text());
   CHECK(r.findings.size() == 1);  // the MMA is dropped: nothing alive at exit
 }
 
@@ -193,7 +188,7 @@ TEST_CASE("tmem.unallocated_access: an MMA and a tcgen05.ld outside the allocati
     sk::arch::tcgen05_dealloc(tmem, kN);
   });
   REQUIRE_MESSAGE(r.ok, r.error);
-  CHECK_MESSAGE(count(r, "tmem.unallocated_access") == 2, r.findings_text());
+  CHECK_MESSAGE(r.count_rule("tmem.unallocated_access") == 2, r.findings_text());
   CHECK(r.findings.size() == 2);
 }
 
@@ -205,7 +200,7 @@ TEST_CASE("tmem.bad_dst: tcgen05.alloc writes its address to a misaligned SMEM l
     sk::arch::tcgen05_dealloc(*slot(), 32);
   });
   REQUIRE_MESSAGE(r.ok, r.error);
-  CHECK_MESSAGE(count(r, "tmem.bad_dst") == 1, r.findings_text());
+  CHECK_MESSAGE(r.count_rule("tmem.bad_dst") == 1, r.findings_text());
   CHECK(r.findings.size() == 1);
 }
 
@@ -232,7 +227,7 @@ TEST_CASE("uninitialized.tmem_read: tcgen05.ld of columns nothing wrote; after a
     if (written) {
       CHECK_MESSAGE(r.findings.empty(), r.findings_text());
     } else {
-      CHECK_MESSAGE(count(r, "uninitialized.tmem_read") == 1, r.findings_text());
+      CHECK_MESSAGE(r.count_rule("uninitialized.tmem_read") == 1, r.findings_text());
       CHECK(r.findings.size() == 1);
     }
   }
@@ -286,7 +281,7 @@ TEST_CASE("tcgen05.bad_taddr: tcgen05.cp.32x128b.warpx4 to an address that names
     });
     REQUIRE_MESSAGE(r.ok, r.error);
     if (bad)
-      CHECK_MESSAGE(count(r, "tcgen05.bad_taddr") == 1, r.findings_text());
+      CHECK_MESSAGE(r.count_rule("tcgen05.bad_taddr") == 1, r.findings_text());
     CHECK_MESSAGE(r.findings.size() == (bad ? 1u : 0u), r.findings_text());
   }
 }

@@ -56,11 +56,6 @@ uint64_t keep(uint64_t d) { return d; }
 uint64_t no_swizzle(uint64_t d) { return d & ~(uint64_t{3} << 62); }
 uint64_t stride_512(uint64_t d) { return (d & ~(uint64_t{0x3FFF} << 32)) | (uint64_t{512 >> 4} << 32); }
 
-int count_rule(const ScenarioResult& r, const std::string& rule) {
-  int n = 0;
-  for (const auto& f : r.findings) n += f.rule == rule;
-  return n;
-}
 }  // namespace
 
 TEST_CASE("a wgmma on 128B-swizzled K-major tiles inside shared memory is clean") {
@@ -74,7 +69,7 @@ TEST_CASE("a descriptor without the 128B swizzle or with another row stride is w
   for (auto edit : {no_swizzle, stride_512}) {
     auto r = one_wgmma(0, 8192, edit);
     REQUIRE_MESSAGE(r.ok, r.error);
-    CHECK(count_rule(r, "wgmma.bad_descriptor") == 4);  // each warp's quarter of the op
+    CHECK(r.count_rule("wgmma.bad_descriptor") == 4);  // each warp's quarter of the op
     CHECK_MESSAGE(r.findings.size() == 4, r.findings_text());
   }
 }
@@ -83,8 +78,8 @@ TEST_CASE("an operand running past shared memory is wgmma.operand_out_of_range")
   // A's 64 rows of 128 bytes start 4 KiB before the end of the CTA's SMEM.
   auto r = one_wgmma(kSmem - 4096, 8192, keep);
   REQUIRE_MESSAGE(r.ok, r.error);
-  CHECK(count_rule(r, "wgmma.operand_out_of_range") >= 1);
-  CHECK_MESSAGE(r.findings.size() == static_cast<size_t>(count_rule(r, "wgmma.operand_out_of_range")),
+  CHECK(r.count_rule("wgmma.operand_out_of_range") >= 1);
+  CHECK_MESSAGE(r.findings.size() == static_cast<size_t>(r.count_rule("wgmma.operand_out_of_range")),
                 r.findings_text());
   // The same tile 8 KiB before the end fits.
   auto ok = one_wgmma(kSmem - 8192, 0, keep);
@@ -96,7 +91,7 @@ TEST_CASE("a wgmma without a wgmma.fence since the start or the last wait_group 
   for (Fence f : {Fence::kNone, Fence::kAfterWait}) {
     auto r = one_wgmma(0, 8192, keep, f);
     REQUIRE_MESSAGE(r.ok, r.error);
-    CHECK(count_rule(r, "wgmma.missing_fence") == 4);  // once per warp
+    CHECK(r.count_rule("wgmma.missing_fence") == 4);  // once per warp
     CHECK_MESSAGE(r.findings.size() == 4, r.findings_text());
   }
   auto fixed = one_wgmma(0, 8192, keep, Fence::kAfterWaitFenced);

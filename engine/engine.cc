@@ -221,7 +221,7 @@ void Engine::livelock_finding(Cycle window) {
     }
     f.details.push_back(fmt::format("cta {} warp {} ({}) at {}: {}", w->cta(), w->index(),
                                     w->role().empty() ? "?" : w->role(),
-                                    format_location(w->location()),
+                                    format_site(w->here()),
                                     w->blocked() ? w->blocked_on() : "running"));
   }
   f.message = fmt::format(
@@ -231,6 +231,10 @@ void Engine::livelock_finding(Cycle window) {
       running, last_sync_, now_,
       limit_reason_ == "wall" ? "the wall-clock limit" : "--max-cycles", window);
   findings_.push_back(std::move(f));
+}
+
+Site Engine::site_here(const std::source_location& loc) const {
+  return current_ != nullptr ? current_->site(loc) : Site{loc, 0};
 }
 
 void Engine::deadlock_finding() {
@@ -246,7 +250,7 @@ void Engine::deadlock_finding() {
     if (first == nullptr) first = w.get();
     f.details.push_back(fmt::format("cta {} warp {} ({}) at {}: {}", w->cta(), w->index(),
                                     w->role().empty() ? "?" : w->role(),
-                                    format_location(w->location()), w->blocked_on()));
+                                    format_site(w->here()), w->blocked_on()));
   }
   f.message = fmt::format(
       "deadlock: {} warp(s) blocked and no operation in flight that could release them",
@@ -255,6 +259,7 @@ void Engine::deadlock_finding() {
     f.cta = first->cta();
     f.warp = first->index();
     f.role = first->role();
+    locate(f, first->here());
   }
   if (classify_deadlock_) classify_deadlock_(f);
   findings_.push_back(std::move(f));

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/call_site.h"
 #include "engine/event_calendar.h"
 #include "engine/finding.h"
 #include "engine/inline_callback.h"
@@ -103,6 +104,9 @@ class Engine {
 
   // The warp whose kernel code is executing, or nullptr in agent callbacks.
   Warp* current() const { return current_; }
+  // `loc` with the current warp's component callers above it (none in agent
+  // callbacks).
+  Site site_here(const std::source_location& loc) const;
   void set_current(Warp* w) { current_ = w; }
   // Called by a warp whose thread resumes after a SystemC wait: it is the
   // running warp, and time may have moved.

@@ -20,7 +20,11 @@ struct Finding {
   std::string rule;      // e.g. "mbarrier.reinit_without_inval"
   std::string message;   // one sentence a kernel author can act on
   Cycle cycle = 0;       // simulated cycle at which it was detected
-  std::string location;  // file:line of the kernel call site
+  std::string location;  // file:line of the kernel call site (the author's line)
+  // The call chain from the author's line to the intrinsic, outermost first
+  // ("kernel.h:88", "tile_pipeline.h:163", "mbarrier_backend.h:67"); empty
+  // when the intrinsic was called from the kernel directly (engine/call_site.h).
+  std::vector<std::string> chain;
   int cta = -1;          // -1 when not tied to one CTA
   int warp = -1;         // -1 when raised by an async agent
   std::string role;      // warp role annotated by the kernel, if any

@@ -49,7 +49,7 @@ void report_stage(const char* rule, const std::string& message, const std::sourc
   f.cls = "stage_handle";
   f.rule = rule;
   f.message = message;
-  f.location = format_location(loc);
+  locate(f, Engine::get().site_here(loc));
   Engine::get().report(std::move(f));
 }
 

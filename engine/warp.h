@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/call_site.h"
 #include "engine/finding.h"
 
 namespace sc_core {
@@ -105,6 +106,25 @@ class Warp {
   void set_location(const std::source_location& loc) { loc_ = loc; }
   const std::source_location& location() const { return loc_; }
 
+  // The component calls the warp is inside (engine/call_site.h): a component
+  // pushes its caller's line on entry and pops it on return. callers() is
+  // the interned chain, computed once per change of the stack.
+  void push_caller(const std::source_location& frame) { frames_.push_back(frame); }
+  void pop_caller() {
+    frames_.pop_back();
+    if (chain_ids_.size() > frames_.size()) chain_ids_.pop_back();
+  }
+  uint32_t callers() const {
+    while (chain_ids_.size() < frames_.size())
+      chain_ids_.push_back(intern_caller(chain_ids_.empty() ? 0 : chain_ids_.back(),
+                                         frames_[chain_ids_.size()]));
+    return chain_ids_.empty() ? 0 : chain_ids_.back();
+  }
+  // `loc` (an intrinsic's call site) with the warp's callers above it.
+  Site site(const std::source_location& loc) const { return Site{loc, callers()}; }
+  // Where the warp is now: its current intrinsic and callers.
+  Site here() const { return site(loc_); }
+
   // Statistics: cycles spent blocked or stalled, and when the warp exited.
   Cycle stall_cycles() const { return stall_cycles_; }
   // The same cycles split by what the warp waited for (the slice name of the
@@ -150,6 +170,8 @@ class Warp {
   bool blocked_ = false;
   std::function<std::string()> describe_;
   std::source_location loc_;
+  std::vector<std::source_location> frames_;   // caller stack, outermost first
+  mutable std::vector<uint32_t> chain_ids_;     // interned prefixes of frames_
   Cycle stall_cycles_ = 0;
   std::vector<std::pair<std::string, Cycle>> stalls_by_what_;
   Cycle end_cycle_ = 0;

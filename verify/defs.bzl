@@ -9,6 +9,7 @@
         configs = ["m=256,n=128,k=512", "m=129,n=200,k=64"],
         schedules = 200,                 # per config, split over the shards
         expect = "clean",                # or "CLASS/RULE" for a seeded bug
+        expect_at = "my/kernel.h",       # optional: the finding names a line of this file
         shard_count = 4,
     )
 
@@ -44,6 +45,7 @@ def sk_verify_test(
         schedules = 200,
         seed = 0,
         expect = "clean",
+        expect_at = None,
         jobs = 2,
         shard_count = None,
         size = "medium",
@@ -61,6 +63,8 @@ def sk_verify_test(
         "--jobs",
         str(jobs),
     ]
+    if expect_at:
+        args += ["--expect-at", expect_at]
     for c in configs:
         # An empty config means the case's defaults (the harness runs one
         # default config when no --config is given).

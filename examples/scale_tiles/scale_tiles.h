@@ -10,9 +10,10 @@
 //
 // Invariants of the correct variant: the compute warp releases a stage only
 // after reading it; it rewrites the staging buffer only after the previous TMA
-// store has read it (bulk wait_group.read); and it fences its generic stores
-// (fence.proxy.async) before the TMA store reads them. Each other Variant
-// breaks exactly one of these.
+// store has read it (bulk wait_group.read); it fences its generic stores
+// (fence.proxy.async) before the TMA store reads them; and the ring's full
+// barriers expect the one arrival the load warp makes per stage. Each other
+// Variant breaks exactly one of these.
 #pragma once
 
 #include "kernels/arch/sm100.h"
@@ -25,7 +26,7 @@
 
 namespace sk::examples {
 
-enum class Variant { kCorrect, kEarlyRelease, kNoProxyFence, kStagingNotWaited };
+enum class Variant { kCorrect, kEarlyRelease, kNoProxyFence, kStagingNotWaited, kWrongArrivals };
 
 // One tile of A per stage.
 template <int Elems, int Stages>
@@ -60,7 +61,9 @@ struct ScaleTiles {
     const uint32_t warp = arch::warp_idx();
     if (warp == 0) {
       if (auto lane = elect_one()) {
-        Pipe::init(&s.bars, 1, 1, "tiles");
+        // One producer arrival per stage (expect_bytes); kWrongArrivals
+        // expects two, so no stage ever fills.
+        Pipe::init(&s.bars, V == Variant::kWrongArrivals ? 2 : 1, 1, "tiles");
         arch::fence_mbarrier_init();
       }
     }

@@ -76,6 +76,8 @@ SK_VERIFY_SM100_CASE(ScaleTilesCase<Variant::kNoProxyFence>, "scale_tiles.no_pro
                      "seeded bug: no fence.proxy.async before the TMA store");
 SK_VERIFY_SM100_CASE(ScaleTilesCase<Variant::kStagingNotWaited>, "scale_tiles.staging_not_waited",
                      "seeded bug: staging rewritten before the previous store read it");
+SK_VERIFY_SM100_CASE(ScaleTilesCase<Variant::kWrongArrivals>, "scale_tiles.wrong_arrivals",
+                     "seeded bug: the ring's full barriers expect two producer arrivals, not one");
 
 }  // namespace
 }  // namespace sk::examples

@@ -3,7 +3,8 @@
 //
 // Arch-neutral kernel code (kernels/core/lanes.h, the TilePipeline) needs only
 // elect_one_begin, lane_scope_end, for_each_lane, annotate_role,
-// report_unreleased and report_double_release. Including a whole arch layer
+// report_unreleased and report_double_release, and the caller-line types
+// CallSite and Caller that components carry (kernels/arch/model/site.h). Including a whole arch layer
 // (kernels/arch/sm100.h) for them would make that code NVIDIA-only: under
 // clang HIP the SM100 layer is inline PTX. This header picks the one layer the
 // build has:
@@ -15,11 +16,14 @@
 #include "kernels/core/platform.h"
 
 #if SK_BUILD_AMD
+#include "kernels/arch/device_site.h"
 #include "kernels/arch/gfx942/device/hooks.h"
 #include "kernels/arch/gfx942/device/lanes.h"
 #elif SK_BUILD_DEVICE
+#include "kernels/arch/device_site.h"
 #include "kernels/arch/sm100/device/hooks.h"
 #include "kernels/arch/sm100/device/lanes.h"
 #else
 #include "kernels/arch/model/lanes.h"
+#include "kernels/arch/model/site.h"
 #endif

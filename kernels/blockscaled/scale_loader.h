@@ -19,6 +19,7 @@
 // way, and the MMA reads them from TMEM.
 #pragma once
 
+#include "kernels/arch/lanes.h"
 #include "kernels/arch/sm100.h"
 #include "kernels/core/platform.h"
 
@@ -37,13 +38,16 @@ class BlockScaleLoader {
   SK_DEVICE explicit BlockScaleLoader(const Source* s) : s_(s) {}
 
   // Lane: one (inside sk::elect_one()).
-  SK_DEVICE void prefetch() const {
+  SK_DEVICE void prefetch(arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
     arch::prefetch_tensormap(&s_->sfa);
     arch::prefetch_tensormap(&s_->sfb);
   }
   template <class Tiles>
   SK_DEVICE void load(const Tiles& t, uint64_t* full_barrier, uint32_t kb, uint32_t m_tile,
-                      uint32_t n_tile, uint32_t batch) const {
+                      uint32_t n_tile, uint32_t batch,
+                      arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
     const uint32_t ya = (kb * s_->row_blocks_a + m_tile) * kAtoms * 32;
     const uint32_t yb = (kb * s_->row_blocks_b + n_tile * kRowBlocksB) * kAtoms * 32;
     const int32_t l = static_cast<int32_t>(batch);

@@ -20,6 +20,7 @@
 // convolution is one GEMM (its images are rows of it): batch is always 0.
 #pragma once
 
+#include "kernels/arch/lanes.h"
 #include "kernels/arch/sm100.h"
 #include "kernels/core/platform.h"
 
@@ -67,9 +68,13 @@ class Im2colTileLoader {
   SK_DEVICE explicit Im2colTileLoader(const Im2colSource* src) : src_(src) {}
 
   // Lane: one (inside sk::elect_one()).
-  SK_DEVICE void prefetch() const { arch::prefetch_tensormap(&src_->map); }
+  SK_DEVICE void prefetch(arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
+    arch::prefetch_tensormap(&src_->map);
+  }
   SK_DEVICE void load(void* smem_dst, uint64_t* full_barrier, int32_t k, int32_t row,
-                      int32_t /*batch*/ = 0) const {
+                      int32_t /*batch*/ = 0, arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
     const Im2colCoords x = im2col_coords(src_->g, k, row);
     arch::tma_load_im2col_4d(smem_dst, &src_->map, full_barrier, x.c, x.w, x.h, x.n, x.off_w,
                              x.off_h);

@@ -119,7 +119,8 @@ class LdsTileLoader {
   // Issues this wave's share (instructions part, part + parts, ...) of the
   // tile whose first element is (row0, k0) of matrix `batch`. Lane: wave.
   SK_DEVICE void load(uint8_t* lds_tile, uint32_t row0, uint32_t k0, int part, int parts,
-                      uint32_t batch = 0) const {
+                      uint32_t batch = 0, arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
     const uint32_t stored_rows = MnMajor ? k_ : rows_;
     const arch::BufferRsrc rsrc =
         arch::make_buffer_rsrc(base_ + batch * stride_, stored_rows * ld_ * 2u);

@@ -24,7 +24,9 @@ namespace sk {
 template <class Op>
 struct RegTileWriter {
   SK_DEVICE static void store(const typename Op::Accum& acc, bf16_t* d, uint32_t ldd, uint32_t m,
-                              uint32_t n, uint32_t m0, uint32_t n0) {
+                              uint32_t n, uint32_t m0, uint32_t n0,
+                              arch::CallSite site = arch::CallSite::current()) {
+    const arch::Caller caller(site);
     for_each_lane([&](uint32_t l) {
       for (int i = 0; i < Op::kTilesM; ++i)
         for (int j = 0; j < Op::kTilesN; ++j) {

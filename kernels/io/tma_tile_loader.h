@@ -22,6 +22,7 @@
 // coordinates either way.
 #pragma once
 
+#include "kernels/arch/lanes.h"
 #include "kernels/arch/sm100.h"
 #include "kernels/core/platform.h"
 
@@ -51,10 +52,14 @@ class TiledTmaLoader {
       : map_(map), mn_(mn) {}
 
   // Lane: one (inside sk::elect_one()).
-  SK_DEVICE void prefetch() const { arch::prefetch_tensormap(map_); }
+  SK_DEVICE void prefetch(arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
+    arch::prefetch_tensormap(map_);
+  }
   // The tile whose first element is (k = c0, row = c1) of matrix c2.
   SK_DEVICE void load(void* smem_dst, uint64_t* full_barrier, int32_t c0, int32_t c1,
-                      int32_t c2 = 0) const {
+                      int32_t c2 = 0, arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
     if (mn_.boxes == 0) {
       box(smem_dst, full_barrier, c0, c1, c2);
       return;

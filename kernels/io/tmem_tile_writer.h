@@ -47,7 +47,8 @@ class TmemTileWriter {
   // tile's C, [128][BN] row-major in SMEM), stores acc + beta * C instead.
   SK_DEVICE void write(uint32_t tmem_base, uint32_t tmem_col, uint32_t quarter, uint32_t m0,
                        uint32_t n0, int32_t batch, const OutT* residual = nullptr,
-                       float beta = 0.0f) const {
+                       float beta = 0.0f, arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
     const uint32_t row0 = m0 + 32 * quarter;
     if (row0 >= m_) return;  // this warp's rows are all past the edge
     for (uint32_t c = 0; c < BN / kChunk; ++c) {
@@ -67,7 +68,9 @@ class TmemTileWriter {
   // Lane: warp. Stores a tile whose FP32 accumulators are in registers (lane
   // l holds row 32 * quarter + l, BN columns), as write() does from TMEM.
   SK_DEVICE void write_registers(const LaneArray<float, BN>& regs, uint32_t quarter, uint32_t m0,
-                                 uint32_t n0, int32_t batch) const {
+                                 uint32_t n0, int32_t batch,
+                                 arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
     const uint32_t row0 = m0 + 32 * quarter;
     if (row0 >= m_) return;
     for (uint32_t c = 0; c < BN / kChunk; ++c) {
@@ -80,7 +83,8 @@ class TmemTileWriter {
   }
 
   // Lane: warp. Waits until every store has completed.
-  SK_DEVICE void flush() const {
+  SK_DEVICE void flush(arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
     if (auto lane = elect_one()) arch::bulk_wait_group<0>();
     arch::sync_warp();
   }

@@ -36,6 +36,7 @@
 // pipelined pair), so no wait is needed between them.
 #pragma once
 
+#include "kernels/arch/lanes.h"
 #include "kernels/arch/sm100.h"
 #include "kernels/arch/sm100/umma_desc.h"
 #include "kernels/core/operand_layout.h"
@@ -111,7 +112,9 @@ class BlockScaledUmmaOp {
   // Lane: one. Copies the stage's scales to its TMEM columns, then issues the
   // stage's MMAs into the accumulator at d_col.
   template <class Tiles>
-  SK_DEVICE void mma(uint32_t tmem_base, uint32_t d_col, const Tiles& t, bool accumulate) const {
+  SK_DEVICE void mma(uint32_t tmem_base, uint32_t d_col, const Tiles& t, bool accumulate,
+                     arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
     const uint32_t sfa = tmem_base + col0_ + t.index * kTmemColsPerStage;
     const uint32_t sfb = sfa + kSfaCols;
     for (uint32_t atom = 0; atom < Format::kAtoms; ++atom) {
@@ -135,7 +138,10 @@ class BlockScaledUmmaOp {
   }
 
   // Lane: one (the lane that issued the copies and MMAs).
-  SK_DEVICE void commit(uint64_t* barrier) const { arch::tcgen05_commit(barrier); }
+  SK_DEVICE void commit(uint64_t* barrier, arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
+    arch::tcgen05_commit(barrier);
+  }
 
  private:
   template <int AMn, int BMn>

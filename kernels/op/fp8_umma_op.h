@@ -14,6 +14,7 @@
 // columns of its own.
 #pragma once
 
+#include "kernels/arch/lanes.h"
 #include "kernels/arch/sm100.h"
 #include "kernels/arch/sm100/umma_desc.h"
 #include "kernels/core/operand_layout.h"
@@ -44,7 +45,9 @@ class Fp8UmmaOp {
   // Lane: one. The stage's tiles (a, b) into the accumulator at d_col. The
   // layouts pick one unrolled issue loop (as UmmaOp).
   template <class Tiles>
-  SK_DEVICE void mma(uint32_t tmem_base, uint32_t d_col, const Tiles& t, bool accumulate) const {
+  SK_DEVICE void mma(uint32_t tmem_base, uint32_t d_col, const Tiles& t, bool accumulate,
+                     arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
     const uint32_t a = arch::smem_addr(t.a), b = arch::smem_addr(t.b);
     if (layouts_.a_mn_major != 0 && layouts_.b_mn_major != 0)
       issue<1, 1>(tmem_base + d_col, a, b, accumulate);
@@ -57,7 +60,10 @@ class Fp8UmmaOp {
   }
 
   // Lane: one (the lane that issued the MMAs).
-  SK_DEVICE void commit(uint64_t* barrier) const { arch::tcgen05_commit(barrier); }
+  SK_DEVICE void commit(uint64_t* barrier, arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
+    arch::tcgen05_commit(barrier);
+  }
 
  private:
   template <int AMn, int BMn>

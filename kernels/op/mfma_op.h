@@ -48,7 +48,8 @@ struct MfmaOp {
 
   // acc += A[m0 .. m0 + WM) x B[n0 .. n0 + WN)^T over the stage's BK. Lane: wave.
   SK_DEVICE static void mma(Accum& acc, const uint8_t* a_tile, uint32_t m0, const uint8_t* b_tile,
-                            uint32_t n0) {
+                            uint32_t n0, arch::CallSite site = arch::CallSite::current()) {
+    const arch::Caller caller(site);
     for (int kk = 0; kk < BK; kk += 8) {
       WaveArray<arch::Bf16x4, kTilesM> a;
       WaveArray<arch::Bf16x4, kTilesN> b;

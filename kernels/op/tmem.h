@@ -6,6 +6,7 @@
 // write (see warp_context.h).
 #pragma once
 
+#include "kernels/arch/lanes.h"
 #include "kernels/arch/sm100.h"
 #include "kernels/core/platform.h"
 
@@ -20,15 +21,25 @@ class TmemAllocation {
   static constexpr uint32_t kCols = Cols;
 
   // Lane: warp. Blocks until the columns are free.
-  SK_DEVICE static void allocate(uint32_t* smem_slot) { arch::tcgen05_alloc(smem_slot, Cols); }
+  SK_DEVICE static void allocate(uint32_t* smem_slot,
+                                 arch::CallSite site = arch::CallSite::current()) {
+    const arch::Caller caller(site);
+    arch::tcgen05_alloc(smem_slot, Cols);
+  }
   SK_DEVICE static TmemAllocation from_shared(const uint32_t* smem_slot) {
     return TmemAllocation(arch::ld_shared(smem_slot));
   }
 
   SK_DEVICE uint32_t base() const { return base_; }
   // Lane: warp.
-  SK_DEVICE void release_lock() const { arch::tcgen05_relinquish_alloc_permit(); }
-  SK_DEVICE void deallocate() const { arch::tcgen05_dealloc(base_, Cols); }
+  SK_DEVICE void release_lock(arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
+    arch::tcgen05_relinquish_alloc_permit();
+  }
+  SK_DEVICE void deallocate(arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
+    arch::tcgen05_dealloc(base_, Cols);
+  }
 
  private:
   SK_DEVICE explicit TmemAllocation(uint32_t base) : base_(base) {}

@@ -15,6 +15,7 @@
 // accumulator.
 #pragma once
 
+#include "kernels/arch/lanes.h"
 #include "kernels/arch/sm100.h"
 #include "kernels/arch/sm100/umma_desc.h"
 #include "kernels/core/operand_layout.h"
@@ -46,14 +47,18 @@ class UmmaOp {
   // Lane: one. The stage's tiles (a, b) into the accumulator at column d_col
   // of the allocation at tmem_base.
   template <class Tiles>
-  SK_DEVICE void mma(uint32_t tmem_base, uint32_t d_col, const Tiles& t, bool accumulate) const {
+  SK_DEVICE void mma(uint32_t tmem_base, uint32_t d_col, const Tiles& t, bool accumulate,
+                     arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
     mma(tmem_base + d_col, t.a, t.b, accumulate);
   }
 
   // Lane: one. accumulate = false starts a new accumulation in d_tmem. The
   // layouts pick one unrolled issue loop, outside it (a branch per
   // instruction costs on hardware: docs/hardware.md, operand layouts).
-  SK_DEVICE void mma(uint32_t d_tmem, const void* a_tile, const void* b_tile, bool accumulate) const {
+  SK_DEVICE void mma(uint32_t d_tmem, const void* a_tile, const void* b_tile, bool accumulate,
+                     arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
     const uint32_t a = arch::smem_addr(a_tile), b = arch::smem_addr(b_tile);
     if (layouts_.a_mn_major != 0 && layouts_.b_mn_major != 0)
       issue<1, 1>(d_tmem, a, b, accumulate);
@@ -66,7 +71,10 @@ class UmmaOp {
   }
 
   // Lane: one (the lane that issued the MMAs).
-  SK_DEVICE void commit(uint64_t* barrier) const { arch::tcgen05_commit(barrier); }
+  SK_DEVICE void commit(uint64_t* barrier, arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
+    arch::tcgen05_commit(barrier);
+  }
 
  private:
   template <int AMn, int BMn>

@@ -28,8 +28,11 @@ class MmaWarpContext {
   static constexpr uint32_t kSyncThreads = 32 * (1 + EpilogueWarps);
 
   // Lane: warp. dealloc_barrier must be initialised with EpilogueWarps arrivals.
-  SK_DEVICE MmaWarpContext(uint32_t* tmem_slot, uint64_t* dealloc_barrier)
-      : tmem_(alloc_and_read(tmem_slot)), dealloc_barrier_(dealloc_barrier) {
+  // Its reports, the destructor's included, name the line that made it.
+  SK_DEVICE MmaWarpContext(uint32_t* tmem_slot, uint64_t* dealloc_barrier,
+                           arch::CallSite site = arch::CallSite::current())
+      : tmem_(alloc_and_read(tmem_slot, site)), dealloc_barrier_(dealloc_barrier), site_(site) {
+    const arch::Caller caller(site);
     arch::tcgen05_fence_before_thread_sync();
     arch::named_barrier_arrive(kTmemAllocBarrierId, kSyncThreads);
   }
@@ -37,6 +40,7 @@ class MmaWarpContext {
   MmaWarpContext& operator=(const MmaWarpContext&) = delete;
 
   SK_DEVICE ~MmaWarpContext() {
+    const arch::Caller caller(site_);
     tmem_.release_lock();
     while (!arch::mbarrier_try_wait_parity(dealloc_barrier_, 0)) {
     }
@@ -47,12 +51,14 @@ class MmaWarpContext {
   SK_DEVICE const TmemAllocation<Cols>& tmem() const { return tmem_; }
 
  private:
-  SK_DEVICE static TmemAllocation<Cols> alloc_and_read(uint32_t* slot) {
+  SK_DEVICE static TmemAllocation<Cols> alloc_and_read(uint32_t* slot, arch::CallSite site) {
+    const arch::Caller caller(site);
     TmemAllocation<Cols>::allocate(slot);
     return TmemAllocation<Cols>::from_shared(slot);
   }
   TmemAllocation<Cols> tmem_;
   uint64_t* dealloc_barrier_;
+  arch::CallSite site_;
 };
 
 template <uint32_t Cols, uint32_t EpilogueWarps>
@@ -61,12 +67,14 @@ class EpilogueWarpContext {
   static constexpr uint32_t kSyncThreads = 32 * (1 + EpilogueWarps);
 
   // Lane: warp.
-  SK_DEVICE EpilogueWarpContext(const uint32_t* tmem_slot, uint64_t* dealloc_barrier)
-      : tmem_(wait_and_read(tmem_slot)), dealloc_barrier_(dealloc_barrier) {}
+  SK_DEVICE EpilogueWarpContext(const uint32_t* tmem_slot, uint64_t* dealloc_barrier,
+                                arch::CallSite site = arch::CallSite::current())
+      : tmem_(wait_and_read(tmem_slot, site)), dealloc_barrier_(dealloc_barrier), site_(site) {}
   EpilogueWarpContext(const EpilogueWarpContext&) = delete;
   EpilogueWarpContext& operator=(const EpilogueWarpContext&) = delete;
 
   SK_DEVICE ~EpilogueWarpContext() {
+    const arch::Caller caller(site_);
     arch::tcgen05_fence_before_thread_sync();
     if (auto lane = elect_one()) arch::mbarrier_arrive(dealloc_barrier_);
   }
@@ -74,13 +82,15 @@ class EpilogueWarpContext {
   SK_DEVICE const TmemAllocation<Cols>& tmem() const { return tmem_; }
 
  private:
-  SK_DEVICE static TmemAllocation<Cols> wait_and_read(const uint32_t* slot) {
+  SK_DEVICE static TmemAllocation<Cols> wait_and_read(const uint32_t* slot, arch::CallSite site) {
+    const arch::Caller caller(site);
     arch::named_barrier_sync(kTmemAllocBarrierId, kSyncThreads);
     arch::tcgen05_fence_after_thread_sync();
     return TmemAllocation<Cols>::from_shared(slot);
   }
   TmemAllocation<Cols> tmem_;
   uint64_t* dealloc_barrier_;
+  arch::CallSite site_;
 };
 
 }  // namespace sk

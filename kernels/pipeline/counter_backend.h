@@ -33,6 +33,7 @@
 #pragma once
 
 #include "kernels/arch/gfx942.h"
+#include "kernels/arch/lanes.h"
 #include "kernels/core/label.h"
 #include "kernels/core/platform.h"
 
@@ -53,7 +54,9 @@ class SplitCounterBackend {
   // Zeroes and names every counter. Lane: one (inside sk::elect_one()); the
   // caller then runs arch::workgroup_sync() before any use.
   SK_DEVICE static void init(Storage* s, uint32_t /*producer_arrivals*/,
-                             uint32_t /*consumer_arrivals*/, const char* name) {
+                             uint32_t /*consumer_arrivals*/, const char* name,
+                             arch::CallSite site = arch::CallSite::current()) {
+    const arch::Caller caller(site);
     for (int i = 0; i < Stages; ++i) {
       arch::st_lds(&s->full[i], 0u);
       arch::st_lds(&s->empty[i], 0u);
@@ -63,15 +66,26 @@ class SplitCounterBackend {
   }
 
   // Lane: wave.
-  SK_DEVICE void wait_full(uint32_t stage, uint32_t lap) const {
+  SK_DEVICE void wait_full(uint32_t stage, uint32_t lap,
+                           arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
     arch::wait_counter_geq(&s_->full[stage], (lap + 1) * P, S);
   }
-  SK_DEVICE void wait_empty(uint32_t stage, uint32_t lap) const {
+  SK_DEVICE void wait_empty(uint32_t stage, uint32_t lap,
+                            arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
     arch::wait_counter_geq(&s_->empty[stage], lap * C, S);
   }
   // Lane: one.
-  SK_DEVICE void arrive_full(uint32_t stage) const { arch::atomic_add(&s_->full[stage], 1u, S); }
-  SK_DEVICE void arrive_empty(uint32_t stage) const { arch::atomic_add(&s_->empty[stage], 1u, S); }
+  SK_DEVICE void arrive_full(uint32_t stage, arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
+    arch::atomic_add(&s_->full[stage], 1u, S);
+  }
+  SK_DEVICE void arrive_empty(uint32_t stage,
+                              arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
+    arch::atomic_add(&s_->empty[stage], 1u, S);
+  }
   SK_DEVICE Storage* storage() const { return s_; }
 
  private:
@@ -92,21 +106,34 @@ class SingleCounterBackend {
 
   // Lane: one; then arch::workgroup_sync().
   SK_DEVICE static void init(Storage* s, uint32_t /*producer_arrivals*/,
-                             uint32_t /*consumer_arrivals*/, const char* name) {
+                             uint32_t /*consumer_arrivals*/, const char* name,
+                             arch::CallSite site = arch::CallSite::current()) {
+    const arch::Caller caller(site);
     for (int i = 0; i < Stages; ++i) {
       arch::st_lds(&s->count[i], 0u);
       arch::annotate_counter(&s->count[i], join_label(name, ".count").text, i, kPerLap);
     }
   }
 
-  SK_DEVICE void wait_full(uint32_t stage, uint32_t lap) const {
+  SK_DEVICE void wait_full(uint32_t stage, uint32_t lap,
+                           arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
     arch::wait_counter_geq(&s_->count[stage], lap * kPerLap + P, S);
   }
-  SK_DEVICE void wait_empty(uint32_t stage, uint32_t lap) const {
+  SK_DEVICE void wait_empty(uint32_t stage, uint32_t lap,
+                            arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
     arch::wait_counter_geq(&s_->count[stage], lap * kPerLap, S);
   }
-  SK_DEVICE void arrive_full(uint32_t stage) const { arch::atomic_add(&s_->count[stage], 1u, S); }
-  SK_DEVICE void arrive_empty(uint32_t stage) const { arch::atomic_add(&s_->count[stage], 1u, S); }
+  SK_DEVICE void arrive_full(uint32_t stage, arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
+    arch::atomic_add(&s_->count[stage], 1u, S);
+  }
+  SK_DEVICE void arrive_empty(uint32_t stage,
+                              arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
+    arch::atomic_add(&s_->count[stage], 1u, S);
+  }
   SK_DEVICE Storage* storage() const { return s_; }
 
  private:

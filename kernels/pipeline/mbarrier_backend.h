@@ -15,6 +15,7 @@
 // pipeline state keeps the full lap.
 #pragma once
 
+#include "kernels/arch/lanes.h"
 #include "kernels/arch/sm100.h"
 #include "kernels/core/label.h"
 #include "kernels/core/platform.h"
@@ -35,7 +36,8 @@ class MbarrierBackend {
   // caller then runs fence_mbarrier_init and a CTA barrier before any use.
   // `name` labels the barriers in reports ("input" -> "input.full[2]").
   SK_DEVICE static void init(Storage* s, uint32_t producer_arrivals, uint32_t consumer_arrivals,
-                             const char* name) {
+                             const char* name, arch::CallSite site = arch::CallSite::current()) {
+    const arch::Caller caller(site);
     for (int i = 0; i < Stages; ++i) {
       arch::mbarrier_init(&s->full[i], producer_arrivals);
       arch::mbarrier_init(&s->empty[i], consumer_arrivals);
@@ -45,17 +47,30 @@ class MbarrierBackend {
   }
 
   // Lane: warp (every lane waits, so every lane observes the acquire).
-  SK_DEVICE void wait_full(uint32_t stage, uint32_t lap) const {
+  SK_DEVICE void wait_full(uint32_t stage, uint32_t lap,
+                           arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
     wait(&s_->full[stage], lap & 1);
   }
-  SK_DEVICE void wait_empty(uint32_t stage, uint32_t lap) const {
+  SK_DEVICE void wait_empty(uint32_t stage, uint32_t lap,
+                            arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
     wait(&s_->empty[stage], (lap & 1) ^ 1);
   }
   // Lane: one. A plain arrive (release semantics) by the calling lane.
-  SK_DEVICE void arrive_full(uint32_t stage) const { arch::mbarrier_arrive(&s_->full[stage]); }
-  SK_DEVICE void arrive_empty(uint32_t stage) const { arch::mbarrier_arrive(&s_->empty[stage]); }
+  SK_DEVICE void arrive_full(uint32_t stage, arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
+    arch::mbarrier_arrive(&s_->full[stage]);
+  }
+  SK_DEVICE void arrive_empty(uint32_t stage,
+                              arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
+    arch::mbarrier_arrive(&s_->empty[stage]);
+  }
   // Lane: one. Producer arrive that also announces `bytes` of async delivery.
-  SK_DEVICE void arrive_full_expect_tx(uint32_t stage, uint32_t bytes) const {
+  SK_DEVICE void arrive_full_expect_tx(uint32_t stage, uint32_t bytes,
+                                       arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
     arch::mbarrier_arrive_expect_tx(&s_->full[stage], bytes);
   }
 

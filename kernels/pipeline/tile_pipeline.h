@@ -29,6 +29,11 @@
 // twice (through a moved-from handle) is reported as stage.double_release and
 // otherwise ignored.
 //
+// Call sites: every function that synchronizes takes its caller's line as a
+// defaulted arch::CallSite, so a finding in the model names the kernel's line
+// and the chain through the pipeline and its backend (kernels/arch/model/
+// site.h); a handle keeps the line that acquired it for its reports.
+//
 // Lane conventions: acquire() and release*() are called by the whole warp;
 // expect_bytes() and the arrive inside release() are single-lane operations
 // that the handle performs under sk::elect_one() itself.
@@ -60,7 +65,9 @@ class TilePipeline {
 
   // Initialises the barriers (lane: one; then fence and CTA barrier).
   SK_DEVICE static void init(Storage* barriers, uint32_t producer_arrivals,
-                             uint32_t consumer_arrivals, const char* name) {
+                             uint32_t consumer_arrivals, const char* name,
+                             arch::CallSite site = arch::CallSite::current()) {
+    const arch::Caller caller(site);
     Backend::init(barriers, producer_arrivals, consumer_arrivals, name);
   }
 
@@ -68,10 +75,10 @@ class TilePipeline {
   template <bool kProducer>
   class [[nodiscard]] StageHandle {
    public:
-    SK_DEVICE StageHandle(const TilePipeline* p, uint32_t stage, uint32_t lap)
-        : pipe_(p), stage_(stage), lap_(lap), live_(true) {}
+    SK_DEVICE StageHandle(const TilePipeline* p, uint32_t stage, uint32_t lap, arch::CallSite site)
+        : pipe_(p), stage_(stage), lap_(lap), live_(true), site_(site) {}
     SK_DEVICE StageHandle(StageHandle&& o) noexcept
-        : pipe_(o.pipe_), stage_(o.stage_), lap_(o.lap_), live_(o.live_) {
+        : pipe_(o.pipe_), stage_(o.stage_), lap_(o.lap_), live_(o.live_), site_(o.site_) {
       o.live_ = false;
     }
     StageHandle(const StageHandle&) = delete;
@@ -81,16 +88,17 @@ class TilePipeline {
     // loads). The target must already be released: overwriting a live
     // handle would drop its stage, and is reported as unreleased.
     SK_DEVICE StageHandle& operator=(StageHandle&& o) noexcept {
-      if (live_) arch::report_unreleased(kProducer ? "producer stage handle" : "consumer stage handle");
+      if (live_) unreleased();
       pipe_ = o.pipe_;
       stage_ = o.stage_;
       lap_ = o.lap_;
       live_ = o.live_;
+      site_ = o.site_;
       o.live_ = false;
       return *this;
     }
     SK_DEVICE ~StageHandle() {
-      if (live_) arch::report_unreleased(kProducer ? "producer stage handle" : "consumer stage handle");
+      if (live_) unreleased();
     }
 
     SK_DEVICE uint32_t stage() const { return stage_; }
@@ -101,13 +109,15 @@ class TilePipeline {
 
     // Producer only. Lane: one (call inside sk::elect_one()). Arrives on the
     // full barrier and announces the bytes the stage's async loads deliver.
-    SK_DEVICE void expect_bytes(uint32_t bytes) const {
+    SK_DEVICE void expect_bytes(uint32_t bytes, arch::CallSite site = arch::CallSite::current()) const {
       static_assert(kProducer, "only the producer announces transaction bytes");
+      const arch::Caller caller(site);
       pipe_->backend_.arrive_full_expect_tx(stage_, bytes);
     }
 
     // Arrives (one elected lane) on the barrier the peer role waits on.
-    SK_DEVICE void release() && {
+    SK_DEVICE void release(arch::CallSite site = arch::CallSite::current()) && {
+      const arch::Caller caller(site);
       if (!live_) return double_release();
       if (auto lane = elect_one()) {
         if constexpr (kProducer)
@@ -119,7 +129,8 @@ class TilePipeline {
     }
     // Gives the handle up only; the arrive comes from expect_bytes() or an
     // async operation already attached to this stage's barrier.
-    SK_DEVICE void release_async() && {
+    SK_DEVICE void release_async(arch::CallSite site = arch::CallSite::current()) && {
+      const arch::Caller caller(site);
       if (!live_) return double_release();
       finish();
     }
@@ -128,10 +139,16 @@ class TilePipeline {
     SK_DEVICE void double_release() const {
       arch::report_double_release(kProducer ? "producer stage handle" : "consumer stage handle");
     }
+    // Reported at the line that acquired the handle.
+    SK_DEVICE void unreleased() const {
+      const arch::Caller caller(site_);
+      arch::report_unreleased(kProducer ? "producer stage handle" : "consumer stage handle");
+    }
     SK_DEVICE void finish() { live_ = false; }
     const TilePipeline* pipe_;
     uint32_t stage_, lap_;
     bool live_;
+    arch::CallSite site_;  // where the stage was acquired
   };
   using ProducerStage = StageHandle<true>;
   using ConsumerStage = StageHandle<false>;
@@ -140,15 +157,17 @@ class TilePipeline {
    public:
     SK_DEVICE explicit Producer(const TilePipeline* p) : pipe_(p) {}
     // Waits until the next stage is free. Lane: warp.
-    SK_DEVICE ProducerStage acquire() {
+    SK_DEVICE ProducerStage acquire(arch::CallSite site = arch::CallSite::current()) {
+      const arch::Caller caller(site);
       pipe_->backend_.wait_empty(state_.index(), state_.lap());
-      ProducerStage st(pipe_, state_.index(), state_.lap());
+      ProducerStage st(pipe_, state_.index(), state_.lap(), site);
       state_.advance();
       return st;
     }
     // Waits until the consumer has released every stage, so the CTA may exit
     // without async arrivals still targeting its barriers. Lane: warp.
-    SK_DEVICE void drain() {
+    SK_DEVICE void drain(arch::CallSite site = arch::CallSite::current()) {
+      const arch::Caller caller(site);
       for (int i = 0; i < Stages; ++i) {
         pipe_->backend_.wait_empty(state_.index(), state_.lap());
         state_.advance();
@@ -165,9 +184,10 @@ class TilePipeline {
    public:
     SK_DEVICE explicit Consumer(const TilePipeline* p) : pipe_(p) {}
     // Waits until the next stage is full. Lane: warp.
-    SK_DEVICE ConsumerStage acquire() {
+    SK_DEVICE ConsumerStage acquire(arch::CallSite site = arch::CallSite::current()) {
+      const arch::Caller caller(site);
       pipe_->backend_.wait_full(state_.index(), state_.lap());
-      ConsumerStage st(pipe_, state_.index(), state_.lap());
+      ConsumerStage st(pipe_, state_.index(), state_.lap(), site);
       state_.advance();
       return st;
     }

@@ -50,7 +50,8 @@ class ClcScheduler {
 
   // Initialises the barriers. Lane: one, with the kernel's other barrier
   // initialisation (before fence_mbarrier_init and the CTA barrier).
-  SK_DEVICE static void init(Storage* s) {
+  SK_DEVICE static void init(Storage* s, arch::CallSite site = arch::CallSite::current()) {
+    const arch::Caller caller(site);
     arch::mbarrier_init(&s->response_bar, 1);
     arch::annotate_barrier(&s->response_bar, "clc.response", -1);
     Throttle::init(&s->throttle, 1, 1, "clc_throttle");
@@ -63,7 +64,8 @@ class ClcScheduler {
   ClcScheduler& operator=(const ClcScheduler&) = delete;
 
   // The next item of this CTA. Lane: warp (the scheduler warp).
-  SK_DEVICE WorkInfo next() {
+  SK_DEVICE WorkInfo next(arch::CallSite site = arch::CallSite::current()) {
+    const arch::Caller caller(site);
     if (first_) {
       first_ = false;
       return tile(arch::cta_idx());
@@ -91,7 +93,8 @@ class ClcScheduler {
     LoadSignal(const LoadSignal&) = delete;
     LoadSignal& operator=(const LoadSignal&) = delete;
     // The load warp starts a tile. Lane: warp.
-    SK_DEVICE void tile_started() {
+    SK_DEVICE void tile_started(arch::CallSite site = arch::CallSite::current()) {
+      const arch::Caller caller(site);
       auto stage = producer_.acquire();
       std::move(stage).release();
     }

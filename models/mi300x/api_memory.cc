@@ -151,7 +151,7 @@ void global_access(const void* p, void* data, uint32_t bytes, bool write, const 
     const uint64_t moved = uint64_t{bytes} * (in != nullptr ? w.active_count() : 1);
     double after_vmem = 0;
     const Cycle done = gpu().global_access(t, addr, moved, write, &after_vmem);
-    ws.vm.push_back(VmOp{done, 0, nullptr, ++ws.vm_issued, false, loc});
+    ws.vm.push_back(VmOp{done, 0, nullptr, ++ws.vm_issued, false, sim::Site{loc, 0}});
     if (!write) ws.regs_ready = std::max(ws.regs_ready, done);
     CuStats& st = gpu().cu_of_current();
     (write ? st.global_bytes_stored : st.global_bytes_loaded) += moved;
@@ -207,7 +207,7 @@ void lds_dma(void* lds_base, uint64_t src, bool valid, const char* what, const L
     const uint64_t moved = uint64_t{4} * w.active_count();
     double after_vmem = 0;
     const Cycle done = gpu().global_access(t, src, moved, false, &after_vmem);
-    ws.vm.push_back(VmOp{done, op, dma, ++ws.vm_issued, true, loc});
+    ws.vm.push_back(VmOp{done, op, dma, ++ws.vm_issued, true, gpu().engine().site_here(loc)});
     // Inside a lane loop the landing waits for the loop's end, when the
     // other lanes' blocks have set the instruction's completion.
     if (dma && in == nullptr) gpu().engine().at(done, [dma] { dma->apply(); });

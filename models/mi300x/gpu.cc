@@ -133,11 +133,11 @@ void Gpu::on_wave_exit(Workgroup& wg, int wave) {
   // LDS DMAs no s_waitcnt vmcnt retired: their bytes may land after the
   // workgroup's LDS went to the next workgroup on the CU.
   uint32_t live = 0;
-  const std::source_location* first = nullptr;
+  const sim::Site* first = nullptr;
   for (const VmOp& op : wg.wave[wave].vm)
     if (op.dma) {
       ++live;
-      if (first == nullptr) first = &op.loc;
+      if (first == nullptr) first = &op.site;
     }
   if (live > 0) {
     sim::Finding f;
@@ -148,7 +148,7 @@ void Gpu::on_wave_exit(Workgroup& wg, int wave) {
         "their bytes may land in LDS after it is given to the next workgroup on this CU: "
         "s_waitcnt vmcnt(0) before the wave exits",
         wave, wg.id, live);
-    f.location = sim::format_location(*first);
+    sim::locate(f, *first);
     f.cta = wg.id;
     f.warp = wave;
     engine_.report(std::move(f));
@@ -242,13 +242,12 @@ CuStats Gpu::totals() const {
 
 void Gpu::finding(const std::string& cls, const std::string& rule, const std::string& message,
                   const std::source_location& loc) {
-  std::string where = sim::format_location(loc);
-  if (!reported_.emplace(std::make_pair(rule, where), true).second) return;
+  if (!reported_.emplace(std::make_pair(rule, sim::format_location(loc)), true).second) return;
   sim::Finding f;
   f.cls = cls;
   f.rule = rule;
   f.message = message;
-  f.location = std::move(where);
+  sim::locate(f, engine_.site_here(loc));
   engine_.report(std::move(f));
 }
 

@@ -106,7 +106,7 @@ struct VmOp {
   std::shared_ptr<DmaWrites> writes;  // LDS DMA data, or null
   uint64_t seq = 0;                   // the wave's issue number, to find it again
   bool dma = false;                   // an LDS DMA (its bytes land in LDS)
-  std::source_location loc;           // where it was issued
+  sim::Site site;                     // where it was issued
 };
 
 // One wave instruction assembled from the lanes of a per-lane loop.

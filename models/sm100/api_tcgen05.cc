@@ -154,7 +154,7 @@ void report_ld_not_waited(sim::Warp& w, const std::source_location& loc) {
   if (!wa.ld_pending) return;
   wa.ld_pending = false;
   gpu().finding("tmem_access", "tcgen05.ld_without_wait",
-                "the warp continues past a tcgen05.ld (" + sim::format_location(wa.ld_site) +
+                "the warp continues past a tcgen05.ld (" + sim::format_site(wa.ld_site) +
                     ") without tcgen05.wait::ld; the loaded registers are undefined until the wait",
                 loc);
 }
@@ -268,7 +268,7 @@ void tcgen05_mma_f16_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint
   const auto& [a, b, id, col] = *ops;
   const Params& p = gpu().params();
   WarpAsync& wa = cta.warp_async[w.index()];
-  wa.tc_issued("tcgen05.mma", loc);
+  wa.tc_issued("tcgen05.mma", gpu().engine().site_here(loc));
   for (int lane = 0; lane < w.active_count(); ++lane) {
     if (sim::Observer* obs = gpu().obs()) {
       sim::OpId op = obs->issue_async(w, "tcgen05.mma");
@@ -307,7 +307,7 @@ void tcgen05_commit(uint64_t* bar, const Loc& loc) {
   // after them was waited for) are dropped here.
   TcSegment seg = wa.tc_open;
   seg.bar = b;
-  seg.commit = loc;
+  seg.commit = gpu().engine().site_here(loc);
   wa.tc_open = TcSegment{};
   wa.tc_commits.push_back(seg);
   const uint64_t seq = wa.tc_dropped + wa.tc_commits.size() - 1;
@@ -395,7 +395,7 @@ void tcgen05_ld_32x32b_x32(uint32_t taddr, uint32_t (&dst)[32][32], const Loc& l
                                                       gpu().params().tmem_ld_cycles);
   wa.ld_pending = true;
   w.issue_check = true;
-  wa.ld_site = loc;
+  wa.ld_site = gpu().engine().site_here(loc);
 }
 
 void tcgen05_wait_ld(const Loc& loc) {

@@ -518,7 +518,7 @@ void issue_mma(Kind kind, uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, ui
 
   const Params& p = gpu().params();
   WarpAsync& wa = cta.warp_async[w.index()];
-  wa.tc_issued(op_name, loc);
+  wa.tc_issued(op_name, gpu().engine().site_here(loc));
   // One copy of the operand layout for every execution of this issue.
   const auto shared = std::make_shared<const MmaWork>(work);
   for (int lane = 0; lane < w.active_count(); ++lane) {
@@ -632,7 +632,7 @@ void tcgen05_cp_32x128b_warpx4(uint32_t taddr, uint64_t smem_desc, const Loc& lo
   }
   ScaleColumns& sc = scale_columns(cta);
   WarpAsync& wa = cta.warp_async[w.index()];
-  wa.tc_issued(op_name, loc);
+  wa.tc_issued(op_name, gpu().engine().site_here(loc));
   for (int lane = 0; lane < w.active_count(); ++lane) {
     Cycle now = local_now(w);
     // With the race detector the rule is judged from happens-before: every

@@ -67,7 +67,7 @@ TensorMapState* begin_replace(TensorMapModel* map, const Loc& loc) {
                               "(in flight until cycle {}, now {}); wait for that operation's "
                               "completion (its mbarrier phase or bulk group) before changing the "
                               "map, or switch between two maps",
-                              map_name(map), sim::format_location(st.use_site), st.in_use_until,
+                              map_name(map), sim::format_site(st.use_site), st.in_use_until,
                               now),
                   loc);
   }
@@ -139,7 +139,7 @@ void tensormap_read(const TensorMapModel* map, Cycle until, const Loc& loc) {
   }
   if (until >= st.in_use_until) {
     st.in_use_until = until;
-    st.use_site = loc;
+    st.use_site = gpu().engine().site_here(loc);
   }
 }
 

@@ -181,7 +181,7 @@ void store_tiled(const TensorMapModel* map, const void* smem_src, uint32_t rank,
     tensormap_read(map, write_done, loc);
     wa.open.read_done = std::max(wa.open.read_done, read_done);
     wa.open.write_done = std::max(wa.open.write_done, write_done);
-    if (wa.open.stores++ == 0) wa.open.first = loc;
+    if (wa.open.stores++ == 0) wa.open.first = gpu().engine().site_here(loc);
     wa.open_nonempty = true;
     if (gpu().functional()) {
       // Snapshot the box at read completion, write it at write completion.

@@ -124,7 +124,7 @@ int Gpu::cancel_pending() {
 void Gpu::check_bulk_groups_at_exit(Cta& cta, const sim::Warp& w) {
   const WarpAsync& wa = cta.warp_async[static_cast<size_t>(w.index())];
   uint32_t stores = 0;
-  const std::source_location* first = nullptr;
+  const sim::Site* first = nullptr;
   for (size_t i = wa.reads_waited; i < wa.groups.size(); ++i)
     if (wa.groups[i].stores > 0) {
       stores += wa.groups[i].stores;
@@ -143,7 +143,7 @@ void Gpu::check_bulk_groups_at_exit(Cta& cta, const sim::Warp& w) {
       "for{}; the CTA's shared memory may be given to the next CTA on this SM while they still "
       "read it: cp.async.bulk.wait_group.read 0 before the warp exits",
       w.index(), cta.id, stores, wa.open_nonempty ? " (some never committed)" : "");
-  f.location = sim::format_location(*first);
+  sim::locate(f, *first);
   f.cta = cta.id;
   f.warp = w.index();
   engine_.report(std::move(f));
@@ -178,7 +178,7 @@ void Gpu::check_tcgen05_at_exit(Cta& cta) {
       const std::string bar = seg->bar->name.empty()
                                   ? fmt::format("the mbarrier at SMEM offset {}", seg->bar->offset)
                                   : seg->bar->name;
-      const std::string commit = sim::format_location(seg->commit);
+      const std::string commit = sim::format_site(seg->commit);
       why = seg->landed < 0 ? fmt::format("its tcgen05.commit on {} ({}) had not arrived", bar, commit)
             : static_cast<int64_t>(seg->bar->phase) <= seg->landed
                 ? fmt::format("its tcgen05.commit on {} ({}) arrived in phase {}, which never "
@@ -195,8 +195,8 @@ void Gpu::check_tcgen05_at_exit(Cta& cta) {
         "CTA {} exited with {} {} issued by warp {} that no waited tcgen05.commit covers ({}; {} "
         "such op(s) from this warp); it may still read shared memory or write TMEM after the CTA "
         "is gone: commit it to an mbarrier and wait for that phase before exiting",
-        cta.id, seg->op, sim::format_location(seg->first), wi, why, alive);
-    f.location = sim::format_location(seg->first);
+        cta.id, seg->op, sim::format_site(seg->first), wi, why, alive);
+    sim::locate(f, seg->first);
     f.cta = cta.id;
     f.warp = static_cast<int>(wi);
     engine_.report(std::move(f));
@@ -224,7 +224,7 @@ void Gpu::on_warp_exit(Cta& cta) {
         b.loads_in_flight > 0 ? fmt::format("{} still in flight", b.loads_in_flight)
         : b.loads_this_phase > 0 ? "their phase never completed"
                                  : "the phase they completed was never waited for");
-    f.location = sim::format_location(b.last_load);
+    sim::locate(f, b.last_load);
     f.cta = cta.id;
     engine_.report(std::move(f));
   }
@@ -335,7 +335,7 @@ void Gpu::finding(const std::string& cls, const std::string& rule, const std::st
   f.cls = cls;
   f.rule = rule;
   f.message = message;
-  f.location = sim::format_location(loc);
+  sim::locate(f, engine_.site_here(loc));
   engine_.report(std::move(f));
 }
 

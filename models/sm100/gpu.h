@@ -81,7 +81,7 @@ struct Mbarrier {
   // phase had any; where the latest load was issued (CTA-exit check).
   uint32_t loads_this_phase = 0;
   bool completed_had_loads = false;
-  std::source_location last_load;
+  sim::Site last_load;
   bool early_reported = false;
   std::vector<int64_t> observed_by;   // per warp: last completed phase it observed
   bool stale_reported = false;
@@ -102,7 +102,7 @@ struct BulkGroup {
   Cycle write_done = 0;
   std::vector<sim::OpId> reads, writes;  // observer operations of its stores
   uint32_t stores = 0;                   // TMA stores in the group
-  std::source_location first;            // where its first store was issued
+  sim::Site first;                       // where its first store was issued
 };
 
 // Async bookkeeping of one warp (tcgen05 and bulk async-group state is per
@@ -113,10 +113,10 @@ struct BulkGroup {
 struct TcSegment {
   uint32_t ops = 0;               // async tcgen05 ops in the segment
   const char* op = nullptr;       // the first of them and where it was issued
-  std::source_location first;
+  sim::Site first;
   Mbarrier* bar = nullptr;        // the commit's barrier (null: not committed yet)
   int64_t landed = -1;            // phase its arrival landed in (-1: not arrived)
-  std::source_location commit;    // where the commit was issued
+  sim::Site commit;               // where the commit was issued
 };
 
 // Whether a wait observed the phase the segment's commit landed in.
@@ -134,17 +134,17 @@ struct WarpAsync {
   std::vector<sim::OpId> tc_live;  // tcgen05.mma ops not yet known complete
   std::vector<sim::OpId> lds;      // tcgen05.ld ops awaiting wait::ld
   bool ld_pending = false;         // a tcgen05.ld not yet waited for
-  std::source_location ld_site;    // where it was issued
+  sim::Site ld_site;               // where it was issued
   // tcgen05.alive_at_exit: ops since the last commit, and the commits not yet
   // known to be waited for (a waited commit drops itself and every earlier
   // one; tc_dropped counts those dropped from the front).
   TcSegment tc_open;
   std::deque<TcSegment> tc_commits;
   uint64_t tc_dropped = 0;
-  void tc_issued(const char* op, const std::source_location& loc) {
+  void tc_issued(const char* op, const sim::Site& site) {
     if (tc_open.ops++ == 0) {
       tc_open.op = op;
-      tc_open.first = loc;
+      tc_open.first = site;
     }
   }
 };
@@ -160,7 +160,7 @@ struct TensorMapState {
   std::string write_site;  // where the latest write was made
   std::unordered_map<int, uint64_t> acquired;  // per warp: writes its acquire made visible
   Cycle in_use_until = 0;  // completion of the latest TMA that read the map
-  std::source_location use_site;  // where that TMA was issued
+  sim::Site use_site;             // where that TMA was issued
   bool fence_reported = false, in_use_reported = false;
 };
 

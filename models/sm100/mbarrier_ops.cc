@@ -62,7 +62,7 @@ bool take_arrival(Gpu& gpu, Cta& cta, Mbarrier& b, const char* op, const Loc* lo
     f.rule = rule;
     f.message = std::move(msg);
     f.cta = cta.id;
-    if (loc != nullptr) f.location = sim::format_location(*loc);
+    if (loc != nullptr) sim::locate(f, gpu.engine().site_here(*loc));
     gpu.engine().report(std::move(f));
   };
   const std::string_view name = b.name.empty() ? "mbarrier" : std::string_view(b.name);
@@ -263,7 +263,7 @@ void arrive_async(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow, const char* op
 void load_issued(Mbarrier& b, const Loc& loc) {
   ++b.loads_in_flight;
   ++b.loads_this_phase;
-  b.last_load = loc;
+  b.last_load = sim::Engine::get().site_here(loc);
 }
 
 void complete_tx(Gpu& gpu, Cta& cta, Mbarrier& b, uint32_t bytes, uint64_t flow, sim::OpId id) {

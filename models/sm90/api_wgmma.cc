@@ -47,7 +47,7 @@ struct Group {
   int n = 0;  // the widest op's N
   std::vector<sim::OpId> ops;
   int mmas = 0;      // wgmma.mma_async issued into the group
-  Loc first;         // where the first was issued
+  sim::Site first;   // where the first was issued
 };
 struct WarpGroups {
   Group open;
@@ -156,7 +156,7 @@ void check_groups_at_exit(Cta& cta, const sim::Warp& w) {
   if (it == groups().end()) return;
   const WarpGroups& wg = it->second;
   int mmas = wg.open.mmas;
-  const Loc* first = wg.open.mmas > 0 ? &wg.open.first : nullptr;
+  const sim::Site* first = wg.open.mmas > 0 ? &wg.open.first : nullptr;
   for (const Group& g : wg.committed) {
     mmas += g.mmas;
     if (first == nullptr && g.mmas > 0) first = &g.first;
@@ -169,7 +169,7 @@ void check_groups_at_exit(Cta& cta, const sim::Warp& w) {
       "warp {} of CTA {} exited with {} wgmma.mma_async it never waited for{} (they may still "
       "read shared memory and write its accumulators): wgmma.wait_group 0 before the warp exits",
       w.index(), cta.id, mmas, wg.open.mmas > 0 ? " (some never committed)" : "");
-  f.location = sim::format_location(*first);
+  sim::locate(f, *first);
   f.cta = cta.id;
   f.warp = w.index();
   gpu().engine().report(std::move(f));
@@ -272,7 +272,7 @@ void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accu
   // issued at `start` finishes with the op about a whole interval later.
   wg.open.done = std::max(wg.open.done, start + whole + extras().wgmma_latency_extra);
   wg.open.n = std::max(wg.open.n, n);
-  if (wg.open.mmas++ == 0) wg.open.first = loc;
+  if (wg.open.mmas++ == 0) wg.open.first = gpu().engine().site_here(loc);
   if (cta.traced)
     gpu().engine().trace().slice(sim::TraceSlice{gpu().engine_track(cta, "tensor core", 10), start,
                                                  start + ii, fmt::format("wgmma m64n{}k16 q{}", n, quarter),

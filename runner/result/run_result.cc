@@ -8,11 +8,13 @@ namespace sk::sim {
 namespace json = boost::json;
 
 json::object finding_to_json(const Finding& f) {
-  json::array details;
+  json::array details, chain;
   for (const auto& d : f.details) details.push_back(json::string(d));
+  for (const auto& c : f.chain) chain.push_back(json::string(c));
   return json::object{{"class", f.cls},       {"rule", f.rule},         {"message", f.message},
-                      {"cycle", f.cycle},     {"location", f.location}, {"cta", f.cta},
-                      {"warp", f.warp},       {"role", f.role},         {"details", std::move(details)}};
+                      {"cycle", f.cycle},     {"location", f.location}, {"chain", std::move(chain)},
+                      {"cta", f.cta},         {"warp", f.warp},         {"role", f.role},
+                      {"details", std::move(details)}};
 }
 
 // JSON has no infinity or NaN (boost writes a token its own parser rejects):
@@ -162,6 +164,8 @@ Finding finding_from_json(const json::value& v) {
   f.warp = get<int>(fo, "warp");
   f.role = get<std::string>(fo, "role");
   for (const auto& d : fo.at("details").as_array()) f.details.push_back(json::value_to<std::string>(d));
+  if (const auto* chain = fo.if_contains("chain"))
+    for (const auto& c : chain->as_array()) f.chain.push_back(json::value_to<std::string>(c));
   return f;
 }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/call_site.h"
+
 namespace sk::cli {
 
 std::string format_text(const sim::RunResult& r) {
@@ -106,6 +108,7 @@ std::string format_text(const sim::RunResult& r) {
     if (!f.role.empty()) s += fmt::format(" ({})", f.role);
     if (!f.location.empty()) s += ", " + f.location;
     s += "\n    " + f.message + "\n";
+    if (!f.chain.empty()) s += "    through " + sim::join_chain(f.chain) + "\n";
     for (const auto& d : f.details) s += "      " + d + "\n";
   }
   s += fmt::format("  seed {}  events {}  wall {:.3f} s\n", r.seed, r.events, r.wall_s);

@@ -59,7 +59,13 @@ ScenarioResult run_scenario(const ScenarioOptions& opt, const std::function<void
     o["sync_digest"] = races ? races->order_digest() : 0;
     json::array fs, details;
     for (const auto& f : gpu.engine().findings()) {
-      fs.push_back(json::object{{"cls", f.cls}, {"rule", f.rule}, {"message", f.message}});
+      json::array chain;
+      for (const auto& c : f.chain) chain.push_back(json::string(c));
+      fs.push_back(json::object{{"cls", f.cls},
+                                {"rule", f.rule},
+                                {"message", f.message},
+                                {"location", f.location},
+                                {"chain", std::move(chain)}});
       for (const auto& d : f.details) details.push_back(json::string(d));
     }
     o["findings"] = std::move(fs);
@@ -82,9 +88,13 @@ ScenarioResult run_scenario(const ScenarioOptions& opt, const std::function<void
   r.sync_digest = json::value_to<uint64_t>(v["sync_digest"]);
   for (const auto& f : v["findings"].as_array()) {
     const auto& o = f.as_object();
-    r.findings.push_back(ScenarioFinding{json::value_to<std::string>(o.at("cls")),
-                                         json::value_to<std::string>(o.at("rule")),
-                                         json::value_to<std::string>(o.at("message"))});
+    ScenarioFinding sf{json::value_to<std::string>(o.at("cls")),
+                       json::value_to<std::string>(o.at("rule")),
+                       json::value_to<std::string>(o.at("message")),
+                       json::value_to<std::string>(o.at("location")),
+                       {}};
+    for (const auto& c : o.at("chain").as_array()) sf.chain.push_back(json::value_to<std::string>(c));
+    r.findings.push_back(std::move(sf));
   }
   for (const auto& d : v["details"].as_array()) r.deadlock_details.push_back(json::value_to<std::string>(d));
   for (const auto& n : v["notes"].as_array()) r.notes.push_back(json::value_to<std::string>(n));

@@ -16,6 +16,8 @@ namespace sk::test {
 
 struct ScenarioFinding {
   std::string cls, rule, message;
+  std::string location;            // the author's line (Finding::location)
+  std::vector<std::string> chain;  // Finding::chain
 };
 
 struct ScenarioResult {

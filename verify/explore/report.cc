@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/call_site.h"
+
 namespace sk::verify {
 
 std::string format_found(const FoundFinding& f, uint64_t explored, const std::string& replay) {
@@ -11,6 +13,7 @@ std::string format_found(const FoundFinding& f, uint64_t explored, const std::st
   if (x.cta >= 0) s += fmt::format("{}CTA {}", x.location.empty() ? "    " : ", ", x.cta);
   if (x.warp >= 0) s += fmt::format(" warp {}{}", x.warp, x.role.empty() ? "" : " (" + x.role + ")");
   s += fmt::format(", cycle {}\n", x.cycle);
+  if (!x.chain.empty()) s += "    through " + sim::join_chain(x.chain) + "\n";
   for (const auto& d : x.details) s += "    " + d + "\n";
   s += fmt::format("    seed {} (seen in {} of {} schedules)", f.seed, f.schedules, explored);
   if (!replay.empty()) s += fmt::format("; replay: {} --seed {}", replay, f.seed);

@@ -1,7 +1,7 @@
 // verify_test_main.cc: the test binary behind sk_verify_test (verify/defs.bzl).
 //
 //   <test> --kernel NAME [--config TEXT]... [--schedules N] [--seed S]
-//          [--expect clean|CLASS/RULE] [--jobs J]
+//          [--expect clean|CLASS/RULE] [--expect-at FILE] [--jobs J]
 //   <test> --help     (the usage and the kernels registered in this binary)
 //
 // For every config it explores the schedules seed S .. S+N-1 that belong to
@@ -12,7 +12,10 @@
 //                        where the case checks its output, correct);
 //   --expect CLASS/RULE  exploration stops at the first schedule with
 //                        findings, and its first finding has exactly this
-//                        class and rule.
+//                        class and rule;
+//   --expect-at FILE     and that finding names a line of FILE as its
+//                        location (the author's line, the outermost frame of
+//                        its call chain: engine/call_site.h).
 // Exit status 0 when every config meets the expectation, 1 otherwise, 2 on
 // bad arguments.
 #include <fmt/format.h>
@@ -23,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/call_site.h"
 #include "verify/explore/explorer.h"
 #include "verify/explore/report.h"
 #include "verify/harness/registry.h"
@@ -36,6 +40,7 @@ struct Args {
   std::vector<std::string> configs;
   uint64_t schedules = 200, seed = 0;
   std::string expect = "clean";
+  std::string expect_at;  // the expected finding's location is in this file
   int jobs = 2;
   bool help = false;
 };
@@ -55,7 +60,7 @@ uint64_t number(const std::string& flag, const std::string& v) {
 
 constexpr const char* kUsage =
     "usage: <sk_verify_test> --kernel NAME [--config K=V,...]... [--schedules N] [--seed S]\n"
-    "                        [--expect clean|CLASS/RULE] [--jobs J]\n"
+    "                        [--expect clean|CLASS/RULE] [--expect-at FILE] [--jobs J]\n"
     "  explores schedules S .. S+N-1 of each config (this shard's share) with the race\n"
     "  detector; every config key must be one the kernel's case reads.\n"
     "  exit 0 when every config meets --expect, 1 otherwise, 2 on bad arguments.\n";
@@ -75,6 +80,7 @@ Args parse(int argc, char** argv) {
     else if (f == "--schedules") a.schedules = number(f, v);
     else if (f == "--seed") a.seed = number(f, v);
     else if (f == "--expect") a.expect = v;
+    else if (f == "--expect-at") a.expect_at = v;
     else if (f == "--jobs") a.jobs = static_cast<int>(number(f, v));
     else throw std::invalid_argument("unknown argument '" + f + "'");
   }
@@ -82,6 +88,8 @@ Args parse(int argc, char** argv) {
   if (a.configs.empty()) a.configs.push_back("");
   if (a.expect != "clean" && a.expect.find('/') == std::string::npos)
     throw std::invalid_argument("--expect takes clean or CLASS/RULE, got '" + a.expect + "'");
+  if (!a.expect_at.empty() && a.expect == "clean")
+    throw std::invalid_argument("--expect-at needs --expect CLASS/RULE");
   return a;
 }
 
@@ -140,6 +148,10 @@ CaseOutcome run_config(const Args& a, const KernelEntry& k, const std::string& t
     if (f.cls + "/" + f.rule != a.expect)
       o.failure = fmt::format("expected {}, but the first finding (seed {}) is {}/{}: {}",
                               a.expect, r.first_failing_seed, f.cls, f.rule, f.message);
+    else if (!a.expect_at.empty() && f.location.rfind(a.expect_at + ":", 0) != 0)
+      o.failure = fmt::format("expected {} at a line of {}, but it is at '{}'{}", a.expect,
+                              a.expect_at, f.location,
+                              f.chain.empty() ? "" : " (through " + sk::sim::join_chain(f.chain) + ")");
     else
       o.text += fmt::format("expected finding {} found with seed {}\n", a.expect,
                             r.first_failing_seed);

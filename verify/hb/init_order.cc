@@ -43,7 +43,7 @@ RaceDetector::SyncEvent RaceDetector::event_now(const sim::Warp& w, const char* 
   e.warp = &w;
   e.clock = ctas_[w.cta()].warp[w.index()].get(static_cast<uint32_t>(w.index()));
   e.what = what;
-  e.loc = loc;
+  e.site = w.site(loc);
   e.cycle = engine_.now();
   return e;
 }
@@ -88,8 +88,8 @@ void RaceDetector::sync_use(const sim::Warp& w, uint64_t key, const char* what,
 
 void RaceDetector::report_init_order(const Sync& s, const SyncEvent& use, uint64_t key,
                                      bool use_first) {
-  auto dedupe = std::make_tuple(std::string(s.kind.rule), sim::format_location(use.loc),
-                                sim::format_location(s.init.loc));
+  auto dedupe = std::make_tuple(std::string(s.kind.rule), sim::format_location(use.site.loc),
+                                sim::format_location(s.init.site.loc));
   if (!reported_.insert(dedupe).second || init_reports_ >= kMaxReports) return;
   ++init_reports_;
   const sim::Warp& init = *s.init.warp;
@@ -101,16 +101,16 @@ void RaceDetector::report_init_order(const Sync& s, const SyncEvent& use, uint64
       "the init to this use ({} in this schedule), so on hardware the use may see the object "
       "uninitialised: {}",
       use.what, object_name(use.name, key), who(*use.warp), s.kind.what, who(init),
-      sim::format_location(s.init.loc),
+      sim::format_site(s.init.site),
       use_first ? "the use ran before the init" : "the init happened to run first", s.kind.fix);
-  f.location = sim::format_location(use.loc);
+  sim::locate(f, use.site);
   f.cta = use.warp->cta();
   f.warp = use.warp->index();
   f.role = use.warp->role();
   f.details.push_back(fmt::format("init: {} by {} at cycle {} ({})", s.kind.what, who(init),
-                                  s.init.cycle, sim::format_location(s.init.loc)));
+                                  s.init.cycle, sim::format_site(s.init.site)));
   f.details.push_back(fmt::format("use:  {} by {} at cycle {} ({})", use.what, who(*use.warp),
-                                  use.cycle, sim::format_location(use.loc)));
+                                  use.cycle, sim::format_site(use.site)));
   engine_.report(std::move(f));
 }
 

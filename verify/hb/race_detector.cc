@@ -211,13 +211,14 @@ bool RaceDetector::fenced(const Record& r, const Accessor& a) const {
 std::string RaceDetector::describe(const Record& r) const {
   return fmt::format("{} {} {} {} by {}{} at cycle {} ({})", r.what, r.write ? "writes" : "reads",
                      space_name(r.space), range_text(r.space, r.lo, r.hi), who(*r.warp),
-                     r.op != 0 ? " (async)" : "", r.cycle, sim::format_location(r.loc));
+                     r.op != 0 ? " (async)" : "", r.cycle, sim::format_site(r.site));
 }
 
 void RaceDetector::report_pair(const std::string& cls, const std::string& rule,
                                const std::string& why, const Record& earlier, const Record& later,
                                uint64_t granule) {
-  auto key = std::make_tuple(rule, sim::format_location(earlier.loc), sim::format_location(later.loc));
+  auto key = std::make_tuple(rule, sim::format_location(earlier.site.loc),
+                             sim::format_location(later.site.loc));
   if (!reported_.insert(key).second || race_reports_ >= kMaxRaceReports) return;
   ++race_reports_;
   const uint64_t g = later.space == sim::Space::kTmem ? 1 : 16;
@@ -230,7 +231,7 @@ void RaceDetector::report_pair(const std::string& cls, const std::string& rule,
   f.message = fmt::format("{} {} of CTA {}: {} by {} is not ordered after {} by {}; {}",
                           space_name(later.space), where, later.warp->cta(), later.what,
                           who(*later.warp), earlier.what, who(*earlier.warp), why);
-  f.location = sim::format_location(later.loc);
+  sim::locate(f, later.site);
   f.cta = later.warp->cta();
   f.warp = later.warp->index();
   f.role = later.warp->role();
@@ -336,7 +337,7 @@ void RaceDetector::access(const sim::Warp& w, sim::OpId op, sim::Space space,
   rec.proxy = proxy;
   rec.space = space;
   rec.what = what;
-  rec.loc = loc;
+  rec.site = w.site(loc);
   rec.cycle = engine_.now();
   rec.lo = ranges.front().begin;
   rec.hi = ranges.front().end;
@@ -391,7 +392,7 @@ void RaceDetector::access(const sim::Warp& w, sim::OpId op, sim::Space space,
             f.message = fmt::format("{} by {} reads {} {} of CTA {} that nothing has written",
                                     what, who(w), space_name(space),
                                     range_text(space, gi * g, gi * g + g), w.cta());
-            f.location = sim::format_location(loc);
+            sim::locate(f, w.site(loc));
             engine_.report(std::move(f));
           }
         }

@@ -89,7 +89,7 @@ class RaceDetector : public sim::Observer {
     sim::Proxy proxy = sim::Proxy::kGeneric;
     sim::Space space = sim::Space::kSmem;
     const char* what = "";
-    std::source_location loc;
+    sim::Site site;  // the access's call site and the components above it
     sim::Cycle cycle = 0;
     uint64_t lo = 0, hi = 0;  // the whole access, for reports
   };
@@ -104,7 +104,7 @@ class RaceDetector : public sim::Observer {
     uint32_t clock = 0;  // the warp's own clock component at the event
     const char* what = "";
     std::string name;    // the object's name in reports (uses only)
-    std::source_location loc;
+    sim::Site site;
     sim::Cycle cycle = 0;
   };
   struct Sync {

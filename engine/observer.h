@@ -36,6 +36,9 @@ class Warp;
 
 enum class Space : uint8_t { kSmem, kTmem, kGlobal };
 enum class Proxy : uint8_t { kGeneric, kAsync };
+// The state space a fence.proxy.async orders: .shared::cta, .global, or all
+// (the plain fence.proxy.async).
+enum class FenceScope : uint8_t { kShared, kGlobal, kAll };
 using OpId = uint32_t;  // 0: no operation (the warp itself)
 
 inline constexpr uint64_t kTmemQuarterStride = 1024;
@@ -84,7 +87,10 @@ class Observer {
   // True when `w` is ordered after the completion of `op` (the op can be
   // forgotten by the issuer's bookkeeping).
   virtual bool known_complete(const Warp& w, OpId op) const = 0;
-  virtual void fence_proxy_async(const Warp& w) = 0;
+  // Warp `w` issues fence.proxy.async over `scope`: its generic-proxy writes
+  // to that space before the fence are visible to async-proxy accesses
+  // ordered after it.
+  virtual void fence_proxy_async(const Warp& w, FenceScope scope) = 0;
   // A digest of the synchronization order of this run: for every sync
   // object, its arrivals, async completions, phase completions and successful
   // waits in time order, with the warp of each. Two schedules with equal

@@ -66,6 +66,8 @@ void bulk_commit_group(const Loc& loc);
 void bulk_wait_group_read(int n, const Loc& loc);
 void bulk_wait_group(int n, const Loc& loc);
 void fence_proxy_async_shared(const Loc& loc);
+void fence_proxy_async_global(const Loc& loc);
+void fence_proxy_async(const Loc& loc);  // every state space
 
 // Cluster launch control (api_clc.cc): cancel a pending CTA and take its work.
 void clc_try_cancel(void* response, uint64_t* bar, const Loc& loc);

@@ -67,6 +67,8 @@ void clc_try_cancel(void* response, uint64_t* bar, const Loc& loc) {
   const int64_t off = response_offset(response, "clusterlaunchcontrol.try_cancel", loc);
   Mbarrier* b = mbar::checked(gpu(), bar, "clusterlaunchcontrol.try_cancel complete_tx", loc);
   if (off < 0 || b == nullptr) return;
+  mbar::check_overwrite(gpu(), cta, static_cast<uint64_t>(off), kResponseBytes,
+                        "clusterlaunchcontrol.try_cancel (its response)", loc);
   if (cta.clc_failed == 1) {
     cta.clc_failed = 2;
     gpu().finding("clc", "clc.try_cancel_after_failure",

@@ -139,6 +139,7 @@ void st_shared_b128(void* dst, const uint32_t* v, const Loc& loc) {
   check_ld_waited(loc);
   int64_t off = smem_range(dst, 16, 16, "st.shared.v4", loc);
   if (off < 0) return;
+  mbar::check_overwrite(gpu(), gpu().cta_of_current(), off, 16, "st.shared.v4", loc);
   observe_smem(off, 16, true, "st.shared.v4", loc);
   std::memcpy(dst, v, 16);
 }
@@ -170,6 +171,7 @@ void st_shared(void* dst, const void* v, uint32_t bytes, const Loc& loc) {
   issue(loc);
   int64_t off = smem_range(dst, bytes, 1, "st.shared", loc);
   if (off < 0) return;
+  mbar::check_overwrite(gpu(), gpu().cta_of_current(), off, bytes, "st.shared", loc);
   observe_smem(off, bytes, true, "st.shared", loc);
   std::memcpy(dst, v, bytes);
 }

@@ -171,6 +171,16 @@ void tcgen05_alloc(uint32_t* smem_dst, uint32_t num_cols, const Loc& loc) {
                   loc);
     return;
   }
+  // PTX 9.7.16.1.2: "the number of columns allocated should not increase
+  // between any two allocations in the execution order within the CTA".
+  if (cta.tmem.last_alloc_cols != 0 && num_cols > cta.tmem.last_alloc_cols)
+    gpu().finding("tmem", "tmem.alloc_grows",
+                  fmt::format("tcgen05.alloc of {} columns after an allocation of {} in this CTA; "
+                              "the number of columns must not increase between two allocations "
+                              "of a CTA: allocate the larger block first",
+                              num_cols, cta.tmem.last_alloc_cols),
+                  loc);
+  cta.tmem.last_alloc_cols = num_cols;
   if (cta.tmem.relinquished) {
     gpu().finding("tmem", "tmem.alloc_after_relinquish",
                   "tcgen05.alloc after tcgen05.relinquish_alloc_permit: the CTA gave up its right "
@@ -205,6 +215,8 @@ void tcgen05_alloc(uint32_t* smem_dst, uint32_t num_cols, const Loc& loc) {
         "tcgen05.alloc");
   }
   cta.tmem.allocs[static_cast<uint32_t>(col)] = num_cols;
+  mbar::check_overwrite(gpu(), cta, static_cast<uint64_t>(smem_off), 4,
+                        "tcgen05.alloc (its address write)", loc);
   uint32_t taddr = static_cast<uint32_t>(col);  // lane 0, column col
   if (gpu().obs() != nullptr) {
     const sim::Range r{static_cast<uint64_t>(smem_off), static_cast<uint64_t>(smem_off) + 4};

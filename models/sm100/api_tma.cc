@@ -279,7 +279,15 @@ void bulk_wait_group_read(int n, const Loc& loc) { wait_groups(n, true, loc); }
 void bulk_wait_group(int n, const Loc& loc) { wait_groups(n, false, loc); }
 void fence_proxy_async_shared(const Loc& loc) {
   sim::Warp& w = issue_local(loc);
-  if (gpu().obs() != nullptr) gpu().obs()->fence_proxy_async(w);
+  if (gpu().obs() != nullptr) gpu().obs()->fence_proxy_async(w, sim::FenceScope::kShared);
+}
+void fence_proxy_async_global(const Loc& loc) {
+  sim::Warp& w = issue_local(loc);
+  if (gpu().obs() != nullptr) gpu().obs()->fence_proxy_async(w, sim::FenceScope::kGlobal);
+}
+void fence_proxy_async(const Loc& loc) {
+  sim::Warp& w = issue_local(loc);
+  if (gpu().obs() != nullptr) gpu().obs()->fence_proxy_async(w, sim::FenceScope::kAll);
 }
 
 }  // namespace sk::models::sm100::api

@@ -53,6 +53,7 @@ using GlobalMemory = sk::models::GlobalMemory;
 
 struct Mbarrier {
   bool valid = false;
+  bool overwrite_reported = false;  // mbarrier.overwritten_while_live, once per barrier
   int cta = -1;
   uint32_t offset = 0;  // SMEM offset: the barrier's key for the observer
   uint32_t expected = 0;
@@ -168,6 +169,7 @@ struct TmemState {
   std::vector<uint32_t> data;            // 128 lanes x columns, functional mode
   std::map<uint32_t, uint32_t> allocs;   // first column -> number of columns
   bool relinquished = false;
+  uint32_t last_alloc_cols = 0;          // nCols of the CTA's latest tcgen05.alloc (0: none)
   std::unique_ptr<sc_core::sc_event> freed;
 };
 
@@ -195,6 +197,10 @@ class Cta {
     return nullptr;
   }
   Mbarrier& barrier_at(uint32_t offset);  // creates it when absent
+  // The SMEM bytes [barriers_lo, barriers_hi) span every barrier ever
+  // initialised: a write outside it cannot touch one (the common case, so
+  // the live-barrier check costs one comparison per store).
+  uint32_t barriers_lo = UINT32_MAX, barriers_hi = 0;
   NamedBarrier named[16];
   TmemState tmem;
   std::vector<WarpAsync> warp_async;

@@ -213,6 +213,12 @@ void init(Gpu& gpu, uint64_t* bar, uint32_t count, const Loc& loc) {
   }
   if (!b.flipped) b.flipped = std::make_unique<sc_core::sc_event>();
   b.valid = true;
+  b.overwrite_reported = false;
+  {
+    Cta& cta = gpu.cta_of_current();
+    cta.barriers_lo = std::min(cta.barriers_lo, static_cast<uint32_t>(off));
+    cta.barriers_hi = std::max(cta.barriers_hi, static_cast<uint32_t>(off) + 8);
+  }
   b.cta = gpu.cta_of_current().id;
   b.offset = static_cast<uint32_t>(off);
   b.tx_expected = b.tx_delivered = 0;
@@ -258,6 +264,21 @@ void arrive_async(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow, const char* op
   if (gpu.obs() != nullptr && id != 0) gpu.obs()->release_op(id, cta.id, b.offset, covered);
   if (!take_arrival(gpu, cta, b, op, nullptr)) return;
   maybe_complete(gpu, b, flow);
+}
+
+void report_overwrite(Gpu& gpu, Cta& cta, uint64_t off, uint64_t bytes, const char* op,
+                      const Loc& loc) {
+  for (auto& [boff, b] : cta.barrier_list) {
+    if (!b->valid || b->overwrite_reported || boff + 8 <= off || boff >= off + bytes) continue;
+    b->overwrite_reported = true;
+    gpu.finding("mbarrier", "mbarrier.overwritten_while_live",
+                fmt::format("{} writes shared memory bytes [{}, {}), over {} (offset {}), a valid "
+                            "mbarrier: its memory may be reused only after mbarrier.inval; the "
+                            "write corrupts the barrier on hardware (a shared-memory layout whose "
+                            "buffers overlap the barriers, or a store past a buffer's end)",
+                            op, off, off + bytes, b->name.empty() ? "the mbarrier" : b->name, boff),
+                loc);
+  }
 }
 
 void load_issued(Mbarrier& b, const Loc& loc) {

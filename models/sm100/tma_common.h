@@ -265,6 +265,7 @@ void issue_load(sim::Warp& w, Cta& cta, const TensorMapModel* map, const TensorM
                 Mbarrier* b, int64_t off, std::span<const L2Part> parts, const PageSpan& pages, RowsFn&& rows,
                 SliceFn&& slice, MoverFn&& make_mover, const Loc& loc) {
   const uint32_t bytes = m.box_bytes();
+  mbar::check_overwrite(gpu(), cta, static_cast<uint64_t>(off), box_span(m), "a TMA load's box", loc);
   for (int lane = 0; lane < w.active_count(); ++lane) {
     sim::OpId op = 0;
     if (gpu().obs() != nullptr) {

@@ -204,3 +204,28 @@ TEST_CASE("tma.bad_descriptor: a TMA load through a tensor map that was never en
   // has the encoded twin).
   CHECK(r.findings.size() == 1);
 }
+
+// PTX 9.7.13.15.3: the memory of a valid mbarrier must not be repurposed
+// before mbarrier.inval. A store over the barrier (a layout whose staging
+// buffer overlaps it) is a finding; the twin invalidates it first, and a
+// store beside it is clean.
+TEST_CASE("mbarrier.overwritten_while_live: a store over a valid barrier; inval first is clean") {
+  for (int variant : {0, 1, 2}) {  // 0: over the live barrier, 1: after inval, 2: beside it
+    CAPTURE(variant);
+    auto r = run_scenario(ScenarioOptions{.warps = 1}, [variant] {
+      if (auto l = sk::elect_one()) {
+        sk::arch::mbarrier_init(bar(64), 1);
+        sk::arch::mbarrier_arrive(bar(64));
+        wait(bar(64), 0);
+        if (variant == 1) sk::arch::mbarrier_inval(bar(64));
+        const uint32_t words[4] = {1, 2, 3, 4};
+        sk::arch::st_shared_b128(smem() + (variant == 2 ? 80 : 64), words);
+      }
+    });
+    REQUIRE_MESSAGE(r.ok, r.error);
+    if (variant == 0)
+      CHECK_MESSAGE(r.count_rule("mbarrier.overwritten_while_live") == 1, r.findings_text());
+    else
+      CHECK_MESSAGE(r.findings.empty(), r.findings_text());
+  }
+}

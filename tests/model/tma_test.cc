@@ -137,3 +137,33 @@ TEST_CASE("a tensor map's first load waits for its descriptor; prefetch.tensorma
   CHECK(late - plain > 380);
   CHECK(late - plain <= 400);
 }
+
+// A TMA box that lands on a valid mbarrier (a shared-memory layout whose tile
+// buffer runs into the barriers) repurposes the barrier's memory
+// (mbarrier.overwritten_while_live, PTX 9.7.13.15.3); the twin puts the
+// barrier after the box's 1 KiB.
+TEST_CASE("a TMA box written over a second, live mbarrier is a finding; beside it is clean") {
+  for (bool overlap : {true, false}) {
+    CAPTURE(overlap);
+    ScenarioOptions o{.warps = 1};
+    o.setup = [] { setup(Swizzle::k128B); };
+    auto r = run_scenario(o, [overlap] {
+      uint64_t* bar = reinterpret_cast<uint64_t*>(sk::arch::dynamic_smem());
+      uint64_t* other = reinterpret_cast<uint64_t*>(sk::arch::dynamic_smem() + 1024 + (overlap ? 512 : 1024));
+      uint8_t* dst = sk::arch::dynamic_smem() + 1024;  // the box: 1024 bytes
+      if (auto l = sk::elect_one()) {
+        sk::arch::mbarrier_init(bar, 1);
+        sk::arch::mbarrier_init(other, 1);
+        sk::arch::mbarrier_arrive_expect_tx(bar, 64 * 8 * 2);
+        sk::arch::tma_load_2d(dst, &g_map, bar, 0, 0);
+      }
+      while (!sk::arch::mbarrier_try_wait_parity(bar, 0)) {
+      }
+    });
+    REQUIRE_MESSAGE(r.ok, r.error);
+    if (overlap)
+      CHECK_MESSAGE(r.count_rule("mbarrier.overwritten_while_live") == 1, r.findings_text());
+    else
+      CHECK_MESSAGE(r.findings.empty(), r.findings_text());
+  }
+}

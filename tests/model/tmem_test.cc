@@ -20,16 +20,38 @@ uint32_t* slot() { return reinterpret_cast<uint32_t*>(sk::arch::dynamic_smem() +
 
 TEST_CASE("alloc writes the address to SMEM; alloc, relinquish, dealloc is clean") {
   auto r = run_scenario(ScenarioOptions{.warps = 1}, [] {
-    sk::arch::tcgen05_alloc(slot(), 128);
-    sk::arch::tcgen05_alloc(slot() + 1, 256);
+    sk::arch::tcgen05_alloc(slot(), 256);
+    sk::arch::tcgen05_alloc(slot() + 1, 128);
     note(std::to_string(*slot()) + " " + std::to_string(*(slot() + 1)));
     sk::arch::tcgen05_relinquish_alloc_permit();
-    sk::arch::tcgen05_dealloc(*slot(), 128);
-    sk::arch::tcgen05_dealloc(*(slot() + 1), 256);
+    sk::arch::tcgen05_dealloc(*slot(), 256);
+    sk::arch::tcgen05_dealloc(*(slot() + 1), 128);
   });
   REQUIRE_MESSAGE(r.ok, r.error);
   CHECK_MESSAGE(r.findings.empty(), r.findings_text());
   CHECK(r.notes == std::vector<std::string>{"0 256"});
+}
+
+// PTX 9.7.16.1.2: the number of columns must not increase between two
+// allocations of a CTA (in execution order, freed or not). The twin
+// allocates the larger block first.
+TEST_CASE("tmem.alloc_grows: 64 columns, then 128; the twin takes 128 first") {
+  for (bool grows : {true, false}) {
+    CAPTURE(grows);
+    auto r = run_scenario(ScenarioOptions{.warps = 1}, [grows] {
+      const uint32_t first = grows ? 64 : 128, second = grows ? 128 : 64;
+      sk::arch::tcgen05_alloc(slot(), first);
+      sk::arch::tcgen05_dealloc(*slot(), first);
+      sk::arch::tcgen05_alloc(slot(), second);
+      sk::arch::tcgen05_relinquish_alloc_permit();
+      sk::arch::tcgen05_dealloc(*slot(), second);
+    });
+    REQUIRE_MESSAGE(r.ok, r.error);
+    if (grows)
+      CHECK_MESSAGE(r.count_rule("tmem.alloc_grows") == 1, r.findings_text());
+    else
+      CHECK_MESSAGE(r.findings.empty(), r.findings_text());
+  }
 }
 
 TEST_CASE("bad column counts, alloc after relinquish, double free and leaks are findings") {

@@ -43,6 +43,7 @@ void RaceDetector::launch(int ctas, int warps_per_cta, uint64_t smem_bytes) {
   for (auto& c : ctas_) {
     c.warp.resize(static_cast<size_t>(warps_per_cta));
     c.fences.resize(static_cast<size_t>(warps_per_cta));
+    c.global_fences.resize(static_cast<size_t>(warps_per_cta));
     c.components = static_cast<uint32_t>(warps_per_cta);
     for (int w = 0; w < warps_per_cta; ++w) c.warp[w].set(static_cast<uint32_t>(w), 1);
   }
@@ -165,9 +166,12 @@ bool RaceDetector::known_complete(const sim::Warp& w, sim::OpId op) const {
   return false;
 }
 
-void RaceDetector::fence_proxy_async(const sim::Warp& w) {
-  VectorClock& vc = ctas_[w.cta()].warp[w.index()];
-  ctas_[w.cta()].fences[w.index()].push_back(vc.get(static_cast<uint32_t>(w.index())));
+void RaceDetector::fence_proxy_async(const sim::Warp& w, sim::FenceScope scope) {
+  CtaState& c = ctas_[w.cta()];
+  VectorClock& vc = c.warp[w.index()];
+  const uint32_t now = vc.get(static_cast<uint32_t>(w.index()));
+  if (scope != sim::FenceScope::kGlobal) c.fences[w.index()].push_back(now);
+  if (scope != sim::FenceScope::kShared) c.global_fences[w.index()].push_back(now);
   vc.tick(static_cast<uint32_t>(w.index()));
 }
 
@@ -203,7 +207,8 @@ bool RaceDetector::after_issue(const Record& r, const Accessor& a) const {
 
 bool RaceDetector::fenced(const Record& r, const Accessor& a) const {
   if (!r.write || r.proxy != sim::Proxy::kGeneric || a.proxy != sim::Proxy::kAsync) return true;
-  const auto& f = ctas_[r.warp->cta()].fences[r.warp->index()];
+  const CtaState& c = ctas_[r.warp->cta()];
+  const auto& f = (r.space == sim::Space::kGlobal ? c.global_fences : c.fences)[r.warp->index()];
   auto it = std::lower_bound(f.begin(), f.end(), r.clock);
   return it != f.end() && a.clock->get(static_cast<uint32_t>(r.warp->index())) >= *it;
 }
@@ -247,8 +252,13 @@ bool RaceDetector::check(uint32_t prior, const Accessor& a, uint32_t current, ui
   if (ordered(p, a)) {
     if (fenced(p, a)) return false;
     report_pair("proxy_fence", "proxy.missing_fence_proxy_async",
-                "the generic-proxy write reaches an async-proxy access (TMA, tcgen05) without a "
-                "fence.proxy.async by the writing thread in between",
+                p.space == sim::Space::kGlobal
+                    ? "the generic-proxy write to global memory reaches an async-proxy access "
+                      "(a TMA load) without a fence.proxy.async.global (or fence.proxy.async) by "
+                      "the writing thread in between; fence.proxy.async.shared::cta does not "
+                      "cover global memory"
+                    : "the generic-proxy write reaches an async-proxy access (TMA, tcgen05) "
+                      "without a fence.proxy.async by the writing thread in between",
                 p, cur, granule);
     return true;
   }

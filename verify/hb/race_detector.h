@@ -63,7 +63,7 @@ class RaceDetector : public sim::Observer {
   void acquire(const sim::Warp& w, uint64_t key) override;
   void complete_local(const sim::Warp& w, sim::OpId op) override;
   bool known_complete(const sim::Warp& w, sim::OpId op) const override;
-  void fence_proxy_async(const sim::Warp& w) override;
+  void fence_proxy_async(const sim::Warp& w, sim::FenceScope scope) override;
   uint64_t order_digest() const override;
 
   uint64_t accesses_checked() const { return accesses_; }
@@ -121,7 +121,9 @@ class RaceDetector : public sim::Observer {
   };
   struct CtaState {
     std::vector<VectorClock> warp;
-    std::vector<std::vector<uint32_t>> fences;  // per warp: clocks of fence.proxy.async
+    // Per warp: clocks of its fence.proxy.async covering shared memory
+    // (.shared::cta or all) and covering global memory (.global or all).
+    std::vector<std::vector<uint32_t>> fences, global_fences;
     uint32_t components = 0;
     std::unordered_map<uint64_t, Sync> syncs;
     std::vector<Cell> smem, tmem;

@@ -142,4 +142,14 @@ SK_DEVICE void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;" : : : "memory");
 }
 
+// Generic-proxy writes to global memory (st.global) before it are visible to
+// a later TMA load of the same bytes (PTX 9.7.13.4); the shared::cta form
+// above does not cover global memory.
+SK_DEVICE void fence_proxy_async_global() {
+  asm volatile("fence.proxy.async.global;" : : : "memory");
+}
+
+// Both state spaces.
+SK_DEVICE void fence_proxy_async() { asm volatile("fence.proxy.async;" : : : "memory"); }
+
 }  // namespace sk::arch

@@ -144,6 +144,8 @@ inline void bulk_wait_group(Loc l = Loc::current()) {
   m::bulk_wait_group(N, l);
 }
 inline void fence_proxy_async_shared(Loc l = Loc::current()) { m::fence_proxy_async_shared(l); }
+inline void fence_proxy_async_global(Loc l = Loc::current()) { m::fence_proxy_async_global(l); }
+inline void fence_proxy_async(Loc l = Loc::current()) { m::fence_proxy_async(l); }
 
 inline void tcgen05_alloc(uint32_t* dst, uint32_t ncols, Loc l = Loc::current()) {
   m::tcgen05_alloc(dst, ncols, l);

@@ -1,0 +1,497 @@
+// attention_calibrate.cu: microbenchmarks on a Hopper GPU for the timing of a
+// FlashAttention-3-style forward kernel (SM90 model).
+//
+//   attention_calibrate   (prints CSV sections; under 10 s on an H100)
+//
+// Every kernel runs as one CTA on one SM; times are clock64 (SM cycles) read by
+// each warp around the measured loop, span = latest end - earliest start over the
+// participating warps; every figure is the median of 7 launches.
+//
+// 1. Special-function unit against FP32 FMA.
+//    a. Latency: one warp, one dependent chain x <- ex2(-x) (x stays near 0.64)
+//       of 4096 steps; the same for fma.rn.f32 (x <- 0.5 x + 0.25). Cycles per
+//       step. ex2.approx.f32 (ptxas wraps MUFU.EX2 in a range test, a select
+//       and two multiplies for subnormal results) and ex2.approx.ftz.f32
+//       (MUFU.EX2 alone, the negation folded into its operand).
+//    b. Throughput: 8 independent chains per thread, 2048 steps, 1, 4, 8 and 16
+//       warps on the SM: cycles per warp-instruction per SM (span / warp-
+//       instructions) and results per SM per cycle (32 lanes / that).
+//    c. Mix: each step one ex2.approx.ftz.f32 and two independent fma.rn.f32
+//       per chain (the softmax's ratio): does the SFU run beside the FMA pipe?
+//    Every chain's final value is stored, so nothing can be removed.
+// 2. Named barriers (bar.sync / bar.arrive with an id and a thread count,
+//    immediates as CUTLASS's NamedBarrier compiles to).
+//    a. 4096 x bar.sync id, count in a loop, with count threads of a CTA of
+//       128, 256 or 384 (also bar.sync 1, 256 in a 384-thread CTA whose third
+//       warpgroup does not take part, FA3's producer): cycles per barrier.
+//    b. Ping-pong of two warpgroups, FA3's order of its consumer warpgroups:
+//       warpgroup 1 first does bar.arrive 1, 256; then each turn warpgroup 0
+//       does bar.sync 1, 256 ... bar.arrive 2, 256 and warpgroup 1 bar.sync
+//       2, 256 ... bar.arrive 1, 256. 2048 turns each; cycles per hand-off =
+//       span / (2 x 2048). With an empty turn, and with a turn that issues
+//       8 SS + 8 RS wgmma m64n128k16 (one 64 x 128 S = Q K^T step and one
+//       P V step at head dim 128), commits, hands off and then waits for its
+//       group; the same work without the barriers for comparison (cycles per
+//       wgmma per SM).
+// 3. wgmma issue interval, m64nNk16 BF16 -> FP32, N = 64, 128, 256: 64 back-to-
+//    back ops per warpgroup, one commit_group, wait_group 0 (as calibrate.cu's
+//    wgmma_interval), and one op alone (issue -> wait done), with 1 and 2
+//    warpgroups. Forms: SS (A and B from 128B-swizzled K-major SMEM
+//    descriptors), RS (A as 4 x .b32 per thread, B a K-major descriptor) and
+//    RS with an MN-major B (imm-trans-b = 1, as P V reads V). Random nonzero
+//    BF16 operands; the accumulators are stored and checked finite and nonzero.
+// Every CUDA call is checked.
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "kernels/arch/sm90.h"
+#include "kernels/core/numeric.h"
+
+namespace {
+
+#define CK(x)                                                                              \
+  do {                                                                                     \
+    cudaError_t e_ = (x);                                                                  \
+    if (e_ != cudaSuccess) {                                                               \
+      std::fprintf(stderr, "attention_calibrate: %s: %s (line %d)\n", #x, cudaGetErrorString(e_), \
+                   __LINE__);                                                              \
+      std::exit(2);                                                                        \
+    }                                                                                      \
+  } while (0)
+
+constexpr int kReps = 7;          // launches per figure (median)
+constexpr int kMaxThreads = 512;  // sink size per launch
+
+__device__ __forceinline__ uint64_t clk() {
+  uint64_t c;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c) : : "memory");
+  return c;
+}
+
+__device__ __forceinline__ void record(uint64_t* times, uint64_t t0, uint64_t t1) {
+  if (threadIdx.x % 32 == 0) {
+    times[2 * (threadIdx.x / 32)] = t0;
+    times[2 * (threadIdx.x / 32) + 1] = t1;
+  }
+}
+
+// A random BF16 in [-0.5, 0.5), never zero.
+__device__ __forceinline__ uint16_t rand_bf16(uint32_t i) {
+  uint32_t x = i * 2654435761u + 12345u;
+  x ^= x >> 13;
+  x *= 0x5bd1e995u;
+  x ^= x >> 15;
+  float f = static_cast<float>(x & 0xffff) / 65536.0f - 0.5f;
+  if (f == 0.0f) f = 0.25f;
+  return sk::to_bf16(f).bits;
+}
+
+// ---------------------------------------------------------------- 1. SFU / FMA
+enum AluOp { kEx2 = 0, kEx2Ftz = 1, kFma = 2, kMix = 3 };
+
+template <int Op>
+__device__ __forceinline__ float alu_step(float x) {
+  float y;
+  if constexpr (Op == kEx2)
+    asm volatile("{\n.reg .f32 t;\nneg.f32 t, %1;\nex2.approx.f32 %0, t;\n}" : "=f"(y) : "f"(x));
+  else if constexpr (Op == kFma)
+    asm volatile("fma.rn.f32 %0, %1, 0f3F000000, 0f3E800000;" : "=f"(y) : "f"(x));
+  else
+    asm volatile("{\n.reg .f32 t;\nneg.f32 t, %1;\nex2.approx.ftz.f32 %0, t;\n}" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// C independent chains per thread, `steps` steps each.
+template <int Op, int C>
+__global__ void alu_chains(uint64_t* times, float* sink, int steps) {
+  float x[C], y[C], z[C];
+#pragma unroll
+  for (int c = 0; c < C; ++c) {
+    x[c] = 0.5f + 0.001f * static_cast<float>(threadIdx.x % 32) + 0.01f * static_cast<float>(c);
+    y[c] = 0.75f * x[c];
+    z[c] = 0.25f * x[c];
+  }
+  __syncthreads();
+  const uint64_t t0 = clk();
+#pragma unroll 16
+  for (int s = 0; s < steps; ++s) {
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+      x[c] = alu_step<Op>(x[c]);
+      if constexpr (Op == kMix) {
+        y[c] = alu_step<kFma>(y[c]);
+        z[c] = alu_step<kFma>(z[c]);
+      }
+    }
+  }
+  const uint64_t t1 = clk();
+  record(times, t0, t1);
+  float sum = 0.0f;
+#pragma unroll
+  for (int c = 0; c < C; ++c) sum += x[c] + y[c] + z[c];
+  sink[threadIdx.x] = sum;
+}
+
+// ---------------------------------------------------------------- 2. named barriers
+template <int Id, int Count>
+__device__ __forceinline__ void bar_sync() {
+  asm volatile("bar.sync %0, %1;" : : "n"(Id), "n"(Count) : "memory");
+}
+template <int Id, int Count>
+__device__ __forceinline__ void bar_arrive() {
+  asm volatile("bar.arrive %0, %1;" : : "n"(Id), "n"(Count) : "memory");
+}
+
+// The first Count threads run `iters` x bar.sync Id, Count; the rest idle.
+template <int Id, int Count>
+__global__ void bar_loop(uint64_t* times, int iters) {
+  __syncthreads();
+  const uint64_t t0 = clk();
+  if (threadIdx.x < Count) {
+#pragma unroll 8
+    for (int i = 0; i < iters; ++i) bar_sync<Id, Count>();
+  }
+  const uint64_t t1 = clk();
+  record(times, t0, t1);
+}
+
+// ---------------------------------------------------------------- 3. wgmma (RS form)
+#define AC_D8(b)                                                                           \
+  "+f"(d[(b) + 0]), "+f"(d[(b) + 1]), "+f"(d[(b) + 2]), "+f"(d[(b) + 3]), "+f"(d[(b) + 4]), \
+      "+f"(d[(b) + 5]), "+f"(d[(b) + 6]), "+f"(d[(b) + 7])
+#define AC_D32(b) AC_D8(b), AC_D8((b) + 8), AC_D8((b) + 16), AC_D8((b) + 24)
+#define AC_RS_IN                                                                              \
+  "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(static_cast<uint32_t>(accumulate)), \
+      "n"(TB)
+#define AC_RS_TEXT_64 \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {" \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" \
+  "}, {%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"
+#define AC_RS_TEXT_128 \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63" \
+  "}, {%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n"
+#define AC_RS_TEXT_256 \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {" \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
+  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
+  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127" \
+  "}, {%128, %129, %130, %131}, %132, p, 1, 1, %134;\n}\n"
+
+// D[64 x N] (+)= A[64 x 16] * B[N x 16]^T with A from registers: thread t of the
+// warpgroup holds the four .b32 (8 BF16) of its A fragment (same row/column
+// pattern as an m16n8k16 A fragment, warp w covering rows 16w .. 16w + 15).
+// TB = 1: B is MN-major (make_smem_desc_sw128_mn). No imm-trans-a for this form.
+template <int N, int TB>
+__device__ __forceinline__ void wgmma_rs(sk::LaneArray<float, N / 2>& acc, const uint32_t* a,
+                                         uint64_t desc_b, bool accumulate) {
+  float* d = acc.regs[0];
+  if constexpr (N == 64)
+    asm volatile(AC_RS_TEXT_64 : AC_D32(0) : AC_RS_IN : "memory");
+  else if constexpr (N == 128)
+    asm volatile(AC_RS_TEXT_128 : AC_D32(0), AC_D32(32) : AC_RS_IN : "memory");
+  else
+    asm volatile(AC_RS_TEXT_256
+                 : AC_D32(0), AC_D32(32), AC_D32(64), AC_D32(96)
+                 : AC_RS_IN
+                 : "memory");
+}
+
+enum WgmmaForm { kSS = 0, kRS = 1, kRSTransB = 2 };
+
+template <int N>
+__device__ __forceinline__ void wgmma_ss(sk::LaneArray<float, N / 2>& acc, uint64_t da, uint64_t db) {
+  if constexpr (N == 64) sk::arch::wgmma_m64n64k16_bf16_ss(acc, da, db, true);
+  if constexpr (N == 128) sk::arch::wgmma_m64n128k16_bf16_ss(acc, da, db, true);
+  if constexpr (N == 256) sk::arch::wgmma_m64n256k16_bf16_ss(acc, da, db, true);
+}
+
+// Op i of a run: K step i & 3 of the 64-deep tiles (A 64 x 64 at `a`, B N x 64 at `b`).
+template <int Form, int N>
+__device__ __forceinline__ void wgmma_op(sk::LaneArray<float, N / 2>& acc, const uint32_t* areg,
+                                         uint32_t a, uint32_t b, int i) {
+  if constexpr (Form == kSS) {
+    wgmma_ss<N>(acc, sk::arch::make_smem_desc_sw128(a + 32 * (i & 3)),
+                sk::arch::make_smem_desc_sw128(b + 32 * (i & 3)));
+  } else if constexpr (Form == kRS) {
+    wgmma_rs<N, 0>(acc, areg + 4 * (i & 3), sk::arch::make_smem_desc_sw128(b + 32 * (i & 3)), true);
+  } else {
+    // MN-major B: 64-element N blocks 8 KiB apart, 8-row K groups 1 KiB apart.
+    wgmma_rs<N, 1>(acc, areg + 4 * (i & 3), sk::arch::make_smem_desc_sw128_mn(b + 2048 * (i & 3), 8192, 1024),
+                   true);
+  }
+}
+
+// Random BF16 tiles A (64 x 64) and B (N x 64) in SMEM, and 4 A fragments in registers.
+__device__ __forceinline__ uint8_t* fill_operands(uint8_t* smem, int n, uint32_t* areg) {
+  uint8_t* base = smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023);
+  for (uint32_t i = threadIdx.x; i < static_cast<uint32_t>((64 + n) * 64); i += blockDim.x)
+    reinterpret_cast<uint16_t*>(base)[i] = rand_bf16(i);
+#pragma unroll
+  for (int j = 0; j < 16; ++j)
+    areg[j] = static_cast<uint32_t>(rand_bf16(1000003u + 32u * threadIdx.x + 2u * j)) |
+              (static_cast<uint32_t>(rand_bf16(1000004u + 32u * threadIdx.x + 2u * j)) << 16);
+  sk::arch::fence_proxy_async_shared();
+  __syncthreads();
+  return base;
+}
+
+template <int N>
+__device__ __forceinline__ float acc_sum(const sk::LaneArray<float, N / 2>& acc) {
+  float s = 0.0f;
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) s += acc.regs[0][i];
+  return s;
+}
+
+// Each warpgroup issues `Ops` back-to-back ops, commits, waits.
+template <int Form, int N, int Ops>
+__global__ void __launch_bounds__(256, 1) wgmma_interval(uint64_t* out, float* sink) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  uint32_t areg[16];
+  uint8_t* base = fill_operands(smem, N, areg);
+  const uint32_t a = sk::arch::smem_addr(base), b = a + 64 * 128;
+  sk::LaneArray<float, N / 2> acc;
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) acc.regs[0][i] = 0.0f;
+  sk::arch::wgmma_fence();
+  const uint64_t t0 = clk();
+#pragma unroll
+  for (int i = 0; i < Ops; ++i) wgmma_op<Form, N>(acc, areg, a, b, i);
+  sk::arch::wgmma_commit_group();
+  sk::arch::wgmma_wait_group<0>();
+  const uint64_t t1 = clk();
+  if (threadIdx.x % 128 == 0) out[threadIdx.x / 128] = t1 - t0;
+  sink[threadIdx.x] = acc_sum<N>(acc);
+}
+
+// Two warpgroups in turn (Work 0: empty turn; 1: 8 SS + 8 RS m64n128k16 per turn,
+// wait after the hand-off; 2: the same wgmma work without the barriers).
+template <int Work>
+__global__ void __launch_bounds__(256, 1) pingpong(uint64_t* times, float* sink, int iters) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  uint32_t areg[16];
+  uint8_t* base = fill_operands(smem, 128, areg);
+  const uint32_t a = sk::arch::smem_addr(base), b = a + 64 * 128;
+  const int wg = threadIdx.x / 128;
+  sk::LaneArray<float, 64> s_acc, o_acc;
+#pragma unroll
+  for (int i = 0; i < 64; ++i) s_acc.regs[0][i] = o_acc.regs[0][i] = 0.0f;
+  constexpr bool kBarriers = Work != 2, kWgmma = Work != 0;
+  const uint64_t t0 = clk();
+  if (kBarriers && wg == 1) bar_arrive<1, 256>();
+  for (int it = 0; it < iters; ++it) {
+    if constexpr (kBarriers) {
+      if (wg == 0)
+        bar_sync<1, 256>();
+      else
+        bar_sync<2, 256>();
+    }
+    if constexpr (kWgmma) {
+      sk::arch::wgmma_fence();
+#pragma unroll
+      for (int k = 0; k < 8; ++k) wgmma_op<kSS, 128>(s_acc, areg, a, b, k);
+#pragma unroll
+      for (int k = 0; k < 8; ++k) wgmma_op<kRS, 128>(o_acc, areg, a, b, k);
+      sk::arch::wgmma_commit_group();
+    }
+    if constexpr (kBarriers) {
+      if (wg == 0)
+        bar_arrive<2, 256>();
+      else
+        bar_arrive<1, 256>();
+    }
+    if constexpr (kWgmma) sk::arch::wgmma_wait_group<0>();
+  }
+  if (kBarriers && wg == 0) bar_sync<1, 256>();
+  const uint64_t t1 = clk();
+  record(times, t0, t1);
+  sink[threadIdx.x] = acc_sum<128>(s_acc) + acc_sum<128>(o_acc);
+}
+
+// ---------------------------------------------------------------- host
+uint64_t* g_times = nullptr;
+float* g_sink = nullptr;
+
+// Latest end - earliest start over the first `warps` warps of the last launch.
+uint64_t span_of(int warps) {
+  std::vector<uint64_t> h(2 * warps);
+  CK(cudaMemcpy(h.data(), g_times, h.size() * 8, cudaMemcpyDeviceToHost));
+  uint64_t t0 = h[0], t1 = h[1];
+  for (int w = 1; w < warps; ++w) {
+    t0 = std::min(t0, h[2 * w]);
+    t1 = std::max(t1, h[2 * w + 1]);
+  }
+  return t1 - t0;
+}
+
+// Sink of the last launch: every value finite, at least one nonzero.
+bool sink_ok(int threads) {
+  std::vector<float> h(threads);
+  CK(cudaMemcpy(h.data(), g_sink, threads * 4, cudaMemcpyDeviceToHost));
+  bool nonzero = false;
+  for (float v : h) {
+    if (!std::isfinite(v)) return false;
+    nonzero = nonzero || v != 0.0f;
+  }
+  return nonzero;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+bool g_all_ok = true;
+
+// Median span (cycles) of kReps launches of `launch`, which runs `warps` warps;
+// `check`: the kernel stores a sink that must be finite and nonzero.
+template <class F>
+double median_span(F launch, int warps, bool check = true) {
+  std::vector<double> s;
+  for (int r = 0; r < kReps; ++r) {
+    launch();
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    s.push_back(static_cast<double>(span_of(warps)));
+  }
+  if (check && !sink_ok(warps * 32)) g_all_ok = false;
+  return median(s);
+}
+
+template <int Op>
+void alu_row(const char* name, int warps) {
+  constexpr int kChains = 8, kSteps = 2048;
+  const double span =
+      median_span([&] { alu_chains<Op, kChains><<<1, 32 * warps>>>(g_times, g_sink, kSteps); }, warps);
+  const double instr = static_cast<double>(warps) * kChains * kSteps;  // warp-instructions of `name`
+  std::printf("%s,%d,%d,%.3f,%.2f\n", name, warps, kChains, span / instr, 32.0 * instr / span);
+}
+
+template <int Form, int N, int Ops>
+void wgmma_row(const char* form) {
+  const int smem = (64 + N) * 128 + 1024;
+  auto kernel = wgmma_interval<Form, N, Ops>;
+  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  for (int groups : {1, 2}) {
+    std::vector<double> c;
+    for (int r = 0; r < kReps; ++r) {
+      kernel<<<1, 128 * groups, smem>>>(g_times, g_sink);
+      CK(cudaGetLastError());
+      CK(cudaDeviceSynchronize());
+      uint64_t h[2] = {0, 0};
+      CK(cudaMemcpy(h, g_times, 8 * groups, cudaMemcpyDeviceToHost));
+      c.push_back(static_cast<double>(std::max(h[0], h[1])));
+    }
+    const bool ok = sink_ok(128 * groups);
+    g_all_ok = g_all_ok && ok;
+    std::printf("%s,%d,%d,%d,%.1f,%d\n", form, N, groups, Ops, median(c) / Ops, ok ? 1 : 0);
+  }
+}
+
+template <int Form>
+void wgmma_rows(const char* form) {
+  wgmma_row<Form, 64, 64>(form);
+  wgmma_row<Form, 128, 64>(form);
+  wgmma_row<Form, 256, 64>(form);
+  wgmma_row<Form, 64, 1>(form);
+  wgmma_row<Form, 128, 1>(form);
+  wgmma_row<Form, 256, 1>(form);
+}
+
+}  // namespace
+
+int main() {
+  int sms = 0, clock_khz = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  CK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
+  CK(cudaMalloc(&g_times, 4096 * 8));
+  CK(cudaMalloc(&g_sink, kMaxThreads * 4));
+
+  // 1a. latency: one warp, one chain.
+  std::printf("section,alu_latency\ninstruction,cycles_per_dependent_step\n");
+  constexpr int kLatSteps = 4096;
+  auto lat = [&](const char* name, auto kernel) {
+    const double span = median_span([&] { kernel<<<1, 32>>>(g_times, g_sink, kLatSteps); }, 1);
+    std::printf("%s,%.2f\n", name, span / kLatSteps);
+  };
+  lat("ex2.approx.f32", alu_chains<kEx2, 1>);
+  lat("ex2.approx.ftz.f32", alu_chains<kEx2Ftz, 1>);
+  lat("fma.rn.f32", alu_chains<kFma, 1>);
+
+  // 1b. throughput.
+  std::printf("section,alu_throughput\ninstruction,warps,chains_per_warp,"
+              "cycles_per_warp_instruction_per_sm,results_per_sm_per_cycle\n");
+  for (int warps : {1, 4, 8, 16}) alu_row<kEx2>("ex2.approx.f32", warps);
+  for (int warps : {1, 4, 8, 16}) alu_row<kEx2Ftz>("ex2.approx.ftz.f32", warps);
+  for (int warps : {1, 4, 8, 16}) alu_row<kFma>("fma.rn.f32", warps);
+
+  // 1c. mix: per chain and step one ex2.ftz and two FMAs; counted per ex2.
+  std::printf("section,ex2_fma_mix\nwarps,chains_per_warp,fma_per_ex2,"
+              "cycles_per_ex2_warp_instruction_per_sm,ex2_results_per_sm_per_cycle\n");
+  for (int warps : {4, 8, 16}) {
+    constexpr int kChains = 8, kSteps = 2048;
+    const double span =
+        median_span([&] { alu_chains<kMix, kChains><<<1, 32 * warps>>>(g_times, g_sink, kSteps); }, warps);
+    const double instr = static_cast<double>(warps) * kChains * kSteps;
+    std::printf("%d,%d,2,%.3f,%.2f\n", warps, kChains, span / instr, 32.0 * instr / span);
+  }
+
+  // 2a. named barriers in a loop.
+  constexpr int kBarIters = 4096;
+  std::printf("section,named_barrier\nbarrier,cta_threads,participating_threads,cycles_per_barrier\n");
+  auto bar = [&](const char* name, auto kernel, int cta, int count) {
+    const double span = median_span([&] { kernel<<<1, cta>>>(g_times, kBarIters); }, count / 32, false);
+    std::printf("%s,%d,%d,%.2f\n", name, cta, count, span / kBarIters);
+  };
+  bar("bar.sync 1 128", bar_loop<1, 128>, 128, 128);
+  bar("bar.sync 1 256", bar_loop<1, 256>, 256, 256);
+  bar("bar.sync 1 256", bar_loop<1, 256>, 384, 256);
+  bar("bar.sync 1 384", bar_loop<1, 384>, 384, 384);
+  bar("bar.sync 0 256", bar_loop<0, 256>, 256, 256);
+
+  // 2b. ping-pong of two warpgroups.
+  constexpr int kTurns = 2048;
+  const int pp_smem = (64 + 128) * 128 + 1024;
+  std::printf("section,pingpong\nturn,turns_per_warpgroup,cycles_per_handoff,"
+              "wgmma_per_turn,cycles_per_wgmma_per_sm\n");
+  auto pp = [&](const char* name, auto kernel, int ops) {
+    CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, pp_smem));
+    const double span =
+        median_span([&] { kernel<<<1, 256, pp_smem>>>(g_times, g_sink, kTurns); }, 8, ops != 0);
+    const double turns = 2.0 * kTurns;
+    std::printf("%s,%d,%.2f,%d,%.2f\n", name, kTurns, span / turns, ops,
+                ops == 0 ? 0.0 : span / (turns * ops));
+  };
+  pp("empty", pingpong<0>, 0);
+  pp("8 SS + 8 RS m64n128k16", pingpong<1>, 16);
+  pp("same wgmma no barriers", pingpong<2>, 16);
+
+  // 3. wgmma issue interval.
+  std::printf("section,wgmma_interval\nform,n,warpgroups,ops,cycles_per_op_per_warpgroup,operands_ok\n");
+  wgmma_rows<kSS>("ss");
+  wgmma_rows<kRS>("rs");
+  wgmma_rows<kRSTransB>("rs_trans_b");
+
+  std::printf("section,device\nsms,%d\nclock_khz,%d\nall_sinks_finite_nonzero,%d\n", sms, clock_khz,
+              g_all_ok ? 1 : 0);
+  return 0;
+}

@@ -26,6 +26,13 @@ using Loc = std::source_location;
 // is MN-major).
 void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accumulate,
                const Loc& loc, bool f16 = false, bool tnsp_a = false, bool tnsp_b = false);
+// The same with A from registers (wgmma ... RS): a_regs is 32 lanes x 4
+// 32-bit registers of two 16-bit elements each, this warp's 16 rows of A in
+// the accumulator's column layout (kernels/arch/sm90/device/wgmma.h). The
+// values are taken at issue: a kernel that changes them before the
+// wait_group covering the MMA is not seen (registers are not tracked).
+void wgmma_mma_rs(float* acc, int regs, const uint32_t* a_regs, uint64_t desc_b, bool accumulate,
+                  const Loc& loc, bool f16 = false, bool tnsp_b = false);
 void wgmma_fence(const Loc& loc);
 void wgmma_commit_group(const Loc& loc);
 void wgmma_wait_group(int n, const Loc& loc);

@@ -97,11 +97,13 @@ SmemDesc decode_desc(uint64_t d) {
                   static_cast<uint32_t>((d >> 32) & 0x3FFF) << 4, static_cast<uint32_t>(d >> 62)};
 }
 
+float element_value(uint16_t bits, bool f16) { return f16 ? fp16_to_float(bits) : bf16_to_float(bits); }
+
 float smem_element(const Cta& cta, uint32_t offset, bool f16) {
   if (offset + 2 > cta.smem_size) return 0.0f;
   uint16_t bits;
   std::memcpy(&bits, cta.smem + offset, 2);
-  return f16 ? fp16_to_float(bits) : bf16_to_float(bits);
+  return element_value(bits, f16);
 }
 
 // Byte offset of element (row, k) of a 128B-swizzled operand: K-major, rows
@@ -190,12 +192,19 @@ void reset() {
       });
 }
 
-void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accumulate,
-               const Loc& loc, bool f16, bool tnsp_a, bool tnsp_b) {
+namespace {
+// One m64nNk16 op of this warp's quarter: A from SMEM (desc_a) or, when
+// a_regs is set, from the 32 lanes' registers.
+void wgmma_op(float* acc, int regs, uint64_t desc_a, const uint32_t* a_regs, uint64_t desc_b,
+              bool accumulate, const Loc& loc, bool f16, bool tnsp_a, bool tnsp_b) {
   sim::Warp& w = issue_local(loc);
   Cta& cta = gpu().cta_of_current();
   const int n = 2 * regs;
-  const SmemDesc a = decode_desc(desc_a), b = decode_desc(desc_b);
+  const bool rs = a_regs != nullptr;
+  // An RS op's A is not in SMEM: judge B alone (a stands in as a valid
+  // K-major descriptor that reads nothing).
+  const SmemDesc b = decode_desc(desc_b);
+  const SmemDesc a = rs ? SmemDesc{0, 0, 1024, 1} : decode_desc(desc_a);
   // MN-major operands wider than 64 rows need the block stride (LBO).
   if (a.swizzle != 1 || b.swizzle != 1 || a.stride != 1024 || b.stride != 1024 ||
       (tnsp_b && n > 64 && b.lead == 0)) {
@@ -206,7 +215,7 @@ void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accu
                   loc);
     return;
   }
-  if (operand_end(a, tnsp_a, 64) > cta.smem_size ||
+  if ((!rs && operand_end(a, tnsp_a, 64) > cta.smem_size) ||
       operand_end(b, tnsp_b, static_cast<uint32_t>(n)) > cta.smem_size) {
     gpu().finding("wgmma", "wgmma.operand_out_of_range",
                   "wgmma operand described by a descriptor lies outside shared memory", loc);
@@ -229,9 +238,20 @@ void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accu
     // products and their order are those of decoding each pair).
     float av[16][16];
     std::vector<float> bv(static_cast<size_t>(n) * 16);
-    for (uint32_t row = 0; row < 16; ++row)
-      for (uint32_t k = 0; k < 16; ++k)
-        av[row][k] = smem_element(cta, element(a, tnsp_a, 16 * quarter + row, k), f16);
+    if (rs) {
+      // Lane l's register r holds row l/4 (+8 for r = 1, 3), columns
+      // 2(l%4) (+8 for r = 2, 3) and the next, the lower in the low half.
+      for (uint32_t l = 0; l < 32; ++l)
+        for (uint32_t r = 0; r < 4; ++r)
+          for (uint32_t e = 0; e < 2; ++e) {
+            const uint16_t bits = static_cast<uint16_t>(a_regs[l * 4 + r] >> (16 * e));
+            av[l / 4 + 8 * (r & 1)][2 * (l % 4) + 8 * (r >> 1) + e] = element_value(bits, f16);
+          }
+    } else {
+      for (uint32_t row = 0; row < 16; ++row)
+        for (uint32_t k = 0; k < 16; ++k)
+          av[row][k] = smem_element(cta, element(a, tnsp_a, 16 * quarter + row, k), f16);
+    }
     for (uint32_t col = 0; col < static_cast<uint32_t>(n); ++col)
       for (uint32_t k = 0; k < 16; ++k)
         bv[col * 16 + k] = smem_element(cta, element(b, tnsp_b, col, k), f16);
@@ -251,10 +271,13 @@ void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accu
   }
   if (sim::Observer* obs = gpu().obs()) {
     const sim::OpId op = obs->issue_async(w, "wgmma");
-    // This warp's 16 rows of A and all N rows of B, as whole 128-byte rows.
-    const std::vector<sim::Range> ra = operand_rows(a, tnsp_a, 16 * quarter, 16);
+    // This warp's 16 rows of A (from SMEM) and all N rows of B, as whole
+    // 128-byte rows.
+    if (!rs) {
+      const std::vector<sim::Range> ra = operand_rows(a, tnsp_a, 16 * quarter, 16);
+      obs->access(w, op, sim::Space::kSmem, ra, false, sim::Proxy::kAsync, "wgmma (A)", loc);
+    }
     const std::vector<sim::Range> rb = operand_rows(b, tnsp_b, 0, static_cast<uint32_t>(n));
-    obs->access(w, op, sim::Space::kSmem, ra, false, sim::Proxy::kAsync, "wgmma (A)", loc);
     obs->access(w, op, sim::Space::kSmem, rb, false, sim::Proxy::kAsync, "wgmma (B)", loc);
     wg.open.ops.push_back(op);
   }
@@ -270,15 +293,30 @@ void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accu
   phase_clock().tensor_work(cta.tc_free);
   // The warpgroup's op is complete when all four quarters are: a quarter
   // issued at `start` finishes with the op about a whole interval later.
-  wg.open.done = std::max(wg.open.done, start + whole + extras().wgmma_latency_extra);
+  const Cycle latency_extra =
+      extras().wgmma_latency_extra - (rs ? extras().wgmma_rs_latency_saving : 0);
+  wg.open.done = std::max(wg.open.done, start + whole + latency_extra);
   wg.open.n = std::max(wg.open.n, n);
   if (wg.open.mmas++ == 0) wg.open.first = gpu().engine().site_here(loc);
   if (cta.traced)
     gpu().engine().trace().slice(sim::TraceSlice{gpu().engine_track(cta, "tensor core", 10), start,
-                                                 start + ii, fmt::format("wgmma m64n{}k16 q{}", n, quarter),
+                                                 start + ii,
+                                                 fmt::format("wgmma m64n{}k16{} q{}", n, rs ? " RS" : "", quarter),
                                                  {},
                                                  0,
                                                  w.take_flow()});
+}
+
+}  // namespace
+
+void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accumulate,
+               const Loc& loc, bool f16, bool tnsp_a, bool tnsp_b) {
+  wgmma_op(acc, regs, desc_a, nullptr, desc_b, accumulate, loc, f16, tnsp_a, tnsp_b);
+}
+
+void wgmma_mma_rs(float* acc, int regs, const uint32_t* a_regs, uint64_t desc_b, bool accumulate,
+                  const Loc& loc, bool f16, bool tnsp_b) {
+  wgmma_op(acc, regs, 0, a_regs, desc_b, accumulate, loc, f16, false, tnsp_b);
 }
 
 void wgmma_fence(const Loc& loc) {

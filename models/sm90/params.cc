@@ -58,6 +58,8 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
   r.cta_start_latency = static_cast<uint32_t>(count(p, "cta_start_latency", 0, 1ull << 20));
   x.wgmma_ii_per_n = real(p, "wgmma_ii_per_n", 0.001, 1000.0);
   x.wgmma_latency_extra = static_cast<uint32_t>(count(p, "wgmma_latency_extra", 0, 1ull << 20));
+  x.wgmma_rs_latency_saving =
+      static_cast<uint32_t>(count(p, "wgmma_rs_latency_saving", 0, x.wgmma_latency_extra));
   x.wgmma_interleave = count(p, "wgmma_interleave", 0, 1) == 1;
   x.wgmma_drain_per_n = real(p, "wgmma_drain_per_n", 0.0, 1000.0);
   x.store_bytes_per_cycle = real(p, "store_bytes_per_cycle", 0.0, 1000000.0);

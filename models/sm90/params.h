@@ -16,6 +16,7 @@ namespace sk::models::sm90 {
 struct Extras {
   double wgmma_ii_per_n = 0;         // wgmma m64nNk16 issue interval = N * this (per SM)
   uint32_t wgmma_latency_extra = 0;  // latency = interval + this
+  uint32_t wgmma_rs_latency_saving = 0;  // A from registers: latency this much shorter
   bool wgmma_interleave = false;     // warpgroups' ops interleave (api_wgmma.cc)
   double wgmma_drain_per_n = 0;      // with it: drain of a waited group, per column
   uint32_t launch_overhead_cycles = 0;  // launch to first instruction and back, as events see it

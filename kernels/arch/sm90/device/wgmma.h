@@ -1,5 +1,6 @@
 // wgmma.h (SM90 device build): warpgroup MMA (wgmma.mma_async) with both
-// operands in shared memory, and its ordering instructions.
+// operands in shared memory or A from registers, and its ordering
+// instructions.
 //
 // Invariants: every function here is executed by all 128 threads of a
 // warpgroup (four consecutive warps starting at a multiple of 4), in
@@ -51,11 +52,29 @@ SK_DEVICE void warpgroup_reg_alloc() {
 // D[64 x N] (+)= A[64 x 16] * B[N x 16]^T, for BF16 or F16 elements (the
 // PTX type is spliced into the instruction text; the operand lists exist
 // once per shape). N/2 accumulator registers per thread of the warpgroup.
+// The accumulator operand lists, D[0 .. N/2) as %0 .. %(N/2 - 1).
+#define SK_WGMMA_D_64 \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, " \
+  "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
+#define SK_WGMMA_D_128 \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, " \
+  "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, " \
+  "%34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, " \
+  "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
+#define SK_WGMMA_D_256 \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, " \
+  "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, " \
+  "%34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, " \
+  "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, " \
+  "%66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, " \
+  "%82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, " \
+  "%98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, " \
+  "%111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, " \
+  "%124, %125, %126, %127}"
 #define SK_WGMMA_TEXT_64(T) \
   "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n" \
   "wgmma.mma_async.sync.aligned.m64n64k16.f32." T "." T " " \
-  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, " \
-  "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}" \
+  SK_WGMMA_D_64 \
   ", %32, %33, p, 1, 1, %35, %36;\n}\n"
 #define SK_WGMMA_OUT_64 \
   "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),  \
@@ -67,10 +86,7 @@ SK_DEVICE void warpgroup_reg_alloc() {
 #define SK_WGMMA_TEXT_128(T) \
   "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" \
   "wgmma.mma_async.sync.aligned.m64n128k16.f32." T "." T " " \
-  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, " \
-  "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, " \
-  "%34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, " \
-  "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}" \
+  SK_WGMMA_D_128 \
   ", %64, %65, p, 1, 1, %67, %68;\n}\n"
 #define SK_WGMMA_OUT_128 \
   "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),  \
@@ -87,15 +103,7 @@ SK_DEVICE void warpgroup_reg_alloc() {
 #define SK_WGMMA_TEXT_256(T) \
   "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n" \
   "wgmma.mma_async.sync.aligned.m64n256k16.f32." T "." T " " \
-  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, " \
-  "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, " \
-  "%34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, " \
-  "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, " \
-  "%66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, " \
-  "%82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, " \
-  "%98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, " \
-  "%111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, " \
-  "%124, %125, %126, %127}" \
+  SK_WGMMA_D_256 \
   ", %128, %129, p, 1, 1, %131, %132;\n}\n"
 #define SK_WGMMA_OUT_256 \
   "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),  \
@@ -145,7 +153,58 @@ SK_DEVICE void wgmma_m64nNk16_ss(LaneArray<float, N / 2>& acc, uint64_t desc_a, 
     asm volatile(SK_WGMMA_TEXT_256("bf16") : SK_WGMMA_OUT_256 : SK_WGMMA_IN : "memory");
 }
 
+// The forms with A from registers (wgmma ... RS): D[64 x N] (+)= A[64 x 16] *
+// B[N x 16]^T, A as four .b32 registers per thread (two BF16 or F16 each) in
+// the layout of the m64nNk16 accumulator's columns 16k .. 16k+15, so a
+// softmax result P converted to 16-bit feeds the next MMA without a trip
+// through shared memory. Thread t, warp w = t / 32, lane l = t % 32: a[r]
+// holds row 16w + l/4 (+8 for r = 1, 3), columns 2(l%4) (+8 for r = 2, 3)
+// and the next, the lower column in the low half. A cannot be transposed (no
+// imm-trans-a); TB as above. A's registers must not change until the
+// wait_group that covers the MMA.
+#define SK_WGMMA_RS_TEXT_64(T) \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n64k16.f32." T "." T " " SK_WGMMA_D_64 \
+  ", {%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"
+#define SK_WGMMA_RS_TEXT_128(T) \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n128k16.f32." T "." T " " SK_WGMMA_D_128 \
+  ", {%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n"
+#define SK_WGMMA_RS_TEXT_256(T) \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n256k16.f32." T "." T " " SK_WGMMA_D_256 \
+  ", {%128, %129, %130, %131}, %132, p, 1, 1, %134;\n}\n"
+#define SK_WGMMA_RS_IN                                                              \
+  "r"(a.regs[0][0]), "r"(a.regs[0][1]), "r"(a.regs[0][2]), "r"(a.regs[0][3]), "l"(desc_b), \
+      "r"(static_cast<uint32_t>(accumulate)), "n"(TB)
+
+template <int N, bool F16, int TB>
+SK_DEVICE void wgmma_m64nNk16_rs(LaneArray<float, N / 2>& acc, const LaneArray<uint32_t, 4>& a,
+                                 uint64_t desc_b, bool accumulate) {
+  static_assert(N == 64 || N == 128 || N == 256, "wgmma tile N of 64, 128 or 256 here");
+  float* d = acc.regs[0];
+  if constexpr (N == 64 && F16)
+    asm volatile(SK_WGMMA_RS_TEXT_64("f16") : SK_WGMMA_OUT_64 : SK_WGMMA_RS_IN : "memory");
+  else if constexpr (N == 64)
+    asm volatile(SK_WGMMA_RS_TEXT_64("bf16") : SK_WGMMA_OUT_64 : SK_WGMMA_RS_IN : "memory");
+  else if constexpr (N == 128 && F16)
+    asm volatile(SK_WGMMA_RS_TEXT_128("f16") : SK_WGMMA_OUT_128 : SK_WGMMA_RS_IN : "memory");
+  else if constexpr (N == 128)
+    asm volatile(SK_WGMMA_RS_TEXT_128("bf16") : SK_WGMMA_OUT_128 : SK_WGMMA_RS_IN : "memory");
+  else if constexpr (F16)
+    asm volatile(SK_WGMMA_RS_TEXT_256("f16") : SK_WGMMA_OUT_256 : SK_WGMMA_RS_IN : "memory");
+  else
+    asm volatile(SK_WGMMA_RS_TEXT_256("bf16") : SK_WGMMA_OUT_256 : SK_WGMMA_RS_IN : "memory");
+}
+
 #undef SK_WGMMA_IN
+#undef SK_WGMMA_RS_IN
+#undef SK_WGMMA_RS_TEXT_64
+#undef SK_WGMMA_RS_TEXT_128
+#undef SK_WGMMA_RS_TEXT_256
+#undef SK_WGMMA_D_64
+#undef SK_WGMMA_D_128
+#undef SK_WGMMA_D_256
 #undef SK_WGMMA_OUT_64
 #undef SK_WGMMA_OUT_128
 #undef SK_WGMMA_OUT_256
@@ -182,6 +241,38 @@ template <int TA = 0, int TB = 0>
 SK_DEVICE void wgmma_m64n256k16_f16_ss(LaneArray<float, 128>& acc, uint64_t desc_a, uint64_t desc_b,
                                   bool accumulate) {
   wgmma_m64nNk16_ss<256, true, TA, TB>(acc, desc_a, desc_b, accumulate);
+}
+
+// A from registers (see wgmma_m64nNk16_rs).
+template <int TB = 0>
+SK_DEVICE void wgmma_m64n64k16_bf16_rs(LaneArray<float, 32>& acc, const LaneArray<uint32_t, 4>& a,
+                                       uint64_t desc_b, bool accumulate) {
+  wgmma_m64nNk16_rs<64, false, TB>(acc, a, desc_b, accumulate);
+}
+template <int TB = 0>
+SK_DEVICE void wgmma_m64n128k16_bf16_rs(LaneArray<float, 64>& acc, const LaneArray<uint32_t, 4>& a,
+                                        uint64_t desc_b, bool accumulate) {
+  wgmma_m64nNk16_rs<128, false, TB>(acc, a, desc_b, accumulate);
+}
+template <int TB = 0>
+SK_DEVICE void wgmma_m64n256k16_bf16_rs(LaneArray<float, 128>& acc, const LaneArray<uint32_t, 4>& a,
+                                        uint64_t desc_b, bool accumulate) {
+  wgmma_m64nNk16_rs<256, false, TB>(acc, a, desc_b, accumulate);
+}
+template <int TB = 0>
+SK_DEVICE void wgmma_m64n64k16_f16_rs(LaneArray<float, 32>& acc, const LaneArray<uint32_t, 4>& a,
+                                      uint64_t desc_b, bool accumulate) {
+  wgmma_m64nNk16_rs<64, true, TB>(acc, a, desc_b, accumulate);
+}
+template <int TB = 0>
+SK_DEVICE void wgmma_m64n128k16_f16_rs(LaneArray<float, 64>& acc, const LaneArray<uint32_t, 4>& a,
+                                       uint64_t desc_b, bool accumulate) {
+  wgmma_m64nNk16_rs<128, true, TB>(acc, a, desc_b, accumulate);
+}
+template <int TB = 0>
+SK_DEVICE void wgmma_m64n256k16_f16_rs(LaneArray<float, 128>& acc, const LaneArray<uint32_t, 4>& a,
+                                       uint64_t desc_b, bool accumulate) {
+  wgmma_m64nNk16_rs<256, true, TB>(acc, a, desc_b, accumulate);
 }
 
 }  // namespace sk::arch

@@ -52,6 +52,42 @@ inline void wgmma_m64n256k16_f16_ss(LaneArray<float, 128>& acc, uint64_t da, uin
                                   bool accumulate, Loc l = Loc::current()) {
   wgmma_mma_model(acc, da, db, accumulate, l, true, TA, TB);
 }
+// A from registers (wgmma ... RS; layout in kernels/arch/sm90/device/wgmma.h).
+template <int Regs>
+inline void wgmma_rs_model(LaneArray<float, Regs>& acc, const LaneArray<uint32_t, 4>& a, uint64_t db,
+                           bool accumulate, std::source_location l, bool f16, int tb) {
+  m90::wgmma_mma_rs(&acc.regs[0][0], Regs, &a.regs[0][0], db, accumulate, l, f16, tb != 0);
+}
+template <int TB = 0>
+inline void wgmma_m64n64k16_bf16_rs(LaneArray<float, 32>& acc, const LaneArray<uint32_t, 4>& a,
+                                    uint64_t db, bool accumulate, Loc l = Loc::current()) {
+  wgmma_rs_model(acc, a, db, accumulate, l, false, TB);
+}
+template <int TB = 0>
+inline void wgmma_m64n128k16_bf16_rs(LaneArray<float, 64>& acc, const LaneArray<uint32_t, 4>& a,
+                                     uint64_t db, bool accumulate, Loc l = Loc::current()) {
+  wgmma_rs_model(acc, a, db, accumulate, l, false, TB);
+}
+template <int TB = 0>
+inline void wgmma_m64n256k16_bf16_rs(LaneArray<float, 128>& acc, const LaneArray<uint32_t, 4>& a,
+                                     uint64_t db, bool accumulate, Loc l = Loc::current()) {
+  wgmma_rs_model(acc, a, db, accumulate, l, false, TB);
+}
+template <int TB = 0>
+inline void wgmma_m64n64k16_f16_rs(LaneArray<float, 32>& acc, const LaneArray<uint32_t, 4>& a,
+                                   uint64_t db, bool accumulate, Loc l = Loc::current()) {
+  wgmma_rs_model(acc, a, db, accumulate, l, true, TB);
+}
+template <int TB = 0>
+inline void wgmma_m64n128k16_f16_rs(LaneArray<float, 64>& acc, const LaneArray<uint32_t, 4>& a,
+                                    uint64_t db, bool accumulate, Loc l = Loc::current()) {
+  wgmma_rs_model(acc, a, db, accumulate, l, true, TB);
+}
+template <int TB = 0>
+inline void wgmma_m64n256k16_f16_rs(LaneArray<float, 128>& acc, const LaneArray<uint32_t, 4>& a,
+                                    uint64_t db, bool accumulate, Loc l = Loc::current()) {
+  wgmma_rs_model(acc, a, db, accumulate, l, true, TB);
+}
 inline void wgmma_fence(Loc l = Loc::current()) { m90::wgmma_fence(l); }
 inline void wgmma_commit_group(Loc l = Loc::current()) { m90::wgmma_commit_group(l); }
 template <int N>

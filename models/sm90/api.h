@@ -38,6 +38,13 @@ void wgmma_commit_group(const Loc& loc);
 void wgmma_wait_group(int n, const Loc& loc);
 void warpgroup_set_regs(const Loc& loc);
 
+// Per-lane math of the calling warp: `fma` FP32-pipe and `sfu` SFU (ex2)
+// warp-instructions. The SFU's 4 results per sub-partition cycle (a warp
+// instruction every 8 cycles) and the FP32 pipe (one per cycle) run side by
+// side (docs/hardware.md, attention microbenchmarks), so the warp spends the
+// longer of the two.
+void account_alu(uint32_t fma, uint32_t sfu, const Loc& loc);
+
 void st_global(void* dst, const void* v, uint32_t bytes, const Loc& loc);
 void account_global_store(uint32_t bytes, const Loc& loc);
 

@@ -19,6 +19,7 @@
 // its ops until commit_group; wait_group(n) leaves at most n groups pending.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <deque>
 #include <unordered_map>
@@ -354,6 +355,11 @@ void wgmma_wait_group(int n, const Loc& loc) {
 }
 
 void warpgroup_set_regs(const Loc& loc) { issue_local(loc); }
+
+void account_alu(uint32_t fma, uint32_t sfu, const Loc& loc) {
+  sim::Warp& w = issue_local(loc);
+  w.spend(std::max<Cycle>(fma, Cycle{8} * sfu));
+}
 
 void st_global(void* dst, const void* v, uint32_t bytes, const Loc& loc) {
   gpu().warp().free_op();

@@ -5,6 +5,7 @@
 // stores under the device build's names (kernels/arch/sm90/device/).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <source_location>
 
@@ -87,6 +88,37 @@ template <int TB = 0>
 inline void wgmma_m64n256k16_f16_rs(LaneArray<float, 128>& acc, const LaneArray<uint32_t, 4>& a,
                                     uint64_t db, bool accumulate, Loc l = Loc::current()) {
   wgmma_rs_model(acc, a, db, accumulate, l, true, TB);
+}
+// Softmax helpers (kernels/arch/sm90/device/softmax.h). ex2.approx.ftz:
+// subnormal inputs and results are 0; the host's exp2 is the model's value
+// (the SFU's relative error is about 2^-22).
+inline float exp2_approx(float x) {
+  if (std::fpclassify(x) == FP_SUBNORMAL) x = 0.0f;
+  const float y = std::exp2(x);
+  return std::fpclassify(y) == FP_SUBNORMAL ? 0.0f : y;
+}
+template <int R>
+inline void quad_allreduce_max(LaneArray<float, R>& v) {
+  for (int q = 0; q < 8; ++q)
+    for (int i = 0; i < R; ++i) {
+      float m = v.regs[4 * q][i];
+      for (int j = 1; j < 4; ++j) m = std::fmax(m, v.regs[4 * q + j][i]);
+      for (int j = 0; j < 4; ++j) v.regs[4 * q + j][i] = m;
+    }
+}
+template <int R>
+inline void quad_allreduce_sum(LaneArray<float, R>& v) {
+  // The device's butterfly: (a + b) + (c + d) for lanes a, b, c, d of a quad.
+  for (int q = 0; q < 8; ++q)
+    for (int i = 0; i < R; ++i) {
+      const float* x[4] = {&v.regs[4 * q][i], &v.regs[4 * q + 1][i], &v.regs[4 * q + 2][i],
+                           &v.regs[4 * q + 3][i]};
+      const float s = (*x[0] + *x[1]) + (*x[2] + *x[3]);
+      for (int j = 0; j < 4; ++j) v.regs[4 * q + j][i] = s;
+    }
+}
+inline void account_alu(uint32_t fma, uint32_t sfu, Loc l = Loc::current()) {
+  m90::account_alu(fma, sfu, l);
 }
 inline void wgmma_fence(Loc l = Loc::current()) { m90::wgmma_fence(l); }
 inline void wgmma_commit_group(Loc l = Loc::current()) { m90::wgmma_commit_group(l); }

@@ -1,0 +1,51 @@
+// softmax.h (SM90 device build): what an attention kernel's online softmax
+// needs beyond wgmma: the special-function unit's exp2, reductions over the
+// four lanes that share a row of a wgmma accumulator, and the instruction
+// account the model times (nothing on the device).
+//
+// Invariants: quad_allreduce_* are reached by all 32 lanes of the warp (full
+// shuffle mask); lanes 4q .. 4q+3 hold the same two rows of an m64nNk16
+// accumulator (kernels/arch/sm90/device/wgmma.h), so a reduction over the
+// quad and over a lane's own columns is a reduction over the row.
+#pragma once
+
+#include "kernels/core/lane_array.h"
+#include "kernels/core/platform.h"
+
+namespace sk::arch {
+
+// 2^x with the SFU (ex2.approx.ftz.f32: subnormal inputs and results are 0).
+SK_DEVICE float exp2_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// Every register of v becomes the maximum (sum) of that register over the
+// four lanes of the calling lane's quad.
+template <int R>
+SK_DEVICE void quad_allreduce_max(LaneArray<float, R>& v) {
+  SK_UNROLL
+  for (int i = 0; i < R; ++i) {
+    float x = v.regs[0][i];
+    x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+    x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+    v.regs[0][i] = x;
+  }
+}
+template <int R>
+SK_DEVICE void quad_allreduce_sum(LaneArray<float, R>& v) {
+  SK_UNROLL
+  for (int i = 0; i < R; ++i) {
+    float x = v.regs[0][i];
+    x += __shfl_xor_sync(0xffffffffu, x, 1);
+    x += __shfl_xor_sync(0xffffffffu, x, 2);
+    v.regs[0][i] = x;
+  }
+}
+
+// The model charges the calling warp for `fma` FP32-pipe and `sfu` SFU
+// warp-instructions of per-lane math; the device executes them instead.
+SK_DEVICE void account_alu(uint32_t /*fma*/, uint32_t /*sfu*/) {}
+
+}  // namespace sk::arch

@@ -1,0 +1,411 @@
+// sm90_attention.h: attention forward on Hopper (sm_90a) in the style of
+// FlashAttention-3, built from the structured components.
+//
+// O = softmax(Q K^T * scale) V per (batch, head), BF16 in, FP32 softmax and
+// accumulation, BF16 O and FP32 log-sum-exp (natural log) out. Tensors are
+// [batch, heads, seqlen, head_dim] with head_dim contiguous (LSE [batch,
+// heads, lse_stride]); K and V have
+// kv_heads heads, query head h reading kv head h / (heads / kv_heads)
+// (grouped-query attention). Sequence lengths need not be multiples of the
+// tiles: TMA zero-fills rows past the end, the kernel masks columns past
+// seqlen_k and does not store rows past seqlen_q. Causal masking is aligned
+// to the bottom right (query row r sees key columns c <= r + seqlen_k -
+// seqlen_q), as FlashAttention does; a row that sees no key gets O = 0 and
+// LSE = -inf.
+//
+// Parts (docs/kernels.md):
+//   TileIO       BatchedTmaTileLoader: Q once per tile, then K_j and V_j, each
+//                as head_dim / 64 boxes of 64 columns (128B swizzle);
+//   TilePipeline three rings over the mbarrier backend: Q (one stage), K and V
+//                (Stages each), so K_j+1 loads while V_j is still read;
+//   TileOp       wgmma: S = Q K^T with both operands in SMEM (m64n128k16),
+//                O += P V with P from registers (wgmma ... RS, V MN-major);
+//   warp roles   warpgroup 0 loads (its first warp; the others give their
+//                registers away), warpgroups 1 and 2 each own 64 rows of the
+//                128-row Q tile.
+// What attention adds to the matmul's components: the online softmax (row max
+// and sum over a quad of lanes, exp2 on the SFU, rescaling O), P kept in
+// registers as the A operand of the second GEMM, and the two consumer
+// warpgroups in ping-pong through named barriers: each issues its two GEMMs
+// only after the other has issued its own (bar.sync on its barrier, bar.arrive
+// on the other's), so one warpgroup's softmax runs while the other's wgmma
+// occupy the tensor core. Inside a warpgroup, iteration j issues S_j = Q K_j^T
+// and O += P_j-1 V_j-1 back to back and computes the softmax of S_j while the
+// second GEMM runs (FlashAttention-3's intra-warpgroup overlap).
+//
+// Invariants: a K stage is released after the wgmma that read it completed
+// (wait_group 1 covers S_j), a V stage after wait_group 0 covers P V; the Q
+// stage after the tile's last S GEMM; O and P registers are written only
+// while no wgmma that reads them is in flight, with wgmma_fence before the
+// next one; the two scheduler barriers see equal numbers of bar.sync and
+// bar.arrive per tile.
+#pragma once
+
+#include <cmath>
+
+#include "kernels/arch/sm90.h"
+#include "kernels/core/lane_array.h"
+#include "kernels/core/lanes.h"
+#include "kernels/core/math.h"
+#include "kernels/core/numeric.h"
+#include "kernels/io/tma_tile_loader.h"
+#include "kernels/pipeline/mbarrier_backend.h"
+#include "kernels/pipeline/tile_pipeline.h"
+
+namespace sk {
+
+// One tile of Bytes per stage (1024-byte aligned for the 128B swizzle).
+template <uint32_t Bytes, int Stages>
+struct AttentionTilePayload {
+  uint8_t (*tiles)[Bytes];
+  SK_DEVICE uint8_t* stage(uint32_t i) const { return tiles[i]; }
+};
+
+template <int HeadDim_, int Stages_>
+struct Sm90AttentionConfig {
+  static constexpr int HeadDim = HeadDim_, Stages = Stages_;
+  static constexpr int BM = 128, BN = 128;  // Q rows and K/V rows per tile
+  static constexpr int kThreads = 384;
+  static constexpr int kConsumerWarps = 8;
+  static constexpr uint32_t kChunks = HeadDim / 64;         // 64-column boxes per row
+  static constexpr uint32_t kQBytes = BM * HeadDim * 2;     // kChunks x 128 rows x 128 B
+  static constexpr uint32_t kKvBytes = BN * HeadDim * 2;
+  static constexpr uint32_t kQChunkBytes = BM * 128, kKvChunkBytes = BN * 128;
+  using QPayload = AttentionTilePayload<kQBytes, 1>;
+  using KvPayload = AttentionTilePayload<kKvBytes, Stages>;
+  struct Smem {
+    alignas(1024) uint8_t q[1][kQBytes];
+    alignas(1024) uint8_t k[Stages][kKvBytes];
+    alignas(1024) uint8_t v[Stages][kKvBytes];
+    typename MbarrierBackend<1>::Storage q_bars;
+    typename MbarrierBackend<Stages>::Storage k_bars, v_bars;
+  };
+  static constexpr uint32_t kSmemBytes = sizeof(Smem) + 1024;
+  static_assert(HeadDim == 64 || HeadDim == 128, "head dim 64 or 128");
+  static_assert(kSmemBytes <= 232448, "configuration exceeds 227 KB of shared memory");
+};
+
+template <class Cfg>
+struct Sm90Attention {
+  static constexpr int D = Cfg::HeadDim, BM = Cfg::BM, BN = Cfg::BN, S = Cfg::Stages;
+  using QPipe = TilePipeline<typename Cfg::QPayload, 1>;
+  using KvPipe = TilePipeline<typename Cfg::KvPayload, S>;
+  using Smem = typename Cfg::Smem;
+  using SAcc = LaneArray<float, BN / 2>;  // S and P: 64 rows x BN per warpgroup
+  using OAcc = LaneArray<float, D / 2>;   // O: 64 rows x D per warpgroup
+  using Rows = LaneArray<float, 2>;       // per lane: its rows l/4 and l/4 + 8
+  // Named barriers that order the consumer warpgroups (id 0 is cta_sync).
+  static constexpr uint32_t kSchedBarrier[2] = {2, 3};
+
+  struct Params {
+    arch::TensorMap q;  // dims {D, seqlen_q, batch * heads}, box {64, 128, 1}, 128B swizzle
+    arch::TensorMap k;  // dims {D, seqlen_k, batch * kv_heads}, box {64, 128, 1}, 128B swizzle
+    arch::TensorMap v;  // as k
+    bf16_t* o;          // [batch, heads, seqlen_q, D]
+    float* lse;         // [batch, heads, lse_stride]: rows lse_stride floats apart
+    uint32_t lse_stride;  // >= seqlen_q; a multiple of 4 keeps each 16-byte line in one CTA
+    uint32_t batch, heads, kv_heads, seqlen_q, seqlen_k;
+    float softmax_scale;  // usually 1 / sqrt(D)
+    uint32_t causal;
+  };
+
+  SK_DEVICE static void run(const Params& p) {
+    Smem& s = smem();
+    const uint32_t warp = arch::warp_idx();
+    if (warp == 0) {
+      if (auto lane = elect_one()) {
+        QPipe::init(&s.q_bars, 1, Cfg::kConsumerWarps, "q");
+        KvPipe::init(&s.k_bars, 1, Cfg::kConsumerWarps, "k");
+        KvPipe::init(&s.v_bars, 1, Cfg::kConsumerWarps, "v");
+        arch::fence_mbarrier_init();
+      }
+    }
+    arch::cta_sync();
+    const QPipe qpipe(&s.q_bars, typename Cfg::QPayload{s.q});
+    const KvPipe kpipe(&s.k_bars, typename Cfg::KvPayload{s.k});
+    const KvPipe vpipe(&s.v_bars, typename Cfg::KvPayload{s.v});
+    const uint32_t tiles = ceil_div<uint32_t>(p.seqlen_q, BM) * p.heads * p.batch;
+    if (warp < 4) {
+      arch::warpgroup_reg_dealloc<40>();
+      arch::annotate_role(warp == 0 ? "load" : "reg_donor");
+      if (warp == 0) produce(p, qpipe, kpipe, vpipe, tiles);
+    } else {
+      arch::warpgroup_reg_alloc<232>();
+      arch::annotate_role(warp < 8 ? "softmax_mma0" : "softmax_mma1");
+      consume(p, qpipe, kpipe, vpipe, warp / 4 - 1, tiles);
+    }
+  }
+
+ private:
+  struct Tile {
+    uint32_t m_tile, head, batch;
+    uint32_t n_blocks;  // K/V blocks this tile reads
+  };
+  SK_DEVICE static Tile tile_of(const Params& p, uint32_t t) {
+    const uint32_t m_tiles = ceil_div<uint32_t>(p.seqlen_q, BM);
+    Tile w{t % m_tiles, t / m_tiles % p.heads, t / m_tiles / p.heads, 0};
+    uint32_t n_end = ceil_div<uint32_t>(p.seqlen_k, BN);
+    if (p.causal != 0) {
+      // The tile's last row sees columns up to m0 + BM - 1 + seqlen_k - seqlen_q.
+      const int64_t last = int64_t{w.m_tile} * BM + BM - 1 + p.seqlen_k - int64_t{p.seqlen_q};
+      const int64_t end = last < 0 ? 0 : last / BN + 1;
+      if (end < n_end) n_end = static_cast<uint32_t>(end);
+    }
+    w.n_blocks = n_end;
+    return w;
+  }
+
+  SK_DEVICE static Smem& smem() {
+    uint8_t* base = arch::dynamic_smem();
+    return *reinterpret_cast<Smem*>(base + ((1024 - (arch::smem_addr(base) & 1023)) & 1023));
+  }
+
+  SK_DEVICE static void produce(const Params& p, const QPipe& qpipe, const KvPipe& kpipe,
+                                const KvPipe& vpipe, uint32_t tiles) {
+    const BatchedTmaTileLoader q_loader(&p.q), k_loader(&p.k), v_loader(&p.v);
+    auto qp = qpipe.producer();
+    auto kp = kpipe.producer();
+    auto vp = vpipe.producer();
+    for (uint32_t t = arch::cta_idx(); t < tiles; t += arch::num_ctas()) {
+      const Tile w = tile_of(p, t);
+      const int32_t q_matrix = static_cast<int32_t>(w.batch * p.heads + w.head);
+      const int32_t kv_matrix =
+          static_cast<int32_t>(w.batch * p.kv_heads + w.head / (p.heads / p.kv_heads));
+      {
+        auto stage = qp.acquire();
+        if (auto lane = elect_one()) {
+          stage.expect_bytes(Cfg::kQBytes);
+          for (uint32_t c = 0; c < Cfg::kChunks; ++c)
+            q_loader.load(stage.tiles() + c * Cfg::kQChunkBytes, stage.full_barrier(),
+                          static_cast<int32_t>(64 * c), static_cast<int32_t>(w.m_tile * BM), q_matrix);
+        }
+        std::move(stage).release_async();
+      }
+      for (uint32_t n = 0; n < w.n_blocks; ++n) {
+        load_kv(kp, k_loader, n, kv_matrix);
+        load_kv(vp, v_loader, n, kv_matrix);
+      }
+    }
+    qp.drain();
+    kp.drain();
+    vp.drain();
+  }
+
+  SK_DEVICE static void load_kv(typename KvPipe::Producer& producer, const BatchedTmaTileLoader& loader,
+                                uint32_t n, int32_t matrix) {
+    auto stage = producer.acquire();
+    if (auto lane = elect_one()) {
+      stage.expect_bytes(Cfg::kKvBytes);
+      for (uint32_t c = 0; c < Cfg::kChunks; ++c)
+        loader.load(stage.tiles() + c * Cfg::kKvChunkBytes, stage.full_barrier(),
+                    static_cast<int32_t>(64 * c), static_cast<int32_t>(n * BN), matrix);
+    }
+    std::move(stage).release_async();
+  }
+
+  // S = Q K^T for this warpgroup's 64 rows: D / 16 steps of m64n128k16.
+  SK_DEVICE static void gemm_qk(SAcc& s_acc, uint32_t q_rows, uint32_t k_tile) {
+    SK_UNROLL
+    for (int kk = 0; kk < D / 16; ++kk) {
+      const uint32_t chunk = kk / 4, in_chunk = 32 * (kk % 4);
+      arch::wgmma_m64n128k16_bf16_ss(
+          s_acc, arch::make_smem_desc_sw128(q_rows + chunk * Cfg::kQChunkBytes + in_chunk),
+          arch::make_smem_desc_sw128(k_tile + chunk * Cfg::kKvChunkBytes + in_chunk), kk > 0);
+    }
+  }
+
+  // O += P V: BN / 16 steps with P from registers and V MN-major (64-column
+  // boxes of BN rows, LBO one box apart; a K step of 16 rows is 2 KiB).
+  SK_DEVICE static void gemm_pv(OAcc& o_acc, const LaneArray<uint32_t, 4> (&p_frag)[BN / 16],
+                                uint32_t v_tile) {
+    SK_UNROLL
+    for (int t = 0; t < BN / 16; ++t) {
+      const uint64_t dv = arch::make_smem_desc_sw128_mn(v_tile + 2048 * t, Cfg::kKvChunkBytes, 1024);
+      if constexpr (D == 128)
+        arch::wgmma_m64n128k16_bf16_rs<1>(o_acc, p_frag[t], dv, true);
+      else
+        arch::wgmma_m64n64k16_bf16_rs<1>(o_acc, p_frag[t], dv, true);
+    }
+  }
+
+  SK_DEVICE static void consume(const Params& p, const QPipe& qpipe, const KvPipe& kpipe,
+                                const KvPipe& vpipe, uint32_t half, uint32_t tiles) {
+    auto qc = qpipe.consumer();
+    auto kc = kpipe.consumer();
+    auto vc = vpipe.consumer();
+    const uint32_t quarter = arch::warp_idx() % 4;
+    const float scale_log2 = p.softmax_scale * 1.4426950408889634f;
+    for (uint32_t t = arch::cta_idx(); t < tiles; t += arch::num_ctas()) {
+      const Tile w = tile_of(p, t);
+      // The global query rows of this warp's lanes: l / 4 (+ 8) of its 16.
+      const uint32_t row0 = w.m_tile * BM + half * 64 + quarter * 16;
+      auto qs = qc.acquire();
+      const uint32_t q_rows = arch::smem_addr(qs.tiles()) + half * 64 * 128;
+      OAcc o_acc;
+      Rows row_max, row_sum, scale;
+      for_each_lane([&](uint32_t l) {
+        for (int i = 0; i < D / 2; ++i) o_acc.lane(l)[i] = 0.0f;
+        for (int h = 0; h < 2; ++h) {
+          row_max.lane(l)[h] = -__builtin_huge_valf();
+          row_sum.lane(l)[h] = 0.0f;
+        }
+      });
+      LaneArray<uint32_t, 4> p_frag[BN / 16];
+      SAcc s_acc;
+      const uint32_t n_blocks = w.n_blocks;
+      // Ping-pong: warpgroup 1 lets warpgroup 0 issue first.
+      if (half == 1 && n_blocks > 0) arch::named_barrier_arrive(kSchedBarrier[0], 256);
+      for (uint32_t n = 0; n < n_blocks; ++n) {
+        const bool last = n + 1 == n_blocks;
+        auto ks = kc.acquire();
+        arch::named_barrier_sync(kSchedBarrier[half], 256);
+        arch::wgmma_fence();
+        gemm_qk(s_acc, q_rows, arch::smem_addr(ks.tiles()));
+        arch::wgmma_commit_group();
+        if (n == 0) {
+          if (half == 0 || !last) arch::named_barrier_arrive(kSchedBarrier[1 - half], 256);
+          arch::wgmma_wait_group<0>();
+          std::move(ks).release();
+          softmax(p, s_acc, row_max, row_sum, scale, scale_log2, row0, n);
+        } else {
+          // O += P_n-1 V_n-1 behind S_n; the softmax of S_n runs under it.
+          auto vs = vc.acquire();
+          rescale(o_acc, scale);
+          arch::wgmma_fence();
+          gemm_pv(o_acc, p_frag, arch::smem_addr(vs.tiles()));
+          arch::wgmma_commit_group();
+          if (half == 0 || !last) arch::named_barrier_arrive(kSchedBarrier[1 - half], 256);
+          arch::wgmma_wait_group<1>();
+          std::move(ks).release();
+          softmax(p, s_acc, row_max, row_sum, scale, scale_log2, row0, n);
+          arch::wgmma_wait_group<0>();
+          std::move(vs).release();
+        }
+        to_p(s_acc, p_frag);
+      }
+      if (n_blocks > 0) {
+        auto vs = vc.acquire();
+        rescale(o_acc, scale);
+        arch::wgmma_fence();
+        gemm_pv(o_acc, p_frag, arch::smem_addr(vs.tiles()));
+        arch::wgmma_commit_group();
+        arch::wgmma_wait_group<0>();
+        std::move(vs).release();
+      }
+      std::move(qs).release();
+      store(p, w, o_acc, row_sum, row_max, row0);
+    }
+  }
+
+  // Online softmax of block n: masks, the new row maxima, P = 2^(S - max) in
+  // place, the factor that rescales O and the running row sums.
+  SK_DEVICE static void softmax(const Params& p, SAcc& s_acc, Rows& row_max, Rows& row_sum,
+                                Rows& scale, float scale_log2, uint32_t row0, uint32_t n) {
+    const uint32_t col0 = n * BN;
+    const int64_t diag = int64_t{p.seqlen_k} - p.seqlen_q;
+    const bool mask = col0 + BN > p.seqlen_k ||
+                      (p.causal != 0 && int64_t{col0} + BN - 1 > int64_t{row0} + diag);
+    Rows m;
+    for_each_lane([&](uint32_t l) {
+      float* sv = s_acc.lane(l);
+      for (int h = 0; h < 2; ++h) {
+        const int64_t limit = int64_t{row0} + l / 4 + 8 * h + diag;  // causal: last column seen
+        float mx = -__builtin_huge_valf();
+        for (int j = 0; j < BN / 8; ++j)
+          for (int e = 0; e < 2; ++e) {
+            float& x = sv[4 * j + 2 * h + e];
+            if (mask) {
+              const uint32_t c = col0 + 8 * j + 2 * (l % 4) + e;
+              if (c >= p.seqlen_k || (p.causal != 0 && int64_t{c} > limit)) x = -__builtin_huge_valf();
+            }
+            mx = x > mx ? x : mx;
+          }
+        m.lane(l)[h] = mx;
+      }
+    });
+    arch::quad_allreduce_max(m);
+    Rows sum;
+    for_each_lane([&](uint32_t l) {
+      float* sv = s_acc.lane(l);
+      for (int h = 0; h < 2; ++h) {
+        const float old_max = row_max.lane(l)[h];
+        const float new_max = m.lane(l)[h] > old_max ? m.lane(l)[h] : old_max;
+        // A row with nothing seen yet keeps max -inf: subtract 0 instead.
+        const float base = new_max == -__builtin_huge_valf() ? 0.0f : new_max * scale_log2;
+        scale.lane(l)[h] = arch::exp2_approx(old_max * scale_log2 - base);
+        row_max.lane(l)[h] = new_max;
+        float s = 0.0f;
+        for (int j = 0; j < BN / 8; ++j)
+          for (int e = 0; e < 2; ++e) {
+            float& x = sv[4 * j + 2 * h + e];
+            x = arch::exp2_approx(x * scale_log2 - base);
+            s += x;
+          }
+        sum.lane(l)[h] = s;
+      }
+    });
+    arch::quad_allreduce_sum(sum);
+    for_each_lane([&](uint32_t l) {
+      for (int h = 0; h < 2; ++h)
+        row_sum.lane(l)[h] = row_sum.lane(l)[h] * scale.lane(l)[h] + sum.lane(l)[h];
+    });
+    // Per lane: BN/2 elements, each a max, an FMA and an add, and an ex2.
+    arch::account_alu(3 * BN / 2 + 16, BN / 2 + 2);
+  }
+
+  SK_DEVICE static void rescale(OAcc& o_acc, const Rows& scale) {
+    for_each_lane([&](uint32_t l) {
+      for (int j = 0; j < D / 8; ++j)
+        for (int h = 0; h < 2; ++h)
+          for (int e = 0; e < 2; ++e) o_acc.lane(l)[4 * j + 2 * h + e] *= scale.lane(l)[h];
+    });
+    arch::account_alu(D / 2, 0);
+  }
+
+  // P (FP32 in the S accumulator's layout) to BF16 A fragments: k step t is
+  // S columns 16t .. 16t + 15, accumulator groups j = 2t and 2t + 1.
+  SK_DEVICE static void to_p(const SAcc& s_acc, LaneArray<uint32_t, 4> (&p_frag)[BN / 16]) {
+    for_each_lane([&](uint32_t l) {
+      const float* sv = s_acc.lane(l);
+      for (int t = 0; t < BN / 16; ++t)
+        for (int r = 0; r < 4; ++r) {
+          const int i = 4 * (2 * t + (r >> 1)) + 2 * (r & 1);
+          p_frag[t].lane(l)[r] = static_cast<uint32_t>(to_bf16(sv[i]).bits) |
+                                 static_cast<uint32_t>(to_bf16(sv[i + 1]).bits) << 16;
+        }
+    });
+    arch::account_alu(BN / 4, 0);
+  }
+
+  // O / row sum to BF16 and the rows' log-sum-exp; rows past seqlen_q are not
+  // stored. A row that saw no key has sum 0: O = 0 and LSE = -inf.
+  SK_DEVICE static void store(const Params& p, const Tile& w, const OAcc& o_acc, const Rows& row_sum,
+                              const Rows& row_max, uint32_t row0) {
+    const uint64_t matrix = uint64_t{w.batch} * p.heads + w.head;
+    bf16_t* o = p.o + matrix * p.seqlen_q * D;
+    float* lse = p.lse + matrix * p.lse_stride;
+    for_each_lane([&](uint32_t l) {
+      const float* r = o_acc.lane(l);
+      for (int h = 0; h < 2; ++h) {
+        const uint32_t row = row0 + l / 4 + 8 * h;
+        if (row >= p.seqlen_q) continue;
+        const float sum = row_sum.lane(l)[h];
+        const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+        for (int j = 0; j < D / 8; ++j) {
+          const uint32_t col = 8 * j + 2 * (l % 4);
+          const bf16_t lo = to_bf16(r[4 * j + 2 * h] * inv), hi = to_bf16(r[4 * j + 2 * h + 1] * inv);
+          arch::st_global_b32(o + uint64_t{row} * D + col,
+                              static_cast<uint32_t>(lo.bits) | static_cast<uint32_t>(hi.bits) << 16);
+        }
+        if (l % 4 == 0) {
+          const float value = sum > 0.0f ? row_max.lane(l)[h] * p.softmax_scale + logf(sum)
+                                         : -__builtin_huge_valf();
+          arch::st_global_b32(lse + row, float_bits(value));
+        }
+      }
+    });
+    arch::account_global_store(32 * D + 64);  // 16 rows x D BF16 and 16 LSE per warp
+  }
+};
+
+}  // namespace sk

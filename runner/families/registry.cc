@@ -16,7 +16,7 @@ namespace {
 
 std::vector<Family> build() {
   std::vector<Family> out = {matmul_family(), conv2d_family(), block_scaled_family(),
-                             blockwise_fp8_family()};
+                             blockwise_fp8_family(), attention_family()};
   std::set<std::string> names;
   for (const Family& f : out) {
     if (!names.insert(f.name).second || f.archs.empty())

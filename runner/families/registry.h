@@ -28,6 +28,7 @@ Family matmul_family();
 Family conv2d_family();
 Family block_scaled_family();
 Family blockwise_fp8_family();
+Family attention_family();
 
 // The problem of a GEMM-shaped family: --m, --n, --k (1 to 2^20, required),
 // bound to q.m, q.n, q.k; its FLOPs 2 M N K (times q.batch, 1 unless the

@@ -194,6 +194,12 @@ RunResult run_config(const AttentionRequest& req, const MatmulRequest& q,
   r.seed = q.seed;
   r.status = run_status_name(status);
   summarize_sm100(gpu, s.flops(), r, 1.0, AccumulatorWait::kTensorCore);
+  // The work is one 128-row query tile per (tile, head, batch), not the
+  // GEMM view's M x N tiles.
+  r.tiles = tiles;
+  r.waves = static_cast<double>(tiles) / gpu.params().num_sms;
+  const uint64_t tail = tiles % static_cast<uint64_t>(gpu.params().num_sms);
+  r.tail_wave_pct = tail == 0 ? 100.0 : 100.0 * static_cast<double>(tail) / gpu.params().num_sms;
   models::sm90::api::phase_clock().stop();
   const double f_max = models::sm90::gpu_params().clock_ghz;
   r.tensor_phase_ghz = f.tensor_ghz;

@@ -1,0 +1,577 @@
+// attention_bench.cu: the SM90 attention forward (kernels/attention/sm90_attention.h)
+// on a real Hopper GPU, checked against an FP32 reference kernel and timed.
+//
+//   attention_bench --batch B --heads H [--kv-heads HKV] --seqlen-q SQ --seqlen-k SK
+//                   --head-dim 64|128 [--causal] [--stages 2|3] [--runs 20]
+//   attention_bench --sweep [--runs 20]   (the built-in list below, every stage count that fits)
+//
+// Q and O are [B, H, SQ, D], K and V [B, HKV, SK, D], BF16 with D contiguous;
+// LSE is FP32 [B, H, lse_stride], lse_stride = SQ rounded up to 4. Inputs are
+// BF16 uniform in [-2, 2) (a device hash of the index, one seed per tensor);
+// softmax_scale = 1 / sqrt(D); --causal masks bottom-right aligned (row r
+// sees keys c <= r + SK - SQ).
+//
+// Check: the reference kernel computes every row of every (batch, head) in
+// FP32 from the same BF16 inputs, two passes (the row's maximum score over
+// its visible keys, then p = exp((s - max) * scale), the sum and P V / sum),
+// LSE = max * scale + log(sum), and the largest |V| over the row's visible
+// keys. O and LSE are poisoned (NaN) before the checked launch. An O element
+// passes if |O - O_ref| <= 2^-7 * max|V| + 2^-8 * |O_ref|, an LSE if
+// |LSE - LSE_ref| <= 1e-3 * max(|LSE_ref|, 1); a row that sees no key must
+// have O = 0 and LSE = -inf. max_o_err is the largest |O - O_ref|,
+// max_lse_err the largest |LSE - LSE_ref| / max(|LSE_ref|, 1). Every row is
+// checked (status "ok"); a failing configuration reads "MISMATCH".
+//
+// Timing: CUDA events around each launch, 3 warm-up launches, the median of
+// --runs launches (one input set). tflops = 4 * B * H * SQ * SK * D / time,
+// half of it when causal. sm_mhz is the mean SM clock over the timed launches
+// (a probe kernel reads %clock64 and %globaltimer on every SM before and
+// after them; median over SMs), as in gemm_bench.cu.
+//
+// CSV: batch,heads,kv_heads,seqlen_q,seqlen_k,head_dim,causal,stages,ours_us,ours_tflops,
+//      max_o_err,max_lse_err,status,sm_mhz
+// Exit status: 0 all checks passed, 1 a check failed, 2 bad usage or a CUDA
+// error, 3 a launch that did not finish within 30 s (a hang).
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cudaTypedefs.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "kernels/attention/sm90_attention.h"
+
+namespace {
+
+#define CHECK_CUDA(x)                                                                        \
+  do {                                                                                       \
+    cudaError_t e_ = (x);                                                                    \
+    if (e_ != cudaSuccess) {                                                                 \
+      std::fprintf(stderr, "attention_bench: %s: %s (%s:%d)\n", #x, cudaGetErrorString(e_), \
+                   __FILE__, __LINE__);                                                      \
+      std::exit(2);                                                                          \
+    }                                                                                        \
+  } while (0)
+
+__global__ void fill_random(uint16_t* p, uint64_t count, uint64_t seed) {
+  for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < count;
+       i += uint64_t{gridDim.x} * blockDim.x) {
+    uint64_t x = (i + 1) * 0x9E3779B97F4A7C15ull ^ seed * 0xD1B54A32D192ED03ull;
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 29;
+    const float u = static_cast<float>(x >> 40) / static_cast<float>(1ull << 24) * 4.0f - 2.0f;
+    p[i] = sk::to_bf16(u).bits;
+  }
+}
+
+__device__ float bf16_value(uint16_t bits) { return sk::to_float(sk::bf16_t{bits}); }
+
+// The number of keys query row r sees: c < visible(r).
+__host__ __device__ uint32_t visible_keys(uint32_t r, uint32_t sq, uint32_t sk, bool causal) {
+  if (!causal) return sk;
+  const int64_t end = int64_t{r} + sk - int64_t{sq} + 1;
+  return end <= 0 ? 0u : end >= sk ? sk : static_cast<uint32_t>(end);
+}
+
+// FP32 reference: a block of 256 threads takes kRefRows query rows of one
+// (batch, head), thread t computing for row t / 8; keys go through shared
+// memory kRefKeys at a time.
+constexpr int kRefRows = 32, kRefKeys = 32, kRefThreads = 256;
+
+struct RefArgs {
+  const uint16_t *q, *k, *v;
+  float *o, *lse, *vmax;  // o [B, H, SQ, D]; lse and vmax [B, H, SQ]
+  uint32_t heads, kv_heads, sq, sk;
+  float scale;
+  bool causal;
+};
+
+template <int D>
+__global__ void __launch_bounds__(kRefThreads) reference_attention(RefArgs a) {
+  __shared__ float qs[kRefRows][D + 1];
+  __shared__ float ks[kRefKeys][D + 1];
+  __shared__ float vs[kRefKeys][D];
+  __shared__ float ps[kRefRows][kRefKeys + 1];
+  const uint32_t head = blockIdx.y, batch = blockIdx.z;
+  const uint32_t kv_head = head / (a.heads / a.kv_heads);
+  const uint64_t qm = uint64_t{batch} * a.heads + head, kvm = uint64_t{batch} * a.kv_heads + kv_head;
+  const uint32_t r0 = blockIdx.x * kRefRows;
+  const uint32_t tid = threadIdx.x, lr = tid / 8, sub = tid % 8;
+  const uint32_t row = r0 + lr;
+  const bool live = row < a.sq;
+  const uint32_t vis = live ? visible_keys(row, a.sq, a.sk, a.causal) : 0;
+  const uint32_t last_row = min(a.sq, r0 + kRefRows) - 1;
+  const uint32_t keys = visible_keys(last_row, a.sq, a.sk, a.causal);  // the block's widest row
+  const uint16_t* q = a.q + qm * a.sq * D;
+  const uint16_t* k = a.k + kvm * a.sk * D;
+  const uint16_t* v = a.v + kvm * a.sk * D;
+  for (uint32_t i = tid; i < kRefRows * D; i += kRefThreads) {
+    const uint32_t r = r0 + i / D;
+    qs[i / D][i % D] = r < a.sq ? bf16_value(q[uint64_t{r} * D + i % D]) : 0.0f;
+  }
+  // Scores of row lr with keys c0 + 4 sub .. c0 + 4 sub + 3 (-inf where not visible).
+  auto scores = [&](uint32_t c0, float (&s)[4]) {
+    for (int j = 0; j < 4; ++j) s[j] = 0.0f;
+    for (int d = 0; d < D; ++d) {
+      const float x = qs[lr][d];
+      for (int j = 0; j < 4; ++j) s[j] = fmaf(x, ks[4 * sub + j][d], s[j]);
+    }
+    for (int j = 0; j < 4; ++j)
+      if (c0 + 4 * sub + j >= vis) s[j] = -INFINITY;
+  };
+  auto load_k = [&](uint32_t c0) {
+    for (uint32_t i = tid; i < kRefKeys * D; i += kRefThreads) {
+      const uint32_t c = c0 + i / D;
+      ks[i / D][i % D] = c < a.sk ? bf16_value(k[uint64_t{c} * D + i % D]) : 0.0f;
+    }
+  };
+  __syncthreads();
+  float mx = -INFINITY;
+  for (uint32_t c0 = 0; c0 < keys; c0 += kRefKeys) {
+    load_k(c0);
+    __syncthreads();
+    float s[4];
+    scores(c0, s);
+    for (int j = 0; j < 4; ++j) mx = fmaxf(mx, s[j]);
+    __syncthreads();
+  }
+  for (int off = 1; off < 8; off *= 2) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
+  float acc[D / 8];
+  for (int j = 0; j < D / 8; ++j) acc[j] = 0.0f;
+  float sum = 0.0f, vmax = 0.0f;
+  for (uint32_t c0 = 0; c0 < keys; c0 += kRefKeys) {
+    load_k(c0);
+    for (uint32_t i = tid; i < kRefKeys * D; i += kRefThreads) {
+      const uint32_t c = c0 + i / D;
+      vs[i / D][i % D] = c < a.sk ? bf16_value(v[uint64_t{c} * D + i % D]) : 0.0f;
+    }
+    __syncthreads();
+    float s[4];
+    scores(c0, s);
+    for (int j = 0; j < 4; ++j) {
+      const float pj = s[j] == -INFINITY ? 0.0f : expf((s[j] - mx) * a.scale);
+      ps[lr][4 * sub + j] = pj;
+      sum += pj;
+    }
+    __syncthreads();
+    for (int c = 0; c < kRefKeys; ++c) {
+      const float pc = ps[lr][c];
+      const bool seen = c0 + c < vis;
+      for (int j = 0; j < D / 8; ++j) {
+        const float x = vs[c][sub + 8 * j];
+        acc[j] = fmaf(pc, x, acc[j]);
+        if (seen) vmax = fmaxf(vmax, fabsf(x));
+      }
+    }
+    __syncthreads();
+  }
+  for (int off = 1; off < 8; off *= 2) {
+    sum += __shfl_xor_sync(0xffffffffu, sum, off);
+    vmax = fmaxf(vmax, __shfl_xor_sync(0xffffffffu, vmax, off));
+  }
+  if (!live) return;
+  const uint64_t at = qm * a.sq + row;
+  for (int j = 0; j < D / 8; ++j) a.o[at * D + sub + 8 * j] = vis > 0 ? acc[j] / sum : 0.0f;
+  if (sub == 0) {
+    a.lse[at] = vis > 0 ? mx * a.scale + logf(sum) : -INFINITY;
+    a.vmax[at] = vmax;
+  }
+}
+
+struct Stats {
+  uint32_t max_o_err_bits, max_lse_err_bits;  // non-negative floats (NaN -> +inf)
+  unsigned long long o_fails, lse_fails;
+};
+
+__device__ void max_float(uint32_t* at, float x) {
+  atomicMax(at, __float_as_uint(x != x ? INFINITY : x));
+}
+
+// One thread per O element (and, for d == 0, the row's LSE).
+__global__ void compare(const uint16_t* o, const float* lse, const float* o_ref, const float* lse_ref,
+                        const float* vmax, uint64_t rows, uint32_t d, uint32_t sq, uint32_t lse_stride,
+                        Stats* st) {
+  for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < rows * d;
+       i += uint64_t{gridDim.x} * blockDim.x) {
+    const uint64_t r = i / d;
+    const float x = bf16_value(o[i]), y = o_ref[i];
+    const float err = fabsf(x - y);
+    const float tol = 0.0078125f * vmax[r] + 0.00390625f * fabsf(y);
+    max_float(&st->max_o_err_bits, err);
+    if (!(err <= tol)) atomicAdd(&st->o_fails, 1ull);  // NaN fails
+    if (i % d == 0) {
+      const float l = lse[r / sq * lse_stride + r % sq], lr = lse_ref[r];
+      float lerr;
+      bool ok;
+      if (lr == -INFINITY) {
+        ok = l == -INFINITY;
+        lerr = ok ? 0.0f : INFINITY;
+      } else {
+        lerr = fabsf(l - lr) / fmaxf(fabsf(lr), 1.0f);
+        ok = lerr <= 1e-3f;
+      }
+      max_float(&st->max_lse_err_bits, lerr);
+      if (!ok) atomicAdd(&st->lse_fails, 1ull);
+    }
+  }
+}
+
+PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
+  if (fn == nullptr) {
+    cudaDriverEntryPointQueryResult q;
+    void* p = nullptr;
+    CHECK_CUDA(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000,
+                                                cudaEnableDefault, &q));
+    if (q != cudaDriverEntryPointSuccess || p == nullptr) {
+      std::fprintf(stderr, "attention_bench: cuTensorMapEncodeTiled not found in the driver\n");
+      std::exit(2);
+    }
+    fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  }
+  return fn;
+}
+
+// `matrices` BF16 matrices of `rows` rows of d, one after another: dims {d,
+// rows, matrices}, box {64, 128, 1}, 128B swizzle, zeros past the end.
+CUtensorMap make_map(const void* base, uint64_t rows, uint64_t d, uint64_t matrices) {
+  CUtensorMap map;
+  const cuuint64_t dims[3] = {d, rows, matrices};
+  const cuuint64_t strides[2] = {d * 2, rows * d * 2};
+  const cuuint32_t box[3] = {64, 128, 1};
+  const cuuint32_t elem_strides[3] = {1, 1, 1};
+  CUresult r = encode_fn()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(base), dims,
+                           strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                           CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    std::fprintf(stderr, "attention_bench: cuTensorMapEncodeTiled failed (%d)\n", static_cast<int>(r));
+    std::exit(2);
+  }
+  return map;
+}
+
+template <class Cfg>
+__global__ void __launch_bounds__(384, 1) sm90_attention_kernel(
+    const __grid_constant__ typename sk::Sm90Attention<Cfg>::Params p) {
+  sk::Sm90Attention<Cfg>::run(p);
+}
+
+template <class T>
+T median(std::vector<T> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// One thread per block records the SM it ran on, its cycle counter and the
+// global nanosecond timer.
+__global__ void clock_probe(uint64_t* out) {
+  uint32_t smid;
+  uint64_t cycles, ns;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(cycles));
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+  out[3 * blockIdx.x] = smid;
+  out[3 * blockIdx.x + 1] = cycles;
+  out[3 * blockIdx.x + 2] = ns;
+}
+
+// Samples every SM's counters (a grid of twice the SM count, so that each SM
+// is likely to hold a block); returns smid -> {cycles, ns}.
+std::vector<std::pair<uint64_t, uint64_t>> sample_clocks(uint64_t* buf, int sms) {
+  const int blocks = 2 * sms;
+  clock_probe<<<blocks, 1>>>(buf);
+  CHECK_CUDA(cudaGetLastError());
+  std::vector<uint64_t> host(3 * static_cast<size_t>(blocks));
+  CHECK_CUDA(cudaMemcpy(host.data(), buf, host.size() * 8, cudaMemcpyDeviceToHost));
+  std::vector<std::pair<uint64_t, uint64_t>> by_sm(static_cast<size_t>(sms), {0, 0});
+  for (int b = 0; b < blocks; ++b) {
+    const uint64_t sm = host[3 * b];
+    if (sm < by_sm.size() && by_sm[sm].second == 0) by_sm[sm] = {host[3 * b + 1], host[3 * b + 2]};
+  }
+  return by_sm;
+}
+
+// The median over SMs of cycles per microsecond between two samples (0 if
+// no SM was seen in both).
+double clock_mhz(const std::vector<std::pair<uint64_t, uint64_t>>& before,
+                 const std::vector<std::pair<uint64_t, uint64_t>>& after) {
+  std::vector<double> mhz;
+  for (size_t i = 0; i < before.size(); ++i)
+    if (before[i].second != 0 && after[i].second > before[i].second)
+      mhz.push_back(1e3 * static_cast<double>(after[i].first - before[i].first) /
+                    static_cast<double>(after[i].second - before[i].second));
+  return mhz.empty() ? 0 : median(std::move(mhz));
+}
+
+// Waits for the device; a launch still running after 30 s is taken for a
+// hang: the process exits (status 3) rather than wait for the caller's limit.
+void sync_or_hang(const char* what) {
+  cudaEvent_t done;
+  CHECK_CUDA(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  CHECK_CUDA(cudaEventRecord(done));
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    const cudaError_t e = cudaEventQuery(done);
+    if (e == cudaSuccess) break;
+    if (e != cudaErrorNotReady) CHECK_CUDA(e);
+    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(30)) {
+      std::printf("# %s did not finish within 30 s: hang\n", what);
+      std::fflush(stdout);
+      std::_Exit(3);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  CHECK_CUDA(cudaEventDestroy(done));
+}
+
+// The median of `runs` timed launches after 3 warm-ups; `mhz` gets the mean
+// SM clock over the timed launches.
+template <class Launch>
+float time_median(int runs, Launch&& launch, double& mhz) {
+  int sms = 0;
+  CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  uint64_t* probe = nullptr;
+  CHECK_CUDA(cudaMalloc(&probe, 3 * 8 * 2 * static_cast<size_t>(sms)));
+  cudaEvent_t e0, e1;
+  CHECK_CUDA(cudaEventCreate(&e0));
+  CHECK_CUDA(cudaEventCreate(&e1));
+  for (int i = 0; i < 3; ++i) launch();
+  sync_or_hang("warm-up launch");
+  const auto before = sample_clocks(probe, sms);
+  std::vector<float> ms;
+  for (int i = 0; i < runs; ++i) {
+    CHECK_CUDA(cudaEventRecord(e0));
+    launch();
+    CHECK_CUDA(cudaEventRecord(e1));
+    CHECK_CUDA(cudaEventSynchronize(e1));
+    CHECK_CUDA(cudaGetLastError());
+    float t = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&t, e0, e1));
+    ms.push_back(t);
+  }
+  mhz = clock_mhz(before, sample_clocks(probe, sms));
+  CHECK_CUDA(cudaFree(probe));
+  CHECK_CUDA(cudaEventDestroy(e0));
+  CHECK_CUDA(cudaEventDestroy(e1));
+  return median(ms);
+}
+
+struct Shape {
+  uint32_t batch, heads, kv_heads, sq, sk, d;
+  bool causal;
+};
+
+// One shape's device buffers and its reference result.
+struct Problem {
+  Shape s;
+  uint32_t lse_stride;
+  uint16_t *q, *k, *v, *o;
+  float *lse, *o_ref, *lse_ref, *vmax;
+  Stats* stats;
+};
+
+uint64_t q_rows(const Shape& s) { return uint64_t{s.batch} * s.heads * s.sq; }
+
+Problem make_problem(const Shape& s) {
+  Problem pr{};
+  pr.s = s;
+  pr.lse_stride = (s.sq + 3) / 4 * 4;
+  const uint64_t nq = q_rows(s) * s.d, nkv = uint64_t{s.batch} * s.kv_heads * s.sk * s.d;
+  CHECK_CUDA(cudaMalloc(&pr.q, nq * 2));
+  CHECK_CUDA(cudaMalloc(&pr.k, nkv * 2));
+  CHECK_CUDA(cudaMalloc(&pr.v, nkv * 2));
+  CHECK_CUDA(cudaMalloc(&pr.o, nq * 2));
+  CHECK_CUDA(cudaMalloc(&pr.lse, uint64_t{s.batch} * s.heads * pr.lse_stride * 4));
+  CHECK_CUDA(cudaMalloc(&pr.o_ref, nq * 4));
+  CHECK_CUDA(cudaMalloc(&pr.lse_ref, q_rows(s) * 4));
+  CHECK_CUDA(cudaMalloc(&pr.vmax, q_rows(s) * 4));
+  CHECK_CUDA(cudaMalloc(&pr.stats, sizeof(Stats)));
+  fill_random<<<1024, 256>>>(pr.q, nq, 1);
+  fill_random<<<1024, 256>>>(pr.k, nkv, 2);
+  fill_random<<<1024, 256>>>(pr.v, nkv, 3);
+  CHECK_CUDA(cudaGetLastError());
+  RefArgs a{pr.q, pr.k, pr.v, pr.o_ref, pr.lse_ref, pr.vmax, s.heads, s.kv_heads, s.sq, s.sk,
+            1.0f / std::sqrt(static_cast<float>(s.d)), s.causal};
+  const dim3 grid((s.sq + kRefRows - 1) / kRefRows, s.heads, s.batch);
+  if (s.d == 128)
+    reference_attention<128><<<grid, kRefThreads>>>(a);
+  else
+    reference_attention<64><<<grid, kRefThreads>>>(a);
+  CHECK_CUDA(cudaGetLastError());
+  sync_or_hang("reference");
+  return pr;
+}
+
+void free_problem(Problem& pr) {
+  for (void* p : {static_cast<void*>(pr.q), static_cast<void*>(pr.k), static_cast<void*>(pr.v),
+                  static_cast<void*>(pr.o), static_cast<void*>(pr.lse), static_cast<void*>(pr.o_ref),
+                  static_cast<void*>(pr.lse_ref), static_cast<void*>(pr.vmax), static_cast<void*>(pr.stats)})
+    CHECK_CUDA(cudaFree(p));
+}
+
+template <int D, int S>
+int run_config(Problem& pr, int runs) {
+  using Cfg = sk::Sm90AttentionConfig<D, S>;
+  using K = sk::Sm90Attention<Cfg>;
+  const Shape& s = pr.s;
+  auto kernel = sm90_attention_kernel<Cfg>;
+  CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(Cfg::kSmemBytes)));
+  int sms = 0;
+  CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const uint32_t tiles = (s.sq + Cfg::BM - 1) / Cfg::BM * s.heads * s.batch;
+  const int grid = static_cast<int>(std::min<uint32_t>(tiles, static_cast<uint32_t>(sms)));
+  typename K::Params p{};
+  p.q = make_map(pr.q, s.sq, D, uint64_t{s.batch} * s.heads);
+  p.k = make_map(pr.k, s.sk, D, uint64_t{s.batch} * s.kv_heads);
+  p.v = make_map(pr.v, s.sk, D, uint64_t{s.batch} * s.kv_heads);
+  p.o = reinterpret_cast<sk::bf16_t*>(pr.o);
+  p.lse = pr.lse;
+  p.lse_stride = pr.lse_stride;
+  p.batch = s.batch;
+  p.heads = s.heads;
+  p.kv_heads = s.kv_heads;
+  p.seqlen_q = s.sq;
+  p.seqlen_k = s.sk;
+  p.softmax_scale = 1.0f / std::sqrt(static_cast<float>(D));
+  p.causal = s.causal ? 1u : 0u;
+  auto launch = [&] { kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes>>>(p); };
+  // Checked launch, O and LSE poisoned (NaN) first.
+  CHECK_CUDA(cudaMemset(pr.o, 0xff, q_rows(s) * D * 2));
+  CHECK_CUDA(cudaMemset(pr.lse, 0xff, uint64_t{s.batch} * s.heads * pr.lse_stride * 4));
+  CHECK_CUDA(cudaMemset(pr.stats, 0, sizeof(Stats)));
+  launch();
+  CHECK_CUDA(cudaGetLastError());
+  sync_or_hang("checked launch");
+  CHECK_CUDA(cudaDeviceSynchronize());
+  compare<<<1024, 256>>>(pr.o, pr.lse, pr.o_ref, pr.lse_ref, pr.vmax, q_rows(s), D, s.sq, pr.lse_stride,
+                         pr.stats);
+  CHECK_CUDA(cudaGetLastError());
+  Stats st{};
+  CHECK_CUDA(cudaMemcpy(&st, pr.stats, sizeof(Stats), cudaMemcpyDeviceToHost));
+  float o_err, lse_err;
+  std::memcpy(&o_err, &st.max_o_err_bits, 4);
+  std::memcpy(&lse_err, &st.max_lse_err_bits, 4);
+  const bool ok = st.o_fails == 0 && st.lse_fails == 0;
+  double mhz = 0;
+  const float ms = time_median(runs, launch, mhz);
+  const double flops = 4.0 * s.batch * s.heads * s.sq * static_cast<double>(s.sk) * D * (s.causal ? 0.5 : 1.0);
+  std::printf("%u,%u,%u,%u,%u,%d,%d,%d,%.2f,%.1f,%.3e,%.3e,%s,%.0f\n", s.batch, s.heads, s.kv_heads, s.sq,
+              s.sk, D, s.causal ? 1 : 0, S, ms * 1e3, flops / (ms * 1e-3) / 1e12, o_err, lse_err,
+              ok ? "ok" : "MISMATCH", mhz);
+  if (!ok)
+    std::printf("# %llu of %llu O elements and %llu of %llu LSE rows out of tolerance\n",
+                static_cast<unsigned long long>(st.o_fails),
+                static_cast<unsigned long long>(q_rows(s) * D),
+                static_cast<unsigned long long>(st.lse_fails),
+                static_cast<unsigned long long>(q_rows(s)));
+  std::fflush(stdout);
+  return ok ? 0 : 1;
+}
+
+// Stage counts that fit in shared memory for head dim D.
+template <int D>
+constexpr bool fits(int stages) {
+  return stages == 2 ? sk::Sm90AttentionConfig<D, 2>::kSmemBytes <= 232448
+                     : sk::Sm90AttentionConfig<D, 3>::kSmemBytes <= 232448;
+}
+
+int run_stages(Problem& pr, int stages, int runs) {
+  const Shape& s = pr.s;
+  if (s.d == 128) {
+    if (stages == 2) return run_config<128, 2>(pr, runs);
+    if (stages == 3) return run_config<128, 3>(pr, runs);
+  } else {
+    if (stages == 2) return run_config<64, 2>(pr, runs);
+    if (stages == 3) return run_config<64, 3>(pr, runs);
+  }
+  return 2;
+}
+
+uint32_t arg(int argc, char** argv, const char* name, uint32_t def) {
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], name) == 0) return static_cast<uint32_t>(std::strtoul(argv[i + 1], nullptr, 10));
+  return def;
+}
+bool flag(int argc, char** argv, const char* name) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], name) == 0) return true;
+  return false;
+}
+
+// FlashAttention's benchmark set (16384 tokens per batch: batch * seqlen),
+// head dim 128 with 16 heads and 64 with 32, non-causal and causal; ragged
+// lengths (one with rows and whole tiles that see no key) and a GQA shape.
+std::vector<Shape> sweep_shapes() {
+  std::vector<Shape> v;
+  for (uint32_t d : {128u, 64u})
+    for (uint32_t s : {512u, 1024u, 2048u, 4096u, 8192u, 16384u})
+      for (bool causal : {false, true}) {
+        const uint32_t h = d == 128 ? 16 : 32;
+        v.push_back({16384 / s, h, h, s, s, d, causal});
+      }
+  v.push_back({2, 4, 2, 1000, 1500, 128, true});
+  v.push_back({1, 8, 8, 777, 777, 64, false});
+  v.push_back({1, 2, 2, 400, 100, 64, true});  // rows 0-299 see no key, tiles 0-1 read no block
+  v.push_back({4, 32, 8, 4096, 4096, 128, false});
+  return v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int runs = static_cast<int>(arg(argc, argv, "--runs", 20));
+  const char* header =
+      "batch,heads,kv_heads,seqlen_q,seqlen_k,head_dim,causal,stages,ours_us,ours_tflops,"
+      "max_o_err,max_lse_err,status,sm_mhz\n";
+  if (runs < 1) {
+    std::fprintf(stderr, "attention_bench: --runs must be >= 1\n");
+    return 2;
+  }
+  if (flag(argc, argv, "--sweep")) {
+    std::printf("%s", header);
+    int rc = 0;
+    for (const Shape& s : sweep_shapes()) {
+      Problem pr = make_problem(s);
+      for (int st = 2; st <= 3; ++st)
+        if (s.d == 128 ? fits<128>(st) : fits<64>(st)) rc |= run_stages(pr, st, runs);
+      free_problem(pr);
+    }
+    return rc;
+  }
+  Shape s{};
+  s.batch = arg(argc, argv, "--batch", 0);
+  s.heads = arg(argc, argv, "--heads", 0);
+  s.kv_heads = arg(argc, argv, "--kv-heads", s.heads);
+  s.sq = arg(argc, argv, "--seqlen-q", 0);
+  s.sk = arg(argc, argv, "--seqlen-k", 0);
+  s.d = arg(argc, argv, "--head-dim", 128);
+  s.causal = flag(argc, argv, "--causal");
+  const uint32_t stages = arg(argc, argv, "--stages", 2);
+  if (s.batch == 0 || s.heads == 0 || s.kv_heads == 0 || s.heads % s.kv_heads != 0 || s.sq == 0 ||
+      s.sk == 0 || (s.d != 64 && s.d != 128) || (stages != 2 && stages != 3)) {
+    std::fprintf(stderr,
+                 "attention_bench: bad arguments (batch, heads, seqlen-q, seqlen-k >= 1; kv-heads "
+                 "divides heads; head-dim 64|128; stages 2|3)\n");
+    return 2;
+  }
+  if (!(s.d == 128 ? fits<128>(static_cast<int>(stages)) : fits<64>(static_cast<int>(stages)))) {
+    std::printf("%s%u,%u,%u,%u,%u,%u,%d,%u,,,,,does_not_fit,\n", header, s.batch, s.heads, s.kv_heads, s.sq,
+                s.sk, s.d, s.causal ? 1 : 0, stages);
+    return 0;
+  }
+  std::printf("%s", header);
+  Problem pr = make_problem(s);
+  const int rc = run_stages(pr, static_cast<int>(stages), runs);
+  free_problem(pr);
+  return rc;
+}

@@ -1,0 +1,83 @@
+// attention.cc: the registration of attention forward (kernels/attention/): the FA3-style SM90
+// kernel (a TMA load warpgroup, two consumer warpgroups in ping-pong, online softmax, P V from
+// registers). Its GEMM view is M = seqlen_q, N = seqlen_k, K = head_dim.
+#include <string>
+
+#include "runner/families/registry.h"
+#include "runner/kernels/attention_run.h"
+
+namespace sk::sim {
+namespace {
+
+AttentionRequest request(const Values& v, const MatmulRequest& run) {
+  AttentionRequest r;
+  AttentionShape& s = r.shape;
+  s.batch = v.u32("batch");
+  s.heads = v.u32("heads");
+  s.kv_heads = v.has("kv-heads") ? v.u32("kv-heads") : s.heads;
+  s.seqlen_q = v.u32("seqlen-q");
+  s.seqlen_k = v.u32("seqlen-k");
+  s.head_dim = v.u32("head-dim");
+  s.causal = v.flag("causal");
+  r.run = run;
+  return r;
+}
+
+}  // namespace
+
+Family attention_family() {
+  Family f;
+  f.name = "attention";
+  f.title = "attention forward (FA3-style)";
+  f.summary = [] {
+    return std::string(
+        "SM90 attention forward in the style of FlashAttention-3: a TMA load warpgroup, two\n"
+        "consumer warpgroups in ping-pong through named barriers, online softmax with exp2,\n"
+        "P V with P from registers; --batch --heads [--kv-heads] --seqlen-q --seqlen-k\n"
+        "--head-dim 64|128 [--causal]; O in BF16 and the log-sum-exp");
+  };
+  ArchSpace sm90{"sm90", {128}, 2, 3, 128, 2, {"static"}, {"bf16"}};
+  sm90.tile_k = 128;
+  f.archs = {sm90};
+  f.foreign_field_notes = {
+      {"layout-a", "attention's tensors are [batch, heads, seqlen, head_dim], head_dim contiguous"},
+      {"layout-b", "attention's tensors are [batch, heads, seqlen, head_dim], head_dim contiguous"},
+  };
+  f.fields = {
+      uint_field("batch", "sequences in the batch", 1, 65536, "1"),
+      required(uint_field("heads", "query heads", 1, 1024)),
+      uint_field("kv-heads", "key and value heads (a divisor of --heads; default --heads)", 1, 1024),
+      required(uint_field("seqlen-q", "query length", 1, 1u << 20)),
+      required(uint_field("seqlen-k", "key and value length", 1, 1u << 20)),
+      uint_field("head-dim", "head dimension: 64 or 128", 1, 1024, "128"),
+      flag_field("causal", "causal mask, aligned to the bottom right (row r sees keys up to "
+                           "r + seqlen-k - seqlen-q)"),
+  };
+  f.fields_note = "tensors [batch, heads, seqlen, head-dim]";
+  f.reference =
+      "host FP64 softmax(Q K^T / sqrt(d)) V and log-sum-exp over the BF16 inputs; O within 2^-7 of "
+      "the row's largest |V| plus 2^-8 relative (P and O are rounded to BF16), LSE within 1e-3 "
+      "relative";
+  f.bind = [](const Values& v, MatmulRequest& q) {
+    q.m = v.u32("seqlen-q");
+    q.n = v.u32("seqlen-k");
+    q.k = v.u32("head-dim");
+    q.tile_n = 128;
+    return std::string();
+  };
+  f.validate = [](const Values& v, const MatmulRequest& q) {
+    return with_launch_checks(validate_attention(request(v, q)), q);
+  };
+  f.flops = [](const Values& v, const MatmulRequest& q) { return request(v, q).shape.flops(); };
+  // Q, K and V read once, O written once (BF16), the LSE (FP32).
+  f.bytes = [](const Values& v, const MatmulRequest& q) {
+    const AttentionShape s = request(v, q).shape;
+    const double qo = 2.0 * s.batch * s.heads * s.seqlen_q * s.head_dim;
+    const double kv = 2.0 * s.batch * s.kv_heads * s.seqlen_k * s.head_dim;
+    return 2 * qo + 2 * kv + 4.0 * s.batch * s.heads * s.seqlen_q;
+  };
+  f.run = [](const Values& v, const MatmulRequest& q) { return run_attention(request(v, q)); };
+  return f;
+}
+
+}  // namespace sk::sim

@@ -84,7 +84,8 @@ __host__ __device__ uint32_t visible_keys(uint32_t r, uint32_t sq, uint32_t sk, 
 // FP32 reference: a block of 256 threads takes kRefRows query rows of one
 // (batch, head), thread t computing for row t / 8; keys go through shared
 // memory kRefKeys at a time.
-constexpr int kRefRows = 32, kRefKeys = 32, kRefThreads = 256;
+constexpr int kRefRows = 32, kRefKeys = 16, kRefThreads = 256;
+constexpr int kRefPer = kRefKeys / 8;  // scores per thread
 
 struct RefArgs {
   const uint16_t *q, *k, *v;
@@ -117,15 +118,15 @@ __global__ void __launch_bounds__(kRefThreads) reference_attention(RefArgs a) {
     const uint32_t r = r0 + i / D;
     qs[i / D][i % D] = r < a.sq ? bf16_value(q[uint64_t{r} * D + i % D]) : 0.0f;
   }
-  // Scores of row lr with keys c0 + 4 sub .. c0 + 4 sub + 3 (-inf where not visible).
-  auto scores = [&](uint32_t c0, float (&s)[4]) {
-    for (int j = 0; j < 4; ++j) s[j] = 0.0f;
+  // Scores of row lr with keys c0 + kRefPer * sub + j (-inf where not visible).
+  auto scores = [&](uint32_t c0, float (&s)[kRefPer]) {
+    for (int j = 0; j < kRefPer; ++j) s[j] = 0.0f;
     for (int d = 0; d < D; ++d) {
       const float x = qs[lr][d];
-      for (int j = 0; j < 4; ++j) s[j] = fmaf(x, ks[4 * sub + j][d], s[j]);
+      for (int j = 0; j < kRefPer; ++j) s[j] = fmaf(x, ks[kRefPer * sub + j][d], s[j]);
     }
-    for (int j = 0; j < 4; ++j)
-      if (c0 + 4 * sub + j >= vis) s[j] = -INFINITY;
+    for (int j = 0; j < kRefPer; ++j)
+      if (c0 + kRefPer * sub + j >= vis) s[j] = -INFINITY;
   };
   auto load_k = [&](uint32_t c0) {
     for (uint32_t i = tid; i < kRefKeys * D; i += kRefThreads) {
@@ -138,9 +139,9 @@ __global__ void __launch_bounds__(kRefThreads) reference_attention(RefArgs a) {
   for (uint32_t c0 = 0; c0 < keys; c0 += kRefKeys) {
     load_k(c0);
     __syncthreads();
-    float s[4];
+    float s[kRefPer];
     scores(c0, s);
-    for (int j = 0; j < 4; ++j) mx = fmaxf(mx, s[j]);
+    for (int j = 0; j < kRefPer; ++j) mx = fmaxf(mx, s[j]);
     __syncthreads();
   }
   for (int off = 1; off < 8; off *= 2) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
@@ -154,11 +155,11 @@ __global__ void __launch_bounds__(kRefThreads) reference_attention(RefArgs a) {
       vs[i / D][i % D] = c < a.sk ? bf16_value(v[uint64_t{c} * D + i % D]) : 0.0f;
     }
     __syncthreads();
-    float s[4];
+    float s[kRefPer];
     scores(c0, s);
-    for (int j = 0; j < 4; ++j) {
+    for (int j = 0; j < kRefPer; ++j) {
       const float pj = s[j] == -INFINITY ? 0.0f : expf((s[j] - mx) * a.scale);
-      ps[lr][4 * sub + j] = pj;
+      ps[lr][kRefPer * sub + j] = pj;
       sum += pj;
     }
     __syncthreads();
@@ -191,36 +192,50 @@ struct Stats {
   unsigned long long o_fails, lse_fails;
 };
 
-__device__ void max_float(uint32_t* at, float x) {
-  atomicMax(at, __float_as_uint(x != x ? INFINITY : x));
-}
+// NaN counts as +inf.
+__device__ float err_value(float x) { return x != x ? INFINITY : x; }
 
-// One thread per O element (and, for d == 0, the row's LSE).
+// One thread per O element (and, for column 0, the row's LSE); each warp
+// reduces its lanes' figures and adds them to `st` once.
 __global__ void compare(const uint16_t* o, const float* lse, const float* o_ref, const float* lse_ref,
                         const float* vmax, uint64_t rows, uint32_t d, uint32_t sq, uint32_t lse_stride,
                         Stats* st) {
+  float o_err = 0.0f, lse_err = 0.0f;
+  uint32_t o_fails = 0, lse_fails = 0;
   for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < rows * d;
        i += uint64_t{gridDim.x} * blockDim.x) {
     const uint64_t r = i / d;
     const float x = bf16_value(o[i]), y = o_ref[i];
     const float err = fabsf(x - y);
     const float tol = 0.0078125f * vmax[r] + 0.00390625f * fabsf(y);
-    max_float(&st->max_o_err_bits, err);
-    if (!(err <= tol)) atomicAdd(&st->o_fails, 1ull);  // NaN fails
+    o_err = fmaxf(o_err, err_value(err));
+    if (!(err <= tol)) ++o_fails;  // NaN fails
     if (i % d == 0) {
       const float l = lse[r / sq * lse_stride + r % sq], lr = lse_ref[r];
-      float lerr;
+      float e;
       bool ok;
       if (lr == -INFINITY) {
         ok = l == -INFINITY;
-        lerr = ok ? 0.0f : INFINITY;
+        e = ok ? 0.0f : INFINITY;
       } else {
-        lerr = fabsf(l - lr) / fmaxf(fabsf(lr), 1.0f);
-        ok = lerr <= 1e-3f;
+        e = fabsf(l - lr) / fmaxf(fabsf(lr), 1.0f);
+        ok = e <= 1e-3f;
       }
-      max_float(&st->max_lse_err_bits, lerr);
-      if (!ok) atomicAdd(&st->lse_fails, 1ull);
+      lse_err = fmaxf(lse_err, err_value(e));
+      if (!ok) ++lse_fails;
     }
+  }
+  for (int off = 16; off > 0; off /= 2) {
+    o_err = fmaxf(o_err, __shfl_xor_sync(0xffffffffu, o_err, off));
+    lse_err = fmaxf(lse_err, __shfl_xor_sync(0xffffffffu, lse_err, off));
+    o_fails += __shfl_xor_sync(0xffffffffu, o_fails, off);
+    lse_fails += __shfl_xor_sync(0xffffffffu, lse_fails, off);
+  }
+  if (threadIdx.x % 32 == 0) {
+    atomicMax(&st->max_o_err_bits, __float_as_uint(o_err));  // non-negative: bits order as values
+    atomicMax(&st->max_lse_err_bits, __float_as_uint(lse_err));
+    atomicAdd(&st->o_fails, static_cast<unsigned long long>(o_fails));
+    atomicAdd(&st->lse_fails, static_cast<unsigned long long>(lse_fails));
   }
 }
 

@@ -85,7 +85,24 @@ struct Sm90AttentionConfig {
   static_assert(kSmemBytes <= 232448, "configuration exceeds 227 KB of shared memory");
 };
 
-template <class Cfg>
+// The seeded bugs of the verifier's corpus (verify/corpus/attention_cases.cc):
+// each changes one line, at a point marked `if constexpr (B == ...)`, into a
+// mistake an author of this kernel could make. kNone is the kernel; the
+// device builds instantiate nothing else.
+enum class AttentionBug {
+  kNone,
+  kSchedCount,          // the ping-pong bar.sync counts 128 threads, the arrive 256
+  kNoInitialArrive,     // warpgroup 1 never lets warpgroup 0 issue first
+  kEarlyKRelease,       // K released right after issuing S = Q K^T, before its wait
+  kEarlyVRelease,       // V released before the wait that covers P V
+  kShortExpectTx,       // expect_tx announces 8 KiB less than the K loads deliver
+  kCausalOneWarpgroup,  // the causal mask applied by warpgroup 0 only
+  kNoWgmmaFence,        // no wgmma.fence before S = Q K^T after P and O were written
+  kEarlyQRelease,       // Q released after the first S GEMM instead of the tile's last
+  kWrongKvHead,         // grouped heads: kv head h % kv_heads instead of h / (heads / kv_heads)
+};
+
+template <class Cfg, AttentionBug B = AttentionBug::kNone>
 struct Sm90Attention {
   static constexpr int D = Cfg::HeadDim, BM = Cfg::BM, BN = Cfg::BN, S = Cfg::Stages;
   using QPipe = TilePipeline<typename Cfg::QPayload, 1>;
@@ -169,8 +186,9 @@ struct Sm90Attention {
     for (uint32_t t = arch::cta_idx(); t < tiles; t += arch::num_ctas()) {
       const Tile w = tile_of(p, t);
       const int32_t q_matrix = static_cast<int32_t>(w.batch * p.heads + w.head);
-      const int32_t kv_matrix =
-          static_cast<int32_t>(w.batch * p.kv_heads + w.head / (p.heads / p.kv_heads));
+      const int32_t kv_matrix = static_cast<int32_t>(
+          w.batch * p.kv_heads +
+          (B == AttentionBug::kWrongKvHead ? w.head % p.kv_heads : w.head / (p.heads / p.kv_heads)));
       {
         auto stage = qp.acquire();
         if (auto lane = elect_one()) {
@@ -182,8 +200,8 @@ struct Sm90Attention {
         std::move(stage).release_async();
       }
       for (uint32_t n = 0; n < w.n_blocks; ++n) {
-        load_kv(kp, k_loader, n, kv_matrix);
-        load_kv(vp, v_loader, n, kv_matrix);
+        load_kv(kp, k_loader, n, kv_matrix, B == AttentionBug::kShortExpectTx);
+        load_kv(vp, v_loader, n, kv_matrix, false);
       }
     }
     qp.drain();
@@ -192,10 +210,10 @@ struct Sm90Attention {
   }
 
   SK_DEVICE static void load_kv(typename KvPipe::Producer& producer, const BatchedTmaTileLoader& loader,
-                                uint32_t n, int32_t matrix) {
+                                uint32_t n, int32_t matrix, bool short_tx) {
     auto stage = producer.acquire();
     if (auto lane = elect_one()) {
-      stage.expect_bytes(Cfg::kKvBytes);
+      stage.expect_bytes(short_tx ? Cfg::kKvBytes - Cfg::kKvChunkBytes / 2 : Cfg::kKvBytes);
       for (uint32_t c = 0; c < Cfg::kChunks; ++c)
         loader.load(stage.tiles() + c * Cfg::kKvChunkBytes, stage.full_barrier(),
                     static_cast<int32_t>(64 * c), static_cast<int32_t>(n * BN), matrix);
@@ -254,19 +272,24 @@ struct Sm90Attention {
       SAcc s_acc;
       const uint32_t n_blocks = w.n_blocks;
       // Ping-pong: warpgroup 1 lets warpgroup 0 issue first.
-      if (half == 1 && n_blocks > 0) arch::named_barrier_arrive(kSchedBarrier[0], 256);
+      if (half == 1 && n_blocks > 0 && B != AttentionBug::kNoInitialArrive)
+        arch::named_barrier_arrive(kSchedBarrier[0], 256);
       for (uint32_t n = 0; n < n_blocks; ++n) {
         const bool last = n + 1 == n_blocks;
         auto ks = kc.acquire();
-        arch::named_barrier_sync(kSchedBarrier[half], 256);
-        arch::wgmma_fence();
+        arch::named_barrier_sync(kSchedBarrier[half],
+                                 B == AttentionBug::kSchedCount && half == 0 ? 128 : 256);
+        if constexpr (B != AttentionBug::kNoWgmmaFence) arch::wgmma_fence();
         gemm_qk(s_acc, q_rows, arch::smem_addr(ks.tiles()));
         arch::wgmma_commit_group();
+        if constexpr (B == AttentionBug::kEarlyKRelease) std::move(ks).release();
+        if constexpr (B == AttentionBug::kEarlyQRelease)
+          if (n == 0) std::move(qs).release();
         if (n == 0) {
           if (half == 0 || !last) arch::named_barrier_arrive(kSchedBarrier[1 - half], 256);
           arch::wgmma_wait_group<0>();
-          std::move(ks).release();
-          softmax(p, s_acc, row_max, row_sum, scale, scale_log2, row0, n);
+          if constexpr (B != AttentionBug::kEarlyKRelease) std::move(ks).release();
+          softmax(p, s_acc, row_max, row_sum, scale, scale_log2, row0, n, half);
         } else {
           // O += P_n-1 V_n-1 behind S_n; the softmax of S_n runs under it.
           auto vs = vc.acquire();
@@ -274,12 +297,13 @@ struct Sm90Attention {
           arch::wgmma_fence();
           gemm_pv(o_acc, p_frag, arch::smem_addr(vs.tiles()));
           arch::wgmma_commit_group();
+          if constexpr (B == AttentionBug::kEarlyVRelease) std::move(vs).release();
           if (half == 0 || !last) arch::named_barrier_arrive(kSchedBarrier[1 - half], 256);
           arch::wgmma_wait_group<1>();
-          std::move(ks).release();
-          softmax(p, s_acc, row_max, row_sum, scale, scale_log2, row0, n);
+          if constexpr (B != AttentionBug::kEarlyKRelease) std::move(ks).release();
+          softmax(p, s_acc, row_max, row_sum, scale, scale_log2, row0, n, half);
           arch::wgmma_wait_group<0>();
-          std::move(vs).release();
+          if constexpr (B != AttentionBug::kEarlyVRelease) std::move(vs).release();
         }
         to_p(s_acc, p_frag);
       }
@@ -292,7 +316,7 @@ struct Sm90Attention {
         arch::wgmma_wait_group<0>();
         std::move(vs).release();
       }
-      std::move(qs).release();
+      if (B != AttentionBug::kEarlyQRelease || n_blocks == 0) std::move(qs).release();
       store(p, w, o_acc, row_sum, row_max, row0);
     }
   }
@@ -300,11 +324,13 @@ struct Sm90Attention {
   // Online softmax of block n: masks, the new row maxima, P = 2^(S - max) in
   // place, the factor that rescales O and the running row sums.
   SK_DEVICE static void softmax(const Params& p, SAcc& s_acc, Rows& row_max, Rows& row_sum,
-                                Rows& scale, float scale_log2, uint32_t row0, uint32_t n) {
+                                Rows& scale, float scale_log2, uint32_t row0, uint32_t n,
+                                uint32_t half) {
     const uint32_t col0 = n * BN;
     const int64_t diag = int64_t{p.seqlen_k} - p.seqlen_q;
+    const bool causal = p.causal != 0 && (B != AttentionBug::kCausalOneWarpgroup || half == 0);
     const bool mask = col0 + BN > p.seqlen_k ||
-                      (p.causal != 0 && int64_t{col0} + BN - 1 > int64_t{row0} + diag);
+                      (causal && int64_t{col0} + BN - 1 > int64_t{row0} + diag);
     Rows m;
     for_each_lane([&](uint32_t l) {
       float* sv = s_acc.lane(l);
@@ -316,7 +342,7 @@ struct Sm90Attention {
             float& x = sv[4 * j + 2 * h + e];
             if (mask) {
               const uint32_t c = col0 + 8 * j + 2 * (l % 4) + e;
-              if (c >= p.seqlen_k || (p.causal != 0 && int64_t{c} > limit)) x = -__builtin_huge_valf();
+              if (c >= p.seqlen_k || (causal && int64_t{c} > limit)) x = -__builtin_huge_valf();
             }
             mx = x > mx ? x : mx;
           }

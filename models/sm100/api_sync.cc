@@ -114,6 +114,7 @@ void named_barrier(uint32_t id, uint32_t num_threads, bool wait, const Loc& loc)
     gpu().engine().note_sync();
   }
   if (!wait) return;
+  cta.waiting_named[w.index()] = static_cast<int>(id);
   w.block_until(
       *nb.done, [&nb, gen] { return nb.generation != gen; },
       [&nb, id] {
@@ -121,6 +122,7 @@ void named_barrier(uint32_t id, uint32_t num_threads, bool wait, const Loc& loc)
                            nb.expected);
       },
       fmt::format("bar.sync {}", id));
+  cta.waiting_named[w.index()] = -1;
   if (obs != nullptr) obs->acquire(w, key);
   w.spend(gpu().params().named_barrier_latency);
 }

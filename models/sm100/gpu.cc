@@ -91,6 +91,7 @@ void Gpu::start_cta(int id, int sm) {
   cta.warps = warps_per_cta_;
   cta.warp_async.resize(warps_per_cta_);
   cta.waiting_on.assign(warps_per_cta_, nullptr);
+  cta.waiting_named.assign(warps_per_cta_, -1);
   const int rank = slot.ctas++;  // the SM's first CTA is rank 0
   cta.traced = tr.enabled() && (trace_sms_.empty() || std::find(trace_sms_.begin(), trace_sms_.end(),
                                                                sm) != trace_sms_.end());
@@ -269,6 +270,24 @@ void Gpu::classify_deadlock(sim::Finding& f) {
         best = score;
         why = b;
       }
+    }
+  // A bar.sync that some threads reached and the rest never will (a
+  // missing bar.arrive on one side of a hand-off between warpgroups) ranks
+  // above a ring's barriers, which then wait on the stalled warps.
+  for (auto& cta : ctas_)
+    for (size_t w = 0; cta && w < cta->waiting_named.size() && best < 7; ++w) {
+      const int id = cta->waiting_named[w];
+      if (id < 0) continue;
+      const NamedBarrier& nb = cta->named[id];
+      if (nb.arrived == 0 || nb.arrived >= nb.expected) continue;
+      f.cls = "deadlock";
+      f.rule = "deadlock.named_barrier";
+      f.message += fmt::format(
+          "; likely cause: named barrier {} of CTA {}: {} of {} threads arrived in this phase and "
+          "the warps that make up the rest are blocked elsewhere or gone (a bar.arrive or bar.sync "
+          "missing on one side of a hand-off, or a thread count that does not match them)",
+          id, cta->id, nb.arrived, nb.expected);
+      return;
     }
   if (why == nullptr) return;
   f.cls = best >= 8 ? "expect_tx" : best >= 6 ? "arrival_count" : "deadlock";

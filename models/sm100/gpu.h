@@ -205,6 +205,7 @@ class Cta {
   TmemState tmem;
   std::vector<WarpAsync> warp_async;
   std::vector<Mbarrier*> waiting_on;  // per warp: the mbarrier it is blocked on
+  std::vector<int> waiting_named;     // per warp: the named barrier it is blocked on (-1: none)
   Cycle tc_free = 0;    // tensor core: next issue slot
   Cycle tma_free = 0;   // SM ingest port
   int warps = 0;

@@ -14,6 +14,7 @@
 #include "models/sm100/gpu.h"
 #include "models/sm90/api.h"
 #include "models/sm90/params.h"
+#include "runner/kernels/attention_host.h"
 #include "runner/kernels/matmul_host.h"
 #include "runner/kernels/power_clocks.h"
 #include "runner/kernels/sm100_summary.h"
@@ -21,97 +22,6 @@
 namespace sk::sim {
 namespace {
 using models::sm100::Gpu;
-
-struct Buffers {
-  uint64_t q = 0, k = 0, v = 0, o = 0, lse = 0;
-};
-
-std::string encode(models::sm100::TensorMapModel& map, uint64_t base, uint32_t d, uint32_t rows,
-                   uint32_t matrices) {
-  const uint64_t dims[3] = {d, rows, matrices};
-  const uint64_t strides[2] = {uint64_t{d} * 2, uint64_t{d} * rows * 2};
-  return models::sm100::encode_tiled_3d(map, base, 2, dims, strides, 64, 128,
-                                        models::sm100::Swizzle::k128B);
-}
-
-void fill(Gpu& gpu, uint64_t addr, uint64_t elements, std::mt19937_64& rng) {
-  if (!gpu.functional()) return;
-  std::normal_distribution<float> dist(0.0f, 1.0f);
-  auto* p = reinterpret_cast<bf16_t*>(gpu.gmem().host(addr));
-  for (uint64_t i = 0; i < elements; ++i) p[i] = to_bf16(dist(rng));
-}
-
-// FP64 softmax(Q K^T * scale) V of every row against O (BF16) and LSE.
-CheckResult check(Gpu& gpu, const AttentionRequest& req, const Buffers& b, float scale) {
-  CheckResult c;
-  c.reference = "FP64 softmax(Q K^T * scale) V over the BF16 inputs";
-  const AttentionShape& s = req.shape;
-  const uint32_t d = s.head_dim;
-  const auto* q = reinterpret_cast<const bf16_t*>(gpu.gmem().host(b.q));
-  const auto* k = reinterpret_cast<const bf16_t*>(gpu.gmem().host(b.k));
-  const auto* v = reinterpret_cast<const bf16_t*>(gpu.gmem().host(b.v));
-  const auto* o = reinterpret_cast<const bf16_t*>(gpu.gmem().host(b.o));
-  const auto* lse = reinterpret_cast<const float*>(gpu.gmem().host(b.lse));
-  const uint64_t lse_stride = (s.seqlen_q + 3) / 4 * 4;
-  c.ran = true;
-  c.passed = true;
-  std::vector<double> p(s.seqlen_k), out(d);
-  const int64_t diag = int64_t{s.seqlen_k} - s.seqlen_q;
-  for (uint32_t bi = 0; bi < s.batch; ++bi)
-    for (uint32_t h = 0; h < s.heads; ++h) {
-      const uint64_t qm = uint64_t{bi} * s.heads + h;
-      const uint64_t km = uint64_t{bi} * s.kv_heads + h / (s.heads / s.kv_heads);
-      for (uint32_t r = 0; r < s.seqlen_q; ++r) {
-        const bf16_t* qr = q + (qm * s.seqlen_q + r) * d;
-        const int64_t last = s.causal ? std::min<int64_t>(int64_t{r} + diag, s.seqlen_k - 1)
-                                      : int64_t{s.seqlen_k} - 1;
-        double mx = -INFINITY;
-        for (int64_t cidx = 0; cidx <= last; ++cidx) {
-          const bf16_t* kr = k + (km * s.seqlen_k + cidx) * d;
-          double dot = 0;
-          for (uint32_t x = 0; x < d; ++x) dot += double{to_float(qr[x])} * to_float(kr[x]);
-          p[cidx] = dot * scale;
-          mx = std::max(mx, p[cidx]);
-        }
-        double sum = 0;
-        for (int64_t cidx = 0; cidx <= last; ++cidx) sum += (p[cidx] = std::exp(p[cidx] - mx));
-        std::fill(out.begin(), out.end(), 0.0);
-        double mag = 0;  // a bound on |O| elements' scale: max |V| over the row's keys
-        for (int64_t cidx = 0; cidx <= last; ++cidx) {
-          const bf16_t* vr = v + (km * s.seqlen_k + cidx) * d;
-          for (uint32_t x = 0; x < d; ++x) {
-            out[x] += p[cidx] / sum * to_float(vr[x]);
-            mag = std::max(mag, std::fabs(double{to_float(vr[x])}));
-          }
-        }
-        const double want_lse = last < 0 ? -INFINITY : mx + std::log(sum);
-        const float got_lse = lse[qm * lse_stride + r];
-        const bool lse_ok = last < 0 ? std::isinf(got_lse) && got_lse < 0
-                                     : std::fabs(got_lse - want_lse) <= 1e-3 * (1 + std::fabs(want_lse));
-        if (!lse_ok && c.passed) {
-          c.passed = false;
-          c.detail = fmt::format("LSE[b={}, h={}, row {}] = {}, expected {:.6g}", bi, h, r, got_lse,
-                                 want_lse);
-        }
-        for (uint32_t x = 0; x < d; ++x) {
-          const double got = to_float(o[(qm * s.seqlen_q + r) * d + x]);
-          const double err = std::fabs(got - out[x]);
-          // P is rounded to BF16 before P V (2^-8 relative per term) and O to
-          // BF16 at the end: a bound of 2^-7 of the row's largest |V|.
-          const double tol = std::ldexp(1.0, -7) * std::max(mag, 1e-30) + std::ldexp(1.0, -8) * std::fabs(out[x]);
-          c.max_abs_err = std::max(c.max_abs_err, err);
-          if (std::fabs(out[x]) > 0) c.max_rel_err = std::max(c.max_rel_err, err / std::fabs(out[x]));
-          c.max_tolerance_fraction = std::max(c.max_tolerance_fraction, err / tol);
-          if (err > tol && c.passed) {
-            c.passed = false;
-            c.detail = fmt::format("O[b={}, h={}, row {}, col {}] = {:.6g}, expected {:.6g}", bi, h, r,
-                                   x, got, out[x]);
-          }
-        }
-      }
-    }
-  return c;
-}
 
 models::sm100::KernelActivity activity(const AttentionRequest& req, const RunResult& r) {
   const AttentionShape& s = req.shape;
@@ -141,34 +51,9 @@ RunResult run_config(const AttentionRequest& req, const MatmulRequest& q,
   models::sm90::api::phase_clock().start(
       gpu, {f.tensor_ghz, f.rest_ghz, models::sm90::gpu_params().clock_hold_ns});
   configure_run(gpu, q, t0);
-  Buffers b;
-  const uint64_t q_elems = uint64_t{s.batch} * s.heads * s.seqlen_q * D;
-  const uint64_t kv_elems = uint64_t{s.batch} * s.kv_heads * s.seqlen_k * D;
-  auto& mem = gpu.gmem();
-  b.q = mem.allocate(q_elems * 2, "Q");
-  b.k = mem.allocate(kv_elems * 2, "K");
-  b.v = mem.allocate(kv_elems * 2, "V");
-  b.o = mem.allocate(q_elems * 2, "O");
-  const uint32_t lse_stride = (s.seqlen_q + 3) / 4 * 4;
-  b.lse = mem.allocate(uint64_t{s.batch} * s.heads * lse_stride * 4, "LSE");
   std::mt19937_64 rng(q.seed);
-  fill(gpu, b.q, q_elems, rng);
-  fill(gpu, b.k, kv_elems, rng);
-  fill(gpu, b.v, kv_elems, rng);
-  typename Kernel::Params p{};
-  fail_encode(encode(p.q, b.q, D, s.seqlen_q, s.batch * s.heads));
-  fail_encode(encode(p.k, b.k, D, s.seqlen_k, s.batch * s.kv_heads));
-  fail_encode(encode(p.v, b.v, D, s.seqlen_k, s.batch * s.kv_heads));
-  p.o = reinterpret_cast<bf16_t*>(b.o);
-  p.lse = reinterpret_cast<float*>(b.lse);
-  p.lse_stride = lse_stride;
-  p.batch = s.batch;
-  p.heads = s.heads;
-  p.kv_heads = s.kv_heads;
-  p.seqlen_q = s.seqlen_q;
-  p.seqlen_k = s.seqlen_k;
-  p.softmax_scale = req.softmax_scale > 0 ? req.softmax_scale : 1.0f / std::sqrt(static_cast<float>(D));
-  p.causal = s.causal ? 1 : 0;
+  const AttentionBuffers b = allocate_attention(gpu, s, rng);
+  const auto p = attention_params<typename Kernel::Params>(s, b, req.softmax_scale);
   const auto races = attach_race_detector(gpu, q);
   const uint64_t tiles = uint64_t{(s.seqlen_q + 127) / 128} * s.heads * s.batch;
   const int grid = static_cast<int>(std::min<uint64_t>(tiles, gpu.params().num_sms));
@@ -211,7 +96,7 @@ RunResult run_config(const AttentionRequest& req, const MatmulRequest& q,
   r.peak_fraction = r.tflops / r.peak_tflops;
   r.power_w = models::sm100::board_power_w(models::sm90::gpu_params().power, f_max, f, activity(req, r));
   settle_incomplete(r, gpu.engine().limit_reason());
-  if (q.functional && status == RunStatus::kCompleted) r.check = check(gpu, req, b, p.softmax_scale);
+  if (q.functional && status == RunStatus::kCompleted) r.check = check_attention(gpu, s, b, p.softmax_scale);
   r.output_errors = write_run_files(gpu, q, r);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
@@ -250,6 +135,9 @@ std::string validate_attention(const AttentionRequest& req) {
     return "--batch, --heads, --kv-heads, --seqlen-q and --seqlen-k must be at least 1";
   if (s.heads % s.kv_heads != 0)
     return fmt::format("--heads {} is not a multiple of --kv-heads {}", s.heads, s.kv_heads);
+  if (req.run.tile_n != 128)
+    return fmt::format("--tile-n {} is not supported: attention's tiles are 128 query rows by 128 keys",
+                       req.run.tile_n);
   if (req.run.stages < 2 || req.run.stages > 3)
     return fmt::format("--stages {} is outside 2-3 (K and V rings of 128 x head-dim tiles)", req.run.stages);
   if (lookup(req) == nullptr)

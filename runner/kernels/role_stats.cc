@@ -11,9 +11,11 @@ namespace {
 
 // What a wait was for, from its slice name: the mbarrier rings of the NVIDIA
 // structured kernels ("input" stages, "acc" accumulators, "work" items, the
-// CLC response, the fused residual's "residual" ring), the AMD counters of
-// the same rings, and the other blocking operations of the models. A single
-// counter per stage serves both sides, so its waits are told apart by role.
+// CLC response, the fused residual's "residual" ring; any other ring's
+// "<name>.full" and "<name>.empty", such as attention's q, k and v), the AMD
+// counters of the same rings, and the other blocking operations of the
+// models. A single counter per stage serves both sides, so its waits are told
+// apart by role.
 const char* stall_cause(const std::string& what, const std::string& role) {
   auto starts = [&](const char* p) { return what.rfind(p, 0) == 0; };
   if (starts("wait input.full") || starts("wait counter input.full")) return "full_stage";
@@ -29,6 +31,12 @@ const char* stall_cause(const std::string& what, const std::string& role) {
   if (starts("bar.sync") || starts("wait tmem_dealloc") || starts("s_barrier")) return "barrier";
   if (starts("st.global")) return "global_store";
   if (starts("CTA start")) return "launch";
+  // Any other ring of stages: "wait <ring>.full[i]" and "wait <ring>.empty[i]".
+  if (starts("wait ")) {
+    const auto dot = what.find('.');
+    if (dot != std::string::npos && what.compare(dot, 5, ".full") == 0) return "full_stage";
+    if (dot != std::string::npos && what.compare(dot, 6, ".empty") == 0) return "empty_stage";
+  }
   return "other";
 }
 constexpr const char* kCauses[] = {"full_stage", "empty_stage", "accumulator", "scheduler",

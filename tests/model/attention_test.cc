@@ -17,6 +17,7 @@ sk::sim::RunResult run(const sk::sim::AttentionShape& s, uint32_t stages, bool f
   q.shape = s;
   q.run.arch = "sm90";
   q.run.stages = stages;
+  q.run.tile_n = 128;
   q.run.functional = functional;
   q.run.seed = seed;
   auto res = sk::sim::run_isolated(
@@ -63,6 +64,7 @@ TEST_CASE("sm90 attention refuses shapes it cannot run, with one line") {
   sk::sim::AttentionRequest q;
   q.run.arch = "sm90";
   q.run.stages = 2;
+  q.run.tile_n = 128;
   q.shape = {1, 6, 4, 128, 128, 128, false};
   CHECK(sk::sim::validate_attention(q).find("not a multiple") != std::string::npos);
   q.shape = {1, 4, 4, 128, 128, 96, false};

@@ -127,7 +127,7 @@ TEST_CASE("barrier.count_mismatch: two warps use one named barrier with differen
   }
 }
 
-TEST_CASE("deadlock.all_blocked: a named barrier that expects a warp that never comes") {
+TEST_CASE("deadlock.named_barrier: a named barrier that expects a warp that never comes") {
   for (bool bad : {true, false}) {
     CAPTURE(bad);
     auto r = run_scenario(ScenarioOptions{.warps = 2}, [bad] {
@@ -136,7 +136,7 @@ TEST_CASE("deadlock.all_blocked: a named barrier that expects a warp that never 
     REQUIRE_MESSAGE(r.ok, r.error);
     if (bad) {
       CHECK(r.status == "deadlock");
-      CHECK_MESSAGE(r.count_rule("deadlock.all_blocked") == 1, r.findings_text());
+      CHECK_MESSAGE(r.count_rule("deadlock.named_barrier") == 1, r.findings_text());
     } else {
       CHECK(r.status == "completed");
       CHECK_MESSAGE(r.findings.empty(), r.findings_text());

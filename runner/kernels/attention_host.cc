@@ -1,0 +1,120 @@
+// attention_host.cc: see attention_host.h.
+#include "runner/kernels/attention_host.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace sk::sim {
+
+std::string encode_attention_map(models::sm100::TensorMapModel& map, uint64_t base, uint32_t d,
+                                 uint32_t rows, uint32_t matrices) {
+  const uint64_t dims[3] = {d, rows, matrices};
+  const uint64_t strides[2] = {uint64_t{d} * 2, uint64_t{d} * rows * 2};
+  return models::sm100::encode_tiled_3d(map, base, 2, dims, strides, 64, 128,
+                                        models::sm100::Swizzle::k128B);
+}
+
+namespace {
+void fill(models::sm100::Gpu& gpu, uint64_t addr, uint64_t elements, std::mt19937_64& rng) {
+  if (!gpu.functional()) return;
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  auto* p = reinterpret_cast<bf16_t*>(gpu.gmem().host(addr));
+  for (uint64_t i = 0; i < elements; ++i) p[i] = to_bf16(dist(rng));
+}
+
+}  // namespace
+
+AttentionBuffers allocate_attention(models::sm100::Gpu& gpu, const AttentionShape& s,
+                                    std::mt19937_64& rng) {
+  AttentionBuffers b;
+  const uint64_t q_elems = uint64_t{s.batch} * s.heads * s.seqlen_q * s.head_dim;
+  const uint64_t kv_elems = uint64_t{s.batch} * s.kv_heads * s.seqlen_k * s.head_dim;
+  auto& mem = gpu.gmem();
+  b.q = mem.allocate(q_elems * 2, "Q");
+  b.k = mem.allocate(kv_elems * 2, "K");
+  b.v = mem.allocate(kv_elems * 2, "V");
+  b.o = mem.allocate(q_elems * 2, "O");
+  b.lse_stride = (s.seqlen_q + 3) / 4 * 4;
+  b.lse = mem.allocate(uint64_t{s.batch} * s.heads * b.lse_stride * 4, "LSE");
+  fill(gpu, b.q, q_elems, rng);
+  fill(gpu, b.k, kv_elems, rng);
+  fill(gpu, b.v, kv_elems, rng);
+  return b;
+}
+
+// FP64 softmax(Q K^T * scale) V of every row against O (BF16) and LSE.
+CheckResult check_attention(models::sm100::Gpu& gpu, const AttentionShape& s,
+                            const AttentionBuffers& b, float scale) {
+  CheckResult c;
+  c.reference = "FP64 softmax(Q K^T * scale) V over the BF16 inputs";
+  const uint32_t d = s.head_dim;
+  const auto* q = reinterpret_cast<const bf16_t*>(gpu.gmem().host(b.q));
+  const auto* k = reinterpret_cast<const bf16_t*>(gpu.gmem().host(b.k));
+  const auto* v = reinterpret_cast<const bf16_t*>(gpu.gmem().host(b.v));
+  const auto* o = reinterpret_cast<const bf16_t*>(gpu.gmem().host(b.o));
+  const auto* lse = reinterpret_cast<const float*>(gpu.gmem().host(b.lse));
+  const uint64_t lse_stride = b.lse_stride;
+  c.ran = true;
+  c.passed = true;
+  std::vector<double> p(s.seqlen_k), out(d);
+  const int64_t diag = int64_t{s.seqlen_k} - s.seqlen_q;
+  for (uint32_t bi = 0; bi < s.batch; ++bi)
+    for (uint32_t h = 0; h < s.heads; ++h) {
+      const uint64_t qm = uint64_t{bi} * s.heads + h;
+      const uint64_t km = uint64_t{bi} * s.kv_heads + h / (s.heads / s.kv_heads);
+      for (uint32_t r = 0; r < s.seqlen_q; ++r) {
+        const bf16_t* qr = q + (qm * s.seqlen_q + r) * d;
+        const int64_t last = s.causal ? std::min<int64_t>(int64_t{r} + diag, s.seqlen_k - 1)
+                                      : int64_t{s.seqlen_k} - 1;
+        double mx = -INFINITY;
+        for (int64_t cidx = 0; cidx <= last; ++cidx) {
+          const bf16_t* kr = k + (km * s.seqlen_k + cidx) * d;
+          double dot = 0;
+          for (uint32_t x = 0; x < d; ++x) dot += double{to_float(qr[x])} * to_float(kr[x]);
+          p[cidx] = dot * scale;
+          mx = std::max(mx, p[cidx]);
+        }
+        double sum = 0;
+        for (int64_t cidx = 0; cidx <= last; ++cidx) sum += (p[cidx] = std::exp(p[cidx] - mx));
+        std::fill(out.begin(), out.end(), 0.0);
+        double mag = 0;  // a bound on |O| elements' scale: max |V| over the row's keys
+        for (int64_t cidx = 0; cidx <= last; ++cidx) {
+          const bf16_t* vr = v + (km * s.seqlen_k + cidx) * d;
+          for (uint32_t x = 0; x < d; ++x) {
+            out[x] += p[cidx] / sum * to_float(vr[x]);
+            mag = std::max(mag, std::fabs(double{to_float(vr[x])}));
+          }
+        }
+        const double want_lse = last < 0 ? -INFINITY : mx + std::log(sum);
+        const float got_lse = lse[qm * lse_stride + r];
+        const bool lse_ok = last < 0 ? std::isinf(got_lse) && got_lse < 0
+                                     : std::fabs(got_lse - want_lse) <= 1e-3 * (1 + std::fabs(want_lse));
+        if (!lse_ok && c.passed) {
+          c.passed = false;
+          c.detail = fmt::format("LSE[b={}, h={}, row {}] = {}, expected {:.6g}", bi, h, r, got_lse,
+                                 want_lse);
+        }
+        for (uint32_t x = 0; x < d; ++x) {
+          const double got = to_float(o[(qm * s.seqlen_q + r) * d + x]);
+          const double err = std::fabs(got - out[x]);
+          // P is rounded to BF16 before P V (2^-8 relative per term) and O to
+          // BF16 at the end: a bound of 2^-7 of the row's largest |V|.
+          const double tol = std::ldexp(1.0, -7) * std::max(mag, 1e-30) + std::ldexp(1.0, -8) * std::fabs(out[x]);
+          c.max_abs_err = std::max(c.max_abs_err, err);
+          if (std::fabs(out[x]) > 0) c.max_rel_err = std::max(c.max_rel_err, err / std::fabs(out[x]));
+          c.max_tolerance_fraction = std::max(c.max_tolerance_fraction, err / tol);
+          if (err > tol && c.passed) {
+            c.passed = false;
+            c.detail = fmt::format("O[b={}, h={}, row {}, col {}] = {:.6g}, expected {:.6g}", bi, h, r,
+                                   x, got, out[x]);
+          }
+        }
+      }
+    }
+  return c;
+}
+
+}  // namespace sk::sim

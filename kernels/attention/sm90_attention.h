@@ -111,8 +111,10 @@ struct Sm90Attention {
   using SAcc = LaneArray<float, BN / 2>;  // S and P: 64 rows x BN per warpgroup
   using OAcc = LaneArray<float, D / 2>;   // O: 64 rows x D per warpgroup
   using Rows = LaneArray<float, 2>;       // per lane: its rows l/4 and l/4 + 8
-  // Named barriers that order the consumer warpgroups (id 0 is cta_sync).
-  static constexpr uint32_t kSchedBarrier[2] = {2, 3};
+  // Named barriers that order the consumer warpgroups: 2 + the warpgroup's
+  // half (id 0 is cta_sync). An id computed from the half, not a constexpr
+  // array: nvcc keeps no device copy of one indexed at run time.
+  static constexpr uint32_t kSchedBarrierBase = 2;
 
   struct Params {
     arch::TensorMap q;  // dims {D, seqlen_q, batch * heads}, box {64, 128, 1}, 128B swizzle
@@ -273,11 +275,11 @@ struct Sm90Attention {
       const uint32_t n_blocks = w.n_blocks;
       // Ping-pong: warpgroup 1 lets warpgroup 0 issue first.
       if (half == 1 && n_blocks > 0 && B != AttentionBug::kNoInitialArrive)
-        arch::named_barrier_arrive(kSchedBarrier[0], 256);
+        arch::named_barrier_arrive(kSchedBarrierBase, 256);
       for (uint32_t n = 0; n < n_blocks; ++n) {
         const bool last = n + 1 == n_blocks;
         auto ks = kc.acquire();
-        arch::named_barrier_sync(kSchedBarrier[half],
+        arch::named_barrier_sync(kSchedBarrierBase + half,
                                  B == AttentionBug::kSchedCount && half == 0 ? 128 : 256);
         if constexpr (B != AttentionBug::kNoWgmmaFence) arch::wgmma_fence();
         gemm_qk(s_acc, q_rows, arch::smem_addr(ks.tiles()));
@@ -286,7 +288,7 @@ struct Sm90Attention {
         if constexpr (B == AttentionBug::kEarlyQRelease)
           if (n == 0) std::move(qs).release();
         if (n == 0) {
-          if (half == 0 || !last) arch::named_barrier_arrive(kSchedBarrier[1 - half], 256);
+          if (half == 0 || !last) arch::named_barrier_arrive(kSchedBarrierBase + 1 - half, 256);
           arch::wgmma_wait_group<0>();
           if constexpr (B != AttentionBug::kEarlyKRelease) std::move(ks).release();
           softmax(p, s_acc, row_max, row_sum, scale, scale_log2, row0, n, half);
@@ -298,7 +300,7 @@ struct Sm90Attention {
           gemm_pv(o_acc, p_frag, arch::smem_addr(vs.tiles()));
           arch::wgmma_commit_group();
           if constexpr (B == AttentionBug::kEarlyVRelease) std::move(vs).release();
-          if (half == 0 || !last) arch::named_barrier_arrive(kSchedBarrier[1 - half], 256);
+          if (half == 0 || !last) arch::named_barrier_arrive(kSchedBarrierBase + 1 - half, 256);
           arch::wgmma_wait_group<1>();
           if constexpr (B != AttentionBug::kEarlyKRelease) std::move(ks).release();
           softmax(p, s_acc, row_max, row_sum, scale, scale_log2, row0, n, half);

@@ -281,6 +281,10 @@ struct Sm90Attention {
         auto ks = kc.acquire();
         arch::named_barrier_sync(kSchedBarrierBase + half,
                                  B == AttentionBug::kSchedCount && half == 0 ? 128 : 256);
+        // O's rescale for P_n-1 comes before both GEMMs are issued, so the one
+        // fence covers every register they read and no accumulator of an
+        // in-flight wgmma is touched between them.
+        if (n > 0) rescale(o_acc, scale);
         if constexpr (B != AttentionBug::kNoWgmmaFence) arch::wgmma_fence();
         gemm_qk(s_acc, q_rows, arch::smem_addr(ks.tiles()));
         arch::wgmma_commit_group();
@@ -295,8 +299,6 @@ struct Sm90Attention {
         } else {
           // O += P_n-1 V_n-1 behind S_n; the softmax of S_n runs under it.
           auto vs = vc.acquire();
-          rescale(o_acc, scale);
-          arch::wgmma_fence();
           gemm_pv(o_acc, p_frag, arch::smem_addr(vs.tiles()));
           arch::wgmma_commit_group();
           if constexpr (B == AttentionBug::kEarlyVRelease) std::move(vs).release();
@@ -398,8 +400,7 @@ struct Sm90Attention {
       for (int t = 0; t < BN / 16; ++t)
         for (int r = 0; r < 4; ++r) {
           const int i = 4 * (2 * t + (r >> 1)) + 2 * (r & 1);
-          p_frag[t].lane(l)[r] = static_cast<uint32_t>(to_bf16(sv[i]).bits) |
-                                 static_cast<uint32_t>(to_bf16(sv[i + 1]).bits) << 16;
+          p_frag[t].lane(l)[r] = arch::pack_bf16x2(sv[i], sv[i + 1]);
         }
     });
     arch::account_alu(BN / 4, 0);
@@ -421,9 +422,8 @@ struct Sm90Attention {
         const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
         for (int j = 0; j < D / 8; ++j) {
           const uint32_t col = 8 * j + 2 * (l % 4);
-          const bf16_t lo = to_bf16(r[4 * j + 2 * h] * inv), hi = to_bf16(r[4 * j + 2 * h + 1] * inv);
           arch::st_global_b32(o + uint64_t{row} * D + col,
-                              static_cast<uint32_t>(lo.bits) | static_cast<uint32_t>(hi.bits) << 16);
+                              arch::pack_bf16x2(r[4 * j + 2 * h] * inv, r[4 * j + 2 * h + 1] * inv));
         }
         if (l % 4 == 0) {
           const float value = sum > 0.0f ? row_max.lane(l)[h] * p.softmax_scale + logf(sum)

@@ -11,6 +11,7 @@
 
 #include "kernels/arch/sm90/smem_desc.h"
 #include "kernels/core/lane_array.h"
+#include "kernels/core/numeric.h"
 #include "kernels/arch/sm100/model/intrinsics.h"
 #include "models/sm90/api.h"
 
@@ -96,6 +97,9 @@ inline float exp2_approx(float x) {
   if (std::fpclassify(x) == FP_SUBNORMAL) x = 0.0f;
   const float y = std::exp2(x);
   return std::fpclassify(y) == FP_SUBNORMAL ? 0.0f : y;
+}
+inline uint32_t pack_bf16x2(float lo, float hi) {
+  return static_cast<uint32_t>(to_bf16(lo).bits) | static_cast<uint32_t>(to_bf16(hi).bits) << 16;
 }
 template <int R>
 inline void quad_allreduce_max(LaneArray<float, R>& v) {

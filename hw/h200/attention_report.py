@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""attention_report.py: the SM90 model against measured attention times.
+
+  attention_report.py predict MEASURED.csv --sim SIM --params FILE --out MODEL.csv
+                       [--variant V] [--jobs N] [--wall-limit S]
+      runs `sim run --kernel attention --arch sm90` in timing mode for every
+      configuration of MEASURED.csv (hw/h200/attention_bench.cu's columns,
+      with an optional leading variant_round column: --variant picks rows
+      whose variant_round starts with V; --stages S only that stage count), twice: at the model's own
+      power-limited clocks and with the SM clock pinned at the measured mean
+      (--sm-clock), and writes MODEL.csv.
+  attention_report.py report MEASURED.csv MODEL.csv [--variant V]
+      joins them (the measured time is the median over rounds) and prints,
+      per configuration and overall, the model's error (predicted / measured
+      - 1) both ways, and the mean absolute percentage error.
+
+No fitting happens here: the model's parameters are those of the file given.
+"""
+import argparse
+import csv
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+KEY = ("batch", "heads", "kv_heads", "seqlen_q", "seqlen_k", "head_dim", "causal", "stages")
+
+
+def read_measured(path, variant, stages=0):
+    rows = {}
+    with open(path) as f:
+        lines = [l for l in f if not l.startswith("#")]
+    for r in csv.DictReader(lines):
+        if variant and not r.get("variant_round", "").startswith(variant):
+            continue
+        if r["status"] != "ok" or (stages and int(r["stages"]) != stages):
+            continue
+        k = tuple(int(r[c]) for c in KEY)
+        rows.setdefault(k, []).append((float(r["ours_us"]), float(r["sm_mhz"])))
+    return {k: (statistics.median(t for t, _ in v), statistics.median(m for _, m in v)) for k, v in rows.items()}
+
+
+def sim_args(k):
+    b, h, kvh, sq, sk, d, causal, stages = k
+    a = ["run", "--kernel", "attention", "--arch", "sm90", "--batch", str(b), "--heads", str(h),
+         "--kv-heads", str(kvh), "--seqlen-q", str(sq), "--seqlen-k", str(sk), "--head-dim", str(d),
+         "--stages", str(stages)]
+    return a + (["--causal"] if causal else [])
+
+
+def predict(args):
+    measured = read_measured(args.measured, args.variant, args.stages)
+
+    def one(item):
+        k, (_, mhz) = item
+        out = {}
+        for label, extra in (("free", []), ("pinned", ["--sm-clock", f"{mhz / 1000:.3f}"])):
+            if label not in args.clocks.split(","):
+                out[label] = ("not_run", 0.0)
+                continue
+            with tempfile.NamedTemporaryFile(suffix=".json") as tmp:
+                cmd = [args.sim] + sim_args(k) + ["--params", args.params, "--json", tmp.name,
+                                                  "--wall-limit", str(args.wall_limit)] + extra
+                p = subprocess.run(cmd, capture_output=True, text=True)
+                if p.returncode not in (0, 1, 3):  # 3: stopped at --wall-limit
+                    raise SystemExit(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()}")
+                j = json.load(open(tmp.name))
+            out[label] = (j["status"], j["predicted_time_us"])
+        return k, out
+
+    with ThreadPoolExecutor(args.jobs) as ex:
+        results = list(ex.map(one, sorted(measured.items())))
+    with open(args.out, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(list(KEY) + ["status_free", "model_us_free", "status_pinned", "model_us_pinned", "pinned_mhz"])
+        for k, out in results:
+            w.writerow(list(k) + [out["free"][0], f"{out['free'][1]:.2f}", out["pinned"][0],
+                                  f"{out['pinned'][1]:.2f}", f"{measured[k][1]:.0f}"])
+
+
+def report(args):
+    measured = read_measured(args.measured, args.variant, args.stages)
+    with open(args.model) as f:
+        model = {tuple(int(r[c]) for c in KEY): r for r in csv.DictReader(f)}
+    errs = {"free": [], "pinned": []}
+    print("| batch x heads (kv) | seqlen q / k | d | causal | stages | measured µs | model µs (free) | error | model µs (pinned clock) | error |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for k in sorted(measured):
+        if k not in model:
+            continue
+        m = model[k]
+        t = measured[k][0]
+        row = []
+        for label in ("free", "pinned"):
+            if m[f"status_{label}"] == "not_run":
+                row += ["-", "-"]
+                continue
+            if m[f"status_{label}"] != "completed":
+                row += ["-", m[f"status_{label}"]]
+                continue
+            e = float(m[f"model_us_{label}"]) / t - 1
+            errs[label].append(e)
+            row += [m[f"model_us_{label}"], f"{100 * e:+.1f} %"]
+        b, h, kvh, sq, sk, d, causal, st = k
+        heads = f"{b} x {h}" + (f" ({kvh})" if kvh != h else "")
+        lens = f"{sq}" if sq == sk else f"{sq} / {sk}"
+        print(f"| {heads} | {lens} | {d} | {'yes' if causal else 'no'} | {st} | {t:.1f} | " + " | ".join(row) + " |")
+    for label, e in errs.items():
+        if e:
+            print(f"\n{label} clocks: {len(e)} rows, MAPE {100 * statistics.mean(abs(x) for x in e):.1f} %, "
+                  f"median error {100 * statistics.median(e):+.1f} %, worst {100 * max(e, key=abs):+.1f} %")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("predict")
+    p.add_argument("measured")
+    p.add_argument("--sim", required=True)
+    p.add_argument("--params", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--variant", default="")
+    p.add_argument("--stages", type=int, default=0, help="only rows with this stage count (0: all)")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--wall-limit", type=int, default=900)
+    p.add_argument("--clocks", default="free,pinned",
+                   help="which predictions: free (the model's power-limited clocks), pinned (the measured clock)")
+    r = sub.add_parser("report")
+    r.add_argument("measured")
+    r.add_argument("model")
+    r.add_argument("--variant", default="")
+    r.add_argument("--stages", type=int, default=0)
+    a = ap.parse_args()
+    predict(a) if a.cmd == "predict" else report(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -46,6 +46,7 @@
 #include <utility>
 #include <vector>
 
+#include "hw/h200/bench_clock.cuh"
 #include "kernels/attention/sm90_attention.h"
 
 namespace {
@@ -280,51 +281,11 @@ __global__ void __launch_bounds__(384, 1) sm90_attention_kernel(
   sk::Sm90Attention<Cfg>::run(p);
 }
 
-template <class T>
-T median(std::vector<T> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-// One thread per block records the SM it ran on, its cycle counter and the
-// global nanosecond timer.
-__global__ void clock_probe(uint64_t* out) {
-  uint32_t smid;
-  uint64_t cycles, ns;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(cycles));
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
-  out[3 * blockIdx.x] = smid;
-  out[3 * blockIdx.x + 1] = cycles;
-  out[3 * blockIdx.x + 2] = ns;
-}
-
-// Samples every SM's counters (a grid of twice the SM count, so that each SM
-// is likely to hold a block); returns smid -> {cycles, ns}.
+using sk::bench::clock_mhz;
+using sk::bench::median;
+// The SM clocks' sample (hw/h200/bench_clock.cuh).
 std::vector<std::pair<uint64_t, uint64_t>> sample_clocks(uint64_t* buf, int sms) {
-  const int blocks = 2 * sms;
-  clock_probe<<<blocks, 1>>>(buf);
-  CHECK_CUDA(cudaGetLastError());
-  std::vector<uint64_t> host(3 * static_cast<size_t>(blocks));
-  CHECK_CUDA(cudaMemcpy(host.data(), buf, host.size() * 8, cudaMemcpyDeviceToHost));
-  std::vector<std::pair<uint64_t, uint64_t>> by_sm(static_cast<size_t>(sms), {0, 0});
-  for (int b = 0; b < blocks; ++b) {
-    const uint64_t sm = host[3 * b];
-    if (sm < by_sm.size() && by_sm[sm].second == 0) by_sm[sm] = {host[3 * b + 1], host[3 * b + 2]};
-  }
-  return by_sm;
-}
-
-// The median over SMs of cycles per microsecond between two samples (0 if
-// no SM was seen in both).
-double clock_mhz(const std::vector<std::pair<uint64_t, uint64_t>>& before,
-                 const std::vector<std::pair<uint64_t, uint64_t>>& after) {
-  std::vector<double> mhz;
-  for (size_t i = 0; i < before.size(); ++i)
-    if (before[i].second != 0 && after[i].second > before[i].second)
-      mhz.push_back(1e3 * static_cast<double>(after[i].first - before[i].first) /
-                    static_cast<double>(after[i].second - before[i].second));
-  return mhz.empty() ? 0 : median(std::move(mhz));
+  return sk::bench::sample_clocks(buf, sms, "attention_bench");
 }
 
 // Waits for the device; a launch still running after 30 s is taken for a

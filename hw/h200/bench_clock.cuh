@@ -1,0 +1,75 @@
+// bench_clock.cuh: what the Hopper benchmarks (gemm_bench.cu, attention_bench.cu)
+// share to report the SM clock of a run of launches: every SM's cycle counter
+// and the global nanosecond timer, sampled before and after, and the median of
+// the per-SM rates. Long, dense kernels run below the boost clock when the
+// board reaches its power limit; this is how the benchmarks show it.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+#include <vector>
+
+namespace sk::bench {
+
+// Exits with status 2 and one line on a CUDA error (`prog` names the program).
+inline void check_cuda(cudaError_t e, const char* prog, const char* what, const char* file, int line) {
+  if (e == cudaSuccess) return;
+  std::fprintf(stderr, "%s: %s: %s (%s:%d)\n", prog, what, cudaGetErrorString(e), file, line);
+  std::exit(2);
+}
+
+template <class T>
+T median(std::vector<T> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// One thread per block records the SM it ran on, its cycle counter and the
+// global nanosecond timer.
+__global__ void clock_probe(uint64_t* out) {
+  uint32_t smid;
+  uint64_t cycles, ns;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(cycles));
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+  out[3 * blockIdx.x] = smid;
+  out[3 * blockIdx.x + 1] = cycles;
+  out[3 * blockIdx.x + 2] = ns;
+}
+
+// Samples every SM's counters (a grid of twice the SM count, so that each SM
+// is likely to hold a block) into `buf` (6 * sms words of device memory);
+// returns smid -> {cycles, ns}.
+inline std::vector<std::pair<uint64_t, uint64_t>> sample_clocks(uint64_t* buf, int sms, const char* prog) {
+  const int blocks = 2 * sms;
+  clock_probe<<<blocks, 1>>>(buf);
+  check_cuda(cudaGetLastError(), prog, "clock_probe", __FILE__, __LINE__);
+  std::vector<uint64_t> host(3 * static_cast<size_t>(blocks));
+  check_cuda(cudaMemcpy(host.data(), buf, host.size() * 8, cudaMemcpyDeviceToHost), prog,
+             "cudaMemcpy", __FILE__, __LINE__);
+  std::vector<std::pair<uint64_t, uint64_t>> by_sm(static_cast<size_t>(sms), {0, 0});
+  for (int b = 0; b < blocks; ++b) {
+    const uint64_t sm = host[3 * b];
+    if (sm < by_sm.size() && by_sm[sm].second == 0) by_sm[sm] = {host[3 * b + 1], host[3 * b + 2]};
+  }
+  return by_sm;
+}
+
+// The median over SMs of cycles per microsecond between two samples (0 if
+// no SM was seen in both).
+inline double clock_mhz(const std::vector<std::pair<uint64_t, uint64_t>>& before,
+                        const std::vector<std::pair<uint64_t, uint64_t>>& after) {
+  std::vector<double> mhz;
+  for (size_t i = 0; i < before.size(); ++i)
+    if (before[i].second != 0 && after[i].second > before[i].second)
+      mhz.push_back(1e3 * static_cast<double>(after[i].first - before[i].first) /
+                    static_cast<double>(after[i].second - before[i].second));
+  return mhz.empty() ? 0 : median(std::move(mhz));
+}
+
+}  // namespace sk::bench

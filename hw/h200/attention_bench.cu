@@ -46,7 +46,7 @@
 #include <utility>
 #include <vector>
 
-#include "hw/h200/bench_clock.cuh"
+#include "hw/h200/bench_common.cuh"
 #include "kernels/attention/sm90_attention.h"
 
 namespace {
@@ -240,21 +240,7 @@ __global__ void compare(const uint16_t* o, const float* lse, const float* o_ref,
   }
 }
 
-PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
-  static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
-  if (fn == nullptr) {
-    cudaDriverEntryPointQueryResult q;
-    void* p = nullptr;
-    CHECK_CUDA(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000,
-                                                cudaEnableDefault, &q));
-    if (q != cudaDriverEntryPointSuccess || p == nullptr) {
-      std::fprintf(stderr, "attention_bench: cuTensorMapEncodeTiled not found in the driver\n");
-      std::exit(2);
-    }
-    fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
-  }
-  return fn;
-}
+PFN_cuTensorMapEncodeTiled_v12000 encode_fn() { return sk::bench::encode_fn("attention_bench"); }
 
 // `matrices` BF16 matrices of `rows` rows of d, one after another: dims {d,
 // rows, matrices}, box {64, 128, 1}, 128B swizzle, zeros past the end.
@@ -283,7 +269,7 @@ __global__ void __launch_bounds__(384, 1) sm90_attention_kernel(
 
 using sk::bench::clock_mhz;
 using sk::bench::median;
-// The SM clocks' sample (hw/h200/bench_clock.cuh).
+// The SM clocks' sample (hw/h200/bench_common.cuh).
 std::vector<std::pair<uint64_t, uint64_t>> sample_clocks(uint64_t* buf, int sms) {
   return sk::bench::sample_clocks(buf, sms, "attention_bench");
 }

@@ -43,7 +43,7 @@
 #include <utility>
 #include <vector>
 
-#include "hw/h200/bench_clock.cuh"
+#include "hw/h200/bench_common.cuh"
 #include "kernels/matmul/sm90_matmul.h"
 
 namespace {
@@ -78,21 +78,7 @@ __global__ void fill_random(uint16_t* p, uint64_t rows, uint64_t ld, uint64_t co
   }
 }
 
-PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
-  static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
-  if (fn == nullptr) {
-    cudaDriverEntryPointQueryResult q;
-    void* p = nullptr;
-    CHECK_CUDA(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000,
-                                                cudaEnableDefault, &q));
-    if (q != cudaDriverEntryPointSuccess || p == nullptr) {
-      std::fprintf(stderr, "gemm_bench: cuTensorMapEncodeTiled not found in the driver\n");
-      std::exit(2);
-    }
-    fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
-  }
-  return fn;
-}
+PFN_cuTensorMapEncodeTiled_v12000 encode_fn() { return sk::bench::encode_fn("gemm_bench"); }
 
 // `batch` BF16 operands of `rows` GEMM rows (M or N) each, packed one after
 // another, 128B swizzle: K-major, dims {k, rows, batch} and box {64,
@@ -135,7 +121,7 @@ __global__ void __launch_bounds__(384, 1) sm90_matmul_kernel(
 
 using sk::bench::clock_mhz;
 using sk::bench::median;
-// The SM clocks' sample (hw/h200/bench_clock.cuh).
+// The SM clocks' sample (hw/h200/bench_common.cuh).
 std::vector<std::pair<uint64_t, uint64_t>> sample_clocks(uint64_t* buf, int sms) {
   return sk::bench::sample_clocks(buf, sms, "gemm_bench");
 }

@@ -1,11 +1,14 @@
-// bench_clock.cuh: what the Hopper benchmarks (gemm_bench.cu, attention_bench.cu)
-// share to report the SM clock of a run of launches: every SM's cycle counter
-// and the global nanosecond timer, sampled before and after, and the median of
-// the per-SM rates. Long, dense kernels run below the boost clock when the
-// board reaches its power limit; this is how the benchmarks show it.
+// bench_common.cuh: what the Hopper benchmarks (gemm_bench.cu, attention_bench.cu)
+// share: the driver's tensor-map encoder, and the SM clock of a run of
+// launches (every SM's cycle counter and the global nanosecond timer, sampled
+// before and after, and the median of the per-SM rates: long, dense kernels
+// run below the boost clock when the board reaches its power limit, and this
+// is how the benchmarks show it).
 #pragma once
 
+#include <cuda.h>
 #include <cuda_runtime.h>
+#include <cudaTypedefs.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -21,6 +24,25 @@ inline void check_cuda(cudaError_t e, const char* prog, const char* what, const 
   if (e == cudaSuccess) return;
   std::fprintf(stderr, "%s: %s: %s (%s:%d)\n", prog, what, cudaGetErrorString(e), file, line);
   std::exit(2);
+}
+
+// cuTensorMapEncodeTiled from the driver (the runtime does not link libcuda's
+// symbols directly); exits with status 2 and one line when it is missing.
+inline PFN_cuTensorMapEncodeTiled_v12000 encode_fn(const char* prog) {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
+  if (fn == nullptr) {
+    cudaDriverEntryPointQueryResult q;
+    void* p = nullptr;
+    check_cuda(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000,
+                                                cudaEnableDefault, &q),
+               prog, "cudaGetDriverEntryPointByVersion", __FILE__, __LINE__);
+    if (q != cudaDriverEntryPointSuccess || p == nullptr) {
+      std::fprintf(stderr, "%s: cuTensorMapEncodeTiled not found in the driver\n", prog);
+      std::exit(2);
+    }
+    fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  }
+  return fn;
 }
 
 template <class T>

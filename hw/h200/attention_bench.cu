@@ -267,12 +267,7 @@ __global__ void __launch_bounds__(384, 1) sm90_attention_kernel(
   sk::Sm90Attention<Cfg>::run(p);
 }
 
-using sk::bench::clock_mhz;
 using sk::bench::median;
-// The SM clocks' sample (hw/h200/bench_common.cuh).
-std::vector<std::pair<uint64_t, uint64_t>> sample_clocks(uint64_t* buf, int sms) {
-  return sk::bench::sample_clocks(buf, sms, "attention_bench");
-}
 
 // Waits for the device; a launch still running after 30 s is taken for a
 // hang: the process exits (status 3) rather than wait for the caller's limit.
@@ -299,32 +294,9 @@ void sync_or_hang(const char* what) {
 // SM clock over the timed launches.
 template <class Launch>
 float time_median(int runs, Launch&& launch, double& mhz) {
-  int sms = 0;
-  CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  uint64_t* probe = nullptr;
-  CHECK_CUDA(cudaMalloc(&probe, 3 * 8 * 2 * static_cast<size_t>(sms)));
-  cudaEvent_t e0, e1;
-  CHECK_CUDA(cudaEventCreate(&e0));
-  CHECK_CUDA(cudaEventCreate(&e1));
-  for (int i = 0; i < 3; ++i) launch();
-  sync_or_hang("warm-up launch");
-  const auto before = sample_clocks(probe, sms);
-  std::vector<float> ms;
-  for (int i = 0; i < runs; ++i) {
-    CHECK_CUDA(cudaEventRecord(e0));
-    launch();
-    CHECK_CUDA(cudaEventRecord(e1));
-    CHECK_CUDA(cudaEventSynchronize(e1));
-    CHECK_CUDA(cudaGetLastError());
-    float t = 0;
-    CHECK_CUDA(cudaEventElapsedTime(&t, e0, e1));
-    ms.push_back(t);
-  }
-  mhz = clock_mhz(before, sample_clocks(probe, sms));
-  CHECK_CUDA(cudaFree(probe));
-  CHECK_CUDA(cudaEventDestroy(e0));
-  CHECK_CUDA(cudaEventDestroy(e1));
-  return median(ms);
+  return sk::bench::time_median(
+      runs, [&launch](int) { launch(); }, [] { sync_or_hang("warm-up launch"); }, mhz,
+      "attention_bench");
 }
 
 struct Shape {

@@ -94,4 +94,39 @@ inline double clock_mhz(const std::vector<std::pair<uint64_t, uint64_t>>& before
   return mhz.empty() ? 0 : median(std::move(mhz));
 }
 
+// The median of `runs` timed launches (CUDA events around each) after three
+// warm-ups: launch(i) makes launch i (warm-ups 0..2, then 0..runs-1) and
+// settle() waits for the warm-ups; `mhz` gets the mean SM clock over the
+// timed launches.
+template <class Launch, class Settle>
+float time_median(int runs, Launch&& launch, Settle&& settle, double& mhz, const char* prog) {
+  auto ck = [prog](cudaError_t e, const char* what) { check_cuda(e, prog, what, __FILE__, __LINE__); };
+  int sms = 0;
+  ck(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "cudaDeviceGetAttribute");
+  uint64_t* probe = nullptr;
+  ck(cudaMalloc(&probe, 3 * 8 * 2 * static_cast<size_t>(sms)), "cudaMalloc");
+  cudaEvent_t e0, e1;
+  ck(cudaEventCreate(&e0), "cudaEventCreate");
+  ck(cudaEventCreate(&e1), "cudaEventCreate");
+  for (int i = 0; i < 3; ++i) launch(i);
+  settle();
+  const auto before = sample_clocks(probe, sms, prog);
+  std::vector<float> ms;
+  for (int i = 0; i < runs; ++i) {
+    ck(cudaEventRecord(e0), "cudaEventRecord");
+    launch(i);
+    ck(cudaEventRecord(e1), "cudaEventRecord");
+    ck(cudaEventSynchronize(e1), "cudaEventSynchronize");
+    ck(cudaGetLastError(), "launch");
+    float t = 0;
+    ck(cudaEventElapsedTime(&t, e0, e1), "cudaEventElapsedTime");
+    ms.push_back(t);
+  }
+  mhz = clock_mhz(before, sample_clocks(probe, sms, prog));
+  ck(cudaFree(probe), "cudaFree");
+  ck(cudaEventDestroy(e0), "cudaEventDestroy");
+  ck(cudaEventDestroy(e1), "cudaEventDestroy");
+  return median(ms);
+}
+
 }  // namespace sk::bench

@@ -119,43 +119,15 @@ __global__ void __launch_bounds__(384, 1) sm90_matmul_kernel(
   sk::Sm90Matmul<Cfg>::run(p);
 }
 
-using sk::bench::clock_mhz;
 using sk::bench::median;
-// The SM clocks' sample (hw/h200/bench_common.cuh).
-std::vector<std::pair<uint64_t, uint64_t>> sample_clocks(uint64_t* buf, int sms) {
-  return sk::bench::sample_clocks(buf, sms, "gemm_bench");
-}
 
 // The median of `runs` timed launches after 3 warm-ups; `mhz` gets the mean
 // SM clock over the timed launches.
 template <class Launch>
 float time_median(int runs, int sets, Launch&& launch, double& mhz) {
-  int sms = 0;
-  CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  uint64_t* probe = nullptr;
-  CHECK_CUDA(cudaMalloc(&probe, 3 * 8 * 2 * static_cast<size_t>(sms)));
-  cudaEvent_t e0, e1;
-  CHECK_CUDA(cudaEventCreate(&e0));
-  CHECK_CUDA(cudaEventCreate(&e1));
-  for (int i = 0; i < 3; ++i) launch(i % sets);
-  CHECK_CUDA(cudaDeviceSynchronize());
-  const auto before = sample_clocks(probe, sms);
-  std::vector<float> ms;
-  for (int i = 0; i < runs; ++i) {
-    CHECK_CUDA(cudaEventRecord(e0));
-    launch(i % sets);
-    CHECK_CUDA(cudaEventRecord(e1));
-    CHECK_CUDA(cudaEventSynchronize(e1));
-    CHECK_CUDA(cudaGetLastError());
-    float t = 0;
-    CHECK_CUDA(cudaEventElapsedTime(&t, e0, e1));
-    ms.push_back(t);
-  }
-  mhz = clock_mhz(before, sample_clocks(probe, sms));
-  CHECK_CUDA(cudaFree(probe));
-  CHECK_CUDA(cudaEventDestroy(e0));
-  CHECK_CUDA(cudaEventDestroy(e1));
-  return median(ms);
+  return sk::bench::time_median(
+      runs, [&launch, sets](int i) { launch(i % sets); },
+      [] { CHECK_CUDA(cudaDeviceSynchronize()); }, mhz, "gemm_bench");
 }
 
 double rel_error(const Problem& pr) {

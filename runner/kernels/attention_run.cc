@@ -18,6 +18,7 @@
 #include "runner/kernels/matmul_host.h"
 #include "runner/kernels/power_clocks.h"
 #include "runner/kernels/sm100_summary.h"
+#include "runner/kernels/sm90_launch.h"
 
 namespace sk::sim {
 namespace {
@@ -47,9 +48,7 @@ RunResult run_config(const AttentionRequest& req, const MatmulRequest& q,
   const AttentionShape& s = req.shape;
   const auto t0 = std::chrono::steady_clock::now();
   Gpu gpu(models::sm90::gpu_params(), q.functional);
-  models::sm90::api::reset();
-  models::sm90::api::phase_clock().start(
-      gpu, {f.tensor_ghz, f.rest_ghz, models::sm90::gpu_params().clock_hold_ns});
+  start_sm90_launch(gpu, f);
   configure_run(gpu, q, t0);
   std::mt19937_64 rng(q.seed);
   const AttentionBuffers b = allocate_attention(gpu, s, rng);
@@ -85,16 +84,7 @@ RunResult run_config(const AttentionRequest& req, const MatmulRequest& q,
   r.waves = static_cast<double>(tiles) / gpu.params().num_sms;
   const uint64_t tail = tiles % static_cast<uint64_t>(gpu.params().num_sms);
   r.tail_wave_pct = tail == 0 ? 100.0 : 100.0 * static_cast<double>(tail) / gpu.params().num_sms;
-  models::sm90::api::phase_clock().stop();
-  const double f_max = models::sm90::gpu_params().clock_ghz;
-  r.tensor_phase_ghz = f.tensor_ghz;
-  r.rest_phase_ghz = f.rest_ghz;
-  r.tensor_phase_cycles = models::sm90::api::phase_clock().tensor_cycles(r.cycles);
-  r.predicted_time_us += models::sm90::extras().launch_overhead_cycles / (f_max * 1e3);
-  r.tflops = s.flops() / (r.predicted_time_us * 1e-6) / 1e12;
-  r.peak_tflops = 4096.0 * gpu.params().num_sms * f_max * 1e9 / 1e12;
-  r.peak_fraction = r.tflops / r.peak_tflops;
-  r.power_w = models::sm100::board_power_w(models::sm90::gpu_params().power, f_max, f, activity(req, r));
+  finish_sm90_launch(gpu, s.flops(), f, r, [&req](const RunResult& x) { return activity(req, x); });
   settle_incomplete(r, gpu.engine().limit_reason());
   if (q.functional && status == RunStatus::kCompleted) r.check = check_attention(gpu, s, b, p.softmax_scale);
   r.output_errors = write_run_files(gpu, q, r);

@@ -18,6 +18,7 @@
 #include "engine/sysc_reset.h"
 #include "runner/kernels/matmul_host.h"
 #include "runner/kernels/sm100_summary.h"
+#include "runner/kernels/sm90_launch.h"
 #include "traces/sim_trace_export.h"
 
 namespace sk::sim {
@@ -47,9 +48,7 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f) {
   using Kernel = Sm90Matmul<C>;
   const auto t0 = std::chrono::steady_clock::now();
   Gpu gpu(models::sm90::gpu_params(), q.functional);
-  models::sm90::api::reset();
-  models::sm90::api::phase_clock().start(
-      gpu, {f.tensor_ghz, f.rest_ghz, models::sm90::gpu_params().clock_hold_ns});
+  start_sm90_launch(gpu, f);
   configure_run(gpu, q, t0);
   const MatmulBuffers buf = allocate_matmul<bf16_t>(gpu, q);
   typename Kernel::Params p{};
@@ -91,21 +90,10 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f) {
   r.functional = q.functional;
   r.seed = q.seed;
   r.status = run_status_name(status);
-  summarize_sm100(gpu, 2.0 * q.m * q.n * q.k * q.batch, r, 1.0, AccumulatorWait::kTensorCore);
-  models::sm90::api::phase_clock().stop();
+  const double flops = 2.0 * q.m * q.n * q.k * q.batch;
+  summarize_sm100(gpu, flops, r, 1.0, AccumulatorWait::kTensorCore);
   // The summary's time is the clock log's: each phase's cycles at its clock.
-  // What CUDA events around one launch measure adds the launch overhead (host
-  // and driver time, given in cycles of the maximum clock). Hopper's dense
-  // BF16 rate: 4096 FLOP per cycle per SM at the maximum clock.
-  const double f_max = models::sm90::gpu_params().clock_ghz;
-  r.tensor_phase_ghz = f.tensor_ghz;
-  r.rest_phase_ghz = f.rest_ghz;
-  r.tensor_phase_cycles = models::sm90::api::phase_clock().tensor_cycles(r.cycles);
-  r.predicted_time_us += models::sm90::extras().launch_overhead_cycles / (f_max * 1e3);
-  r.tflops = 2.0 * q.m * q.n * q.k * q.batch / (r.predicted_time_us * 1e-6) / 1e12;
-  r.peak_tflops = 4096.0 * gpu.params().num_sms * f_max * 1e9 / 1e12;
-  r.peak_fraction = r.tflops / r.peak_tflops;
-  r.power_w = models::sm100::board_power_w(models::sm90::gpu_params().power, f_max, f, activity(q, r));
+  finish_sm90_launch(gpu, flops, f, r, [&q](const RunResult& x) { return activity(q, x); });
   settle_incomplete(r, gpu.engine().limit_reason());
   r.check = check_run<bf16_t>(gpu, q, buf, status);
   r.output_errors = write_run_files(gpu, q, r);

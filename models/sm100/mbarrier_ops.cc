@@ -199,7 +199,8 @@ Mbarrier* checked(Gpu& gpu, uint64_t* bar, const char* op, const Loc& loc) {
 void init(Gpu& gpu, uint64_t* bar, uint32_t count, const Loc& loc) {
   int64_t off = barrier_offset(gpu, bar, "mbarrier.init", loc);
   if (off < 0) return;
-  Mbarrier& b = gpu.cta_of_current().barrier_at(static_cast<uint32_t>(off));
+  Cta& cta = gpu.cta_of_current();
+  Mbarrier& b = cta.barrier_at(static_cast<uint32_t>(off));
   if (b.valid)
     gpu.finding("mbarrier", "mbarrier.reinit_without_inval",
                 fmt::format("mbarrier.init on {} which is already a valid mbarrier; invalidate it "
@@ -214,12 +215,9 @@ void init(Gpu& gpu, uint64_t* bar, uint32_t count, const Loc& loc) {
   if (!b.flipped) b.flipped = std::make_unique<sc_core::sc_event>();
   b.valid = true;
   b.overwrite_reported = false;
-  {
-    Cta& cta = gpu.cta_of_current();
-    cta.barriers_lo = std::min(cta.barriers_lo, static_cast<uint32_t>(off));
-    cta.barriers_hi = std::max(cta.barriers_hi, static_cast<uint32_t>(off) + 8);
-  }
-  b.cta = gpu.cta_of_current().id;
+  cta.barriers_lo = std::min(cta.barriers_lo, static_cast<uint32_t>(off));
+  cta.barriers_hi = std::max(cta.barriers_hi, static_cast<uint32_t>(off) + 8);
+  b.cta = cta.id;
   b.offset = static_cast<uint32_t>(off);
   b.tx_expected = b.tx_delivered = 0;
   b.arrivals = 0;

@@ -35,15 +35,14 @@ void arrive_async(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow, const char* op
 void load_issued(Mbarrier& b, const Loc& loc);
 // Async-agent side (TMA): decrements tx-count on barrier `b` of `cta`.
 void complete_tx(Gpu& gpu, Cta& cta, Mbarrier& b, uint32_t bytes, uint64_t flow, sim::OpId id);
+// Blocks the current warp until the phase of parity `parity` has completed.
+bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc);
+
 // A write of SMEM bytes [off, off + bytes) of `cta` by anything other than
 // the mbarrier ops (a generic store, a TMA load's box, a CLC response, a
 // TMEM address): over a valid barrier it repurposes the barrier's memory
 // before mbarrier.inval (PTX 9.7.13.15.3), reported once per barrier.
-inline void check_overwrite(Gpu& gpu, Cta& cta, uint64_t off, uint64_t bytes, const char* op,
-                            const Loc& loc);
-// Blocks the current warp until the phase of parity `parity` has completed.
-bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc);
-
+// check_overwrite rejects a write outside every barrier's span inline.
 void report_overwrite(Gpu& gpu, Cta& cta, uint64_t off, uint64_t bytes, const char* op,
                       const Loc& loc);
 inline void check_overwrite(Gpu& gpu, Cta& cta, uint64_t off, uint64_t bytes, const char* op,

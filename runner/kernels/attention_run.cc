@@ -80,10 +80,7 @@ RunResult run_config(const AttentionRequest& req, const MatmulRequest& q,
   summarize_sm100(gpu, s.flops(), r, 1.0, AccumulatorWait::kTensorCore);
   // The work is one 128-row query tile per (tile, head, batch), not the
   // GEMM view's M x N tiles.
-  r.tiles = tiles;
-  r.waves = static_cast<double>(tiles) / gpu.params().num_sms;
-  const uint64_t tail = tiles % static_cast<uint64_t>(gpu.params().num_sms);
-  r.tail_wave_pct = tail == 0 ? 100.0 : 100.0 * static_cast<double>(tail) / gpu.params().num_sms;
+  set_waves(r, tiles, static_cast<uint32_t>(gpu.params().num_sms));
   finish_sm90_launch(gpu, s.flops(), f, r, [&req](const RunResult& x) { return activity(req, x); });
   settle_incomplete(r, gpu.engine().limit_reason());
   if (q.functional && status == RunStatus::kCompleted) r.check = check_attention(gpu, s, b, p.softmax_scale);
@@ -97,9 +94,7 @@ template <int D>
 Runner by_stages(uint32_t stages) {
   switch (stages) {
     case 2: return &run_config<D, 2>;
-    case 3: return Sm90AttentionConfig<D, 2>::kSmemBytes + Sm90AttentionConfig<D, 2>::kKvBytes * 2 <= 232448
-                       ? &run_config<D, 3>
-                       : nullptr;
+    case 3: return &run_config<D, 3>;  // fits at both head dims (the config asserts it)
     default: return nullptr;
   }
 }
@@ -133,7 +128,7 @@ std::string validate_attention(const AttentionRequest& req) {
   if (lookup(req) == nullptr)
     return fmt::format("{} stages of K and V at head dim {} do not fit in 227 KB of shared memory",
                        req.run.stages, s.head_dim);
-  if (uint64_t{s.batch} * s.heads * (s.seqlen_q + 127) / 128 > (1u << 31))
+  if (uint64_t{s.batch} * s.heads * ((s.seqlen_q + 127) / 128) > (1u << 31))
     return "the grid of query tiles exceeds 2^31";
   if (req.run.functional &&
       static_cast<double>(s.batch) * s.heads * s.seqlen_q * static_cast<double>(s.seqlen_k) * s.head_dim >

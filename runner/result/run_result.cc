@@ -35,8 +35,14 @@ void settle_incomplete(RunResult& r, const std::string& limit_reason) {
 
 void set_waves(RunResult& r, uint32_t sms) {
   if (sms == 0 || r.tile_m == 0 || r.tile_n == 0) return;
+  set_waves(r, uint64_t{(r.m + r.tile_m - 1) / r.tile_m} * ((r.n + r.tile_n - 1) / r.tile_n) * r.batch,
+            sms);
+}
+
+void set_waves(RunResult& r, uint64_t tiles, uint32_t sms) {
+  if (sms == 0) return;
   r.sms = sms;
-  r.tiles = uint64_t{(r.m + r.tile_m - 1) / r.tile_m} * ((r.n + r.tile_n - 1) / r.tile_n) * r.batch;
+  r.tiles = tiles;
   r.waves = static_cast<double>(r.tiles) / sms;
   const uint64_t tail = r.tiles % sms;
   r.tail_wave_pct = r.tiles == 0 ? 0 : tail == 0 ? 100.0 : 100.0 * static_cast<double>(tail) / sms;

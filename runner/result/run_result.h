@@ -105,6 +105,8 @@ void settle_incomplete(RunResult& r, const std::string& limit_reason);
 
 // The occupancy figures of r (tiles of r.tile_m x r.tile_n over `sms`).
 void set_waves(RunResult& r, uint32_t sms);
+// The same for a kernel whose work units are not the GEMM view's tiles.
+void set_waves(RunResult& r, uint64_t tiles, uint32_t sms);
 // The roofline figures of r for `flops` over `compulsory_bytes` (needs
 // r.peak_tflops and r.hbm_peak_gbs).
 void set_roofline(RunResult& r, double flops, double compulsory_bytes);

@@ -19,12 +19,8 @@ namespace sk::corpus {
 namespace {
 
 template <AttentionBug B>
-class AttentionCase : public verify::Sm100Case {
+class AttentionCase : public verify::Sm90Case {
  public:
-  const models::sm100::Params& params() const override { return models::sm90::gpu_params(); }
-  const char* arch() const override { return "sm90"; }
-  void before_launch() override { models::sm90::api::reset(); }
-
   verify::Sm100Launch setup(verify::Gpu& gpu, const verify::CaseConfig& cfg,
                             verify::Rng& rng) override {
     auto get = [&](const char* key, int64_t def, int64_t lo, int64_t hi) {

@@ -17,14 +17,10 @@ namespace {
 using models::sm100::Swizzle;
 
 template <Sm90Bug B>
-class Sm90MutantCase : public verify::Sm100Case {
+class Sm90MutantCase : public verify::Sm90Case {
   using K = Sm90Mutant<B>;
 
  public:
-  const models::sm100::Params& params() const override { return models::sm90::gpu_params(); }
-  const char* arch() const override { return "sm90"; }
-  void before_launch() override { models::sm90::api::reset(); }
-
   verify::Sm100Launch setup(verify::Gpu& gpu, const verify::CaseConfig& cfg,
                             verify::Rng& rng) override {
     auto dim = [&](const char* key, int64_t def) {

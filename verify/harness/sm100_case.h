@@ -20,6 +20,8 @@
 #include <string>
 
 #include "models/sm100/gpu.h"
+#include "models/sm90/api.h"
+#include "models/sm90/params.h"
 #include "verify/harness/registry.h"
 
 namespace sk::verify {
@@ -45,6 +47,15 @@ class Sm100Case {
   virtual const models::sm100::Params& params() const { return models::sm100::Params::builtin(); }
   virtual const char* arch() const { return "sm100"; }
   virtual void before_launch() {}
+};
+
+// A Hopper (wgmma) case: the SM90 parameters, and the SM90 layer reset before
+// each launch.
+class Sm90Case : public Sm100Case {
+ public:
+  const models::sm100::Params& params() const override { return models::sm90::gpu_params(); }
+  const char* arch() const override { return "sm90"; }
+  void before_launch() override { models::sm90::api::reset(); }
 };
 
 // Runs `c` once (inside a simulation process). Config key max_cycles bounds

@@ -101,25 +101,24 @@ inline float exp2_approx(float x) {
 inline uint32_t pack_bf16x2(float lo, float hi) {
   return static_cast<uint32_t>(to_bf16(lo).bits) | static_cast<uint32_t>(to_bf16(hi).bits) << 16;
 }
-template <int R>
-inline void quad_allreduce_max(LaneArray<float, R>& v) {
+// Each register over the four lanes of a quad, combined in the device's
+// butterfly order: op(op(a, b), op(c, d)) for lanes a, b, c, d.
+template <int R, class Op>
+inline void quad_allreduce(LaneArray<float, R>& v, Op op) {
   for (int q = 0; q < 8; ++q)
     for (int i = 0; i < R; ++i) {
-      float m = v.regs[4 * q][i];
-      for (int j = 1; j < 4; ++j) m = std::fmax(m, v.regs[4 * q + j][i]);
-      for (int j = 0; j < 4; ++j) v.regs[4 * q + j][i] = m;
+      float(*x)[R] = &v.regs[4 * q];  // the quad's four lanes
+      const float r = op(op(x[0][i], x[1][i]), op(x[2][i], x[3][i]));
+      for (int j = 0; j < 4; ++j) x[j][i] = r;
     }
 }
 template <int R>
+inline void quad_allreduce_max(LaneArray<float, R>& v) {
+  quad_allreduce(v, [](float a, float b) { return std::fmax(a, b); });
+}
+template <int R>
 inline void quad_allreduce_sum(LaneArray<float, R>& v) {
-  // The device's butterfly: (a + b) + (c + d) for lanes a, b, c, d of a quad.
-  for (int q = 0; q < 8; ++q)
-    for (int i = 0; i < R; ++i) {
-      const float* x[4] = {&v.regs[4 * q][i], &v.regs[4 * q + 1][i], &v.regs[4 * q + 2][i],
-                           &v.regs[4 * q + 3][i]};
-      const float s = (*x[0] + *x[1]) + (*x[2] + *x[3]);
-      for (int j = 0; j < 4; ++j) v.regs[4 * q + j][i] = s;
-    }
+  quad_allreduce(v, [](float a, float b) { return a + b; });
 }
 inline void account_alu(uint32_t fma, uint32_t sfu, Loc l = Loc::current()) {
   m90::account_alu(fma, sfu, l);

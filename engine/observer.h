@@ -51,13 +51,18 @@ class Observer {
  public:
   virtual ~Observer() = default;
 
-  virtual void launch(int ctas, int warps_per_cta, uint64_t smem_bytes) = 0;
+  virtual void launch(int ctas, int warps_per_cta, uint64_t smem_bytes, int cluster_size) = 0;
   // An async operation issued now by `issuer`; `kind` names it in reports.
   virtual OpId issue_async(const Warp& issuer, const char* kind) = 0;
   // A memory access by warp `w` itself (op == 0) or by its operation `op`.
   virtual void access(const Warp& w, OpId op, Space space, std::span<const Range> ranges,
                       bool write, Proxy proxy, const char* what,
                       const std::source_location& loc) = 0;
+  // The same on the shared memory of CTA `cta` of the warp's cluster (a
+  // multicast TMA's box in a peer, a DSMEM access).
+  virtual void access_at(const Warp& w, OpId op, int cta, Space space,
+                         std::span<const Range> ranges, bool write, Proxy proxy, const char* what,
+                         const std::source_location& loc) = 0;
 
   // Warp `w` initialises sync object `key` of its CTA (mbarrier.init; on
   // MI300X the store that zeroes a pipeline counter). Every later use of the
@@ -76,12 +81,21 @@ class Observer {
   // a use before any init is remembered and checked when the init comes.
   virtual void sync_use(const Warp& w, uint64_t key, const char* what, std::string_view name,
                         const std::source_location& loc) = 0;
+  // A use of sync object `key` of CTA `cta` of the warp's cluster (a remote
+  // arrive, a multicast load completing on a peer's barrier).
+  virtual void sync_use_at(const Warp& w, int cta, uint64_t key, const char* what,
+                           std::string_view name, const std::source_location& loc) = 0;
   virtual void release(const Warp& w, uint64_t key) = 0;
+  // Release on sync object `key` of CTA `cta` of the warp's cluster.
+  virtual void release_at(const Warp& w, int cta, uint64_t key) = 0;
   // Operation `op` (and the operations in `covered`, for a commit) completed
   // and signals sync object `key` of `cta`.
   virtual void release_op(OpId op, int cta, uint64_t key, std::span<const OpId> covered) = 0;
   virtual void phase_complete(int cta, uint64_t key) = 0;
   virtual void acquire(const Warp& w, uint64_t key) = 0;
+  // Acquire the last completed phase of `key` of CTA `cta` of the warp's
+  // cluster (a cluster barrier, kept by the cluster's first CTA).
+  virtual void acquire_at(const Warp& w, int cta, uint64_t key) = 0;
   // The issuer of `op` waited for its completion.
   virtual void complete_local(const Warp& w, OpId op) = 0;
   // True when `w` is ordered after the completion of `op` (the op can be

@@ -2,7 +2,8 @@
 // against cuBLAS and timed against it in the same run.
 //
 //   gemm_bench --m M --n N --k K [--batch L] [--tile-group G] [--stages 2-6] [--tile-n 128|256]
-//              [--runs 20] [--all]   (every tile/stage configuration that fits)
+//              [--cluster MxN | --clusters LIST] [--runs 20] [--all]
+//              (--all: every tile/stage configuration that fits)
 //
 // --batch L runs L independent GEMMs of the shape in one launch (the kernel's
 // rank-3 tensor maps; A, B and D each hold their L matrices one after
@@ -15,6 +16,18 @@
 // --tile-group G walks the output tiles in bands of G tile columns
 // (kernels/sched/static_persistent_scheduler.h); the shape column then ends
 // in _gG.
+// --cluster MxN runs the kernel in thread-block clusters of M CTAs along M
+// and N along N (M, N in {1, 2, 4}, M * N <= 4; default 1x1, no cluster;
+// kernels/sched/cluster_shape.h): launched with cudaLaunchKernelEx and
+// cluster dimension {M * N, 1, 1}, A's map with boxes of 128 / N rows and B's
+// of tile_n / M rows (each CTA loads its slice of the shared tile and
+// multicasts it), a persistent grid of min(cluster blocks, the clusters
+// cudaOccupancyMaxActiveClusters allows at once) x M * N CTAs. The shape
+// column then ends in _cMxN. --clusters LIST (comma-separated, e.g.
+// 1x1,2x1,1x2) runs each cluster shape in turn, with --all every
+// configuration for each. 1x1 is the plain <<<grid, 384, smem>>> launch of
+// min(tiles, SMs) CTAs. Clusters need K-major A and B (no --layout-a col or
+// --layout-b row).
 //
 // Inputs are random BF16 in [-1, 1) (a device hash of the index, new per
 // seed), rows padded to a 16-byte pitch as TMA requires. D is poisoned with
@@ -28,7 +41,8 @@
 // the last timed launch, and the clock ticks per nanosecond are taken per SM
 // (median over SMs). Long, dense kernels run below the boost clock when the
 // board reaches its power limit; this column shows it.
-// Exit status: 0 all checks passed, 1 a check failed, 2 bad usage or a CUDA error.
+// Exit status: 0 all checks passed, 1 a check failed, 2 bad usage or a CUDA error
+// (bad usage: one line on stderr).
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -106,6 +120,7 @@ struct Problem {
   uint32_t m, n, k, lda, ldb, ldd;
   uint32_t batch;
   uint32_t tile_group;  // the kernel's tile order (Params::tile_group)
+  sk::ClusterShape cluster;  // CTAs of a cluster along M and N (1 x 1: no cluster)
   bool a_col, b_row;  // A M-contiguous, B N-contiguous
   int sets;
   std::vector<uint16_t*> a, b;
@@ -152,7 +167,10 @@ std::string shape(const Problem& pr) {
   std::string s = std::to_string(pr.m) + "x" + std::to_string(pr.n) + "x" + std::to_string(pr.k);
   if (pr.batch > 1) s += "x" + std::to_string(pr.batch);
   return s + (pr.a_col ? "_ca" : "") + (pr.b_row ? "_rb" : "") +
-         (pr.tile_group > 1 ? "_g" + std::to_string(pr.tile_group) : "");
+         (pr.tile_group > 1 ? "_g" + std::to_string(pr.tile_group) : "") +
+         (pr.cluster.size() > 1
+              ? "_c" + std::to_string(pr.cluster.m) + "x" + std::to_string(pr.cluster.n)
+              : "");
 }
 
 template <int BN, int S>
@@ -164,12 +182,41 @@ int run_config(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double 
                                   static_cast<int>(Cfg::kSmemBytes)));
   int sms = 0;
   CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const uint32_t tiles = ((pr.m + 127) / 128) * ((pr.n + BN - 1) / BN) * pr.batch;
-  const int grid = static_cast<int>(std::min<uint32_t>(tiles, static_cast<uint32_t>(sms)));
+  const sk::ClusterShape cs = pr.cluster;
+  const uint32_t csize = cs.size();
+  const uint32_t tiles_m = (pr.m + 127) / 128, tiles_n = (pr.n + BN - 1) / BN;
+  const uint32_t tiles = tiles_m * tiles_n * pr.batch;
+  int grid = static_cast<int>(std::min<uint32_t>(tiles, static_cast<uint32_t>(sms)));
+  // A cluster launch: 1-D grid in clusters of csize CTAs.
+  cudaLaunchAttribute cluster_attr{};
+  cluster_attr.id = cudaLaunchAttributeClusterDimension;
+  cluster_attr.val.clusterDim.x = csize;
+  cluster_attr.val.clusterDim.y = 1;
+  cluster_attr.val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.blockDim = dim3(Cfg::kThreads);
+  cfg.dynamicSmemBytes = Cfg::kSmemBytes;
+  cfg.attrs = &cluster_attr;
+  cfg.numAttrs = 1;
+  if (csize > 1) {
+    // Persistent clusters: one per block of the cluster grid, capped at the
+    // clusters that can be resident at once.
+    cfg.gridDim = dim3(csize);
+    int max_clusters = 0;
+    CHECK_CUDA(cudaOccupancyMaxActiveClusters(&max_clusters, kernel, &cfg));
+    if (max_clusters < 1) {
+      std::fprintf(stderr, "gemm_bench: no cluster of %ux%u fits (tile_n %d, %d stages)\n", cs.m,
+                   cs.n, BN, S);
+      std::exit(2);
+    }
+    const uint64_t blocks = sk::cluster_blocks(tiles_m, tiles_n, pr.batch, cs);
+    grid = static_cast<int>(std::min<uint64_t>(blocks, static_cast<uint64_t>(max_clusters)) * csize);
+    cfg.gridDim = dim3(static_cast<uint32_t>(grid));
+  }
   std::vector<typename K::Params> params(pr.sets);
   for (int s = 0; s < pr.sets; ++s) {
-    params[s].a = make_map(pr.a[s], pr.m, pr.k, pr.lda, 128, pr.batch, pr.a_col);
-    params[s].b = make_map(pr.b[s], pr.n, pr.k, pr.ldb, BN, pr.batch, pr.b_row);
+    params[s].a = make_map(pr.a[s], pr.m, pr.k, pr.lda, 128 / cs.n, pr.batch, pr.a_col);
+    params[s].b = make_map(pr.b[s], pr.n, pr.k, pr.ldb, BN / cs.m, pr.batch, pr.b_row);
     params[s].layouts = sk::OperandLayouts{pr.a_col ? 1u : 0u, pr.b_row ? 1u : 0u};
     params[s].d = reinterpret_cast<sk::bf16_t*>(pr.d);
     params[s].m = pr.m;
@@ -179,8 +226,16 @@ int run_config(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double 
     params[s].batches = pr.batch;
     params[s].batch_stride_d = uint64_t{pr.m} * pr.ldd;
     params[s].tile_group = pr.tile_group;
+    params[s].cluster_m = cs.m;
+    params[s].cluster_n = cs.n;
   }
-  auto launch = [&](int s) { kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes>>>(params[s]); };
+  auto launch = [&](int s) {
+    if (csize == 1) {
+      kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes>>>(params[s]);
+      return;
+    }
+    CHECK_CUDA(cudaLaunchKernelEx(&cfg, kernel, params[s]));
+  };
   // Checked run on input set 0, D poisoned first.
   CHECK_CUDA(cudaMemset(pr.d, 0xff, size_t{pr.m} * pr.ldd * 2 * pr.batch));
   launch(0);
@@ -225,6 +280,20 @@ bool flag(int argc, char** argv, const char* name) {
     if (std::strcmp(argv[i], name) == 0) return true;
   return false;
 }
+const char* str_arg(int argc, char** argv, const char* name) {
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], name) == 0) return argv[i + 1];
+  return nullptr;
+}
+
+// "MxN" with M, N in {1, 2, 4} and M * N <= 4; false otherwise.
+bool parse_cluster(const std::string& s, sk::ClusterShape& c) {
+  if (s.size() != 3 || s[1] != 'x') return false;
+  auto dim = [](char ch) -> uint32_t { return ch == '1' ? 1 : ch == '2' ? 2 : ch == '4' ? 4 : 0; };
+  c.m = dim(s[0]);
+  c.n = dim(s[2]);
+  return c.m != 0 && c.n != 0 && c.m * c.n <= 4;
+}
 
 }  // namespace
 
@@ -239,6 +308,41 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--layout-a") == 0) pr.a_col = std::strcmp(argv[i + 1], "col") == 0;
     if (std::strcmp(argv[i], "--layout-b") == 0) pr.b_row = std::strcmp(argv[i + 1], "row") == 0;
   }
+  // The cluster shapes to run (--cluster MxN, or --clusters M1xN1,M2xN2,...).
+  std::vector<sk::ClusterShape> clusters;
+  {
+    const char* one = str_arg(argc, argv, "--cluster");
+    const char* list = str_arg(argc, argv, "--clusters");
+    if ((one != nullptr && list != nullptr) || (flag(argc, argv, "--cluster") && one == nullptr) ||
+        (flag(argc, argv, "--clusters") && list == nullptr)) {
+      std::fprintf(stderr, "gemm_bench: give one of --cluster MxN or --clusters LIST, with a value\n");
+      return 2;
+    }
+    std::string text = list != nullptr ? list : one != nullptr ? one : "1x1";
+    size_t from = 0;
+    while (true) {
+      const size_t comma = text.find(',', from);
+      const std::string item = text.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+      sk::ClusterShape c;
+      if (!parse_cluster(item, c)) {
+        std::fprintf(stderr,
+                     "gemm_bench: bad cluster '%s' (MxN with M, N in {1, 2, 4} and M * N <= 4)\n",
+                     item.c_str());
+        return 2;
+      }
+      clusters.push_back(c);
+      if (comma == std::string::npos) break;
+      from = comma + 1;
+    }
+  }
+  for (const sk::ClusterShape& c : clusters)
+    if (c.size() > 1 && (pr.a_col || pr.b_row)) {
+      std::fprintf(stderr,
+                   "gemm_bench: a cluster (%ux%u) needs K-major A and B (no --layout-a col or "
+                   "--layout-b row)\n",
+                   c.m, c.n);
+      return 2;
+    }
   const uint32_t stages = arg(argc, argv, "--stages", 4), tile_n = arg(argc, argv, "--tile-n", 256);
   const int runs = static_cast<int>(arg(argc, argv, "--runs", 20));
   if (pr.m == 0 || pr.n == 0 || pr.k == 0 || pr.batch == 0 || pr.tile_group == 0 || runs < 1 || stages < 2 ||
@@ -297,12 +401,16 @@ int main(int argc, char** argv) {
   const float cublas_ms = time_median(runs, pr.sets, [&](int s) { cublas(s, pr.d); }, cublas_mhz);
 
   int rc = 0;
-  if (flag(argc, argv, "--all")) {
-    for (int s = 2; s <= 6; ++s) rc |= by_stages<128>(s, pr, h, runs, cublas_ms, cublas_mhz);
-    for (int s = 2; s <= 4; ++s) rc |= by_stages<256>(s, pr, h, runs, cublas_ms, cublas_mhz);
-  } else {
-    rc = tile_n == 256 ? by_stages<256>(static_cast<int>(stages), pr, h, runs, cublas_ms, cublas_mhz)
-                       : by_stages<128>(static_cast<int>(stages), pr, h, runs, cublas_ms, cublas_mhz);
+  for (const sk::ClusterShape& c : clusters) {
+    pr.cluster = c;
+    if (flag(argc, argv, "--all")) {
+      for (int s = 2; s <= 6; ++s) rc |= by_stages<128>(s, pr, h, runs, cublas_ms, cublas_mhz);
+      for (int s = 2; s <= 4; ++s) rc |= by_stages<256>(s, pr, h, runs, cublas_ms, cublas_mhz);
+    } else {
+      rc |= tile_n == 256
+                ? by_stages<256>(static_cast<int>(stages), pr, h, runs, cublas_ms, cublas_mhz)
+                : by_stages<128>(static_cast<int>(stages), pr, h, runs, cublas_ms, cublas_mhz);
+    }
   }
   cublasDestroy(h);
   return rc;

@@ -20,6 +20,13 @@
 // canonical layout whose span-wide row blocks are box_bytes apart (the
 // descriptors' leading byte offset). load() keeps the GEMM's (k, row)
 // coordinates either way.
+//
+// Clusters: load_multicast() issues the same boxes with .multicast::cluster:
+// each lands at the same SMEM offset in every CTA of cta_mask and completes
+// its bytes on the barrier at the same offset in each (kernels/arch/sm100/
+// device/cluster.h). A kernel that splits a shared tile among the CTAs of a
+// cluster gives each a map whose box is its slice and a destination offset
+// inside the tile.
 #pragma once
 
 #include "kernels/arch/lanes.h"
@@ -60,18 +67,38 @@ class TiledTmaLoader {
   SK_DEVICE void load(void* smem_dst, uint64_t* full_barrier, int32_t c0, int32_t c1,
                       int32_t c2 = 0, arch::CallSite site = arch::CallSite::current()) const {
     const arch::Caller caller(site);
+    boxes(smem_dst, full_barrier, c0, c1, c2, 0);
+  }
+  // The same, delivered to every CTA of the cluster in cta_mask (bit r: rank
+  // r). Lane: one.
+  SK_DEVICE void load_multicast(void* smem_dst, uint64_t* full_barrier, int32_t c0, int32_t c1,
+                                int32_t c2, uint16_t cta_mask,
+                                arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
+    boxes(smem_dst, full_barrier, c0, c1, c2, cta_mask);
+  }
+
+ private:
+  SK_DEVICE void boxes(void* smem_dst, uint64_t* full_barrier, int32_t c0, int32_t c1, int32_t c2,
+                       uint16_t mask) const {
     if (mn_.boxes == 0) {
-      box(smem_dst, full_barrier, c0, c1, c2);
+      box(smem_dst, full_barrier, c0, c1, c2, mask);
       return;
     }
     for (uint32_t i = 0; i < mn_.boxes; ++i)
       box(static_cast<uint8_t*>(smem_dst) + i * mn_.box_bytes, full_barrier,
-          c1 + static_cast<int32_t>(mn_.box_rows * i), c0, c2);
+          c1 + static_cast<int32_t>(mn_.box_rows * i), c0, c2, mask);
   }
-
- private:
-  SK_DEVICE void box(void* smem_dst, uint64_t* full_barrier, int32_t c0, int32_t c1,
-                     int32_t c2) const {
+  // mask 0: this CTA only (the plain load).
+  SK_DEVICE void box(void* smem_dst, uint64_t* full_barrier, int32_t c0, int32_t c1, int32_t c2,
+                     uint16_t mask) const {
+    if (mask != 0) {
+      if constexpr (Rank == 3)
+        arch::tma_load_3d_multicast(smem_dst, map_, full_barrier, c0, c1, c2, mask);
+      else
+        arch::tma_load_2d_multicast(smem_dst, map_, full_barrier, c0, c1, mask);
+      return;
+    }
     if constexpr (Rank == 3)
       arch::tma_load_3d(smem_dst, map_, full_barrier, c0, c1, c2);
     else

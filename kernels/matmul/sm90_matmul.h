@@ -23,10 +23,24 @@
 // apart; a K step of 16 advances it 2 KiB). A consumer half's 64 rows of A
 // start 8 KiB into the tile in either layout.
 //
+// Thread-block clusters (Params::cluster_m x cluster_n CTAs, launched with
+// cluster dimension cluster_m * cluster_n; kernels/sched/cluster_shape.h):
+// the cluster walks blocks of cluster_m x cluster_n tiles. The cluster_n CTAs
+// of a row share their A tile: each loads 128 / cluster_n rows of it (A's
+// map has boxes of that height) and multicasts them to the row; likewise B
+// down a column, BN / cluster_m rows each. Every CTA still expects the whole
+// stage's bytes on its own full barrier. A consumer warp releases a stage to
+// every CTA of its row and column (remote arrives), whose producers write
+// into it, so an empty barrier counts kConsumerWarps x (cluster_m +
+// cluster_n - 1) arrivals. The barriers are initialised, fenced at cluster
+// scope and published with a cluster barrier before any peer uses them, and
+// every warp meets a cluster barrier before the CTA exits. K-major operands
+// only (the hosts refuse MN-major layouts with a cluster).
+//
 // Invariants: a stage is released (empty barrier, one arrival per consumer
-// warp) only after the wgmma ops that read it have completed (wait_group 0);
-// accumulators are read only after that wait; tiles start on 1024-byte
-// boundaries (128B swizzle atoms).
+// warp and releasing CTA) only after the wgmma ops that read it have
+// completed (wait_group 0); accumulators are read only after that wait;
+// tiles start on 1024-byte boundaries (128B swizzle atoms).
 #pragma once
 
 #include "kernels/arch/sm90.h"
@@ -39,6 +53,7 @@
 #include "kernels/pipeline/payloads.h"
 #include "kernels/pipeline/mbarrier_backend.h"
 #include "kernels/pipeline/tile_pipeline.h"
+#include "kernels/sched/cluster_shape.h"
 #include "kernels/sched/static_persistent_scheduler.h"
 
 namespace sk {
@@ -76,32 +91,48 @@ struct Sm90Matmul {
     uint64_t batch_stride_d = 0;   // elements from one matrix of D to the next
     OperandLayouts layouts;        // MN-major A and B (maps {M or N, K, batches})
     uint32_t tile_group = 1;       // tile order: along M (1) or bands of this many N columns
+    // The cluster: CTAs along M and N (1 x 1: no cluster). A's map then has
+    // boxes of 128 / cluster_n rows, B's of BN / cluster_m rows.
+    uint32_t cluster_m = 1, cluster_n = 1;
   };
 
   SK_DEVICE static void run(const Params& p) {
     Smem& s = smem();
     const uint32_t warp = arch::warp_idx();
+    const ClusterShape cs{p.cluster_m, p.cluster_n};
+    const bool clustered = cs.size() > 1;
+    const uint32_t rank = clustered ? arch::cluster_ctarank() : 0;
     if (warp == 0) {
       if (auto lane = elect_one()) {
-        Pipe::init(&s.barriers, 1, Cfg::kConsumerWarps, "input");
+        Pipe::init(&s.barriers, 1, Cfg::kConsumerWarps * cs.releasers(), "input");
         arch::fence_mbarrier_init();
       }
     }
-    arch::cta_sync();
-    const Pipe pipe(&s.barriers, typename Cfg::Payload{&s.tiles});
+    // Peers arrive on these barriers and load into this CTA's stages: the
+    // whole cluster sees them initialised first.
+    if (clustered)
+      arch::cluster_sync();
+    else
+      arch::cta_sync();
+    const Pipe pipe(MbarrierBackend<S>(&s.barriers, clustered ? cs.release_peers(rank) : 0),
+                    typename Cfg::Payload{&s.tiles});
     const uint32_t tiles_m = ceil_div<uint32_t>(p.m, BM), tiles_n = ceil_div<uint32_t>(p.n, BN);
-    const uint32_t tiles = tiles_m * tiles_n * p.batches, k_blocks = ceil_div<uint32_t>(p.k, BK);
+    const Walk walk{tiles_m, tiles_n, cluster_blocks(tiles_m, tiles_n, p.batches, cs), cs, rank,
+                    arch::cta_idx() / cs.size(), arch::num_ctas() / cs.size()};
+    const uint32_t k_blocks = ceil_div<uint32_t>(p.k, BK);
     if (warp < 4) {
       arch::warpgroup_reg_dealloc<40>();
       // Warps 1-3 of the producer warpgroup only give their registers to
-      // the consumers (setmaxnreg.dec) and exit.
+      // the consumers (setmaxnreg.dec).
       arch::annotate_role(warp == 0 ? "load" : "reg_donor");
-      if (warp == 0) produce(p, pipe, tiles, tiles_m, tiles_n, k_blocks);
+      if (warp == 0) produce(p, pipe, walk, k_blocks);
     } else {
       arch::warpgroup_reg_alloc<232>();
       arch::annotate_role("mma");
-      consume(p, pipe, warp / 4 - 1, tiles, tiles_m, tiles_n, k_blocks);
+      consume(p, pipe, warp / 4 - 1, walk, k_blocks);
     }
+    // No CTA leaves while a peer may still load into it or arrive on it.
+    if (clustered) arch::cluster_sync();
   }
 
  private:
@@ -110,21 +141,48 @@ struct Sm90Matmul {
     return *reinterpret_cast<Smem*>(base + ((1024 - (arch::smem_addr(base) & 1023)) & 1023));
   }
 
-  SK_DEVICE static void produce(const Params& p, const Pipe& pipe, uint32_t tiles, uint32_t tiles_m,
-                                uint32_t tiles_n, uint32_t k_blocks) {
+  // The blocks this CTA's cluster walks: first, first + step, ... of the
+  // cluster grid (kernels/sched/cluster_shape.h; one tile per block without
+  // a cluster).
+  struct Walk {
+    uint32_t tiles_m, tiles_n;
+    uint64_t blocks;
+    ClusterShape cs;
+    uint32_t rank, first, step;
+    SK_DEVICE WorkInfo work(uint64_t t, const Params& p) const {
+      return cluster_tile_work(t, tiles_m, tiles_n, p.batches, p.tile_group, cs, rank);
+    }
+    // Whether the tile lies inside D (a block at the edge hands some ranks
+    // a tile past it).
+    SK_DEVICE bool inside(const WorkInfo& w) const {
+      return static_cast<uint32_t>(w.m_tile) < tiles_m && static_cast<uint32_t>(w.n_tile) < tiles_n;
+    }
+  };
+
+  SK_DEVICE static void produce(const Params& p, const Pipe& pipe, const Walk& walk,
+                                uint32_t k_blocks) {
     const BatchedTmaTileLoader a_loader(&p.a, MnTiling::of(p.layouts.a_mn_major, BM, BK));
     const BatchedTmaTileLoader b_loader(&p.b, MnTiling::of(p.layouts.b_mn_major, BN, BK));
+    // This CTA's slices of the shared tiles and who receives them (mask 0:
+    // no multicast, the whole tile for this CTA alone).
+    const ClusterShape& cs = walk.cs;
+    const uint32_t a_rows = BM / cs.n, b_rows = BN / cs.m;
+    const uint32_t a_slice = cs.rank_n(walk.rank) * a_rows, b_slice = cs.rank_m(walk.rank) * b_rows;
+    const uint16_t a_mask = cs.n > 1 ? cs.a_peers(walk.rank) : 0;
+    const uint16_t b_mask = cs.m > 1 ? cs.b_peers(walk.rank) : 0;
     auto producer = pipe.producer();
-    for (uint32_t t = arch::cta_idx(); t < tiles; t += arch::num_ctas()) {
-      const WorkInfo w = tile_work(t, tiles_m, tiles_n, p.batches, p.tile_group);
-      const int32_t m0 = w.m_tile * BM, n0 = w.n_tile * BN;
+    for (uint64_t t = walk.first; t < walk.blocks; t += walk.step) {
+      const WorkInfo w = walk.work(t, p);
+      const int32_t m0 = w.m_tile * BM + static_cast<int32_t>(a_slice);
+      const int32_t n0 = w.n_tile * BN + static_cast<int32_t>(b_slice);
       for (uint32_t kb = 0; kb < k_blocks; ++kb) {
         auto stage = producer.acquire();
         if (auto lane = elect_one()) {
           stage.expect_bytes(kStageBytes);
           const auto tl = stage.tiles();
-          a_loader.load(tl.a, stage.full_barrier(), static_cast<int32_t>(kb * BK), m0, w.batch);
-          b_loader.load(tl.b, stage.full_barrier(), static_cast<int32_t>(kb * BK), n0, w.batch);
+          const int32_t k0 = static_cast<int32_t>(kb * BK);
+          a_loader.load_multicast(tl.a + a_slice * BK, stage.full_barrier(), k0, m0, w.batch, a_mask);
+          b_loader.load_multicast(tl.b + b_slice * BK, stage.full_barrier(), k0, n0, w.batch, b_mask);
         }
         std::move(stage).release_async();
       }
@@ -158,27 +216,26 @@ struct Sm90Matmul {
   // The transpose operands are wgmma immediates: the layouts pick one
   // instantiation of the consumer loop once, so the loop itself has no
   // branch on them.
-  SK_DEVICE static void consume(const Params& p, const Pipe& pipe, uint32_t half, uint32_t tiles,
-                                uint32_t tiles_m, uint32_t tiles_n, uint32_t k_blocks) {
+  SK_DEVICE static void consume(const Params& p, const Pipe& pipe, uint32_t half, const Walk& walk,
+                                uint32_t k_blocks) {
     const OperandLayouts& l = p.layouts;
     if (l.a_mn_major != 0 && l.b_mn_major != 0)
-      consume_tiles<1, 1>(p, pipe, half, tiles, tiles_m, tiles_n, k_blocks);
+      consume_tiles<1, 1>(p, pipe, half, walk, k_blocks);
     else if (l.a_mn_major != 0)
-      consume_tiles<1, 0>(p, pipe, half, tiles, tiles_m, tiles_n, k_blocks);
+      consume_tiles<1, 0>(p, pipe, half, walk, k_blocks);
     else if (l.b_mn_major != 0)
-      consume_tiles<0, 1>(p, pipe, half, tiles, tiles_m, tiles_n, k_blocks);
+      consume_tiles<0, 1>(p, pipe, half, walk, k_blocks);
     else
-      consume_tiles<0, 0>(p, pipe, half, tiles, tiles_m, tiles_n, k_blocks);
+      consume_tiles<0, 0>(p, pipe, half, walk, k_blocks);
   }
 
   template <int TA, int TB>
   SK_DEVICE static void consume_tiles(const Params& p, const Pipe& pipe, uint32_t half,
-                                      uint32_t tiles, uint32_t tiles_m, uint32_t tiles_n,
-                                      uint32_t k_blocks) {
+                                      const Walk& walk, uint32_t k_blocks) {
     auto consumer = pipe.consumer();
     const uint32_t quarter = arch::warp_idx() % 4;  // this warp's 16 rows of the 64
-    for (uint32_t t = arch::cta_idx(); t < tiles; t += arch::num_ctas()) {
-      const WorkInfo w = tile_work(t, tiles_m, tiles_n, p.batches, p.tile_group);
+    for (uint64_t t = walk.first; t < walk.blocks; t += walk.step) {
+      const WorkInfo w = walk.work(t, p);
       Acc acc;
       for (uint32_t kb = 0; kb < k_blocks; ++kb) {
         auto stage = consumer.acquire();
@@ -194,8 +251,9 @@ struct Sm90Matmul {
         arch::wgmma_wait_group<0>();
         std::move(stage).release();
       }
-      store(p, p.d + w.batch * p.batch_stride_d, acc, quarter, w.m_tile * BM + half * 64,
-            w.n_tile * BN);
+      if (walk.inside(w))
+        store(p, p.d + w.batch * p.batch_stride_d, acc, quarter, w.m_tile * BM + half * 64,
+              w.n_tile * BN);
     }
   }
 

@@ -13,6 +13,12 @@
 //     so the first lap never blocks.
 // A parity backend cannot see two laps of skew; the model can, because the
 // pipeline state keeps the full lap.
+//
+// Clusters: with a peer mask (bit r: rank r of the cluster), a consumer's
+// release arrives on the empty barrier of the same stage in every CTA of the
+// mask (remote arrives at cluster scope), because those CTAs' producers
+// multicast into this CTA's stage; each empty barrier then counts the
+// consumer arrivals of every CTA that releases to it. Mask 0: this CTA only.
 #pragma once
 
 #include "kernels/arch/lanes.h"
@@ -30,7 +36,8 @@ class MbarrierBackend {
     uint64_t empty[Stages];
   };
 
-  SK_DEVICE explicit MbarrierBackend(Storage* s) : s_(s) {}
+  SK_DEVICE explicit MbarrierBackend(Storage* s, uint16_t empty_peers = 0)
+      : s_(s), empty_peers_(empty_peers) {}
 
   // Initialises every barrier. Lane: one (call inside sk::elect_one()); the
   // caller then runs fence_mbarrier_init and a CTA barrier before any use.
@@ -65,7 +72,12 @@ class MbarrierBackend {
   SK_DEVICE void arrive_empty(uint32_t stage,
                               arch::CallSite site = arch::CallSite::current()) const {
     const arch::Caller caller(site);
-    arch::mbarrier_arrive(&s_->empty[stage]);
+    if (empty_peers_ == 0) {
+      arch::mbarrier_arrive(&s_->empty[stage]);
+      return;
+    }
+    for (uint32_t r = 0; r < 16; ++r)
+      if ((empty_peers_ >> r) & 1u) arch::mbarrier_arrive_cluster(&s_->empty[stage], r);
   }
   // Lane: one. Producer arrive that also announces `bytes` of async delivery.
   SK_DEVICE void arrive_full_expect_tx(uint32_t stage, uint32_t bytes,
@@ -87,6 +99,7 @@ class MbarrierBackend {
   }
 
   Storage* s_;
+  uint16_t empty_peers_;
 };
 
 }  // namespace sk

@@ -62,6 +62,10 @@ class TilePipeline {
 
   SK_DEVICE TilePipeline(Storage* barriers, Payload payload)
       : backend_(barriers), payload_(payload) {}
+  // A backend built by the kernel (the mbarrier backend with a cluster's
+  // release peers).
+  SK_DEVICE TilePipeline(Backend backend, Payload payload)
+      : backend_(backend), payload_(payload) {}
 
   // Initialises the barriers (lane: one; then fence and CTA barrier).
   SK_DEVICE static void init(Storage* barriers, uint32_t producer_arrivals,

@@ -48,6 +48,31 @@ inline double param(const boost::json::object& params, const char* key, const ch
   return x;
 }
 
+// The list value of `key`: present, with a source, an array of whole
+// numbers in [lo, hi] (possibly empty).
+inline std::vector<uint32_t> param_list(const boost::json::object& params, const char* key,
+                                        const char* arch, uint32_t lo, uint32_t hi) {
+  const std::string where = std::string(arch) + " params: \"" + key + "\"";
+  auto it = params.find(key);
+  if (it == params.end() || !it->value().is_object())
+    throw std::runtime_error(std::string(arch) + " params: missing \"" + key + "\"");
+  const auto& entry = it->value().as_object();
+  if (!entry.contains("source")) throw std::runtime_error(where + " has no source");
+  const auto v = entry.find("value");
+  if (v == entry.end() || !v->value().is_array())
+    throw std::runtime_error(where + " has no list value");
+  std::vector<uint32_t> out;
+  for (const auto& e : v->value().as_array()) {
+    if (!e.is_number()) throw std::runtime_error(where + " holds a value that is not a number");
+    const double x = e.to_number<double>();
+    if (!(x >= lo && x <= hi) || x != static_cast<double>(static_cast<uint32_t>(x)))
+      throw std::runtime_error(where + " holds " + std::to_string(x) + ", not a whole number in [" +
+                               std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    out.push_back(static_cast<uint32_t>(x));
+  }
+  return out;
+}
+
 // A file given by the user (--params) is read strictly: a key that appears
 // twice in one object, a top-level key other than arch, device, note and
 // params, or a parameter that `builtin` (the architecture's own params.json)

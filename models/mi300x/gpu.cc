@@ -68,7 +68,7 @@ std::string Gpu::launch(int grid, int waves_per_block, uint32_t lds_bytes,
     return fmt::format("launch: {} bytes of LDS exceed the {} available per workgroup", lds_bytes,
                        params_.lds_bytes);
   }
-  if (obs() != nullptr) obs()->launch(grid, waves_per_block, lds_bytes);
+  if (obs() != nullptr) obs()->launch(grid, waves_per_block, lds_bytes, 1);
   engine_.schedule().set_warps(waves_per_block);
   gpu_track_ = engine_.trace().track(-1, "GPU 0 (mi300x model)");
   body_ = body;

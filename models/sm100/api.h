@@ -62,12 +62,28 @@ void tma_store_3d(const TensorMapModel* map, const void* smem_src, int32_t c0, i
 void tma_load_im2col_4d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32_t c,
                         int32_t w, int32_t h, int32_t n, uint16_t off_w, uint16_t off_h,
                         const Loc& loc);
+// .multicast::cluster forms: the box lands at smem_dst's offset in every CTA
+// of cta_mask (bit r: rank r of the cluster) and completes on the barrier at
+// bar's offset in each.
+void tma_load_2d_multicast(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32_t c0,
+                           int32_t c1, uint16_t cta_mask, const Loc& loc);
+void tma_load_3d_multicast(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32_t c0,
+                           int32_t c1, int32_t c2, uint16_t cta_mask, const Loc& loc);
 void bulk_commit_group(const Loc& loc);
 void bulk_wait_group_read(int n, const Loc& loc);
 void bulk_wait_group(int n, const Loc& loc);
 void fence_proxy_async_shared(const Loc& loc);
 void fence_proxy_async_global(const Loc& loc);
 void fence_proxy_async(const Loc& loc);  // every state space
+
+// Thread-block clusters (api_cluster.cc).
+uint32_t cluster_ctarank();
+uint32_t cluster_num_ctas();
+void cluster_arrive(const Loc& loc);
+void cluster_wait(const Loc& loc);
+// One arrive (release, cluster scope) on the barrier at bar's offset in CTA
+// `cta_rank` of the cluster.
+void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta_rank, const Loc& loc);
 
 // Cluster launch control (api_clc.cc): cancel a pending CTA and take its work.
 void clc_try_cancel(void* response, uint64_t* bar, const Loc& loc);

@@ -11,7 +11,9 @@
 // take tiled maps only (an im2col map is the finding tma.wrong_mode), through
 // the instruction of the map's rank (.2d or .3d; another is tma.rank_mismatch);
 // a rank-3 box is one plane of the tensor, kept in L2 under the plane's
-// address. The im2col load is in api_tma_im2col.cc.
+// address. The im2col load is in api_tma_im2col.cc. A multicast load
+// (.multicast::cluster) reads the box once and delivers it, with its
+// complete_tx, to the same SMEM and barrier offsets in every CTA of its mask.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -104,8 +106,63 @@ bool check_rank(const TensorMapModel& map, uint32_t rank, const char* op, const 
   return false;
 }
 
+// The destinations of a multicast load: every CTA of `mask` in the cluster,
+// with the barrier at bar's offset in each (PTX 9.7.9.25.5.2: the data and
+// the complete_tx go to the same offsets in each destination CTA). Empty,
+// after a finding, when the mask or a destination's barrier is unusable.
+std::vector<tma::LoadDest> multicast_dests(Cta& cta, uint64_t* bar, uint16_t mask, const char* op,
+                                           const Loc& loc) {
+  const int size = gpu().cluster_size();
+  if (mask == 0 || (size < 16 && (mask >> size) != 0)) {
+    gpu().finding("tma", "tma.multicast_mask",
+                  fmt::format("{}: ctaMask {:#06x} names {} of a cluster of {} CTA(s); every set "
+                              "bit must be a rank of the cluster and at least one must be set",
+                              op, mask, mask == 0 ? "no CTA" : "ranks outside", size),
+                  loc);
+    return {};
+  }
+  const auto off = reinterpret_cast<uint8_t*>(bar) - cta.smem;
+  if (off < 0 || off + 8 > static_cast<std::ptrdiff_t>(cta.smem_size) || off % 8 != 0) {
+    gpu().finding("mbarrier", "mbarrier.bad_address",
+                  fmt::format("{} on an address that is not an 8-byte aligned location in the CTA's "
+                              "shared memory",
+                              op),
+                  loc);
+    return {};
+  }
+  std::vector<tma::LoadDest> dests;
+  for (uint32_t r = 0; r < 16; ++r) {
+    if (((mask >> r) & 1u) == 0) continue;
+    Cta* peer = gpu().peer(cta, r);
+    Mbarrier* b = peer->find_barrier(static_cast<uint32_t>(off));
+    if (sim::Observer* obs = gpu().obs())
+      obs->sync_use_at(gpu().warp(), peer->id, static_cast<uint64_t>(off), op,
+                       b != nullptr ? std::string_view(b->name) : std::string_view(), loc);
+    if (peer->exited) {
+      gpu().finding("cluster", "cluster.peer_exited",
+                    fmt::format("{} by CTA {} multicasts into CTA {} (rank {}), which has exited: "
+                                "a CTA must not exit while a peer may still write its shared "
+                                "memory (a cluster barrier before exit)",
+                                op, cta.id, peer->id, r),
+                    loc);
+      return {};
+    }
+    if (b == nullptr || !b->valid) {
+      gpu().finding("mbarrier", "mbarrier.use_before_init",
+                    fmt::format("{} by CTA {} completes on shared-memory offset {} of CTA {} (rank "
+                                "{}), which holds no initialised mbarrier",
+                                op, cta.id, static_cast<long>(off), peer->id, r),
+                    loc);
+      return {};
+    }
+    dests.push_back(tma::LoadDest{peer, b});
+  }
+  return dests;
+}
+
+// mask 0: a plain load into this CTA; else a multicast to the CTAs of mask.
 void load_tiled(void* smem_dst, const TensorMapModel* map, uint64_t* bar, uint32_t rank, BoxAt at,
-                const Loc& loc) {
+                uint16_t mask, const Loc& loc) {
   // The load changes the barrier only through its complete_tx, scheduled at
   // its completion; it runs at the warp's local time.
   static constexpr const char* kOp = "cp.async.bulk.tensor (load)";
@@ -115,8 +172,16 @@ void load_tiled(void* smem_dst, const TensorMapModel* map, uint64_t* bar, uint32
     return;
   Cta& cta = gpu().cta_of_current();
   int64_t off = smem_box(cta, smem_dst, *map, kOp, loc);
-  Mbarrier* b = mbar::checked(gpu(), bar, "cp.async.bulk.tensor complete_tx", loc);
-  if (off < 0 || b == nullptr) return;
+  if (off < 0) return;
+  std::vector<tma::LoadDest> dests;
+  if (mask == 0) {
+    Mbarrier* b = mbar::checked(gpu(), bar, "cp.async.bulk.tensor complete_tx", loc);
+    if (b == nullptr) return;
+    dests.push_back(tma::LoadDest{&cta, b});
+  } else {
+    dests = multicast_dests(cta, bar, mask, "cp.async.bulk.tensor.multicast::cluster", loc);
+    if (dests.empty()) return;
+  }
   const TensorMapModel m = *map;  // the engine reads the map at issue
   // L2 keeps the box under its plane's address: planes are separate matrices.
   const tma::L2Part part{BoxKey{plane_address(m, at.c2), at.c0, at.c1, m.box[0], m.box[1]},
@@ -129,7 +194,7 @@ void load_tiled(void* smem_dst, const TensorMapModel* map, uint64_t* bar, uint32
     pages = tma::tiled_pages(plane, at.c0, at.c1);
   }
   tma::issue_load(
-      w, cta, map, m, b, off, {&part, 1}, pages, [&] { return global_rows(m, at); },
+      w, cta, dests, map, m, off, {&part, 1}, pages, [&] { return global_rows(m, at); },
       [&] {
         std::vector<std::pair<std::string, int64_t>> args{{"c0", at.c0}, {"c1", at.c1}};
         if (rank == 3) {
@@ -217,12 +282,22 @@ void prefetch_tensormap(const TensorMapModel* map, const Loc& loc) {
 
 void tma_load_2d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32_t c0, int32_t c1,
                  const Loc& loc) {
-  load_tiled(smem_dst, map, bar, 2, BoxAt{c0, c1, 0}, loc);
+  load_tiled(smem_dst, map, bar, 2, BoxAt{c0, c1, 0}, 0, loc);
 }
 
 void tma_load_3d(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32_t c0, int32_t c1,
                  int32_t c2, const Loc& loc) {
-  load_tiled(smem_dst, map, bar, 3, BoxAt{c0, c1, c2}, loc);
+  load_tiled(smem_dst, map, bar, 3, BoxAt{c0, c1, c2}, 0, loc);
+}
+
+void tma_load_2d_multicast(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32_t c0,
+                           int32_t c1, uint16_t cta_mask, const Loc& loc) {
+  load_tiled(smem_dst, map, bar, 2, BoxAt{c0, c1, 0}, cta_mask, loc);
+}
+
+void tma_load_3d_multicast(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32_t c0,
+                           int32_t c1, int32_t c2, uint16_t cta_mask, const Loc& loc) {
+  load_tiled(smem_dst, map, bar, 3, BoxAt{c0, c1, c2}, cta_mask, loc);
 }
 
 void tma_store_2d(const TensorMapModel* map, const void* smem_src, int32_t c0, int32_t c1,

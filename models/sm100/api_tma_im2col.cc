@@ -192,10 +192,11 @@ void tma_load_im2col_4d(void* smem_dst, const TensorMapModel* map, uint64_t* bar
   const TensorMapModel m = *map;  // the engine reads the map at issue
   const Column col{c, w, h, n, off_w, off_h};
   const std::vector<tma::L2Part> parts = column_parts(m, col);
+  const tma::LoadDest dest{&cta, b};
   tma::issue_load(
       // Translation is not tracked for im2col columns (a column's pixels lie
       // within one image row block).
-      warp, cta, map, m, b, off, parts, tma::PageSpan{}, [&] { return column_rows(m, col); },
+      warp, cta, {&dest, 1}, map, m, off, parts, tma::PageSpan{}, [&] { return column_rows(m, col); },
       [&] {
         return std::pair{
             fmt::format("im2col ({},{},{},{})+({},{})", c, w, h, n, off_w, off_h),

@@ -48,9 +48,29 @@ void Gpu::no_launch() {
   throw std::logic_error("sm100 intrinsic called outside a simulated launch");
 }
 
+int Gpu::max_active_clusters(const Params& p, int size) {
+  if (size <= 1) return p.num_sms;
+  int clusters = 0, sms = 0;
+  for (uint32_t g : p.gpc_sms) {
+    const int n = std::min(static_cast<int>(g), p.num_sms - sms);  // a smaller test GPU keeps the first GPCs
+    if (n <= 0) break;
+    clusters += n / size;
+    sms += n;
+  }
+  if (p.gpc_sms.empty()) clusters = p.num_sms / size;
+  return clusters;
+}
+
 std::string Gpu::launch(int grid, int warps_per_cta, uint32_t smem_bytes,
-                        const std::function<void()>& body) {
+                        const std::function<void()>& body, int cluster_size) {
   if (grid < 1) return "launch: grid must have at least one CTA";
+  if (cluster_size < 1 || cluster_size > 16)
+    return fmt::format("launch: cluster size {} is outside [1, 16]", cluster_size);
+  if (grid % cluster_size != 0)
+    return fmt::format("launch: a grid of {} CTAs is not a whole number of clusters of {}", grid,
+                       cluster_size);
+  if (cluster_size > 1 && max_active_clusters(params_, cluster_size) < 1)
+    return fmt::format("launch: no GPC of this GPU holds a cluster of {} CTAs", cluster_size);
   if (warps_per_cta < 1 || warps_per_cta > 32)
     return fmt::format("launch: {} warps per CTA is outside [1, 32]", warps_per_cta);
   if (smem_bytes > params_.smem_per_cta_bytes) {
@@ -64,7 +84,7 @@ std::string Gpu::launch(int grid, int warps_per_cta, uint32_t smem_bytes,
     return fmt::format("launch: {} bytes of dynamic shared memory exceed the {} available per CTA",
                        smem_bytes, params_.smem_per_cta_bytes);
   }
-  if (obs() != nullptr) obs()->launch(grid, warps_per_cta, smem_bytes);
+  if (obs() != nullptr) obs()->launch(grid, warps_per_cta, smem_bytes, cluster_size);
   engine_.schedule().set_warps(warps_per_cta);
   auto& tr = engine_.trace();
   gpu_track_ = tr.track(-1, "GPU 0 (sm100 model)");
@@ -73,9 +93,71 @@ std::string Gpu::launch(int grid, int warps_per_cta, uint32_t smem_bytes,
   smem_bytes_ = smem_bytes;
   ctas_.resize(static_cast<size_t>(grid));
   sms_.assign(static_cast<size_t>(params_.num_sms), SmSlot{});
-  next_pending_ = sms_used();
-  for (int c = 0; c < next_pending_; ++c) start_cta(c, c);
+  cluster_size_ = cluster_size;
+  const int clusters = grid / cluster_size;
+  clusters_.clear();
+  clusters_.resize(static_cast<size_t>(clusters));
+  if (cluster_size == 1) {
+    sms_used_ = std::min(grid, params_.num_sms);
+    next_pending_ = sms_used_;
+    for (int c = 0; c < next_pending_; ++c) start_cta(c, c);
+    return "";
+  }
+  // Cluster slots: C consecutive SMs inside one GPC each.
+  std::vector<int> slots;
+  int base = 0;
+  for (uint32_t g : params_.gpc_sms) {
+    const int n = std::min(static_cast<int>(g), params_.num_sms - base);
+    if (n <= 0) break;
+    for (int j = 0; j + cluster_size <= n; j += cluster_size) slots.push_back(base + j);
+    base += n;
+  }
+  if (params_.gpc_sms.empty())
+    for (int s = 0; s + cluster_size <= params_.num_sms; s += cluster_size) slots.push_back(s);
+  const int start = std::min(clusters, static_cast<int>(slots.size()));
+  sms_used_ = start * cluster_size;
+  next_pending_ = start * cluster_size;
+  for (int k = 0; k < start; ++k) start_cluster(k, slots[k]);
   return "";
+}
+
+void Gpu::start_cluster(int k, int first_sm) {
+  auto& slot = clusters_[static_cast<size_t>(k)];
+  slot = std::make_unique<ClusterState>();
+  ClusterState& cl = *slot;
+  cl.first = k * cluster_size_;
+  cl.size = cluster_size_;
+  cl.done = std::make_unique<sc_core::sc_event>();
+  cl.first_sm = first_sm;
+  cl.live_warps = cl.size * warps_per_cta_;
+  for (int r = 0; r < cl.size; ++r) start_cta(cl.first + r, first_sm + r);
+}
+
+ClusterState& Gpu::cluster(const Cta& cta) {
+  auto& slot = clusters_[static_cast<size_t>(cta.cluster)];
+  if (!slot) {  // a CTA of a launch without clusters: a cluster of one
+    slot = std::make_unique<ClusterState>();
+    slot->first = cta.id;
+    slot->first_sm = cta.sm;
+    slot->live_warps = cta.warps - cta.warps_done;
+    slot->done = std::make_unique<sc_core::sc_event>();
+  }
+  return *slot;
+}
+
+void Gpu::cluster_warp_exited(Cta& cta, int warp) {
+  ClusterState& cl = cluster(cta);
+  --cl.live_warps;
+  int64_t& arrived = cta.cluster_arrived[static_cast<size_t>(warp)];
+  if (arrived == static_cast<int64_t>(cl.generation)) --cl.arrived;  // arrived, never waited
+  arrived = -1;
+  if (cl.arrived > 0 && cl.arrived >= cl.live_warps) {
+    cl.arrived = 0;
+    ++cl.generation;
+    if (obs() != nullptr) obs()->phase_complete(cl.first, kClusterBarrierKey);
+    cl.done->notify(sc_core::SC_ZERO_TIME);
+    engine_.note_sync();
+  }
 }
 
 void Gpu::start_cta(int id, int sm) {
@@ -92,6 +174,10 @@ void Gpu::start_cta(int id, int sm) {
   cta.warp_async.resize(warps_per_cta_);
   cta.waiting_on.assign(warps_per_cta_, nullptr);
   cta.waiting_named.assign(warps_per_cta_, -1);
+  cta.cluster = id / cluster_size_;
+  cta.cluster_rank = static_cast<uint32_t>(id % cluster_size_);
+  cta.cluster_arrived.assign(warps_per_cta_, -1);
+  cta.waiting_cluster.assign(warps_per_cta_, 0);
   const int rank = slot.ctas++;  // the SM's first CTA is rank 0
   cta.traced = tr.enabled() && (trace_sms_.empty() || std::find(trace_sms_.begin(), trace_sms_.end(),
                                                                sm) != trace_sms_.end());
@@ -108,6 +194,7 @@ void Gpu::start_cta(int id, int sm) {
       body();
       check_bulk_groups_at_exit(cta, this->warp());
       if (warp_exit_hook_) warp_exit_hook_(cta, this->warp());
+      if (clusters_[static_cast<size_t>(cta.cluster)]) cluster_warp_exited(cta, this->warp().index());
       on_warp_exit(cta);
     });
     warp.traced = cta.traced;
@@ -117,6 +204,10 @@ void Gpu::start_cta(int id, int sm) {
 }
 
 int Gpu::cancel_pending() {
+  if (cluster_size_ > 1)
+    throw std::runtime_error(
+        "clusterlaunchcontrol.try_cancel in a cluster launch is not modelled (it cancels whole "
+        "clusters)");
   if (next_pending_ >= num_ctas()) return -1;
   ++cancelled_;
   return next_pending_++;
@@ -242,6 +333,19 @@ void Gpu::on_warp_exit(Cta& cta) {
     f.cta = cta.id;
     engine_.report(std::move(f));
   }
+  cta.exited = true;
+  if (cluster_size_ > 1) {
+    // A cluster's SMs free up together: the next pending cluster starts on
+    // them once its last CTA has exited.
+    ClusterState& cl = cluster(cta);
+    if (++cl.exited == cl.size && next_pending_ < num_ctas()) {
+      warp().sync();
+      const int k = next_pending_ / cluster_size_;
+      next_pending_ += cluster_size_;
+      start_cluster(k, cl.first_sm);
+    }
+    return;
+  }
   // The SM is free: it starts the lowest pending CTA, at the exiting warp's
   // own time.
   if (next_pending_ < num_ctas()) {
@@ -289,6 +393,22 @@ void Gpu::classify_deadlock(sim::Finding& f) {
           id, cta->id, nb.arrived, nb.expected);
       return;
     }
+  // A cluster barrier that some warps reached and the rest never will (a
+  // warp that skips barrier.cluster, or waits elsewhere on a peer).
+  for (const auto& slot : clusters_) {
+    if (!slot) continue;
+    const ClusterState& cl = *slot;
+    if (best >= 7 || cl.arrived == 0 || cl.arrived >= cl.live_warps) continue;
+    f.cls = "deadlock";
+    f.rule = "deadlock.cluster_barrier";
+    f.message += fmt::format(
+        "; likely cause: the cluster barrier of CTAs {}-{}: {} of the cluster's {} live warps "
+        "arrived in this phase; barrier.cluster counts every non-exited thread of the cluster, so "
+        "a warp that never reaches it (or is blocked on something a peer CTA provides) stops the "
+        "whole cluster",
+        cl.first, cl.first + cl.size - 1, cl.arrived, cl.live_warps);
+    return;
+  }
   if (why == nullptr) return;
   f.cls = best >= 8 ? "expect_tx" : best >= 6 ? "arrival_count" : "deadlock";
   f.rule = best >= 8   ? "expect_tx.too_high"

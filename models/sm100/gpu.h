@@ -13,6 +13,15 @@
 // pending id instead, so every CTA id runs at most once. A grid of at most
 // num_sms CTAs starts them all at cycle 0, CTA c on SM c.
 //
+// Thread-block clusters (launch's cluster_size C > 1): the grid is C-CTA
+// clusters, CTA id c being rank c % C of cluster c / C. A cluster runs on C
+// SMs of one GPC at once (Params::gpc_sms: the SMs each GPC offers clusters,
+// in SM order; empty: any C consecutive SMs), so at most
+// max_active_clusters(C) run together; a pending cluster starts when a whole
+// cluster has exited, on its SMs. The CTAs of a cluster reach each other's
+// SMEM and mbarriers (api_cluster.cc) and share a cluster barrier
+// (barrier.cluster) over their non-exited warps.
+//
 // Modes: in functional mode global memory, SMEM and TMEM hold real bytes and
 // tcgen05.mma computes real products. In timing mode only addresses, sizes and
 // times are tracked, so large grids simulate quickly; global memory then has
@@ -173,6 +182,22 @@ struct TmemState {
   std::unique_ptr<sc_core::sc_event> freed;
 };
 
+// The observer key of a cluster's barrier (kept by the cluster's first CTA).
+inline constexpr uint64_t kClusterBarrierKey = 1ull << 41;
+
+// One cluster's shared state: its CTAs and its cluster barrier (arrivals
+// count warps: barrier.cluster is .aligned, every lane takes part).
+struct ClusterState {
+  int first = 0;          // CTA ids [first, first + size)
+  int size = 1;
+  int live_warps = 0;     // warps started and not exited: the barrier's count
+  int arrived = 0;        // warps arrived in the current phase
+  uint64_t generation = 0;
+  int exited = 0;         // CTAs that exited
+  int first_sm = 0;       // its SMs: [first_sm, first_sm + size)
+  std::unique_ptr<sc_core::sc_event> done;
+};
+
 class Cta {
  public:
   // `storage` (smem_bytes + 1024 bytes, from an earlier CTA of the same SM)
@@ -182,6 +207,9 @@ class Cta {
   ~Cta();
   int id;
   int sm = 0;         // the SM it runs on
+  int cluster = 0;            // id / cluster size
+  uint32_t cluster_rank = 0;  // %cluster_ctarank
+  bool exited = false;        // every warp has exited
   // 1: a query decoded a failed try_cancel response; 2: and a later
   // try_cancel was reported.
   uint8_t clc_failed = 0;
@@ -206,6 +234,10 @@ class Cta {
   std::vector<WarpAsync> warp_async;
   std::vector<Mbarrier*> waiting_on;  // per warp: the mbarrier it is blocked on
   std::vector<int> waiting_named;     // per warp: the named barrier it is blocked on (-1: none)
+  // Per warp: the cluster-barrier phase it arrived in (-1: none pending) and
+  // whether it is blocked in barrier.cluster.wait.
+  std::vector<int64_t> cluster_arrived;
+  std::vector<uint8_t> waiting_cluster;
   Cycle tc_free = 0;    // tensor core: next issue slot
   Cycle tma_free = 0;   // SM ingest port
   int warps = 0;
@@ -278,8 +310,21 @@ class Gpu {
   // first min(grid, num_sms) start now, the rest when an SM frees up (unless
   // cancelled). Returns an error message (and launches nothing) when the
   // launch is impossible.
+  // With cluster_size > 1 the grid must be a whole number of clusters.
   std::string launch(int grid, int warps_per_cta, uint32_t smem_bytes,
-                     const std::function<void()>& body);
+                     const std::function<void()>& body, int cluster_size = 1);
+  // Clusters of `size` CTAs (one per SM) that fit on the GPU at once; for
+  // size 1, num_sms. Call with the parameters of the launch.
+  static int max_active_clusters(const Params& p, int size);
+  int cluster_size() const { return cluster_size_; }
+  // The cluster's state; a launch without clusters makes each CTA's on its
+  // first use of barrier.cluster (a cluster of one).
+  ClusterState& cluster(const Cta& cta);
+  // CTA `rank` of cta's cluster (null when rank is outside the cluster).
+  Cta* peer(const Cta& cta, uint32_t rank) {
+    if (rank >= static_cast<uint32_t>(cluster_size_)) return nullptr;
+    return ctas_[static_cast<size_t>(cta.cluster * cluster_size_) + rank].get();
+  }
   sim::RunStatus run(Cycle max_cycles);
 
   // CTA i (only once started: see started()).
@@ -287,8 +332,8 @@ class Gpu {
   bool started(int i) const { return ctas_[i] != nullptr; }
   // The launch's grid size (gridDim.x), started or not.
   int num_ctas() const { return static_cast<int>(ctas_.size()); }
-  // SMs the launch occupies: min(grid, num_sms).
-  int sms_used() const { return std::min(num_ctas(), params_.num_sms); }
+  // SMs the launch occupies: min(grid, num_sms), or the clusters' SMs.
+  int sms_used() const { return sms_used_; }
   // clusterlaunchcontrol.try_cancel: removes and returns the lowest pending
   // CTA id, or -1 when every CTA has started or been cancelled.
   int cancel_pending();
@@ -348,6 +393,9 @@ class Gpu {
   [[noreturn]] static void no_launch();
   [[noreturn]] static void not_in_kernel();
   void start_cta(int id, int sm);
+  void start_cluster(int cluster, int first_sm);
+  // A warp of a cluster's CTA exited: the cluster barrier no longer counts it.
+  void cluster_warp_exited(Cta& cta, int warp);
   void on_warp_exit(Cta& cta);
   // A warp that exits with TMA stores whose reads of SMEM it never waited
   // for (cp.async.bulk.wait_group.read): the CTA's SMEM may go to the next
@@ -372,6 +420,9 @@ class Gpu {
   int warps_per_cta_ = 0;
   uint32_t smem_bytes_ = 0;
   int next_pending_ = 0;  // pending CTAs are [next_pending_, grid)
+  int cluster_size_ = 1;
+  int sms_used_ = 0;
+  std::vector<std::unique_ptr<ClusterState>> clusters_;  // by cluster id; null until used
   int cancelled_ = 0;
   struct SmSlot {
     std::shared_ptr<uint8_t[]> storage;  // SMEM, shared by the SM's CTAs in turn

@@ -31,6 +31,9 @@ void arrive(Gpu& gpu, uint64_t* bar, uint32_t count, uint64_t flow, const Loc& l
 // observer operation `id`, publishing the operations in `covered`.
 void arrive_async(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow, const char* op, sim::OpId id,
                   std::span<const sim::OpId> covered);
+// A remote arrive (mbarrier.arrive.shared::cluster) issued by warp `from`
+// of a cluster peer, landing now on barrier `b` of `cta`.
+void arrive_remote(Gpu& gpu, Cta& cta, Mbarrier& b, const sim::Warp* from);
 // A TMA load that will complete_tx on `b` was issued.
 void load_issued(Mbarrier& b, const Loc& loc);
 // Async-agent side (TMA): decrements tx-count on barrier `b` of `cta`.

@@ -22,6 +22,13 @@ uint64_t count(const boost::json::object& params, const char* key, uint64_t lo, 
 }
 }  // namespace
 
+void read_cluster(const boost::json::object& p, const char* arch, Params& r) {
+  r.gpc_sms = models::param_list(p, "gpc_sms", arch, 1, 64);
+  r.dsmem_latency = static_cast<uint32_t>(models::param_count(p, "dsmem_latency", arch, 0, 1ull << 20));
+  r.cluster_barrier_latency =
+      static_cast<uint32_t>(models::param_count(p, "cluster_barrier_latency", arch, 0, 1ull << 20));
+}
+
 void read_power(const boost::json::object& p, const char* arch, Params& r) {
   auto value = [&](const char* key, double lo, double hi) {
     return models::param(p, key, arch, lo, hi);
@@ -64,6 +71,7 @@ Params Params::from_json(const std::string& text) {
   r.tlb_entries = static_cast<uint32_t>(count(p, "tlb_entries", 0, Params::kMaxTlbEntries));
   r.tlb_miss_latency = static_cast<uint32_t>(count(p, "tlb_miss_latency", 0, 1ull << 20));
   read_power(p, "sm100", r);
+  read_cluster(p, "sm100", r);
   return r;
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "models/sm100/power.h"
 
@@ -61,6 +62,13 @@ struct Params {
   // (0: at once): what a fresh CTA does before its first kernel instruction
   // takes effect, such as fetching instructions and kernel parameters.
   uint32_t cta_start_latency = 0;
+  // Thread-block clusters: the SMs each GPC offers clusters, in SM order
+  // (empty: any consecutive SMs); the latency of a remote (DSMEM) mbarrier
+  // arrive, issue to the peer's barrier; barrier.cluster from the last
+  // arrival to the waiters' release.
+  std::vector<uint32_t> gpc_sms;
+  uint32_t dsmem_latency = 0;
+  uint32_t cluster_barrier_latency = 0;
   // The board's power limit and the kernel's energy: the SM clocks of a
   // launch's two phases (power.h, phase_clock.h); clock_ghz is the maximum
   // clock. The tensor phase outlasts the last tensor-core work by
@@ -88,5 +96,7 @@ struct Params {
 // naming `arch` in errors; shared by the SM100 and SM90 files. Throws
 // std::runtime_error.
 void read_power(const boost::json::object& table, const char* arch, Params& r);
+// Reads the cluster keys (gpc_sms, dsmem_latency, cluster_barrier_latency).
+void read_cluster(const boost::json::object& table, const char* arch, Params& r);
 
 }  // namespace sk::models::sm100

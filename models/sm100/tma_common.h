@@ -249,59 +249,98 @@ inline Cycle load_done(Cta& cta, uint64_t bytes, std::span<const L2Part> parts,
   return done + gpu().engine().schedule().agent_delay(sim::Agent::kTma, done - now);
 }
 
-// Issues one load per active lane of `w` into SMEM offset `off` of `cta`,
-// completing on barrier `b`. `map` is the map as the kernel passed it (its
-// tensormap-proxy use is recorded); the load itself works on the copy `m`
-// taken at issue. Callbacks, called only when needed:
+// Where a load lands: a CTA's SMEM (at the load's offset) and the barrier
+// its complete_tx signals. A plain load has one (the issuing CTA); a
+// multicast load one per CTA of its mask.
+struct LoadDest {
+  Cta* cta;
+  Mbarrier* bar;
+};
+
+// The SM ingest port of a multicast destination other than the issuer: the
+// box's bytes enter that SM at its own rate; returns when they have.
+inline Cycle port_done(Cta& cta, uint64_t bytes, Cycle now) {
+  const double rate = gpu().params().sm_ingest_bytes_per_cycle;
+  const double start = std::max(static_cast<double>(now), static_cast<double>(cta.tma_free));
+  cta.tma_free = static_cast<Cycle>(start + static_cast<double>(bytes) / rate + 0.999);
+  return cta.tma_free;
+}
+
+// Issues one load per active lane of `w` (of CTA `cta`) into SMEM offset
+// `off` of every destination, completing on each destination's barrier. The
+// box is read from L2 (and HBM) once, whatever the number of destinations;
+// each destination SM ingests its bytes. `map` is the map as the kernel
+// passed it (its tensormap-proxy use is recorded); the load itself works on
+// the copy `m` taken at issue. Callbacks, called only when needed:
 //   rows()        -> std::vector<sim::Range>: global bytes read (observer on)
 //   slice()       -> std::pair<std::string, args>: trace slice name and args
 //                    (the CTA is traced)
 //   make_mover()  -> a callable mover(Cta&) run when the load completes; it
-//                    writes the box into SMEM in functional mode and must do
-//                    nothing in timing mode. It is captured in the engine
-//                    event, so it must stay small (a pointer and a few words).
+//                    writes the box into that CTA's SMEM in functional mode
+//                    and must do nothing in timing mode. It is captured in
+//                    the engine event, so it must stay small (a pointer and
+//                    a few words); one is made per destination.
 template <class RowsFn, class SliceFn, class MoverFn>
-void issue_load(sim::Warp& w, Cta& cta, const TensorMapModel* map, const TensorMapModel& m,
-                Mbarrier* b, int64_t off, std::span<const L2Part> parts, const PageSpan& pages, RowsFn&& rows,
-                SliceFn&& slice, MoverFn&& make_mover, const Loc& loc) {
+void issue_load(sim::Warp& w, Cta& cta, std::span<const LoadDest> dests, const TensorMapModel* map,
+                const TensorMapModel& m, int64_t off, std::span<const L2Part> parts,
+                const PageSpan& pages, RowsFn&& rows, SliceFn&& slice, MoverFn&& make_mover,
+                const Loc& loc) {
   const uint32_t bytes = m.box_bytes();
-  mbar::check_overwrite(gpu(), cta, static_cast<uint64_t>(off), box_span(m), "a TMA load's box", loc);
+  for (const LoadDest& d : dests)
+    mbar::check_overwrite(gpu(), *d.cta, static_cast<uint64_t>(off), box_span(m),
+                          "a TMA load's box", loc);
   for (int lane = 0; lane < w.active_count(); ++lane) {
     sim::OpId op = 0;
-    if (gpu().obs() != nullptr) {
-      op = gpu().obs()->issue_async(w, "tma.load");
+    if (sim::Observer* obs = gpu().obs()) {
+      op = obs->issue_async(w, "tma.load");
       const std::vector<sim::Range> global = rows();
       const sim::Range box{static_cast<uint64_t>(off), static_cast<uint64_t>(off) + box_span(m)};
       observe_box(op, sim::Space::kGlobal, global, false, "TMA load", loc);
-      observe_box(op, sim::Space::kSmem, {&box, 1}, true, "TMA load", loc);
+      for (const LoadDest& d : dests)
+        obs->access_at(w, op, d.cta->id, sim::Space::kSmem, {&box, 1}, true, sim::Proxy::kAsync,
+                       "TMA load", loc);
     }
     Cycle begin = local_now(w);
     // The box request leaves once the SM holds the map's descriptor.
     const Cycle start = descriptor_ready(cta, map, begin);
-    Cycle done = load_done(cta, bytes, parts, pages, start);
-    gpu().load_started(cta);
-    tensormap_read(map, done, loc);
-    note_busy(cta.tma_busy, begin, done);
-    gpu().count_bytes_in_flight(cta, begin, bytes);
-    gpu().count_bytes_in_flight(cta, done, -static_cast<int64_t>(bytes));
-    cta.bytes_loaded += bytes;
-    uint64_t flow = 0;
+    const Cycle issuer_done = load_done(cta, bytes, parts, pages, start);
+    Cycle last = issuer_done;
     auto& tr = gpu().engine().trace();
-    if (cta.traced) {
-      flow = tr.new_flow();
-      std::string stage = b->name.empty() ? std::string("TMA") : "TMA " + b->name;
-      auto [name, args] = slice();
-      args.insert(args.begin(), std::pair<std::string, int64_t>{"bytes", bytes});
-      tr.slice(sim::TraceSlice{gpu().engine_track(cta, stage, 0), begin, done, std::move(name),
-                               std::move(args), flow, w.take_flow()});
+    for (const LoadDest& d : dests) {
+      Cta& dc = *d.cta;
+      const Cycle done = &dc == &cta ? issuer_done
+                                     : std::max(issuer_done, port_done(dc, bytes, start) +
+                                                                 gpu().params().tma_l2_latency / 2);
+      last = std::max(last, done);
+      gpu().load_started(dc);
+      note_busy(dc.tma_busy, begin, done);
+      gpu().count_bytes_in_flight(dc, begin, bytes);
+      gpu().count_bytes_in_flight(dc, done, -static_cast<int64_t>(bytes));
+      dc.bytes_loaded += bytes;
+      uint64_t dflow = 0;
+      if (dc.traced) {
+        dflow = tr.new_flow();
+        std::string stage = d.bar->name.empty() ? std::string("TMA") : "TMA " + d.bar->name;
+        auto [name, args] = slice();
+        args.insert(args.begin(), std::pair<std::string, int64_t>{"bytes", bytes});
+        if (&dc != &cta) {
+          name += fmt::format(" (multicast from CTA {})", cta.id);
+          tr.slice(sim::TraceSlice{gpu().engine_track(dc, stage, 0), begin, done, std::move(name),
+                                   std::move(args), dflow, 0});
+        } else {
+          tr.slice(sim::TraceSlice{gpu().engine_track(dc, stage, 0), begin, done, std::move(name),
+                                   std::move(args), dflow, w.take_flow()});
+        }
+      }
+      Mbarrier* bp = d.bar;
+      mbar::load_issued(*bp, loc);
+      gpu().engine().at(done, [&dc, mover = make_mover(), bp, bytes, dflow, op]() mutable {
+        mover(dc);
+        gpu().load_landed(dc);
+        mbar::complete_tx(gpu(), dc, *bp, bytes, dflow, op);
+      });
     }
-    Mbarrier* bp = b;
-    mbar::load_issued(*b, loc);
-    gpu().engine().at(done, [&cta, mover = make_mover(), bp, bytes, flow, op]() mutable {
-      mover(cta);
-      gpu().load_landed(cta);
-      mbar::complete_tx(gpu(), cta, *bp, bytes, flow, op);
-    });
+    tensormap_read(map, last, loc);
   }
 }
 

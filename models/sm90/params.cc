@@ -65,6 +65,7 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
   x.store_bytes_per_cycle = real(p, "store_bytes_per_cycle", 0.0, 1000000.0);
   x.launch_overhead_cycles = static_cast<uint32_t>(count(p, "launch_overhead_cycles", 0, 1ull << 30));
   sm100::read_power(p, "sm90", r);
+  sm100::read_cluster(p, "sm90", r);
 }
 
 const sm100::Params& gpu_params() { return builtin().p; }

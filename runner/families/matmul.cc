@@ -58,6 +58,10 @@ Family matmul_family() {
                                 "the CTAs running at once share A and B panels in L2; 1 (default): "
                                 "along M (sm90)",
                   1, 256),
+       choice_field("cluster", "thread-block cluster of MxN CTAs (sm90): the N CTAs of a row "
+                               "share their A tile and the M of a column their B tile, each "
+                               "loading a slice and multicasting it; default 1x1 (none)",
+                    {"1x1", "2x1", "1x2", "2x2", "4x1", "1x4", "4x2", "2x4", "8x1", "1x8"}),
        flag_field("pad-rows", "round the pitches of A and B up to what the loads need (TMA: 16-byte "
                          "rows; LDS DMA: dwords), as a host copying its operands would; the "
                          "summary reports it")});
@@ -74,6 +78,11 @@ Family matmul_family() {
     q.ldd = v.has("ldd") ? v.u32("ldd") : 0;
     q.in_f16 = v.has("in-dtype") && v.str("in-dtype") == "f16";
     q.tile_group = v.has("tile-group") ? v.u32("tile-group") : 1;
+    if (v.has("cluster")) {
+      const std::string& c = v.str("cluster");
+      q.cluster_m = static_cast<uint32_t>(c[0] - '0');
+      q.cluster_n = static_cast<uint32_t>(c[2] - '0');
+    }
     if (v.flag("pad-rows")) {
       const uint32_t lda = pad_pitch(q.arch, q.lda), ldb = pad_pitch(q.arch, q.ldb);
       q.padded = lda != q.lda || ldb != q.ldb;

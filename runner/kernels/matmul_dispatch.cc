@@ -70,6 +70,7 @@ uint64_t functional_host_bytes(const MatmulRequest& q) {
 }
 
 uint64_t sms_used(const MatmulRequest& q) {
+  if (q.arch == "sm90" && q.num_sms == 0) return sm90_matmul_grid(q);
   const uint64_t tiles = output_tiles(q);
   const int num_sms = q.num_sms > 0          ? q.num_sms
                       : q.arch == "sm90"     ? models::sm90::gpu_params().num_sms
@@ -172,6 +173,10 @@ std::string validate_matmul(const MatmulRequest& q) {
     return "unknown architecture '" + q.arch + "'";
   }
   if (!err.empty()) return err;
+  if (q.cluster_m * q.cluster_n > 1 && q.arch != "sm90")
+    return fmt::format("--cluster {}x{} needs --arch sm90 (the SM100 and CDNA3 matmuls run one CTA "
+                       "per tile; the 2-SM tcgen05 kernel is not written yet)",
+                       q.cluster_m, q.cluster_n);
   if (q.tile_group > 1 && q.arch != "sm90")
     return fmt::format("--tile-group {} needs --arch sm90 (the SM100 and CDNA3 schedulers walk the "
                        "tiles along M)",

@@ -64,6 +64,10 @@ struct MatmulRequest {
   // in bands of G tile columns (tile_work in
   // kernels/sched/static_persistent_scheduler.h).
   uint32_t tile_group = 1;
+  // Thread-block cluster (--cluster MxN, sm90): cluster_m x cluster_n CTAs
+  // share A across the cluster's N and B across its M by TMA multicast
+  // (kernels/sched/cluster_shape.h); 1 x 1: no cluster.
+  uint32_t cluster_m = 1, cluster_n = 1;
   bool progress = false;
   bool progress_terminal = true;
   double estimate_events = 0;

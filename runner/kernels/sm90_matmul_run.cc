@@ -52,10 +52,14 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f) {
   configure_run(gpu, q, t0);
   const MatmulBuffers buf = allocate_matmul<bf16_t>(gpu, q);
   typename Kernel::Params p{};
-  fail_encode(encode_operand_map(p.a, buf.a, q.k, q.m, buf.lda, buf.stride_a, q.batch, 64, 128,
-                                 q.a_mn_major));
-  fail_encode(encode_operand_map(p.b, buf.b, q.k, q.n, buf.ldb, buf.stride_b, q.batch, 64, BN,
-                                 q.b_mn_major));
+  // In a cluster each CTA loads a slice of the shared tiles (and multicasts
+  // it): A's boxes are 128 / cluster_n rows, B's BN / cluster_m.
+  fail_encode(encode_operand_map(p.a, buf.a, q.k, q.m, buf.lda, buf.stride_a, q.batch, 64,
+                                 128 / q.cluster_n, q.a_mn_major));
+  fail_encode(encode_operand_map(p.b, buf.b, q.k, q.n, buf.ldb, buf.stride_b, q.batch, 64,
+                                 BN / q.cluster_m, q.b_mn_major));
+  p.cluster_m = q.cluster_m;
+  p.cluster_n = q.cluster_n;
   p.layouts = OperandLayouts{q.a_mn_major ? 1u : 0u, q.b_mn_major ? 1u : 0u};
   p.d = reinterpret_cast<bf16_t*>(buf.d);
   p.m = q.m;
@@ -66,9 +70,10 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f) {
   p.batch_stride_d = buf.stride_d;
   p.tile_group = q.tile_group;
   const auto races = attach_race_detector(gpu, q);
-  const uint32_t tiles = ceil_div<uint32_t>(q.m, 128) * ceil_div<uint32_t>(q.n, BN) * q.batch;
-  const int grid = static_cast<int>(std::min<uint32_t>(tiles, gpu.params().num_sms));
-  const std::string err = gpu.launch(grid, C::kThreads / 32, C::kSmemBytes, [&p] { Kernel::run(p); });
+  const ClusterShape cs{q.cluster_m, q.cluster_n};
+  const int grid = static_cast<int>(sm90_matmul_grid(q));
+  const std::string err = gpu.launch(grid, C::kThreads / 32, C::kSmemBytes, [&p] { Kernel::run(p); },
+                                     static_cast<int>(cs.size()));
   if (!err.empty()) throw std::runtime_error(err);
   const RunStatus status = gpu.run(q.max_cycles);
 
@@ -79,8 +84,9 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f) {
   r.n = q.n;
   r.k = q.k;
   r.batch = q.batch;
-  r.config_name = fmt::format("sm90_matmul_{}_128x{}x64_s{}_bf16out{}", F16 ? "f16" : "bf16", BN, S,
-                              q.tile_group > 1 ? fmt::format("_g{}", q.tile_group) : "");
+  r.config_name = fmt::format("sm90_matmul_{}_128x{}x64_s{}_bf16out{}{}", F16 ? "f16" : "bf16", BN, S,
+                              q.tile_group > 1 ? fmt::format("_g{}", q.tile_group) : "",
+                              cs.size() > 1 ? fmt::format("_c{}x{}", q.cluster_m, q.cluster_n) : "");
   r.tile_m = 128;
   r.tile_n = BN;
   r.tile_k = 64;
@@ -129,6 +135,14 @@ Runner by_tile(const MatmulRequest& q) {
 Runner lookup(const MatmulRequest& q) { return q.in_f16 ? by_tile<true>(q) : by_tile<false>(q); }
 }  // namespace
 
+uint64_t sm90_matmul_grid(const MatmulRequest& q) {
+  const ClusterShape cs{q.cluster_m, q.cluster_n};
+  const uint64_t blocks =
+      cluster_blocks(ceil_div<uint32_t>(q.m, 128), ceil_div<uint32_t>(q.n, q.tile_n), q.batch, cs);
+  const int fit = Gpu::max_active_clusters(models::sm90::gpu_params(), static_cast<int>(cs.size()));
+  return std::min<uint64_t>(blocks, static_cast<uint64_t>(std::max(fit, 0))) * cs.size();
+}
+
 std::string sm90_matmul_configs_help() {
   return "tile 128x{128,256}x64, stages 2-6 (as many as fit in 227 KB: 4 for N=256)";
 }
@@ -142,9 +156,24 @@ std::string validate_sm90_matmul(const MatmulRequest& q) {
     return fmt::format("--arch sm90: {} stages of a 128x{}x64 tile do not fit in 227 KB of shared memory",
                        q.stages, q.tile_n);
   if (q.out_f32) return "--arch sm90: the SM90 matmul writes BF16 only (--out-dtype bf16)";
-  const uint64_t grid = std::min<uint64_t>(
-      uint64_t{(q.m + 127) / 128} * ((q.n + q.tile_n - 1) / q.tile_n) * q.batch,
-      static_cast<uint64_t>(models::sm90::gpu_params().num_sms));
+  {
+    const uint32_t cm = q.cluster_m, cn = q.cluster_n;
+    auto pow2 = [](uint32_t v) { return v >= 1 && v <= 8 && (v & (v - 1)) == 0; };
+    if (!pow2(cm) || !pow2(cn) || cm * cn > 8)
+      return fmt::format("--cluster {}x{}: each side must be 1, 2, 4 or 8 and the cluster at most 8 "
+                         "CTAs (the portable cluster size)",
+                         cm, cn);
+    if (cm * cn > 1 && (q.a_mn_major || q.b_mn_major))
+      return fmt::format("--cluster {}x{}: the clustered SM90 matmul takes K-major operands only "
+                         "(--layout-a row, --layout-b col)",
+                         cm, cn);
+    if (cm * cn > 1 &&
+        models::sm100::Gpu::max_active_clusters(models::sm90::gpu_params(),
+                                                static_cast<int>(cm * cn)) < 1)
+      return fmt::format("--cluster {}x{}: no GPC of the modelled GPU holds a cluster of {} CTAs",
+                         cm, cn, cm * cn);
+  }
+  const uint64_t grid = sm90_matmul_grid(q);
   for (const int cta : q.timeline_path.empty() ? std::vector<int>{} : q.timeline_ctas)
     if (cta >= 0 && static_cast<uint64_t>(cta) >= grid)
       return fmt::format("--timeline-cta {} does not exist: this launch has {} CTAs (0-{})", cta,

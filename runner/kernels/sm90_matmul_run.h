@@ -16,5 +16,9 @@ namespace sk::sim {
 std::string validate_sm90_matmul(const MatmulRequest& req);
 RunResult run_sm90_matmul(const MatmulRequest& req);
 std::string sm90_matmul_configs_help();
+// CTAs of the persistent launch: one per SM (at most one per tile), or with
+// --cluster as many whole clusters as fit on the GPU at once (at most one per
+// block of cluster_m x cluster_n tiles).
+uint64_t sm90_matmul_grid(const MatmulRequest& req);
 
 }  // namespace sk::sim

@@ -50,7 +50,7 @@ ScenarioResult run_scenario(const ScenarioOptions& opt, const std::function<void
       gpu.engine().set_observer(races.get());
     }
     if (opt.setup) opt.setup();
-    std::string err = gpu.launch(opt.ctas, opt.warps, opt.smem_bytes, body);
+    std::string err = gpu.launch(opt.ctas, opt.warps, opt.smem_bytes, body, opt.cluster_size);
     if (!err.empty()) throw std::runtime_error(err);
     auto st = gpu.run(opt.max_cycles);
     json::object o;

@@ -41,7 +41,7 @@ RaceDetector::SyncEvent RaceDetector::event_now(const sim::Warp& w, const char* 
                                                 const std::source_location& loc) const {
   SyncEvent e;
   e.warp = &w;
-  e.clock = ctas_[w.cta()].warp[w.index()].get(static_cast<uint32_t>(w.index()));
+  e.clock = ctas_[w.cta()].warp[w.index()].get(comp(w));
   e.what = what;
   e.site = w.site(loc);
   e.cycle = engine_.now();
@@ -54,7 +54,7 @@ void RaceDetector::sync_init(const sim::Warp& w, uint64_t key, const InitKind& i
   std::vector<SyncEvent> early;
   if (auto it = c.syncs.find(key); it != c.syncs.end()) early = std::move(it->second.early);
   Sync s;
-  s.comp = c.components++;
+  s.comp = new_component(w.cta());
   s.init = event_now(w, init.what, loc);
   s.kind = init;
   Sync& stored = c.syncs[key] = std::move(s);
@@ -62,13 +62,18 @@ void RaceDetector::sync_init(const sim::Warp& w, uint64_t key, const InitKind& i
   // the init (then they are plainly a use before init, reported by the model).
   const VectorClock& vc = c.warp[w.index()];
   for (const SyncEvent& use : early)
-    if (use.warp != &w && vc.get(static_cast<uint32_t>(use.warp->index())) < use.clock)
+    if (use.warp != &w && vc.get(comp(*use.warp)) < use.clock)
       report_init_order(stored, use, key, true);
 }
 
 void RaceDetector::sync_use(const sim::Warp& w, uint64_t key, const char* what,
                             std::string_view name, const std::source_location& loc) {
-  Sync& s = sync(w.cta(), key);
+  sync_use_at(w, w.cta(), key, what, name, loc);
+}
+
+void RaceDetector::sync_use_at(const sim::Warp& w, int cta, uint64_t key, const char* what,
+                               std::string_view name, const std::source_location& loc) {
+  Sync& s = sync(cta, key);
   if (s.init.warp == nullptr) {
     for (const SyncEvent& e : s.early)
       if (e.warp == &w) return;
@@ -80,7 +85,7 @@ void RaceDetector::sync_use(const sim::Warp& w, uint64_t key, const char* what,
   const sim::Warp& init = *s.init.warp;
   if (&init == &w) return;
   const VectorClock& vc = ctas_[w.cta()].warp[w.index()];
-  if (vc.get(static_cast<uint32_t>(init.index())) >= s.init.clock) return;
+  if (vc.get(comp(init)) >= s.init.clock) return;
   SyncEvent use = event_now(w, what, loc);
   use.name = std::string(name);
   report_init_order(s, use, key, false);

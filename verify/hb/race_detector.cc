@@ -38,14 +38,19 @@ std::string RaceDetector::range_text(sim::Space s, uint64_t lo, uint64_t hi) con
 
 RaceDetector::RaceDetector(sim::Engine& engine) : engine_(engine) {}
 
-void RaceDetector::launch(int ctas, int warps_per_cta, uint64_t smem_bytes) {
+void RaceDetector::launch(int ctas, int warps_per_cta, uint64_t smem_bytes, int cluster_size) {
+  cluster_size_ = std::max(cluster_size, 1);
+  warps_per_cta_ = warps_per_cta;
   ctas_.resize(static_cast<size_t>(ctas));
-  for (auto& c : ctas_) {
+  domain_components_.assign(static_cast<size_t>((ctas + cluster_size_ - 1) / cluster_size_),
+                            static_cast<uint32_t>(cluster_size_ * warps_per_cta));
+  for (size_t i = 0; i < ctas_.size(); ++i) {
+    CtaState& c = ctas_[i];
     c.warp.resize(static_cast<size_t>(warps_per_cta));
     c.fences.resize(static_cast<size_t>(warps_per_cta));
     c.global_fences.resize(static_cast<size_t>(warps_per_cta));
-    c.components = static_cast<uint32_t>(warps_per_cta);
-    for (int w = 0; w < warps_per_cta; ++w) c.warp[w].set(static_cast<uint32_t>(w), 1);
+    const uint32_t first = static_cast<uint32_t>((static_cast<int>(i) % cluster_size_) * warps_per_cta);
+    for (int w = 0; w < warps_per_cta; ++w) c.warp[w].set(first + static_cast<uint32_t>(w), 1);
   }
   // Shadow cells are allocated at a CTA's first access: a CLC grid launches
   // many CTAs that are cancelled and never run.
@@ -53,11 +58,11 @@ void RaceDetector::launch(int ctas, int warps_per_cta, uint64_t smem_bytes) {
 }
 
 sim::OpId RaceDetector::issue_async(const sim::Warp& issuer, const char* kind) {
-  VectorClock& vc = ctas_[issuer.cta()].warp[issuer.index()];
+  VectorClock& vc = clock_of(issuer);
   Op op;
   op.cta = issuer.cta();
   op.issuer = &issuer;
-  op.issue_clock = vc.tick(static_cast<uint32_t>(issuer.index()));
+  op.issue_clock = vc.tick(comp(issuer));
   op.kind = kind;
   op.clock = vc;
   ops_.push_back(std::move(op));
@@ -69,7 +74,7 @@ RaceDetector::Sync& RaceDetector::sync(int cta, uint64_t key) {
   auto it = c.syncs.find(key);
   if (it != c.syncs.end()) return it->second;
   Sync& s = c.syncs[key];
-  s.comp = c.components++;
+  s.comp = new_component(cta);
   return s;
 }
 
@@ -116,19 +121,21 @@ uint64_t RaceDetector::order_digest() const {
   return d == 0 ? 1 : d;
 }
 
-void RaceDetector::release(const sim::Warp& w, uint64_t key) {
-  VectorClock& vc = ctas_[w.cta()].warp[w.index()];
-  Sync& s = sync(w.cta(), key);
-  note_order(s, 1, static_cast<uint32_t>(w.index()));
+void RaceDetector::release(const sim::Warp& w, uint64_t key) { release_at(w, w.cta(), key); }
+
+void RaceDetector::release_at(const sim::Warp& w, int cta, uint64_t key) {
+  VectorClock& vc = clock_of(w);
+  Sync& s = sync(cta, key);
+  note_order(s, 1, comp(w));
   s.pending.join(vc);
-  vc.tick(static_cast<uint32_t>(w.index()));
+  vc.tick(comp(w));
 }
 
 void RaceDetector::release_op(sim::OpId op, int cta, uint64_t key,
                               std::span<const sim::OpId> covered) {
   Sync& s = sync(cta, key);
   const sim::Warp* issuer = ops_[op - 1].issuer;
-  note_order(s, 2, issuer != nullptr ? static_cast<uint32_t>(issuer->index()) : 0xffff);
+  note_order(s, 2, issuer != nullptr ? comp(*issuer) : 0xffff);
   s.pending.join(ops_[op - 1].clock);
   const Epoch e{s.comp, s.completed + 1};
   ops_[op - 1].resolved.push_back(e);
@@ -145,22 +152,24 @@ void RaceDetector::phase_complete(int cta, uint64_t key) {
   s.pending.clear();
 }
 
-void RaceDetector::acquire(const sim::Warp& w, uint64_t key) {
-  Sync& s = sync(w.cta(), key);
-  note_order(s, 4, static_cast<uint32_t>(w.index()));
-  ctas_[w.cta()].warp[w.index()].join(s.last);
+void RaceDetector::acquire(const sim::Warp& w, uint64_t key) { acquire_at(w, w.cta(), key); }
+
+void RaceDetector::acquire_at(const sim::Warp& w, int cta, uint64_t key) {
+  Sync& s = sync(cta, key);
+  note_order(s, 4, comp(w));
+  clock_of(w).join(s.last);
 }
 
 void RaceDetector::complete_local(const sim::Warp& w, sim::OpId op) {
   if (op == 0) return;
-  VectorClock& vc = ctas_[w.cta()].warp[w.index()];
-  uint32_t c = vc.tick(static_cast<uint32_t>(w.index()));
-  ops_[op - 1].resolved.push_back(Epoch{static_cast<uint32_t>(w.index()), c});
+  VectorClock& vc = clock_of(w);
+  uint32_t c = vc.tick(comp(w));
+  ops_[op - 1].resolved.push_back(Epoch{comp(w), c});
 }
 
 bool RaceDetector::known_complete(const sim::Warp& w, sim::OpId op) const {
   if (op == 0) return true;
-  const VectorClock& vc = ctas_[w.cta()].warp[w.index()];
+  const VectorClock& vc = ctas_[w.cta()].warp[w.index()];  // clock_of is not const
   for (const Epoch& e : ops_[op - 1].resolved)
     if (vc.get(e.comp) >= e.value) return true;
   return false;
@@ -169,10 +178,10 @@ bool RaceDetector::known_complete(const sim::Warp& w, sim::OpId op) const {
 void RaceDetector::fence_proxy_async(const sim::Warp& w, sim::FenceScope scope) {
   CtaState& c = ctas_[w.cta()];
   VectorClock& vc = c.warp[w.index()];
-  const uint32_t now = vc.get(static_cast<uint32_t>(w.index()));
+  const uint32_t now = vc.get(comp(w));
   if (scope != sim::FenceScope::kGlobal) c.fences[w.index()].push_back(now);
   if (scope != sim::FenceScope::kShared) c.global_fences[w.index()].push_back(now);
-  vc.tick(static_cast<uint32_t>(w.index()));
+  vc.tick(comp(w));
 }
 
 RaceDetector::Cell& RaceDetector::cell(int cta, sim::Space space, uint64_t granule) {
@@ -188,8 +197,8 @@ RaceDetector::Cell& RaceDetector::cell(int cta, sim::Space space, uint64_t granu
 }
 
 bool RaceDetector::ordered(const Record& r, const Accessor& a) const {
-  if (r.warp->cta() != a.cta) return false;
-  if (r.op == 0) return a.clock->get(static_cast<uint32_t>(r.warp->index())) >= r.clock;
+  if (domain(r.warp->cta()) != domain(a.cta)) return false;
+  if (r.op == 0) return a.clock->get(comp(*r.warp)) >= r.clock;
   if (r.op == a.op) return true;
   const Op& o = ops_[r.op - 1];
   for (const Epoch& e : o.resolved)
@@ -200,9 +209,9 @@ bool RaceDetector::ordered(const Record& r, const Accessor& a) const {
 }
 
 bool RaceDetector::after_issue(const Record& r, const Accessor& a) const {
-  if (r.op == 0 || r.warp->cta() != a.cta) return false;
+  if (r.op == 0 || domain(r.warp->cta()) != domain(a.cta)) return false;
   const Op& o = ops_[r.op - 1];
-  return a.clock->get(static_cast<uint32_t>(o.issuer->index())) >= o.issue_clock;
+  return a.clock->get(comp(*o.issuer)) >= o.issue_clock;
 }
 
 bool RaceDetector::fenced(const Record& r, const Accessor& a) const {
@@ -210,7 +219,7 @@ bool RaceDetector::fenced(const Record& r, const Accessor& a) const {
   const CtaState& c = ctas_[r.warp->cta()];
   const auto& f = (r.space == sim::Space::kGlobal ? c.global_fences : c.fences)[r.warp->index()];
   auto it = std::lower_bound(f.begin(), f.end(), r.clock);
-  return it != f.end() && a.clock->get(static_cast<uint32_t>(r.warp->index())) >= *it;
+  return it != f.end() && a.clock->get(comp(*r.warp)) >= *it;
 }
 
 std::string RaceDetector::describe(const Record& r) const {
@@ -234,7 +243,7 @@ void RaceDetector::report_pair(const std::string& cls, const std::string& rule,
   f.cls = cls;
   f.rule = rule;
   f.message = fmt::format("{} {} of CTA {}: {} by {} is not ordered after {} by {}; {}",
-                          space_name(later.space), where, later.warp->cta(), later.what,
+                          space_name(later.space), where, later.cta, later.what,
                           who(*later.warp), earlier.what, who(*earlier.warp), why);
   sim::locate(f, later.site);
   f.cta = later.warp->cta();
@@ -335,6 +344,12 @@ bool RaceDetector::check(uint32_t prior, const Accessor& a, uint32_t current, ui
 void RaceDetector::access(const sim::Warp& w, sim::OpId op, sim::Space space,
                           std::span<const sim::Range> ranges, bool write, sim::Proxy proxy,
                           const char* what, const std::source_location& loc) {
+  access_at(w, op, w.cta(), space, ranges, write, proxy, what, loc);
+}
+
+void RaceDetector::access_at(const sim::Warp& w, sim::OpId op, int cta, sim::Space space,
+                             std::span<const sim::Range> ranges, bool write, sim::Proxy proxy,
+                             const char* what, const std::source_location& loc) {
   if (ranges.empty()) return;
   ++accesses_;
   CtaState& c = ctas_[w.cta()];
@@ -342,7 +357,8 @@ void RaceDetector::access(const sim::Warp& w, sim::OpId op, sim::Space space,
   Record rec;
   rec.warp = &w;
   rec.op = op;
-  rec.clock = vc.get(static_cast<uint32_t>(w.index()));
+  rec.cta = cta;
+  rec.clock = vc.get(comp(w));
   rec.write = write;
   rec.proxy = proxy;
   rec.space = space;
@@ -381,7 +397,7 @@ void RaceDetector::access(const sim::Warp& w, sim::OpId op, sim::Space space,
   for (const auto& r : ranges) {
     if (r.end <= r.begin) continue;
     for (uint64_t gi = r.begin / g; gi < (r.end + g - 1) / g; ++gi) {
-      Cell& cl = cell(w.cta(), space, gi);
+      Cell& cl = cell(cta, space, gi);
       if (write) {
         if (!reported && cl.write != 0) reported = check_once(cl.write - 1, gi);
         for (int i = 0; i < cl.nreads && !reported; ++i) reported = check_once(cl.reads[i] - 1, gi);
@@ -401,7 +417,7 @@ void RaceDetector::access(const sim::Warp& w, sim::OpId op, sim::Space space,
             f.rule = space == sim::Space::kTmem ? "uninitialized.tmem_read" : "uninitialized.smem_read";
             f.message = fmt::format("{} by {} reads {} {} of CTA {} that nothing has written",
                                     what, who(w), space_name(space),
-                                    range_text(space, gi * g, gi * g + g), w.cta());
+                                    range_text(space, gi * g, gi * g + g), cta);
             sim::locate(f, w.site(loc));
             engine_.report(std::move(f));
           }

@@ -19,7 +19,12 @@
 //     the writer (ordered before the access) covers: proxy_fence;
 //   * a read of SMEM or TMEM that nothing wrote: uninitialized.
 // Scope: CTAs synchronize with each other only through kernel launch, so
-// conflicting global accesses from two CTAs are always reported.
+// conflicting global accesses from two CTAs are always reported, unless
+// they belong to one thread-block cluster: a cluster is one clock domain
+// (component of warp w of rank r: r x warps_per_cta + w; sync objects after
+// them), so a remote arrive, a multicast load's complete_tx on a peer's
+// barrier or a cluster barrier orders accesses of different CTAs. Shared
+// memory is shadowed per CTA; an access may target a peer's (access_at).
 //
 // Initialisation order (init_order.cc): an mbarrier's init (and an MI300X
 // counter's) is an event on its warp's clock; every use of the object must be
@@ -40,6 +45,7 @@
 
 #include "engine/engine.h"
 #include "engine/observer.h"
+#include "engine/warp.h"
 #include "verify/hb/vector_clock.h"
 
 namespace sk::verify {
@@ -48,19 +54,26 @@ class RaceDetector : public sim::Observer {
  public:
   explicit RaceDetector(sim::Engine& engine);
 
-  void launch(int ctas, int warps_per_cta, uint64_t smem_bytes) override;
+  void launch(int ctas, int warps_per_cta, uint64_t smem_bytes, int cluster_size) override;
   sim::OpId issue_async(const sim::Warp& issuer, const char* kind) override;
   void access(const sim::Warp& w, sim::OpId op, sim::Space space,
               std::span<const sim::Range> ranges, bool write, sim::Proxy proxy, const char* what,
               const std::source_location& loc) override;
+  void access_at(const sim::Warp& w, sim::OpId op, int cta, sim::Space space,
+                 std::span<const sim::Range> ranges, bool write, sim::Proxy proxy, const char* what,
+                 const std::source_location& loc) override;
   void sync_init(const sim::Warp& w, uint64_t key, const InitKind& init,
                  const std::source_location& loc) override;
   void sync_use(const sim::Warp& w, uint64_t key, const char* what, std::string_view name,
                 const std::source_location& loc) override;
+  void sync_use_at(const sim::Warp& w, int cta, uint64_t key, const char* what,
+                   std::string_view name, const std::source_location& loc) override;
   void release(const sim::Warp& w, uint64_t key) override;
+  void release_at(const sim::Warp& w, int cta, uint64_t key) override;
   void release_op(sim::OpId op, int cta, uint64_t key, std::span<const sim::OpId> covered) override;
   void phase_complete(int cta, uint64_t key) override;
   void acquire(const sim::Warp& w, uint64_t key) override;
+  void acquire_at(const sim::Warp& w, int cta, uint64_t key) override;
   void complete_local(const sim::Warp& w, sim::OpId op) override;
   bool known_complete(const sim::Warp& w, sim::OpId op) const override;
   void fence_proxy_async(const sim::Warp& w, sim::FenceScope scope) override;
@@ -92,6 +105,7 @@ class RaceDetector : public sim::Observer {
     sim::Site site;  // the access's call site and the components above it
     sim::Cycle cycle = 0;
     uint64_t lo = 0, hi = 0;  // the whole access, for reports
+    int cta = 0;              // whose memory (SMEM, TMEM): the warp's or a cluster peer's
   };
   struct Cell {
     uint32_t write = 0;  // record index + 1; 0 = never written
@@ -124,7 +138,6 @@ class RaceDetector : public sim::Observer {
     // Per warp: clocks of its fence.proxy.async covering shared memory
     // (.shared::cta or all) and covering global memory (.global or all).
     std::vector<std::vector<uint32_t>> fences, global_fences;
-    uint32_t components = 0;
     std::unordered_map<uint64_t, Sync> syncs;
     std::vector<Cell> smem, tmem;
   };
@@ -139,6 +152,14 @@ class RaceDetector : public sim::Observer {
   };
 
   Sync& sync(int cta, uint64_t key);
+  // The clock domain (cluster) of a CTA, a warp's component in it, and the
+  // next free sync-object component of a domain.
+  int domain(int cta) const { return cta / cluster_size_; }
+  uint32_t comp(const sim::Warp& w) const {
+    return static_cast<uint32_t>((w.cta() % cluster_size_) * warps_per_cta_ + w.index());
+  }
+  VectorClock& clock_of(const sim::Warp& w) { return ctas_[w.cta()].warp[w.index()]; }
+  uint32_t new_component(int cta) { return domain_components_[domain(cta)]++; }
   Cell& cell(int cta, sim::Space space, uint64_t granule);
   bool ordered(const Record& r, const Accessor& a) const;
   bool after_issue(const Record& r, const Accessor& a) const;
@@ -156,6 +177,8 @@ class RaceDetector : public sim::Observer {
   sim::Engine& engine_;
   std::function<std::string(uint64_t)> global_namer_;
   std::vector<CtaState> ctas_;
+  int cluster_size_ = 1, warps_per_cta_ = 0;
+  std::vector<uint32_t> domain_components_;  // per cluster: components handed out
   uint64_t smem_cells_ = 0;     // 16-byte granules of a CTA's SMEM
   std::deque<Op> ops_;          // OpId i -> ops_[i - 1]
   std::deque<Record> records_;  // record index i -> records_[i]

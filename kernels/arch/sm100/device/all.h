@@ -15,6 +15,7 @@
 #include "kernels/arch/sm100/device/lanes.h"
 #include "kernels/arch/sm100/device/mbarrier.h"
 #include "kernels/arch/sm100/device/tma.h"
+#include "kernels/arch/sm100/device/cluster.h"
 #include "kernels/arch/sm100/device/tcgen05.h"
 #include "kernels/arch/sm100/device/clc.h"
 #include "kernels/arch/sm100/device/hooks.h"

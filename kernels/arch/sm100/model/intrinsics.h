@@ -104,6 +104,27 @@ inline void tma_load_im2col_4d(void* dst, const TensorMap* map, uint64_t* bar, i
                                Loc l = Loc::current()) {
   m::tma_load_im2col_4d(dst, map, bar, c, w, h, n, off_w, off_h, l);
 }
+// Thread-block clusters (kernels/arch/sm100/device/cluster.h).
+inline uint32_t cluster_ctarank() { return m::cluster_ctarank(); }
+inline uint32_t cluster_num_ctas() { return m::cluster_num_ctas(); }
+inline void cluster_arrive(Loc l = Loc::current()) { m::cluster_arrive(l); }
+inline void cluster_wait(Loc l = Loc::current()) { m::cluster_wait(l); }
+inline void cluster_sync(Loc l = Loc::current()) {
+  m::cluster_arrive(l);
+  m::cluster_wait(l);
+}
+inline void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta_rank, Loc l = Loc::current()) {
+  m::mbarrier_arrive_cluster(bar, cta_rank, l);
+}
+inline void tma_load_2d_multicast(void* dst, const TensorMap* map, uint64_t* bar, int32_t c0,
+                                  int32_t c1, uint16_t cta_mask, Loc l = Loc::current()) {
+  m::tma_load_2d_multicast(dst, map, bar, c0, c1, cta_mask, l);
+}
+inline void tma_load_3d_multicast(void* dst, const TensorMap* map, uint64_t* bar, int32_t c0,
+                                  int32_t c1, int32_t c2, uint16_t cta_mask,
+                                  Loc l = Loc::current()) {
+  m::tma_load_3d_multicast(dst, map, bar, c0, c1, c2, cta_mask, l);
+}
 // Cluster launch control: one lane asks to cancel the lowest pending CTA of
 // the grid; the 16-byte response lands in SMEM with complete_tx(16) on `bar`
 // (arrive.expect_tx(16) on it first). After the wait, every lane may decode it.

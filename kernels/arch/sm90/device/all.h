@@ -17,6 +17,7 @@
 #include "kernels/arch/sm100/device/lanes.h"
 #include "kernels/arch/sm100/device/mbarrier.h"
 #include "kernels/arch/sm100/device/tma.h"
+#include "kernels/arch/sm100/device/cluster.h"
 #include "kernels/arch/sm100/device/hooks.h"
 #include "kernels/arch/sm90/device/global.h"
 #include "kernels/arch/sm90/device/softmax.h"

@@ -1,0 +1,619 @@
+// cluster_calibrate.cu: thread-block cluster microbenchmarks on one Hopper GPU,
+// for the SM90 matmul's cluster mode (kernels/matmul/sm90_matmul.h,
+// kernels/sched/cluster_shape.h) and its timing model.
+//
+//   cluster_calibrate   (prints CSV lines what,param,value,unit; a few seconds)
+//
+// Times are clock64 (SM cycles) read by the measuring thread; each figure is
+// the median over its iterations after 10 warm-up ones (1000 iterations for
+// the barriers, 200 for TMA), one launch each. Samples are kept in shared
+// memory during the measured loop and copied out after it: a global store
+// before a release at cluster scope makes the release wait for it (the
+// "global_sink" rows show that cost). The board's name and UUID come first
+// (cudaGetDeviceProperties).
+//
+// a. Co-residency. cudaOccupancyMaxActiveClusters for clusters of 1, 2, 4 and
+//    8 CTAs with the matmul's launch footprint (384 threads, the dynamic SMEM
+//    of Sm90MatmulConfig<256, 4>): asked of the matmul kernel itself and of
+//    the spin kernel below (same threads and SMEM). Then, per size, a launch
+//    of exactly max_active_clusters x size CTAs of the spin kernel, each
+//    holding its SM about 50 us (globaltimer) and recording %smid, %clusterid
+//    and its start and end times: the distinct SMs that ran a CTA, the SMs
+//    that never did, and whether every CTA was resident at once (the latest
+//    start before the earliest end). docs/results/h200_gpc_probe_2026-11-22.csv
+//    saw SMs 124-131 never run clusters of 4, 8 or 16 on board K.
+// b. mbarrier ping-pong, 1000 round trips. Two parties, each waiting on its
+//    own barrier (count 1) and arriving on the other's:
+//      cross_cta: thread 0 of each CTA of a cluster of 2; the arrive is
+//        sk::arch::mbarrier_arrive_cluster on the peer's barrier (mapa, then
+//        mbarrier.arrive.release.cluster.shared::cluster: release_cluster),
+//        or mapa then mbarrier.arrive.shared::cluster.b64 with the default
+//        semantics, release at CTA scope (CUTLASS's ClusterBarrier::arrive
+//        form: release_cta);
+//      one_cta: lane 0 of warps 0 and 1 of one CTA, local arrives
+//        (sk::arch::mbarrier_arrive); and the same with either remote form
+//        to the CTA's own rank (the path the matmul's consumers take for
+//        their own CTA's empty barrier).
+//    Waits are sk::arch::mbarrier_try_wait_parity (the kernels' wait, with a
+//    suspend-time hint) or, for comparison, a test_wait spin. Party 0 times
+//    each round trip; one-way latency = round trip / 2. global_sink: party 0
+//    stores each sample to global memory inside the loop, before its next
+//    arrive.
+// c. barrier.cluster (sk::arch::cluster_sync: arrive.release + wait.acquire;
+//    and barrier.cluster.arrive.relaxed + wait for comparison) for clusters
+//    of 1, 2 and 4, with 1 warp and with 12 warps (384 threads) per CTA:
+//    thread 0 of rank 0 stamps clock64 after each of 1000 syncs; cycles per
+//    sync = the median stamp difference.
+// d. TMA round trip, issue (expect_tx, then the load) to the phase flip
+//    observed by try_wait, of one 2-D BF16 box (64 columns x 128 rows = 16
+//    KiB or x 64 rows = 8 KiB, 128B swizzle), the same box every iteration so
+//    that it is L2-resident:
+//      plain single_cta: one CTA, loads back to back (calibrate.cu's figure);
+//      plain cluster2: rank 0 of a cluster of 2 loads into its own SMEM;
+//      multicast cluster2: rank 0 loads the box with .multicast::cluster to
+//        both CTAs (mask 0b11);
+//      split_multicast cluster2: each rank loads half the box's rows and
+//        multicasts them to both (the matmul's pattern for a 2x1 or 1x2
+//        cluster), each CTA expecting the whole box.
+//    In the cluster modes both CTAs meet a cluster barrier before each
+//    iteration and time from leaving it: the issuing CTA's figure is issue to
+//    flip, the receiving CTA's barrier exit to flip (the two exits differ by
+//    the barrier's skew; the clocks of two SMs are not comparable). The
+//    globaltimer (ns) gives a cross-SM figure: rank 0's issue to rank 1's
+//    flip, at the timer's resolution (also printed).
+// Every CUDA call is checked; a wait that exceeds ~2^31 cycles sets an error
+// flag and the program exits 3 (a hang) after printing what it has.
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cudaTypedefs.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "kernels/arch/sm90.h"
+#include "kernels/matmul/sm90_matmul.h"
+
+namespace {
+
+#define CK(x)                                                                                 \
+  do {                                                                                        \
+    cudaError_t e_ = (x);                                                                     \
+    if (e_ != cudaSuccess) {                                                                  \
+      std::fprintf(stderr, "cluster_calibrate: %s: %s (line %d)\n", #x, cudaGetErrorString(e_), \
+                   __LINE__);                                                                 \
+      std::exit(2);                                                                           \
+    }                                                                                         \
+  } while (0)
+
+using MatmulCfg = sk::Sm90MatmulConfig<256, 4>;
+constexpr int kMatmulThreads = MatmulCfg::kThreads;  // 384
+constexpr uint32_t kMatmulSmem = MatmulCfg::kSmemBytes;
+constexpr int kWarm = 10;
+constexpr uint64_t kWaitLimit = 1ull << 31;  // cycles before a wait counts as hung
+
+__device__ __forceinline__ uint64_t clk() {
+  uint64_t c;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c) : : "memory");
+  return c;
+}
+__device__ __forceinline__ uint64_t gtimer() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t) : : "memory");
+  return t;
+}
+__device__ __forceinline__ uint32_t smid() {
+  uint32_t s;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
+  return s;
+}
+__device__ __forceinline__ uint32_t cluster_id() {
+  uint32_t c;
+  asm volatile("mov.u32 %0, %%clusterid.x;" : "=r"(c));
+  return c;
+}
+
+// Waits for the phase of `parity` (try_wait, or a test_wait spin); false
+// and *err set after kWaitLimit cycles.
+template <bool Spin>
+__device__ bool wait_phase(uint64_t* bar, uint32_t parity, uint32_t* err) {
+  const uint64_t t0 = clk();
+  while (!(Spin ? sk::arch::mbarrier_test_wait_parity(bar, parity)
+                : sk::arch::mbarrier_try_wait_parity(bar, parity))) {
+    if (clk() - t0 > kWaitLimit) {
+      atomicOr(err, 1u);
+      return false;
+    }
+  }
+  return true;
+}
+
+// The matmul kernel as gemm_bench instantiates it (for its occupancy only).
+__global__ void __launch_bounds__(384, 1) matmul_kernel(
+    const __grid_constant__ typename sk::Sm90Matmul<MatmulCfg>::Params p) {
+  sk::Sm90Matmul<MatmulCfg>::run(p);
+}
+
+// ---------------------------------------------------------------- a. co-residency
+struct SpinRecord {
+  uint32_t smid, cluster, rank, pad;
+  uint64_t start_ns, end_ns;
+};
+
+__global__ void __launch_bounds__(384, 1) spin_kernel(SpinRecord* rec, uint64_t hold_ns) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  if (threadIdx.x != 0) return;
+  const uint64_t t0 = gtimer();
+  const uint64_t c0 = clk();
+  // globaltimer bounds the hold; clock64 too, in case the timer stalls.
+  while (gtimer() - t0 < hold_ns && clk() - c0 < 40 * hold_ns) {
+  }
+  smem[0] = 1;  // the SMEM stays allocated either way; keep the symbol used
+  rec[blockIdx.x] = SpinRecord{smid(), cluster_id(), sk::arch::cluster_ctarank(), smem[0], t0, gtimer()};
+}
+
+// ---------------------------------------------------------------- b. ping-pong
+constexpr int kIters = 1010;  // barrier iterations (10 warm-up)
+
+// mapa, then an arrive with the default semantics (release, CTA scope), as
+// CUTLASS's ClusterBarrier::arrive(cta_id) issues it.
+__device__ __forceinline__ void arrive_cluster_cta_scope(uint64_t* bar, uint32_t rank) {
+  uint32_t remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+               : "=r"(remote)
+               : "r"(sk::arch::smem_addr(bar)), "r"(rank));
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" : : "r"(remote) : "memory");
+}
+
+enum ArriveKind { kLocal = 0, kReleaseCluster = 1, kReleaseCta = 2 };
+
+// CrossCta: parties are thread 0 of ranks 0 and 1 of a cluster of 2 (32
+// threads each); else lane 0 of warps 0 and 1 of one CTA (64 threads).
+// Arrive: kLocal mbarrier_arrive; kReleaseCluster sk::arch::
+// mbarrier_arrive_cluster, kReleaseCta arrive_cluster_cta_scope (to the peer
+// rank, or the own rank when !CrossCta). GlobalSink: samples go to global
+// memory inside the loop (else to shared memory, copied out after).
+template <bool CrossCta, int Arrive, bool Spin, bool GlobalSink = false>
+__global__ void pingpong(uint64_t* out, uint32_t* info, uint32_t* err, int iters) {
+  __shared__ uint64_t bars[2];
+  __shared__ uint64_t samples[kIters];
+  const uint32_t rank = sk::arch::cluster_ctarank();
+  const uint32_t party = CrossCta ? rank : threadIdx.x / 32;
+  if (threadIdx.x == 0) {
+    sk::arch::mbarrier_init(&bars[0], 1);
+    sk::arch::mbarrier_init(&bars[1], 1);
+    sk::arch::fence_mbarrier_init();
+  }
+  if (CrossCta)
+    sk::arch::cluster_sync();
+  else
+    __syncthreads();
+  uint64_t* mine = CrossCta ? &bars[0] : &bars[party];
+  uint64_t* theirs = CrossCta ? &bars[0] : &bars[party ^ 1];
+  const uint32_t their_rank = CrossCta ? rank ^ 1 : rank;
+  auto arrive = [&] {
+    if (Arrive == kReleaseCluster)
+      sk::arch::mbarrier_arrive_cluster(theirs, their_rank);
+    else if (Arrive == kReleaseCta)
+      arrive_cluster_cta_scope(theirs, their_rank);
+    else
+      sk::arch::mbarrier_arrive(theirs);
+  };
+  if (threadIdx.x % 32 == 0 && party < 2) {
+    info[party] = smid();
+    int done = 0;
+    for (int i = 0; i < iters && i < kIters; ++i, done = i) {
+      const uint64_t t0 = clk();
+      if (party == 0) {
+        arrive();
+        if (!wait_phase<Spin>(mine, i & 1, err)) break;
+        if (GlobalSink)
+          out[i] = clk() - t0;
+        else
+          samples[i] = clk() - t0;
+      } else {
+        if (!wait_phase<Spin>(mine, i & 1, err)) break;
+        arrive();
+      }
+    }
+    if (!GlobalSink && party == 0)
+      for (int i = 0; i < done; ++i) out[i] = samples[i];
+  }
+  __syncwarp();
+  // No CTA leaves while its peer may still arrive on its barrier.
+  if (CrossCta)
+    sk::arch::cluster_sync();
+  else
+    __syncthreads();
+}
+
+// ---------------------------------------------------------------- c. cluster_sync
+// Relaxed: barrier.cluster.arrive.relaxed + wait (no release/acquire).
+template <bool Relaxed>
+__global__ void cluster_sync_loop(uint64_t* out, int iters) {
+  __shared__ uint64_t stamps[kIters];
+  const bool stamp = threadIdx.x == 0 && sk::arch::cluster_ctarank() == 0;
+  sk::arch::cluster_sync();
+  for (int i = 0; i < iters && i < kIters; ++i) {
+    if (Relaxed) {
+      asm volatile("barrier.cluster.arrive.relaxed.aligned;" : : : "memory");
+      asm volatile("barrier.cluster.wait.aligned;" : : : "memory");
+    } else {
+      sk::arch::cluster_sync();
+    }
+    if (stamp) stamps[i] = clk();
+  }
+  if (stamp)
+    for (int i = 0; i < iters && i < kIters; ++i) out[i] = stamps[i];
+  sk::arch::cluster_sync();
+}
+
+// ---------------------------------------------------------------- d. TMA
+constexpr int kTmaIters = 210;  // TMA iterations (10 warm-up)
+enum TmaMode { kPlainSingle = 0, kPlainCluster = 1, kMulticast = 2, kSplitMulticast = 3 };
+
+// out[rank * iters + i]: cycles; ns[2 * (rank * iters + i)]: globaltimer at
+// the start and at the flip. box_bytes: the whole box each CTA receives;
+// `map`'s box is half of it in kSplitMulticast.
+template <int Mode>
+__global__ void tma_round_trip(const __grid_constant__ CUtensorMap map, uint32_t box_bytes,
+                               uint32_t half_rows, uint64_t* out, uint64_t* ns, uint32_t* info,
+                               uint32_t* err, int iters) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  __shared__ uint64_t bar;
+  __shared__ uint64_t cycles[kTmaIters], starts[kTmaIters], flips[kTmaIters];
+  constexpr bool kCluster = Mode != kPlainSingle;
+  const uint32_t rank = kCluster ? sk::arch::cluster_ctarank() : 0;
+  uint8_t* dst = smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023);
+  if (threadIdx.x == 0) {
+    sk::arch::mbarrier_init(&bar, 1);
+    sk::arch::fence_mbarrier_init();
+    info[rank] = smid();
+  }
+  if (kCluster)
+    sk::arch::cluster_sync();
+  else
+    __syncthreads();
+  bool failed = false;
+  for (int i = 0; i < iters && i < kTmaIters; ++i) {
+    // Both CTAs have observed the last phase before the next load lands.
+    if (kCluster) sk::arch::cluster_sync();
+    if (threadIdx.x == 0 && !failed) {
+      const uint64_t g0 = gtimer();
+      const uint64_t t0 = clk();
+      const bool receives = Mode == kMulticast || Mode == kSplitMulticast || rank == 0;
+      if (receives) {
+        sk::arch::mbarrier_arrive_expect_tx(&bar, box_bytes);
+        if (Mode == kPlainSingle || Mode == kPlainCluster) {
+          sk::arch::tma_load_2d(dst, &map, &bar, 0, 0);
+        } else if (Mode == kMulticast) {
+          if (rank == 0) sk::arch::tma_load_2d_multicast(dst, &map, &bar, 0, 0, 0b11);
+        } else {
+          sk::arch::tma_load_2d_multicast(dst + rank * (box_bytes / 2), &map, &bar, 0,
+                                          static_cast<int32_t>(rank * half_rows), 0b11);
+        }
+        failed = !wait_phase<false>(&bar, i & 1, err);
+      }
+      const uint64_t t1 = clk();
+      const uint64_t g1 = gtimer();
+      cycles[i] = t1 - t0;
+      starts[i] = g0;
+      flips[i] = g1;
+    }
+    __syncwarp();
+  }
+  if (threadIdx.x == 0)
+    for (int i = 0; i < iters && i < kTmaIters; ++i) {
+      out[rank * iters + i] = cycles[i];
+      ns[2 * (rank * iters + i)] = starts[i];
+      ns[2 * (rank * iters + i) + 1] = flips[i];
+    }
+  if (kCluster) sk::arch::cluster_sync();
+}
+
+// The smallest nonzero step of %globaltimer seen by one thread.
+__global__ void timer_resolution(uint64_t* out) {
+  uint64_t best = ~0ull, last = gtimer();
+  for (int i = 0; i < 100000; ++i) {
+    const uint64_t t = gtimer();
+    if (t != last) {
+      if (t - last < best) best = t - last;
+      last = t;
+    }
+  }
+  *out = best;
+}
+
+// ---------------------------------------------------------------- host
+PFN_cuTensorMapEncodeTiled_v12000 encode() {
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult q;
+  CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q));
+  if (q != cudaDriverEntryPointSuccess || p == nullptr) {
+    std::fprintf(stderr, "cluster_calibrate: cuTensorMapEncodeTiled not found\n");
+    std::exit(2);
+  }
+  return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+}
+
+// BF16, 64 columns (128 bytes) x `rows`, box 64 x box_rows, 128B swizzle.
+CUtensorMap map_of(void* base, uint64_t rows, uint32_t box_rows) {
+  CUtensorMap m;
+  const cuuint64_t dims[2] = {64, rows};
+  const cuuint64_t strides[1] = {128};
+  const cuuint32_t box[2] = {64, box_rows}, es[2] = {1, 1};
+  if (encode()(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, dims, strides, box, es,
+               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+    std::fprintf(stderr, "cluster_calibrate: tensor map encoding failed\n");
+    std::exit(2);
+  }
+  return m;
+}
+
+// A launch of `grid` CTAs in clusters of `size` (1: a cluster of one).
+template <class... Kargs, class... Args>
+cudaError_t launch(void (*kernel)(Kargs...), int grid, int threads, uint32_t smem, int size,
+                   Args... args) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<uint32_t>(grid));
+  cfg.blockDim = dim3(static_cast<uint32_t>(threads));
+  cfg.dynamicSmemBytes = smem;
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = static_cast<uint32_t>(size);
+  attr.val.clusterDim.y = 1;
+  attr.val.clusterDim.z = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  return cudaLaunchKernelEx(&cfg, kernel, static_cast<Kargs>(args)...);
+}
+
+template <class Kernel>
+int max_active_clusters(Kernel kernel, int threads, uint32_t smem, int size) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<uint32_t>(size));
+  cfg.blockDim = dim3(static_cast<uint32_t>(threads));
+  cfg.dynamicSmemBytes = smem;
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = static_cast<uint32_t>(size);
+  attr.val.clusterDim.y = 1;
+  attr.val.clusterDim.z = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  int n = 0;
+  CK(cudaOccupancyMaxActiveClusters(&n, kernel, &cfg));
+  return n;
+}
+
+template <class T>
+T median_of(std::vector<T> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+std::vector<uint64_t> fetch(const uint64_t* dev, size_t from, size_t n) {
+  std::vector<uint64_t> h(n);
+  CK(cudaMemcpy(h.data(), dev + from, n * 8, cudaMemcpyDeviceToHost));
+  return h;
+}
+
+// The median of samples [kWarm, n) of dev[from ...].
+uint64_t median_samples(const uint64_t* dev, size_t from, int n) {
+  std::vector<uint64_t> h = fetch(dev, from, static_cast<size_t>(n));
+  return median_of(std::vector<uint64_t>(h.begin() + kWarm, h.end()));
+}
+
+uint32_t* g_err = nullptr;
+
+// 3 (a hang) if a wait timed out in the last launch.
+void check_err(const char* what) {
+  uint32_t e = 0;
+  CK(cudaMemcpy(&e, g_err, 4, cudaMemcpyDeviceToHost));
+  if (e != 0) {
+    std::printf("error,%s,wait exceeded 2^31 cycles,\n", what);
+    std::fflush(stdout);
+    std::exit(3);
+  }
+}
+
+void row(const char* what, const std::string& param, double value, const char* unit) {
+  std::printf("%s,%s,%.1f,%s\n", what, param.c_str(), value, unit);
+}
+void row(const char* what, const std::string& param, long long value, const char* unit) {
+  std::printf("%s,%s,%lld,%s\n", what, param.c_str(), value, unit);
+}
+void row(const char* what, const std::string& param, const std::string& value, const char* unit) {
+  std::printf("%s,%s,%s,%s\n", what, param.c_str(), value.c_str(), unit);
+}
+
+}  // namespace
+
+int main() {
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, 0));
+  int sms = prop.multiProcessorCount, clock_khz = 0;
+  CK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
+  char uuid[64];
+  const auto* u = reinterpret_cast<const unsigned char*>(prop.uuid.bytes);
+  std::snprintf(uuid, sizeof uuid,
+                "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+                u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+                u[14], u[15]);
+  std::printf("what,param,value,unit\n");
+  row("board", "name", std::string(prop.name), "");
+  row("board", "uuid", std::string(uuid), "");
+  row("board", "sms", static_cast<long long>(sms), "count");
+  row("board", "clock_khz", static_cast<long long>(clock_khz), "kHz");
+  row("board", "cc", std::to_string(prop.major) + "." + std::to_string(prop.minor), "");
+
+  uint64_t *out, *ns;
+  uint32_t* info;
+  CK(cudaMalloc(&out, 4096 * 8));
+  CK(cudaMalloc(&ns, 8192 * 8));
+  CK(cudaMalloc(&info, 64 * 4));
+  CK(cudaMalloc(&g_err, 4));
+  CK(cudaMemset(g_err, 0, 4));
+
+  // a. co-residency.
+  CK(cudaFuncSetAttribute(matmul_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                          static_cast<int>(kMatmulSmem)));
+  CK(cudaFuncSetAttribute(spin_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                          static_cast<int>(kMatmulSmem)));
+  row("matmul_footprint", "threads", static_cast<long long>(kMatmulThreads), "threads");
+  row("matmul_footprint", "dynamic_smem Sm90MatmulConfig<256,4>", static_cast<long long>(kMatmulSmem),
+      "bytes");
+  int blocks_per_sm = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, matmul_kernel, kMatmulThreads,
+                                                   kMatmulSmem));
+  row("max_active_blocks_per_sm", "matmul_kernel", static_cast<long long>(blocks_per_sm), "ctas");
+  cudaFuncAttributes fa{};
+  CK(cudaFuncGetAttributes(&fa, matmul_kernel));
+  row("matmul_kernel_regs", "per_thread", static_cast<long long>(fa.numRegs), "registers");
+  SpinRecord* rec;
+  CK(cudaMalloc(&rec, 1024 * sizeof(SpinRecord)));
+  for (int size : {1, 2, 4, 8}) {
+    const std::string p = "size=" + std::to_string(size);
+    const int mm = max_active_clusters(matmul_kernel, kMatmulThreads, kMatmulSmem, size);
+    const int sp = max_active_clusters(spin_kernel, kMatmulThreads, kMatmulSmem, size);
+    row("max_active_clusters", p + " matmul_kernel", static_cast<long long>(mm), "clusters");
+    row("max_active_clusters", p + " spin_kernel", static_cast<long long>(sp), "clusters");
+    row("max_active_ctas", p + " matmul_kernel", static_cast<long long>(mm * size), "ctas");
+    if (sp < 1) continue;
+    const int grid = sp * size;
+    // A warm-up launch, then the recorded one.
+    for (int rep = 0; rep < 2; ++rep) {
+      CK(launch(spin_kernel, grid, kMatmulThreads, kMatmulSmem, size, rec, uint64_t{50000}));
+      CK(cudaDeviceSynchronize());
+    }
+    std::vector<SpinRecord> h(static_cast<size_t>(grid));
+    CK(cudaMemcpy(h.data(), rec, h.size() * sizeof(SpinRecord), cudaMemcpyDeviceToHost));
+    std::vector<int> ran(static_cast<size_t>(sms), 0);
+    uint64_t latest_start = 0, earliest_end = ~0ull;
+    std::vector<uint64_t> held;
+    bool distinct_in_cluster = true;
+    for (int b = 0; b < grid; ++b) {
+      if (h[b].smid < ran.size()) ran[h[b].smid] += 1;
+      latest_start = std::max(latest_start, h[b].start_ns);
+      earliest_end = std::min(earliest_end, h[b].end_ns);
+      held.push_back(h[b].end_ns - h[b].start_ns);
+      if (b % size != 0 && h[b].smid == h[b - b % size].smid) distinct_in_cluster = false;
+    }
+    const long long distinct = std::count_if(ran.begin(), ran.end(), [](int x) { return x > 0; });
+    const long long twice = std::count_if(ran.begin(), ran.end(), [](int x) { return x > 1; });
+    std::string never;
+    for (int s = 0; s < sms; ++s)
+      if (ran[s] == 0) never += (never.empty() ? "" : " ") + std::to_string(s);
+    const std::string q = p + " grid=" + std::to_string(grid);
+    row("spin_distinct_sms", q, distinct, "sms");
+    row("spin_sms_with_two_ctas", q, twice, "sms");
+    row("spin_never_ran", q, never.empty() ? std::string("none") : never, "smid");
+    row("spin_all_resident_at_once", q, static_cast<long long>(latest_start < earliest_end ? 1 : 0),
+        "bool");
+    row("spin_start_skew", q, static_cast<double>(latest_start - std::min_element(h.begin(), h.end(),
+        [](const SpinRecord& x, const SpinRecord& y) { return x.start_ns < y.start_ns; })->start_ns) / 1e3,
+        "us");
+    row("spin_hold_median", q, static_cast<double>(median_of(held)) / 1e3, "us");
+    row("spin_cluster_ctas_on_distinct_sms", q, static_cast<long long>(distinct_in_cluster ? 1 : 0),
+        "bool");
+  }
+
+  // b. ping-pong.
+  auto pp = [&](const char* name, auto kernel, int size, int threads) {
+    CK(cudaMemset(out, 0, kIters * 8));
+    CK(launch(kernel, size, threads, 0, size, out, info, g_err, kIters));
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    check_err(name);
+    const uint64_t rt = median_samples(out, 0, kIters);
+    uint32_t where[2];
+    CK(cudaMemcpy(where, info, 8, cudaMemcpyDeviceToHost));
+    row("mbarrier_pingpong_round_trip", name, static_cast<long long>(rt), "cycles");
+    row("mbarrier_pingpong_one_way", name, static_cast<double>(rt) / 2, "cycles");
+    row("mbarrier_pingpong_smids", name, std::to_string(where[0]) + " " + std::to_string(where[1]), "smid");
+  };
+  pp("cross_cta remote_arrive release_cluster try_wait", pingpong<true, kReleaseCluster, false>, 2, 32);
+  pp("cross_cta remote_arrive release_cluster test_wait_spin", pingpong<true, kReleaseCluster, true>, 2, 32);
+  pp("cross_cta remote_arrive release_cluster try_wait global_sink",
+     pingpong<true, kReleaseCluster, false, true>, 2, 32);
+  pp("cross_cta remote_arrive release_cta try_wait", pingpong<true, kReleaseCta, false>, 2, 32);
+  pp("cross_cta remote_arrive release_cta try_wait global_sink", pingpong<true, kReleaseCta, false, true>,
+     2, 32);
+  pp("one_cta two_warps local_arrive try_wait", pingpong<false, kLocal, false>, 1, 64);
+  pp("one_cta two_warps local_arrive test_wait_spin", pingpong<false, kLocal, true>, 1, 64);
+  pp("one_cta two_warps local_arrive try_wait global_sink", pingpong<false, kLocal, false, true>, 1, 64);
+  pp("one_cta two_warps own_rank_arrive release_cluster try_wait", pingpong<false, kReleaseCluster, false>,
+     1, 64);
+  pp("one_cta two_warps own_rank_arrive release_cluster try_wait global_sink",
+     pingpong<false, kReleaseCluster, false, true>, 1, 64);
+  pp("one_cta two_warps own_rank_arrive release_cta try_wait", pingpong<false, kReleaseCta, false>, 1, 64);
+
+  // c. cluster_sync.
+  for (int relaxed : {0, 1})
+    for (int size : {1, 2, 4})
+      for (int warps : {1, 12}) {
+        CK(launch(relaxed ? cluster_sync_loop<true> : cluster_sync_loop<false>, size, 32 * warps, 0, size,
+                  out, kIters));
+        CK(cudaDeviceSynchronize());
+        std::vector<uint64_t> h = fetch(out, 0, kIters), d;
+        for (int i = kWarm; i < kIters; ++i) d.push_back(h[i] - h[i - 1]);
+        row(relaxed ? "cluster_barrier_relaxed" : "cluster_sync",
+            "size=" + std::to_string(size) + " warps_per_cta=" + std::to_string(warps),
+            static_cast<long long>(median_of(d)), "cycles_per_sync");
+      }
+
+  // d. TMA round trips.
+  void* t;
+  CK(cudaMalloc(&t, 1 << 20));
+  CK(cudaMemset(t, 0x3c, 1 << 20));
+  const uint64_t rows = (1 << 20) / 128;
+  uint64_t* res;
+  CK(cudaMalloc(&res, 8));
+  timer_resolution<<<1, 1>>>(res);
+  CK(cudaDeviceSynchronize());
+  uint64_t resolution = 0;
+  CK(cudaMemcpy(&resolution, res, 8, cudaMemcpyDeviceToHost));
+  row("globaltimer_resolution", "smallest_step", static_cast<long long>(resolution), "ns");
+  const uint32_t smem = 16384 + 1024;
+  auto tma = [&](const char* name, auto kernel, int size, uint32_t box_rows, bool split) {
+    CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    const uint32_t bytes = box_rows * 128;
+    const CUtensorMap m = map_of(t, rows, split ? box_rows / 2 : box_rows);
+    CK(launch(kernel, size, 32, smem, size, m, bytes, box_rows / 2, out, ns, info, g_err, kTmaIters));
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    check_err(name);
+    const std::string p = std::string(name) + " " + std::to_string(bytes) + "B";
+    // Rank 1 of the plain cluster mode loads nothing (no figure).
+    const int timed = std::string(name).rfind("plain cluster2", 0) == 0 ? 1 : size;
+    for (int r = 0; r < timed; ++r) {
+      const char* role = size == 1 ? "" : r == 0 ? " rank0" : " rank1";
+      row("tma_round_trip", p + role, static_cast<long long>(median_samples(out, r * kTmaIters, kTmaIters)),
+          "cycles");
+    }
+    if (size == 2) {
+      if (timed == 2) {
+        const std::vector<uint64_t> g = fetch(ns, 0, 4 * kTmaIters);
+        std::vector<long long> cross;
+        for (int i = kWarm; i < kTmaIters; ++i)
+          cross.push_back(static_cast<long long>(g[2 * (kTmaIters + i) + 1]) -
+                          static_cast<long long>(g[2 * i]));
+        row("tma_issue_rank0_to_flip_rank1", p, median_of(cross), "ns");
+      }
+      uint32_t where[2];
+      CK(cudaMemcpy(where, info, 8, cudaMemcpyDeviceToHost));
+      row("tma_smids", p, std::to_string(where[0]) + " " + std::to_string(where[1]), "smid");
+    }
+  };
+  for (uint32_t box_rows : {128u, 64u}) {
+    tma("plain single_cta", tma_round_trip<kPlainSingle>, 1, box_rows, false);
+    tma("plain cluster2 (rank0 loads; rank1 idle)", tma_round_trip<kPlainCluster>, 2, box_rows, false);
+    tma("multicast cluster2 (rank0 issues to both)", tma_round_trip<kMulticast>, 2, box_rows, false);
+    tma("split_multicast cluster2 (each rank issues half to both)", tma_round_trip<kSplitMulticast>, 2,
+        box_rows, true);
+  }
+  return 0;
+}

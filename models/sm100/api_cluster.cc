@@ -1,0 +1,164 @@
+// api_cluster.cc: thread-block clusters (PTX ISA 9.0: %cluster_ctarank,
+// barrier.cluster 9.7.13.2, mapa 9.7.9.23 with mbarrier.arrive on
+// .shared::cluster 9.7.13.15.13; rules in research/verify.md 4).
+//
+// The cluster barrier counts warps (the .aligned form: every lane of a warp
+// executes it together) over the cluster's non-exited warps; a warp's wait
+// returns once the phase it arrived in has completed, cluster_barrier_latency
+// cycles after the last arrival. A remote arrive lands on the peer's
+// barrier dsmem_latency cycles after issue; an arrive on the caller's own
+// rank is a local arrive. Both are release/acquire at cluster scope, so the
+// race detector sees the cluster as one clock domain (verify/hb).
+//
+// Findings: a rank outside the cluster (cluster.bad_rank), an arrive on a
+// peer that has exited (cluster.peer_exited), on an offset holding no
+// initialised barrier (mbarrier.use_before_init), a barrier.cluster by part
+// of a warp (cluster_barrier.partial_warp), a second arrive before the wait
+// (cluster_barrier.double_arrive) and a wait with no arrive
+// (cluster_barrier.wait_without_arrive).
+#include <fmt/format.h>
+
+#include <systemc>
+
+#include "models/sm100/api.h"
+#include "models/sm100/api_common.h"
+#include "models/sm100/gpu.h"
+#include "models/sm100/mbarrier_ops.h"
+
+namespace sk::models::sm100::api {
+
+uint32_t cluster_ctarank() {
+  gpu().warp().free_op();
+  return gpu().cta_of_current().cluster_rank;
+}
+
+uint32_t cluster_num_ctas() {
+  gpu().warp().free_op();
+  return static_cast<uint32_t>(gpu().cluster_size());
+}
+
+namespace {
+bool whole_warp(sim::Warp& w, const char* op, const Loc& loc) {
+  if (w.all_lanes_active()) return true;
+  gpu().finding("warp_collective", "cluster_barrier.partial_warp",
+                fmt::format("{} reached by {} of 32 lanes; the .aligned cluster barrier must be "
+                            "executed by every thread of the warp together",
+                            op, w.active_count()),
+                loc);
+  return false;
+}
+}  // namespace
+
+void cluster_arrive(const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  if (!whole_warp(w, "barrier.cluster.arrive", loc)) return;
+  Cta& cta = gpu().cta_of_current();
+  ClusterState& cl = gpu().cluster(cta);
+  int64_t& mine = cta.cluster_arrived[w.index()];
+  if (mine == static_cast<int64_t>(cl.generation)) {
+    gpu().finding("cluster", "cluster_barrier.double_arrive",
+                  fmt::format("warp {} of CTA {} arrives on the cluster barrier twice in one phase; "
+                              "each barrier.cluster.arrive needs its barrier.cluster.wait before "
+                              "the next",
+                              w.index(), cta.id),
+                  loc);
+    return;
+  }
+  mine = static_cast<int64_t>(cl.generation);
+  if (sim::Observer* obs = gpu().obs()) obs->release_at(w, cl.first, kClusterBarrierKey);
+  if (++cl.arrived >= cl.live_warps) {
+    cl.arrived = 0;
+    ++cl.generation;
+    if (sim::Observer* obs = gpu().obs()) obs->phase_complete(cl.first, kClusterBarrierKey);
+    cl.done->notify(sc_core::SC_ZERO_TIME);
+    gpu().engine().note_sync();
+  }
+}
+
+void cluster_wait(const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  if (!whole_warp(w, "barrier.cluster.wait", loc)) return;
+  Cta& cta = gpu().cta_of_current();
+  int64_t& mine = cta.cluster_arrived[w.index()];
+  if (mine < 0) {
+    gpu().finding("cluster", "cluster_barrier.wait_without_arrive",
+                  fmt::format("warp {} of CTA {} waits on the cluster barrier without arriving "
+                              "first (barrier.cluster.arrive before barrier.cluster.wait)",
+                              w.index(), cta.id),
+                  loc);
+    return;
+  }
+  ClusterState& cl = gpu().cluster(cta);
+  const uint64_t gen = static_cast<uint64_t>(mine);
+  cta.waiting_cluster[w.index()] = 1;
+  w.block_until(
+      *cl.done, [&cl, gen] { return cl.generation > gen; },
+      [&cl] {
+        return fmt::format("cluster barrier of CTAs {}-{}: {} of {} live warps arrived", cl.first,
+                           cl.first + cl.size - 1, cl.arrived, cl.live_warps);
+      },
+      "barrier.cluster.wait");
+  cta.waiting_cluster[w.index()] = 0;
+  mine = -1;
+  if (sim::Observer* obs = gpu().obs()) obs->acquire_at(w, cl.first, kClusterBarrierKey);
+  w.spend(gpu().params().cluster_barrier_latency);
+}
+
+void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta_rank, const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  Cta& cta = gpu().cta_of_current();
+  static constexpr const char* kOp = "mbarrier.arrive.shared::cluster";
+  const auto off = reinterpret_cast<uint8_t*>(bar) - cta.smem;
+  if (off < 0 || off + 8 > static_cast<std::ptrdiff_t>(cta.smem_size) || off % 8 != 0) {
+    gpu().finding("mbarrier", "mbarrier.bad_address",
+                  fmt::format("{} (mapa) on an address that is not an 8-byte aligned location in "
+                              "the CTA's shared memory",
+                              kOp),
+                  loc);
+    return;
+  }
+  Cta* peer = gpu().peer(cta, cta_rank);
+  if (peer == nullptr) {
+    gpu().finding("cluster", "cluster.bad_rank",
+                  fmt::format("mapa to rank {} in a cluster of {} CTA(s)", cta_rank,
+                              gpu().cluster_size()),
+                  loc);
+    return;
+  }
+  if (peer == &cta) {
+    for (int i = 0; i < w.active_count(); ++i) mbar::arrive(gpu(), bar, 1, 0, loc);
+    return;
+  }
+  Mbarrier* b = peer->find_barrier(static_cast<uint32_t>(off));
+  if (sim::Observer* obs = gpu().obs()) {
+    obs->sync_use_at(w, peer->id, static_cast<uint64_t>(off), kOp,
+                     b != nullptr ? std::string_view(b->name) : std::string_view(), loc);
+  }
+  if (peer->exited) {
+    gpu().finding("cluster", "cluster.peer_exited",
+                  fmt::format("{} by warp {} of CTA {} targets CTA {} (rank {}), which has exited: "
+                              "a CTA must not exit while a peer may still arrive on its barriers "
+                              "(a cluster barrier before exit)",
+                              kOp, w.index(), cta.id, peer->id, cta_rank),
+                  loc);
+    return;
+  }
+  if (b == nullptr || !b->valid) {
+    gpu().finding("mbarrier", "mbarrier.use_before_init",
+                  fmt::format("{} by warp {} of CTA {} on shared-memory offset {} of CTA {} (rank "
+                              "{}), which holds no initialised mbarrier",
+                              kOp, w.index(), cta.id, static_cast<long>(off), peer->id, cta_rank),
+                  loc);
+    return;
+  }
+  // The release is the warp's, in program order; the arrival lands on the
+  // peer's barrier after the SM-to-SM latency.
+  const sim::Warp* from = &w;
+  for (int i = 0; i < w.active_count(); ++i) {
+    if (sim::Observer* obs = gpu().obs()) obs->release_at(w, peer->id, static_cast<uint64_t>(off));
+    gpu().engine().at(local_now(w) + gpu().params().dsmem_latency,
+                      [peer, b, from] { mbar::arrive_remote(gpu(), *peer, *b, from); });
+  }
+}
+
+}  // namespace sk::models::sm100::api

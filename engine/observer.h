@@ -105,6 +105,10 @@ class Observer {
   // to that space before the fence are visible to async-proxy accesses
   // ordered after it.
   virtual void fence_proxy_async(const Warp& w, FenceScope scope) = 0;
+  // CTA `cta` has exited (its last warp): in a cluster, every peer's access
+  // to its shared memory or barriers must be ordered before this by
+  // happens-before, or it may land after the SM has moved on.
+  virtual void cta_exit(int cta) = 0;
   // A digest of the synchronization order of this run: for every sync
   // object, its arrivals, async completions, phase completions and successful
   // waits in time order, with the warp of each. Two schedules with equal

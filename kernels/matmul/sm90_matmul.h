@@ -58,6 +58,24 @@
 
 namespace sk {
 
+// The cluster seeded bugs of the verifier's corpus (verify/corpus/
+// cluster_cases.cc): each changes one thing, at a point marked
+// `if constexpr (B == ...)`, into a mistake an author of a clustered kernel
+// could make. kNone is the kernel; the device builds instantiate nothing else.
+enum class ClusterBug {
+  kNone,
+  kNoInitClusterSync,   // a CTA barrier after the inits instead of the cluster's
+  kExpectOwnBytes,      // expect_tx counts only the bytes this CTA loads, not its peers' slices
+  kExpectPeerTwice,     // expect_tx counts the multicast slices once per receiver (too many)
+  kReleaseLocal,        // a stage released to this CTA only (the empty barrier counting it alone)
+  kReleaseCountLocal,   // released to the row and column, but the empty barrier counts one CTA
+  kMaskSelf,            // B's slice loaded into this CTA only, not multicast down its column
+  kMaskOutside,         // the multicast mask names a rank past the cluster
+  kNoExitSync,          // no drain of the ring and no cluster barrier before exit
+  kSyncPerTile,         // the consumers meet the cluster barrier after every tile, the producer never
+  kArriveTwice,         // barrier.cluster.arrive twice before the exit's wait
+};
+
 // F16_: A and B are IEEE F16 (wgmma .f16.f16) instead of BF16.
 template <int BN_, int Stages_, bool F16_ = false>
 struct Sm90MatmulConfig {
@@ -75,7 +93,7 @@ struct Sm90MatmulConfig {
   static_assert(kSmemBytes <= 232448, "configuration exceeds 227 KB of shared memory");
 };
 
-template <class Cfg>
+template <class Cfg, ClusterBug B = ClusterBug::kNone>
 struct Sm90Matmul {
   static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, S = Cfg::Stages;
   using Pipe = TilePipeline<typename Cfg::Payload, S>;
@@ -104,17 +122,19 @@ struct Sm90Matmul {
     const uint32_t rank = clustered ? arch::cluster_ctarank() : 0;
     if (warp == 0) {
       if (auto lane = elect_one()) {
-        Pipe::init(&s.barriers, 1, Cfg::kConsumerWarps * cs.releasers(), "input");
+        const bool local = B == ClusterBug::kReleaseLocal || B == ClusterBug::kReleaseCountLocal;
+        Pipe::init(&s.barriers, 1, Cfg::kConsumerWarps * (local ? 1 : cs.releasers()), "input");
         arch::fence_mbarrier_init();
       }
     }
     // Peers arrive on these barriers and load into this CTA's stages: the
     // whole cluster sees them initialised first.
-    if (clustered)
+    if (clustered && B != ClusterBug::kNoInitClusterSync)
       arch::cluster_sync();
     else
       arch::cta_sync();
-    const Pipe pipe(MbarrierBackend<S>(&s.barriers, clustered ? cs.release_peers(rank) : 0),
+    const bool release_peers = clustered && B != ClusterBug::kReleaseLocal;
+    const Pipe pipe(MbarrierBackend<S>(&s.barriers, release_peers ? cs.release_peers(rank) : 0),
                     typename Cfg::Payload{&s.tiles});
     const uint32_t tiles_m = ceil_div<uint32_t>(p.m, BM), tiles_n = ceil_div<uint32_t>(p.n, BN);
     const Walk walk{tiles_m, tiles_n, cluster_blocks(tiles_m, tiles_n, p.batches, cs), cs, rank,
@@ -132,7 +152,10 @@ struct Sm90Matmul {
       consume(p, pipe, warp / 4 - 1, walk, k_blocks);
     }
     // No CTA leaves while a peer may still load into it or arrive on it.
-    if (clustered) arch::cluster_sync();
+    if (clustered && B != ClusterBug::kNoExitSync) {
+      if constexpr (B == ClusterBug::kArriveTwice) arch::cluster_arrive();
+      arch::cluster_sync();
+    }
   }
 
  private:
@@ -169,7 +192,14 @@ struct Sm90Matmul {
     const uint32_t a_rows = BM / cs.n, b_rows = BN / cs.m;
     const uint32_t a_slice = cs.rank_n(walk.rank) * a_rows, b_slice = cs.rank_m(walk.rank) * b_rows;
     const uint16_t a_mask = cs.n > 1 ? cs.a_peers(walk.rank) : 0;
-    const uint16_t b_mask = cs.m > 1 ? cs.b_peers(walk.rank) : 0;
+    uint16_t b_mask = cs.m > 1 ? cs.b_peers(walk.rank) : 0;
+    if constexpr (B == ClusterBug::kMaskSelf) b_mask = 0;
+    if constexpr (B == ClusterBug::kMaskOutside) b_mask |= static_cast<uint16_t>(1u << cs.size());
+    // The bytes each stage brings to this CTA: all of A and B, whoever loads them.
+    uint32_t stage_bytes = kStageBytes;
+    if constexpr (B == ClusterBug::kExpectOwnBytes) stage_bytes = (a_rows + b_rows) * BK * 2;
+    if constexpr (B == ClusterBug::kExpectPeerTwice)
+      stage_bytes = kStageBytes + (cs.m - 1) * b_rows * BK * 2;
     auto producer = pipe.producer();
     for (uint64_t t = walk.first; t < walk.blocks; t += walk.step) {
       const WorkInfo w = walk.work(t, p);
@@ -178,7 +208,7 @@ struct Sm90Matmul {
       for (uint32_t kb = 0; kb < k_blocks; ++kb) {
         auto stage = producer.acquire();
         if (auto lane = elect_one()) {
-          stage.expect_bytes(kStageBytes);
+          stage.expect_bytes(stage_bytes);
           const auto tl = stage.tiles();
           const int32_t k0 = static_cast<int32_t>(kb * BK);
           a_loader.load_multicast(tl.a + a_slice * BK, stage.full_barrier(), k0, m0, w.batch, a_mask);
@@ -187,7 +217,7 @@ struct Sm90Matmul {
         std::move(stage).release_async();
       }
     }
-    producer.drain();
+    if constexpr (B != ClusterBug::kNoExitSync) producer.drain();
   }
 
   using Acc = LaneArray<float, BN / 2>;
@@ -254,6 +284,8 @@ struct Sm90Matmul {
       if (walk.inside(w))
         store(p, p.d + w.batch * p.batch_stride_d, acc, quarter, w.m_tile * BM + half * 64,
               w.n_tile * BN);
+      if constexpr (B == ClusterBug::kSyncPerTile)
+        if (walk.cs.size() > 1) arch::cluster_sync();
     }
   }
 

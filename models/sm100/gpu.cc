@@ -334,6 +334,7 @@ void Gpu::on_warp_exit(Cta& cta) {
     engine_.report(std::move(f));
   }
   cta.exited = true;
+  if (obs() != nullptr) obs()->cta_exit(cta.id);
   if (cluster_size_ > 1) {
     // A cluster's SMs free up together: the next pending cluster starts on
     // them once its last CTA has exited.

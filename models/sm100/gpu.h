@@ -92,6 +92,7 @@ struct Mbarrier {
   uint32_t loads_this_phase = 0;
   bool completed_had_loads = false;
   sim::Site last_load;
+  int last_load_cta = -1;  // the CTA that issued it (a multicast's may be a peer)
   bool early_reported = false;
   std::vector<int64_t> observed_by;   // per warp: last completed phase it observed
   bool stale_reported = false;
@@ -364,6 +365,10 @@ class Gpu {
   Cycle l2_transfer(Cycle start, uint64_t bytes);
   L2Cache& l2() { return l2_; }
   uint64_t hbm_bytes() const { return hbm_bytes_; }
+  // Bytes TMA loads read out of L2 (a multicast box once, however many CTAs
+  // it lands in); what they wrote into shared memory is the CTAs' bytes_loaded.
+  uint64_t tma_l2_read_bytes() const { return tma_l2_read_bytes_; }
+  void note_tma_l2_read(uint64_t bytes) { tma_l2_read_bytes_ += bytes; }
   // SMs with TMA loads in flight; load_started/load_landed keep the count.
   int loading_sms() const { return loading_sms_; }
   void load_started(Cta& cta) {
@@ -433,6 +438,7 @@ class Gpu {
   std::vector<int> trace_sms_;
   SharedLink hbm_link_, l2_link_;
   uint64_t hbm_bytes_ = 0;
+  uint64_t tma_l2_read_bytes_ = 0;
   int loading_sms_ = 0;
   L2Cache l2_;
   uint32_t gpu_track_ = 0;

@@ -33,9 +33,13 @@ void maybe_complete(Gpu& gpu, Mbarrier& b, uint64_t flow) {
     f.rule = "expect_tx.too_low";
     f.message = fmt::format(
         "{}: phase {} completed after {} bytes while {} TMA load(s) targeting it were still in "
-        "flight; expect_tx announced fewer bytes than the loads deliver, so the waiter reads "
+        "flight{}; expect_tx announced fewer bytes than the loads deliver, so the waiter reads "
         "data that has not arrived",
-        b.name.empty() ? "mbarrier" : b.name, b.phase, b.tx_delivered, b.loads_in_flight);
+        b.name.empty() ? "mbarrier" : b.name, b.phase, b.tx_delivered, b.loads_in_flight,
+        b.last_load_cta >= 0 && b.last_load_cta != b.cta
+            ? fmt::format(" (the latest a multicast issued by CTA {} into CTA {})", b.last_load_cta,
+                          b.cta)
+            : std::string());
     f.cta = b.cta;
     gpu.engine().report(std::move(f));
   }
@@ -286,7 +290,8 @@ void report_overwrite(Gpu& gpu, Cta& cta, uint64_t off, uint64_t bytes, const ch
   }
 }
 
-void load_issued(Mbarrier& b, const Loc& loc) {
+void load_issued(Mbarrier& b, const Loc& loc, int issuing_cta) {
+  b.last_load_cta = issuing_cta;
   ++b.loads_in_flight;
   ++b.loads_this_phase;
   b.last_load = sim::Engine::get().site_here(loc);

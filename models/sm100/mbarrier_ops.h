@@ -35,7 +35,7 @@ void arrive_async(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow, const char* op
 // of a cluster peer, landing now on barrier `b` of `cta`.
 void arrive_remote(Gpu& gpu, Cta& cta, Mbarrier& b, const sim::Warp* from);
 // A TMA load that will complete_tx on `b` was issued.
-void load_issued(Mbarrier& b, const Loc& loc);
+void load_issued(Mbarrier& b, const Loc& loc, int issuing_cta);
 // Async-agent side (TMA): decrements tx-count on barrier `b` of `cta`.
 void complete_tx(Gpu& gpu, Cta& cta, Mbarrier& b, uint32_t bytes, uint64_t flow, sim::OpId id);
 // Blocks the current warp until the phase of parity `parity` has completed.

@@ -304,6 +304,7 @@ void issue_load(sim::Warp& w, Cta& cta, std::span<const LoadDest> dests, const T
     // The box request leaves once the SM holds the map's descriptor.
     const Cycle start = descriptor_ready(cta, map, begin);
     const Cycle issuer_done = load_done(cta, bytes, parts, pages, start);
+    gpu().note_tma_l2_read(bytes);
     Cycle last = issuer_done;
     auto& tr = gpu().engine().trace();
     for (const LoadDest& d : dests) {
@@ -333,7 +334,7 @@ void issue_load(sim::Warp& w, Cta& cta, std::span<const LoadDest> dests, const T
         }
       }
       Mbarrier* bp = d.bar;
-      mbar::load_issued(*bp, loc);
+      mbar::load_issued(*bp, loc, cta.id);
       gpu().engine().at(done, [&dc, mover = make_mover(), bp, bytes, dflow, op]() mutable {
         mover(dc);
         gpu().load_landed(dc);

@@ -64,6 +64,8 @@ void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r, double
   boxes = gpu.l2().hits() + gpu.l2().misses();
   r.l2_hit_pct = boxes == 0 ? 0.0 : 100.0 * static_cast<double>(hits) / static_cast<double>(boxes);
   r.hbm_bytes = gpu.hbm_bytes();
+  r.smem_fill_bytes = bytes;
+  r.tma_l2_read_bytes = gpu.tma_l2_read_bytes();
   r.hbm_util_pct = 100.0 * hbm_util;
   r.hbm_peak_gbs = p.hbm_bytes_per_cycle * p.clock_ghz;
   set_waves(r, static_cast<uint32_t>(p.num_sms));

@@ -98,7 +98,9 @@ json::object to_json(const RunResult& r) {
   o["utilization"] = json::object{{"tensor_core_pct", r.tensor_util_pct},
                                   {"hbm_pct", r.hbm_util_pct},
                                   {"l2_hit_pct", r.l2_hit_pct},
-                                  {"hbm_bytes", r.hbm_bytes}};
+                                  {"hbm_bytes", r.hbm_bytes},
+                                  {"smem_fill_bytes", r.smem_fill_bytes},
+                                  {"tma_l2_read_bytes", r.tma_l2_read_bytes}};
   if (r.sms > 0)
     o["occupancy"] = json::object{{"sms", r.sms},
                                   {"tiles", r.tiles},
@@ -227,6 +229,8 @@ RunResult run_result_from_json(const json::value& v) {
   r.hbm_util_pct = get<double>(u, "hbm_pct");
   r.l2_hit_pct = get<double>(u, "l2_hit_pct");
   r.hbm_bytes = get<uint64_t>(u, "hbm_bytes");
+  if (u.contains("smem_fill_bytes")) r.smem_fill_bytes = get<uint64_t>(u, "smem_fill_bytes");
+  if (u.contains("tma_l2_read_bytes")) r.tma_l2_read_bytes = get<uint64_t>(u, "tma_l2_read_bytes");
   if (u.contains("lds")) {
     const auto& l = u.at("lds").as_object();
     r.lds_instructions = get<uint64_t>(l, "instructions");

@@ -69,6 +69,10 @@ struct RunResult {
   std::string bottleneck_detail;  // the figure that makes it the bottleneck
   double tensor_util_pct = 0, hbm_util_pct = 0, l2_hit_pct = 0;
   uint64_t hbm_bytes = 0;
+  // NVIDIA: bytes TMA loads wrote into shared memory, and read out of L2 for
+  // them; they differ by what multicast saved (a box read once for every CTA
+  // of a cluster it lands in). 0: not modelled (MI300X).
+  uint64_t smem_fill_bytes = 0, tma_l2_read_bytes = 0;
   // Functional runs: the race detector's digest of the synchronization order
   // this schedule established (engine/observer.h, order_digest); the
   // explorer counts distinct values. 0: none (timing runs).

@@ -69,6 +69,7 @@ TEST_CASE("a remote arrive completes the peer's barrier after the SM-to-SM laten
     const uint32_t rank = sk::arch::cluster_ctarank();
     auto& gpu = sk::models::sm100::Gpu::current();
     if (rank == 0) {
+      gpu.warp().sync();  // pay the cluster barrier's latency first: now() is the warp's time
       const auto t0 = gpu.engine().now();
       if (auto l = sk::elect_one()) sk::arch::mbarrier_arrive_cluster(bar_at(0), 1);
       note("sent " + std::to_string(t0));
@@ -278,4 +279,32 @@ TEST_CASE("the race detector orders a peer's multicast after a remote release, a
       CHECK_MESSAGE(names_both, r.findings_text());
     }
   }
+}
+
+TEST_CASE("a peer's remote arrive not ordered before the CTA's exit is reported, a drained one is not") {
+  for (const bool drain : {false, true}) {
+    ScenarioOptions o{.ctas = 2, .warps = 1, .cluster_size = 2, .race_detector = true};
+    auto r = run_scenario(o, [drain] {
+      init_barriers(1, 1);
+      if (sk::arch::cluster_ctarank() == 1) {
+        if (auto l = sk::elect_one()) sk::arch::mbarrier_arrive_cluster(bar_at(0), 0);
+      } else if (drain) {
+        while (!sk::arch::mbarrier_try_wait_parity(bar_at(0), 0)) {
+        }
+      }
+    });
+    REQUIRE_MESSAGE(r.ok, r.error);
+    INFO("drain: " << drain);
+    CHECK(r.status == "completed");
+    CHECK_MESSAGE(r.has_rule("cluster.exit_not_ordered") == !drain, r.findings_text());
+  }
+}
+
+TEST_CASE("barrier.cluster by part of a warp is reported") {
+  ScenarioOptions o{.ctas = 2, .warps = 1, .cluster_size = 2};
+  auto r = run_scenario(o, [] {
+    if (auto l = sk::elect_one()) sk::arch::cluster_arrive();
+  });
+  REQUIRE_MESSAGE(r.ok, r.error);
+  CHECK_MESSAGE(r.has_rule("cluster_barrier.partial_warp"), r.findings_text());
 }

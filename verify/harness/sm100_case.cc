@@ -19,7 +19,8 @@ sim::RunResult run_sm100_case(const std::string& name, Sm100Case& c, const CaseC
   races.set_global_namer([&gpu](uint64_t a) { return gpu.gmem().describe(a); });
   Rng rng(seed * 0x2545F4914F6CDD1Dull + 1);
   const Sm100Launch l = c.setup(gpu, config, rng);
-  const std::string err = gpu.launch(l.grid, l.warps, l.smem_bytes, [&c] { c.kernel(); });
+  const std::string err =
+      gpu.launch(l.grid, l.warps, l.smem_bytes, [&c] { c.kernel(); }, l.cluster);
   // A launch the hardware would refuse is a finding when the model named the
   // broken limit, and a harness error otherwise.
   if (!err.empty() && gpu.engine().findings().empty()) throw std::runtime_error(err);

@@ -33,6 +33,7 @@ struct Sm100Launch {
   int grid = 1;
   int warps = 1;
   uint32_t smem_bytes = 0;
+  int cluster = 1;  // CTAs per thread-block cluster (grid a multiple of it)
 };
 
 class Sm100Case {

@@ -126,6 +126,9 @@ void RaceDetector::release(const sim::Warp& w, uint64_t key) { release_at(w, w.c
 void RaceDetector::release_at(const sim::Warp& w, int cta, uint64_t key) {
   VectorClock& vc = clock_of(w);
   Sync& s = sync(cta, key);
+  if (cta != w.cta() && key < (1ull << 40))  // a remote mbarrier arrive (not a cluster barrier)
+    ctas_[cta].remote.push_back(Remote{&w, 0, vc.get(comp(w)), "remote mbarrier arrive",
+                                       w.here(), engine_.now()});
   note_order(s, 1, comp(w));
   s.pending.join(vc);
   vc.tick(comp(w));
@@ -182,6 +185,41 @@ void RaceDetector::fence_proxy_async(const sim::Warp& w, sim::FenceScope scope) 
   if (scope != sim::FenceScope::kGlobal) c.fences[w.index()].push_back(now);
   if (scope != sim::FenceScope::kShared) c.global_fences[w.index()].push_back(now);
   vc.tick(comp(w));
+}
+
+void RaceDetector::cta_exit(int cta) {
+  CtaState& c = ctas_[cta];
+  if (c.remote.empty()) return;
+  VectorClock exit;
+  for (const VectorClock& vc : c.warp) exit.join(vc);
+  for (const Remote& r : c.remote) {
+    bool ordered = false;
+    if (r.op == 0) {
+      ordered = exit.get(comp(*r.warp)) >= r.clock;
+    } else {
+      for (const Epoch& e : ops_[r.op - 1].resolved) ordered |= exit.get(e.comp) >= e.value;
+    }
+    if (ordered) continue;
+    auto key = std::make_tuple(std::string("cluster.exit_not_ordered"),
+                               sim::format_location(r.site.loc), std::to_string(cta));
+    if (!reported_.insert(key).second || race_reports_ >= kMaxRaceReports) continue;
+    ++race_reports_;
+    sim::Finding f;
+    f.cls = "cluster";
+    f.rule = "cluster.exit_not_ordered";
+    f.message = fmt::format(
+        "CTA {} exited, but a {} into it by {} at cycle {} is not ordered before its exit: nothing "
+        "CTA {} waited on covers it, so on hardware it may land after the SM has moved on; drain "
+        "what peers send (wait on the barriers they arrive on or load into) and meet the cluster "
+        "barrier before exiting",
+        cta, r.what, who(*r.warp), r.cycle, cta);
+    sim::locate(f, r.site);
+    f.cta = cta;
+    f.details.push_back(fmt::format("remote: {} by {} ({})", r.what, who(*r.warp),
+                                    sim::format_site(r.site)));
+    engine_.report(std::move(f));
+  }
+  c.remote.clear();
 }
 
 RaceDetector::Cell& RaceDetector::cell(int cta, sim::Space space, uint64_t granule) {
@@ -371,6 +409,8 @@ void RaceDetector::access_at(const sim::Warp& w, sim::OpId op, int cta, sim::Spa
     rec.lo = std::min(rec.lo, r.begin);
     rec.hi = std::max(rec.hi, r.end);
   }
+  if (cta != w.cta() && op != 0 && write)
+    ctas_[cta].remote.push_back(Remote{&w, op, 0, what, rec.site, rec.cycle});
   records_.push_back(rec);
   const uint32_t id = static_cast<uint32_t>(records_.size() - 1);
   const Accessor a{w.cta(), &vc, &w, op, proxy, write, op != 0 ? ops_[op - 1].kind : ""};

@@ -77,6 +77,7 @@ class RaceDetector : public sim::Observer {
   void complete_local(const sim::Warp& w, sim::OpId op) override;
   bool known_complete(const sim::Warp& w, sim::OpId op) const override;
   void fence_proxy_async(const sim::Warp& w, sim::FenceScope scope) override;
+  void cta_exit(int cta) override;
   uint64_t order_digest() const override;
 
   uint64_t accesses_checked() const { return accesses_; }
@@ -133,7 +134,18 @@ class RaceDetector : public sim::Observer {
     // order_digest: a running hash of the object's events in time order.
     uint64_t seq = 0;
   };
+  // A peer's remote access to a CTA (a remote arrive by a warp, a multicast
+  // load's write by an op), checked against the CTA's exit.
+  struct Remote {
+    const sim::Warp* warp = nullptr;
+    sim::OpId op = 0;
+    uint32_t clock = 0;  // the warp's own component at a remote arrive
+    const char* what = "";
+    sim::Site site;
+    sim::Cycle cycle = 0;
+  };
   struct CtaState {
+    std::vector<Remote> remote;
     std::vector<VectorClock> warp;
     // Per warp: clocks of its fence.proxy.async covering shared memory
     // (.shared::cta or all) and covering global memory (.global or all).

@@ -1,0 +1,108 @@
+// cluster_cases.cc: the SM90 matmul in thread-block clusters
+// (kernels/matmul/sm90_matmul.h, Params::cluster_m x cluster_n) as verify
+// cases, "corpus_cluster.<bug>" for each seeded bug of sk::ClusterBug and
+// "corpus_cluster.fixed" for the kernel itself, on the H200 parameters.
+// Config keys: m, n, k (default 300 x 260 x 192: partial tiles, a cluster
+// block past M), cm and cn (the cluster, default 2 x 1: B multicast down the
+// pair), ctas (default 4: two clusters, each walking several blocks).
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "kernels/matmul/sm90_matmul.h"
+#include "models/sm90/api.h"
+#include "models/sm90/params.h"
+#include "runner/kernels/matmul_check.h"
+#include "runner/kernels/matmul_host.h"
+#include "verify/harness/sm100_case.h"
+
+namespace sk::corpus {
+namespace {
+
+template <ClusterBug B>
+class ClusterCase : public verify::Sm90Case {
+  using Cfg = Sm90MatmulConfig<128, 3>;
+  using K = Sm90Matmul<Cfg, B>;
+
+ public:
+  verify::Sm100Launch setup(verify::Gpu& gpu, const verify::CaseConfig& cfg,
+                            verify::Rng& rng) override {
+    auto get = [&](const char* key, int64_t def, int64_t lo, int64_t hi) {
+      const int64_t v = cfg.get(key, def);
+      if (v < lo || v > hi)
+        throw std::invalid_argument(fmt::format("{} must be in [{}, {}]", key, lo, hi));
+      return static_cast<uint32_t>(v);
+    };
+    p_.m = get("m", 300, 1, 4096);
+    p_.n = get("n", 260, 1, 4096);
+    p_.k = get("k", 192, 1, 4096);
+    p_.cluster_m = get("cm", 2, 1, 4);
+    p_.cluster_n = get("cn", 1, 1, 4);
+    const uint32_t size = p_.cluster_m * p_.cluster_n;
+    if ((p_.cluster_m & (p_.cluster_m - 1)) != 0 || (p_.cluster_n & (p_.cluster_n - 1)) != 0 ||
+        size > 8)
+      throw std::invalid_argument("cm and cn must be 1, 2 or 4, and cm * cn at most 8");
+    const sim::MatmulBuffers buf = sim::allocate_matmul<bf16_t>(gpu, p_.m, p_.n, p_.k, rng);
+    lda_ = buf.lda;
+    a_ = buf.a;
+    b_ = buf.b;
+    d_ = buf.d;
+    p_.ldd = buf.ldc;
+    encode(p_.a, a_, p_.m, 128 / p_.cluster_n);
+    encode(p_.b, b_, p_.n, 128 / p_.cluster_m);
+    p_.d = reinterpret_cast<bf16_t*>(d_);
+    p_.batches = 1;
+    p_.batch_stride_d = 0;
+    verify::Sm100Launch l;
+    l.cluster = static_cast<int>(size);
+    l.grid = static_cast<int>(get("ctas", 2 * size, size, 132));
+    if (l.grid % l.cluster != 0) throw std::invalid_argument("ctas must be a multiple of cm * cn");
+    l.warps = static_cast<int>(Cfg::kThreads / 32);
+    l.smem_bytes = Cfg::kSmemBytes;
+    return l;
+  }
+  void kernel() override { K::run(p_); }
+  std::string check(verify::Gpu& gpu) override {
+    auto& mem = gpu.gmem();
+    const auto r = sim::check_matmul<bf16_t>(
+        p_.m, p_.n, p_.k, reinterpret_cast<uint16_t*>(mem.host(a_)), lda_,
+        reinterpret_cast<uint16_t*>(mem.host(b_)), lda_, mem.host(d_), p_.ldd);
+    return r.passed ? "" : r.detail;
+  }
+
+ private:
+  // Rank-3 maps of one matrix (the kernel's loaders are batched), boxes of
+  // the CTA's slice of the tile.
+  void encode(arch::TensorMap& map, uint64_t addr, uint32_t rows, uint32_t box_rows) {
+    const std::string err = sim::encode_operand_map(map, addr, p_.k, rows, lda_,
+                                                    uint64_t{rows} * lda_, 1, 64, box_rows);
+    if (!err.empty()) throw std::runtime_error(err);
+  }
+  typename K::Params p_{};
+  uint32_t lda_ = 0;
+  uint64_t a_ = 0, b_ = 0, d_ = 0;
+};
+
+#define SK_CLUSTER_CASE(Value, name, what) \
+  SK_VERIFY_SM100_CASE(ClusterCase<ClusterBug::Value>, "corpus_cluster." name, what)
+
+SK_CLUSTER_CASE(kNone, "fixed", "the SM90 matmul in clusters: twin of every cluster seeded bug");
+SK_CLUSTER_CASE(kNoInitClusterSync, "no_init_cluster_sync",
+                "a CTA barrier after the inits instead of the cluster barrier");
+SK_CLUSTER_CASE(kExpectOwnBytes, "expect_own_bytes",
+                "expect_tx counts the bytes this CTA loads, not its peers' slices");
+SK_CLUSTER_CASE(kExpectPeerTwice, "expect_peer_twice",
+                "expect_tx counts the multicast slices once per receiver");
+SK_CLUSTER_CASE(kReleaseLocal, "release_local",
+                "stages released to the CTA's own producer only, though peers load into them");
+SK_CLUSTER_CASE(kReleaseCountLocal, "release_count_local",
+                "stages released to the row and column, the empty barrier counting one CTA");
+SK_CLUSTER_CASE(kMaskSelf, "mask_self", "B's slice loaded into this CTA only, not multicast");
+SK_CLUSTER_CASE(kMaskOutside, "mask_outside", "the multicast mask names a rank past the cluster");
+SK_CLUSTER_CASE(kNoExitSync, "no_exit_sync", "no drain and no cluster barrier before exit");
+SK_CLUSTER_CASE(kSyncPerTile, "sync_per_tile",
+                "the consumers meet the cluster barrier after every tile, the producer never");
+SK_CLUSTER_CASE(kArriveTwice, "arrive_twice", "barrier.cluster.arrive twice before the wait");
+
+}  // namespace
+}  // namespace sk::corpus

@@ -291,6 +291,9 @@ TEST_CASE("a peer's remote arrive not ordered before the CTA's exit is reported,
       } else if (drain) {
         while (!sk::arch::mbarrier_try_wait_parity(bar_at(0), 0)) {
         }
+      } else {
+        // Alive when the arrive lands, but nothing orders it before the exit.
+        sk::models::sm100::Gpu::current().warp().stall(2000, "outlive the arrive");
       }
     });
     REQUIRE_MESSAGE(r.ok, r.error);

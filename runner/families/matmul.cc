@@ -60,7 +60,8 @@ Family matmul_family() {
                   1, 256),
        choice_field("cluster", "thread-block cluster of MxN CTAs (sm90): the N CTAs of a row "
                                "share their A tile and the M of a column their B tile, each "
-                               "loading a slice and multicasting it; default 1x1 (none)",
+                               "loading a slice and multicasting it; default 1x1 (none); sim sweep takes a "
+                               "comma list (1x1,2x1,1x2) and runs each",
                     {"1x1", "2x1", "1x2", "2x2", "4x1", "1x4", "4x2", "2x4", "8x1", "1x8"}),
        flag_field("pad-rows", "round the pitches of A and B up to what the loads need (TMA: 16-byte "
                          "rows; LDS DMA: dwords), as a host copying its operands would; the "

@@ -164,7 +164,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 int sweep_task(const SweepArgs& a) {
   const auto t0 = std::chrono::steady_clock::now();
   const DistributedArgs& dist = a.dist;
-  Sweep s = plan_sweep(a.problem, a.base, a.tile_ns, a.stages, a.variants);
+  Sweep s = plan_sweep(a.problem, a.base, a.tile_ns, a.stages, a.variants, a.clusters);
   const std::vector<size_t> which = slice_items(s.points.size(), dist.slice, dist.slice_count);
   std::vector<json::object> raw(s.points.size());
   run_sweep_points(
@@ -348,7 +348,7 @@ int merge_sweep(const JobDir& d, const Manifest& m, std::vector<SliceStatus>& st
                 const std::string& json_path) {
   Argv args(m);
   const SweepArgs a = parse_sweep_args(args.argc(), args.argv());
-  Sweep s = plan_sweep(a.problem, a.base, a.tile_ns, a.stages, a.variants);
+  Sweep s = plan_sweep(a.problem, a.base, a.tile_ns, a.stages, a.variants, a.clusters);
   const uint32_t n = static_cast<uint32_t>(m.slices.size());
   bool same = s.points.size() == m.items;
   for (uint32_t i = 0; same && i < n; ++i) {
@@ -506,7 +506,7 @@ int merge_job(const JobDir& d, Manifest& m, const std::string& json_path) {
 
 int sweep_distributed(const SweepArgs& a) {
   if (a.dist.task()) return sweep_task(a);
-  const Sweep plan = plan_sweep(a.problem, a.base, a.tile_ns, a.stages, a.variants);
+  const Sweep plan = plan_sweep(a.problem, a.base, a.tile_ns, a.stages, a.variants, a.clusters);
   require_runnable(plan);
   JobPlan p;
   p.command = "sweep";

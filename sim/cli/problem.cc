@@ -56,7 +56,7 @@ void add_family_options(po::options_description& o) {
 }
 
 Problem parse_problem(const po::variables_map& vm, const std::string& cmd,
-                      sim::MatmulRequest& q) {
+                      sim::MatmulRequest& q, const std::map<std::string, std::string>& given_text) {
   Problem p;
   const std::string kernel = vm["kernel"].as<std::string>();
   p.family = sim::find_family(kernel);
@@ -86,7 +86,8 @@ Problem parse_problem(const po::variables_map& vm, const std::string& cmd,
                                      f.name, kernel, kernel, sim::joined(mine, " "), f.name,
                                      sim::joined(owners(f.name), " or ")));
       }
-  const auto given = [&vm](const sim::Field& f) -> std::optional<std::string> {
+  const auto given = [&vm, &given_text](const sim::Field& f) -> std::optional<std::string> {
+    if (const auto it = given_text.find(f.name); it != given_text.end()) return it->second;
     if (!vm.count(f.name)) return std::nullopt;
     return f.kind == sim::Field::Kind::kFlag ? std::string() : vm[f.name].as<std::string>();
   };

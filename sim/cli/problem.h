@@ -47,9 +47,12 @@ struct Problem {
 };
 
 // Reads --kernel, --arch and the family's fields from `vm` (parsed with the
-// options of add_family_options) and sets q.arch, q.m, q.n and q.k.
+// options of add_family_options) and sets q.arch, q.m, q.n and q.k. A field
+// in `given_text` takes that text instead of vm's (sim sweep's lists: the
+// first value stands for the problem, the sweep varies the rest).
 Problem parse_problem(const po::variables_map& vm, const std::string& cmd,
-                      sim::MatmulRequest& q);
+                      sim::MatmulRequest& q,
+                      const std::map<std::string, std::string>& given_text = {});
 
 // The family of a parsed problem, for a family by name (unit tests).
 Problem make_problem(const std::string& kernel, const sim::Values& values);

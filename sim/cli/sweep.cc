@@ -22,10 +22,16 @@ namespace {
 
 int group(const SweepPoint& p) { return !p.ran ? 2 : p.result.status != "completed" ? 1 : 0; }
 
-// A run reports its tile; otherwise the family's fixed M and K show.
+// A run reports its tile; otherwise the family's fixed M and K show. A
+// cluster other than 1 x 1 follows the tile ("128x256x64/2x1").
+std::string cluster_name(const sim::MatmulRequest& q) {
+  return q.cluster_m * q.cluster_n > 1 ? fmt::format("{}x{}", q.cluster_m, q.cluster_n) : "";
+}
 std::string tile_name(const SweepPoint& p, const sim::ArchSpace& space) {
-  if (p.ran) return fmt::format("{}x{}x{}", p.result.tile_m, p.result.tile_n, p.result.tile_k);
-  return fmt::format("{}x{}x{}", space.tile_m, p.q.tile_n, space.tile_k);
+  const std::string c = cluster_name(p.q);
+  const std::string t = p.ran ? fmt::format("{}x{}x{}", p.result.tile_m, p.result.tile_n, p.result.tile_k)
+                              : fmt::format("{}x{}x{}", space.tile_m, p.q.tile_n, space.tile_k);
+  return c.empty() ? t : t + "/" + c;
 }
 
 }  // namespace
@@ -44,23 +50,29 @@ int sweep_exit_code(const std::vector<SweepPoint>& points) {
 
 Sweep plan_sweep(const Problem& problem, const sim::MatmulRequest& base,
                  const std::vector<uint32_t>& tile_ns, const std::vector<uint32_t>& stages,
-                 const std::vector<std::string>& variants) {
+                 const std::vector<std::string>& variants,
+                 const std::vector<ClusterDims>& clusters) {
   Sweep s;
   const std::vector<std::string> kernels =
       variants.empty() ? std::vector<std::string>{""} : variants;
-  for (const std::string& v : kernels)
-    for (uint32_t tn : tile_ns)
-      for (uint32_t st : stages) {
-        SweepPoint p;
-        p.q = base;
-        if (!v.empty()) p.q.amd_kernel = v;
-        p.q.tile_n = tn;
-        p.q.stages = st;
-        if (std::string why = problem.validate(p.q); !why.empty())
-          s.skipped.push_back(Skipped{tn, st, why, v});
-        else
-          s.points.push_back(std::move(p));
-      }
+  const std::vector<ClusterDims> shapes =
+      clusters.empty() ? std::vector<ClusterDims>{{base.cluster_m, base.cluster_n}} : clusters;
+  for (const ClusterDims& c : shapes)
+    for (const std::string& v : kernels)
+      for (uint32_t tn : tile_ns)
+        for (uint32_t st : stages) {
+          SweepPoint p;
+          p.q = base;
+          if (!v.empty()) p.q.amd_kernel = v;
+          p.q.cluster_m = c.m;
+          p.q.cluster_n = c.n;
+          p.q.tile_n = tn;
+          p.q.stages = st;
+          if (std::string why = problem.validate(p.q); !why.empty())
+            s.skipped.push_back(Skipped{tn, st, why, v, clusters.empty() ? "" : cluster_name(p.q)});
+          else
+            s.points.push_back(std::move(p));
+        }
   return s;
 }
 
@@ -101,8 +113,10 @@ void rank_sweep(Sweep& s) {
   std::stable_sort(s.points.begin(), s.points.end(), [](const SweepPoint& a, const SweepPoint& b) {
     const double ta = group(a) == 0 ? a.result.predicted_time_us : 0;
     const double tb = group(b) == 0 ? b.result.predicted_time_us : 0;
-    return std::make_tuple(group(a), ta, a.q.tile_n, a.q.stages, a.q.amd_kernel) <
-           std::make_tuple(group(b), tb, b.q.tile_n, b.q.stages, b.q.amd_kernel);
+    return std::make_tuple(group(a), ta, a.q.tile_n, a.q.stages, a.q.amd_kernel, a.q.cluster_m,
+                           a.q.cluster_n) <
+           std::make_tuple(group(b), tb, b.q.tile_n, b.q.stages, b.q.amd_kernel, b.q.cluster_m,
+                           b.q.cluster_n);
   });
 }
 
@@ -110,9 +124,10 @@ Sweep run_sweep(const Problem& problem, const sim::MatmulRequest& base,
                 const std::vector<uint32_t>& tile_ns, const std::vector<uint32_t>& stages,
                 int jobs, double wall_limit_s,
                 const std::function<sim::RunResult(const sim::MatmulRequest&)>& run,
-                const std::vector<std::string>& variants) {
+                const std::vector<std::string>& variants,
+                const std::vector<ClusterDims>& clusters) {
   const auto t0 = std::chrono::steady_clock::now();
-  Sweep s = plan_sweep(problem, base, tile_ns, stages, variants);
+  Sweep s = plan_sweep(problem, base, tile_ns, stages, variants, clusters);
   std::vector<size_t> all(s.points.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
   run_sweep_points(s, all, jobs, wall_limit_s, run);
@@ -135,7 +150,7 @@ std::string format_sweep_text(const Sweep& s, const Problem& problem,
     return kernels ? fmt::format("{:<16}  ", v) : std::string();
   };
   auto row = [](const auto& rank, const auto& tile, const std::string& kernel, const auto&... cols) {
-    return fmt::format("{:>4}  {:<10}  {}", rank, tile, kernel) +
+    return fmt::format("{:>4}  {:<14}  {}", rank, tile, kernel) +
            fmt::format("{:>6}  {:>12}  {:>7}  {:>9}  {:>9}  {}\n", cols...);
   };
   t += row("rank", "tile", kernel_col("kernel"), "stages", "predicted_us", "TFLOP/s", "% of peak",
@@ -158,7 +173,8 @@ std::string format_sweep_text(const Sweep& s, const Problem& problem,
   }
   if (!s.skipped.empty()) t += "skipped:\n";
   for (const Skipped& k : s.skipped)
-    t += fmt::format("  {}x{}x{}{} stages {}: {}\n", space.tile_m, k.tile_n, space.tile_k,
+    t += fmt::format("  {}x{}x{}{}{} stages {}: {}\n", space.tile_m, k.tile_n, space.tile_k,
+                     k.cluster.empty() ? "" : "/" + k.cluster,
                      k.variant.empty() ? "" : " " + k.variant, k.stages, k.reason);
   t += fmt::format("wall {:.2f} s\n", s.wall_s);
   return t;
@@ -167,6 +183,8 @@ std::string format_sweep_text(const Sweep& s, const Problem& problem,
 boost::json::object sweep_to_json(const Sweep& s, const Problem& problem,
                                   const sim::MatmulRequest& base) {
   const sim::ArchSpace& space = problem.space(base.arch);
+  bool any_cluster = false;  // the cluster column, when any point has one
+  for (const SweepPoint& p : s.points) any_cluster |= p.q.cluster_m * p.q.cluster_n > 1;
   boost::json::array results;
   for (const SweepPoint& p : s.points) {
     const sim::RunResult& r = p.result;
@@ -183,6 +201,8 @@ boost::json::object sweep_to_json(const Sweep& s, const Problem& problem,
                           {"status", p.ran ? r.status : std::string("error")},
                           {"findings", r.findings.size()}};
     if (!space.variants.empty()) o["amd_kernel"] = p.q.amd_kernel;
+    if (p.q.cluster_m * p.q.cluster_n > 1 || base.cluster_m * base.cluster_n > 1 || any_cluster)
+      o["cluster"] = fmt::format("{}x{}", p.q.cluster_m, p.q.cluster_n);
     if (!p.ran) o["error"] = p.error;
     results.push_back(std::move(o));
   }
@@ -190,6 +210,7 @@ boost::json::object sweep_to_json(const Sweep& s, const Problem& problem,
   for (const Skipped& k : s.skipped) {
     boost::json::object o{{"tile_n", k.tile_n}, {"stages", k.stages}, {"reason", k.reason}};
     if (!k.variant.empty()) o["amd_kernel"] = k.variant;
+    if (!k.cluster.empty()) o["cluster"] = k.cluster;
     skipped.push_back(std::move(o));
   }
   boost::json::object doc{{"kernel", problem.kernel()}, {"arch", base.arch},
@@ -229,7 +250,31 @@ SweepArgs parse_sweep_args(int argc, char** argv) {
   SweepArgs a;
   a.help = print_help(vm, "sweep", opts);
   if (a.help) return a;
-  a.problem = parse_problem(vm, "sweep", a.base);
+  // --cluster takes a list here: the first stands for the problem, the
+  // sweep runs each (kernels/sched/cluster_shape.h).
+  std::map<std::string, std::string> first;
+  if (vm.count("cluster")) {
+    const std::string list = vm["cluster"].as<std::string>();
+    size_t start = 0;
+    for (;;) {
+      const size_t comma = list.find(',', start);
+      const std::string c = list.substr(start, comma == std::string::npos ? comma : comma - start);
+      if (first.empty()) first["cluster"] = c;
+      // Each value must be one of the family's cluster choices.
+      if (const sim::Family* fam = sim::find_family(vm["kernel"].as<std::string>()))
+        if (const sim::Field* f = fam->field("cluster"))
+          if (std::string err = sim::parse_field(*f, c); !err.empty()) throw UsageError(err);
+      if (c.size() == 3 && c[1] == 'x') {
+        const ClusterDims d{static_cast<uint32_t>(c[0] - '0'), static_cast<uint32_t>(c[2] - '0')};
+        bool dup = false;
+        for (const ClusterDims& e : a.clusters) dup |= e.m == d.m && e.n == d.n;
+        if (!dup) a.clusters.push_back(d);
+      }
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  a.problem = parse_problem(vm, "sweep", a.base, first);
   const sim::ArchSpace& space = a.problem.space(a.base.arch);
   if (vm.count("stages")) {
     for (uint64_t v : parse_uint_list("--stages", vm["stages"].as<std::string>(), 2, 8))
@@ -283,7 +328,7 @@ int sweep_locally(const SweepArgs& a) {
   const Problem& problem = a.problem;
   // run_sweep, with the estimate before and done/total during.
   const auto t0 = std::chrono::steady_clock::now();
-  Sweep s = plan_sweep(problem, base, a.tile_ns, a.stages, a.variants);
+  Sweep s = plan_sweep(problem, base, a.tile_ns, a.stages, a.variants, a.clusters);
   require_runnable(s);
   double est_s = 0;
   for (const SweepPoint& p : s.points) est_s += problem.estimate(p.q).wall_s;

@@ -33,6 +33,12 @@ struct Skipped {
   uint32_t tile_n = 0, stages = 0;
   std::string reason;
   std::string variant;  // the architecture's kernel (ArchSpace::variants), or ""
+  std::string cluster;  // "MxN" when the sweep varies the cluster (--cluster list), or ""
+};
+
+// A thread-block cluster of the sweep (--cluster MxN,...): CTAs along M and N.
+struct ClusterDims {
+  uint32_t m = 1, n = 1;
 };
 
 struct Sweep {
@@ -46,19 +52,22 @@ struct Sweep {
 // then runs that did not complete, then errors (ties by tile N, stages).
 // It is plan_sweep, run_sweep_points over every point and rank_sweep.
 // `variants`: the kernels (ArchSpace::variants, set as q.amd_kernel) to sweep
-// too; empty: base's.
+// too; empty: base's. `clusters`: the thread-block clusters to sweep too
+// (q.cluster_m, q.cluster_n); empty: base's.
 Sweep run_sweep(const Problem& problem, const sim::MatmulRequest& base,
                 const std::vector<uint32_t>& tile_ns, const std::vector<uint32_t>& stages,
                 int jobs, double wall_limit_s,
                 const std::function<sim::RunResult(const sim::MatmulRequest&)>& run,
-                const std::vector<std::string>& variants = {});
+                const std::vector<std::string>& variants = {},
+                const std::vector<ClusterDims>& clusters = {});
 
 // The pieces of run_sweep, for a sweep split over machines (sim/cli/distributed.h).
 // plan_sweep: the points to run (by tile N, then stages; none run yet) and
 // the skipped configurations, without simulating.
 Sweep plan_sweep(const Problem& problem, const sim::MatmulRequest& base,
                  const std::vector<uint32_t>& tile_ns, const std::vector<uint32_t>& stages,
-                 const std::vector<std::string>& variants = {});
+                 const std::vector<std::string>& variants = {},
+                 const std::vector<ClusterDims>& clusters = {});
 // Throws UsageError when no configuration of the plan can run (every one
 // skipped): the problem itself is refused, as sim run refuses it; one line,
 // the reason when all share it.
@@ -94,6 +103,7 @@ struct SweepArgs {
   sim::MatmulRequest base;  // its GEMM view, arch and output type
   std::vector<uint32_t> tile_ns, stages;
   std::vector<std::string> variants;  // the arch's kernels to sweep (--amd-kernel); empty: one
+  std::vector<ClusterDims> clusters;  // the clusters to sweep (--cluster list); empty: base's
   int jobs = 2;
   double wall = 600;      // seconds per configuration
   std::string json_path;  // "", "-" or a writable path

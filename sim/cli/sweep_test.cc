@@ -105,6 +105,36 @@ TEST_CASE("a sweep ranks, skips and reports errors") {
   CHECK(text.find("skipped:") != std::string::npos);
 }
 
+TEST_CASE("a sweep over clusters runs every cluster shape, names it and skips where it cannot run") {
+  // --arch sm90 --cluster 1x1,2x1,2x2: each tile and stage count per cluster;
+  // an MN-major A is refused with a cluster, so only 1x1 runs then.
+  sim::MatmulRequest base;
+  base.arch = "sm90";
+  base.m = base.n = base.k = 256;
+  const Problem matmul = matmul_256();
+  const std::vector<ClusterDims> clusters{{1, 1}, {2, 1}, {2, 2}};
+  const Sweep s = plan_sweep(matmul, base, {128, 256}, {3, 4}, {}, clusters);
+  CHECK(s.skipped.empty());
+  REQUIRE(s.points.size() == 12);
+  int pairs = 0, quads = 0;
+  for (const auto& p : s.points) {
+    pairs += p.q.cluster_m == 2 && p.q.cluster_n == 1;
+    quads += p.q.cluster_m == 2 && p.q.cluster_n == 2;
+  }
+  CHECK(pairs == 4);
+  CHECK(quads == 4);
+  base.a_mn_major = true;
+  const Sweep mn = plan_sweep(matmul, base, {128, 256}, {3, 4}, {}, clusters);
+  CHECK(mn.points.size() == 4);
+  REQUIRE(mn.skipped.size() == 8);
+  CHECK(mn.skipped[0].cluster == "2x1");
+  CHECK(mn.skipped[0].reason.find("K-major") != std::string::npos);
+  const std::string text = format_sweep_text(mn, matmul, base);
+  CHECK(text.find("128x128x64/2x1 stages 3") != std::string::npos);
+  const boost::json::object j = sweep_to_json(mn, matmul, base);
+  CHECK(j.at("skipped").as_array()[0].as_object().at("cluster").as_string() == "2x1");
+}
+
 TEST_CASE("a sweep run in slices and merged is the whole sweep") {
   // What a Slurm job does (sim/cli/distributed.h): plan, run each slice's
   // points keeping what their processes returned, then set the results on a

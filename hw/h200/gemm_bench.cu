@@ -23,7 +23,10 @@
 // of tile_n / M rows (each CTA loads its slice of the shared tile and
 // multicasts it), a persistent grid of min(cluster blocks, the clusters
 // cudaOccupancyMaxActiveClusters allows at once) x M * N CTAs. The shape
-// column then ends in _cMxN. --clusters LIST (comma-separated, e.g.
+// column then ends in _cMxN.
+// --tma-epilogue stores D through SMEM by TMA (Params::tma_epilogue,
+// kernels/io/wgmma_tile_writer.h) instead of st.global from registers; the
+// shape column then ends in _et. --clusters LIST (comma-separated, e.g.
 // 1x1,2x1,1x2) runs each cluster shape in turn, with --all every
 // configuration for each. 1x1 is the plain <<<grid, 384, smem>>> launch of
 // min(tiles, SMs) CTAs. Clusters need K-major A and B (no --layout-a col or
@@ -116,11 +119,31 @@ CUtensorMap make_map(const void* base, uint64_t rows, uint64_t k, uint64_t ld, u
   return map;
 }
 
+// D's map for the TMA-store epilogue: `batch` BF16 matrices of m rows of n
+// columns, ldd apart, dims {n, m, batch}, box {64, 16, 1}, 128B swizzle
+// (kernels/io/wgmma_tile_writer.h).
+CUtensorMap make_d_map(void* d, uint64_t m, uint64_t n, uint64_t ldd, uint64_t batch) {
+  CUtensorMap map;
+  const cuuint64_t dims[3] = {n, m, batch};
+  const cuuint64_t strides[2] = {ldd * 2, m * ldd * 2};
+  const cuuint32_t box[3] = {64, 16, 1};
+  const cuuint32_t elem_strides[3] = {1, 1, 1};
+  CUresult r = encode_fn()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, d, dims, strides, box,
+                           elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                           CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    std::fprintf(stderr, "gemm_bench: cuTensorMapEncodeTiled (D) failed (%d)\n", static_cast<int>(r));
+    std::exit(2);
+  }
+  return map;
+}
+
 struct Problem {
   uint32_t m, n, k, lda, ldb, ldd;
   uint32_t batch;
   uint32_t tile_group;  // the kernel's tile order (Params::tile_group)
   sk::ClusterShape cluster;  // CTAs of a cluster along M and N (1 x 1: no cluster)
+  bool tma_epilogue = false;  // D staged in SMEM and stored by TMA (Params::tma_epilogue)
   bool a_col, b_row;  // A M-contiguous, B N-contiguous
   int sets;
   std::vector<uint16_t*> a, b;
@@ -170,7 +193,8 @@ std::string shape(const Problem& pr) {
          (pr.tile_group > 1 ? "_g" + std::to_string(pr.tile_group) : "") +
          (pr.cluster.size() > 1
               ? "_c" + std::to_string(pr.cluster.m) + "x" + std::to_string(pr.cluster.n)
-              : "");
+              : "") +
+         (pr.tma_epilogue ? "_et" : "");
 }
 
 template <int BN, int S>
@@ -228,6 +252,10 @@ int run_config(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double 
     params[s].tile_group = pr.tile_group;
     params[s].cluster_m = cs.m;
     params[s].cluster_n = cs.n;
+    if (pr.tma_epilogue) {
+      params[s].tma_epilogue = 1;
+      params[s].d_map = make_d_map(pr.d, pr.m, pr.n, pr.ldd, pr.batch);
+    }
   }
   auto launch = [&](int s) {
     if (csize == 1) {
@@ -304,6 +332,7 @@ int main(int argc, char** argv) {
   pr.k = arg(argc, argv, "--k", 4096);
   pr.batch = arg(argc, argv, "--batch", 1);
   pr.tile_group = arg(argc, argv, "--tile-group", 1);
+  pr.tma_epilogue = flag(argc, argv, "--tma-epilogue");
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--layout-a") == 0) pr.a_col = std::strcmp(argv[i + 1], "col") == 0;
     if (std::strcmp(argv[i], "--layout-b") == 0) pr.b_row = std::strcmp(argv[i + 1], "row") == 0;

@@ -50,6 +50,7 @@
 #include "kernels/core/numeric.h"
 #include "kernels/core/operand_layout.h"
 #include "kernels/io/tma_tile_loader.h"
+#include "kernels/io/wgmma_tile_writer.h"
 #include "kernels/pipeline/payloads.h"
 #include "kernels/pipeline/mbarrier_backend.h"
 #include "kernels/pipeline/tile_pipeline.h"
@@ -87,6 +88,8 @@ struct Sm90MatmulConfig {
   struct Smem {
     typename Payload::Storage tiles;
     typename MbarrierBackend<Stages>::Storage barriers;
+    // Per consumer warp, two boxes of D for the TMA-store epilogue.
+    alignas(1024) uint8_t staging[kConsumerWarps][2 * WgmmaTileWriter<BN>::kBoxBytes];
   };
   static constexpr uint32_t kSmemBytes = sizeof(Smem) + 1024;
   static_assert(BN == 128 || BN == 256, "wgmma tile N is 128 or 256");
@@ -112,6 +115,11 @@ struct Sm90Matmul {
     // The cluster: CTAs along M and N (1 x 1: no cluster). A's map then has
     // boxes of 128 / cluster_n rows, B's of BN / cluster_m rows.
     uint32_t cluster_m = 1, cluster_n = 1;
+    // The epilogue: 0 stores D from registers (st.global); 1 stages it in
+    // SMEM and stores it by TMA through d_map (rank 3, {N, M, batches}, box
+    // {64, 16, 1}, 128B swizzle: WgmmaTileWriter).
+    uint32_t tma_epilogue = 0;
+    arch::TensorMap d_map;
   };
 
   SK_DEVICE static void run(const Params& p) {
@@ -264,6 +272,7 @@ struct Sm90Matmul {
                                       const Walk& walk, uint32_t k_blocks) {
     auto consumer = pipe.consumer();
     const uint32_t quarter = arch::warp_idx() % 4;  // this warp's 16 rows of the 64
+    WgmmaTileWriter<BN> writer(&p.d_map, smem().staging[arch::warp_idx() - 4], p.m, p.n);
     for (uint64_t t = walk.first; t < walk.blocks; t += walk.step) {
       const WorkInfo w = walk.work(t, p);
       Acc acc;
@@ -281,12 +290,17 @@ struct Sm90Matmul {
         arch::wgmma_wait_group<0>();
         std::move(stage).release();
       }
-      if (walk.inside(w))
-        store(p, p.d + w.batch * p.batch_stride_d, acc, quarter, w.m_tile * BM + half * 64,
-              w.n_tile * BN);
+      if (walk.inside(w)) {
+        const uint32_t row0 = w.m_tile * BM + half * 64;
+        if (p.tma_epilogue != 0)
+          writer.write(acc, row0 + 16 * quarter, w.n_tile * BN, w.batch);
+        else
+          store(p, p.d + w.batch * p.batch_stride_d, acc, quarter, row0, w.n_tile * BN);
+      }
       if constexpr (B == ClusterBug::kSyncPerTile)
         if (walk.cs.size() > 1) arch::cluster_sync();
     }
+    if (p.tma_epilogue != 0) writer.flush();
   }
 
   // Registers to matrix d of D in the wgmma accumulator layout (see

@@ -63,6 +63,10 @@ Family matmul_family() {
                                "loading a slice and multicasting it; default 1x1 (none); sim sweep takes a "
                                "comma list (1x1,2x1,1x2) and runs each",
                     {"1x1", "2x1", "1x2", "2x2", "4x1", "1x4", "4x2", "2x4", "8x1", "1x8"}),
+       choice_field("epilogue", "sm90: how D leaves the consumer warps: regs (default, st.global "
+                                "from the accumulators) or tma (staged in shared memory and stored "
+                                "by TMA while the warps go on)",
+                    {"regs", "tma"}),
        flag_field("pad-rows", "round the pitches of A and B up to what the loads need (TMA: 16-byte "
                          "rows; LDS DMA: dwords), as a host copying its operands would; the "
                          "summary reports it")});
@@ -84,6 +88,7 @@ Family matmul_family() {
       q.cluster_m = static_cast<uint32_t>(c[0] - '0');
       q.cluster_n = static_cast<uint32_t>(c[2] - '0');
     }
+    q.tma_epilogue = v.has("epilogue") && v.str("epilogue") == "tma";
     if (v.flag("pad-rows")) {
       const uint32_t lda = pad_pitch(q.arch, q.lda), ldb = pad_pitch(q.arch, q.ldb);
       q.padded = lda != q.lda || ldb != q.ldb;

@@ -177,6 +177,8 @@ std::string validate_matmul(const MatmulRequest& q) {
     return fmt::format("--cluster {}x{} needs --arch sm90 (the SM100 and CDNA3 matmuls run one CTA "
                        "per tile; the 2-SM tcgen05 kernel is not written yet)",
                        q.cluster_m, q.cluster_n);
+  if (q.tma_epilogue && q.arch != "sm90")
+    return "--epilogue tma needs --arch sm90 (the SM100 epilogue always stores D by TMA)";
   if (q.tile_group > 1 && q.arch != "sm90")
     return fmt::format("--tile-group {} needs --arch sm90 (the SM100 and CDNA3 schedulers walk the "
                        "tiles along M)",

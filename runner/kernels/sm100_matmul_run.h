@@ -68,6 +68,9 @@ struct MatmulRequest {
   // share A across the cluster's N and B across its M by TMA multicast
   // (kernels/sched/cluster_shape.h); 1 x 1: no cluster.
   uint32_t cluster_m = 1, cluster_n = 1;
+  // SM90 epilogue (--epilogue): D from registers by st.global (false) or
+  // staged in SMEM and stored by TMA (true; kernels/io/wgmma_tile_writer.h).
+  bool tma_epilogue = false;
   bool progress = false;
   bool progress_terminal = true;
   double estimate_events = 0;

@@ -60,6 +60,14 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f) {
                                  BN / q.cluster_m, q.b_mn_major));
   p.cluster_m = q.cluster_m;
   p.cluster_n = q.cluster_n;
+  if (q.tma_epilogue) {
+    // D's boxes for the TMA-store epilogue: 16 rows of 64 columns, 128B swizzle.
+    p.tma_epilogue = 1;
+    const uint64_t dims[3] = {q.n, q.m, q.batch};
+    const uint64_t strides[2] = {uint64_t{buf.ldc} * 2, q.batch == 1 ? 16 : buf.stride_d * 2};
+    fail_encode(models::sm100::encode_tiled_3d(p.d_map, buf.d, 2, dims, strides, 64, 16,
+                                               models::sm100::Swizzle::k128B));
+  }
   p.layouts = OperandLayouts{q.a_mn_major ? 1u : 0u, q.b_mn_major ? 1u : 0u};
   p.d = reinterpret_cast<bf16_t*>(buf.d);
   p.m = q.m;
@@ -86,7 +94,8 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f) {
   r.batch = q.batch;
   r.config_name = fmt::format("sm90_matmul_{}_128x{}x64_s{}_bf16out{}{}", F16 ? "f16" : "bf16", BN, S,
                               q.tile_group > 1 ? fmt::format("_g{}", q.tile_group) : "",
-                              cs.size() > 1 ? fmt::format("_c{}x{}", q.cluster_m, q.cluster_n) : "");
+                              cs.size() > 1 ? fmt::format("_c{}x{}", q.cluster_m, q.cluster_n) : "") +
+                  (q.tma_epilogue ? "_tmastore" : "");
   r.tile_m = 128;
   r.tile_n = BN;
   r.tile_k = 64;

@@ -29,9 +29,9 @@ inline boost::json::object param_table(const std::string& text, const char* arch
   return doc.as_object().at("params").as_object();
 }
 
-// The value of `key`: present, with a source, a finite number in [lo, hi].
-inline double param(const boost::json::object& params, const char* key, const char* arch,
-                    double lo, double hi) {
+// The "value" of `key`'s entry: the entry present, with a source.
+inline const boost::json::value& param_value(const boost::json::object& params, const char* key,
+                                             const char* arch) {
   const std::string where = std::string(arch) + " params: \"" + key + "\"";
   auto it = params.find(key);
   if (it == params.end() || !it->value().is_object())
@@ -39,9 +39,17 @@ inline double param(const boost::json::object& params, const char* key, const ch
   const auto& entry = it->value().as_object();
   if (!entry.contains("source")) throw std::runtime_error(where + " has no source");
   const auto v = entry.find("value");
-  if (v == entry.end() || !v->value().is_number())
-    throw std::runtime_error(where + " has no numeric value");
-  const double x = v->value().to_number<double>();
+  if (v == entry.end()) throw std::runtime_error(where + " has no value");
+  return v->value();
+}
+
+// The value of `key`: present, with a source, a finite number in [lo, hi].
+inline double param(const boost::json::object& params, const char* key, const char* arch,
+                    double lo, double hi) {
+  const std::string where = std::string(arch) + " params: \"" + key + "\"";
+  const boost::json::value& v = param_value(params, key, arch);
+  if (!v.is_number()) throw std::runtime_error(where + " has no numeric value");
+  const double x = v.to_number<double>();
   if (!(x >= lo && x <= hi))  // also false for NaN
     throw std::runtime_error(where + " is " + std::to_string(x) + ", outside [" +
                              std::to_string(lo) + ", " + std::to_string(hi) + "]");
@@ -53,16 +61,10 @@ inline double param(const boost::json::object& params, const char* key, const ch
 inline std::vector<uint32_t> param_list(const boost::json::object& params, const char* key,
                                         const char* arch, uint32_t lo, uint32_t hi) {
   const std::string where = std::string(arch) + " params: \"" + key + "\"";
-  auto it = params.find(key);
-  if (it == params.end() || !it->value().is_object())
-    throw std::runtime_error(std::string(arch) + " params: missing \"" + key + "\"");
-  const auto& entry = it->value().as_object();
-  if (!entry.contains("source")) throw std::runtime_error(where + " has no source");
-  const auto v = entry.find("value");
-  if (v == entry.end() || !v->value().is_array())
-    throw std::runtime_error(where + " has no list value");
+  const boost::json::value& v = param_value(params, key, arch);
+  if (!v.is_array()) throw std::runtime_error(where + " has no list value");
   std::vector<uint32_t> out;
-  for (const auto& e : v->value().as_array()) {
+  for (const auto& e : v.as_array()) {
     if (!e.is_number()) throw std::runtime_error(where + " holds a value that is not a number");
     const double x = e.to_number<double>();
     if (!(x >= lo && x <= hi) || x != static_cast<double>(static_cast<uint32_t>(x)))

@@ -108,15 +108,8 @@ void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta_rank, const Loc& loc) {
   sim::Warp& w = issue(loc);
   Cta& cta = gpu().cta_of_current();
   static constexpr const char* kOp = "mbarrier.arrive.shared::cluster";
-  const auto off = reinterpret_cast<uint8_t*>(bar) - cta.smem;
-  if (off < 0 || off + 8 > static_cast<std::ptrdiff_t>(cta.smem_size) || off % 8 != 0) {
-    gpu().finding("mbarrier", "mbarrier.bad_address",
-                  fmt::format("{} (mapa) on an address that is not an 8-byte aligned location in "
-                              "the CTA's shared memory",
-                              kOp),
-                  loc);
-    return;
-  }
+  const int64_t off = mbar::barrier_offset(gpu(), bar, kOp, loc);
+  if (off < 0) return;
   Cta* peer = gpu().peer(cta, cta_rank);
   if (peer == nullptr) {
     gpu().finding("cluster", "cluster.bad_rank",

@@ -121,15 +121,8 @@ std::vector<tma::LoadDest> multicast_dests(Cta& cta, uint64_t* bar, uint16_t mas
                   loc);
     return {};
   }
-  const auto off = reinterpret_cast<uint8_t*>(bar) - cta.smem;
-  if (off < 0 || off + 8 > static_cast<std::ptrdiff_t>(cta.smem_size) || off % 8 != 0) {
-    gpu().finding("mbarrier", "mbarrier.bad_address",
-                  fmt::format("{} on an address that is not an 8-byte aligned location in the CTA's "
-                              "shared memory",
-                              op),
-                  loc);
-    return {};
-  }
+  const int64_t off = mbar::barrier_offset(gpu(), bar, op, loc);
+  if (off < 0) return {};
   std::vector<tma::LoadDest> dests;
   for (uint32_t r = 0; r < 16; ++r) {
     if (((mask >> r) & 1u) == 0) continue;

@@ -91,22 +91,6 @@ bool take_arrival(Gpu& gpu, Cta& cta, Mbarrier& b, const char* op, const Loc* lo
   return true;
 }
 
-// The SMEM offset of `bar`, or -1 (reported) when it is not an 8-byte aligned
-// location inside the current CTA's shared memory.
-int64_t barrier_offset(Gpu& gpu, uint64_t* bar, const char* op, const Loc& loc) {
-  Cta& cta = gpu.cta_of_current();
-  auto off = reinterpret_cast<uint8_t*>(bar) - cta.smem;
-  if (off < 0 || off + 8 > static_cast<std::ptrdiff_t>(cta.smem_size) || off % 8 != 0) {
-    gpu.finding("mbarrier", "mbarrier.bad_address",
-                fmt::format("{} on an address that is not an 8-byte aligned location in the CTA's "
-                            "shared memory",
-                            op),
-                loc);
-    return -1;
-  }
-  return off;
-}
-
 // PTX 9.7.13.15.16: a wait is meaningful only for the current phase or the one
 // just before it. A warp whose wait succeeds on a completed phase it has
 // already observed is waiting with a stale parity (phase aliasing): it passes
@@ -173,6 +157,20 @@ std::string likely_cause(const Mbarrier& b) {
   return fmt::format("no arrival on {} in phase {} (the last came from {}): the arriving role "
                      "stopped early (mismatched loop bounds?) or is itself blocked",
                      name, b.phase, last_arrival(b));
+}
+
+int64_t barrier_offset(Gpu& gpu, uint64_t* bar, const char* op, const Loc& loc) {
+  Cta& cta = gpu.cta_of_current();
+  auto off = reinterpret_cast<uint8_t*>(bar) - cta.smem;
+  if (off < 0 || off + 8 > static_cast<std::ptrdiff_t>(cta.smem_size) || off % 8 != 0) {
+    gpu.finding("mbarrier", "mbarrier.bad_address",
+                fmt::format("{} on an address that is not an 8-byte aligned location in the CTA's "
+                            "shared memory",
+                            op),
+                loc);
+    return -1;
+  }
+  return off;
 }
 
 Mbarrier* lookup(Gpu& gpu, uint64_t* bar) {

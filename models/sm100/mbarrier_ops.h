@@ -20,6 +20,11 @@ using Loc = std::source_location;
 // The barrier at `bar` in the current CTA's SMEM, or nullptr when the address
 // is not a valid mbarrier location (a finding is reported).
 Mbarrier* lookup(Gpu& gpu, uint64_t* bar);
+// The SMEM offset of `bar` in the current CTA, or -1 (reported as
+// mbarrier.bad_address, naming `op`) when it is not an 8-byte aligned
+// location inside the CTA's shared memory. The same offset names the
+// barrier in every CTA of a cluster.
+int64_t barrier_offset(Gpu& gpu, uint64_t* bar, const char* op, const Loc& loc);
 Mbarrier* checked(Gpu& gpu, uint64_t* bar, const char* op, const Loc& loc);
 
 void init(Gpu& gpu, uint64_t* bar, uint32_t count, const Loc& loc);

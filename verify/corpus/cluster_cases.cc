@@ -5,8 +5,6 @@
 // Config keys: m, n, k (default 300 x 260 x 192: partial tiles, a cluster
 // block past M), cm and cn (the cluster, default 2 x 1: B multicast down the
 // pair), ctas (default 4: two clusters, each walking several blocks).
-#include <fmt/format.h>
-
 #include <stdexcept>
 
 #include "kernels/matmul/sm90_matmul.h"
@@ -27,11 +25,8 @@ class ClusterCase : public verify::Sm90Case {
  public:
   verify::Sm100Launch setup(verify::Gpu& gpu, const verify::CaseConfig& cfg,
                             verify::Rng& rng) override {
-    auto get = [&](const char* key, int64_t def, int64_t lo, int64_t hi) {
-      const int64_t v = cfg.get(key, def);
-      if (v < lo || v > hi)
-        throw std::invalid_argument(fmt::format("{} must be in [{}, {}]", key, lo, hi));
-      return static_cast<uint32_t>(v);
+    auto get = [&cfg](const char* key, int64_t def, int64_t lo, int64_t hi) {
+      return cfg.get_in(key, def, lo, hi);
     };
     p_.m = get("m", 300, 1, 4096);
     p_.n = get("n", 260, 1, 4096);

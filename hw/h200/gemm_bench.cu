@@ -24,7 +24,7 @@
 // multicasts it), a persistent grid of min(cluster blocks, the clusters
 // cudaOccupancyMaxActiveClusters allows at once) x M * N CTAs. The shape
 // column then ends in _cMxN.
-// --tma-epilogue stores D through SMEM by TMA (Params::tma_epilogue,
+// --tma-epilogue stores D through SMEM by TMA (Sm90MatmulConfig's TmaEpilogue,
 // kernels/io/wgmma_tile_writer.h) instead of st.global from registers; the
 // shape column then ends in _et. --clusters LIST (comma-separated, e.g.
 // 1x1,2x1,1x2) runs each cluster shape in turn, with --all every
@@ -143,7 +143,7 @@ struct Problem {
   uint32_t batch;
   uint32_t tile_group;  // the kernel's tile order (Params::tile_group)
   sk::ClusterShape cluster;  // CTAs of a cluster along M and N (1 x 1: no cluster)
-  bool tma_epilogue = false;  // D staged in SMEM and stored by TMA (Params::tma_epilogue)
+  bool tma_epilogue = false;  // D staged in SMEM and stored by TMA (the config's TmaEpilogue)
   bool a_col, b_row;  // A M-contiguous, B N-contiguous
   int sets;
   std::vector<uint16_t*> a, b;
@@ -197,9 +197,9 @@ std::string shape(const Problem& pr) {
          (pr.tma_epilogue ? "_et" : "");
 }
 
-template <int BN, int S>
-int run_config(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double cublas_mhz) {
-  using Cfg = sk::Sm90MatmulConfig<BN, S>;
+template <int BN, int S, bool Tma>
+int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double cublas_mhz) {
+  using Cfg = sk::Sm90MatmulConfig<BN, S, false, Tma>;
   using K = sk::Sm90Matmul<Cfg>;
   auto kernel = sm90_matmul_kernel<Cfg>;
   CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -252,8 +252,7 @@ int run_config(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double 
     params[s].tile_group = pr.tile_group;
     params[s].cluster_m = cs.m;
     params[s].cluster_n = cs.n;
-    if (pr.tma_epilogue) {
-      params[s].tma_epilogue = 1;
+    if constexpr (Tma) {
       params[s].d_map = make_d_map(pr.d, pr.m, pr.n, pr.ldd, pr.batch);
     }
   }
@@ -279,6 +278,12 @@ int run_config(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double 
               flops / (cublas_ms * 1e-3) / 1e12, err, ok ? "ok" : "MISMATCH", mhz, cublas_mhz);
   std::fflush(stdout);
   return ok ? 0 : 1;
+}
+
+template <int BN, int S>
+int run_config(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double cublas_mhz) {
+  return pr.tma_epilogue ? run_epilogue<BN, S, true>(pr, h, runs, cublas_ms, cublas_mhz)
+                         : run_epilogue<BN, S, false>(pr, h, runs, cublas_ms, cublas_mhz);
 }
 
 template <int BN>

@@ -49,6 +49,9 @@ class WgmmaTileWriter {
                        int32_t batch, arch::CallSite site = arch::CallSite::current()) {
     const arch::Caller caller(site);
     if (row0 >= m_) return;
+    // Unrolled, so that every accumulator index is a constant and the
+    // accumulators stay in registers.
+    SK_UNROLL
     for (uint32_t c = 0; c < BN / kCols; ++c) {
       if (col0 + c * kCols >= n_) break;
       uint8_t* box = staging_ + (chunk_ & 1) * kBoxBytes;

@@ -43,6 +43,8 @@
 // tiles start on 1024-byte boundaries (128B swizzle atoms).
 #pragma once
 
+#include <type_traits>
+
 #include "kernels/arch/sm90.h"
 #include "kernels/core/lane_array.h"
 #include "kernels/core/lanes.h"
@@ -78,18 +80,25 @@ enum class ClusterBug {
 };
 
 // F16_: A and B are IEEE F16 (wgmma .f16.f16) instead of BF16.
-template <int BN_, int Stages_, bool F16_ = false>
+// TmaEpilogue_: D leaves through shared memory by TMA store (WgmmaTileWriter,
+// two 2 KiB boxes per consumer warp) instead of st.global from registers. A
+// separate instantiation: the TMA path's code beside the register path's
+// made ptxas spill the accumulators of the 128 x 256 tile.
+template <int BN_, int Stages_, bool F16_ = false, bool TmaEpilogue_ = false>
 struct Sm90MatmulConfig {
   static constexpr int BM = 128, BN = BN_, BK = 64, Stages = Stages_;
-  static constexpr bool kF16 = F16_;
+  static constexpr bool kF16 = F16_, kTmaEpilogue = TmaEpilogue_;
   static constexpr int kThreads = 384;
   static constexpr int kConsumerWarps = 8;
   using Payload = StandardPayload<bf16_t, BM, BN, BK, Stages>;
+  struct Staging {  // per consumer warp, two boxes of D for the TMA-store epilogue
+    alignas(1024) uint8_t box[kConsumerWarps][2 * WgmmaTileWriter<BN>::kBoxBytes];
+  };
+  struct NoStaging {};
   struct Smem {
     typename Payload::Storage tiles;
     typename MbarrierBackend<Stages>::Storage barriers;
-    // Per consumer warp, two boxes of D for the TMA-store epilogue.
-    alignas(1024) uint8_t staging[kConsumerWarps][2 * WgmmaTileWriter<BN>::kBoxBytes];
+    [[no_unique_address]] std::conditional_t<kTmaEpilogue, Staging, NoStaging> staging;
   };
   static constexpr uint32_t kSmemBytes = sizeof(Smem) + 1024;
   static_assert(BN == 128 || BN == 256, "wgmma tile N is 128 or 256");
@@ -115,10 +124,8 @@ struct Sm90Matmul {
     // The cluster: CTAs along M and N (1 x 1: no cluster). A's map then has
     // boxes of 128 / cluster_n rows, B's of BN / cluster_m rows.
     uint32_t cluster_m = 1, cluster_n = 1;
-    // The epilogue: 0 stores D from registers (st.global); 1 stages it in
-    // SMEM and stores it by TMA through d_map (rank 3, {N, M, batches}, box
-    // {64, 16, 1}, 128B swizzle: WgmmaTileWriter).
-    uint32_t tma_epilogue = 0;
+    // D's map for the TMA-store epilogue (Cfg::kTmaEpilogue; unused
+    // otherwise): rank 3, {N, M, batches}, box {64, 16, 1}, 128B swizzle.
     arch::TensorMap d_map;
   };
 
@@ -272,7 +279,7 @@ struct Sm90Matmul {
                                       const Walk& walk, uint32_t k_blocks) {
     auto consumer = pipe.consumer();
     const uint32_t quarter = arch::warp_idx() % 4;  // this warp's 16 rows of the 64
-    WgmmaTileWriter<BN> writer(&p.d_map, smem().staging[arch::warp_idx() - 4], p.m, p.n);
+    [[maybe_unused]] auto writer = make_writer(p);
     for (uint64_t t = walk.first; t < walk.blocks; t += walk.step) {
       const WorkInfo w = walk.work(t, p);
       Acc acc;
@@ -292,7 +299,7 @@ struct Sm90Matmul {
       }
       if (walk.inside(w)) {
         const uint32_t row0 = w.m_tile * BM + half * 64;
-        if (p.tma_epilogue != 0)
+        if constexpr (Cfg::kTmaEpilogue)
           writer.write(acc, row0 + 16 * quarter, w.n_tile * BN, w.batch);
         else
           store(p, p.d + w.batch * p.batch_stride_d, acc, quarter, row0, w.n_tile * BN);
@@ -300,7 +307,16 @@ struct Sm90Matmul {
       if constexpr (B == ClusterBug::kSyncPerTile)
         if (walk.cs.size() > 1) arch::cluster_sync();
     }
-    if (p.tma_epilogue != 0) writer.flush();
+    if constexpr (Cfg::kTmaEpilogue) writer.flush();
+  }
+
+  // The TMA-store epilogue's writer for this warp, or nothing.
+  struct NoWriter {};
+  SK_DEVICE static auto make_writer(const Params& p) {
+    if constexpr (Cfg::kTmaEpilogue)
+      return WgmmaTileWriter<BN>(&p.d_map, smem().staging.box[arch::warp_idx() - 4], p.m, p.n);
+    else
+      return NoWriter{};
   }
 
   // Registers to matrix d of D in the wgmma accumulator layout (see

@@ -42,9 +42,9 @@ models::sm100::KernelActivity activity(const MatmulRequest& q, const RunResult& 
 
 // One launch with the tensor phase at `f.tensor_ghz` and the rest at
 // `f.rest_ghz` (models/sm100/phase_clock.h).
-template <int BN, int S, bool F16>
+template <int BN, int S, bool F16, bool Tma>
 RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f) {
-  using C = Sm90MatmulConfig<BN, S, F16>;
+  using C = Sm90MatmulConfig<BN, S, F16, Tma>;
   using Kernel = Sm90Matmul<C>;
   const auto t0 = std::chrono::steady_clock::now();
   Gpu gpu(models::sm90::gpu_params(), q.functional);
@@ -60,9 +60,8 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f) {
                                  BN / q.cluster_m, q.b_mn_major));
   p.cluster_m = q.cluster_m;
   p.cluster_n = q.cluster_n;
-  if (q.tma_epilogue) {
+  if constexpr (Tma) {
     // D's boxes for the TMA-store epilogue: 16 rows of 64 columns, 128B swizzle.
-    p.tma_epilogue = 1;
     const uint64_t dims[3] = {q.n, q.m, q.batch};
     const uint64_t strides[2] = {uint64_t{buf.ldc} * 2, q.batch == 1 ? 16 : buf.stride_d * 2};
     fail_encode(models::sm100::encode_tiled_3d(p.d_map, buf.d, 2, dims, strides, 64, 16,
@@ -95,7 +94,7 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f) {
   r.config_name = fmt::format("sm90_matmul_{}_128x{}x64_s{}_bf16out{}{}", F16 ? "f16" : "bf16", BN, S,
                               q.tile_group > 1 ? fmt::format("_g{}", q.tile_group) : "",
                               cs.size() > 1 ? fmt::format("_c{}x{}", q.cluster_m, q.cluster_n) : "") +
-                  (q.tma_epilogue ? "_tmastore" : "");
+                  (Tma ? "_tmastore" : "");
   r.tile_m = 128;
   r.tile_n = BN;
   r.tile_k = 64;
@@ -117,31 +116,36 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f) {
 }
 
 using Runner = RunResult (*)(const MatmulRequest&, models::sm100::LaunchClocks);
-template <int BN, int S, bool F16>
+template <int BN, int S, bool F16, bool Tma>
 constexpr Runner runner() {
-  if constexpr (Sm90MatmulConfig<BN, 2>::kSmemBytes + (S - 2) * (128 + BN) * 64 * 2 <= 232448)
-    return &run_config<BN, S, F16>;
+  if constexpr (Sm90MatmulConfig<BN, 2, false, Tma>::kSmemBytes + (S - 2) * (128 + BN) * 64 * 2 <=
+                232448)
+    return &run_config<BN, S, F16, Tma>;
   else
     return nullptr;
 }
-template <int BN, bool F16>
+template <int BN, bool F16, bool Tma>
 Runner by_stages(uint32_t s) {
   switch (s) {
-    case 2: return runner<BN, 2, F16>();
-    case 3: return runner<BN, 3, F16>();
-    case 4: return runner<BN, 4, F16>();
-    case 5: return runner<BN, 5, F16>();
-    case 6: return runner<BN, 6, F16>();
+    case 2: return runner<BN, 2, F16, Tma>();
+    case 3: return runner<BN, 3, F16, Tma>();
+    case 4: return runner<BN, 4, F16, Tma>();
+    case 5: return runner<BN, 5, F16, Tma>();
+    case 6: return runner<BN, 6, F16, Tma>();
     default: return nullptr;
   }
 }
-template <bool F16>
+template <bool F16, bool Tma>
 Runner by_tile(const MatmulRequest& q) {
-  return q.tile_n == 256   ? by_stages<256, F16>(q.stages)
-         : q.tile_n == 128 ? by_stages<128, F16>(q.stages)
+  return q.tile_n == 256   ? by_stages<256, F16, Tma>(q.stages)
+         : q.tile_n == 128 ? by_stages<128, F16, Tma>(q.stages)
                            : nullptr;
 }
-Runner lookup(const MatmulRequest& q) { return q.in_f16 ? by_tile<true>(q) : by_tile<false>(q); }
+template <bool Tma>
+Runner by_type(const MatmulRequest& q) {
+  return q.in_f16 ? by_tile<true, Tma>(q) : by_tile<false, Tma>(q);
+}
+Runner lookup(const MatmulRequest& q) { return q.tma_epilogue ? by_type<true>(q) : by_type<false>(q); }
 }  // namespace
 
 uint64_t sm90_matmul_grid(const MatmulRequest& q) {

@@ -149,8 +149,11 @@ std::string format_sweep_text(const Sweep& s, const Problem& problem,
   auto kernel_col = [kernels](const std::string& v) {
     return kernels ? fmt::format("{:<16}  ", v) : std::string();
   };
-  auto row = [](const auto& rank, const auto& tile, const std::string& kernel, const auto&... cols) {
-    return fmt::format("{:>4}  {:<14}  {}", rank, tile, kernel) +
+  // The tile column is as wide as its longest entry (a cluster widens it).
+  size_t tw = 10;
+  for (const SweepPoint& p : s.points) tw = std::max(tw, tile_name(p, space).size());
+  auto row = [tw](const auto& rank, const auto& tile, const std::string& kernel, const auto&... cols) {
+    return fmt::format("{:>4}  {:<{}}  {}", rank, tile, tw, kernel) +
            fmt::format("{:>6}  {:>12}  {:>7}  {:>9}  {:>9}  {}\n", cols...);
   };
   t += row("rank", "tile", kernel_col("kernel"), "stages", "predicted_us", "TFLOP/s", "% of peak",

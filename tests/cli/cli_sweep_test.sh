@@ -111,6 +111,19 @@ assert d["skipped"] == [], d["skipped"]
 PY
 grep -q "128x128x32  wave_specialized" "$tmp/amd.txt" || fail "mi300x sweep table: $(head -c 800 "$tmp/amd.txt")"
 
+# --- sm90 clusters: --cluster takes a list; each configuration runs per cluster -----
+timeout 120 "$sim" sweep --kernel matmul --arch sm90 --m 300 --n 260 --k 128 --tile-n 128 --stages 2,3 \
+  --cluster 1x1,2x1 --json "$tmp/cl.json" >"$tmp/cl.txt" 2>&1 || fail "cluster sweep: $(head -c 1000 "$tmp/cl.txt")"
+python3 - "$tmp/cl.json" <<'PY' || fail "cluster sweep JSON (above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = sorted((r["cluster"], r["stages"]) for r in d["results"])
+assert got == [("1x1", 2), ("1x1", 3), ("2x1", 2), ("2x1", 3)], got
+assert all(r["status"] == "completed" for r in d["results"]), d["results"]
+PY
+grep -q "128x128x64/2x1" "$tmp/cl.txt" || fail "cluster sweep table: $(head -c 800 "$tmp/cl.txt")"
+expect_usage_error "--cluster must be" --kernel matmul --arch sm90 --m 256 --n 256 --k 128 --cluster 1x1,3x1
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"
   exit 1

@@ -184,7 +184,12 @@ void Gpu::start_cta(int id, int sm) {
   if (cta.traced) {
     uint32_t sm_track = tr.track(static_cast<int>(gpu_track_), fmt::format("SM {}", sm), sm);
     cta.sm_track = sm_track;
-    cta.trace_track = tr.track(static_cast<int>(sm_track), fmt::format("CTA {}", id), rank);
+    // In a cluster launch the track names the CTA's cluster and rank.
+    const std::string name =
+        cluster_size_ > 1
+            ? fmt::format("CTA {} (cluster {}, rank {})", id, cta.cluster, cta.cluster_rank)
+            : fmt::format("CTA {}", id);
+    cta.trace_track = tr.track(static_cast<int>(sm_track), name, rank);
     cta.bytes_track =
         tr.track(static_cast<int>(sm_track), "TMA bytes in flight", 200, true, "bytes");
   }

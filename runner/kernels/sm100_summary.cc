@@ -68,7 +68,9 @@ void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r, double
   r.tma_l2_read_bytes = gpu.tma_l2_read_bytes();
   r.hbm_util_pct = 100.0 * hbm_util;
   r.hbm_peak_gbs = p.hbm_bytes_per_cycle * p.clock_ghz;
-  set_waves(r, static_cast<uint32_t>(p.num_sms));
+  // A cluster launch keeps only the SMs its clusters fit on (clusters of 4
+  // on 120 of an H100's 132): the waves are over those.
+  set_waves(r, static_cast<uint32_t>(gpu.cluster_size() > 1 ? gpu.sms_used() : p.num_sms));
   r.tensor_util_pct = 100.0 * tc_util;
   // The first resource near saturation names the class; with none, the MMA
   // warp's dominant stall says whether loads or the accumulator (acc_wait)

@@ -111,6 +111,8 @@ TEST_CASE("sm90 clusters: the grid holds whole clusters that fit the GPCs, multi
   CHECK(one.ctas == 132);
   CHECK(pair.ctas == 132);
   CHECK(quad.ctas == 120);
+  CHECK(quad.sms == 120);  // the summary's waves are over the SMs the clusters fit on
+  CHECK(one.sms == 132);
   for (const auto* r : {&one, &pair, &quad}) CHECK(r->status == "completed");
   // Without a cluster every byte in shared memory was read out of L2 for it.
   CHECK(one.tma_l2_read_bytes == one.smem_fill_bytes);

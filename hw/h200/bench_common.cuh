@@ -45,6 +45,45 @@ inline PFN_cuTensorMapEncodeTiled_v12000 encode_fn(const char* prog) {
   return fn;
 }
 
+// A 2-D BF16 tensor map over `rows` rows of 64 elements (128 bytes), boxes
+// of 64 x box_rows, 128B swizzle: the calibration programs' tiles. Exits
+// with status 2 and one line when the driver refuses it.
+inline CUtensorMap bf16_rows_map(void* base, uint64_t rows, uint32_t box_rows, const char* prog) {
+  CUtensorMap m;
+  const cuuint64_t dims[2] = {64, rows};
+  const cuuint64_t strides[1] = {128};
+  const cuuint32_t box[2] = {64, box_rows}, es[2] = {1, 1};
+  if (encode_fn(prog)(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, dims, strides, box, es,
+                      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                      CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+    std::fprintf(stderr, "%s: tensor map encoding failed\n", prog);
+    std::exit(2);
+  }
+  return m;
+}
+
+// The launch configuration of a 1-D grid in thread-block clusters of `size`
+// CTAs (cudaLaunchKernelEx, cudaOccupancyMaxActiveClusters). `cfg` points at
+// `attr`, so it is neither copied nor moved.
+struct ClusterLaunch {
+  cudaLaunchAttribute attr{};
+  cudaLaunchConfig_t cfg{};
+  ClusterLaunch(uint32_t grid, uint32_t threads, size_t smem, uint32_t size) {
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = size;
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = smem;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+  }
+  ClusterLaunch(const ClusterLaunch&) = delete;
+  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+};
+
 template <class T>
 T median(std::vector<T> v) {
   std::sort(v.begin(), v.end());

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "hw/h200/bench_common.cuh"
 #include "kernels/arch/sm90.h"
 #include "kernels/core/numeric.h"
 
@@ -138,28 +139,6 @@ __global__ void __launch_bounds__(256, 1) wgmma_interval(uint64_t* out) {
   if (threadIdx.x % 128 == 0) out[threadIdx.x / 128] = (t1 - t0) + (sum == 12345.0f ? 1 : 0);
 }
 
-PFN_cuTensorMapEncodeTiled_v12000 encode() {
-  void* p = nullptr;
-  cudaDriverEntryPointQueryResult q;
-  CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q));
-  if (p == nullptr) std::exit(2);
-  return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
-}
-
-CUtensorMap map_of(void* base, uint64_t rows, uint32_t box_rows) {
-  CUtensorMap m;
-  const cuuint64_t dims[2] = {64, rows};
-  const cuuint64_t strides[1] = {128};
-  const cuuint32_t box[2] = {64, box_rows}, es[2] = {1, 1};
-  if (encode()(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, dims, strides, box, es,
-               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
-    std::fprintf(stderr, "calibrate: tensor map encoding failed\n");
-    std::exit(2);
-  }
-  return m;
-}
-
 uint64_t median_of(uint64_t* dev, int n, int skip) {
   std::vector<uint64_t> h(n);
   CK(cudaMemcpy(h.data(), dev, n * 8, cudaMemcpyDeviceToHost));
@@ -188,7 +167,7 @@ int main() {
 
   std::printf("section,tma_latency\nbytes,l2_hit_cycles,hbm_cycles\n");
   for (uint32_t box_rows : {8u, 16u, 32u, 64u, 128u, 256u}) {
-    const CUtensorMap m = map_of(t, rows, box_rows);
+    const CUtensorMap m = sk::bench::bf16_rows_map(t, rows, box_rows, "calibrate");
     const int smem = box_rows * 128 + 1024;
     CK(cudaFuncSetAttribute(tma_latency, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     tma_latency<<<1, 32, smem>>>(m, box_rows, 1, 0, out, 1000);
@@ -207,7 +186,7 @@ int main() {
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
   for (uint32_t box_rows : {64u, 128u}) {
-    const CUtensorMap m = map_of(t, rows, box_rows);
+    const CUtensorMap m = sk::bench::bf16_rows_map(t, rows, box_rows, "calibrate");
     for (uint32_t inflight : {1u, 2u, 4u, 8u, 12u}) {
       const int smem = inflight * box_rows * 128 + 1024;
       if (smem > 227 * 1024) continue;

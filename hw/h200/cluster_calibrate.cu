@@ -73,6 +73,7 @@
 #include <string>
 #include <vector>
 
+#include "hw/h200/bench_common.cuh"
 #include "kernels/arch/sm90.h"
 #include "kernels/matmul/sm90_matmul.h"
 
@@ -330,72 +331,22 @@ __global__ void timer_resolution(uint64_t* out) {
 }
 
 // ---------------------------------------------------------------- host
-PFN_cuTensorMapEncodeTiled_v12000 encode() {
-  void* p = nullptr;
-  cudaDriverEntryPointQueryResult q;
-  CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q));
-  if (q != cudaDriverEntryPointSuccess || p == nullptr) {
-    std::fprintf(stderr, "cluster_calibrate: cuTensorMapEncodeTiled not found\n");
-    std::exit(2);
-  }
-  return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
-}
-
-// BF16, 64 columns (128 bytes) x `rows`, box 64 x box_rows, 128B swizzle.
-CUtensorMap map_of(void* base, uint64_t rows, uint32_t box_rows) {
-  CUtensorMap m;
-  const cuuint64_t dims[2] = {64, rows};
-  const cuuint64_t strides[1] = {128};
-  const cuuint32_t box[2] = {64, box_rows}, es[2] = {1, 1};
-  if (encode()(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, dims, strides, box, es,
-               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
-    std::fprintf(stderr, "cluster_calibrate: tensor map encoding failed\n");
-    std::exit(2);
-  }
-  return m;
-}
-
 // A launch of `grid` CTAs in clusters of `size` (1: a cluster of one).
 template <class... Kargs, class... Args>
 cudaError_t launch(void (*kernel)(Kargs...), int grid, int threads, uint32_t smem, int size,
                    Args... args) {
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<uint32_t>(grid));
-  cfg.blockDim = dim3(static_cast<uint32_t>(threads));
-  cfg.dynamicSmemBytes = smem;
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = static_cast<uint32_t>(size);
-  attr.val.clusterDim.y = 1;
-  attr.val.clusterDim.z = 1;
-  cfg.attrs = &attr;
-  cfg.numAttrs = 1;
-  return cudaLaunchKernelEx(&cfg, kernel, static_cast<Kargs>(args)...);
+  const sk::bench::ClusterLaunch l(static_cast<uint32_t>(grid), static_cast<uint32_t>(threads), smem,
+                                   static_cast<uint32_t>(size));
+  return cudaLaunchKernelEx(&l.cfg, kernel, static_cast<Kargs>(args)...);
 }
 
 template <class Kernel>
 int max_active_clusters(Kernel kernel, int threads, uint32_t smem, int size) {
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<uint32_t>(size));
-  cfg.blockDim = dim3(static_cast<uint32_t>(threads));
-  cfg.dynamicSmemBytes = smem;
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = static_cast<uint32_t>(size);
-  attr.val.clusterDim.y = 1;
-  attr.val.clusterDim.z = 1;
-  cfg.attrs = &attr;
-  cfg.numAttrs = 1;
+  const sk::bench::ClusterLaunch l(static_cast<uint32_t>(size), static_cast<uint32_t>(threads), smem,
+                                   static_cast<uint32_t>(size));
   int n = 0;
-  CK(cudaOccupancyMaxActiveClusters(&n, kernel, &cfg));
+  CK(cudaOccupancyMaxActiveClusters(&n, kernel, &l.cfg));
   return n;
-}
-
-template <class T>
-T median_of(std::vector<T> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 std::vector<uint64_t> fetch(const uint64_t* dev, size_t from, size_t n) {
@@ -407,7 +358,7 @@ std::vector<uint64_t> fetch(const uint64_t* dev, size_t from, size_t n) {
 // The median of samples [kWarm, n) of dev[from ...].
 uint64_t median_samples(const uint64_t* dev, size_t from, int n) {
   std::vector<uint64_t> h = fetch(dev, from, static_cast<size_t>(n));
-  return median_of(std::vector<uint64_t>(h.begin() + kWarm, h.end()));
+  return sk::bench::median(std::vector<uint64_t>(h.begin() + kWarm, h.end()));
 }
 
 uint32_t* g_err = nullptr;
@@ -519,7 +470,7 @@ int main() {
     row("spin_start_skew", q, static_cast<double>(latest_start - std::min_element(h.begin(), h.end(),
         [](const SpinRecord& x, const SpinRecord& y) { return x.start_ns < y.start_ns; })->start_ns) / 1e3,
         "us");
-    row("spin_hold_median", q, static_cast<double>(median_of(held)) / 1e3, "us");
+    row("spin_hold_median", q, static_cast<double>(sk::bench::median(held)) / 1e3, "us");
     row("spin_cluster_ctas_on_distinct_sms", q, static_cast<long long>(distinct_in_cluster ? 1 : 0),
         "bool");
   }
@@ -565,7 +516,7 @@ int main() {
         for (int i = kWarm; i < kIters; ++i) d.push_back(h[i] - h[i - 1]);
         row(relaxed ? "cluster_barrier_relaxed" : "cluster_sync",
             "size=" + std::to_string(size) + " warps_per_cta=" + std::to_string(warps),
-            static_cast<long long>(median_of(d)), "cycles_per_sync");
+            static_cast<long long>(sk::bench::median(d)), "cycles_per_sync");
       }
 
   // d. TMA round trips.
@@ -584,7 +535,7 @@ int main() {
   auto tma = [&](const char* name, auto kernel, int size, uint32_t box_rows, bool split) {
     CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
     const uint32_t bytes = box_rows * 128;
-    const CUtensorMap m = map_of(t, rows, split ? box_rows / 2 : box_rows);
+    const CUtensorMap m = sk::bench::bf16_rows_map(t, rows, split ? box_rows / 2 : box_rows, "cluster_calibrate");
     CK(launch(kernel, size, 32, smem, size, m, bytes, box_rows / 2, out, ns, info, g_err, kTmaIters));
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
@@ -604,7 +555,7 @@ int main() {
         for (int i = kWarm; i < kTmaIters; ++i)
           cross.push_back(static_cast<long long>(g[2 * (kTmaIters + i) + 1]) -
                           static_cast<long long>(g[2 * i]));
-        row("tma_issue_rank0_to_flip_rank1", p, median_of(cross), "ns");
+        row("tma_issue_rank0_to_flip_rank1", p, sk::bench::median(cross), "ns");
       }
       uint32_t where[2];
       CK(cudaMemcpy(where, info, 8, cudaMemcpyDeviceToHost));

@@ -212,20 +212,11 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
   const uint32_t tiles = tiles_m * tiles_n * pr.batch;
   int grid = static_cast<int>(std::min<uint32_t>(tiles, static_cast<uint32_t>(sms)));
   // A cluster launch: 1-D grid in clusters of csize CTAs.
-  cudaLaunchAttribute cluster_attr{};
-  cluster_attr.id = cudaLaunchAttributeClusterDimension;
-  cluster_attr.val.clusterDim.x = csize;
-  cluster_attr.val.clusterDim.y = 1;
-  cluster_attr.val.clusterDim.z = 1;
-  cudaLaunchConfig_t cfg{};
-  cfg.blockDim = dim3(Cfg::kThreads);
-  cfg.dynamicSmemBytes = Cfg::kSmemBytes;
-  cfg.attrs = &cluster_attr;
-  cfg.numAttrs = 1;
+  sk::bench::ClusterLaunch launch_cfg(csize, Cfg::kThreads, Cfg::kSmemBytes, csize);
+  cudaLaunchConfig_t& cfg = launch_cfg.cfg;
   if (csize > 1) {
     // Persistent clusters: one per block of the cluster grid, capped at the
     // clusters that can be resident at once.
-    cfg.gridDim = dim3(csize);
     int max_clusters = 0;
     CHECK_CUDA(cudaOccupancyMaxActiveClusters(&max_clusters, kernel, &cfg));
     if (max_clusters < 1) {

@@ -66,13 +66,8 @@ void cluster_arrive(const Loc& loc) {
   }
   mine = static_cast<int64_t>(cl.generation);
   if (sim::Observer* obs = gpu().obs()) obs->release_at(w, cl.first, kClusterBarrierKey);
-  if (++cl.arrived >= cl.live_warps) {
-    cl.arrived = 0;
-    ++cl.generation;
-    if (sim::Observer* obs = gpu().obs()) obs->phase_complete(cl.first, kClusterBarrierKey);
-    cl.done->notify(sc_core::SC_ZERO_TIME);
-    gpu().engine().note_sync();
-  }
+  ++cl.arrived;
+  gpu().complete_cluster_phase_if_due(cl);
 }
 
 void cluster_wait(const Loc& loc) {

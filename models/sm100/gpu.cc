@@ -151,13 +151,16 @@ void Gpu::cluster_warp_exited(Cta& cta, int warp) {
   int64_t& arrived = cta.cluster_arrived[static_cast<size_t>(warp)];
   if (arrived == static_cast<int64_t>(cl.generation)) --cl.arrived;  // arrived, never waited
   arrived = -1;
-  if (cl.arrived > 0 && cl.arrived >= cl.live_warps) {
-    cl.arrived = 0;
-    ++cl.generation;
-    if (obs() != nullptr) obs()->phase_complete(cl.first, kClusterBarrierKey);
-    cl.done->notify(sc_core::SC_ZERO_TIME);
-    engine_.note_sync();
-  }
+  if (cl.arrived > 0) complete_cluster_phase_if_due(cl);
+}
+
+void Gpu::complete_cluster_phase_if_due(ClusterState& cl) {
+  if (cl.arrived < cl.live_warps) return;
+  cl.arrived = 0;
+  ++cl.generation;
+  if (obs() != nullptr) obs()->phase_complete(cl.first, kClusterBarrierKey);
+  cl.done->notify(sc_core::SC_ZERO_TIME);
+  engine_.note_sync();
 }
 
 void Gpu::start_cta(int id, int sm) {

@@ -321,6 +321,9 @@ class Gpu {
   // The cluster's state; a launch without clusters makes each CTA's on its
   // first use of barrier.cluster (a cluster of one).
   ClusterState& cluster(const Cta& cta);
+  // Completes the cluster barrier's phase once every live warp has arrived:
+  // the waiters (and the observer) see the next generation.
+  void complete_cluster_phase_if_due(ClusterState& cl);
   // CTA `rank` of cta's cluster (null when rank is outside the cluster).
   Cta* peer(const Cta& cta, uint32_t rank) {
     if (rank >= static_cast<uint32_t>(cluster_size_)) return nullptr;

@@ -32,6 +32,13 @@ sk::sim::RunResult run(uint32_t m, uint32_t n, uint32_t k, uint32_t tile_n, uint
   REQUIRE_MESSAGE(res.ok, res.error);
   return sk::sim::run_result_from_json(boost::json::parse(res.payload));
 }
+
+// Every finding of a run, a line each, for a failed check's message.
+std::string findings_text(const sk::sim::RunResult& r) {
+  std::string found;
+  for (const auto& f : r.findings) found += f.rule + ": " + f.message + " at " + f.location + "\n";
+  return found;
+}
 }  // namespace
 
 TEST_CASE("sm90 matmul matches the reference on odd shapes") {
@@ -47,9 +54,7 @@ TEST_CASE("sm90 matmul matches the reference on odd shapes") {
              << r.check.detail);
     CHECK(r.arch == "sm90");
     CHECK(r.status == "completed");
-    std::string found;
-    for (const auto& f : r.findings) found += f.rule + ": " + f.message + " at " + f.location + "\n";
-    CHECK_MESSAGE(r.findings.empty(), found);
+    CHECK_MESSAGE(r.findings.empty(), findings_text(r));
     CHECK(r.check.ran);
     CHECK(r.check.passed);
   }
@@ -93,9 +98,7 @@ TEST_CASE("sm90 clustered matmul matches the reference on odd shapes") {
     INFO(c.m << "x" << c.n << "x" << c.k << " tile_n " << c.tile_n << " stages " << c.stages
              << " cluster " << c.cm << "x" << c.cn << ": " << r.check.detail);
     CHECK(r.status == "completed");
-    std::string found;
-    for (const auto& f : r.findings) found += f.rule + ": " + f.message + " at " + f.location + "\n";
-    CHECK_MESSAGE(r.findings.empty(), found);
+    CHECK_MESSAGE(r.findings.empty(), findings_text(r));
     CHECK(r.check.ran);
     CHECK(r.check.passed);
     CHECK(r.ctas % (c.cm * c.cn) == 0);
@@ -158,9 +161,7 @@ TEST_CASE("sm90 matmul with the TMA-store epilogue matches the reference on odd 
     INFO(c.m << "x" << c.n << "x" << c.k << " tile_n " << c.tile_n << " stages " << c.stages
              << " cluster " << c.cm << "x" << c.cn << " batch " << c.batch << ": " << r.check.detail);
     CHECK(r.status == "completed");
-    std::string found;
-    for (const auto& f : r.findings) found += f.rule + ": " + f.message + " at " + f.location + "\n";
-    CHECK_MESSAGE(r.findings.empty(), found);
+    CHECK_MESSAGE(r.findings.empty(), findings_text(r));
     CHECK(r.check.ran);
     CHECK(r.check.passed);
   }

@@ -122,4 +122,19 @@ void tcgen05_wait_ld(const Loc& loc);
 void tcgen05_fence_before_thread_sync(const Loc& loc);
 void tcgen05_fence_after_thread_sync(const Loc& loc);
 
+// The 2-SM forms, .cta_group::2 (api_tcgen05_pair.cc; the pair is ranks 2i
+// and 2i + 1 of a cluster, the even rank leads), and the TMA loads that
+// complete on a barrier of the pair (api_tma.cc).
+void tcgen05_alloc_pair(uint32_t* smem_dst, uint32_t num_cols, const Loc& loc);
+void tcgen05_dealloc_pair(uint32_t taddr, uint32_t num_cols, const Loc& loc);
+void tcgen05_relinquish_alloc_permit_pair(const Loc& loc);
+void tcgen05_mma_f16_ss_pair(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
+                             bool accumulate, const Loc& loc);
+void tcgen05_commit_pair_multicast(uint64_t* bar, uint16_t cta_mask, const Loc& loc);
+void tcgen05_commit_pair(uint64_t* bar, const Loc& loc);
+void tma_load_2d_pair(void* smem_dst, const TensorMapModel* map, uint64_t* bar, uint32_t bar_rank,
+                      int32_t c0, int32_t c1, const Loc& loc);
+void tma_load_3d_pair(void* smem_dst, const TensorMapModel* map, uint64_t* bar, uint32_t bar_rank,
+                      int32_t c0, int32_t c1, int32_t c2, const Loc& loc);
+
 }  // namespace sk::models::sm100::api

@@ -25,20 +25,13 @@
 #include "engine/source_loc.h"
 
 namespace sk::models::sm100::api {
-namespace {
 using tc::find_alloc;
 using tc::tmem_cells;
 
-bool require_full_warp(sim::Warp& w, const char* op, const Loc& loc) {
-  if (w.all_lanes_active()) return true;
-  gpu().finding("warp_collective", "tcgen05.partial_warp",
-                fmt::format("{} is a .sync.aligned warp-collective instruction but was executed by "
-                            "{} of 32 lanes (on hardware the warp hangs or the result is undefined)",
-                            op, w.active_count()),
-                loc);
-  return false;
-}
+// ---- Shared with the 2-SM forms (tensor_core.h) ----------------------------
 
+namespace tc {
+namespace {
 float to_float(uint16_t bits, uint32_t format) {
   return format == 1 ? bf16_to_float(bits) : fp16_to_float(bits);
 }
@@ -49,18 +42,27 @@ uint16_t operand(const Cta& cta, const SmemDesc& d, bool mn_major, uint32_t row,
   std::memcpy(&v, cta.smem + off, 2);
   return v;
 }
+}  // namespace
 
-void execute_mma(Cta& cta, SmemDesc a, SmemDesc b, InstrDesc id, uint32_t col, bool accumulate) {
+void execute_f16_mma(const MmaSpan& s, SmemDesc a, SmemDesc b, InstrDesc id, uint32_t col,
+                     bool accumulate) {
   const uint32_t cols = gpu().params().tmem_columns;
   std::vector<float> bt(static_cast<size_t>(id.n) * 16);
-  for (uint32_t n = 0; n < id.n; ++n)
+  for (uint32_t n = 0; n < id.n; ++n) {
+    const bool lo = n < s.n_split;
+    const Cta& c = lo ? *s.lo : *s.hi;
+    const uint32_t row = lo ? n : n - s.n_split;
     for (uint32_t k = 0; k < 16; ++k)
-      bt[n * 16 + k] = to_float(operand(cta, b, id.b_mn_major, n, k), id.b_format);
+      bt[n * 16 + k] = to_float(operand(c, b, id.b_mn_major, row, k), id.b_format);
+  }
   for (uint32_t m = 0; m < id.m; ++m) {
+    const bool lo = m < s.m_split;
+    Cta& c = lo ? *s.lo : *s.hi;
+    const uint32_t row = lo ? m : m - s.m_split;
     float arow[16];
     for (uint32_t k = 0; k < 16; ++k)
-      arow[k] = to_float(operand(cta, a, id.a_mn_major, m, k), id.a_format);
-    uint32_t* drow = &cta.tmem.data[static_cast<size_t>(m) * cols + col];
+      arow[k] = to_float(operand(c, a, id.a_mn_major, row, k), id.a_format);
+    uint32_t* drow = &c.tmem.data[static_cast<size_t>(row) * cols + col];
     for (uint32_t n = 0; n < id.n; ++n) {
       float acc = accumulate ? std::bit_cast<float>(drow[n]) : 0.0f;
       const float* bk = &bt[n * 16];
@@ -70,8 +72,6 @@ void execute_mma(Cta& cta, SmemDesc a, SmemDesc b, InstrDesc id, uint32_t col, b
   }
 }
 
-// The 16-byte SMEM chunks an operand of `rows` rows x 16 elements reads: 8
-// K elements of a row (K-major), or 8 rows of one K (MN-major).
 std::vector<sim::Range> operand_chunks(const SmemDesc& d, bool mn_major, uint32_t rows) {
   std::vector<sim::Range> r;
   r.reserve(2 * rows);
@@ -96,6 +96,41 @@ bool operand_in_smem(const Cta& cta, const SmemDesc& d, bool mn_major, uint32_t 
   uint32_t span = d.swizzle == Swizzle::kNone ? 0 : static_cast<uint32_t>(d.swizzle);
   return last + span <= cta.smem_size + span && d.start < cta.smem_size && last <= cta.smem_size;
 }
+
+bool require_full_warp(sim::Warp& w, const char* op, const Loc& loc) {
+  if (w.all_lanes_active()) return true;
+  gpu().finding("warp_collective", "tcgen05.partial_warp",
+                fmt::format("{} is a .sync.aligned warp-collective instruction but was executed by "
+                            "{} of 32 lanes (on hardware the warp hangs or the result is undefined)",
+                            op, w.active_count()),
+                loc);
+  return false;
+}
+
+bool note_cta_group(Cta& cta, uint8_t group, const char* op, const Loc& loc) {
+  TmemState& t = cta.tmem;
+  if (t.cta_group == 0) t.cta_group = group;
+  if (t.cta_group == group) return true;
+  if (!t.mixed_reported) {
+    t.mixed_reported = true;
+    gpu().finding("tcgen05", "tcgen05.mixed_cta_group",
+                  fmt::format("{} uses .cta_group::{} after this CTA's earlier tcgen05 ops used "
+                              ".cta_group::{}; every tcgen05 op of a kernel uses one cta_group "
+                              "(PTX 9.7.16.7.1)",
+                              op, group, t.cta_group),
+                  loc);
+  }
+  return false;
+}
+
+}  // namespace tc
+
+namespace {
+using tc::operand_chunks;
+using tc::operand_in_smem;
+using tc::require_full_warp;
+
+
 
 // A kind::f16 tcgen05.mma's operands, decoded.
 struct MmaOperands {
@@ -159,55 +194,84 @@ void report_ld_not_waited(sim::Warp& w, const std::source_location& loc) {
                 loc);
 }
 
-void tcgen05_alloc(uint32_t* smem_dst, uint32_t num_cols, const Loc& loc) {
-  sim::Warp& w = issue(loc);
-  Cta& cta = gpu().cta_of_current();
-  require_full_warp(w, "tcgen05.alloc", loc);
+namespace tc {
+int64_t checked_alloc(sim::Warp& w, Cta& cta, const uint32_t* smem_dst, uint32_t num_cols,
+                      const char* op, const Loc& loc) {
+  require_full_warp(w, op, loc);
   const uint32_t total = gpu().params().tmem_columns;
   if (num_cols < 32 || num_cols > total || (num_cols & (num_cols - 1)) != 0) {
     gpu().finding("tmem", "tmem.bad_ncols",
-                  fmt::format("tcgen05.alloc of {} columns: nCols must be a power of two in [32, {}]",
+                  fmt::format("{} of {} columns: nCols must be a power of two in [32, {}]", op,
                               num_cols, total),
                   loc);
-    return;
+    return -1;
   }
   // PTX 9.7.16.1.2: "the number of columns allocated should not increase
   // between any two allocations in the execution order within the CTA".
   if (cta.tmem.last_alloc_cols != 0 && num_cols > cta.tmem.last_alloc_cols)
     gpu().finding("tmem", "tmem.alloc_grows",
-                  fmt::format("tcgen05.alloc of {} columns after an allocation of {} in this CTA; "
+                  fmt::format("{} of {} columns after an allocation of {} in this CTA; "
                               "the number of columns must not increase between two allocations "
                               "of a CTA: allocate the larger block first",
-                              num_cols, cta.tmem.last_alloc_cols),
+                              op, num_cols, cta.tmem.last_alloc_cols),
                   loc);
   cta.tmem.last_alloc_cols = num_cols;
   if (cta.tmem.relinquished) {
     gpu().finding("tmem", "tmem.alloc_after_relinquish",
-                  "tcgen05.alloc after tcgen05.relinquish_alloc_permit: the CTA gave up its right "
-                  "to allocate",
+                  fmt::format("{} after tcgen05.relinquish_alloc_permit: the CTA gave up its "
+                              "right to allocate",
+                              op),
                   loc);
-    return;
+    return -1;
   }
-  auto smem_off = reinterpret_cast<uint8_t*>(smem_dst) - cta.smem;
+  auto smem_off = reinterpret_cast<const uint8_t*>(smem_dst) - cta.smem;
   if (smem_off < 0 || smem_off + 4 > cta.smem_size || smem_off % 4 != 0) {
     gpu().finding("tmem", "tmem.bad_dst",
-                  "tcgen05.alloc destination is not a 4-byte aligned shared-memory location", loc);
-    return;
-  }
-  // First fit, aligned to the allocation size; blocks while TMEM is full.
-  auto try_place = [&cta, num_cols, total]() -> int64_t {
-    for (uint32_t c = 0; c + num_cols <= total; c += num_cols) {
-      bool free = true;
-      for (auto [s, n] : cta.tmem.allocs)
-        if (c < s + n && s < c + num_cols) free = false;
-      if (free) return c;
-    }
+                  fmt::format("{} destination is not a 4-byte aligned shared-memory location", op),
+                  loc);
     return -1;
-  };
-  int64_t col = try_place();
+  }
+  return smem_off;
+}
+
+int64_t place_alloc(std::span<Cta* const> ctas, uint32_t num_cols) {
+  const uint32_t total = gpu().params().tmem_columns;
+  for (uint32_t c = 0; c + num_cols <= total; c += num_cols) {
+    bool free = true;
+    for (const Cta* cta : ctas)
+      for (auto [s, n] : cta->tmem.allocs)
+        if (c < s + n && s < c + num_cols) free = false;
+    if (free) return c;
+  }
+  return -1;
+}
+
+void write_alloc_address(sim::Warp& w, Cta& cta, uint32_t* smem_dst, int64_t smem_off,
+                         uint32_t col, const Loc& loc) {
+  mbar::check_overwrite(gpu(), cta, static_cast<uint64_t>(smem_off), 4,
+                        "tcgen05.alloc (its address write)", loc);
+  const uint32_t taddr = col;  // lane 0, column col
+  if (gpu().obs() != nullptr) {
+    const sim::Range r{static_cast<uint64_t>(smem_off), static_cast<uint64_t>(smem_off) + 4};
+    gpu().obs()->access_at(w, 0, cta.id, sim::Space::kSmem, {&r, 1}, true, sim::Proxy::kGeneric,
+                           "tcgen05.alloc (address write)", loc);
+  }
+  std::memcpy(smem_dst, &taddr, 4);
+}
+}  // namespace tc
+
+void tcgen05_alloc(uint32_t* smem_dst, uint32_t num_cols, const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  Cta& cta = gpu().cta_of_current();
+  tc::note_cta_group(cta, 1, "tcgen05.alloc", loc);
+  const int64_t smem_off = tc::checked_alloc(w, cta, smem_dst, num_cols, "tcgen05.alloc", loc);
+  if (smem_off < 0) return;
+  // First fit, aligned to the allocation size; blocks while TMEM is full.
+  Cta* const self[] = {&cta};
+  int64_t col = tc::place_alloc(self, num_cols);
   if (col < 0) {
     w.block_until(
-        *cta.tmem.freed, [&] { return (col = try_place()) >= 0; },
+        *cta.tmem.freed, [&] { return (col = tc::place_alloc(self, num_cols)) >= 0; },
         [num_cols] {
           return fmt::format("tcgen05.alloc of {} columns: TMEM is full and nothing deallocates",
                              num_cols);
@@ -215,29 +279,21 @@ void tcgen05_alloc(uint32_t* smem_dst, uint32_t num_cols, const Loc& loc) {
         "tcgen05.alloc");
   }
   cta.tmem.allocs[static_cast<uint32_t>(col)] = num_cols;
-  mbar::check_overwrite(gpu(), cta, static_cast<uint64_t>(smem_off), 4,
-                        "tcgen05.alloc (its address write)", loc);
-  uint32_t taddr = static_cast<uint32_t>(col);  // lane 0, column col
-  if (gpu().obs() != nullptr) {
-    const sim::Range r{static_cast<uint64_t>(smem_off), static_cast<uint64_t>(smem_off) + 4};
-    gpu().obs()->access(w, 0, sim::Space::kSmem, {&r, 1}, true, sim::Proxy::kGeneric,
-                        "tcgen05.alloc (address write)", loc);
-  }
-  std::memcpy(smem_dst, &taddr, 4);
+  tc::write_alloc_address(w, cta, smem_dst, smem_off, static_cast<uint32_t>(col), loc);
 }
 
-void tcgen05_dealloc(uint32_t taddr, uint32_t num_cols, const Loc& loc) {
-  sim::Warp& w = issue(loc);
-  Cta& cta = gpu().cta_of_current();
-  require_full_warp(w, "tcgen05.dealloc", loc);
+namespace tc {
+void dealloc(sim::Warp& w, Cta& cta, uint32_t taddr, uint32_t num_cols, const char* op,
+             const Loc& loc) {
+  require_full_warp(w, op, loc);
   uint32_t col = taddr & 0xFFFF;
   auto it = cta.tmem.allocs.find(col);
   if ((taddr >> 16) != 0 || it == cta.tmem.allocs.end() || it->second != num_cols) {
     gpu().finding("tmem", "tmem.bad_dealloc",
-                  fmt::format("tcgen05.dealloc of {} columns at column {} does not name a live "
+                  fmt::format("{} of {} columns at column {} does not name a live "
                               "allocation (double free, or a size or address that differs from the "
                               "alloc)",
-                              num_cols, col),
+                              op, num_cols, col),
                   loc);
     return;
   }
@@ -248,19 +304,28 @@ void tcgen05_dealloc(uint32_t taddr, uint32_t num_cols, const Loc& loc) {
   for (const auto& wa : cta.warp_async)
     if (gpu().obs() == nullptr && wa.tcgen05_done > now) {
       gpu().finding("tmem", "tmem.dealloc_in_flight",
-                    fmt::format("tcgen05.dealloc of columns [{}, {}) while tcgen05 operations that "
+                    fmt::format("{} of columns [{}, {}) while tcgen05 operations that "
                                 "use TMEM are still in flight",
-                                col, col + num_cols),
+                                op, col, col + num_cols),
                     loc);
       break;
     }
   if (gpu().obs() != nullptr) {
     auto cells = tmem_cells(0, 128, col, num_cols);
     gpu().obs()->access(w, 0, sim::Space::kTmem, cells, true, sim::Proxy::kAsync,
-                        "tcgen05.dealloc", loc);
+                        op, loc);
   }
   cta.tmem.allocs.erase(it);
   cta.tmem.freed->notify(sc_core::SC_ZERO_TIME);
+}
+
+}  // namespace tc
+
+void tcgen05_dealloc(uint32_t taddr, uint32_t num_cols, const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  Cta& cta = gpu().cta_of_current();
+  tc::note_cta_group(cta, 1, "tcgen05.dealloc", loc);
+  tc::dealloc(w, cta, taddr, num_cols, "tcgen05.dealloc", loc);
 }
 
 void tcgen05_relinquish_alloc_permit(const Loc& loc) {
@@ -275,6 +340,7 @@ void tcgen05_mma_f16_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint
   // the MMA's start change: it runs at the warp's local time.
   sim::Warp& w = issue_local(loc);
   Cta& cta = gpu().cta_of_current();
+  tc::note_cta_group(cta, 1, "tcgen05.mma", loc);
   const auto ops = checked_mma_operands(cta, a_desc, b_desc, idesc, d_taddr, loc);
   if (!ops) return;
   const auto& [a, b, id, col] = *ops;
@@ -295,7 +361,7 @@ void tcgen05_mma_f16_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint
     const Cycle start = tc::enqueue(cta, w, ii).start;
     if (gpu().functional())
       gpu().engine().at(start, [&cta, a, b, id, col, accumulate] {
-        execute_mma(cta, a, b, id, col, accumulate);
+        tc::execute_f16_mma(tc::MmaSpan{&cta, &cta, id.m, id.n}, a, b, id, col, accumulate);
       });
     auto& tr = gpu().engine().trace();
     if (cta.traced)
@@ -307,12 +373,10 @@ void tcgen05_mma_f16_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint
   }
 }
 
-void tcgen05_commit(uint64_t* bar, const Loc& loc) {
-  // The arrive happens at `when`, scheduled: local time suffices.
-  sim::Warp& w = issue_local(loc);
-  Cta& cta = gpu().cta_of_current();
-  Mbarrier* b = mbar::checked(gpu(), bar, "tcgen05.commit", loc);
-  if (b == nullptr) return;
+namespace tc {
+void commit(sim::Warp& w, Cta& cta, std::span<const CommitDest> dests, const Loc& loc) {
+  // The segment's bookkeeping follows the first destination's barrier.
+  Mbarrier* b = dests.front().bar;
   WarpAsync& wa = cta.warp_async[w.index()];
   // tcgen05.alive_at_exit: the commit ends the open segment; the first lane's
   // arrival records the phase it lands in. Commits no longer needed (one
@@ -353,14 +417,34 @@ void tcgen05_commit(uint64_t* bar, const Loc& loc) {
                                {},
                                flow,
                                0});
-    gpu().engine().at(when, [&cta, b, flow, op, covered = std::move(covered), wi, seq,
-                             first = lane == 0] {
-      WarpAsync& wa = cta.warp_async[static_cast<size_t>(wi)];
-      if (first && b->valid && seq >= wa.tc_dropped)
-        wa.tc_commits[seq - wa.tc_dropped].landed = static_cast<int64_t>(b->phase);
-      mbar::arrive_async(gpu(), cta, *b, flow, "tcgen05.commit", op, covered);
-    });
+    // Each destination's arrival (a peer's after the SM-to-SM latency); the
+    // first also records the phase it lands in.
+    for (size_t i = 0; i < dests.size(); ++i) {
+      Cta& dc = *dests[i].cta;
+      Mbarrier* db = dests[i].bar;
+      const Cycle at = when + (&dc == &cta ? 0 : gpu().params().dsmem_latency);
+      gpu().engine().at(at, [&cta, &dc, db, flow, op, covered, wi, seq,
+                             first = lane == 0 && i == 0] {
+        WarpAsync& wa = cta.warp_async[static_cast<size_t>(wi)];
+        if (first && db->valid && seq >= wa.tc_dropped)
+          wa.tc_commits[seq - wa.tc_dropped].landed = static_cast<int64_t>(db->phase);
+        mbar::arrive_async(gpu(), dc, *db, flow, "tcgen05.commit", op, covered);
+      });
+    }
   }
+}
+
+}  // namespace tc
+
+void tcgen05_commit(uint64_t* bar, const Loc& loc) {
+  // The arrive happens at `when`, scheduled: local time suffices.
+  sim::Warp& w = issue_local(loc);
+  Cta& cta = gpu().cta_of_current();
+  tc::note_cta_group(cta, 1, "tcgen05.commit", loc);
+  Mbarrier* b = mbar::checked(gpu(), bar, "tcgen05.commit", loc);
+  if (b == nullptr) return;
+  const tc::CommitDest d{&cta, b};
+  tc::commit(w, cta, {&d, 1}, loc);
 }
 
 void tcgen05_ld_32x32b_x32(uint32_t taddr, uint32_t (&dst)[32][32], const Loc& loc) {

@@ -153,9 +153,49 @@ std::vector<tma::LoadDest> multicast_dests(Cta& cta, uint64_t* bar, uint16_t mas
   return dests;
 }
 
+// The destination of a .cta_group::2 load: this CTA's SMEM, completing on
+// the barrier at bar's offset in CTA `bar_rank`, which must be this CTA or
+// its pair peer. Empty, after a finding, otherwise.
+std::vector<tma::LoadDest> pair_dest(Cta& cta, uint64_t* bar, uint32_t bar_rank, const char* op,
+                                     const Loc& loc) {
+  Cta* bc = gpu().peer(cta, bar_rank);
+  if (bc == nullptr || (bar_rank != cta.cluster_rank && bar_rank != (cta.cluster_rank ^ 1u))) {
+    gpu().finding("tma", "tma.pair_barrier",
+                  fmt::format("{} by CTA {} (rank {}) completes on a barrier of rank {}: with "
+                              ".cta_group::2 the barrier is in the issuing CTA or its pair peer "
+                              "(rank {})",
+                              op, cta.id, cta.cluster_rank, bar_rank, cta.cluster_rank ^ 1u),
+                  loc);
+    return {};
+  }
+  const int64_t off = mbar::barrier_offset(gpu(), bar, op, loc);
+  if (off < 0) return {};
+  Mbarrier* b = bc->find_barrier(static_cast<uint32_t>(off));
+  if (sim::Observer* obs = gpu().obs())
+    obs->sync_use_at(gpu().warp(), bc->id, static_cast<uint64_t>(off), op,
+                     b != nullptr ? std::string_view(b->name) : std::string_view(), loc);
+  if (bc->exited) {
+    gpu().finding("cluster", "cluster.peer_exited",
+                  fmt::format("{} by CTA {} completes on a barrier of CTA {}, which has exited", op,
+                              cta.id, bc->id),
+                  loc);
+    return {};
+  }
+  if (b == nullptr || !b->valid) {
+    gpu().finding("mbarrier", "mbarrier.use_before_init",
+                  fmt::format("{} by CTA {} completes on shared-memory offset {} of CTA {} (rank "
+                              "{}), which holds no initialised mbarrier",
+                              op, cta.id, static_cast<long>(off), bc->id, bar_rank),
+                  loc);
+    return {};
+  }
+  return {tma::LoadDest{&cta, b, bc}};
+}
+
 // mask 0: a plain load into this CTA; else a multicast to the CTAs of mask.
+// pair_rank >= 0: a .cta_group::2 load completing on that rank's barrier.
 void load_tiled(void* smem_dst, const TensorMapModel* map, uint64_t* bar, uint32_t rank, BoxAt at,
-                uint16_t mask, const Loc& loc) {
+                uint16_t mask, const Loc& loc, int pair_rank = -1) {
   // The load changes the barrier only through its complete_tx, scheduled at
   // its completion; it runs at the warp's local time.
   static constexpr const char* kOp = "cp.async.bulk.tensor (load)";
@@ -167,7 +207,11 @@ void load_tiled(void* smem_dst, const TensorMapModel* map, uint64_t* bar, uint32
   int64_t off = smem_box(cta, smem_dst, *map, kOp, loc);
   if (off < 0) return;
   std::vector<tma::LoadDest> dests;
-  if (mask == 0) {
+  if (pair_rank >= 0) {
+    dests = pair_dest(cta, bar, static_cast<uint32_t>(pair_rank),
+                      "cp.async.bulk.tensor.cta_group::2", loc);
+    if (dests.empty()) return;
+  } else if (mask == 0) {
     Mbarrier* b = mbar::checked(gpu(), bar, "cp.async.bulk.tensor complete_tx", loc);
     if (b == nullptr) return;
     dests.push_back(tma::LoadDest{&cta, b});
@@ -291,6 +335,16 @@ void tma_load_2d_multicast(void* smem_dst, const TensorMapModel* map, uint64_t* 
 void tma_load_3d_multicast(void* smem_dst, const TensorMapModel* map, uint64_t* bar, int32_t c0,
                            int32_t c1, int32_t c2, uint16_t cta_mask, const Loc& loc) {
   load_tiled(smem_dst, map, bar, 3, BoxAt{c0, c1, c2}, cta_mask, loc);
+}
+
+void tma_load_2d_pair(void* smem_dst, const TensorMapModel* map, uint64_t* bar,
+                      uint32_t bar_rank, int32_t c0, int32_t c1, const Loc& loc) {
+  load_tiled(smem_dst, map, bar, 2, BoxAt{c0, c1, 0}, 0, loc, static_cast<int>(bar_rank));
+}
+
+void tma_load_3d_pair(void* smem_dst, const TensorMapModel* map, uint64_t* bar,
+                      uint32_t bar_rank, int32_t c0, int32_t c1, int32_t c2, const Loc& loc) {
+  load_tiled(smem_dst, map, bar, 3, BoxAt{c0, c1, c2}, 0, loc, static_cast<int>(bar_rank));
 }
 
 void tma_store_2d(const TensorMapModel* map, const void* smem_src, int32_t c0, int32_t c1,

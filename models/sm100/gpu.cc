@@ -402,6 +402,20 @@ void Gpu::classify_deadlock(sim::Finding& f) {
           id, cta->id, nb.arrived, nb.expected);
       return;
     }
+  // A 2-SM allocation one CTA of the pair made and its peer never will (the
+  // peer's allocating warp is blocked elsewhere, or skips the allocation).
+  for (auto& cta : ctas_) {
+    if (!cta || cta->tmem.pair_request == 0 || best >= 7) continue;
+    const Cta* mate = peer(*cta, cta->cluster_rank ^ 1u);
+    f.cls = "deadlock";
+    f.rule = "deadlock.pair_alloc";
+    f.message += fmt::format(
+        "; likely cause: CTA {} (rank {}) waits in tcgen05.alloc.cta_group::2 for its pair peer "
+        "CTA {} to allocate too; one warp of EACH CTA of the pair executes the 2-SM allocation, "
+        "and the peer's never does",
+        cta->id, cta->cluster_rank, mate != nullptr ? mate->id : -1);
+    return;
+  }
   // A cluster barrier that some warps reached and the rest never will (a
   // warp that skips barrier.cluster, or waits elsewhere on a peer).
   for (const auto& slot : clusters_) {

@@ -180,6 +180,15 @@ struct TmemState {
   std::map<uint32_t, uint32_t> allocs;   // first column -> number of columns
   bool relinquished = false;
   uint32_t last_alloc_cols = 0;          // nCols of the CTA's latest tcgen05.alloc (0: none)
+  // The .cta_group of the CTA's tcgen05 ops so far (0: none yet), and
+  // whether mixing them was reported (api_tcgen05.cc).
+  uint8_t cta_group = 0;
+  bool mixed_reported = false;
+  // A cta_group::2 allocation (api_tcgen05_pair.cc): the columns this CTA's
+  // warp asked for while it waits for its pair peer (0: not waiting), and
+  // the column the peer's call allocated for both (-1: not yet).
+  uint32_t pair_request = 0;
+  int64_t pair_grant = -1;
   std::unique_ptr<sc_core::sc_event> freed;
 };
 

@@ -13,11 +13,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <span>
 #include <vector>
 
+#include "models/sm100/api.h"
 #include "models/sm100/api_common.h"
 #include "models/sm100/gpu.h"
 #include "models/sm100/phase_clock.h"
+#include "models/sm100/umma_decode.h"
 
 namespace sk::models::sm100::api::tc {
 
@@ -45,6 +48,63 @@ inline std::vector<sim::Range> tmem_cells(uint32_t lane0, uint32_t lanes, uint32
                            q * sim::kTmemQuarterStride + col + cols});
   return r;
 }
+
+// Whether all 32 lanes of `w` execute the warp-collective `op`; a finding
+// (tcgen05.partial_warp) otherwise.
+bool require_full_warp(sim::Warp& w, const char* op, const Loc& loc);
+
+// Records that `cta` issued a tcgen05 op with .cta_group::`group`; a CTA
+// that mixes groups gets one tcgen05.mixed_cta_group finding (PTX
+// 9.7.16.7.1: every tcgen05 op of a kernel uses the same cta_group).
+bool note_cta_group(Cta& cta, uint8_t group, const char* op, const Loc& loc);
+
+// tcgen05.alloc's checks (whole warp, nCols, no growth, not after
+// relinquish, a 4-byte aligned SMEM destination): the destination's SMEM
+// offset, or -1 after a finding.
+int64_t checked_alloc(sim::Warp& w, Cta& cta, const uint32_t* smem_dst, uint32_t num_cols,
+                      const char* op, const Loc& loc);
+// First fit of `num_cols` columns (aligned to their number) free in every
+// CTA of `ctas`, or -1 while TMEM is full.
+int64_t place_alloc(std::span<Cta* const> ctas, uint32_t num_cols);
+// Writes the allocation's address (lane 0, column col) to `cta`'s SMEM slot.
+void write_alloc_address(sim::Warp& w, Cta& cta, uint32_t* smem_dst, int64_t smem_off,
+                         uint32_t col, const Loc& loc);
+
+// tcgen05.dealloc of `cta`'s columns [taddr, taddr + num_cols): checks that
+// they are a live allocation and nothing still uses them, then frees them.
+void dealloc(sim::Warp& w, Cta& cta, uint32_t taddr, uint32_t num_cols, const char* op,
+             const Loc& loc);
+
+// Where a kind::f16 MMA's rows live: rows [0, m_split) of A and of D in
+// `lo`, the rest in `hi`, and B's rows [0, n_split) in `lo`, the rest in
+// `hi`. cta_group::1: {cta, cta, M, N}; cta_group::2: {leader, peer, 128,
+// N / 2}. Operands are read at the descriptors' offsets in each CTA; D's
+// rows go to TMEM lanes from 0 in each CTA.
+struct MmaSpan {
+  Cta* lo;
+  Cta* hi;
+  uint32_t m_split, n_split;
+};
+// Functional mode: D (+)= A x B^T for one K = 16 step.
+void execute_f16_mma(const MmaSpan& s, SmemDesc a, SmemDesc b, InstrDesc id, uint32_t col,
+                     bool accumulate);
+// The 16-byte SMEM chunks an operand of `rows` rows x 16 elements reads: 8
+// K elements of a row (K-major), or 8 rows of one K (MN-major).
+std::vector<sim::Range> operand_chunks(const SmemDesc& d, bool mn_major, uint32_t rows);
+// Whether the operand's `rows` rows lie inside the CTA's shared memory.
+bool operand_in_smem(const Cta& cta, const SmemDesc& d, bool mn_major, uint32_t rows);
+
+// A barrier a tcgen05.commit arrives on: the issuer's own, or (multicast) a
+// peer's at the same offset.
+struct CommitDest {
+  Cta* cta;
+  Mbarrier* bar;
+};
+// tcgen05.commit by warp `w` of `cta`: once every tcgen05 op the thread
+// issued has completed, one arrive on each destination (a peer's
+// dsmem_latency later). The first destination's barrier is the one the
+// CTA-exit check (tcgen05.alive_at_exit) follows.
+void commit(sim::Warp& w, Cta& cta, std::span<const CommitDest> dests, const Loc& loc);
 
 struct Slot {
   Cycle start;  // the tensor core starts the instruction

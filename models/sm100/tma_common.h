@@ -252,9 +252,13 @@ inline Cycle load_done(Cta& cta, uint64_t bytes, std::span<const L2Part> parts,
 // Where a load lands: a CTA's SMEM (at the load's offset) and the barrier
 // its complete_tx signals. A plain load has one (the issuing CTA); a
 // multicast load one per CTA of its mask.
+// Where a load's box lands (cta) and which barrier its complete_tx goes to:
+// bar lives in bar_cta, the destination itself unless a .cta_group::2 load
+// completes on its pair leader's barrier.
 struct LoadDest {
   Cta* cta;
   Mbarrier* bar;
+  Cta* bar_cta = nullptr;  // null: cta
 };
 
 // The SM ingest port of a multicast destination other than the issuer: the
@@ -334,11 +338,12 @@ void issue_load(sim::Warp& w, Cta& cta, std::span<const LoadDest> dests, const T
         }
       }
       Mbarrier* bp = d.bar;
+      Cta& bc = d.bar_cta != nullptr ? *d.bar_cta : dc;
       mbar::load_issued(*bp, loc, cta.id);
-      gpu().engine().at(done, [&dc, mover = make_mover(), bp, bytes, dflow, op]() mutable {
+      gpu().engine().at(done, [&dc, &bc, mover = make_mover(), bp, bytes, dflow, op]() mutable {
         mover(dc);
         gpu().load_landed(dc);
-        mbar::complete_tx(gpu(), dc, *bp, bytes, dflow, op);
+        mbar::complete_tx(gpu(), bc, *bp, bytes, dflow, op);
       });
     }
     tensormap_read(map, last, loc);

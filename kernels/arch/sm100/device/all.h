@@ -17,5 +17,6 @@
 #include "kernels/arch/sm100/device/tma.h"
 #include "kernels/arch/sm100/device/cluster.h"
 #include "kernels/arch/sm100/device/tcgen05.h"
+#include "kernels/arch/sm100/device/tcgen05_pair.h"
 #include "kernels/arch/sm100/device/clc.h"
 #include "kernels/arch/sm100/device/hooks.h"

@@ -212,4 +212,34 @@ inline void tcgen05_fence_after_thread_sync(Loc l = Loc::current()) {
   m::tcgen05_fence_after_thread_sync(l);
 }
 
+// The 2-SM forms (kernels/arch/sm100/device/tcgen05_pair.h).
+inline void tcgen05_alloc_pair(uint32_t* dst, uint32_t ncols, Loc l = Loc::current()) {
+  m::tcgen05_alloc_pair(dst, ncols, l);
+}
+inline void tcgen05_dealloc_pair(uint32_t taddr, uint32_t ncols, Loc l = Loc::current()) {
+  m::tcgen05_dealloc_pair(taddr, ncols, l);
+}
+inline void tcgen05_relinquish_alloc_permit_pair(Loc l = Loc::current()) {
+  m::tcgen05_relinquish_alloc_permit_pair(l);
+}
+inline void tcgen05_mma_f16_ss_pair(uint32_t d, uint64_t a, uint64_t b, uint32_t idesc, bool acc,
+                                    Loc l = Loc::current()) {
+  m::tcgen05_mma_f16_ss_pair(d, a, b, idesc, acc, l);
+}
+inline void tcgen05_commit_pair_multicast(uint64_t* bar, uint16_t cta_mask,
+                                          Loc l = Loc::current()) {
+  m::tcgen05_commit_pair_multicast(bar, cta_mask, l);
+}
+inline void tcgen05_commit_pair(uint64_t* bar, Loc l = Loc::current()) {
+  m::tcgen05_commit_pair(bar, l);
+}
+inline void tma_load_2d_pair(void* dst, const TensorMap* map, uint64_t* bar, uint32_t bar_rank,
+                             int32_t c0, int32_t c1, Loc l = Loc::current()) {
+  m::tma_load_2d_pair(dst, map, bar, bar_rank, c0, c1, l);
+}
+inline void tma_load_3d_pair(void* dst, const TensorMap* map, uint64_t* bar, uint32_t bar_rank,
+                             int32_t c0, int32_t c1, int32_t c2, Loc l = Loc::current()) {
+  m::tma_load_3d_pair(dst, map, bar, bar_rank, c0, c1, c2, l);
+}
+
 }  // namespace sk::arch

@@ -69,6 +69,19 @@ class TiledTmaLoader {
     const arch::Caller caller(site);
     boxes(smem_dst, full_barrier, c0, c1, c2, 0);
   }
+  // The same into this CTA's SMEM, completing on the barrier at
+  // full_barrier's offset in CTA `bar_rank` of the cluster (this CTA or its
+  // pair peer: .cta_group::2, for a 2-SM MMA whose leader's barrier counts
+  // both CTAs' bytes). K-major tiles only. Lane: one.
+  SK_DEVICE void load_pair(void* smem_dst, uint64_t* full_barrier, uint32_t bar_rank, int32_t c0,
+                           int32_t c1, int32_t c2 = 0,
+                           arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
+    if constexpr (Rank == 3)
+      arch::tma_load_3d_pair(smem_dst, map_, full_barrier, bar_rank, c0, c1, c2);
+    else
+      arch::tma_load_2d_pair(smem_dst, map_, full_barrier, bar_rank, c0, c1);
+  }
   // The same, delivered to every CTA of the cluster in cta_mask (bit r: rank
   // r). Lane: one.
   SK_DEVICE void load_multicast(void* smem_dst, uint64_t* full_barrier, int32_t c0, int32_t c1,

@@ -36,6 +36,12 @@
 // each load and store names its tile's matrix (BatchedTmaTileLoader and a
 // rank-3 TmemTileWriter). A single GEMM runs as a batch of one. Only the
 // plain TMA-loaded mainloops take it (A by TmaTileLoader, no residual).
+//
+// A 2-SM mainloop (kCtaGroup 2: Bf16PairMainloop, F16PairMainloop) makes the
+// kernel run in clusters of two CTAs that compute one 256 x BN tile with the
+// pair's MMA: each CTA loads its 128 rows of A and BN / 2 rows of B (B's
+// tensor map has boxes of BN / 2 rows), holds its 128 x BN accumulator in
+// its own TMEM and stores it. Static scheduler, no residual.
 #pragma once
 
 #include <string>
@@ -73,6 +79,8 @@ struct Sm100MatmulConfig {
   static constexpr int kResidualStages = Residual_ ? 2 : 1;
   static constexpr bool kClc = std::is_same_v<Scheduler_, ClcScheduler>;
   using Mainloop = Mainloop_<BM, BN, BK, Stages>;
+  static constexpr int kCtaGroup = cta_group_of<Mainloop>();
+  static constexpr bool kPair = kCtaGroup == 2;
   using Payload = typename Mainloop::Payload;
   using Mma = typename Mainloop::Op;
   using ScaleIo = typename Mainloop::ScaleIo;
@@ -126,13 +134,15 @@ struct Sm100MatmulConfig {
     static_assert(!(kClc && Residual_), "the fused residual is instantiated with the static scheduler");
     static_assert(!Batched_ || (std::is_same_v<ALoader_, TmaTileLoader> && !Residual_),
                   "a batched GEMM loads A by TMA and has no residual");
+    static_assert(!kPair || (!kClc && !Residual_ && std::is_same_v<ALoader_, TmaTileLoader>),
+                  "the 2-SM kernel loads A by TMA, with the static scheduler and no residual");
   }
 
   static std::string name() {
-    return std::string("sm100_matmul_") + Mainloop::kName + "_" + std::to_string(BM) + "x" + std::to_string(BN) + "x" +
+    return std::string("sm100_matmul_") + Mainloop::kName + "_" + std::to_string(BM * kCtaGroup) + "x" + std::to_string(BN) + "x" +
            std::to_string(BK) + "_s" + std::to_string(Stages) +
            (sizeof(OutT) == 4 ? "_f32out" : "_bf16out") + (kClc ? "_clc" : "") +
-           (Residual_ ? "_residual" : "");
+           (Residual_ ? "_residual" : "") + (kPair ? "_2sm" : "");
   }
 };
 

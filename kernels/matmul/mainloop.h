@@ -20,6 +20,10 @@
 //                      (2: BF16/F16, 1: FP8 and packed FP4); an MN-major
 //                      tile's 128-byte box holds 128 / kElemBytes rows
 //   kName              the element format, for configuration names
+//   kCtaGroup          (optional, 1 when absent) 2 for the 2-SM mainloop:
+//                      a stage holds this CTA's BM rows of A and BN / 2 rows
+//                      of B, kBytesPerStage is this CTA's share, and the Op
+//                      issues for the pair (kernels/op/umma_op.h)
 //   kPromote           false: one accumulator per tile, stored as it is;
 //                      true: one partial accumulator per k-block, which the
 //                      epilogue warps fold into registers with
@@ -30,7 +34,8 @@
 // the accumulator ring and the epilogue are the same for every mainloop.
 //
 // Bf16Mainloop is the plain BF16 GEMM: A/B tiles, kind::f16 UMMA, no scales;
-// F16Mainloop the same with IEEE F16 elements.
+// F16Mainloop the same with IEEE F16 elements; Bf16PairMainloop and
+// F16PairMainloop their 2-SM forms (a 256 x BN tile per CTA pair).
 #pragma once
 
 #include "kernels/core/numeric.h"
@@ -51,10 +56,11 @@ struct NoScaleIo {
 
 // A plain kind::f16 GEMM of 16-bit elements of format In (the payload
 // stores their bits; only the UMMA reads them as numbers).
-template <int BM, int BN, int BK, int Stages, umma::InputType In>
+template <int BM, int BN, int BK, int Stages, umma::InputType In, int CtaGroup = 1>
 struct Kind16Mainloop {
-  using Payload = StandardPayload<bf16_t, BM, BN, BK, Stages>;
-  using Op = UmmaOp<BM, BN, BK, In>;
+  static constexpr int kCtaGroup = CtaGroup;
+  using Payload = StandardPayload<bf16_t, BM, BN / CtaGroup, BK, Stages>;
+  using Op = UmmaOp<BM, BN, BK, In, CtaGroup>;
   using ScaleIo = NoScaleIo;
   static constexpr uint32_t kBytesPerStage = Payload::kBytesPerStage;
   static constexpr int32_t kKCoordPerStage = BK;
@@ -68,5 +74,18 @@ template <int BM, int BN, int BK, int Stages>
 struct Bf16Mainloop : Kind16Mainloop<BM, BN, BK, Stages, umma::InputType::kBF16> {};
 template <int BM, int BN, int BK, int Stages>
 struct F16Mainloop : Kind16Mainloop<BM, BN, BK, Stages, umma::InputType::kF16> {};
+template <int BM, int BN, int BK, int Stages>
+struct Bf16PairMainloop : Kind16Mainloop<BM, BN, BK, Stages, umma::InputType::kBF16, 2> {};
+template <int BM, int BN, int BK, int Stages>
+struct F16PairMainloop : Kind16Mainloop<BM, BN, BK, Stages, umma::InputType::kF16, 2> {};
+
+// A mainloop's kCtaGroup, 1 for those without one.
+template <class Mainloop>
+SK_HOST_DEVICE constexpr int cta_group_of() {
+  if constexpr (requires { Mainloop::kCtaGroup; })
+    return Mainloop::kCtaGroup;
+  else
+    return 1;
+}
 
 }  // namespace sk

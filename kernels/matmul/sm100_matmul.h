@@ -24,6 +24,18 @@
 //                 on warp 4, over the tiles of every matrix of the batch
 //                 (Params::batches, Cfg::kBatched; one otherwise); with CLC the load warp also signals the
 //                 scheduler's throttle each time it starts a tile
+//   Pair          with a 2-SM mainloop (Cfg::kPair), CTAs run in clusters of
+//                 two (kernels/sched/cluster_shape.h, a 2 x 1 block of tiles
+//                 per pair): each loads its tile's A rows and its half of B,
+//                 completing on the leader's (even rank's) input barriers,
+//                 whose expect_tx counts both CTAs' bytes; the leader alone
+//                 issues the pair's MMAs, and its commits arrive on both
+//                 CTAs' input.empty and acc.full; each CTA's epilogue drains
+//                 its own TMEM and releases the accumulator to the leader's
+//                 acc.empty (remote arrives). The peer's MMA warp takes part
+//                 in the pair's TMEM allocation and deallocation only. The
+//                 barriers are published with a cluster barrier after init,
+//                 and every warp meets a cluster barrier before exit.
 // This file only wires them together; it is compiled verbatim by nvcc for
 // sm_100a and by the host compiler against the model.
 //
@@ -35,7 +47,8 @@
 // clc.response 1 (the issuer's arrive.expect_tx; the response's complete_tx)
 // and clc_throttle.full 1 (load warp), clc_throttle.empty 1 (scheduler); with
 // the residual also residual.full 1 (epilogue load's arrive.expect_tx) and
-// residual.empty 4 (one per epilogue warp), and work.empty 7.
+// residual.empty 4 (one per epilogue warp), and work.empty 7. A pair's
+// leader counts 8 on acc.empty (both CTAs' epilogue warps).
 #pragma once
 
 #include "kernels/arch/sm100.h"
@@ -49,10 +62,27 @@
 #include "kernels/op/warp_context.h"
 #include "kernels/pipeline/mbarrier_backend.h"
 #include "kernels/pipeline/tile_pipeline.h"
+#include "kernels/sched/cluster_shape.h"
 
 namespace sk {
 
-template <class Cfg>
+// The 2-SM seeded bugs of the verifier's corpus (verify/corpus/
+// pair_cases.cc): each changes one thing, at a point marked
+// `if constexpr (B == ...)`, into a mistake an author of a 2-SM kernel
+// makes. kNone is the kernel itself.
+enum class PairBug {
+  kNone,
+  kPeerIssuesMma,   // the odd CTA of the pair leads (issues the MMAs, owns the barriers)
+  kCommitLocal,     // the accumulator's commit arrives on the leader's barrier only
+  kPeerSkipsAlloc,  // the peer's MMA warp leaves before the pair's TMEM allocation
+  kExpectOwnBytes,  // the leader's expect_tx counts its own bytes, not the peer's
+  kReleaseLocal,    // each epilogue releases the accumulator to its own CTA
+  kNoExitSync,      // no cluster barrier before exit
+  kSameBHalf,       // both CTAs load the first half of B's tile
+  kMixedCommit,     // the input stage is released with a cta_group::1 commit
+};
+
+template <class Cfg, PairBug B = PairBug::kNone>
 struct Sm100Matmul {
   using Smem = typename Cfg::Smem;
   using InputPipe = TilePipeline<typename Cfg::Payload, Cfg::Stages>;
@@ -63,6 +93,10 @@ struct Sm100Matmul {
   static constexpr uint32_t kWorkConsumers = 2 + kEpilogueWarps + (Cfg::kResidual ? 1 : 0);
   static constexpr bool kPromote = Cfg::Mainloop::kPromote;
   static constexpr uint32_t kInputReleases = 1 + (kPromote ? kEpilogueWarps : 0);
+  static constexpr bool kPair = Cfg::kPair;
+  // The CTAs whose epilogue warps release each accumulator stage.
+  static constexpr uint32_t kAccReleases = kEpilogueWarps * (kPair ? 2 : 1);
+  static constexpr ClusterShape kPairShape{2, 1};
 
   struct Params {
     typename Cfg::ALoader::Source a;  // matmul: dims {K, M}, box {BK, BM}, 128B swizzle
@@ -89,7 +123,7 @@ struct Sm100Matmul {
     if (warp == kLoadWarp) {
       if (auto lane = elect_one()) {
         InputPipe::init(&s.input_barriers, 1, kInputReleases, "input");
-        AccPipe::init(&s.acc_barriers, 1, kEpilogueWarps, "acc");
+        AccPipe::init(&s.acc_barriers, 1, kAccReleases, "acc");
         WorkPipe::init(&s.work_barriers, 1, kWorkConsumers, "work");
         arch::mbarrier_init(&s.tmem_dealloc_barrier, kEpilogueWarps);
         arch::annotate_barrier(&s.tmem_dealloc_barrier, "tmem_dealloc", -1);
@@ -99,10 +133,20 @@ struct Sm100Matmul {
         arch::fence_mbarrier_init();
       }
     }
-    arch::cta_sync();
+    // A pair's peer completes loads on, and arrives on, the leader's
+    // barriers (and the leader's commits on the peer's): the whole cluster
+    // sees them initialised first.
+    if constexpr (kPair)
+      arch::cluster_sync();
+    else
+      arch::cta_sync();
 
     const InputPipe input(&s.input_barriers, typename Cfg::Payload{&s.tiles});
-    const AccPipe acc(&s.acc_barriers, TmemAccumPayload<Cfg::BN>{});
+    // Each CTA's epilogue releases an accumulator stage to the MMA warp that
+    // fills it: the leader's, in a pair.
+    const AccPipe acc(MbarrierBackend<Cfg::kAccStages>(
+                          &s.acc_barriers, kPair && B != PairBug::kReleaseLocal ? leader_mask() : 0),
+                      TmemAccumPayload<Cfg::BN>{});
     const WorkPipe work(&s.work_barriers, WorkPayload<WorkInfo>{s.work});
 
     switch (role_of(warp)) {
@@ -119,6 +163,9 @@ struct Sm100Matmul {
         if constexpr (Cfg::kResidual) epilogue_load(p, s, work);
         break;
     }
+    // No CTA of a pair exits while its peer may still load into, arrive on
+    // or commit to it.
+    if constexpr (kPair && B != PairBug::kNoExitSync) arch::cluster_sync();
   }
 
   SK_HOST_DEVICE static constexpr uint32_t tiles_m(uint32_t m) {
@@ -129,6 +176,13 @@ struct Sm100Matmul {
   }
   SK_HOST_DEVICE static constexpr uint32_t batches(const Params& p) {
     return Cfg::kBatched ? p.batches : 1;
+  }
+  // The CTAs of the launch's clusters (2 for a pair, else 1) and the blocks
+  // of tiles they walk (kernels/sched/cluster_shape.h).
+  static constexpr uint32_t kClusterSize = kPair ? 2 : 1;
+  SK_HOST_DEVICE static constexpr uint64_t blocks(uint32_t m, uint32_t n, uint32_t batch) {
+    return kPair ? cluster_blocks(tiles_m(m), tiles_n(n), batch, kPairShape)
+                 : uint64_t{tiles_m(m)} * tiles_n(n) * batch;
   }
 
   // An operand's loader: with the configuration's layouts for the plain
@@ -150,6 +204,14 @@ struct Sm100Matmul {
   }
 
  private:
+  // The pair: its leader's rank (the even one), whether this CTA leads, and
+  // the leader's rank bit.
+  SK_DEVICE static uint32_t leader_rank() {
+    return (arch::cluster_ctarank() & ~1u) | (B == PairBug::kPeerIssuesMma ? 1u : 0u);
+  }
+  SK_DEVICE static bool leads() { return !kPair || arch::cluster_ctarank() == leader_rank(); }
+  SK_DEVICE static uint16_t leader_mask() { return static_cast<uint16_t>(1u << leader_rank()); }
+
   SK_DEVICE static Smem& smem() {
     uint8_t* base = arch::dynamic_smem();
     const uint32_t pad = (1024 - (arch::smem_addr(base) & 1023)) & 1023;
@@ -184,6 +246,16 @@ struct Sm100Matmul {
     if constexpr (Cfg::kClc) {
       ClcScheduler sched(tiles_m(p.m), tiles_n(p.n), batches(p), &s.clc);
       publish(work, [&sched](uint32_t) { return sched.next(); });
+    } else if constexpr (kPair) {
+      // Both CTAs of a pair walk the same blocks: block c, c + clusters, ...
+      const uint32_t tm = tiles_m(p.m), tn = tiles_n(p.n), nb = batches(p);
+      const uint64_t first = arch::cta_idx() / 2, step = arch::num_ctas() / 2,
+                     total = cluster_blocks(tm, tn, nb, kPairShape);
+      const uint32_t rank = arch::cluster_ctarank();
+      publish(work, [&](uint32_t i) {
+        const uint64_t t = first + i * step;
+        return t < total ? cluster_tile_work(t, tm, tn, nb, 1, kPairShape, rank) : WorkInfo{};
+      });
     } else {
       const StaticPersistentScheduler sched(tiles_m(p.m), tiles_n(p.n), batches(p),
                                             arch::cta_idx(), arch::num_ctas());
@@ -224,12 +296,27 @@ struct Sm100Matmul {
       for (uint32_t kb = 0; kb < k_blocks; ++kb) {
         auto stage = producer.acquire();
         if (auto lane = elect_one()) {
-          stage.expect_bytes(Cfg::Mainloop::kBytesPerStage);
           const int32_t k0 = static_cast<int32_t>(kb * Cfg::Mainloop::kKCoordPerStage);
-          a_loader.load(stage.tiles().a, stage.full_barrier(), k0, w.m_tile * Cfg::BM, w.batch);
-          b_loader.load(stage.tiles().b, stage.full_barrier(), k0, w.n_tile * Cfg::BN, w.batch);
-          scale_loader.load(stage.tiles(), stage.full_barrier(), kb, w.m_tile, w.n_tile,
-                            w.batch);
+          if constexpr (kPair) {
+            // Both CTAs' bytes complete on the leader's barrier; each CTA
+            // loads its tile's A rows and its half of B (by rank: the MMA
+            // reads the even rank's half first).
+            const uint32_t leader = leader_rank();
+            const int32_t half = B == PairBug::kSameBHalf ? 0 : arch::cluster_ctarank() % 2;
+            if (leads())
+              stage.expect_bytes((B == PairBug::kExpectOwnBytes ? 1 : 2) *
+                                 Cfg::Mainloop::kBytesPerStage);
+            a_loader.load_pair(stage.tiles().a, stage.full_barrier(), leader, k0,
+                               w.m_tile * Cfg::BM, w.batch);
+            b_loader.load_pair(stage.tiles().b, stage.full_barrier(), leader, k0,
+                               w.n_tile * Cfg::BN + half * (Cfg::BN / 2), w.batch);
+          } else {
+            stage.expect_bytes(Cfg::Mainloop::kBytesPerStage);
+            a_loader.load(stage.tiles().a, stage.full_barrier(), k0, w.m_tile * Cfg::BM, w.batch);
+            b_loader.load(stage.tiles().b, stage.full_barrier(), k0, w.n_tile * Cfg::BN, w.batch);
+            scale_loader.load(stage.tiles(), stage.full_barrier(), kb, w.m_tile, w.n_tile,
+                              w.batch);
+          }
         }
         std::move(stage).release_async();
       }
@@ -240,8 +327,13 @@ struct Sm100Matmul {
   SK_DEVICE static void mma(const Params& p, Smem& s, const InputPipe& input, const AccPipe& acc,
                             const WorkPipe& work) {
     arch::annotate_role("mma");
-    const MmaWarpContext<Cfg::kTmemCols, kEpilogueWarps> ctx(&s.tmem_slot,
-                                                             &s.tmem_dealloc_barrier);
+    if constexpr (B == PairBug::kPeerSkipsAlloc)
+      if (!leads()) return skip_work(work);
+    const MmaWarpContext<Cfg::kTmemCols, kEpilogueWarps, Cfg::kCtaGroup> ctx(
+        &s.tmem_slot, &s.tmem_dealloc_barrier);
+    // The peer's MMA warp allocates and frees the pair's TMEM with the
+    // leader's and takes its work items; the leader issues for both.
+    if (!leads()) return skip_work(work);
     const Mma op = make_op(p);
     auto consumer = input.consumer();
     auto accumulators = acc.producer();
@@ -257,13 +349,29 @@ struct Sm100Matmul {
           auto stage = consumer.acquire();
           if (auto lane = elect_one()) {
             op.mma(ctx.tmem().base(), out.tiles().column, stage.tiles(), kb > kb0);
-            op.commit(stage.empty_barrier());
+            if constexpr (B == PairBug::kMixedCommit)
+              arch::tcgen05_commit(stage.empty_barrier());
+            else
+              op.commit(stage.empty_barrier());
           }
           std::move(stage).release_async();
         }
-        if (auto lane = elect_one()) op.commit(out.full_barrier());
+        if (auto lane = elect_one()) {
+          if constexpr (B == PairBug::kCommitLocal)
+            arch::tcgen05_commit_pair(out.full_barrier());
+          else
+            op.commit(out.full_barrier());
+        }
         std::move(out).release_async();
       }
+    }
+  }
+
+  // A warp with no part in the work items' processing takes them anyway
+  // (the work ring counts its releases).
+  SK_DEVICE static void skip_work(const WorkPipe& work) {
+    auto items = work.consumer();
+    for (WorkInfo w = next_work(items); w.valid; w = next_work(items)) {
     }
   }
 

@@ -13,6 +13,13 @@
 // core arrive on a barrier once every MMA this thread issued has completed:
 // that arrive, not the MMA warp, frees the input stage or publishes the
 // accumulator.
+//
+// CtaGroup 2 is the 2-SM form (kernels/arch/sm100/device/tcgen05_pair.h):
+// each CTA of the pair holds BM rows of A and BN / 2 rows of B at the same
+// offsets, the leader issues M = 2 * BM, N = BN instructions that read both
+// CTAs' tiles and write BM x BN into each CTA's TMEM, and commit() arrives on
+// the barrier at the same offset in both CTAs of the pair (so one commit
+// frees both CTAs' stage, or publishes both halves of the accumulator).
 #pragma once
 
 #include "kernels/arch/lanes.h"
@@ -23,16 +30,19 @@
 
 namespace sk {
 
-template <int BM, int BN, int BK, umma::InputType In = umma::InputType::kBF16>
+template <int BM, int BN, int BK, umma::InputType In = umma::InputType::kBF16, int CtaGroup = 1>
 class UmmaOp {
-  static_assert(BM == 128, "cta_group::1 UMMA here uses M = 128");
+  static_assert(BM == 128, "UMMA here uses M = 128 per CTA (256 for a pair)");
+  static_assert(CtaGroup == 1 || CtaGroup == 2, "cta_group::1 or ::2");
+  static_assert(CtaGroup == 1 || BN % 32 == 0, "a pair's B tile splits in two 16-row multiples");
   static_assert(BN % 16 == 0 && BN >= 16 && BN <= 256, "UMMA N must be a multiple of 16 in [16, 256]");
   static_assert(BK == 32 || BK == 64, "BK of 32 or 64 16-bit elements (64B or 128B swizzle)");
 
  public:
   static constexpr uint32_t kSpanBytes = BK * 2;    // one K-major row
   static constexpr uint32_t kSboBytes = 8 * kSpanBytes;
-  static constexpr uint32_t kInstrDesc = umma::f16_instr_desc(BM, BN, In);
+  static constexpr int kCtaGroup = CtaGroup;
+  static constexpr uint32_t kInstrDesc = umma::f16_instr_desc(BM * CtaGroup, BN, In);
   static constexpr uint32_t kMnSboBytes = 8 * 128;      // 8 K rows of 128 bytes
   static constexpr uint32_t kMnLboBytes = 128 * BK;     // one 64-row box
 
@@ -40,7 +50,8 @@ class UmmaOp {
   // none (see kernels/matmul/mainloop.h).
   SK_DEVICE explicit UmmaOp(uint32_t op_tmem_col = 0, OperandLayouts layouts = {})
       : layouts_(layouts),
-        instr_desc_(kInstrDesc | umma::mn_major_bits(layouts.a_mn_major, layouts.b_mn_major)) {
+        instr_desc_(kInstrDesc | umma::mn_major_bits(layouts.a_mn_major, layouts.b_mn_major)),
+        pair_mask_(pair_mask()) {
     (void)op_tmem_col;
   }
 
@@ -73,16 +84,32 @@ class UmmaOp {
   // Lane: one (the lane that issued the MMAs).
   SK_DEVICE void commit(uint64_t* barrier, arch::CallSite site = arch::CallSite::current()) const {
     const arch::Caller caller(site);
-    arch::tcgen05_commit(barrier);
+    if constexpr (CtaGroup == 2)
+      arch::tcgen05_commit_pair_multicast(barrier, pair_mask_);
+    else
+      arch::tcgen05_commit(barrier);
   }
 
  private:
   template <int AMn, int BMn>
   SK_DEVICE void issue(uint32_t d_tmem, uint32_t a, uint32_t b, bool accumulate) const {
     SK_UNROLL
-    for (int k = 0; k < BK / 16; ++k)
-      arch::tcgen05_mma_f16_ss(d_tmem, desc<AMn>(a, k), desc<BMn>(b, k), instr_desc_,
-                               accumulate || k > 0);
+    for (int k = 0; k < BK / 16; ++k) {
+      if constexpr (CtaGroup == 2)
+        arch::tcgen05_mma_f16_ss_pair(d_tmem, desc<AMn>(a, k), desc<BMn>(b, k), instr_desc_,
+                                      accumulate || k > 0);
+      else
+        arch::tcgen05_mma_f16_ss(d_tmem, desc<AMn>(a, k), desc<BMn>(b, k), instr_desc_,
+                                 accumulate || k > 0);
+    }
+  }
+
+  // The pair's two ranks (bits 2i and 2i + 1 of the cluster); 0 for 1-SM.
+  SK_DEVICE static uint16_t pair_mask() {
+    if constexpr (CtaGroup == 2)
+      return static_cast<uint16_t>(3u << (arch::cluster_ctarank() & ~1u));
+    else
+      return 0;
   }
 
   // The descriptor of K step k (16 elements) of a tile at `tile`.
@@ -96,6 +123,7 @@ class UmmaOp {
 
   OperandLayouts layouts_;
   uint32_t instr_desc_;
+  uint16_t pair_mask_;
 };
 
 }  // namespace sk

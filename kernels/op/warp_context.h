@@ -9,7 +9,9 @@
 //
 // The pairing makes the invariants structural: TMEM is allocated before any
 // reader uses it, never freed while the epilogue reads it, and freed on every
-// path out of the MMA warp's scope.
+// path out of the MMA warp's scope. With CtaGroup 2 the MMA warp of each CTA
+// of a pair runs its context (the allocation and deallocation are the
+// pair's); each CTA's epilogue reads its own TMEM.
 #pragma once
 
 #include "kernels/arch/sm100.h"
@@ -22,7 +24,7 @@ namespace sk {
 // Named barrier id used for "TMEM allocated" (id 0 is the CTA barrier).
 inline constexpr uint32_t kTmemAllocBarrierId = 1;
 
-template <uint32_t Cols, uint32_t EpilogueWarps>
+template <uint32_t Cols, uint32_t EpilogueWarps, int CtaGroup = 1>
 class MmaWarpContext {
  public:
   static constexpr uint32_t kSyncThreads = 32 * (1 + EpilogueWarps);
@@ -48,15 +50,16 @@ class MmaWarpContext {
     tmem_.deallocate();
   }
 
-  SK_DEVICE const TmemAllocation<Cols>& tmem() const { return tmem_; }
+  SK_DEVICE const TmemAllocation<Cols, CtaGroup>& tmem() const { return tmem_; }
 
  private:
-  SK_DEVICE static TmemAllocation<Cols> alloc_and_read(uint32_t* slot, arch::CallSite site) {
+  SK_DEVICE static TmemAllocation<Cols, CtaGroup> alloc_and_read(uint32_t* slot,
+                                                                 arch::CallSite site) {
     const arch::Caller caller(site);
-    TmemAllocation<Cols>::allocate(slot);
-    return TmemAllocation<Cols>::from_shared(slot);
+    TmemAllocation<Cols, CtaGroup>::allocate(slot);
+    return TmemAllocation<Cols, CtaGroup>::from_shared(slot);
   }
-  TmemAllocation<Cols> tmem_;
+  TmemAllocation<Cols, CtaGroup> tmem_;
   uint64_t* dealloc_barrier_;
   arch::CallSite site_;
 };

@@ -195,7 +195,9 @@ void tcgen05_mma_f16_ss_pair(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc,
   wa.tc_issued(kOp, gpu().engine().site_here(loc));
   for (int lane = 0; lane < w.active_count(); ++lane) {
     if (sim::Observer* obs = gpu().obs()) {
-      sim::OpId op = obs->issue_async(w, kOp);
+      // The same kind as the 1-SM MMA: the tensor cores run one issuer's MMAs in
+      // order (the race detector orders them by kind and issuer).
+      sim::OpId op = obs->issue_async(w, "tcgen05.mma");
       const auto ra = tc::operand_chunks(a, false, 128), rb = tc::operand_chunks(b, false, bn);
       const auto rd = tc::tmem_cells(0, 128, col, id.n);
       for (Cta* c : {&cta, peer}) {

@@ -384,6 +384,69 @@ void Gpu::classify_deadlock(sim::Finding& f) {
         why = b;
       }
     }
+  // A 2-SM allocation one CTA of the pair made and its peer never will (the
+  // peer's allocating warp is blocked elsewhere, or skips the allocation).
+  for (auto& cta : ctas_) {
+    if (!cta || cta->tmem.pair_request == 0 || false) continue;
+    const Cta* mate = peer(*cta, cta->cluster_rank ^ 1u);
+    f.cls = "deadlock";
+    f.rule = "deadlock.pair_alloc";
+    f.message += fmt::format(
+        "; likely cause: CTA {} (rank {}) waits in tcgen05.alloc.cta_group::2 for its pair peer "
+        "CTA {} to allocate too; one warp of EACH CTA of the pair executes the 2-SM allocation, "
+        "and the peer's never does",
+        cta->id, cta->cluster_rank, mate != nullptr ? mate->id : -1);
+    return;
+  }
+  // In a cluster, a barrier blocked on a signal that went to another CTA: it
+  // never received an arrival while the barrier at the same offset in a peer
+  // did (a commit or arrive meant for every CTA sent to one, not multicast),
+  // or it is short of arrivals while its counterpart in a peer, which no
+  // warp waits on, holds arrivals of an incomplete phase (releases sent to
+  // the wrong CTA).
+  if (cluster_size_ > 1)
+    for (auto& cta : ctas_)
+      for (size_t w = 0; cta && w < cta->waiting_on.size(); ++w) {
+        const Mbarrier* b = cta->waiting_on[w];
+        if (b == nullptr) continue;
+        const bool never = b->arrivals_total == 0, short_of = b->pending > 0 && b->arrivals > 0;
+        if (!never && !short_of) continue;
+        for (uint32_t r = 0; r < static_cast<uint32_t>(cluster_size_); ++r) {
+          Cta* other = peer(*cta, r);
+          if (other == nullptr || other == cta.get()) continue;
+          const Mbarrier* c = other->find_barrier(b->offset);
+          if (c == nullptr || !c->valid) continue;
+          const bool waited = std::find(other->waiting_on.begin(), other->waiting_on.end(), c) !=
+                              other->waiting_on.end();
+          const std::string name = b->name.empty() ? "the mbarrier" : b->name;
+          if (never && c->arrivals_total > 0) {
+            f.cls = "cluster";
+            f.rule = "cluster.signal_one_cta";
+            f.message += fmt::format(
+                "; likely cause: {} of CTA {} (rank {}) never received an arrival, while the "
+                "barrier at the same offset in CTA {} (rank {}) completed {} phase(s), the last "
+                "arrival from {}: a signal meant for both CTAs reaches one only (a 2-SM kernel's "
+                "tcgen05.commit must be .cta_group::2 .multicast::cluster with the pair's mask; "
+                "a multicast load's mask must name every receiver)",
+                name, cta->id, cta->cluster_rank, other->id, other->cluster_rank, c->phase,
+                mbar::last_arrival(*c));
+            return;
+          }
+          if (short_of && !waited && c->pending > 0 && c->arrivals > 0) {
+            f.cls = "arrival_count";
+            f.rule = "arrival_count.under_arrival";
+            f.message += fmt::format(
+                "; likely cause: {} of CTA {} (rank {}) has {} of its {} arrivals in this phase, "
+                "while the barrier at the same offset in CTA {} (rank {}), which no warp waits "
+                "on, holds {} (last from {}): arrivals meant for CTA {} go to its peer's barrier "
+                "(a release to the CTA whose warp waits: mbarrier.arrive.shared::cluster to its "
+                "rank)",
+                name, cta->id, cta->cluster_rank, b->arrivals, b->expected, other->id,
+                other->cluster_rank, c->arrivals, mbar::last_arrival(*c), cta->id);
+            return;
+          }
+        }
+      }
   // A bar.sync that some threads reached and the rest never will (a
   // missing bar.arrive on one side of a hand-off between warpgroups) ranks
   // above a ring's barriers, which then wait on the stalled warps.
@@ -402,20 +465,6 @@ void Gpu::classify_deadlock(sim::Finding& f) {
           id, cta->id, nb.arrived, nb.expected);
       return;
     }
-  // A 2-SM allocation one CTA of the pair made and its peer never will (the
-  // peer's allocating warp is blocked elsewhere, or skips the allocation).
-  for (auto& cta : ctas_) {
-    if (!cta || cta->tmem.pair_request == 0 || best >= 7) continue;
-    const Cta* mate = peer(*cta, cta->cluster_rank ^ 1u);
-    f.cls = "deadlock";
-    f.rule = "deadlock.pair_alloc";
-    f.message += fmt::format(
-        "; likely cause: CTA {} (rank {}) waits in tcgen05.alloc.cta_group::2 for its pair peer "
-        "CTA {} to allocate too; one warp of EACH CTA of the pair executes the 2-SM allocation, "
-        "and the peer's never does",
-        cta->id, cta->cluster_rank, mate != nullptr ? mate->id : -1);
-    return;
-  }
   // A cluster barrier that some warps reached and the rest never will (a
   // warp that skips barrier.cluster, or waits elsewhere on a peer).
   for (const auto& slot : clusters_) {

@@ -127,14 +127,12 @@ std::string describe(const Mbarrier& b) {
                      b.tx);
 }
 
-namespace {
 // Who arrived last ("warp 6 (mma)", or the async op).
 std::string last_arrival(const Mbarrier& b) {
   if (b.last_warp == nullptr) return b.last_op != nullptr ? b.last_op : "?";
   const sim::Warp& w = *b.last_warp;
   return fmt::format("warp {} ({})", w.index(), w.role().empty() ? "?" : w.role());
 }
-}  // namespace
 
 std::string likely_cause(const Mbarrier& b) {
   const std::string name = b.name.empty() ? "the mbarrier" : b.name;

@@ -63,5 +63,7 @@ inline void check_overwrite(Gpu& gpu, Cta& cta, uint64_t off, uint64_t bytes, co
 std::string describe(const Mbarrier& b);
 // The most likely reason a waiter on `b` never wakes, in words.
 std::string likely_cause(const Mbarrier& b);
+// Who arrived on b last: a warp, or the async operation.
+std::string last_arrival(const Mbarrier& b);
 
 }  // namespace sk::models::sm100::mbar

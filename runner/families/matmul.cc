@@ -58,10 +58,12 @@ Family matmul_family() {
                                 "the CTAs running at once share A and B panels in L2; 1 (default): "
                                 "along M (sm90)",
                   1, 256),
-       choice_field("cluster", "thread-block cluster of MxN CTAs (sm90): the N CTAs of a row "
+       choice_field("cluster", "thread-block cluster of MxN CTAs. sm90: the N CTAs of a row "
                                "share their A tile and the M of a column their B tile, each "
-                               "loading a slice and multicasting it; default 1x1 (none); sim sweep takes a "
-                               "comma list (1x1,2x1,1x2) and runs each",
+                               "loading a slice and multicasting it; sm100: 2x1 runs the 2-SM "
+                               "kernel (a CTA pair per 256-row tile, tcgen05 cta_group::2); "
+                               "default 1x1 (none); sim sweep takes a comma list (1x1,2x1,1x2) "
+                               "and runs each",
                     {"1x1", "2x1", "1x2", "2x2", "4x1", "1x4", "4x2", "2x4", "8x1", "1x8"}),
        choice_field("epilogue", "sm90: how D leaves the consumer warps: regs (default, st.global "
                                 "from the accumulators) or tma (staged in shared memory and stored "

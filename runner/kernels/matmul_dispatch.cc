@@ -173,9 +173,9 @@ std::string validate_matmul(const MatmulRequest& q) {
     return "unknown architecture '" + q.arch + "'";
   }
   if (!err.empty()) return err;
-  if (q.cluster_m * q.cluster_n > 1 && q.arch != "sm90")
-    return fmt::format("--cluster {}x{} needs --arch sm90 (the SM100 and CDNA3 matmuls run one CTA "
-                       "per tile; the 2-SM tcgen05 kernel is not written yet)",
+  if (q.cluster_m * q.cluster_n > 1 && q.arch == "mi300x")
+    return fmt::format("--cluster {}x{} needs --arch sm90 or sm100 (CDNA3 has no thread-block "
+                       "clusters)",
                        q.cluster_m, q.cluster_n);
   if (q.tma_epilogue && q.arch != "sm90")
     return "--epilogue tma needs --arch sm90 (the SM100 epilogue always stores D by TMA)";

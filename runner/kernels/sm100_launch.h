@@ -6,7 +6,9 @@
 //       the modelled GPU for q (SM count, tracing, schedule), setup(gpu, p)
 //       allocating the operands and encoding Kernel::Params p, the race
 //       detector, a launch of C::kWarps warps per CTA on min(tiles, SMs) CTAs
-//       (one per tile with the CLC scheduler), the run to q.max_cycles, the
+//       (one per tile with the CLC scheduler; for a clustered kernel, as
+//       many of its clusters as fit, or one per block of tiles, launched
+//       with its cluster size), the run to q.max_cycles, the
 //       summary, check(gpu, buffers, status) in functional mode, and the
 //       --trace and --timeline files.
 //
@@ -67,10 +69,22 @@ RunResult simulate_sm100_at(const MatmulRequest& q, const Sm100Launch& launch, S
 
   const auto races = attach_race_detector(gpu, q);
   const uint32_t tiles = Kernel::tiles_m(q.m) * Kernel::tiles_n(q.n) * Kernel::batches(p);
-  const int grid = static_cast<int>(
+  int grid = static_cast<int>(
       C::kClc ? tiles : std::min<uint32_t>(tiles, static_cast<uint32_t>(gpu.params().num_sms)));
-  const std::string err =
-      gpu.launch(grid, static_cast<int>(C::kWarps), C::kSmemBytes, [&p] { Kernel::run(p); });
+  // A clustered kernel (the 2-SM pair) runs persistent clusters: as many as
+  // fit at once, or one per block of tiles.
+  int cluster = 1;
+  if constexpr (requires { Kernel::kClusterSize; }) {
+    cluster = static_cast<int>(Kernel::kClusterSize);
+    if (cluster > 1) {
+      const uint64_t blocks = Kernel::blocks(q.m, q.n, Kernel::batches(p));
+      const auto fit = static_cast<uint64_t>(
+          models::sm100::Gpu::max_active_clusters(gpu.params(), cluster));
+      grid = static_cast<int>(std::min(blocks, fit)) * cluster;
+    }
+  }
+  const std::string err = gpu.launch(grid, static_cast<int>(C::kWarps), C::kSmemBytes,
+                                     [&p] { Kernel::run(p); }, cluster);
   if (!err.empty()) {
     models::sm100::phase_clock().stop();
     throw std::runtime_error(err);

@@ -10,6 +10,7 @@
 #include "models/sm100/gpu.h"
 #include "runner/kernels/matmul_host.h"
 #include "runner/kernels/sm100_launch.h"
+#include "runner/kernels/sm100_matmul_config_run.h"
 
 namespace sk::sim {
 namespace {
@@ -38,39 +39,12 @@ uint64_t tile_count(const MatmulRequest& q) {
   return uint64_t{(q.m + 127) / 128} * ((q.n + q.tile_n - 1) / q.tile_n) * q.batch;
 }
 
-template <class C>
-RunResult run_config(const MatmulRequest& q) {
-  using OutT = typename C::OutT;
-  return simulate_sm100<C, Sm100Matmul<C>>(
-      q, {"matmul", C::name(), 2.0 * q.m * q.n * q.k * q.batch},
-      [&](Gpu& gpu, auto& p) {
-        const MatmulBuffers buf = allocate_matmul<OutT>(gpu, q);
-        fail_encode(encode_operand_map(p.a, buf.a, q.k, q.m, buf.lda, buf.stride_a, q.batch,
-                                       C::BK, C::BM, q.a_mn_major));
-        fail_encode(encode_operand_map(p.b, buf.b, q.k, q.n, buf.ldb, buf.stride_b, q.batch,
-                                       C::BK, C::BN, q.b_mn_major));
-        p.layouts = OperandLayouts{q.a_mn_major ? 1u : 0u, q.b_mn_major ? 1u : 0u};
-        fail_encode(encode_output_map<C>(p.c, buf.d, q.n, q.m, buf.ldc, buf.stride_d, q.batch));
-        p.m = q.m;
-        p.n = q.n;
-        p.k = q.k;
-        p.batches = q.batch;
-        return buf;
-      },
-      [&](Gpu& gpu, const MatmulBuffers& buf, RunStatus status) {
-        return check_run<OutT>(gpu, q, buf, status);
-      });
-}
-
-using Runner = RunResult (*)(const MatmulRequest&);
-struct Entry {
-  Runner run = nullptr;
-  uint32_t smem_bytes = 0;
-};
+using Entry = Sm100ConfigEntry;
 
 // The configuration of q's tile, stages, output type and scheduler, and
 // whether it fits.
 Entry lookup(const MatmulRequest& q) {
+  if (q.cluster_m * q.cluster_n > 1) return sm100_pair_matmul_entry(q);
   return pick<64, 128, 256>(q.tile_n, [&](auto bn) {
     return pick<2, 3, 4, 5, 6, 7, 8>(q.stages, [&](auto s) {
       return pick_out(q.out_f32, [&](auto out) {
@@ -79,7 +53,7 @@ Entry lookup(const MatmulRequest& q) {
             using Sched = std::conditional_t<clc(), ClcScheduler, StaticPersistentScheduler>;
             using C = Cfg<bn(), s(), typename decltype(out)::type, Sched, f16()>;
             if constexpr (C::kFits)
-              return Entry{&run_config<C>, C::kSmemBytes};
+              return Entry{&run_sm100_matmul_config<C>, C::kSmemBytes};
             else
               return Entry{nullptr, C::kSmemBytes};
           });
@@ -108,12 +82,24 @@ std::string validate_sm100_matmul(const MatmulRequest& q) {
     return fmt::format("tile N {} is not supported ({})", q.tile_n, sm100_matmul_configs_help());
   if (q.stages < 2 || q.stages > 8)
     return fmt::format("--stages {} is outside 2-8", q.stages);
+  const bool pair = q.cluster_m * q.cluster_n > 1;
+  if (pair) {
+    if (q.cluster_m != 2 || q.cluster_n != 1)
+      return fmt::format("--cluster {}x{}: the SM100 matmul runs in clusters of 2x1 only (the "
+                         "2-SM kernel: a pair of CTAs per 256 x {} tile, tcgen05 cta_group::2)",
+                         q.cluster_m, q.cluster_n, q.tile_n);
+    if (q.clc)
+      return "--cluster 2x1 with --scheduler clc: the 2-SM kernel uses the static scheduler";
+    if (q.a_mn_major || q.b_mn_major)
+      return "--cluster 2x1: the 2-SM kernel takes K-major operands only (--layout-a row, "
+             "--layout-b col)";
+  }
   Entry e = lookup(q);
   if (e.run == nullptr)
     return fmt::format(
-        "--stages {} with a 128x{}x64 tile needs {} bytes of shared memory, more than the {} a "
+        "--stages {} with a {}x{}x64 tile needs {} bytes of shared memory, more than the {} a "
         "CTA may use",
-        q.stages, q.tile_n, e.smem_bytes, kSm100SmemPerCta);
+        q.stages, pair ? "2-SM 256" : "128", q.tile_n, e.smem_bytes, kSm100SmemPerCta);
   if (q.num_sms < 0) return "the SM count must be positive";
   if (q.clc && tile_count(q) > kMaxClcGrid)
     return fmt::format("--scheduler clc launches one CTA per tile: {} tiles exceed the {} the "
@@ -121,8 +107,13 @@ std::string validate_sm100_matmul(const MatmulRequest& q) {
                        tile_count(q), kMaxClcGrid);
   // The CTAs that start at launch, CTA c on SM c (with CLC the others are
   // cancelled, or start later on whichever SM frees up).
+  // A pair launch: as many pairs as fit, or one per 2 x 1 block of tiles.
+  const uint64_t pair_blocks = uint64_t{(q.m + 255) / 256} * ((q.n + q.tile_n - 1) / q.tile_n) *
+                               q.batch;
   const uint64_t grid =
-      std::min<uint64_t>(tile_count(q), static_cast<uint64_t>(params_of(q).num_sms));
+      pair ? 2 * std::min<uint64_t>(pair_blocks, static_cast<uint64_t>(Gpu::max_active_clusters(
+                                                     params_of(q), 2)))
+           : std::min<uint64_t>(tile_count(q), static_cast<uint64_t>(params_of(q).num_sms));
   for (const int cta : q.timeline_path.empty() ? std::vector<int>{} : q.timeline_ctas)
     if (cta >= 0 && static_cast<uint64_t>(cta) >= grid)
       return q.clc ? fmt::format("--timeline-cta {} is not one of the CTAs that start at launch "

@@ -64,9 +64,11 @@ struct MatmulRequest {
   // in bands of G tile columns (tile_work in
   // kernels/sched/static_persistent_scheduler.h).
   uint32_t tile_group = 1;
-  // Thread-block cluster (--cluster MxN, sm90): cluster_m x cluster_n CTAs
+  // Thread-block cluster (--cluster MxN). sm90: cluster_m x cluster_n CTAs
   // share A across the cluster's N and B across its M by TMA multicast
-  // (kernels/sched/cluster_shape.h); 1 x 1: no cluster.
+  // (kernels/sched/cluster_shape.h); sm100: 2 x 1 runs the 2-SM kernel (a
+  // pair of CTAs per 256 x tile_n tile, tcgen05 cta_group::2); 1 x 1: no
+  // cluster.
   uint32_t cluster_m = 1, cluster_n = 1;
   // SM90 epilogue (--epilogue): D from registers by st.global (false) or
   // staged in SMEM and stored by TMA (true; kernels/io/wgmma_tile_writer.h).
@@ -110,5 +112,15 @@ RunResult run_sm100_matmul(const MatmulRequest& req);
 
 // Tile widths and stage counts the dispatcher instantiates.
 std::string sm100_matmul_configs_help();
+
+// One compiled configuration: its runner (null when it does not fit) and
+// its shared memory per CTA.
+struct Sm100ConfigEntry {
+  RunResult (*run)(const MatmulRequest&) = nullptr;
+  uint32_t smem_bytes = 0;
+};
+// The 2-SM configuration of q's tile, stages and types (--cluster 2x1;
+// sm100_pair_matmul_run.cc).
+Sm100ConfigEntry sm100_pair_matmul_entry(const MatmulRequest& q);
 
 }  // namespace sk::sim

@@ -1,7 +1,8 @@
 // sm100_matmul_entry.cu: device-build entry points of the SM100 structured
 // matmul (kernels/matmul/sm100_matmul.h), one extern "C" __global__ per
 // instantiated configuration (the _clc one uses the CLC tile scheduler and is
-// launched with one CTA per output tile instead of min(tiles, SMs)).
+// launched with one CTA per output tile instead of min(tiles, SMs); the _2sm
+// one runs CTA pairs with the 2-SM MMA, in clusters of two).
 //
 // The kernel body is the same source the model build runs; this file only
 // instantiates it for nvcc (sm_100a). Each entry runs 7 warps (224 threads, see
@@ -23,6 +24,11 @@ using Cfg128x128F32 = Batched<128, 6, float>;
 using Cfg128x64Bf16 = Batched<64, 8, sk::bf16_t>;
 // Cluster launch control: launched with one CTA per output tile.
 using Cfg128x256Bf16Clc = Batched<256, 4, sk::bf16_t, sk::ClcScheduler>;
+// The 2-SM kernel: clusters of two CTAs, 256 x 256 per pair (tcgen05
+// cta_group::2); launched with cluster dimension 2 and an even grid.
+using Cfg256x256Bf16Pair = sk::Sm100MatmulConfig<128, 256, 64, 6, sk::bf16_t,
+                                                 sk::StaticPersistentScheduler, sk::TmaTileLoader,
+                                                 false, sk::Bf16PairMainloop, true>;
 
 constexpr int kThreads = 32 * static_cast<int>(sk::kSm100MatmulWarps);
 static_assert(kThreads == 224, "the entry points' launch bounds assume 7 warps");
@@ -49,6 +55,12 @@ __global__ __launch_bounds__(224, 1) void sm100_matmul_bf16_128x64x64_s8_bf16out
 __global__ __launch_bounds__(224, 1) void sm100_matmul_bf16_128x256x64_s4_bf16out_clc(
     const __grid_constant__ sk::Sm100Matmul<Cfg128x256Bf16Clc>::Params p) {
   sk::Sm100Matmul<Cfg128x256Bf16Clc>::run(p);
+}
+
+__global__ __cluster_dims__(2, 1, 1) __launch_bounds__(224, 1) void
+sm100_matmul_bf16_256x256x64_s6_bf16out_2sm(
+    const __grid_constant__ sk::Sm100Matmul<Cfg256x256Bf16Pair>::Params p) {
+  sk::Sm100Matmul<Cfg256x256Bf16Pair>::run(p);
 }
 
 }  // extern "C"

@@ -20,7 +20,8 @@
 // Findings: an MMA issued by the odd CTA (tcgen05.pair_not_leader), a pair
 // op in a launch without a pair peer (tcgen05.pair_no_peer), an M other
 // than 256 (tcgen05.pair_shape), a commit mask outside the cluster
-// (tcgen05.commit_mask), a pair load completing on a CTA other than its
+// (tcgen05.commit_mask), a multicast commit with nothing to track, which
+// arrives on the issuer only (tcgen05.empty_commit_multicast), a pair load completing on a CTA other than its
 // own or its peer (tma.pair_barrier), mixing cta_group::1 and ::2
 // (tcgen05.mixed_cta_group), and every check of the 1-SM forms.
 #include <fmt/format.h>
@@ -249,6 +250,23 @@ void tcgen05_commit_pair_multicast(uint64_t* bar, uint16_t cta_mask, const Loc& 
   }
   const int64_t off = mbar::barrier_offset(gpu(), bar, kOp, loc);
   if (off < 0) return;
+  // A multicast commit by a thread that has issued no tcgen05 op (an empty
+  // commit group) was seen to arrive on the issuer's barrier only (bug 30 of
+  // research/verify.md: the peer waits forever); the model does the same and
+  // says so. (A commit right after another tracks the same, earlier ops: not
+  // empty.)
+  const bool others = (cta_mask & ~(1u << cta.cluster_rank)) != 0;
+  if (others && cta.warp_async[w.index()].tcgen05_done == 0) {
+    gpu().finding("tcgen05", "tcgen05.empty_commit_multicast",
+                  fmt::format("{} by CTA {} from a thread that has issued no tcgen05 op: an empty "
+                              "commit group was observed to arrive on the issuing CTA's barrier "
+                              "only, so the peers wait forever; commit from the thread that "
+                              "issued the MMAs, after them",
+                              kOp, cta.id),
+                  loc);
+    cta_mask &= static_cast<uint16_t>(1u << cta.cluster_rank);
+    if (cta_mask == 0) return;
+  }
   // The issuer's own barrier first (the CTA-exit check follows it).
   std::vector<tc::CommitDest> dests;
   for (uint32_t k = 0; k < 16; ++k) {

@@ -131,6 +131,36 @@ TEST_CASE("the pair allocates the same columns in both CTAs and both must call")
   CHECK(sizes.has_rule("tmem.pair_mismatch"));
 }
 
+TEST_CASE("a multicast commit names ranks of the cluster and tracks something") {
+  ScenarioOptions o{.ctas = 2, .warps = 1, .cluster_size = 2};
+  auto commit = [](uint16_t mask) {
+    auto* bar = reinterpret_cast<uint64_t*>(sk::arch::dynamic_smem());
+    if (auto l = sk::elect_one()) {
+      sk::arch::mbarrier_init(bar, 1);
+      sk::arch::fence_mbarrier_init();
+    }
+    sk::arch::cluster_sync();
+    if (sk::arch::cluster_ctarank() == 0)
+      if (auto l = sk::elect_one()) sk::arch::tcgen05_commit_pair_multicast(bar, mask);
+    // Each CTA waits for the arrival on its own barrier.
+    while (!sk::arch::mbarrier_try_wait_parity(bar, 0)) {
+    }
+    sk::arch::cluster_sync();
+  };
+  // Nothing issued before it: the empty group arrives on the issuer only.
+  auto empty = run_scenario(o, [&] { commit(3); });
+  REQUIRE_MESSAGE(empty.ok, empty.error);
+  CHECK(empty.has_rule("tcgen05.empty_commit_multicast"));
+  CHECK(empty.status == "deadlock");
+  auto outside = run_scenario(o, [&] { commit(4); });
+  REQUIRE_MESSAGE(outside.ok, outside.error);
+  CHECK(outside.has_rule("tcgen05.commit_mask"));
+  auto leader_only = run_scenario(o, [&] { commit(1); });
+  REQUIRE_MESSAGE(leader_only.ok, leader_only.error);
+  CHECK(leader_only.status == "deadlock");
+  CHECK(leader_only.has_rule("cluster.signal_one_cta"));
+}
+
 TEST_CASE("the 2-SM MMA: the even CTA issues it, M is 256, one cta_group per kernel") {
   ScenarioOptions o{.ctas = 2, .warps = 1, .cluster_size = 2};
   auto issue = [](uint32_t m, bool from_odd, bool mix) {

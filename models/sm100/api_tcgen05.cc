@@ -423,7 +423,18 @@ void commit(sim::Warp& w, Cta& cta, std::span<const CommitDest> dests, const Loc
       Cta& dc = *dests[i].cta;
       Mbarrier* db = dests[i].bar;
       const Cycle at = when + (&dc == &cta ? 0 : gpu().params().dsmem_latency);
-      gpu().engine().at(at, [&cta, &dc, db, flow, op, covered, wi, seq,
+      // A peer's arrival has its own flow from the issuer's tensor core track.
+      uint64_t dflow = flow;
+      if (&dc != &cta && flow != 0) {
+        dflow = tr.new_flow();
+        tr.slice(sim::TraceSlice{gpu().engine_track(cta, "tensor core", 10), when, when,
+                                 fmt::format("commit -> CTA {} {}", dc.id,
+                                             db->name.empty() ? std::string("mbarrier") : db->name),
+                                 {},
+                                 dflow,
+                                 0});
+      }
+      gpu().engine().at(at, [&cta, &dc, db, flow = dflow, op, covered, wi, seq,
                              first = lane == 0 && i == 0] {
         WarpAsync& wa = cta.warp_async[static_cast<size_t>(wi)];
         if (first && db->valid && seq >= wa.tc_dropped)

@@ -329,9 +329,21 @@ void issue_load(sim::Warp& w, Cta& cta, std::span<const LoadDest> dests, const T
         auto [name, args] = slice();
         args.insert(args.begin(), std::pair<std::string, int64_t>{"bytes", bytes});
         if (&dc != &cta) {
+          // A flow from the issuing CTA's TMA track into the receiver's.
+          uint64_t xflow = 0;
+          if (cta.traced) {
+            xflow = tr.new_flow();
+            tr.slice(sim::TraceSlice{gpu().engine_track(cta, stage, 0), begin, begin,
+                                     fmt::format("multicast -> CTA {}", dc.id),
+                                     {{"bytes", bytes}},
+                                     xflow,
+                                     0});
+          }
+          // The receiver's slice starts when the box can first reach it.
+          const Cycle arrive = std::min(done, start + gpu().params().tma_l2_latency / 2 + 1);
           name += fmt::format(" (multicast from CTA {})", cta.id);
-          tr.slice(sim::TraceSlice{gpu().engine_track(dc, stage, 0), begin, done, std::move(name),
-                                   std::move(args), dflow, 0});
+          tr.slice(sim::TraceSlice{gpu().engine_track(dc, stage, 0), arrive, done, std::move(name),
+                                   std::move(args), dflow, xflow});
         } else {
           tr.slice(sim::TraceSlice{gpu().engine_track(dc, stage, 0), begin, done, std::move(name),
                                    std::move(args), dflow, w.take_flow()});

@@ -215,6 +215,32 @@ def trace(args):
             if names[want] != args.ctas:
                 fail(f'{args.trace}: {names[want]} "{want}" counter tracks, want one per traced SM')
 
+    # --cross-sm-flows N: at least N flows begin on one SM's tracks and end on
+    # another's (a cluster's remote arrives, multicast loads and commits).
+    if getattr(args, 'cross_sm_flows', 0):
+        def sm_of(uuid):
+            seen = set()
+            while uuid and uuid not in seen:
+                seen.add(uuid)
+                name, parent = tracks.get(uuid, ('', 0))
+                if name.startswith('SM '):
+                    return name
+                uuid = parent
+            return None
+        origin, end = {}, {}
+        for p in ct.packets(lines, lambda *a: None):
+            ev = ct.one(p, 'track_event')
+            if ev is None:
+                continue
+            sm = sm_of(ct.one(ev, 'track_uuid', 0))
+            for f in ev.get('flow_ids', []):
+                origin[f] = sm
+            for f in ev.get('terminating_flow_ids', []):
+                end[f] = sm
+        cross = sum(1 for f, sm in origin.items() if f in end and end[f] != sm)
+        if cross < args.cross_sm_flows:
+            fail(f'{args.trace}: {cross} flows between SMs, want at least {args.cross_sm_flows}')
+
     # Each CTA track holds exactly the seven warp tracks.
     warps = ['warp 0 epilogue', 'warp 1 epilogue', 'warp 2 epilogue', 'warp 3 epilogue',
              'warp 4 scheduler', 'warp 5 load', 'warp 6 mma']
@@ -334,6 +360,8 @@ def main():
     t.add_argument('trace')
     t.add_argument('--ctas', type=int, required=True)
     t.add_argument('--counters', action='store_true', help='require the counter tracks')
+    t.add_argument('--cross-sm-flows', type=int, default=0,
+                   help='require at least this many flows from one SM to another')
     j = sub.add_parser('same-json')
     j.add_argument('a')
     j.add_argument('b')

@@ -27,6 +27,8 @@ void read_cluster(const boost::json::object& p, const char* arch, Params& r) {
   r.dsmem_latency = static_cast<uint32_t>(models::param_count(p, "dsmem_latency", arch, 0, 1ull << 20));
   r.cluster_barrier_latency =
       static_cast<uint32_t>(models::param_count(p, "cluster_barrier_latency", arch, 0, 1ull << 20));
+  r.cluster_release_latency =
+      static_cast<uint32_t>(models::param_count(p, "cluster_release_latency", arch, 0, 1ull << 20));
 }
 
 void read_power(const boost::json::object& p, const char* arch, Params& r) {

@@ -7,8 +7,11 @@
 // returns once the phase it arrived in has completed, cluster_barrier_latency
 // cycles after the last arrival. A remote arrive lands on the peer's
 // barrier dsmem_latency cycles after issue; an arrive on the caller's own
-// rank is a local arrive. Both are release/acquire at cluster scope, so the
-// race detector sees the cluster as one clock domain (verify/hb).
+// rank is a local arrive. The race detector sees the cluster as one clock
+// domain (verify/hb): the cluster barrier is a release/acquire at cluster
+// scope; the remote arrive (mbarrier.arrive.shared::cluster, no qualifier)
+// is a release at CTA scope, which orders the arriving warp's reads before
+// the peer's later accesses but publishes none of its writes (D8).
 //
 // Findings: a rank outside the cluster (cluster.bad_rank), an arrive on a
 // peer that has exited (cluster.peer_exited), on an offset holding no
@@ -65,7 +68,8 @@ void cluster_arrive(const Loc& loc) {
     return;
   }
   mine = static_cast<int64_t>(cl.generation);
-  if (sim::Observer* obs = gpu().obs()) obs->release_at(w, cl.first, kClusterBarrierKey);
+  if (sim::Observer* obs = gpu().obs())
+    obs->release_at(w, cl.first, kClusterBarrierKey, sim::Scope::kCluster);
   ++cl.arrived;
   gpu().complete_cluster_phase_if_due(cl);
 }
@@ -143,7 +147,8 @@ void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta_rank, const Loc& loc) {
   // peer's barrier after the SM-to-SM latency.
   const sim::Warp* from = &w;
   for (int i = 0; i < w.active_count(); ++i) {
-    if (sim::Observer* obs = gpu().obs()) obs->release_at(w, peer->id, static_cast<uint64_t>(off));
+    if (sim::Observer* obs = gpu().obs())
+      obs->release_at(w, peer->id, static_cast<uint64_t>(off), sim::Scope::kCta);
     gpu().engine().at(local_now(w) + gpu().params().dsmem_latency,
                       [peer, b, from] { mbar::arrive_remote(gpu(), *peer, *b, from); });
   }

@@ -341,12 +341,14 @@ void RaceDetector::report_scope(const Record& earlier, const Record& later, cons
   std::string release = "a release at CTA scope";
   std::string extra;
   if (via != nullptr) {
-    const Sync& s = ctas_[via->cta].syncs.at(via->key);
+    const auto& syncs = ctas_[via->cta].syncs;
+    const auto it = syncs.find(via->key);
     release = fmt::format("mbarrier.arrive.shared::cluster (release at CTA scope) by {} on {} of "
                           "CTA {} at cycle {}",
                           who(*via->warp),
-                          s.name.empty() ? fmt::format("the mbarrier at offset {:#x}", via->key)
-                                         : s.name,
+                          it == syncs.end() || it->second.name.empty()
+                              ? fmt::format("the mbarrier at offset {:#x}", via->key)
+                              : it->second.name,
                           via->cta, via->cycle);
     extra = fmt::format("release: {} ({})", release, sim::format_site(via->site));
   }

@@ -97,8 +97,8 @@ void fence_acq_rel_cluster(const Loc& loc);
 
 // Distributed shared memory (api_dsmem.cc): `bytes` (4 or 8) at local_ptr's
 // offset in the shared memory of CTA `cta_rank` of the cluster (mapa, then
-// ld/st.shared::cluster). A load stalls its warp dsmem_latency; a store is
-// posted. Inside a per-lane loop each call is one lane's access.
+// ld/st.shared::cluster). A load stalls its warp dsmem_load_latency; a
+// store is posted. Inside a per-lane loop each call is one lane's access.
 void ld_shared_cluster(const void* local_ptr, uint32_t cta_rank, void* out, uint32_t bytes,
                        const Loc& loc);
 void st_shared_cluster(void* local_ptr, uint32_t cta_rank, const void* v, uint32_t bytes,

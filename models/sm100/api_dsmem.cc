@@ -9,9 +9,9 @@
 // memory (the Cta's bytes, in both modes), as mapa + ld/st.shared::cluster
 // does. Semantics:
 //   * a load reads the peer's bytes at issue and stalls its warp
-//     dsmem_latency cycles (the round trip); a store writes them at issue and
-//     is posted (the warp goes on); red.add is posted, atom.add returns the
-//     value before this call's adds and stalls like a load;
+//     dsmem_load_latency cycles (the round trip); a store writes them at
+//     issue and is posted (the warp goes on); red.add is posted, atom.add
+//     returns the value before this call's adds and stalls like a load;
 //   * each acting lane adds v (every active lane, or the loop's lane inside a
 //     per-lane loop), as the hardware does per thread; loads and stores are
 //     warp-uniform outside a per-lane loop (one access) and per lane inside
@@ -119,7 +119,7 @@ uint32_t add(uint32_t* local_ptr, uint32_t rank, uint32_t v, bool returns, const
   std::memcpy(&old, t.cta->smem + t.off, 4);
   const uint32_t now = old + lanes * v;
   std::memcpy(t.cta->smem + t.off, &now, 4);
-  if (returns && first) w.spend(gpu().params().dsmem_latency);
+  if (returns && first) w.spend(gpu().params().dsmem_load_latency);
   return old;
 }
 
@@ -137,7 +137,7 @@ void ld_shared_cluster(const void* local_ptr, uint32_t cta_rank, void* out, uint
   }
   observe(w, t, bytes, false, false, kOp, loc);
   std::memcpy(out, t.cta->smem + t.off, bytes);
-  if (first) w.spend(gpu().params().dsmem_latency);
+  if (first) w.spend(gpu().params().dsmem_load_latency);
 }
 
 void st_shared_cluster(void* local_ptr, uint32_t cta_rank, const void* v, uint32_t bytes,

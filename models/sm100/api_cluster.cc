@@ -159,7 +159,8 @@ void arrive_cluster(uint64_t* bar, uint32_t cta_rank, sim::Scope scope, const ch
   // peer's barrier after the SM-to-SM latency.
   const sim::Warp* from = &w;
   for (int i = 0; i < w.active_count(); ++i) {
-    if (sim::Observer* obs = gpu().obs()) obs->release_at(w, peer->id, static_cast<uint64_t>(off), scope);
+    if (sim::Observer* obs = gpu().obs())
+      obs->release_at(w, peer->id, static_cast<uint64_t>(off), scope);
     gpu().engine().at(local_now(w) + gpu().params().dsmem_latency,
                       [peer, b, from] { mbar::arrive_remote(gpu(), *peer, *b, from); });
   }

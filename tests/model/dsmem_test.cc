@@ -307,7 +307,7 @@ void push(Publish how, bool own) {
 }
 }  // namespace
 
-TEST_CASE("data published to a peer by a CTA-scope arrive is a scope finding; cluster scope is not") {
+TEST_CASE("data a CTA-scope arrive publishes to a peer is a scope finding, cluster scope clean") {
   for (const bool own : {false, true}) {
     for (const Publish how : {Publish::kCtaArrive, Publish::kReleaseCluster,
                               Publish::kFenceThenArrive, Publish::kFenceTooEarly}) {

@@ -74,14 +74,16 @@ void exchange(uint32_t* out) {
   const uint32_t cta = arch::cta_idx();
   const uint32_t next = (rank + 1) % n;
   auto send = [&] {
-    for_each_lane([&](uint32_t l) { arch::st_shared_cluster(data(l), next, exchange_value(cta, l)); });
+    for_each_lane(
+        [&](uint32_t l) { arch::st_shared_cluster(data(l), next, exchange_value(cta, l)); });
   };
   arch::cluster_sync();  // every CTA is running before anyone writes into it
   if constexpr (!Bug) send();
   arch::cluster_arrive();
   if constexpr (Bug) send();
   arch::cluster_wait();
-  for_each_lane([&](uint32_t l) { arch::st_global_b32(out + cta * kLanes + l, arch::ld_shared(data(l))); });
+  for_each_lane(
+      [&](uint32_t l) { arch::st_global_b32(out + cta * kLanes + l, arch::ld_shared(data(l))); });
   arch::cluster_sync();  // nobody exits while a peer may still write into it
 }
 
@@ -121,12 +123,14 @@ void push(uint32_t* out) {
       const uint32_t slot = k % kSlots, lap = k / kSlots;
       while (!arch::mbarrier_try_wait_parity(bar(slot), lap & 1)) {
       }
-      for_each_lane([&](uint32_t l) { sum.lane(l)[0] += arch::ld_shared(ring + slot * kLanes + l); });
+      for_each_lane(
+          [&](uint32_t l) { sum.lane(l)[0] += arch::ld_shared(ring + slot * kLanes + l); });
       arch::sync_warp();
       // The slot was only read: the CTA-scope arrive hands it back.
       if (auto lane = elect_one()) arch::mbarrier_arrive_cluster(bar(kSlots + slot), 0);
     }
-    for_each_lane([&](uint32_t l) { arch::st_global_b32(out + cluster * kLanes + l, sum.lane(l)[0]); });
+    for_each_lane(
+        [&](uint32_t l) { arch::st_global_b32(out + cluster * kLanes + l, sum.lane(l)[0]); });
   }
   arch::cluster_sync();
 }

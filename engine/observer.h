@@ -14,6 +14,14 @@
 //     waits for it (complete_local: wait_group, wait::ld);
 //   * sync objects (mbarriers, named barriers) are keyed per CTA; their phases
 //     complete (phase_complete) and waiters acquire the last completed phase;
+//   * a release has a scope (PTX memory model): one at cluster scope, or any
+//     release within one CTA, publishes the releasing warp's earlier reads
+//     and writes; one at CTA scope into another CTA of the cluster (the
+//     default mbarrier.arrive.shared::cluster) orders the warp's earlier
+//     reads before what the peer does after its acquire, but publishes none
+//     of the writes it made or saw (D8 in research/verify.md);
+//   * an atomic (atomic_at) is a read-modify-write that does not race with
+//     another atomic, only with plain accesses;
 //   * an object that needs initialising (an mbarrier, an MI300X counter) has
 //     its init as an event (sync_init), and each use (sync_use) must be
 //     ordered after it, whatever the order in time.
@@ -39,6 +47,8 @@ enum class Proxy : uint8_t { kGeneric, kAsync };
 // The state space a fence.proxy.async orders: .shared::cta, .global, or all
 // (the plain fence.proxy.async).
 enum class FenceScope : uint8_t { kShared, kGlobal, kAll };
+// The scope of a release: the CTA's threads, or the cluster's.
+enum class Scope : uint8_t { kCta, kCluster };
 using OpId = uint32_t;  // 0: no operation (the warp itself)
 
 inline constexpr uint64_t kTmemQuarterStride = 1024;
@@ -63,6 +73,12 @@ class Observer {
   virtual void access_at(const Warp& w, OpId op, int cta, Space space,
                          std::span<const Range> ranges, bool write, Proxy proxy, const char* what,
                          const std::source_location& loc) = 0;
+  // An atomic read-modify-write by warp `w` (generic proxy) on the shared
+  // memory of CTA `cta` of its cluster (atom/red.shared::cluster): it races
+  // with plain reads and writes that happens-before does not order, never
+  // with another atomic.
+  virtual void atomic_at(const Warp& w, int cta, Space space, std::span<const Range> ranges,
+                         const char* what, const std::source_location& loc) = 0;
 
   // Warp `w` initialises sync object `key` of its CTA (mbarrier.init; on
   // MI300X the store that zeroes a pipeline counter). Every later use of the
@@ -86,8 +102,15 @@ class Observer {
   virtual void sync_use_at(const Warp& w, int cta, uint64_t key, const char* what,
                            std::string_view name, const std::source_location& loc) = 0;
   virtual void release(const Warp& w, uint64_t key) = 0;
-  // Release on sync object `key` of CTA `cta` of the warp's cluster.
-  virtual void release_at(const Warp& w, int cta, uint64_t key) = 0;
+  // Release on sync object `key` of CTA `cta` of the warp's cluster, at
+  // `scope`: at CTA scope into another CTA it publishes the warp's reads
+  // only (see Vocabulary), unless the warp's last fence_cluster covers its
+  // writes.
+  virtual void release_at(const Warp& w, int cta, uint64_t key, Scope scope) = 0;
+  // Warp `w` issues fence.acq_rel.cluster: a later release of it at CTA
+  // scope into another CTA publishes what the warp wrote or saw up to here
+  // as a cluster-scope release would.
+  virtual void fence_cluster(const Warp& w) = 0;
   // Operation `op` (and the operations in `covered`, for a commit) completed
   // and signals sync object `key` of `cta`.
   virtual void release_op(OpId op, int cta, uint64_t key, std::span<const OpId> covered) = 0;

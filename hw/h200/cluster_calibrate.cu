@@ -24,8 +24,9 @@
 //    saw SMs 124-131 never run clusters of 4, 8 or 16 on board K.
 // b. mbarrier ping-pong, 1000 round trips. Two parties, each waiting on its
 //    own barrier (count 1) and arriving on the other's:
-//      cross_cta: thread 0 of each CTA of a cluster of 2; the arrive is mapa
-//        then mbarrier.arrive.release.cluster.shared::cluster on the peer's
+//      cross_cta: thread 0 of each CTA of a cluster of 2; the arrive is
+//        sk::arch::mbarrier_arrive_cluster_release: mapa then
+//        mbarrier.arrive.release.cluster.shared::cluster on the peer's
 //        barrier (release_cluster), or sk::arch::mbarrier_arrive_cluster:
 //        mapa then mbarrier.arrive.shared::cluster.b64 with the default
 //        semantics, release at CTA scope (CUTLASS's ClusterBarrier::arrive
@@ -158,27 +159,15 @@ __global__ void __launch_bounds__(384, 1) spin_kernel(SpinRecord* rec, uint64_t 
 // ---------------------------------------------------------------- b. ping-pong
 constexpr int kIters = 1010;  // barrier iterations (10 warm-up)
 
-// mapa, then an arrive released at cluster scope (the form the kernels do
-// not use: it costs a GPU-wide memory barrier first).
-__device__ __forceinline__ void arrive_cluster_release_cluster(uint64_t* bar, uint32_t rank) {
-  uint32_t remote;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-               : "=r"(remote)
-               : "r"(sk::arch::smem_addr(bar)), "r"(rank));
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];"
-               :
-               : "r"(remote)
-               : "memory");
-}
-
 enum ArriveKind { kLocal = 0, kReleaseCluster = 1, kReleaseCta = 2 };
 
 // CrossCta: parties are thread 0 of ranks 0 and 1 of a cluster of 2 (32
 // threads each); else lane 0 of warps 0 and 1 of one CTA (64 threads).
 // Arrive: kLocal mbarrier_arrive; kReleaseCluster
-// arrive_cluster_release_cluster, kReleaseCta sk::arch::mbarrier_arrive_cluster (to the peer
-// rank, or the own rank when !CrossCta). GlobalSink: samples go to global
-// memory inside the loop (else to shared memory, copied out after).
+// sk::arch::mbarrier_arrive_cluster_release, kReleaseCta
+// sk::arch::mbarrier_arrive_cluster (to the peer rank, or the own rank when
+// !CrossCta). GlobalSink: samples go to global memory inside the loop (else
+// to shared memory, copied out after).
 template <bool CrossCta, int Arrive, bool Spin, bool GlobalSink = false>
 __global__ void pingpong(uint64_t* out, uint32_t* info, uint32_t* err, int iters) {
   __shared__ uint64_t bars[2];
@@ -199,7 +188,7 @@ __global__ void pingpong(uint64_t* out, uint32_t* info, uint32_t* err, int iters
   const uint32_t their_rank = CrossCta ? rank ^ 1 : rank;
   auto arrive = [&] {
     if (Arrive == kReleaseCluster)
-      arrive_cluster_release_cluster(theirs, their_rank);
+      sk::arch::mbarrier_arrive_cluster_release(theirs, their_rank);
     else if (Arrive == kReleaseCta)
       sk::arch::mbarrier_arrive_cluster(theirs, their_rank);
     else

@@ -16,9 +16,12 @@
 //
 // Clusters: with a peer mask (bit r: rank r of the cluster), a consumer's
 // release arrives on the empty barrier of the same stage in every CTA of the
-// mask (remote arrives at cluster scope), because those CTAs' producers
-// multicast into this CTA's stage; each empty barrier then counts the
-// consumer arrivals of every CTA that releases to it. Mask 0: this CTA only.
+// mask, because those CTAs' producers multicast into this CTA's stage; each
+// empty barrier then counts the consumer arrivals of every CTA that releases
+// to it. Mask 0: this CTA only. The remote arrives release at CTA scope
+// (mbarrier_arrive_cluster), which orders the consumer's completed reads of
+// the stage before the peer's refill but publishes no writes: enough to hand
+// back a stage that was only read, not to signal data (D8, docs/verify.md).
 #pragma once
 
 #include "kernels/arch/lanes.h"

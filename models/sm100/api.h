@@ -81,9 +81,35 @@ uint32_t cluster_ctarank();
 uint32_t cluster_num_ctas();
 void cluster_arrive(const Loc& loc);
 void cluster_wait(const Loc& loc);
-// One arrive (release, cluster scope) on the barrier at bar's offset in CTA
-// `cta_rank` of the cluster.
+// One arrive on the barrier at bar's offset in CTA `cta_rank` of the
+// cluster: mbarrier_arrive_cluster releases at CTA scope (the default
+// mbarrier.arrive.shared::cluster: into a peer it publishes the caller's
+// reads, not its writes), mbarrier_arrive_cluster_release at cluster scope
+// (.release.cluster: the writes too, after a memory barrier).
 void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta_rank, const Loc& loc);
+void mbarrier_arrive_cluster_release(uint64_t* bar, uint32_t cta_rank, const Loc& loc);
+// mbarrier.try_wait.parity.acquire.cluster: the model's waits acquire
+// whatever the releases published, so this is try_wait_parity.
+bool mbarrier_try_wait_parity_cluster(uint64_t* bar, uint32_t parity, const Loc& loc);
+// fence.acq_rel.cluster: a later CTA-scope arrive into a peer publishes the
+// caller's writes up to the fence.
+void fence_acq_rel_cluster(const Loc& loc);
+
+// Distributed shared memory (api_dsmem.cc): `bytes` (4 or 8) at local_ptr's
+// offset in the shared memory of CTA `cta_rank` of the cluster (mapa, then
+// ld/st.shared::cluster). A load stalls its warp dsmem_load_latency; a
+// store is posted. Inside a per-lane loop each call is one lane's access.
+void ld_shared_cluster(const void* local_ptr, uint32_t cta_rank, void* out, uint32_t bytes,
+                       const Loc& loc);
+void st_shared_cluster(void* local_ptr, uint32_t cta_rank, const void* v, uint32_t bytes,
+                       const Loc& loc);
+// atom.shared::cluster.add.u32 (returns the value before this call's adds,
+// and stalls like a load) and red.shared::cluster.add.u32 (posted). Each
+// acting lane adds v: every active lane, or the loop's lane inside a
+// per-lane loop.
+uint32_t atom_add_shared_cluster(uint32_t* local_ptr, uint32_t cta_rank, uint32_t v,
+                                 const Loc& loc);
+void red_add_shared_cluster(uint32_t* local_ptr, uint32_t cta_rank, uint32_t v, const Loc& loc);
 
 // Cluster launch control (api_clc.cc): cancel a pending CTA and take its work.
 void clc_try_cancel(void* response, uint64_t* bar, const Loc& loc);

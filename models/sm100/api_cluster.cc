@@ -1,14 +1,21 @@
 // api_cluster.cc: thread-block clusters (PTX ISA 9.0: %cluster_ctarank,
 // barrier.cluster 9.7.13.2, mapa 9.7.9.23 with mbarrier.arrive on
-// .shared::cluster 9.7.13.15.13; rules in research/verify.md 4).
+// .shared::cluster 9.7.13.15.13, fence.acq_rel.cluster 9.7.13.4; rules in
+// research/verify.md 4). DSMEM loads, stores and atomics: api_dsmem.cc.
 //
 // The cluster barrier counts warps (the .aligned form: every lane of a warp
 // executes it together) over the cluster's non-exited warps; a warp's wait
 // returns once the phase it arrived in has completed, cluster_barrier_latency
-// cycles after the last arrival. A remote arrive lands on the peer's
-// barrier dsmem_latency cycles after issue; an arrive on the caller's own
-// rank is a local arrive. Both are release/acquire at cluster scope, so the
-// race detector sees the cluster as one clock domain (verify/hb).
+// cycles after the last arrival. It is a release/acquire at cluster scope. A
+// remote arrive lands on the peer's barrier dsmem_latency cycles after issue;
+// an arrive on the caller's own rank is a local arrive. Scopes (D8): the
+// default remote arrive is a release at CTA scope, which the race detector
+// lets order the arriving warp's reads before the peer's later accesses but
+// not publish its writes; .release.cluster (mbarrier_arrive_cluster_release)
+// publishes them, after a GPU-wide memory barrier that stalls the warp
+// cluster_release_latency cycles; so does a fence.acq_rel.cluster (the same
+// stall) before a CTA-scope arrive. The model's waits acquire whatever was
+// released, so the .acquire.cluster wait is the plain one.
 //
 // Findings: a rank outside the cluster (cluster.bad_rank), an arrive on a
 // peer that has exited (cluster.peer_exited), on an offset holding no
@@ -65,7 +72,8 @@ void cluster_arrive(const Loc& loc) {
     return;
   }
   mine = static_cast<int64_t>(cl.generation);
-  if (sim::Observer* obs = gpu().obs()) obs->release_at(w, cl.first, kClusterBarrierKey);
+  if (sim::Observer* obs = gpu().obs())
+    obs->release_at(w, cl.first, kClusterBarrierKey, sim::Scope::kCluster);
   ++cl.arrived;
   gpu().complete_cluster_phase_if_due(cl);
 }
@@ -99,11 +107,14 @@ void cluster_wait(const Loc& loc) {
   w.spend(gpu().params().cluster_barrier_latency);
 }
 
-void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta_rank, const Loc& loc) {
+namespace {
+// One remote arrive per active lane on the barrier at bar's offset in CTA
+// `cta_rank`, released at `scope`.
+void arrive_cluster(uint64_t* bar, uint32_t cta_rank, sim::Scope scope, const char* op,
+                    const Loc& loc) {
   sim::Warp& w = issue(loc);
   Cta& cta = gpu().cta_of_current();
-  static constexpr const char* kOp = "mbarrier.arrive.shared::cluster";
-  const int64_t off = mbar::barrier_offset(gpu(), bar, kOp, loc);
+  const int64_t off = mbar::barrier_offset(gpu(), bar, op, loc);
   if (off < 0) return;
   Cta* peer = gpu().peer(cta, cta_rank);
   if (peer == nullptr) {
@@ -113,13 +124,18 @@ void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta_rank, const Loc& loc) {
                   loc);
     return;
   }
+  // .release.cluster: the memory barrier before the arrive (MEMBAR.ALL.GPU).
+  if (scope == sim::Scope::kCluster) {
+    w.spend(gpu().params().cluster_release_latency);
+    w.sync();
+  }
   if (peer == &cta) {
     for (int i = 0; i < w.active_count(); ++i) mbar::arrive(gpu(), bar, 1, 0, loc);
     return;
   }
   Mbarrier* b = peer->find_barrier(static_cast<uint32_t>(off));
   if (sim::Observer* obs = gpu().obs()) {
-    obs->sync_use_at(w, peer->id, static_cast<uint64_t>(off), kOp,
+    obs->sync_use_at(w, peer->id, static_cast<uint64_t>(off), op,
                      b != nullptr ? std::string_view(b->name) : std::string_view(), loc);
   }
   if (peer->exited) {
@@ -127,7 +143,7 @@ void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta_rank, const Loc& loc) {
                   fmt::format("{} by warp {} of CTA {} targets CTA {} (rank {}), which has exited: "
                               "a CTA must not exit while a peer may still arrive on its barriers "
                               "(a cluster barrier before exit)",
-                              kOp, w.index(), cta.id, peer->id, cta_rank),
+                              op, w.index(), cta.id, peer->id, cta_rank),
                   loc);
     return;
   }
@@ -135,7 +151,7 @@ void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta_rank, const Loc& loc) {
     gpu().finding("mbarrier", "mbarrier.use_before_init",
                   fmt::format("{} by warp {} of CTA {} on shared-memory offset {} of CTA {} (rank "
                               "{}), which holds no initialised mbarrier",
-                              kOp, w.index(), cta.id, static_cast<long>(off), peer->id, cta_rank),
+                              op, w.index(), cta.id, static_cast<long>(off), peer->id, cta_rank),
                   loc);
     return;
   }
@@ -143,10 +159,32 @@ void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta_rank, const Loc& loc) {
   // peer's barrier after the SM-to-SM latency.
   const sim::Warp* from = &w;
   for (int i = 0; i < w.active_count(); ++i) {
-    if (sim::Observer* obs = gpu().obs()) obs->release_at(w, peer->id, static_cast<uint64_t>(off));
+    if (sim::Observer* obs = gpu().obs())
+      obs->release_at(w, peer->id, static_cast<uint64_t>(off), scope);
     gpu().engine().at(local_now(w) + gpu().params().dsmem_latency,
                       [peer, b, from] { mbar::arrive_remote(gpu(), *peer, *b, from); });
   }
+}
+}  // namespace
+
+void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta_rank, const Loc& loc) {
+  arrive_cluster(bar, cta_rank, sim::Scope::kCta, "mbarrier.arrive.shared::cluster", loc);
+}
+
+void mbarrier_arrive_cluster_release(uint64_t* bar, uint32_t cta_rank, const Loc& loc) {
+  arrive_cluster(bar, cta_rank, sim::Scope::kCluster,
+                 "mbarrier.arrive.release.cluster.shared::cluster", loc);
+}
+
+bool mbarrier_try_wait_parity_cluster(uint64_t* bar, uint32_t parity, const Loc& loc) {
+  issue(loc);
+  return mbar::wait_parity(gpu(), bar, parity, loc);
+}
+
+void fence_acq_rel_cluster(const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  w.spend(gpu().params().cluster_release_latency);
+  if (sim::Observer* obs = gpu().obs()) obs->fence_cluster(w);
 }
 
 }  // namespace sk::models::sm100::api

@@ -25,8 +25,12 @@ uint64_t count(const boost::json::object& params, const char* key, uint64_t lo, 
 void read_cluster(const boost::json::object& p, const char* arch, Params& r) {
   r.gpc_sms = models::param_list(p, "gpc_sms", arch, 1, 64);
   r.dsmem_latency = static_cast<uint32_t>(models::param_count(p, "dsmem_latency", arch, 0, 1ull << 20));
+  r.dsmem_load_latency =
+      static_cast<uint32_t>(models::param_count(p, "dsmem_load_latency", arch, 0, 1ull << 20));
   r.cluster_barrier_latency =
       static_cast<uint32_t>(models::param_count(p, "cluster_barrier_latency", arch, 0, 1ull << 20));
+  r.cluster_release_latency =
+      static_cast<uint32_t>(models::param_count(p, "cluster_release_latency", arch, 0, 1ull << 20));
 }
 
 void read_power(const boost::json::object& p, const char* arch, Params& r) {

@@ -64,11 +64,16 @@ struct Params {
   uint32_t cta_start_latency = 0;
   // Thread-block clusters: the SMs each GPC offers clusters, in SM order
   // (empty: any consecutive SMs); the latency of a remote (DSMEM) mbarrier
-  // arrive, issue to the peer's barrier; barrier.cluster from the last
-  // arrival to the waiters' release.
+  // arrive, issue to the peer's barrier; of a DSMEM load or atomic
+  // (ld/atom.shared::cluster), after its issue until the value is back;
+  // barrier.cluster from the last arrival to the waiters' release; the
+  // memory barrier a release at cluster scope (mbarrier.arrive.release.
+  // cluster, fence.acq_rel.cluster) stalls its warp before it takes effect.
   std::vector<uint32_t> gpc_sms;
   uint32_t dsmem_latency = 0;
+  uint32_t dsmem_load_latency = 0;
   uint32_t cluster_barrier_latency = 0;
+  uint32_t cluster_release_latency = 0;
   // The board's power limit and the kernel's energy: the SM clocks of a
   // launch's two phases (power.h, phase_clock.h); clock_ghz is the maximum
   // clock. The tensor phase outlasts the last tensor-core work by
@@ -96,7 +101,8 @@ struct Params {
 // naming `arch` in errors; shared by the SM100 and SM90 files. Throws
 // std::runtime_error.
 void read_power(const boost::json::object& table, const char* arch, Params& r);
-// Reads the cluster keys (gpc_sms, dsmem_latency, cluster_barrier_latency).
+// Reads the cluster keys (gpc_sms, dsmem_latency, dsmem_load_latency,
+// cluster_barrier_latency, cluster_release_latency).
 void read_cluster(const boost::json::object& table, const char* arch, Params& r);
 
 }  // namespace sk::models::sm100

@@ -74,6 +74,7 @@ void RaceDetector::sync_use(const sim::Warp& w, uint64_t key, const char* what,
 void RaceDetector::sync_use_at(const sim::Warp& w, int cta, uint64_t key, const char* what,
                                std::string_view name, const std::source_location& loc) {
   Sync& s = sync(cta, key);
+  if (s.name.empty() && !name.empty()) s.name = std::string(name);
   if (s.init.warp == nullptr) {
     for (const SyncEvent& e : s.early)
       if (e.warp == &w) return;

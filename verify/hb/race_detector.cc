@@ -1,3 +1,8 @@
+// race_detector.cc: the happens-before race detector (race_detector.h):
+// clocks, sync edges, the shadow state of SMEM, TMEM and global memory, and
+// the reports. Invariants: a warp's write clock never runs ahead of its
+// clock and equals it on the warp's own component; every finding names both
+// accesses (and, for the scope rule, the CTA-scope release between them).
 #include "verify/hb/race_detector.h"
 
 #include <fmt/format.h>
@@ -47,10 +52,15 @@ void RaceDetector::launch(int ctas, int warps_per_cta, uint64_t smem_bytes, int 
   for (size_t i = 0; i < ctas_.size(); ++i) {
     CtaState& c = ctas_[i];
     c.warp.resize(static_cast<size_t>(warps_per_cta));
+    c.wwarp.resize(static_cast<size_t>(warps_per_cta));
+    c.cluster_fence.resize(static_cast<size_t>(warps_per_cta));
     c.fences.resize(static_cast<size_t>(warps_per_cta));
     c.global_fences.resize(static_cast<size_t>(warps_per_cta));
     const uint32_t first = static_cast<uint32_t>((static_cast<int>(i) % cluster_size_) * warps_per_cta);
-    for (int w = 0; w < warps_per_cta; ++w) c.warp[w].set(first + static_cast<uint32_t>(w), 1);
+    for (int w = 0; w < warps_per_cta; ++w) {
+      c.warp[w].set(first + static_cast<uint32_t>(w), 1);
+      c.wwarp[w].set(first + static_cast<uint32_t>(w), 1);
+    }
   }
   // Shadow cells are allocated at a CTA's first access: a CLC grid launches
   // many CTAs that are cancelled and never run.
@@ -58,13 +68,13 @@ void RaceDetector::launch(int ctas, int warps_per_cta, uint64_t smem_bytes, int 
 }
 
 sim::OpId RaceDetector::issue_async(const sim::Warp& issuer, const char* kind) {
-  VectorClock& vc = clock_of(issuer);
   Op op;
   op.cta = issuer.cta();
   op.issuer = &issuer;
-  op.issue_clock = vc.tick(comp(issuer));
+  op.issue_clock = tick(issuer);
   op.kind = kind;
-  op.clock = vc;
+  op.clock = clock_of(issuer);
+  op.wclock = wclock_of(issuer);
   ops_.push_back(std::move(op));
   return static_cast<sim::OpId>(ops_.size());
 }
@@ -121,17 +131,34 @@ uint64_t RaceDetector::order_digest() const {
   return d == 0 ? 1 : d;
 }
 
-void RaceDetector::release(const sim::Warp& w, uint64_t key) { release_at(w, w.cta(), key); }
+void RaceDetector::release(const sim::Warp& w, uint64_t key) {
+  release_at(w, w.cta(), key, sim::Scope::kCta);
+}
 
-void RaceDetector::release_at(const sim::Warp& w, int cta, uint64_t key) {
+void RaceDetector::release_at(const sim::Warp& w, int cta, uint64_t key, sim::Scope scope) {
   VectorClock& vc = clock_of(w);
   Sync& s = sync(cta, key);
-  if (cta != w.cta() && key < (1ull << 40))  // a remote mbarrier arrive (not a cluster barrier)
+  const bool remote = cta != w.cta();
+  if (remote && key < (1ull << 40))  // a remote mbarrier arrive (not a cluster barrier)
     ctas_[cta].remote.push_back(Remote{&w, 0, vc.get(comp(w)), "remote mbarrier arrive",
                                        w.here(), engine_.now()});
   note_order(s, 1, comp(w));
   s.pending.join(vc);
-  vc.tick(comp(w));
+  if (!remote || scope == sim::Scope::kCluster) {
+    s.pending_w.join(wclock_of(w));
+  } else {
+    // CTA scope into a peer: the warp's reads are ordered, its writes (and
+    // those it saw) are published only as far as a cluster fence covers them.
+    s.pending_w.join(ctas_[w.cta()].cluster_fence[w.index()]);
+    cta_scope_releases_.push_back(
+        CtaScopeRelease{&w, vc.get(comp(w)), cta, key, w.here(), engine_.now()});
+  }
+  tick(w);
+}
+
+void RaceDetector::fence_cluster(const sim::Warp& w) {
+  ctas_[w.cta()].cluster_fence[w.index()] = wclock_of(w);
+  tick(w);  // later writes are not covered
 }
 
 void RaceDetector::release_op(sim::OpId op, int cta, uint64_t key,
@@ -140,6 +167,7 @@ void RaceDetector::release_op(sim::OpId op, int cta, uint64_t key,
   const sim::Warp* issuer = ops_[op - 1].issuer;
   note_order(s, 2, issuer != nullptr ? comp(*issuer) : 0xffff);
   s.pending.join(ops_[op - 1].clock);
+  s.pending_w.join(ops_[op - 1].wclock);
   const Epoch e{s.comp, s.completed + 1};
   ops_[op - 1].resolved.push_back(e);
   for (sim::OpId c : covered)
@@ -153,6 +181,9 @@ void RaceDetector::phase_complete(int cta, uint64_t key) {
   s.last = s.pending;
   s.last.set(s.comp, s.completed);
   s.pending.clear();
+  s.last_w = s.pending_w;
+  s.last_w.set(s.comp, s.completed);
+  s.pending_w.clear();
 }
 
 void RaceDetector::acquire(const sim::Warp& w, uint64_t key) { acquire_at(w, w.cta(), key); }
@@ -161,12 +192,12 @@ void RaceDetector::acquire_at(const sim::Warp& w, int cta, uint64_t key) {
   Sync& s = sync(cta, key);
   note_order(s, 4, comp(w));
   clock_of(w).join(s.last);
+  wclock_of(w).join(s.last_w);
 }
 
 void RaceDetector::complete_local(const sim::Warp& w, sim::OpId op) {
   if (op == 0) return;
-  VectorClock& vc = clock_of(w);
-  uint32_t c = vc.tick(comp(w));
+  const uint32_t c = tick(w);
   ops_[op - 1].resolved.push_back(Epoch{comp(w), c});
 }
 
@@ -180,11 +211,10 @@ bool RaceDetector::known_complete(const sim::Warp& w, sim::OpId op) const {
 
 void RaceDetector::fence_proxy_async(const sim::Warp& w, sim::FenceScope scope) {
   CtaState& c = ctas_[w.cta()];
-  VectorClock& vc = c.warp[w.index()];
-  const uint32_t now = vc.get(comp(w));
+  const uint32_t now = c.warp[w.index()].get(comp(w));
   if (scope != sim::FenceScope::kGlobal) c.fences[w.index()].push_back(now);
   if (scope != sim::FenceScope::kShared) c.global_fences[w.index()].push_back(now);
-  vc.tick(comp(w));
+  tick(w);
 }
 
 void RaceDetector::cta_exit(int cta) {
@@ -208,10 +238,10 @@ void RaceDetector::cta_exit(int cta) {
     f.cls = "cluster";
     f.rule = "cluster.exit_not_ordered";
     f.message = fmt::format(
-        "CTA {} exited, but a {} into it by {} at cycle {} is not ordered before its exit: nothing "
-        "CTA {} waited on covers it, so on hardware it may land after the SM has moved on; drain "
-        "what peers send (wait on the barriers they arrive on or load into) and meet the cluster "
-        "barrier before exiting",
+        "CTA {} exited, but a {} on it by {} at cycle {} is not ordered before its exit: nothing "
+        "CTA {} waited on covers it, so on hardware it may reach the CTA's shared memory after "
+        "the SM has moved on; drain what peers send (wait on the barriers they arrive on or load "
+        "into) and meet the cluster barrier before exiting, also with peers that read it",
         cta, r.what, who(*r.warp), r.cycle, cta);
     sim::locate(f, r.site);
     f.cta = cta;
@@ -234,13 +264,13 @@ RaceDetector::Cell& RaceDetector::cell(int cta, sim::Space space, uint64_t granu
   return v[granule];
 }
 
-bool RaceDetector::ordered(const Record& r, const Accessor& a) const {
+bool RaceDetector::ordered_in(const Record& r, const Accessor& a, const VectorClock& vc) const {
   if (domain(r.warp->cta()) != domain(a.cta)) return false;
-  if (r.op == 0) return a.clock->get(comp(*r.warp)) >= r.clock;
+  if (r.op == 0) return vc.get(comp(*r.warp)) >= r.clock;
   if (r.op == a.op) return true;
   const Op& o = ops_[r.op - 1];
   for (const Epoch& e : o.resolved)
-    if (a.clock->get(e.comp) >= e.value) return true;
+    if (vc.get(e.comp) >= e.value) return true;
   // The tensor core executes one warp's MMAs in issue order (PTX 9.7.16.6.2).
   return a.op != 0 && a.warp == o.issuer && std::string_view(o.kind) == "tcgen05.mma" &&
          std::string_view(a.kind) == "tcgen05.mma";
@@ -257,18 +287,19 @@ bool RaceDetector::fenced(const Record& r, const Accessor& a) const {
   const CtaState& c = ctas_[r.warp->cta()];
   const auto& f = (r.space == sim::Space::kGlobal ? c.global_fences : c.fences)[r.warp->index()];
   auto it = std::lower_bound(f.begin(), f.end(), r.clock);
-  return it != f.end() && a.clock->get(comp(*r.warp)) >= *it;
+  return it != f.end() && (reads_write(r, a) ? a.wclock : a.clock)->get(comp(*r.warp)) >= *it;
 }
 
 std::string RaceDetector::describe(const Record& r) const {
-  return fmt::format("{} {} {} {} by {}{} at cycle {} ({})", r.what, r.write ? "writes" : "reads",
+  return fmt::format("{} {} {} {} by {}{} at cycle {} ({})", r.what,
+                     r.atomic ? "atomically updates" : r.write ? "writes" : "reads",
                      space_name(r.space), range_text(r.space, r.lo, r.hi), who(*r.warp),
                      r.op != 0 ? " (async)" : "", r.cycle, sim::format_site(r.site));
 }
 
 void RaceDetector::report_pair(const std::string& cls, const std::string& rule,
                                const std::string& why, const Record& earlier, const Record& later,
-                               uint64_t granule) {
+                               uint64_t granule, const std::string& extra) {
   auto key = std::make_tuple(rule, sim::format_location(earlier.site.loc),
                              sim::format_location(later.site.loc));
   if (!reported_.insert(key).second || race_reports_ >= kMaxRaceReports) return;
@@ -289,13 +320,55 @@ void RaceDetector::report_pair(const std::string& cls, const std::string& rule,
   f.role = later.warp->role();
   f.details.push_back("earlier: " + describe(earlier));
   f.details.push_back("later:   " + describe(later));
+  if (!extra.empty()) f.details.push_back(extra);
   engine_.report(std::move(f));
+}
+
+void RaceDetector::report_scope(const Record& earlier, const Record& later, const Accessor& a,
+                                uint64_t granule) {
+  // The CTA-scope release the accessor is ordered after: the writer's own
+  // (after its write) if there is one, else the latest.
+  const CtaScopeRelease* via = nullptr;
+  for (auto it = cta_scope_releases_.rbegin(); it != cta_scope_releases_.rend(); ++it) {
+    if (domain(it->warp->cta()) != domain(a.cta) || a.clock->get(comp(*it->warp)) < it->clock)
+      continue;
+    if (it->warp == earlier.warp && it->clock >= earlier.clock) {
+      via = &*it;
+      break;
+    }
+    if (via == nullptr) via = &*it;
+  }
+  std::string release = "a release at CTA scope";
+  std::string extra;
+  if (via != nullptr) {
+    const auto& syncs = ctas_[via->cta].syncs;
+    const auto it = syncs.find(via->key);
+    release = fmt::format("mbarrier.arrive.shared::cluster (release at CTA scope) by {} on {} of "
+                          "CTA {} at cycle {}",
+                          who(*via->warp),
+                          it == syncs.end() || it->second.name.empty()
+                              ? fmt::format("the mbarrier at offset {:#x}", via->key)
+                              : it->second.name,
+                          via->cta, via->cycle);
+    extra = fmt::format("release: {} ({})", release, sim::format_site(via->site));
+  }
+  report_pair(
+      "scope", "scope.cta_release_cross_cta",
+      fmt::format("the write reaches CTA {} only through {}, which orders the releasing thread's "
+                  "reads for another CTA of the cluster but does not make writes visible there "
+                  "(PTX memory model: a release and an acquire synchronize only when each is in "
+                  "the other's scope); release at cluster scope: arrive with .release.cluster "
+                  "(arch::mbarrier_arrive_cluster_release) or issue fence.acq_rel.cluster "
+                  "(arch::fence_acq_rel_cluster) before the arrive",
+                  a.warp->cta(), release),
+      earlier, later, granule, extra);
 }
 
 bool RaceDetector::check(uint32_t prior, const Accessor& a, uint32_t current, uint64_t granule) {
   const Record& p = records_[prior];
   const Record& cur = records_[current];
   if (!p.write && !a.write) return false;
+  if (p.atomic && a.atomic) return false;
   if (ordered(p, a)) {
     if (fenced(p, a)) return false;
     report_pair("proxy_fence", "proxy.missing_fence_proxy_async",
@@ -307,6 +380,10 @@ bool RaceDetector::check(uint32_t prior, const Accessor& a, uint32_t current, ui
                     : "the generic-proxy write reaches an async-proxy access (TMA, tcgen05) "
                       "without a fence.proxy.async by the writing thread in between",
                 p, cur, granule);
+    return true;
+  }
+  if (reads_write(p, a) && ordered_in(p, a, *a.clock)) {
+    report_scope(p, cur, a, granule);
     return true;
   }
   const std::string_view pk = p.op != 0 ? ops_[p.op - 1].kind : "";
@@ -382,22 +459,37 @@ bool RaceDetector::check(uint32_t prior, const Accessor& a, uint32_t current, ui
 void RaceDetector::access(const sim::Warp& w, sim::OpId op, sim::Space space,
                           std::span<const sim::Range> ranges, bool write, sim::Proxy proxy,
                           const char* what, const std::source_location& loc) {
-  access_at(w, op, w.cta(), space, ranges, write, proxy, what, loc);
+  record_access(w, op, w.cta(), space, ranges, write, false, proxy, what, loc);
 }
 
 void RaceDetector::access_at(const sim::Warp& w, sim::OpId op, int cta, sim::Space space,
                              std::span<const sim::Range> ranges, bool write, sim::Proxy proxy,
                              const char* what, const std::source_location& loc) {
+  record_access(w, op, cta, space, ranges, write, false, proxy, what, loc);
+}
+
+void RaceDetector::atomic_at(const sim::Warp& w, int cta, sim::Space space,
+                             std::span<const sim::Range> ranges, const char* what,
+                             const std::source_location& loc) {
+  record_access(w, 0, cta, space, ranges, true, true, sim::Proxy::kGeneric, what, loc);
+}
+
+void RaceDetector::record_access(const sim::Warp& w, sim::OpId op, int cta, sim::Space space,
+                                 std::span<const sim::Range> ranges, bool write, bool atomic,
+                                 sim::Proxy proxy, const char* what,
+                                 const std::source_location& loc) {
   if (ranges.empty()) return;
   ++accesses_;
   CtaState& c = ctas_[w.cta()];
   const VectorClock& vc = op != 0 ? ops_[op - 1].clock : c.warp[w.index()];
+  const VectorClock& wvc = op != 0 ? ops_[op - 1].wclock : c.wwarp[w.index()];
   Record rec;
   rec.warp = &w;
   rec.op = op;
   rec.cta = cta;
   rec.clock = vc.get(comp(w));
   rec.write = write;
+  rec.atomic = atomic;
   rec.proxy = proxy;
   rec.space = space;
   rec.what = what;
@@ -409,11 +501,15 @@ void RaceDetector::access_at(const sim::Warp& w, sim::OpId op, int cta, sim::Spa
     rec.lo = std::min(rec.lo, r.begin);
     rec.hi = std::max(rec.hi, r.end);
   }
-  if (cta != w.cta() && op != 0 && write)
-    ctas_[cta].remote.push_back(Remote{&w, op, 0, what, rec.site, rec.cycle});
+  // A peer's access to this CTA's memory must be ordered before its exit: a
+  // warp's DSMEM access, or the write of an operation (a multicast load).
+  if (cta != w.cta() && (op == 0 || write))
+    ctas_[cta].remote.push_back(
+        Remote{&w, op, op == 0 ? rec.clock : 0, what, rec.site, rec.cycle});
   records_.push_back(rec);
   const uint32_t id = static_cast<uint32_t>(records_.size() - 1);
-  const Accessor a{w.cta(), &vc, &w, op, proxy, write, op != 0 ? ops_[op - 1].kind : ""};
+  const Accessor a{w.cta(), &vc,   &wvc,  &w, op, proxy, write, atomic,
+                   op != 0 ? ops_[op - 1].kind : ""};
   const uint64_t g = space == sim::Space::kTmem ? 1 : 16;
   bool reported = false, uninit = false;
   // The granules of one access mostly share their earlier records (a tile
@@ -438,14 +534,24 @@ void RaceDetector::access_at(const sim::Warp& w, sim::OpId op, int cta, sim::Spa
     if (r.end <= r.begin) continue;
     for (uint64_t gi = r.begin / g; gi < (r.end + g - 1) / g; ++gi) {
       Cell& cl = cell(cta, space, gi);
-      if (write) {
+      if (write && !atomic) {
         if (!reported && cl.write != 0) reported = check_once(cl.write - 1, gi);
         for (int i = 0; i < cl.nreads && !reported; ++i) reported = check_once(cl.reads[i] - 1, gi);
         cl.write = id + 1;
         cl.nreads = 0;
         continue;
       }
-      if (cl.write == 0) {
+      // A read, or an atomic: kept with the reads (an atomic does not replace
+      // the last plain write), checked against the last plain write and the
+      // atomics since (an atomic also against the plain reads).
+      bool atomics = false;
+      for (int i = 0; i < cl.nreads; ++i) {
+        const Record& e = records_[cl.reads[i] - 1];
+        if (!e.write && !atomic) continue;
+        atomics |= e.atomic;
+        if (!reported) reported = check_once(cl.reads[i] - 1, gi);
+      }
+      if (cl.write == 0 && !atomics) {
         if (space != sim::Space::kGlobal && !uninit) {
           uninit = true;
           auto key = std::make_tuple(std::string("uninitialized"), sim::format_location(loc),
@@ -462,7 +568,7 @@ void RaceDetector::access_at(const sim::Warp& w, sim::OpId op, int cta, sim::Spa
             engine_.report(std::move(f));
           }
         }
-      } else if (!reported) {
+      } else if (!reported && cl.write != 0) {
         reported = check_once(cl.write - 1, gi);
       }
       int n = 0;

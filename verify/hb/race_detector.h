@@ -26,6 +26,28 @@
 // barrier or a cluster barrier orders accesses of different CTAs. Shared
 // memory is shadowed per CTA; an access may target a peer's (access_at).
 //
+// Release scopes (PTX memory model: a release and an acquire synchronize
+// only when each is in the other's scope, "morally strong"; D8): every warp
+// and async operation has two clocks. `clock` orders what others did before
+// it; `wclock` (never ahead of clock) says which writes it may read: an
+// earlier write is visible to a later read (or an atomic's read) only when
+// wclock covers it. Every edge carries both, except a release at CTA scope
+// into another CTA of the cluster (the default mbarrier.arrive.shared::
+// cluster): it carries the releaser's clock but, in place of its wclock,
+// only what its last fence.acq_rel.cluster covered. So a consumer that read
+// a stage can hand it back to a peer's producer with a CTA-scope arrive
+// (CUTLASS's ClusterBarrier::arrive) and the producer's refill is ordered
+// after those reads and, by coherence, after the write they read; while data
+// a CTA wrote and signalled that way is a scope finding
+// (scope.cta_release_cross_cta) when the peer reads it. A later write, and
+// a CTA's exit, are judged on the clock: a write that nobody read, then
+// overwritten by a peer after a CTA-scope hand-off, is not reported. A
+// warp's own component is the same in both clocks.
+//
+// Atomics (atomic_at) are kept with a granule's reads, so they do not
+// replace its last plain write; they race with plain accesses, never with
+// each other.
+//
 // Initialisation order (init_order.cc): an mbarrier's init (and an MI300X
 // counter's) is an event on its warp's clock; every use of the object must be
 // ordered after it, or it is an `<object>.init_not_ordered` finding, whether
@@ -62,6 +84,8 @@ class RaceDetector : public sim::Observer {
   void access_at(const sim::Warp& w, sim::OpId op, int cta, sim::Space space,
                  std::span<const sim::Range> ranges, bool write, sim::Proxy proxy, const char* what,
                  const std::source_location& loc) override;
+  void atomic_at(const sim::Warp& w, int cta, sim::Space space, std::span<const sim::Range> ranges,
+                 const char* what, const std::source_location& loc) override;
   void sync_init(const sim::Warp& w, uint64_t key, const InitKind& init,
                  const std::source_location& loc) override;
   void sync_use(const sim::Warp& w, uint64_t key, const char* what, std::string_view name,
@@ -69,7 +93,8 @@ class RaceDetector : public sim::Observer {
   void sync_use_at(const sim::Warp& w, int cta, uint64_t key, const char* what,
                    std::string_view name, const std::source_location& loc) override;
   void release(const sim::Warp& w, uint64_t key) override;
-  void release_at(const sim::Warp& w, int cta, uint64_t key) override;
+  void release_at(const sim::Warp& w, int cta, uint64_t key, sim::Scope scope) override;
+  void fence_cluster(const sim::Warp& w) override;
   void release_op(sim::OpId op, int cta, uint64_t key, std::span<const sim::OpId> covered) override;
   void phase_complete(int cta, uint64_t key) override;
   void acquire(const sim::Warp& w, uint64_t key) override;
@@ -92,7 +117,8 @@ class RaceDetector : public sim::Observer {
     const sim::Warp* issuer = nullptr;
     uint32_t issue_clock = 0;
     const char* kind = "";
-    VectorClock clock;           // the issuer's clock at issue
+    VectorClock clock;           // the issuer's clocks at issue
+    VectorClock wclock;
     std::vector<Epoch> resolved;  // completions that publish the op
   };
   struct Record {
@@ -100,6 +126,7 @@ class RaceDetector : public sim::Observer {
     sim::OpId op = 0;
     uint32_t clock = 0;  // warp accesses: the warp's clock
     bool write = false;
+    bool atomic = false;  // an atomic read-modify-write (write is set too)
     sim::Proxy proxy = sim::Proxy::kGeneric;
     sim::Space space = sim::Space::kSmem;
     const char* what = "";
@@ -125,7 +152,10 @@ class RaceDetector : public sim::Observer {
   struct Sync {
     uint32_t comp = 0;
     uint32_t completed = 0;
-    VectorClock pending, last;
+    // The arrivals' clocks and write clocks, pending and of the last
+    // completed phase.
+    VectorClock pending, last, pending_w, last_w;
+    std::string name;  // from the uses, for reports
     // The latest init (init.warp null: none yet) and, before it, the first
     // use by each warp that came earlier in time (checked at the init).
     SyncEvent init;
@@ -134,19 +164,30 @@ class RaceDetector : public sim::Observer {
     // order_digest: a running hash of the object's events in time order.
     uint64_t seq = 0;
   };
-  // A peer's remote access to a CTA (a remote arrive by a warp, a multicast
-  // load's write by an op), checked against the CTA's exit.
+  // A peer's remote access to a CTA (a remote arrive or a DSMEM access by a
+  // warp, a multicast load's write by an op), checked against the CTA's exit.
   struct Remote {
     const sim::Warp* warp = nullptr;
     sim::OpId op = 0;
-    uint32_t clock = 0;  // the warp's own component at a remote arrive
+    uint32_t clock = 0;  // the warp's own component at a warp's access
     const char* what = "";
+    sim::Site site;
+    sim::Cycle cycle = 0;
+  };
+  // A release at CTA scope into another CTA (reports of the scope rule).
+  struct CtaScopeRelease {
+    const sim::Warp* warp = nullptr;
+    uint32_t clock = 0;  // the warp's own component at the release
+    int cta = 0;         // the CTA of the sync object
+    uint64_t key = 0;
     sim::Site site;
     sim::Cycle cycle = 0;
   };
   struct CtaState {
     std::vector<Remote> remote;
-    std::vector<VectorClock> warp;
+    // Per warp: its clock and write clock, and its write clock at its last
+    // fence.acq_rel.cluster (empty: none).
+    std::vector<VectorClock> warp, wwarp, cluster_fence;
     // Per warp: clocks of its fence.proxy.async covering shared memory
     // (.shared::cta or all) and covering global memory (.global or all).
     std::vector<std::vector<uint32_t>> fences, global_fences;
@@ -156,10 +197,12 @@ class RaceDetector : public sim::Observer {
   struct Accessor {
     int cta;
     const VectorClock* clock;
+    const VectorClock* wclock;
     const sim::Warp* warp;
     sim::OpId op;
     sim::Proxy proxy;
     bool write;
+    bool atomic;
     const char* kind;  // op kind, or "" for the warp itself
   };
 
@@ -171,15 +214,38 @@ class RaceDetector : public sim::Observer {
     return static_cast<uint32_t>((w.cta() % cluster_size_) * warps_per_cta_ + w.index());
   }
   VectorClock& clock_of(const sim::Warp& w) { return ctas_[w.cta()].warp[w.index()]; }
+  VectorClock& wclock_of(const sim::Warp& w) { return ctas_[w.cta()].wwarp[w.index()]; }
+  // Advances the warp's own component (in both of its clocks).
+  uint32_t tick(const sim::Warp& w) {
+    const uint32_t c = clock_of(w).tick(comp(w));
+    wclock_of(w).set(comp(w), c);
+    return c;
+  }
   uint32_t new_component(int cta) { return domain_components_[domain(cta)]++; }
   Cell& cell(int cta, sim::Space space, uint64_t granule);
-  bool ordered(const Record& r, const Accessor& a) const;
+  // Whether r happens before a in clock `vc` (a's clock or write clock);
+  // ordered() takes the one the pair needs: the write clock when a reads
+  // what r wrote (a load, or an atomic's read), else the clock.
+  bool ordered_in(const Record& r, const Accessor& a, const VectorClock& vc) const;
+  static bool reads_write(const Record& r, const Accessor& a) {
+    return r.write && (!a.write || a.atomic);
+  }
+  bool ordered(const Record& r, const Accessor& a) const {
+    return ordered_in(r, a, reads_write(r, a) ? *a.wclock : *a.clock);
+  }
   bool after_issue(const Record& r, const Accessor& a) const;
   bool fenced(const Record& r, const Accessor& a) const;
   // Returns true when a finding was made for this access.
   bool check(uint32_t prior, const Accessor& a, uint32_t current, uint64_t granule);
   void report_pair(const std::string& cls, const std::string& rule, const std::string& why,
-                   const Record& earlier, const Record& later, uint64_t granule);
+                   const Record& earlier, const Record& later, uint64_t granule,
+                   const std::string& extra = "");
+  // A write that only a CTA-scope release orders before a peer's access.
+  void report_scope(const Record& earlier, const Record& later, const Accessor& a,
+                    uint64_t granule);
+  void record_access(const sim::Warp& w, sim::OpId op, int cta, sim::Space space,
+                     std::span<const sim::Range> ranges, bool write, bool atomic,
+                     sim::Proxy proxy, const char* what, const std::source_location& loc);
   std::string describe(const Record& r) const;
   // init_order.cc: a use of a sync object not ordered after its init.
   SyncEvent event_now(const sim::Warp& w, const char* what, const std::source_location& loc) const;
@@ -194,6 +260,7 @@ class RaceDetector : public sim::Observer {
   uint64_t smem_cells_ = 0;     // 16-byte granules of a CTA's SMEM
   std::deque<Op> ops_;          // OpId i -> ops_[i - 1]
   std::deque<Record> records_;  // record index i -> records_[i]
+  std::vector<CtaScopeRelease> cta_scope_releases_;
   std::unordered_map<uint64_t, Cell> global_;
   std::set<std::tuple<std::string, std::string, std::string>> reported_;
   int race_reports_ = 0;

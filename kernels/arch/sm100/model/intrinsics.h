@@ -116,6 +116,37 @@ inline void cluster_sync(Loc l = Loc::current()) {
 inline void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta_rank, Loc l = Loc::current()) {
   m::mbarrier_arrive_cluster(bar, cta_rank, l);
 }
+inline void mbarrier_arrive_cluster_release(uint64_t* bar, uint32_t cta_rank,
+                                            Loc l = Loc::current()) {
+  m::mbarrier_arrive_cluster_release(bar, cta_rank, l);
+}
+inline bool mbarrier_try_wait_parity_cluster(uint64_t* bar, uint32_t parity,
+                                             Loc l = Loc::current()) {
+  return m::mbarrier_try_wait_parity_cluster(bar, parity, l);
+}
+inline void fence_acq_rel_cluster(Loc l = Loc::current()) { m::fence_acq_rel_cluster(l); }
+// DSMEM: 32- or 64-bit values at local_ptr's offset in CTA `cta_rank`'s
+// shared memory (kernels/arch/sm100/device/cluster.h).
+template <class T>
+inline T ld_shared_cluster(const T* local_ptr, uint32_t cta_rank, Loc l = Loc::current()) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "ld.shared::cluster of 32- or 64-bit values");
+  T v;
+  m::ld_shared_cluster(local_ptr, cta_rank, &v, sizeof(T), l);
+  return v;
+}
+template <class T>
+inline void st_shared_cluster(T* local_ptr, uint32_t cta_rank, T v, Loc l = Loc::current()) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "st.shared::cluster of 32- or 64-bit values");
+  m::st_shared_cluster(local_ptr, cta_rank, &v, sizeof(T), l);
+}
+inline uint32_t atom_add_shared_cluster(uint32_t* local_ptr, uint32_t cta_rank, uint32_t v,
+                                        Loc l = Loc::current()) {
+  return m::atom_add_shared_cluster(local_ptr, cta_rank, v, l);
+}
+inline void red_add_shared_cluster(uint32_t* local_ptr, uint32_t cta_rank, uint32_t v,
+                                   Loc l = Loc::current()) {
+  m::red_add_shared_cluster(local_ptr, cta_rank, v, l);
+}
 inline void tma_load_2d_multicast(void* dst, const TensorMap* map, uint64_t* bar, int32_t c0,
                                   int32_t c1, uint16_t cta_mask, Loc l = Loc::current()) {
   m::tma_load_2d_multicast(dst, map, bar, c0, c1, cta_mask, l);

@@ -1,0 +1,279 @@
+// dsmem_cases.cc: small thread-block-cluster kernels that move data through
+// distributed shared memory (ld/st/atom/red.shared::cluster, the scoped
+// remote arrives), as verify cases on the H200 parameters: each seeded bug
+// "corpus_dsmem.<bug>" has its fixed twin "corpus_dsmem.<kernel>_fixed".
+//
+//   exchange   each CTA stores 32 words into the next rank's inbox, the
+//              cluster barrier publishes them, each reads its inbox. Bug
+//              store_after_arrive: the stores come after barrier.cluster.
+//              arrive (between arrive and wait), so the barrier orders
+//              nothing of them: race.read_after_write.
+//   push       rank 0 streams 6 messages of 32 words into a 2-slot ring in
+//              rank 1's shared memory (st.shared::cluster) and signals each
+//              on rank 1's full barrier; rank 1 sums them and hands each slot
+//              back with the default (CTA-scope) remote arrive, which is
+//              right for a slot it only read. Bug cta_scope_arrive: the full
+//              signal is the CTA-scope arrive too, which does not publish the
+//              stores (cutlass#3324; D8): scope.cta_release_cross_cta. The
+//              twin arrives with .release.cluster.
+//   gather     rank 0 publishes a table in its shared memory; rank 1 loads it
+//              with ld.shared::cluster after the cluster barrier. Bug
+//              exit_while_read: rank 0 exits without the closing cluster
+//              barrier while rank 1 still loads: cluster.exit_not_ordered.
+//   tickets    every CTA of the cluster adds into rank 0's counter with
+//              DSMEM atomics (clean among themselves); rank 0 then reads the
+//              total. Bug read_before_peers: rank 0 reads it after its own
+//              atomic but before the cluster barrier that orders its peers':
+//              race.read_after_write against a peer's red.add.
+//
+// Invariants: each kernel's output (32 words per CTA, or the first of them) is
+// checked against a host reference; each bug's first finding on schedule 0
+// is its expected class and rule (verify/corpus/BUILD), with a margin in
+// time (a barrier's or a DSMEM round trip's latency) so that it does not
+// hang on a tie. Config keys: ctas (the grid, default 4: two clusters), and
+// for exchange and tickets cluster (2 or 4, default 2).
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "kernels/arch/sm90.h"
+#include "kernels/core/lane_array.h"
+#include "kernels/core/lanes.h"
+#include "verify/harness/sm100_case.h"
+
+namespace sk::corpus {
+namespace {
+
+constexpr uint32_t kLanes = 32;
+constexpr uint32_t kDataOffset = 1024;  // past the barriers
+
+uint64_t* bar(uint32_t i) { return reinterpret_cast<uint64_t*>(arch::dynamic_smem()) + i; }
+uint32_t* data(uint32_t word = 0) {
+  return reinterpret_cast<uint32_t*>(arch::dynamic_smem() + kDataOffset) + word;
+}
+
+// Warp 0 initialises `n` barriers of one arrival each; the cluster barrier
+// then publishes them (and anything written before) to every peer.
+void init_barriers(uint32_t n) {
+  if (arch::warp_idx() == 0)
+    if (auto lane = elect_one()) {
+      for (uint32_t i = 0; i < n; ++i) arch::mbarrier_init(bar(i), 1);
+      arch::fence_mbarrier_init();
+    }
+  arch::cluster_sync();
+}
+
+// --- exchange --------------------------------------------------------------
+
+uint32_t exchange_value(uint32_t cta, uint32_t lane) { return cta * 1000 + lane * 7 + 1; }
+
+template <bool Bug>
+void exchange(uint32_t* out) {
+  const uint32_t rank = arch::cluster_ctarank(), n = arch::cluster_num_ctas();
+  const uint32_t cta = arch::cta_idx();
+  const uint32_t next = (rank + 1) % n;
+  auto send = [&] {
+    for_each_lane(
+        [&](uint32_t l) { arch::st_shared_cluster(data(l), next, exchange_value(cta, l)); });
+  };
+  arch::cluster_sync();  // every CTA is running before anyone writes into it
+  if constexpr (!Bug) send();
+  arch::cluster_arrive();
+  if constexpr (Bug) send();
+  arch::cluster_wait();
+  for_each_lane(
+      [&](uint32_t l) { arch::st_global_b32(out + cta * kLanes + l, arch::ld_shared(data(l))); });
+  arch::cluster_sync();  // nobody exits while a peer may still write into it
+}
+
+// --- push -------------------------------------------------------------------
+
+constexpr uint32_t kMessages = 6, kSlots = 2;
+uint32_t push_value(uint32_t cluster, uint32_t k, uint32_t lane) {
+  return (cluster + 1) * 100000 + k * 100 + lane;
+}
+
+// Barriers 0, 1: full[slot] (rank 1's, counted); 2, 3: empty[slot] (rank 0's).
+template <bool Bug>
+void push(uint32_t* out) {
+  init_barriers(2 * kSlots);
+  const uint32_t rank = arch::cluster_ctarank(), cluster = arch::cta_idx() / 2;
+  uint32_t* ring = data();  // [slot][lane] in rank 1
+  if (rank == 0) {
+    for (uint32_t k = 0; k < kMessages; ++k) {
+      const uint32_t slot = k % kSlots, lap = k / kSlots;
+      while (!arch::mbarrier_try_wait_parity(bar(kSlots + slot), (lap & 1) ^ 1)) {
+      }
+      for_each_lane([&](uint32_t l) {
+        arch::st_shared_cluster(ring + slot * kLanes + l, 1, push_value(cluster, k, l));
+      });
+      arch::sync_warp();  // every lane's stores before the elected lane's release
+      if (auto lane = elect_one()) {
+        if constexpr (Bug)
+          arch::mbarrier_arrive_cluster(bar(slot), 1);
+        else
+          arch::mbarrier_arrive_cluster_release(bar(slot), 1);
+      }
+    }
+  } else if (rank == 1) {
+    LaneArray<uint32_t, 1> sum;
+    for_each_lane([&](uint32_t l) { sum.lane(l)[0] = 0; });
+    for (uint32_t k = 0; k < kMessages; ++k) {
+      const uint32_t slot = k % kSlots, lap = k / kSlots;
+      while (!arch::mbarrier_try_wait_parity(bar(slot), lap & 1)) {
+      }
+      for_each_lane(
+          [&](uint32_t l) { sum.lane(l)[0] += arch::ld_shared(ring + slot * kLanes + l); });
+      arch::sync_warp();
+      // The slot was only read: the CTA-scope arrive hands it back.
+      if (auto lane = elect_one()) arch::mbarrier_arrive_cluster(bar(kSlots + slot), 0);
+    }
+    for_each_lane(
+        [&](uint32_t l) { arch::st_global_b32(out + cluster * kLanes + l, sum.lane(l)[0]); });
+  }
+  arch::cluster_sync();
+}
+
+// --- gather -----------------------------------------------------------------
+
+uint32_t table_value(uint32_t cta, uint32_t i) { return (cta + 3) * (i + 11); }
+
+template <bool Bug>
+void gather(uint32_t* out) {
+  const uint32_t rank = arch::cluster_ctarank(), cta = arch::cta_idx();
+  if (rank == 0)
+    for_each_lane([&](uint32_t l) { arch::st_shared(data(l), table_value(cta, l)); });
+  arch::cluster_sync();
+  if (rank == 1) {
+    // One lane walks the peer's table, a DSMEM round trip per word.
+    uint32_t sum = 0;
+    if (auto lane = elect_one())
+      for (uint32_t i = 0; i < kLanes; ++i) sum += arch::ld_shared_cluster(data(i), 0);
+    if (auto lane = elect_one()) arch::st_global_b32(out + cta * kLanes, sum);
+  } else {
+    // Rank 0 reduces its own table meanwhile.
+    uint32_t sum = 0;
+    if (auto lane = elect_one())
+      for (uint32_t i = 0; i < kLanes; ++i) sum += arch::ld_shared(data(i));
+    if (auto lane = elect_one()) arch::st_global_b32(out + cta * kLanes, sum);
+  }
+  if constexpr (!Bug) arch::cluster_sync();  // rank 0 stays until rank 1 is done
+}
+
+// --- tickets ----------------------------------------------------------------
+
+template <bool Bug>
+void tickets(uint32_t* out) {
+  const uint32_t rank = arch::cluster_ctarank();
+  uint32_t* counter = data();
+  if (rank == 0)
+    if (auto lane = elect_one()) arch::st_shared(counter, 0u);
+  arch::cluster_sync();
+  // Each CTA adds rank + 1 (posted); rank 0 then fetches the counter with an
+  // atomic (a DSMEM round trip) and reads the total.
+  if (auto lane = elect_one()) arch::red_add_shared_cluster(counter, 0, rank + 1);
+  if (rank == 0) {
+    if (auto lane = elect_one()) (void)arch::atom_add_shared_cluster(counter, 0, 0);
+    if constexpr (!Bug) arch::cluster_sync();
+    if (auto lane = elect_one())
+      arch::st_global_b32(out + arch::cta_idx() * kLanes, arch::ld_shared(counter));
+    if constexpr (Bug) arch::cluster_sync();
+  } else {
+    arch::cluster_sync();
+  }
+  arch::cluster_sync();
+}
+
+// --- cases -------------------------------------------------------------------
+
+enum class Kernel { kExchange, kPush, kGather, kTickets };
+
+template <Kernel K, bool Bug>
+class DsmemCase : public verify::Sm90Case {
+ public:
+  verify::Sm100Launch setup(verify::Gpu& gpu, const verify::CaseConfig& cfg,
+                            verify::Rng& /*rng*/) override {
+    const bool any_size = K == Kernel::kExchange || K == Kernel::kTickets;
+    cluster_ = any_size ? static_cast<uint32_t>(cfg.get_in("cluster", 2, 2, 4)) : 2;
+    if (cluster_ != 2 && cluster_ != 4) throw std::invalid_argument("cluster must be 2 or 4");
+    ctas_ = static_cast<uint32_t>(cfg.get_in("ctas", 2 * cluster_, cluster_, 64));
+    if (ctas_ % cluster_ != 0) throw std::invalid_argument("ctas must be a multiple of cluster");
+    out_ = gpu.gmem().allocate(uint64_t{ctas_} * kLanes * 4, "out");
+    verify::Sm100Launch l;
+    l.grid = static_cast<int>(ctas_);
+    l.cluster = static_cast<int>(cluster_);
+    l.warps = 1;
+    l.smem_bytes = 8 * 1024;
+    return l;
+  }
+  void kernel() override {
+    auto* out = reinterpret_cast<uint32_t*>(out_);
+    if constexpr (K == Kernel::kExchange) exchange<Bug>(out);
+    if constexpr (K == Kernel::kPush) push<Bug>(out);
+    if constexpr (K == Kernel::kGather) gather<Bug>(out);
+    if constexpr (K == Kernel::kTickets) tickets<Bug>(out);
+  }
+  std::string check(verify::Gpu& gpu) override {
+    const auto* out = reinterpret_cast<const uint32_t*>(gpu.gmem().host(out_));
+    auto expect = [&](uint32_t i, uint32_t want) -> std::string {
+      if (out[i] == want) return "";
+      return fmt::format("out[{}] = {}, expected {}", i, out[i], want);
+    };
+    for (uint32_t c = 0; c < ctas_; ++c) {
+      const uint32_t rank = c % cluster_, first = c - rank;
+      for (uint32_t l = 0; l < kLanes; ++l) {
+        std::string e;
+        if constexpr (K == Kernel::kExchange)
+          e = expect(c * kLanes + l, exchange_value(first + (rank + cluster_ - 1) % cluster_, l));
+        if constexpr (K == Kernel::kPush) {
+          if (c < ctas_ / 2) {
+            uint32_t sum = 0;
+            for (uint32_t k = 0; k < kMessages; ++k) sum += push_value(c, k, l);
+            e = expect(c * kLanes + l, sum);
+          }
+        }
+        if constexpr (K == Kernel::kGather) {
+          if (l == 0) {
+            uint32_t sum = 0;
+            for (uint32_t i = 0; i < kLanes; ++i) sum += table_value(first, i);
+            e = expect(c * kLanes, sum);
+          }
+        }
+        if constexpr (K == Kernel::kTickets) {
+          if (l == 0 && rank == 0) e = expect(c * kLanes, cluster_ * (cluster_ + 1) / 2);
+        }
+        if (!e.empty()) return e;
+      }
+    }
+    return "";
+  }
+
+ private:
+  uint32_t cluster_ = 2, ctas_ = 4;
+  uint64_t out_ = 0;
+};
+
+#define SK_DSMEM_CASE(Alias, K, Bug, name, what) \
+  using Alias = DsmemCase<Kernel::K, Bug>;          \
+  SK_VERIFY_SM100_CASE(Alias, "corpus_dsmem." name, what)
+
+SK_DSMEM_CASE(ExchangeFixed, kExchange, false, "exchange_fixed",
+              "each CTA stores into the next rank's inbox before the cluster barrier");
+SK_DSMEM_CASE(StoreAfterArrive, kExchange, true, "store_after_arrive",
+              "the DSMEM stores come between barrier.cluster.arrive and wait");
+SK_DSMEM_CASE(PushFixed, kPush, false, "push_fixed",
+              "a producer CTA streams into a ring in its peer, signalled with .release.cluster");
+SK_DSMEM_CASE(CtaScopeArrive, kPush, true, "cta_scope_arrive",
+              "the producer signals its DSMEM stores with a CTA-scope remote arrive");
+SK_DSMEM_CASE(GatherFixed, kGather, false, "gather_fixed",
+              "a CTA loads its peer's table through DSMEM; both meet the cluster barrier at exit");
+SK_DSMEM_CASE(ExitWhileRead, kGather, true, "exit_while_read",
+              "the table's owner exits while its peer still loads it");
+SK_DSMEM_CASE(TicketsFixed, kTickets, false, "tickets_fixed",
+              "every CTA adds into rank 0's counter; rank 0 reads it after the cluster barrier");
+SK_DSMEM_CASE(ReadBeforePeers, kTickets, true, "read_before_peers",
+              "rank 0 reads the counter before the cluster barrier that orders its peers' adds");
+
+}  // namespace
+}  // namespace sk::corpus

@@ -157,12 +157,26 @@ void arrive_cluster(uint64_t* bar, uint32_t cta_rank, sim::Scope scope, const ch
   }
   // The release is the warp's, in program order; the arrival lands on the
   // peer's barrier after the SM-to-SM latency.
+  // In a trace, a flow runs from the issuing CTA to the waiter it wakes.
   const sim::Warp* from = &w;
+  auto& tr = gpu().engine().trace();
   for (int i = 0; i < w.active_count(); ++i) {
     if (sim::Observer* obs = gpu().obs())
       obs->release_at(w, peer->id, static_cast<uint64_t>(off), scope);
-    gpu().engine().at(local_now(w) + gpu().params().dsmem_latency,
-                      [peer, b, from] { mbar::arrive_remote(gpu(), *peer, *b, from); });
+    uint64_t flow = 0;
+    if (cta.traced) {
+      flow = tr.new_flow();
+      const Cycle now = local_now(w);
+      tr.slice(sim::TraceSlice{gpu().engine_track(cta, "remote arrives", 70), now, now,
+                               fmt::format("arrive -> CTA {} {}", peer->id,
+                                           b->name.empty() ? std::string("mbarrier") : b->name),
+                               {},
+                               flow,
+                               0});
+    }
+    gpu().engine().at(local_now(w) + gpu().params().dsmem_latency, [peer, b, from, flow] {
+      mbar::arrive_remote(gpu(), *peer, *b, from, flow);
+    });
   }
 }
 }  // namespace

@@ -264,11 +264,11 @@ void arrive_async(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow, const char* op
   maybe_complete(gpu, b, flow);
 }
 
-void arrive_remote(Gpu& gpu, Cta& cta, Mbarrier& b, const sim::Warp* from) {
+void arrive_remote(Gpu& gpu, Cta& cta, Mbarrier& b, const sim::Warp* from, uint64_t flow) {
   if (!b.valid) return;
   if (!take_arrival(gpu, cta, b, "mbarrier.arrive.shared::cluster", nullptr)) return;
   b.last_warp = from;
-  maybe_complete(gpu, b, 0);
+  maybe_complete(gpu, b, flow);
 }
 
 void report_overwrite(Gpu& gpu, Cta& cta, uint64_t off, uint64_t bytes, const char* op,

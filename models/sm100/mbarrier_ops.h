@@ -38,7 +38,8 @@ void arrive_async(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow, const char* op
                   std::span<const sim::OpId> covered);
 // A remote arrive (mbarrier.arrive.shared::cluster) issued by warp `from`
 // of a cluster peer, landing now on barrier `b` of `cta`.
-void arrive_remote(Gpu& gpu, Cta& cta, Mbarrier& b, const sim::Warp* from);
+// `flow` (0: none) is the trace flow from the issuer's arrive slice.
+void arrive_remote(Gpu& gpu, Cta& cta, Mbarrier& b, const sim::Warp* from, uint64_t flow = 0);
 // A TMA load that will complete_tx on `b` was issued.
 void load_issued(Mbarrier& b, const Loc& loc, int issuing_cta);
 // Async-agent side (TMA): decrements tx-count on barrier `b` of `cta`.

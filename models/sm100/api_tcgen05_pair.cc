@@ -273,25 +273,8 @@ void tcgen05_commit_pair_multicast(uint64_t* bar, uint16_t cta_mask, const Loc& 
     const uint32_t r = (cta.cluster_rank + k) % 16;
     if (((cta_mask >> r) & 1u) == 0) continue;
     Cta* c = gpu().peer(cta, r);
-    Mbarrier* b = c->find_barrier(static_cast<uint32_t>(off));
-    if (sim::Observer* obs = gpu().obs())
-      obs->sync_use_at(w, c->id, static_cast<uint64_t>(off), kOp,
-                       b != nullptr ? std::string_view(b->name) : std::string_view(), loc);
-    if (c->exited) {
-      gpu().finding("cluster", "cluster.peer_exited",
-                    fmt::format("{} by CTA {} arrives on CTA {} (rank {}), which has exited", kOp,
-                                cta.id, c->id, r),
-                    loc);
-      return;
-    }
-    if (b == nullptr || !b->valid) {
-      gpu().finding("mbarrier", "mbarrier.use_before_init",
-                    fmt::format("{} by CTA {} arrives on shared-memory offset {} of CTA {} (rank "
-                                "{}), which holds no initialised mbarrier",
-                                kOp, cta.id, static_cast<long>(off), c->id, r),
-                    loc);
-      return;
-    }
+    Mbarrier* b = mbar::peer_barrier(gpu(), cta, *c, off, kOp, "arrives on", loc);
+    if (b == nullptr) return;
     dests.push_back(tc::CommitDest{c, b});
   }
   tc::commit(w, cta, dests, loc);

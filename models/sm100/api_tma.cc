@@ -127,27 +127,8 @@ std::vector<tma::LoadDest> multicast_dests(Cta& cta, uint64_t* bar, uint16_t mas
   for (uint32_t r = 0; r < 16; ++r) {
     if (((mask >> r) & 1u) == 0) continue;
     Cta* peer = gpu().peer(cta, r);
-    Mbarrier* b = peer->find_barrier(static_cast<uint32_t>(off));
-    if (sim::Observer* obs = gpu().obs())
-      obs->sync_use_at(gpu().warp(), peer->id, static_cast<uint64_t>(off), op,
-                       b != nullptr ? std::string_view(b->name) : std::string_view(), loc);
-    if (peer->exited) {
-      gpu().finding("cluster", "cluster.peer_exited",
-                    fmt::format("{} by CTA {} multicasts into CTA {} (rank {}), which has exited: "
-                                "a CTA must not exit while a peer may still write its shared "
-                                "memory (a cluster barrier before exit)",
-                                op, cta.id, peer->id, r),
-                    loc);
-      return {};
-    }
-    if (b == nullptr || !b->valid) {
-      gpu().finding("mbarrier", "mbarrier.use_before_init",
-                    fmt::format("{} by CTA {} completes on shared-memory offset {} of CTA {} (rank "
-                                "{}), which holds no initialised mbarrier",
-                                op, cta.id, static_cast<long>(off), peer->id, r),
-                    loc);
-      return {};
-    }
+    Mbarrier* b = mbar::peer_barrier(gpu(), cta, *peer, off, op, "multicasts into", loc);
+    if (b == nullptr) return {};
     dests.push_back(tma::LoadDest{peer, b});
   }
   return dests;
@@ -170,25 +151,8 @@ std::vector<tma::LoadDest> pair_dest(Cta& cta, uint64_t* bar, uint32_t bar_rank,
   }
   const int64_t off = mbar::barrier_offset(gpu(), bar, op, loc);
   if (off < 0) return {};
-  Mbarrier* b = bc->find_barrier(static_cast<uint32_t>(off));
-  if (sim::Observer* obs = gpu().obs())
-    obs->sync_use_at(gpu().warp(), bc->id, static_cast<uint64_t>(off), op,
-                     b != nullptr ? std::string_view(b->name) : std::string_view(), loc);
-  if (bc->exited) {
-    gpu().finding("cluster", "cluster.peer_exited",
-                  fmt::format("{} by CTA {} completes on a barrier of CTA {}, which has exited", op,
-                              cta.id, bc->id),
-                  loc);
-    return {};
-  }
-  if (b == nullptr || !b->valid) {
-    gpu().finding("mbarrier", "mbarrier.use_before_init",
-                  fmt::format("{} by CTA {} completes on shared-memory offset {} of CTA {} (rank "
-                              "{}), which holds no initialised mbarrier",
-                              op, cta.id, static_cast<long>(off), bc->id, bar_rank),
-                  loc);
-    return {};
-  }
+  Mbarrier* b = mbar::peer_barrier(gpu(), cta, *bc, off, op, "completes on", loc);
+  if (b == nullptr) return {};
   return {tma::LoadDest{&cta, b, bc}};
 }
 

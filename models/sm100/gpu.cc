@@ -387,7 +387,7 @@ void Gpu::classify_deadlock(sim::Finding& f) {
   // A 2-SM allocation one CTA of the pair made and its peer never will (the
   // peer's allocating warp is blocked elsewhere, or skips the allocation).
   for (auto& cta : ctas_) {
-    if (!cta || cta->tmem.pair_request == 0 || false) continue;
+    if (!cta || cta->tmem.pair_request == 0) continue;
     const Cta* mate = peer(*cta, cta->cluster_rank ^ 1u);
     f.cls = "deadlock";
     f.rule = "deadlock.pair_alloc";

@@ -264,6 +264,33 @@ void arrive_async(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow, const char* op
   maybe_complete(gpu, b, flow);
 }
 
+Mbarrier* peer_barrier(Gpu& gpu, const Cta& issuer, Cta& target, int64_t off, const char* op,
+                       const char* verb, const Loc& loc) {
+  Mbarrier* b = target.find_barrier(static_cast<uint32_t>(off));
+  if (sim::Observer* obs = gpu.obs())
+    obs->sync_use_at(gpu.warp(), target.id, static_cast<uint64_t>(off), op,
+                     b != nullptr ? std::string_view(b->name) : std::string_view(), loc);
+  if (target.exited) {
+    gpu.finding("cluster", "cluster.peer_exited",
+                fmt::format("{} by CTA {} {} CTA {} (rank {}), which has exited: a CTA must not "
+                            "exit while a peer may still write its shared memory or arrive on "
+                            "its barriers (a cluster barrier before exit)",
+                            op, issuer.id, verb, target.id, target.cluster_rank),
+                loc);
+    return nullptr;
+  }
+  if (b == nullptr || !b->valid) {
+    gpu.finding("mbarrier", "mbarrier.use_before_init",
+                fmt::format("{} by CTA {} {} shared-memory offset {} of CTA {} (rank {}), which "
+                            "holds no initialised mbarrier",
+                            op, issuer.id, verb, static_cast<long>(off), target.id,
+                            target.cluster_rank),
+                loc);
+    return nullptr;
+  }
+  return b;
+}
+
 void arrive_remote(Gpu& gpu, Cta& cta, Mbarrier& b, const sim::Warp* from, uint64_t flow) {
   if (!b.valid) return;
   if (!take_arrival(gpu, cta, b, "mbarrier.arrive.shared::cluster", nullptr)) return;

@@ -38,6 +38,15 @@ void arrive_async(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow, const char* op
                   std::span<const sim::OpId> covered);
 // A remote arrive (mbarrier.arrive.shared::cluster) issued by warp `from`
 // of a cluster peer, landing now on barrier `b` of `cta`.
+// The initialised barrier at SMEM offset `off` of `target`, a CTA of the
+// issuer's cluster that an async operation `op` of `issuer` signals (a
+// multicast load, a 2-SM load or commit), with its use reported to the
+// observer; null after a finding when `target` has exited
+// (cluster.peer_exited) or holds no initialised barrier there
+// (mbarrier.use_before_init). `verb` says what op does to it ("multicasts
+// into").
+Mbarrier* peer_barrier(Gpu& gpu, const Cta& issuer, Cta& target, int64_t off, const char* op,
+                       const char* verb, const Loc& loc);
 // `flow` (0: none) is the trace flow from the issuer's arrive slice.
 void arrive_remote(Gpu& gpu, Cta& cta, Mbarrier& b, const sim::Warp* from, uint64_t flow = 0);
 // A TMA load that will complete_tx on `b` was issued.

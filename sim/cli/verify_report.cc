@@ -18,10 +18,12 @@ std::string replay_command(const RunArgs& in) {
 
 std::string verify_header(const RunArgs& in) {
   const sim::MatmulRequest& base = in.q;
-  return fmt::format("verify {} on {}: M={} N={} K={}, tile 128x{}, {} stages{}; seeds {}..{}\n",
-                     in.problem.family->display_name(), base.arch, base.m,
-                     base.n, base.k, base.tile_n, base.stages, base.clc ? ", CLC scheduler" : "",
-                     base.seed, base.seed + in.schedules - 1);
+  // The SM100 2-SM kernel's tile is a CTA pair's.
+  const bool pair = base.arch == "sm100" && base.cluster_m * base.cluster_n > 1;
+  return fmt::format("verify {} on {}: M={} N={} K={}, tile {}x{}{}, {} stages{}; seeds {}..{}\n",
+                     in.problem.family->display_name(), base.arch, base.m, base.n, base.k,
+                     pair ? 256 : 128, base.tile_n, pair ? " per CTA pair" : "", base.stages,
+                     base.clc ? ", CLC scheduler" : "", base.seed, base.seed + in.schedules - 1);
 }
 
 int verify_exit_code(const verify::ExploreReport& rep) {

@@ -1,12 +1,14 @@
 // tensor_core.h: what the tcgen05 model files share (api_tcgen05.cc for
-// alloc/ld/kind::f16 MMA, api_tcgen05_block_scale.cc for the block-scaled
-// MMA and tcgen05.cp); not part of the API.
+// alloc/ld/kind::f16 MMA and commit, api_tcgen05_block_scale.cc for the
+// block-scaled MMA and tcgen05.cp, api_tcgen05_pair.cc for the 2-SM forms);
+// not part of the API.
 //
 // Invariants: a CTA's tensor core runs its instructions one at a time in
 // issue order (cta.tc_free), each occupying it for its issue interval and
-// delivering its result umma_latency_extra cycles later; every instruction's
+// delivering its result umma_latency_extra cycles later (a 2-SM MMA occupies
+// both CTAs' tensor cores from the same cycle); every instruction's
 // completion raises the issuing warp's tcgen05_done, which tcgen05.commit
-// waits for. TMEM cells are addressed as the race detector sees them (lane
+// waits for; a CTA's tcgen05 ops use one cta_group. TMEM cells are addressed as the race detector sees them (lane
 // quarter * kTmemQuarterStride + column).
 #pragma once
 

@@ -14,6 +14,8 @@
 #   RUNS=20             timed launches per configuration (the median is reported)
 #   CLUSTERS=1x1,2x1,1x2  the cluster shapes (gemm_bench --clusters)
 #   GEMM_BENCH=...      a gemm_bench already built (else one is built here)
+#   EPILOGUE=tma        run every configuration with the TMA-store epilogue
+#                       (gemm_bench --tma-epilogue; shapes then end in _et)
 # A cluster shape whose check (257x199x72, every configuration) fails or hangs
 # (RUN_TIMEOUT_S=30) is left out of the rounds, and said so. Each gemm_bench run
 # of the rounds is limited to SHAPE_TIMEOUT_S=120 (exit 124: a hang, logged).
@@ -69,7 +71,7 @@ keep=()
 { echo "# $board"; echo "$header"; } >"$out/cluster_check.csv"
 for c in "${wanted[@]}"; do
   timeout "${RUN_TIMEOUT_S:-30}" "$bin" --m 257 --n 199 --k 72 --all --runs 3 --cluster "$c" \
-    >>"$out/cluster_check.csv"
+    ${EPILOGUE:+$([ "$EPILOGUE" = tma ] && echo --tma-epilogue)} >>"$out/cluster_check.csv"
   s=$?
   if [ "$s" -eq 0 ]; then
     keep+=("$c")
@@ -82,6 +84,8 @@ echo "checked at $(elapsed) s: keeping ${keep[*]:-none}"
 if [ "${#keep[@]}" -eq 0 ]; then exit 1; fi
 list=$(IFS=,; echo "${keep[*]}")
 
+epilogue=""
+[ "${EPILOGUE:-regs}" = tma ] && epilogue=--tma-epilogue
 shapes=("4096 4096 4096" "8192 8192 8192" "3072 3072 3072" "6144 6144 6144"
         "4000 3000 2048" "1000 8192 4096" "8192 1000 4096" "2500 2500 2500")
 { echo "# $board"; echo "round,$header"; } >"$out/cluster_gemm.csv"
@@ -97,7 +101,7 @@ for round in $(seq "${ROUNDS:-2}"); do
     fi
     set -- $shape
     timeout "${SHAPE_TIMEOUT_S:-120}" "$bin" --m "$1" --n "$2" --k "$3" --all --clusters "$list" \
-      --runs "${RUNS:-20}" | sed "s/^/$round,/" >>"$out/cluster_gemm.csv"
+      --runs "${RUNS:-20}" ${epilogue} | sed "s/^/$round,/" >>"$out/cluster_gemm.csv"
     s=${PIPESTATUS[0]}
     if [ "$s" -ne 0 ]; then
       echo "round $round, $shape: gemm_bench exit status $s (124: hang)"

@@ -41,7 +41,8 @@
 // kernel run in clusters of two CTAs that compute one 256 x BN tile with the
 // pair's MMA: each CTA loads its 128 rows of A and BN / 2 rows of B (B's
 // tensor map has boxes of BN / 2 rows), holds its 128 x BN accumulator in
-// its own TMEM and stores it. Static scheduler, no residual.
+// its own TMEM and stores it. Either scheduler (with CLC one pair per block
+// of tiles is launched and the pairs cancel whole pairs); no residual.
 #pragma once
 
 #include <string>
@@ -134,8 +135,8 @@ struct Sm100MatmulConfig {
     static_assert(!(kClc && Residual_), "the fused residual is instantiated with the static scheduler");
     static_assert(!Batched_ || (std::is_same_v<ALoader_, TmaTileLoader> && !Residual_),
                   "a batched GEMM loads A by TMA and has no residual");
-    static_assert(!kPair || (!kClc && !Residual_ && std::is_same_v<ALoader_, TmaTileLoader>),
-                  "the 2-SM kernel loads A by TMA, with the static scheduler and no residual");
+    static_assert(!kPair || (!Residual_ && std::is_same_v<ALoader_, TmaTileLoader>),
+                  "the 2-SM kernel loads A by TMA and has no residual");
   }
 
   static std::string name() {

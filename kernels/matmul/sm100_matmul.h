@@ -243,7 +243,10 @@ struct Sm100Matmul {
 
   SK_DEVICE static void schedule(const Params& p, Smem& s, const WorkPipe& work) {
     arch::annotate_role("scheduler");
-    if constexpr (Cfg::kClc) {
+    if constexpr (Cfg::kClc && kPair) {
+      ClcScheduler sched(tiles_m(p.m), tiles_n(p.n), batches(p), &s.clc, ClcScheduler::PairTag{});
+      publish(work, [&sched](uint32_t) { return sched.next(); });
+    } else if constexpr (Cfg::kClc) {
       ClcScheduler sched(tiles_m(p.m), tiles_n(p.n), batches(p), &s.clc);
       publish(work, [&sched](uint32_t) { return sched.next(); });
     } else if constexpr (kPair) {

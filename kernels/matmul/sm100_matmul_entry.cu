@@ -29,6 +29,11 @@ using Cfg128x256Bf16Clc = Batched<256, 4, sk::bf16_t, sk::ClcScheduler>;
 using Cfg256x256Bf16Pair = sk::Sm100MatmulConfig<128, 256, 64, 6, sk::bf16_t,
                                                  sk::StaticPersistentScheduler, sk::TmaTileLoader,
                                                  false, sk::Bf16PairMainloop, true>;
+// The same on the CLC scheduler: one pair per 256 x 256 block, pairs cancel
+// whole pairs (multicast try_cancel).
+using Cfg256x256Bf16PairClc = sk::Sm100MatmulConfig<128, 256, 64, 6, sk::bf16_t, sk::ClcScheduler,
+                                                    sk::TmaTileLoader, false, sk::Bf16PairMainloop,
+                                                    true>;
 
 constexpr int kThreads = 32 * static_cast<int>(sk::kSm100MatmulWarps);
 static_assert(kThreads == 224, "the entry points' launch bounds assume 7 warps");
@@ -61,6 +66,12 @@ __global__ __cluster_dims__(2, 1, 1) __launch_bounds__(224, 1) void
 sm100_matmul_bf16_256x256x64_s6_bf16out_2sm(
     const __grid_constant__ sk::Sm100Matmul<Cfg256x256Bf16Pair>::Params p) {
   sk::Sm100Matmul<Cfg256x256Bf16Pair>::run(p);
+}
+
+__global__ __cluster_dims__(2, 1, 1) __launch_bounds__(224, 1) void
+sm100_matmul_bf16_256x256x64_s6_bf16out_clc_2sm(
+    const __grid_constant__ sk::Sm100Matmul<Cfg256x256Bf16PairClc>::Params p) {
+  sk::Sm100Matmul<Cfg256x256Bf16PairClc>::run(p);
 }
 
 }  // extern "C"

@@ -14,6 +14,15 @@
 // try_cancel, so a CTA claims a tile only once the previous one is being
 // loaded (as CUTLASS's and Modular's CLC throttle pipelines do).
 //
+// Pairs (the 2-SM kernel, clusters of two, launched with one cluster per 2 x 1
+// block of tiles; PairTag constructor): the leader's scheduler issues the
+// multicast try_cancel, whose response cancels a whole pending pair and lands
+// in both CTAs; each CTA posts expect_tx on its own response barrier, decodes
+// the same response into its rank's tile of the block
+// (kernels/sched/cluster_shape.h), and the peer then tells the leader it has
+// read it (a remote arrive on the leader's `consumed` barrier), which the
+// leader waits for before its next request overwrites the peer's copy.
+//
 // Invariants: one try_cancel in flight per CTA, issued by one lane after
 // arrive.expect_tx(16) on the response barrier; the response is decoded only
 // after the wait on that barrier, and fence.proxy.async orders the decoding
@@ -28,6 +37,7 @@
 #include "kernels/core/platform.h"
 #include "kernels/pipeline/mbarrier_backend.h"
 #include "kernels/pipeline/tile_pipeline.h"
+#include "kernels/sched/cluster_shape.h"
 #include "kernels/sched/static_persistent_scheduler.h"
 
 namespace sk {
@@ -45,8 +55,10 @@ class ClcScheduler {
   struct Storage {
     alignas(16) uint8_t response[kResponseBytes];
     uint64_t response_bar;  // complete_tx of the response; one arrival (the issuer)
+    uint64_t consumed_bar;  // pairs, leader: the peer has read the response (one arrival)
     MbarrierBackend<kThrottleStages>::Storage throttle;
   };
+  struct PairTag {};
 
   // Initialises the barriers. Lane: one, with the kernel's other barrier
   // initialisation (before fence_mbarrier_init and the CTA barrier).
@@ -54,12 +66,21 @@ class ClcScheduler {
     const arch::Caller caller(site);
     arch::mbarrier_init(&s->response_bar, 1);
     arch::annotate_barrier(&s->response_bar, "clc.response", -1);
+    arch::mbarrier_init(&s->consumed_bar, 1);
+    arch::annotate_barrier(&s->consumed_bar, "clc.consumed", -1);
     Throttle::init(&s->throttle, 1, 1, "clc_throttle");
   }
 
   SK_DEVICE ClcScheduler(uint32_t tiles_m, uint32_t tiles_n, uint32_t batches, Storage* s)
       : tiles_m_(tiles_m), tiles_n_(tiles_n), batches_(batches), s_(s), throttle_(&s->throttle, NoPayload{}),
         started_(throttle_.consumer()) {}
+  // A CTA pair's scheduler (either CTA; see above). Call inside a launch with
+  // clusters of two.
+  SK_DEVICE ClcScheduler(uint32_t tiles_m, uint32_t tiles_n, uint32_t batches, Storage* s, PairTag)
+      : ClcScheduler(tiles_m, tiles_n, batches, s) {
+    pair_ = true;
+    rank_ = arch::cluster_ctarank();
+  }
   ClcScheduler(const ClcScheduler&) = delete;
   ClcScheduler& operator=(const ClcScheduler&) = delete;
 
@@ -72,16 +93,28 @@ class ClcScheduler {
     }
     auto signal = started_.acquire();  // the load warp started the previous item
     std::move(signal).release();
+    const bool leads = !pair_ || rank_ % 2 == 0;
+    if (pair_ && leads && requests_ > 0) {
+      // The peer has read the previous response (its copy is ours to rewrite).
+      while (!arch::mbarrier_try_wait_parity(&s_->consumed_bar, (requests_ - 1) & 1)) {
+      }
+    }
     if (auto lane = elect_one()) {
       arch::mbarrier_arrive_expect_tx(&s_->response_bar, kResponseBytes);
-      arch::clc_try_cancel(s_->response, &s_->response_bar);
+      if (!pair_)
+        arch::clc_try_cancel(s_->response, &s_->response_bar);
+      else if (leads)
+        arch::clc_try_cancel_multicast(s_->response, &s_->response_bar);
     }
     while (!arch::mbarrier_try_wait_parity(&s_->response_bar, parity_)) {
     }
     parity_ ^= 1;
+    ++requests_;
     const bool canceled = arch::clc_is_canceled(s_->response);
     const uint32_t cta = canceled ? arch::clc_first_ctaid_x(s_->response) : 0;
     arch::fence_proxy_async_shared();
+    if (pair_ && !leads && canceled)
+      if (auto lane = elect_one()) arch::mbarrier_arrive_cluster(&s_->consumed_bar, rank_ & ~1u);
     return canceled ? tile(cta) : WorkInfo{0, 0, 0, 0};
   }
 
@@ -105,7 +138,13 @@ class ClcScheduler {
   };
 
  private:
-  SK_DEVICE WorkInfo tile(uint32_t t) const { return tile_work(t, tiles_m_, tiles_n_, batches_); }
+  // The work of CTA `t` of the grid: its tile, or in a pair its rank's tile of
+  // its cluster's block.
+  SK_DEVICE WorkInfo tile(uint32_t t) const {
+    if (pair_)
+      return cluster_tile_work(t / 2, tiles_m_, tiles_n_, batches_, 1, ClusterShape{2, 1}, rank_);
+    return tile_work(t, tiles_m_, tiles_n_, batches_);
+  }
 
   uint32_t tiles_m_, tiles_n_, batches_;
   Storage* s_;
@@ -113,6 +152,9 @@ class ClcScheduler {
   Throttle::Consumer started_;
   bool first_ = true;
   uint32_t parity_ = 0;
+  bool pair_ = false;
+  uint32_t rank_ = 0;
+  uint32_t requests_ = 0;  // try_cancel responses this CTA has decoded
 };
 
 }  // namespace sk

@@ -113,6 +113,10 @@ void red_add_shared_cluster(uint32_t* local_ptr, uint32_t cta_rank, uint32_t v, 
 
 // Cluster launch control (api_clc.cc): cancel a pending CTA and take its work.
 void clc_try_cancel(void* response, uint64_t* bar, const Loc& loc);
+// .multicast::cluster::all: the response goes to every CTA of the issuer's
+// cluster (same offsets), and a cluster launch's whole pending cluster is
+// cancelled.
+void clc_try_cancel_multicast(void* response, uint64_t* bar, const Loc& loc);
 bool clc_is_canceled(const void* response, const Loc& loc);
 uint32_t clc_first_ctaid_x(const void* response, const Loc& loc);
 

@@ -1,5 +1,8 @@
-// api_clc.cc: cluster launch control for clusters of one CTA (PTX ISA
-// clusterlaunchcontrol.try_cancel and clusterlaunchcontrol.query_cancel).
+// api_clc.cc: cluster launch control (PTX ISA clusterlaunchcontrol.try_cancel
+// and clusterlaunchcontrol.query_cancel). In a cluster launch a request
+// cancels a whole pending cluster (its first CTA's id is the response's), and
+// the .multicast::cluster::all form writes the response to every CTA of the
+// issuer's cluster, completing the barrier at the same offset in each.
 //
 // try_cancel is an async agent, like a TMA load: at issue it atomically takes
 // the lowest pending CTA id of the grid (Gpu::cancel_pending; -1 when none is
@@ -19,6 +22,8 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "models/sm100/api.h"
 #include "models/sm100/api_common.h"
@@ -60,15 +65,31 @@ bool read_response(const void* response, const char* op, const Loc& loc, uint32_
 }
 }  // namespace
 
-void clc_try_cancel(void* response, uint64_t* bar, const Loc& loc) {
+namespace {
+// try_cancel, its response to the issuer or (multicast) to every CTA of its
+// cluster.
+void try_cancel(void* response, uint64_t* bar, bool multicast, const Loc& loc) {
   // Takes a CTA from the grid, which every SM sees: acts at the warp's time.
+  static constexpr const char* kOp = "clusterlaunchcontrol.try_cancel";
   sim::Warp& w = issue(loc);
   Cta& cta = gpu().cta_of_current();
-  const int64_t off = response_offset(response, "clusterlaunchcontrol.try_cancel", loc);
+  const int64_t off = response_offset(response, kOp, loc);
   Mbarrier* b = mbar::checked(gpu(), bar, "clusterlaunchcontrol.try_cancel complete_tx", loc);
   if (off < 0 || b == nullptr) return;
-  mbar::check_overwrite(gpu(), cta, static_cast<uint64_t>(off), kResponseBytes,
-                        "clusterlaunchcontrol.try_cancel (its response)", loc);
+  // Where the response lands: this CTA, or each CTA of the cluster.
+  std::vector<std::pair<Cta*, Mbarrier*>> dests{{&cta, b}};
+  if (multicast)
+    for (uint32_t r = 0; r < static_cast<uint32_t>(gpu().cluster_size()); ++r) {
+      Cta* c = gpu().peer(cta, r);
+      if (c == &cta) continue;
+      Mbarrier* cb = mbar::peer_barrier(gpu(), cta, *c, mbar::barrier_offset(gpu(), bar, kOp, loc),
+                                        kOp, "sends its response to", loc);
+      if (cb == nullptr) return;
+      dests.emplace_back(c, cb);
+    }
+  for (auto& [c, cb] : dests)
+    mbar::check_overwrite(gpu(), *c, static_cast<uint64_t>(off), kResponseBytes,
+                          "clusterlaunchcontrol.try_cancel (its response)", loc);
   if (cta.clc_failed == 1) {
     cta.clc_failed = 2;
     gpu().finding("clc", "clc.try_cancel_after_failure",
@@ -101,13 +122,33 @@ void clc_try_cancel(void* response, uint64_t* bar, const Loc& loc) {
                                flow,
                                w.take_flow()});
     }
-    gpu().engine().at(done, [&cta, off, victim, b, flow, op] {
-      const uint32_t words[4] = {victim >= 0 ? 1u : 0u,
-                                 victim >= 0 ? static_cast<uint32_t>(victim) : 0u, 0, 0};
-      std::memcpy(cta.smem + off, words, kResponseBytes);
-      mbar::complete_tx(gpu(), cta, *b, kResponseBytes, flow, op);
-    });
+    for (auto& [c, cb] : dests) {
+      if (c != &cta)
+        if (sim::Observer* obs = gpu().obs()) {
+          const sim::Range r{static_cast<uint64_t>(off),
+                             static_cast<uint64_t>(off) + kResponseBytes};
+          obs->access_at(w, op, c->id, sim::Space::kSmem, {&r, 1}, true, sim::Proxy::kAsync,
+                         "CLC response", loc);
+        }
+      Cta* dc = c;
+      Mbarrier* db = cb;
+      gpu().engine().at(done, [dc, off, victim, db, flow = dc == &cta ? flow : 0, op] {
+        const uint32_t words[4] = {victim >= 0 ? 1u : 0u,
+                                   victim >= 0 ? static_cast<uint32_t>(victim) : 0u, 0, 0};
+        std::memcpy(dc->smem + off, words, kResponseBytes);
+        mbar::complete_tx(gpu(), *dc, *db, kResponseBytes, flow, op);
+      });
+    }
   }
+}
+}  // namespace
+
+void clc_try_cancel(void* response, uint64_t* bar, const Loc& loc) {
+  try_cancel(response, bar, false, loc);
+}
+
+void clc_try_cancel_multicast(void* response, uint64_t* bar, const Loc& loc) {
+  try_cancel(response, bar, true, loc);
 }
 
 bool clc_is_canceled(const void* response, const Loc& loc) {

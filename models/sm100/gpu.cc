@@ -212,13 +212,12 @@ void Gpu::start_cta(int id, int sm) {
 }
 
 int Gpu::cancel_pending() {
-  if (cluster_size_ > 1)
-    throw std::runtime_error(
-        "clusterlaunchcontrol.try_cancel in a cluster launch is not modelled (it cancels whole "
-        "clusters)");
+  // In a cluster launch the pending CTAs go by whole clusters.
   if (next_pending_ >= num_ctas()) return -1;
-  ++cancelled_;
-  return next_pending_++;
+  const int first = next_pending_;
+  next_pending_ += cluster_size_;
+  cancelled_ += cluster_size_;
+  return first;
 }
 
 void Gpu::check_bulk_groups_at_exit(Cta& cta, const sim::Warp& w) {

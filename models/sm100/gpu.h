@@ -348,7 +348,8 @@ class Gpu {
   // SMs the launch occupies: min(grid, num_sms), or the clusters' SMs.
   int sms_used() const { return sms_used_; }
   // clusterlaunchcontrol.try_cancel: removes and returns the lowest pending
-  // CTA id, or -1 when every CTA has started or been cancelled.
+  // CTA id (in a cluster launch, the lowest pending cluster, by its first
+  // CTA), or -1 when every CTA has started or been cancelled.
   int cancel_pending();
   int cancelled() const { return cancelled_; }
 

@@ -7,8 +7,9 @@
 //       allocating the operands and encoding Kernel::Params p, the race
 //       detector, a launch of C::kWarps warps per CTA on min(tiles, SMs) CTAs
 //       (one per tile with the CLC scheduler; for a clustered kernel, as
-//       many of its clusters as fit, or one per block of tiles, launched
-//       with its cluster size), the run to q.max_cycles, the
+//       many of its clusters as fit, or one per block of tiles, and with CLC
+//       one per block, launched with its cluster size), the run to
+//       q.max_cycles, the
 //       summary, check(gpu, buffers, status) in functional mode, and the
 //       --trace and --timeline files.
 //
@@ -80,7 +81,7 @@ RunResult simulate_sm100_at(const MatmulRequest& q, const Sm100Launch& launch, S
       const uint64_t blocks = Kernel::blocks(q.m, q.n, Kernel::batches(p));
       const auto fit = static_cast<uint64_t>(
           models::sm100::Gpu::max_active_clusters(gpu.params(), cluster));
-      grid = static_cast<int>(std::min(blocks, fit)) * cluster;
+      grid = static_cast<int>(C::kClc ? blocks : std::min(blocks, fit)) * cluster;
     }
   }
   const std::string err = gpu.launch(grid, static_cast<int>(C::kWarps), C::kSmemBytes,

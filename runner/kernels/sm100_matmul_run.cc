@@ -88,8 +88,6 @@ std::string validate_sm100_matmul(const MatmulRequest& q) {
       return fmt::format("--cluster {}x{}: the SM100 matmul runs in clusters of 2x1 only (the "
                          "2-SM kernel: a pair of CTAs per 256 x {} tile, tcgen05 cta_group::2)",
                          q.cluster_m, q.cluster_n, q.tile_n);
-    if (q.clc)
-      return "--cluster 2x1 with --scheduler clc: the 2-SM kernel uses the static scheduler";
     if (q.a_mn_major || q.b_mn_major)
       return "--cluster 2x1: the 2-SM kernel takes K-major operands only (--layout-a row, "
              "--layout-b col)";
@@ -114,6 +112,10 @@ std::string validate_sm100_matmul(const MatmulRequest& q) {
       pair ? 2 * std::min<uint64_t>(pair_blocks, static_cast<uint64_t>(Gpu::max_active_clusters(
                                                      params_of(q), 2)))
            : std::min<uint64_t>(tile_count(q), static_cast<uint64_t>(params_of(q).num_sms));
+  if (q.clc && pair && 2 * pair_blocks > kMaxClcGrid)
+    return fmt::format("--scheduler clc launches a CTA pair per 256-row block: {} CTAs exceed "
+                       "the {} the model launches; use larger tiles or --scheduler static",
+                       2 * pair_blocks, kMaxClcGrid);
   for (const int cta : q.timeline_path.empty() ? std::vector<int>{} : q.timeline_ctas)
     if (cta >= 0 && static_cast<uint64_t>(cta) >= grid)
       return q.clc ? fmt::format("--timeline-cta {} is not one of the CTAs that start at launch "

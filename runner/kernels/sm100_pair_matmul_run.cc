@@ -8,12 +8,10 @@
 namespace sk::sim {
 namespace {
 
-template <int BN, int S, class OutT, bool F16>
+template <int BN, int S, class OutT, bool F16, class Sched>
 using PairCfg = std::conditional_t<
-    F16, Sm100MatmulConfig<128, BN, 64, S, OutT, StaticPersistentScheduler, TmaTileLoader, false,
-                           F16PairMainloop, true>,
-    Sm100MatmulConfig<128, BN, 64, S, OutT, StaticPersistentScheduler, TmaTileLoader, false,
-                      Bf16PairMainloop, true>>;
+    F16, Sm100MatmulConfig<128, BN, 64, S, OutT, Sched, TmaTileLoader, false, F16PairMainloop, true>,
+    Sm100MatmulConfig<128, BN, 64, S, OutT, Sched, TmaTileLoader, false, Bf16PairMainloop, true>>;
 
 }  // namespace
 
@@ -22,11 +20,14 @@ Sm100ConfigEntry sm100_pair_matmul_entry(const MatmulRequest& q) {
     return pick<2, 3, 4, 5, 6, 7, 8>(q.stages, [&](auto s) {
       return pick_out(q.out_f32, [&](auto out) {
         return pick_bool(q.in_f16, [&](auto f16) {
-          using C = PairCfg<bn(), s(), typename decltype(out)::type, f16()>;
-          if constexpr (C::kFits)
-            return Sm100ConfigEntry{&run_sm100_matmul_config<C>, C::kSmemBytes};
-          else
-            return Sm100ConfigEntry{nullptr, C::kSmemBytes};
+          return pick_bool(q.clc, [&](auto clc) {
+            using Sched = std::conditional_t<clc(), ClcScheduler, StaticPersistentScheduler>;
+            using C = PairCfg<bn(), s(), typename decltype(out)::type, f16(), Sched>;
+            if constexpr (C::kFits)
+              return Sm100ConfigEntry{&run_sm100_matmul_config<C>, C::kSmemBytes};
+            else
+              return Sm100ConfigEntry{nullptr, C::kSmemBytes};
+          });
         });
       });
     });

@@ -134,10 +134,9 @@ expect_usage_error "bf16" run "${MNK[@]}" --arch sm90 --tile-n 128 --out-dtype f
 expect_usage_error "needs --arch sm100" run "${MNK[@]}" --arch sm90 --tile-n 128 --scheduler clc
 expect_usage_error "--tile-group 4 needs --arch sm90" run "${MNK[@]}" --tile-group 4
 expect_usage_error "tile-group" run "${MNK[@]}" --arch sm90 --tile-n 128 --tile-group 0
-# SM100 clusters: the 2-SM kernel (2x1) only, static scheduler, K-major.
+# SM100 clusters: the 2-SM kernel (2x1) only, K-major.
 expect_usage_error "2x1 only" run "${MNK[@]}" --cluster 1x2
 expect_usage_error "2x1 only" run "${MNK[@]}" --cluster 4x1
-expect_usage_error "static scheduler" run "${MNK[@]}" --cluster 2x1 --scheduler clc
 expect_usage_error "K-major operands only" run "${MNK[@]}" --cluster 2x1 --layout-b row
 expect_usage_error "no thread-block" run "${MNK[@]}" --arch mi300x --cluster 2x1
 expect_usage_error "--epilogue tma needs --arch sm90" run "${MNK[@]}" --epilogue tma

@@ -8,6 +8,8 @@
 
 #include <boost/json.hpp>
 
+#include <map>
+
 #include "engine/isolate.h"
 #include "kernels/arch/sm100.h"
 #include "kernels/arch/sm100/umma_desc.h"
@@ -64,6 +66,30 @@ TEST_CASE("the 2-SM matmul matches the reference on odd shapes") {
   }
 }
 
+TEST_CASE("2-SM pairs on the CLC scheduler take over cancelled pairs' blocks") {
+  // Six SMs hold three pairs; 513 x 640 in 256 x 64 blocks is 3 x 10 = 30
+  // blocks, one pair launched per block: the running pairs cancel the rest.
+  Case c{513, 640, 136, 64, 4};
+  sk::sim::MatmulRequest q = request(c, true);
+  q.clc = true;
+  q.num_sms = 6;
+  q.functional = true;
+  q.seed = 21;
+  const auto r = run(q);
+  INFO(r.check.detail);
+  CHECK(r.status == "completed");
+  CHECK(r.config_name.find("_clc") != std::string::npos);
+  CHECK(r.ctas == 60);
+  CHECK(r.findings.empty());
+  CHECK(r.check.passed);
+  // The same with every pair resident (no cancellation succeeds).
+  q.num_sms = 0;
+  const auto all = run(q);
+  CHECK(all.status == "completed");
+  CHECK(all.findings.empty());
+  CHECK(all.check.passed);
+}
+
 TEST_CASE("each CTA of a pair loads its A rows and half of B") {
   // Per CTA and k-block: 1-SM 128 x 64 of A and 128 x 64 of B; a pair's CTA
   // the same A and 64 x 64 of B, for a 128 x 128 output of its own.
@@ -82,9 +108,6 @@ TEST_CASE("2-SM requests the kernel does not take are refused") {
   q.cluster_m = 1, q.cluster_n = 2;
   CHECK(sk::sim::validate_sm100_matmul(q).find("2x1 only") != std::string::npos);
   q.cluster_m = 2, q.cluster_n = 1;
-  q.clc = true;
-  CHECK(sk::sim::validate_sm100_matmul(q).find("static scheduler") != std::string::npos);
-  q.clc = false;
   q.b_mn_major = true;
   CHECK(sk::sim::validate_sm100_matmul(q).find("K-major") != std::string::npos);
 }
@@ -238,4 +261,42 @@ TEST_CASE("a 2-SM load completes on its own CTA's or its pair peer's barrier onl
   auto other = run_scenario(o, [] { load_onto(2); });
   REQUIRE_MESSAGE(other.ok, other.error);
   CHECK(other.has_rule("tma.pair_barrier"));
+}
+
+TEST_CASE("a multicast try_cancel in a cluster launch cancels a whole cluster for every CTA") {
+  // Four clusters of two on four SMs: clusters 0 and 1 run, 2 and 3 pend.
+  // Each running cluster's rank 0 cancels one pending cluster; both CTAs
+  // read the same response, naming that cluster's first CTA.
+  ScenarioOptions o{.ctas = 8, .warps = 1, .num_sms = 4, .cluster_size = 2};
+  auto r = run_scenario(o, [] {
+    uint8_t* smem = sk::arch::dynamic_smem();
+    auto* bar = reinterpret_cast<uint64_t*>(smem);
+    void* response = smem + 16;
+    if (auto l = sk::elect_one()) {
+      sk::arch::mbarrier_init(bar, 1);
+      sk::arch::fence_mbarrier_init();
+    }
+    sk::arch::cluster_sync();
+    if (auto l = sk::elect_one()) {
+      sk::arch::mbarrier_arrive_expect_tx(bar, 16);
+      if (sk::arch::cluster_ctarank() == 0) sk::arch::clc_try_cancel_multicast(response, bar);
+    }
+    while (!sk::arch::mbarrier_try_wait_parity(bar, 0)) {
+    }
+    const bool canceled = sk::arch::clc_is_canceled(response);
+    const uint32_t first = canceled ? sk::arch::clc_first_ctaid_x(response) : 999;
+    if (auto l = sk::elect_one())
+      sk::test::note(std::to_string(sk::arch::cta_idx()) + ":" + std::to_string(first));
+    sk::arch::cluster_sync();
+  });
+  REQUIRE_MESSAGE(r.ok, r.error);
+  CHECK(r.status == "completed");
+  CHECK(r.findings.empty());
+  std::map<int, int> got;
+  for (const auto& n : r.notes) got[std::stoi(n.substr(0, n.find(':')))] = std::stoi(n.substr(n.find(':') + 1));
+  REQUIRE(got.size() == 4);  // the cancelled clusters never ran
+  for (int c : {0, 1, 2, 3}) REQUIRE(got.count(c) == 1);
+  CHECK(got[0] == got[1]);
+  CHECK(got[2] == got[3]);
+  CHECK(((got[0] == 4 && got[2] == 6) || (got[0] == 6 && got[2] == 4)));
 }

@@ -4,7 +4,9 @@
 // "corpus_pair.fixed" for the kernel itself, on the B200 parameters.
 // Config keys: m, n, k (default 300 x 200 x 192: a pair whose second CTA's
 // rows lie past M, partial N tiles, three k-blocks), ctas (default 4: two
-// pairs, each walking several blocks).
+// pairs, each walking several blocks). corpus_pair.fixed_clc runs the kernel
+// on the CLC scheduler: one pair per block launched on four SMs, the two
+// resident pairs cancelling the rest (ctas unused).
 #include <stdexcept>
 
 #include "kernels/matmul/sm100_matmul.h"
@@ -15,10 +17,11 @@
 namespace sk::corpus {
 namespace {
 
-template <PairBug B>
+template <PairBug B, bool Clc = false>
 class PairCase : public verify::Sm100Case {
-  using Cfg = Sm100MatmulConfig<128, 64, 64, 3, bf16_t, StaticPersistentScheduler, TmaTileLoader,
-                                false, Bf16PairMainloop, true>;
+  using Sched = std::conditional_t<Clc, ClcScheduler, StaticPersistentScheduler>;
+  using Cfg =
+      Sm100MatmulConfig<128, 64, 64, 3, bf16_t, Sched, TmaTileLoader, false, Bf16PairMainloop, true>;
   using K = Sm100Matmul<Cfg, B>;
 
  public:
@@ -38,11 +41,15 @@ class PairCase : public verify::Sm100Case {
     l.cluster = 2;
     l.grid = static_cast<int>(cfg.get_in("ctas", 4, 2, 148));
     if (l.grid % 2 != 0) throw std::invalid_argument("ctas must be even (pairs of CTAs)");
+    // CLC: one pair per 2 x 1 block of tiles, on four SMs (params()), so
+    // that the two resident pairs cancel the others.
+    if constexpr (Clc) l.grid = static_cast<int>(2 * K::blocks(m_, n_, 1));
     l.warps = static_cast<int>(Cfg::kWarps);
     l.smem_bytes = Cfg::kSmemBytes;
     return l;
   }
   void kernel() override { K::run(p_); }
+  const models::sm100::Params& params() const override { return params_; }
   std::string check(verify::Gpu& gpu) override {
     auto& mem = gpu.gmem();
     const auto r = sim::check_matmul<bf16_t>(
@@ -58,6 +65,12 @@ class PairCase : public verify::Sm100Case {
                                                     uint64_t{rows} * buf_.lda, 1, 64, box_rows);
     if (!err.empty()) throw std::runtime_error(err);
   }
+  static models::sm100::Params make_params() {
+    models::sm100::Params p = models::sm100::Params::builtin();
+    if (Clc) p.num_sms = 4;
+    return p;
+  }
+  models::sm100::Params params_ = make_params();
   typename K::Params p_{};
   uint32_t m_ = 0, n_ = 0, k_ = 0;
   sim::MatmulBuffers buf_;
@@ -67,6 +80,10 @@ class PairCase : public verify::Sm100Case {
   SK_VERIFY_SM100_CASE(PairCase<PairBug::Value>, "corpus_pair." name, what)
 
 SK_PAIR_CASE(kNone, "fixed", "the SM100 2-SM matmul: twin of every 2-SM seeded bug");
+using PairClcCase = PairCase<PairBug::kNone, true>;
+SK_VERIFY_SM100_CASE(PairClcCase, "corpus_pair.fixed_clc",
+                     "the SM100 2-SM matmul on the CLC scheduler, two pairs resident cancelling "
+                     "the others");
 SK_PAIR_CASE(kPeerIssuesMma, "peer_issues_mma",
              "the odd CTA of the pair leads: it issues the 2-SM MMAs");
 SK_PAIR_CASE(kCommitLocal, "commit_local",

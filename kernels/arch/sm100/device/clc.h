@@ -29,6 +29,18 @@ SK_DEVICE void clc_try_cancel(void* response, uint64_t* bar) {
       : "memory");
 }
 
+// The same for every CTA of the issuer's cluster: a whole pending cluster is
+// cancelled, and the response lands at `response`'s offset in each CTA of the
+// cluster, completing the barrier at `bar`'s offset in each.
+SK_DEVICE void clc_try_cancel_multicast(void* response, uint64_t* bar) {
+  asm volatile(
+      "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes"
+      ".multicast::cluster::all.b128 [%0], [%1];"
+      :
+      : "r"(detail::smem_addr(response)), "r"(detail::smem_addr(bar))
+      : "memory");
+}
+
 // Loads the response into a 128-bit register and tests whether a CTA was
 // cancelled.
 SK_DEVICE bool clc_is_canceled(const void* response) {

@@ -162,6 +162,9 @@ inline void tma_load_3d_multicast(void* dst, const TensorMap* map, uint64_t* bar
 inline void clc_try_cancel(void* response, uint64_t* bar, Loc l = Loc::current()) {
   m::clc_try_cancel(response, bar, l);
 }
+inline void clc_try_cancel_multicast(void* response, uint64_t* bar, Loc l = Loc::current()) {
+  m::clc_try_cancel_multicast(response, bar, l);
+}
 inline bool clc_is_canceled(const void* response, Loc l = Loc::current()) {
   return m::clc_is_canceled(response, l);
 }

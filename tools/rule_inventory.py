@@ -37,7 +37,7 @@ SECTION = "## Rule inventory"
 
 # Dotted literals that name an operation, a barrier or a family, not a rule.
 NOT_RULES = {
-    "bar.sync", "clc.response", "clc.try_cancel", "clusterlaunchcontrol.try_cancel",
+    "bar.sync", "clc.response", "clc.consumed", "clc.try_cancel", "clusterlaunchcontrol.try_cancel",
     "family.conv2d", "input.empty", "input.full", "ld.shared", "st.global", "st.shared",
     "mbarrier.arrive", "mbarrier.expect_tx", "mbarrier.init", "mbarrier.inval",
     "tcgen05.alloc", "tcgen05.commit", "tcgen05.dealloc", "tcgen05.ld", "tcgen05.mma",

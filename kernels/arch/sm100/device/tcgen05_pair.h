@@ -22,6 +22,7 @@
 // the cluster (the pair's leader), whose expect_tx covers both CTAs' bytes.
 #pragma once
 
+#include "kernels/arch/sm100/device/cluster.h"
 #include "kernels/arch/sm100/device/mbarrier.h"
 #include "kernels/arch/sm100/device/tma.h"
 #include "kernels/core/platform.h"
@@ -79,14 +80,6 @@ SK_DEVICE void tcgen05_commit_pair(uint64_t* bar) {
                : "memory");
 }
 
-namespace detail {
-SK_DEVICE uint32_t cluster_addr(const void* p, uint32_t rank) {
-  uint32_t a;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(a) : "r"(smem_addr(p)), "r"(rank));
-  return a;
-}
-}  // namespace detail
-
 SK_DEVICE void tma_load_2d_pair(void* smem_dst, const TensorMap* map, uint64_t* bar,
                                 uint32_t bar_rank, int32_t c0, int32_t c1) {
   asm volatile(
@@ -94,7 +87,7 @@ SK_DEVICE void tma_load_2d_pair(void* smem_dst, const TensorMap* map, uint64_t* 
       " [%0], [%1, {%3, %4}], [%2];"
       :
       : "r"(detail::smem_addr(smem_dst)), "l"(reinterpret_cast<uint64_t>(map)),
-        "r"(detail::cluster_addr(bar, bar_rank)), "r"(c0), "r"(c1)
+        "r"(detail::mapa(bar, bar_rank)), "r"(c0), "r"(c1)
       : "memory");
 }
 
@@ -105,7 +98,7 @@ SK_DEVICE void tma_load_3d_pair(void* smem_dst, const TensorMap* map, uint64_t* 
       " [%0], [%1, {%3, %4, %5}], [%2];"
       :
       : "r"(detail::smem_addr(smem_dst)), "l"(reinterpret_cast<uint64_t>(map)),
-        "r"(detail::cluster_addr(bar, bar_rank)), "r"(c0), "r"(c1), "r"(c2)
+        "r"(detail::mapa(bar, bar_rank)), "r"(c0), "r"(c1), "r"(c2)
       : "memory");
 }
 

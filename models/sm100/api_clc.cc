@@ -82,8 +82,8 @@ void try_cancel(void* response, uint64_t* bar, bool multicast, const Loc& loc) {
     for (uint32_t r = 0; r < static_cast<uint32_t>(gpu().cluster_size()); ++r) {
       Cta* c = gpu().peer(cta, r);
       if (c == &cta) continue;
-      Mbarrier* cb = mbar::peer_barrier(gpu(), cta, *c, mbar::barrier_offset(gpu(), bar, kOp, loc),
-                                        kOp, "sends its response to", loc);
+      Mbarrier* cb = mbar::peer_barrier(gpu(), cta, *c, b->offset, kOp, "sends its response to",
+                                        loc);
       if (cb == nullptr) return;
       dests.emplace_back(c, cb);
     }

@@ -107,6 +107,16 @@ void cluster_wait(const Loc& loc) {
   w.spend(gpu().params().cluster_barrier_latency);
 }
 
+Cta* cluster_peer(uint32_t rank, const char* op, const Loc& loc) {
+  Cta* peer = gpu().peer(gpu().cta_of_current(), rank);
+  if (peer == nullptr)
+    gpu().finding("cluster", "cluster.bad_rank",
+                  fmt::format("{}: mapa to rank {} in a cluster of {} CTA(s)", op, rank,
+                              gpu().cluster_size()),
+                  loc);
+  return peer;
+}
+
 namespace {
 // One remote arrive per active lane on the barrier at bar's offset in CTA
 // `cta_rank`, released at `scope`.
@@ -116,14 +126,8 @@ void arrive_cluster(uint64_t* bar, uint32_t cta_rank, sim::Scope scope, const ch
   Cta& cta = gpu().cta_of_current();
   const int64_t off = mbar::barrier_offset(gpu(), bar, op, loc);
   if (off < 0) return;
-  Cta* peer = gpu().peer(cta, cta_rank);
-  if (peer == nullptr) {
-    gpu().finding("cluster", "cluster.bad_rank",
-                  fmt::format("mapa to rank {} in a cluster of {} CTA(s)", cta_rank,
-                              gpu().cluster_size()),
-                  loc);
-    return;
-  }
+  Cta* peer = cluster_peer(cta_rank, op, loc);
+  if (peer == nullptr) return;
   // .release.cluster: the memory barrier before the arrive (MEMBAR.ALL.GPU).
   if (scope == sim::Scope::kCluster) {
     w.spend(gpu().params().cluster_release_latency);
@@ -133,28 +137,8 @@ void arrive_cluster(uint64_t* bar, uint32_t cta_rank, sim::Scope scope, const ch
     for (int i = 0; i < w.active_count(); ++i) mbar::arrive(gpu(), bar, 1, 0, loc);
     return;
   }
-  Mbarrier* b = peer->find_barrier(static_cast<uint32_t>(off));
-  if (sim::Observer* obs = gpu().obs()) {
-    obs->sync_use_at(w, peer->id, static_cast<uint64_t>(off), op,
-                     b != nullptr ? std::string_view(b->name) : std::string_view(), loc);
-  }
-  if (peer->exited) {
-    gpu().finding("cluster", "cluster.peer_exited",
-                  fmt::format("{} by warp {} of CTA {} targets CTA {} (rank {}), which has exited: "
-                              "a CTA must not exit while a peer may still arrive on its barriers "
-                              "(a cluster barrier before exit)",
-                              op, w.index(), cta.id, peer->id, cta_rank),
-                  loc);
-    return;
-  }
-  if (b == nullptr || !b->valid) {
-    gpu().finding("mbarrier", "mbarrier.use_before_init",
-                  fmt::format("{} by warp {} of CTA {} on shared-memory offset {} of CTA {} (rank "
-                              "{}), which holds no initialised mbarrier",
-                              op, w.index(), cta.id, static_cast<long>(off), peer->id, cta_rank),
-                  loc);
-    return;
-  }
+  Mbarrier* b = mbar::peer_barrier(gpu(), cta, *peer, off, op, "arrives on", loc);
+  if (b == nullptr) return;
   // The release is the warp's, in program order; the arrival lands on the
   // peer's barrier after the SM-to-SM latency.
   // In a trace, a flow runs from the issuing CTA to the waiter it wakes.

@@ -52,6 +52,10 @@ inline sim::Warp& issue_local(const std::source_location& loc) {
 // The issuing warp's own time: the simulation time plus its unpaid cost.
 inline Cycle local_now(const sim::Warp& w) { return gpu().engine().now() + w.pending(); }
 
+// CTA `rank` of the current CTA's cluster (mapa), or null after a
+// cluster.bad_rank finding naming `op` (api_cluster.cc).
+Cta* cluster_peer(uint32_t rank, const char* op, const std::source_location& loc);
+
 // A TMA operation (or prefetch) issued by the current warp reads `map` and is
 // in flight until `until`: checks that kernel-side writes to the map were made
 // visible to it, and records the use (api_tensormap.cc).

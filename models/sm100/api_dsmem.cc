@@ -71,14 +71,8 @@ bool resolve(sim::Warp& w, const void* local_ptr, uint32_t bytes, uint32_t rank,
                   loc);
     return false;
   }
-  Cta* peer = gpu().peer(cta, rank);
-  if (peer == nullptr) {
-    gpu().finding("cluster", "cluster.bad_rank",
-                  fmt::format("{}: mapa to rank {} in a cluster of {} CTA(s)", op, rank,
-                              gpu().cluster_size()),
-                  loc);
-    return false;
-  }
+  Cta* peer = cluster_peer(rank, op, loc);
+  if (peer == nullptr) return false;
   if (peer->exited) {
     gpu().finding("cluster", "cluster.peer_exited",
                   fmt::format("{} by warp {} of CTA {} accesses the shared memory of CTA {} (rank "

@@ -106,8 +106,8 @@ std::string validate_sm100_matmul(const MatmulRequest& q) {
   // The CTAs that start at launch, CTA c on SM c (with CLC the others are
   // cancelled, or start later on whichever SM frees up).
   // A pair launch: as many pairs as fit, or one per 2 x 1 block of tiles.
-  const uint64_t pair_blocks = uint64_t{(q.m + 255) / 256} * ((q.n + q.tile_n - 1) / q.tile_n) *
-                               q.batch;
+  const uint64_t pair_blocks =
+      cluster_blocks((q.m + 127) / 128, (q.n + q.tile_n - 1) / q.tile_n, q.batch, ClusterShape{2, 1});
   const uint64_t grid =
       pair ? 2 * std::min<uint64_t>(pair_blocks, static_cast<uint64_t>(Gpu::max_active_clusters(
                                                      params_of(q), 2)))

@@ -13,6 +13,7 @@
 #include "kernels/core/lanes.h"
 #include "kernels/core/swizzle.h"
 #include "models/sm100/gpu.h"
+#include "tests/model/cluster_scenario.h"
 #include "tests/model/scenario.h"
 
 namespace {
@@ -20,17 +21,9 @@ using sk::test::note;
 using sk::test::run_scenario;
 using sk::test::ScenarioOptions;
 
-uint64_t* bar_at(uint32_t i) { return reinterpret_cast<uint64_t*>(sk::arch::dynamic_smem()) + i; }
+using sk::test::bar_at;
+using sk::test::init_cluster_barriers;
 
-// Warp 0 of each CTA initialises its barriers; the cluster then syncs.
-void init_barriers(uint32_t n, uint32_t count) {
-  if (sk::arch::warp_idx() == 0)
-    if (auto l = sk::elect_one()) {
-      for (uint32_t i = 0; i < n; ++i) sk::arch::mbarrier_init(bar_at(i), count);
-      sk::arch::fence_mbarrier_init();
-    }
-  sk::arch::cluster_sync();
-}
 
 // A 256 x 64 BF16 matrix whose element (r, c) is r * 64 + c.
 sk::arch::TensorMap g_map;
@@ -65,7 +58,7 @@ TEST_CASE("identity: ranks and cluster size") {
 TEST_CASE("a remote arrive completes the peer's barrier after the SM-to-SM latency") {
   ScenarioOptions o{.ctas = 2, .warps = 1, .cluster_size = 2};
   auto r = run_scenario(o, [] {
-    init_barriers(1, 1);
+    init_cluster_barriers(1, 1);
     const uint32_t rank = sk::arch::cluster_ctarank();
     auto& gpu = sk::models::sm100::Gpu::current();
     if (rank == 0) {
@@ -99,7 +92,7 @@ TEST_CASE("a multicast box lands in every CTA of the mask and completes each bar
   ScenarioOptions o{.ctas = 4, .warps = 1, .cluster_size = 4, .race_detector = true};
   o.setup = setup_matrix;
   auto r = run_scenario(o, [] {
-    init_barriers(1, 1);
+    init_cluster_barriers(1, 1);
     const uint32_t rank = sk::arch::cluster_ctarank();
     uint8_t* tile = sk::arch::dynamic_smem() + 1024;  // 64 rows x 128 B
     if (auto l = sk::elect_one()) {
@@ -141,7 +134,7 @@ TEST_CASE("a multicast to a CTA that never expected the bytes is reported when t
   ScenarioOptions o{.ctas = 2, .warps = 1, .cluster_size = 2};
   o.setup = setup_matrix;
   auto r = run_scenario(o, [] {
-    init_barriers(1, 1);
+    init_cluster_barriers(1, 1);
     uint8_t* tile = sk::arch::dynamic_smem() + 1024;
     if (sk::arch::cluster_ctarank() == 0) {
       if (auto l = sk::elect_one()) {
@@ -184,7 +177,7 @@ TEST_CASE("the cluster barrier waits for every live warp of the cluster") {
 TEST_CASE("a warp that never reaches the cluster barrier deadlocks the cluster") {
   ScenarioOptions o{.ctas = 2, .warps = 2, .cluster_size = 2};
   auto r = run_scenario(o, [] {
-    init_barriers(1, 1);
+    init_cluster_barriers(1, 1);
     // Warp 1 of rank 1 waits on a barrier nobody arrives on instead.
     if (sk::arch::cluster_ctarank() == 1 && sk::arch::warp_idx() == 1) {
       while (!sk::arch::mbarrier_try_wait_parity(bar_at(0), 0)) {
@@ -201,7 +194,7 @@ TEST_CASE("cluster rules: bad rank, bad mask, wait without arrive, exited peer")
   ScenarioOptions o{.ctas = 2, .warps = 1, .cluster_size = 2};
   o.setup = setup_matrix;
   auto r = run_scenario(o, [] {
-    init_barriers(1, 4);
+    init_cluster_barriers(1, 4);
     if (sk::arch::cluster_ctarank() == 1) return;  // exits at once
     auto& gpu = sk::models::sm100::Gpu::current();
     gpu.warp().stall(2000, "let the peer exit");
@@ -227,7 +220,7 @@ namespace {
 // multicast, the race detector orders rank 0's read before rank 1's write;
 // with it after, nothing does.
 void stage_reuse(bool release_first) {
-  init_barriers(3, 1);  // 0: the refill's full barrier, 1: the hand-off, 2: the first fill
+  init_cluster_barriers(3, 1);  // 0: the refill's full barrier, 1: the hand-off, 2: the first fill
   uint8_t* tile = sk::arch::dynamic_smem() + 1024;
   if (sk::arch::cluster_ctarank() == 0) {
     if (auto l = sk::elect_one()) {
@@ -285,7 +278,7 @@ TEST_CASE("a peer's remote arrive not ordered before the CTA's exit is reported,
   for (const bool drain : {false, true}) {
     ScenarioOptions o{.ctas = 2, .warps = 1, .cluster_size = 2, .race_detector = true};
     auto r = run_scenario(o, [drain] {
-      init_barriers(1, 1);
+      init_cluster_barriers(1, 1);
       if (sk::arch::cluster_ctarank() == 1) {
         if (auto l = sk::elect_one()) sk::arch::mbarrier_arrive_cluster(bar_at(0), 0);
       } else if (drain) {

@@ -16,6 +16,7 @@
 #include "kernels/arch/sm100.h"
 #include "kernels/core/lanes.h"
 #include "models/sm100/gpu.h"
+#include "tests/model/cluster_scenario.h"
 #include "tests/model/scenario.h"
 
 namespace {
@@ -24,7 +25,8 @@ using sk::test::run_scenario;
 using sk::test::ScenarioOptions;
 using sk::test::ScenarioResult;
 
-uint64_t* bar_at(uint32_t i) { return reinterpret_cast<uint64_t*>(sk::arch::dynamic_smem()) + i; }
+using sk::test::bar_at;
+using sk::test::init_cluster_barriers;
 // Data lives past the barriers.
 uint32_t* words(uint32_t byte_offset = 1024) {
   return reinterpret_cast<uint32_t*>(sk::arch::dynamic_smem() + byte_offset);
@@ -38,16 +40,6 @@ uint64_t* wide_slot(uint32_t s) { return wide() + 2 * s; }
 
 sk::models::sm100::Gpu& gpu() { return sk::models::sm100::Gpu::current(); }
 
-// Warp 0 of each CTA initialises n barriers of `count` arrivals; the cluster
-// then syncs (publishing the inits and anything written before).
-void init_barriers(uint32_t n, uint32_t count) {
-  if (sk::arch::warp_idx() == 0)
-    if (auto l = sk::elect_one()) {
-      for (uint32_t i = 0; i < n; ++i) sk::arch::mbarrier_init(bar_at(i), count);
-      sk::arch::fence_mbarrier_init();
-    }
-  sk::arch::cluster_sync();
-}
 
 void wait(uint32_t i, uint32_t parity = 0) {
   while (!sk::arch::mbarrier_try_wait_parity(bar_at(i), parity)) {
@@ -279,7 +271,7 @@ enum class Publish { kCtaArrive, kReleaseCluster, kFenceThenArrive, kFenceTooEar
 // its own for rank 1 to load with ld.shared::cluster when `own`), then
 // signals rank 1's barrier as `how` says; rank 1 waits and reads them.
 void push(Publish how, bool own) {
-  init_barriers(1, 1);
+  init_cluster_barriers(1, 1);
   if (sk::arch::cluster_ctarank() == 0) {
     if (auto l = sk::elect_one()) {
       if (how == Publish::kFenceTooEarly) sk::arch::fence_acq_rel_cluster();
@@ -353,7 +345,7 @@ TEST_CASE("a CTA-scope arrive hands a peer back what this CTA only read") {
       if (sk::arch::cluster_ctarank() == 0)
         if (auto l = sk::elect_one())
           for (uint32_t i = 0; i < 8; ++i) sk::arch::st_shared(words() + i, i);
-      init_barriers(1, 1);
+      init_cluster_barriers(1, 1);
       if (sk::arch::cluster_ctarank() == 1) {
         if (auto l = sk::elect_one()) {
           uint32_t sum = 0;

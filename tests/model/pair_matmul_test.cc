@@ -16,6 +16,7 @@
 #include "kernels/core/lanes.h"
 #include "models/sm100/gpu.h"
 #include "runner/kernels/sm100_matmul_run.h"
+#include "tests/model/cluster_scenario.h"
 #include "tests/model/scenario.h"
 
 namespace {
@@ -157,12 +158,8 @@ TEST_CASE("the pair allocates the same columns in both CTAs and both must call")
 TEST_CASE("a multicast commit names ranks of the cluster and tracks something") {
   ScenarioOptions o{.ctas = 2, .warps = 1, .cluster_size = 2};
   auto commit = [](uint16_t mask) {
-    auto* bar = reinterpret_cast<uint64_t*>(sk::arch::dynamic_smem());
-    if (auto l = sk::elect_one()) {
-      sk::arch::mbarrier_init(bar, 1);
-      sk::arch::fence_mbarrier_init();
-    }
-    sk::arch::cluster_sync();
+    uint64_t* bar = sk::test::bar_at(0);
+    sk::test::init_cluster_barriers(1, 1);
     if (sk::arch::cluster_ctarank() == 0)
       if (auto l = sk::elect_one()) sk::arch::tcgen05_commit_pair_multicast(bar, mask);
     // Each CTA waits for the arrival on its own barrier.
@@ -232,12 +229,8 @@ void setup_matrix() {
 // Rank 0 loads a box into its own SMEM completing on rank `bar_rank`'s
 // barrier, which that rank expects and waits for.
 void load_onto(uint32_t bar_rank) {
-  auto* bar = reinterpret_cast<uint64_t*>(sk::arch::dynamic_smem());
-  if (auto l = sk::elect_one()) {
-    sk::arch::mbarrier_init(bar, 1);
-    sk::arch::fence_mbarrier_init();
-  }
-  sk::arch::cluster_sync();
+  uint64_t* bar = sk::test::bar_at(0);
+  sk::test::init_cluster_barriers(1, 1);
   const uint32_t rank = sk::arch::cluster_ctarank();
   if (rank == 0)
     if (auto l = sk::elect_one())
@@ -269,14 +262,9 @@ TEST_CASE("a multicast try_cancel in a cluster launch cancels a whole cluster fo
   // read the same response, naming that cluster's first CTA.
   ScenarioOptions o{.ctas = 8, .warps = 1, .num_sms = 4, .cluster_size = 2};
   auto r = run_scenario(o, [] {
-    uint8_t* smem = sk::arch::dynamic_smem();
-    auto* bar = reinterpret_cast<uint64_t*>(smem);
-    void* response = smem + 16;
-    if (auto l = sk::elect_one()) {
-      sk::arch::mbarrier_init(bar, 1);
-      sk::arch::fence_mbarrier_init();
-    }
-    sk::arch::cluster_sync();
+    uint64_t* bar = sk::test::bar_at(0);
+    void* response = sk::arch::dynamic_smem() + 16;
+    sk::test::init_cluster_barriers(1, 1);
     if (auto l = sk::elect_one()) {
       sk::arch::mbarrier_arrive_expect_tx(bar, 16);
       if (sk::arch::cluster_ctarank() == 0) sk::arch::clc_try_cancel_multicast(response, bar);

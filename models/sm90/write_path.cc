@@ -4,18 +4,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace sk::models::sm90 {
 namespace {
 constexpr double kDone = 1e-6;  // bytes left that count as none (rounding)
-}
+constexpr auto kLater = std::greater<std::pair<double, WritePath::Job*>>();  // min-heap order
+}  // namespace
 
 void WritePath::reset(std::function<Rates()> rates, Schedule schedule) {
   rates_ = std::move(rates);
   schedule_ = std::move(schedule);
-  jobs_.clear();
-  per_sm_.clear();
+  sms_.clear();
+  storing_ = 0;
+  s_ = 0;
   events_.clear();
   t_ = 0;
   ++generation_;
@@ -28,64 +31,89 @@ sc_core::sc_event& WritePath::completed(int sm) {
   return *events_[i];
 }
 
-int WritePath::storing_sms() const {
-  return static_cast<int>(std::count_if(per_sm_.begin(), per_sm_.end(), [](int n) { return n > 0; }));
-}
-
-std::vector<double> WritePath::sm_rates(const Rates& r) const {
+double WritePath::per_sm_rate() const {
+  const Rates r = rates_();
   double per_sm = r.sm;
-  const int storing = storing_sms();
-  if (r.gpu > 0 && storing > 0) per_sm = std::min(per_sm, r.gpu / storing);
-  std::vector<double> out(jobs_.size());
-  for (size_t j = 0; j < jobs_.size(); ++j) out[j] = per_sm / per_sm_[static_cast<size_t>(jobs_[j]->sm)];
-  return out;
+  if (r.gpu > 0 && storing_ > 0) per_sm = std::min(per_sm, r.gpu / storing_);
+  return per_sm;
 }
 
-double WritePath::until_first_done(const std::vector<double>& rate) const {
-  double first = std::numeric_limits<double>::infinity();
-  for (size_t j = 0; j < jobs_.size(); ++j) first = std::min(first, jobs_[j]->left / rate[j]);
+void WritePath::mark(Sm& s) const {
+  if (s.n > 0) s.v += (s_ - s.s_mark) / s.n;
+  s.s_mark = s_;
+}
+
+void WritePath::set_deadline(Sm& s) const {
+  if (s.n > 0) s.deadline = s.s_mark + (s.jobs.front().first - s.v) * s.n;
+}
+
+WritePath::Sm* WritePath::first_due() {
+  Sm* first = nullptr;
+  for (Sm& s : sms_)
+    if (s.n > 0 && (first == nullptr || s.deadline < first->deadline)) first = &s;
   return first;
 }
 
+void WritePath::complete_due(Sm& s) {
+  mark(s);
+  while (!s.jobs.empty() && s.jobs.front().first - s.v <= kDone) {
+    Job* job = s.jobs.front().second;
+    std::pop_heap(s.jobs.begin(), s.jobs.end(), kLater);
+    s.jobs.pop_back();
+    job->done = true;
+    --s.n;
+    completed(job->sm).notify(sc_core::SC_ZERO_TIME);
+  }
+  if (s.n == 0) {
+    --storing_;
+    s.v = 0;  // the counter restarts with the SM's next job
+  }
+  set_deadline(s);
+}
+
 void WritePath::advance(double to) {
-  while (t_ < to && !jobs_.empty()) {
-    const std::vector<double> rate = sm_rates(rates_());
-    const double step = std::min(until_first_done(rate), to - t_);
-    for (size_t j = 0; j < jobs_.size(); ++j) jobs_[j]->left -= rate[j] * step;
-    t_ += step;
-    // Jobs that have no bytes left leave; the others' shares grow.
-    std::vector<Job*> still;
-    for (Job* job : jobs_) {
-      if (job->left > kDone) {
-        still.push_back(job);
-        continue;
-      }
-      job->left = 0;
-      job->done = true;
-      --per_sm_[static_cast<size_t>(job->sm)];
-      completed(job->sm).notify(sc_core::SC_ZERO_TIME);
+  while (t_ < to && storing_ > 0) {
+    const double rate = per_sm_rate();
+    const double deadline = first_due()->deadline;
+    const double until = std::max(deadline - s_, 0.0) / rate;
+    if (until > to - t_) {
+      s_ += rate * (to - t_);
+      t_ = to;
+    } else {
+      s_ = std::max(s_, deadline);
+      t_ += until;
     }
-    jobs_.swap(still);
+    // Every SM whose first job has its bytes out completes it (the warps of
+    // one epilogue wave store alike and finish together); rounding may leave
+    // a job a hair short at the cycle it was planned for, which counts as
+    // done.
+    for (Sm& s : sms_)
+      if (s.n > 0 && (s.deadline - s_) / s.n <= kDone) complete_due(s);
   }
   t_ = std::max(t_, to);
 }
 
 void WritePath::plan() {
   ++generation_;
-  if (jobs_.empty()) return;
-  const double first = until_first_done(sm_rates(rates_()));
+  const Sm* first = first_due();
+  if (first == nullptr) return;
+  const double until = std::max(first->deadline - s_, 0.0) / per_sm_rate();
   // A rate so small that the bytes never leave still gives a cycle in range
   // (the engine's cycle limit ends such a run).
-  const double at = std::min(std::ceil(t_ + first - 1e-9), 0x1p62);
+  const double at = std::min(std::ceil(t_ + until - 1e-9), 0x1p62);
   schedule_(static_cast<uint64_t>(at), generation_);
 }
 
 void WritePath::submit(Job& job, uint64_t now) {
   advance(static_cast<double>(now));
-  const size_t sm = static_cast<size_t>(job.sm);
-  if (sm >= per_sm_.size()) per_sm_.resize(sm + 1, 0);
-  ++per_sm_[sm];
-  jobs_.push_back(&job);
+  const size_t i = static_cast<size_t>(job.sm);
+  if (i >= sms_.size()) sms_.resize(i + 1);
+  Sm& s = sms_[i];
+  mark(s);
+  if (s.n++ == 0) ++storing_;
+  s.jobs.emplace_back(s.v + job.bytes, &job);
+  std::push_heap(s.jobs.begin(), s.jobs.end(), kLater);
+  set_deadline(s);
   plan();
 }
 

@@ -12,12 +12,22 @@
 // A first-come, first-served queue instead lets the first warps' stores out
 // early and so hides part of the epilogue behind the other warpgroup's MMAs.
 //
-// Invariants: a job's bytes only decrease, and it completes (done, its SM's
-// event notified) at the first engine cycle when none are left; the rates are
-// read at every change, so an SM clock change (which rescales gpu_rate in SM
-// cycles) takes effect from the next arrival or completion; one completion
-// event is pending at most (older ones are recognised by their generation
-// and do nothing).
+// The shares are kept as service counters rather than bytes left per job, so
+// that an arrival or a completion costs O(log jobs on its SM) plus a scan of
+// the SMs, not a pass over every job in flight (an 8192^3 epilogue wave has
+// a thousand): every storing SM receives the same per-SM rate, so one counter
+// S (bytes served to each storing SM) advances for all of them; within an SM
+// each of its n jobs receives 1/n of that, so a job that arrives when its SM's
+// per-job counter reads v is done when the counter reaches v + bytes, and the
+// SM's first completion falls at a value of S (its deadline) that changes only
+// when its own jobs change.
+//
+// Invariants: a job completes (done, its SM's event notified) at the first
+// engine cycle at which its SM's per-job counter has served its bytes; the
+// rates are read at every change, so an SM clock change (which rescales
+// gpu_rate in SM cycles) takes effect from the next arrival or completion; one
+// completion event is pending at most (older ones are recognised by their
+// generation and do nothing).
 #pragma once
 
 #include <systemc>
@@ -33,7 +43,7 @@ class WritePath {
  public:
   struct Job {
     int sm = 0;
-    double left = 0;  // bytes still to leave
+    double bytes = 0;  // bytes to leave
     bool done = false;
   };
   struct Rates {
@@ -53,20 +63,32 @@ class WritePath {
   sc_core::sc_event& completed(int sm);
 
  private:
+  // One SM's jobs in flight: its per-job counter read v when S read s_mark
+  // (it grows by dS / n since), and the jobs by the counter value at which
+  // each is done (a min-heap).
+  struct Sm {
+    int n = 0;
+    double v = 0, s_mark = 0;
+    std::vector<std::pair<double, Job*>> jobs;
+    double deadline = 0;  // S at the first completion (n > 0)
+  };
   void advance(double to);
   void plan();
-  int storing_sms() const;  // SMs with jobs in flight
-  std::vector<double> sm_rates(const Rates& r) const;  // per job, by index in jobs_
-  // Cycles until the first job is done at these rates (by index in jobs_).
-  double until_first_done(const std::vector<double>& rate) const;
+  double per_sm_rate() const;  // bytes per SM cycle to each storing SM
+  void mark(Sm& s) const;      // v and s_mark at the current S
+  void set_deadline(Sm& s) const;
+  // The SM whose first job completes first, or null when nothing is stored.
+  Sm* first_due();
+  void complete_due(Sm& s);    // the jobs of `s` done by now
 
   std::function<Rates()> rates_;
   Schedule schedule_;
-  std::vector<Job*> jobs_;
-  std::vector<int> per_sm_;  // jobs in flight per SM
-  std::vector<std::unique_ptr<sc_core::sc_event>> events_;
-  double t_ = 0;  // jobs_ are served up to this cycle
+  std::vector<Sm> sms_;
+  int storing_ = 0;  // SMs with jobs in flight
+  double s_ = 0;     // bytes served to each storing SM since the reset (S)
+  double t_ = 0;     // the jobs are served up to this cycle
   uint64_t generation_ = 0;
+  std::vector<std::unique_ptr<sc_core::sc_event>> events_;
 };
 
 }  // namespace sk::models::sm90

@@ -33,8 +33,9 @@ void Warp::pop_mask() {
 
 void Warp::pay() {
   Cycle c = pending_;
+  const Cycle begin = engine_.now() + pending_traced_;
   pending_ = 0;
-  const Cycle begin = engine_.now();
+  pending_traced_ = 0;
   sleep(c);
   engine_.note_progress();
   trace_issue(begin, engine_.now());
@@ -42,7 +43,7 @@ void Warp::pay() {
 
 void Warp::trace_issue(Cycle begin, Cycle end) {
   static const std::string kIssue = "issue";
-  if (traced && engine_.trace().enabled()) engine_.trace().busy(track, begin, end, kIssue);
+  if (end > begin && traced && engine_.trace().enabled()) engine_.trace().busy(track, begin, end, kIssue);
 }
 
 void Warp::add_stall(const std::string& what, Cycle c) {
@@ -67,6 +68,20 @@ void Warp::stall(Cycle c, const std::string& what) {
     engine_.trace().slice(TraceSlice{track, begin, engine_.now(), what, {}, 0, take_flow()});
 }
 
+void Warp::stall_local(Cycle c, const std::string& what) {
+  if (c == 0) return;
+  const Cycle begin = engine_.now() + pending_;
+  if (traced && engine_.trace().enabled()) {
+    trace_issue(engine_.now() + pending_traced_, begin);
+    if (!what.empty())
+      engine_.trace().slice(TraceSlice{track, begin, begin + c, what, {}, 0, take_flow()});
+  }
+  add_stall(what, c);
+  pending_ += c;
+  pending_traced_ = pending_;
+  if (pending_ >= kMaxUnpaidCycles) sync();
+}
+
 void Warp::block_until(sc_core::sc_event& ev, const std::function<bool()>& ready,
                        std::function<std::string()> describe, const std::string& what) {
   Cycle begin;
@@ -77,8 +92,9 @@ void Warp::block_until(sc_core::sc_event& ev, const std::function<bool()>& ready
     // is still judged at the warp's own time: a firing inside the unpaid
     // window resumes the warp there, and the check below runs then.
     begin = engine_.now() + pending_;
-    trace_issue(engine_.now(), begin);  // the unpaid cost runs before the wait
+    trace_issue(engine_.now() + pending_traced_, begin);  // the unpaid cost runs before the wait
     pending_ = 0;
+    pending_traced_ = 0;
     free_ops_ = 0;
     blocked_ = true;
     describe_ = describe;

@@ -97,6 +97,12 @@ class Warp {
                    std::function<std::string()> describe, const std::string& what);
   // Blocks for a fixed number of cycles (no deadlock possible).
   void stall(Cycle c, const std::string& what);
+  // The same wait, counted and traced alike, added to the unpaid cost instead
+  // of slept now: for a wait whose length the warp knows from its own state
+  // (a wgmma group's completion) and after which it touches nothing shared
+  // before its next sync. The warp's clock moves on by c without a context
+  // switch; the next operation that syncs pays it.
+  void stall_local(Cycle c, const std::string& what);
 
   // What the warp is blocked on right now (empty when runnable).
   std::string blocked_on() const { return blocked_ ? describe_() : std::string(); }
@@ -162,6 +168,7 @@ class Warp {
   std::vector<uint64_t> mask_stack_;
   int lane_ = -1;
   Cycle pending_ = 0;
+  Cycle pending_traced_ = 0;  // of pending_, the part already on the trace (stall_local)
   uint32_t free_ops_ = 0;  // since the last sync
   std::unique_ptr<sc_core::sc_event> wake_;  // notified by the engine at the end of a sleep
   void sleep(Cycle c);  // waits c > 0 cycles

@@ -332,20 +332,32 @@ void wgmma_commit_group(const Loc& loc) {
   wg.open = Group{};
 }
 
+namespace {
+const std::string kWaitGroup = "wgmma.wait_group";
+}
+
 void wgmma_wait_group(int n, const Loc& loc) {
+  // The wait syncs first (the tensor core's queue it reads is written by the
+  // other warps' issues up to now) and then waits out its groups without a
+  // context switch: the stall is added to the warp's unpaid cost, which the
+  // next operation that touches shared state (the stage's release) pays.
   sim::Warp& w = issue(loc);
   WarpGroups& wg = groups_of(w);
   Cta& cta = gpu().cta_of_current();
+  // The wait's own issue slot comes after the completion it waits for (as
+  // when the stall was slept): `now` is the warp's time before that slot
+  // until the warp has stalled.
+  Cycle slot = w.pending();
   while (wg.committed.size() > static_cast<size_t>(n)) {
     Group& g = wg.committed.front();
-    const Cycle now = gpu().engine().now();
-    // The tensor core interleaves the warpgroups' streams: the youngest
-    // group ends with the work queued by now, not just its own ops, and its
-    // drain takes wgmma_drain_per_n cycles per column of its ops.
+    const Cycle now = local_now(w) - slot;
     if (extras().wgmma_interleave && wg.committed.size() == 1 && cta.tc_free > now)
       g.done = std::max(g.done, cta.tc_free + extras().wgmma_latency_extra +
                                     static_cast<Cycle>(extras().wgmma_drain_per_n * g.n + 0.5));
-    if (g.done > now) w.stall(g.done - now, "wgmma.wait_group");
+    if (g.done > now) {
+      w.stall_local(g.done - now, kWaitGroup);
+      slot = 0;
+    }
     if (sim::Observer* obs = gpu().obs())
       for (sim::OpId op : g.ops) obs->complete_local(w, op);
     wg.committed.pop_front();

@@ -193,8 +193,18 @@ void mbarrier_inval(uint64_t* bar, const Loc& loc) {
 void fence_mbarrier_init(const Loc& loc) { issue_local(loc); }
 
 void mbarrier_arrive(uint64_t* bar, const Loc& loc) {
-  sim::Warp& w = issue(loc);
-  for (int i = 0; i < w.active_count(); ++i) mbar::arrive(gpu(), bar, 1, 0, loc);
+  // An arrival that leaves the phase incomplete changes nothing another warp
+  // can observe, so it is taken at the warp's own time without paying its
+  // unpaid cost first (mbar::arrive_ahead); the one that may complete the
+  // phase pays first, as any operation on shared state does.
+  sim::Warp& w = gpu().warp();
+  const uint32_t n = static_cast<uint32_t>(w.active_count());
+  if (!w.issue_check && mbar::arrive_ahead(gpu(), bar, n, local_now(w), loc)) {
+    issue_local(loc);
+    return;
+  }
+  issue(loc);
+  for (uint32_t i = 0; i < n; ++i) mbar::arrive(gpu(), bar, 1, 0, loc);
 }
 
 void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t tx, const Loc& loc) {

@@ -99,6 +99,11 @@ struct Mbarrier {
   // The latest completed phase any wait observed (-1: none): a tcgen05.commit
   // that landed in phase p was waited for once this reaches p.
   int64_t max_observed = -1;
+  // Arrivals taken ahead of the engine's time (mbar::arrive_ahead) were made
+  // at warps' own times up to `horizon`: the phase completes no earlier, at an
+  // engine callback if the last arrival comes before it (completion_due).
+  Cycle horizon = 0;
+  bool completion_due = false;
 };
 
 struct NamedBarrier {

@@ -22,6 +22,17 @@ constexpr sim::Observer::InitKind kInitKind{
 void maybe_complete(Gpu& gpu, Mbarrier& b, uint64_t flow) {
   if (flow != 0) b.pending_flow = flow;
   if (b.pending != 0 || b.tx != 0) return;
+  if (b.horizon > gpu.engine().now()) {
+    // An arrival was taken ahead, at a warp's time later than now.
+    if (!b.completion_due) {
+      b.completion_due = true;
+      gpu.engine().at(b.horizon, [&gpu, &b] {
+        b.completion_due = false;
+        maybe_complete(gpu, b, 0);
+      });
+    }
+    return;
+  }
   if (gpu.obs() != nullptr) gpu.obs()->phase_complete(b.cta, b.offset);
   if (b.loads_in_flight > 0 && !b.early_reported) {
     // No TMA for the next phase can be in flight before this phase completes
@@ -254,6 +265,16 @@ void arrive(Gpu& gpu, uint64_t* bar, uint32_t count, uint64_t flow, const Loc& l
   for (uint32_t i = 0; i < count; ++i)
     if (!take_arrival(gpu, cta, *b, "mbarrier.arrive", &loc)) return;
   maybe_complete(gpu, *b, flow);
+}
+
+bool arrive_ahead(Gpu& gpu, uint64_t* bar, uint32_t count, Cycle at, const Loc& loc) {
+  if (gpu.obs() != nullptr) return false;
+  Mbarrier* b = lookup(gpu, bar);
+  if (b == nullptr || !b->valid || b->pending <= count || !b->observed) return false;
+  b->horizon = std::max(b->horizon, at);
+  Cta& cta = gpu.cta_of_current();
+  for (uint32_t i = 0; i < count; ++i) take_arrival(gpu, cta, *b, "mbarrier.arrive", &loc);
+  return true;
 }
 
 void arrive_async(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow, const char* op, sim::OpId id,

@@ -32,6 +32,13 @@ void inval(Gpu& gpu, uint64_t* bar, const Loc& loc);
 void expect_tx(Gpu& gpu, uint64_t* bar, uint32_t tx, const Loc& loc);
 // `flow` is a trace flow id of the async operation that arrives (0 if none).
 void arrive(Gpu& gpu, uint64_t* bar, uint32_t count, uint64_t flow, const Loc& loc);
+// An arrival of `count` threads of the current warp at its own time `at`
+// (ahead of the engine's), without a context switch to get there: taken when
+// no observer records the run and the arrivals leave the phase incomplete,
+// so nothing another warp can see changes before the warp's time. The phase
+// then completes no earlier than `at` (Mbarrier::horizon). Returns false,
+// doing nothing, when the arrival must be made at the engine's time instead.
+bool arrive_ahead(Gpu& gpu, uint64_t* bar, uint32_t count, Cycle at, const Loc& loc);
 // Async-agent side (tcgen05.commit): one arrival on barrier `b` of `cta` by
 // observer operation `id`, publishing the operations in `covered`.
 void arrive_async(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow, const char* op, sim::OpId id,

@@ -4,6 +4,8 @@
 
 #include <cstring>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "kernels/arch/sm100.h"
 #include "models/sm100/gpu.h"
@@ -232,4 +234,54 @@ TEST_CASE("a use after mbarrier.inval is mbarrier.use_before_init; re-init after
       CHECK_MESSAGE(r.findings.size() == 1, r.findings_text());
     }
   }
+}
+
+// A warp whose own clock runs ahead (unpaid issue cost) arrives at its own
+// time. Without an observer the model takes such an arrival without a context
+// switch when it leaves the phase incomplete (mbar::arrive_ahead); the phase
+// must still complete no earlier than that warp's time, even when the last
+// arrival comes from a warp that is behind it. With the race detector every
+// arrival is made at the engine's time; both must agree.
+TEST_CASE("an arrival made ahead of the engine's time holds the phase until the warp's own time") {
+  constexpr uint64_t kAhead = 1000;
+  std::vector<uint64_t> seen_by_mode;
+  for (bool observed : {false, true}) {
+    CAPTURE(observed);
+    ScenarioOptions o;
+    o.warps = 3;
+    o.functional = false;
+    o.race_detector = observed;
+    auto r = run_scenario(o, [] {
+      auto& gpu = sk::models::sm100::Gpu::current();
+      uint64_t* bar = bar0();
+      const uint32_t w = sk::arch::warp_idx();
+      if (w == 0)
+        if (auto l = sk::elect_one()) sk::arch::mbarrier_init(bar, 2);
+      sk::arch::fence_mbarrier_init();
+      sk::arch::cta_sync();
+      const uint64_t t0 = gpu.engine().now();
+      if (w == 1) {
+        gpu.warp().spend(kAhead);  // its clock runs kAhead ahead, unpaid
+        if (auto l = sk::elect_one()) sk::arch::mbarrier_arrive(bar);
+      } else if (w == 2) {
+        if (auto l = sk::elect_one()) sk::arch::mbarrier_arrive(bar);  // the last arrival
+      } else {
+        while (!sk::arch::mbarrier_try_wait_parity(bar, 0)) {
+        }
+        gpu.warp().sync();
+        note(std::to_string(gpu.engine().now() - t0));
+      }
+    });
+    REQUIRE_MESSAGE(r.ok, r.error);
+    CHECK(r.status == "completed");
+    CHECK_MESSAGE(r.findings.empty(), r.findings_text());
+    REQUIRE(r.notes.size() == 1);
+    // Warp 0 sees the phase at warp 1's arrival (kAhead after the barrier,
+    // plus a few issue cycles and the barrier's latency), not at warp 2's.
+    const uint64_t seen = std::stoull(r.notes[0]);
+    CHECK(seen >= kAhead);
+    CHECK(seen < kAhead + 200);
+    seen_by_mode.push_back(seen);
+  }
+  CHECK(seen_by_mode.front() == seen_by_mode.back());
 }

@@ -2,21 +2,24 @@
 // on a real Hopper GPU, checked against an FP32 reference kernel and timed.
 //
 //   attention_bench --batch B --heads H [--kv-heads HKV] --seqlen-q SQ --seqlen-k SK
-//                   --head-dim 64|128 [--causal] [--stages 2|3] [--runs 20]
-//   attention_bench --sweep [--runs 20]   (the built-in list below, every stage count that fits)
+//                   --head-dim 64|128 [--causal] [--stages 2|3] [--runs 20] [--in-dtype f16]
+//   attention_bench --sweep [--runs 20] [--in-dtype f16]   (the built-in list below, every
+//                   stage count that fits)
 //
-// Q and O are [B, H, SQ, D], K and V [B, HKV, SK, D], BF16 with D contiguous;
-// LSE is FP32 [B, H, lse_stride], lse_stride = SQ rounded up to 4. Inputs are
-// BF16 uniform in [-2, 2) (a device hash of the index, one seed per tensor);
+// Q and O are [B, H, SQ, D], K and V [B, HKV, SK, D], BF16 (FP16 with
+// --in-dtype f16) with D contiguous; LSE is FP32 [B, H, lse_stride],
+// lse_stride = SQ rounded up to 4. Inputs are uniform in [-2, 2) rounded to
+// the element type (a device hash of the index, one seed per tensor);
 // softmax_scale = 1 / sqrt(D); --causal masks bottom-right aligned (row r
 // sees keys c <= r + SK - SQ).
 //
 // Check: the reference kernel computes every row of every (batch, head) in
-// FP32 from the same BF16 inputs, two passes (the row's maximum score over
+// FP32 from the same 16-bit inputs, two passes (the row's maximum score over
 // its visible keys, then p = exp((s - max) * scale), the sum and P V / sum),
 // LSE = max * scale + log(sum), and the largest |V| over the row's visible
 // keys. O and LSE are poisoned (NaN) before the checked launch. An O element
-// passes if |O - O_ref| <= 2^-7 * max|V| + 2^-8 * |O_ref|, an LSE if
+// passes if |O - O_ref| <= 2 eps * max|V| + eps * |O_ref| (eps, the element
+// type's unit roundoff: 2^-8 for BF16, 2^-11 for FP16), an LSE if
 // |LSE - LSE_ref| <= 1e-3 * max(|LSE_ref|, 1); a row that sees no key must
 // have O = 0 and LSE = -inf. max_o_err is the largest |O - O_ref|,
 // max_lse_err the largest |LSE - LSE_ref| / max(|LSE_ref|, 1). Every row is
@@ -61,7 +64,7 @@ namespace {
     }                                                                                        \
   } while (0)
 
-__global__ void fill_random(uint16_t* p, uint64_t count, uint64_t seed) {
+__global__ void fill_random(uint16_t* p, uint64_t count, uint64_t seed, bool f16) {
   for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < count;
        i += uint64_t{gridDim.x} * blockDim.x) {
     uint64_t x = (i + 1) * 0x9E3779B97F4A7C15ull ^ seed * 0xD1B54A32D192ED03ull;
@@ -69,11 +72,13 @@ __global__ void fill_random(uint16_t* p, uint64_t count, uint64_t seed) {
     x *= 0xBF58476D1CE4E5B9ull;
     x ^= x >> 29;
     const float u = static_cast<float>(x >> 40) / static_cast<float>(1ull << 24) * 4.0f - 2.0f;
-    p[i] = sk::to_bf16(u).bits;
+    p[i] = f16 ? sk::to_f16(u).bits : sk::to_bf16(u).bits;
   }
 }
 
-__device__ float bf16_value(uint16_t bits) { return sk::to_float(sk::bf16_t{bits}); }
+__device__ float elem_value(uint16_t bits, bool f16) {
+  return f16 ? sk::to_float(sk::f16_t{bits}) : sk::to_float(sk::bf16_t{bits});
+}
 
 // The number of keys query row r sees: c < visible(r).
 __host__ __device__ uint32_t visible_keys(uint32_t r, uint32_t sq, uint32_t sk, bool causal) {
@@ -94,6 +99,7 @@ struct RefArgs {
   uint32_t heads, kv_heads, sq, sk;
   float scale;
   bool causal;
+  bool f16;  // Q, K and V are FP16 (else BF16)
 };
 
 template <int D>
@@ -117,7 +123,7 @@ __global__ void __launch_bounds__(kRefThreads) reference_attention(RefArgs a) {
   const uint16_t* v = a.v + kvm * a.sk * D;
   for (uint32_t i = tid; i < kRefRows * D; i += kRefThreads) {
     const uint32_t r = r0 + i / D;
-    qs[i / D][i % D] = r < a.sq ? bf16_value(q[uint64_t{r} * D + i % D]) : 0.0f;
+    qs[i / D][i % D] = r < a.sq ? elem_value(q[uint64_t{r} * D + i % D], a.f16) : 0.0f;
   }
   // Scores of row lr with keys c0 + kRefPer * sub + j (-inf where not visible).
   auto scores = [&](uint32_t c0, float (&s)[kRefPer]) {
@@ -132,7 +138,7 @@ __global__ void __launch_bounds__(kRefThreads) reference_attention(RefArgs a) {
   auto load_k = [&](uint32_t c0) {
     for (uint32_t i = tid; i < kRefKeys * D; i += kRefThreads) {
       const uint32_t c = c0 + i / D;
-      ks[i / D][i % D] = c < a.sk ? bf16_value(k[uint64_t{c} * D + i % D]) : 0.0f;
+      ks[i / D][i % D] = c < a.sk ? elem_value(k[uint64_t{c} * D + i % D], a.f16) : 0.0f;
     }
   };
   __syncthreads();
@@ -153,7 +159,7 @@ __global__ void __launch_bounds__(kRefThreads) reference_attention(RefArgs a) {
     load_k(c0);
     for (uint32_t i = tid; i < kRefKeys * D; i += kRefThreads) {
       const uint32_t c = c0 + i / D;
-      vs[i / D][i % D] = c < a.sk ? bf16_value(v[uint64_t{c} * D + i % D]) : 0.0f;
+      vs[i / D][i % D] = c < a.sk ? elem_value(v[uint64_t{c} * D + i % D], a.f16) : 0.0f;
     }
     __syncthreads();
     float s[kRefPer];
@@ -200,15 +206,17 @@ __device__ float err_value(float x) { return x != x ? INFINITY : x; }
 // reduces its lanes' figures and adds them to `st` once.
 __global__ void compare(const uint16_t* o, const float* lse, const float* o_ref, const float* lse_ref,
                         const float* vmax, uint64_t rows, uint32_t d, uint32_t sq, uint32_t lse_stride,
-                        Stats* st) {
+                        bool f16, Stats* st) {
+  // The element type's unit roundoff: P is rounded to it before P V, O at the end.
+  const float eps = f16 ? 0.00048828125f : 0.00390625f;
   float o_err = 0.0f, lse_err = 0.0f;
   uint32_t o_fails = 0, lse_fails = 0;
   for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < rows * d;
        i += uint64_t{gridDim.x} * blockDim.x) {
     const uint64_t r = i / d;
-    const float x = bf16_value(o[i]), y = o_ref[i];
+    const float x = elem_value(o[i], f16), y = o_ref[i];
     const float err = fabsf(x - y);
-    const float tol = 0.0078125f * vmax[r] + 0.00390625f * fabsf(y);
+    const float tol = 2 * eps * vmax[r] + eps * fabsf(y);
     o_err = fmaxf(o_err, err_value(err));
     if (!(err <= tol)) ++o_fails;  // NaN fails
     if (i % d == 0) {
@@ -242,15 +250,15 @@ __global__ void compare(const uint16_t* o, const float* lse, const float* o_ref,
 
 PFN_cuTensorMapEncodeTiled_v12000 encode_fn() { return sk::bench::encode_fn("attention_bench"); }
 
-// `matrices` BF16 matrices of `rows` rows of d, one after another: dims {d,
-// rows, matrices}, box {64, 128, 1}, 128B swizzle, zeros past the end.
-CUtensorMap make_map(const void* base, uint64_t rows, uint64_t d, uint64_t matrices) {
+// `matrices` BF16 (FP16) matrices of `rows` rows of d, one after another: dims
+// {d, rows, matrices}, box {64, 128, 1}, 128B swizzle, zeros past the end.
+CUtensorMap make_map(const void* base, uint64_t rows, uint64_t d, uint64_t matrices, bool f16) {
   CUtensorMap map;
   const cuuint64_t dims[3] = {d, rows, matrices};
   const cuuint64_t strides[2] = {d * 2, rows * d * 2};
   const cuuint32_t box[3] = {64, 128, 1};
   const cuuint32_t elem_strides[3] = {1, 1, 1};
-  CUresult r = encode_fn()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(base), dims,
+  CUresult r = encode_fn()(&map, f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(base), dims,
                            strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
                            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
@@ -302,6 +310,7 @@ float time_median(int runs, Launch&& launch, double& mhz) {
 struct Shape {
   uint32_t batch, heads, kv_heads, sq, sk, d;
   bool causal;
+  bool f16 = false;  // FP16 Q, K, V and O (else BF16)
 };
 
 // One shape's device buffers and its reference result.
@@ -329,12 +338,12 @@ Problem make_problem(const Shape& s) {
   CHECK_CUDA(cudaMalloc(&pr.lse_ref, q_rows(s) * 4));
   CHECK_CUDA(cudaMalloc(&pr.vmax, q_rows(s) * 4));
   CHECK_CUDA(cudaMalloc(&pr.stats, sizeof(Stats)));
-  fill_random<<<1024, 256>>>(pr.q, nq, 1);
-  fill_random<<<1024, 256>>>(pr.k, nkv, 2);
-  fill_random<<<1024, 256>>>(pr.v, nkv, 3);
+  fill_random<<<1024, 256>>>(pr.q, nq, 1, s.f16);
+  fill_random<<<1024, 256>>>(pr.k, nkv, 2, s.f16);
+  fill_random<<<1024, 256>>>(pr.v, nkv, 3, s.f16);
   CHECK_CUDA(cudaGetLastError());
   RefArgs a{pr.q, pr.k, pr.v, pr.o_ref, pr.lse_ref, pr.vmax, s.heads, s.kv_heads, s.sq, s.sk,
-            1.0f / std::sqrt(static_cast<float>(s.d)), s.causal};
+            1.0f / std::sqrt(static_cast<float>(s.d)), s.causal, s.f16};
   const dim3 grid((s.sq + kRefRows - 1) / kRefRows, s.heads, s.batch);
   if (s.d == 128)
     reference_attention<128><<<grid, kRefThreads>>>(a);
@@ -352,9 +361,9 @@ void free_problem(Problem& pr) {
     CHECK_CUDA(cudaFree(p));
 }
 
-template <int D, int S>
+template <int D, int S, class Elem>
 int run_config(Problem& pr, int runs) {
-  using Cfg = sk::Sm90AttentionConfig<D, S>;
+  using Cfg = sk::Sm90AttentionConfig<D, S, Elem>;
   using K = sk::Sm90Attention<Cfg>;
   const Shape& s = pr.s;
   auto kernel = sm90_attention_kernel<Cfg>;
@@ -365,10 +374,10 @@ int run_config(Problem& pr, int runs) {
   const uint32_t tiles = (s.sq + Cfg::BM - 1) / Cfg::BM * s.heads * s.batch;
   const int grid = static_cast<int>(std::min<uint32_t>(tiles, static_cast<uint32_t>(sms)));
   typename K::Params p{};
-  p.q = make_map(pr.q, s.sq, D, uint64_t{s.batch} * s.heads);
-  p.k = make_map(pr.k, s.sk, D, uint64_t{s.batch} * s.kv_heads);
-  p.v = make_map(pr.v, s.sk, D, uint64_t{s.batch} * s.kv_heads);
-  p.o = reinterpret_cast<sk::bf16_t*>(pr.o);
+  p.q = make_map(pr.q, s.sq, D, uint64_t{s.batch} * s.heads, Cfg::kF16);
+  p.k = make_map(pr.k, s.sk, D, uint64_t{s.batch} * s.kv_heads, Cfg::kF16);
+  p.v = make_map(pr.v, s.sk, D, uint64_t{s.batch} * s.kv_heads, Cfg::kF16);
+  p.o = reinterpret_cast<Elem*>(pr.o);
   p.lse = pr.lse;
   p.lse_stride = pr.lse_stride;
   p.batch = s.batch;
@@ -388,7 +397,7 @@ int run_config(Problem& pr, int runs) {
   sync_or_hang("checked launch");
   CHECK_CUDA(cudaDeviceSynchronize());
   compare<<<1024, 256>>>(pr.o, pr.lse, pr.o_ref, pr.lse_ref, pr.vmax, q_rows(s), D, s.sq, pr.lse_stride,
-                         pr.stats);
+                         Cfg::kF16, pr.stats);
   CHECK_CUDA(cudaGetLastError());
   Stats st{};
   CHECK_CUDA(cudaMemcpy(&st, pr.stats, sizeof(Stats), cudaMemcpyDeviceToHost));
@@ -399,9 +408,9 @@ int run_config(Problem& pr, int runs) {
   double mhz = 0;
   const float ms = time_median(runs, launch, mhz);
   const double flops = 4.0 * s.batch * s.heads * s.sq * static_cast<double>(s.sk) * D * (s.causal ? 0.5 : 1.0);
-  std::printf("%u,%u,%u,%u,%u,%d,%d,%d,%.2f,%.1f,%.3e,%.3e,%s,%.0f\n", s.batch, s.heads, s.kv_heads, s.sq,
+  std::printf("%u,%u,%u,%u,%u,%d,%d,%d,%.2f,%.1f,%.3e,%.3e,%s,%.0f,%s\n", s.batch, s.heads, s.kv_heads, s.sq,
               s.sk, D, s.causal ? 1 : 0, S, ms * 1e3, flops / (ms * 1e-3) / 1e12, o_err, lse_err,
-              ok ? "ok" : "MISMATCH", mhz);
+              ok ? "ok" : "MISMATCH", mhz, Cfg::kF16 ? "f16" : "bf16");
   if (!ok)
     std::printf("# %llu of %llu O elements and %llu of %llu LSE rows out of tolerance\n",
                 static_cast<unsigned long long>(st.o_fails),
@@ -419,16 +428,20 @@ constexpr bool fits(int stages) {
                      : sk::Sm90AttentionConfig<D, 3>::kSmemBytes <= 232448;
 }
 
+template <class Elem>
 int run_stages(Problem& pr, int stages, int runs) {
   const Shape& s = pr.s;
   if (s.d == 128) {
-    if (stages == 2) return run_config<128, 2>(pr, runs);
-    if (stages == 3) return run_config<128, 3>(pr, runs);
+    if (stages == 2) return run_config<128, 2, Elem>(pr, runs);
+    if (stages == 3) return run_config<128, 3, Elem>(pr, runs);
   } else {
-    if (stages == 2) return run_config<64, 2>(pr, runs);
-    if (stages == 3) return run_config<64, 3>(pr, runs);
+    if (stages == 2) return run_config<64, 2, Elem>(pr, runs);
+    if (stages == 3) return run_config<64, 3, Elem>(pr, runs);
   }
   return 2;
+}
+int run_stages(Problem& pr, int stages, int runs) {
+  return pr.s.f16 ? run_stages<sk::f16_t>(pr, stages, runs) : run_stages<sk::bf16_t>(pr, stages, runs);
 }
 
 uint32_t arg(int argc, char** argv, const char* name, uint32_t def) {
@@ -466,15 +479,24 @@ int main(int argc, char** argv) {
   const int runs = static_cast<int>(arg(argc, argv, "--runs", 20));
   const char* header =
       "batch,heads,kv_heads,seqlen_q,seqlen_k,head_dim,causal,stages,ours_us,ours_tflops,"
-      "max_o_err,max_lse_err,status,sm_mhz\n";
+      "max_o_err,max_lse_err,status,sm_mhz,dtype\n";
   if (runs < 1) {
     std::fprintf(stderr, "attention_bench: --runs must be >= 1\n");
     return 2;
   }
+  const char* dtype = "bf16";
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], "--in-dtype") == 0) dtype = argv[i + 1];
+  if (std::strcmp(dtype, "bf16") != 0 && std::strcmp(dtype, "f16") != 0) {
+    std::fprintf(stderr, "attention_bench: --in-dtype %s is not bf16 or f16\n", dtype);
+    return 2;
+  }
+  const bool f16 = std::strcmp(dtype, "f16") == 0;
   if (flag(argc, argv, "--sweep")) {
     std::printf("%s", header);
     int rc = 0;
-    for (const Shape& s : sweep_shapes()) {
+    for (Shape s : sweep_shapes()) {
+      s.f16 = f16;
       Problem pr = make_problem(s);
       for (int st = 2; st <= 3; ++st)
         if (s.d == 128 ? fits<128>(st) : fits<64>(st)) rc |= run_stages(pr, st, runs);
@@ -490,6 +512,7 @@ int main(int argc, char** argv) {
   s.sk = arg(argc, argv, "--seqlen-k", 0);
   s.d = arg(argc, argv, "--head-dim", 128);
   s.causal = flag(argc, argv, "--causal");
+  s.f16 = f16;
   const uint32_t stages = arg(argc, argv, "--stages", 2);
   if (s.batch == 0 || s.heads == 0 || s.kv_heads == 0 || s.heads % s.kv_heads != 0 || s.sq == 0 ||
       s.sk == 0 || (s.d != 64 && s.d != 128) || (stages != 2 && stages != 3)) {
@@ -499,8 +522,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (!(s.d == 128 ? fits<128>(static_cast<int>(stages)) : fits<64>(static_cast<int>(stages)))) {
-    std::printf("%s%u,%u,%u,%u,%u,%u,%d,%u,,,,,does_not_fit,\n", header, s.batch, s.heads, s.kv_heads, s.sq,
-                s.sk, s.d, s.causal ? 1 : 0, stages);
+    std::printf("%s%u,%u,%u,%u,%u,%u,%d,%u,,,,,does_not_fit,,%s\n", header, s.batch, s.heads, s.kv_heads,
+                s.sq, s.sk, s.d, s.causal ? 1 : 0, stages, dtype);
     return 0;
   }
   std::printf("%s", header);

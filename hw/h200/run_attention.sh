@@ -2,9 +2,10 @@
 # run_attention.sh: builds the SM90 attention benchmark on the GPU machine and
 # runs its sweep (hw/h200/attention_bench.cu: FlashAttention's 16k-token set at
 # head dim 64 and 128, causal and not, ragged and GQA shapes, each checked
-# against the FP32 reference and timed).
+# against the FP32 reference and timed), once per element type in $DTYPES
+# (default "bf16"; "bf16 f16" runs both, FP16 with --in-dtype f16).
 # Output: the board, the ptxas register/spill lines and the CSV; with $OUT
-# set, the CSV goes to $OUT/attention.csv, the full log to
+# set, the CSV goes to $OUT/attention.csv (FP16: attention_f16.csv), the full log to
 # $OUT/attention_run.log and the kernel's SASS (if cuobjdump is there) to
 # $OUT/attention.sass.gz. NVCC_EXTRA_FLAGS, if set, goes to nvcc before -I.
 # Exit status: the benchmark's (0 all checks passed, 1 a check failed, 2 a
@@ -27,9 +28,15 @@ if [ "$build" -ne 0 ]; then
   echo "build failed ($build)"
   exit 2
 fi
-"$bin" --sweep --runs 20 | tee "$out/attention.csv"
-rc=${PIPESTATUS[0]}
-echo "attention_bench exit status $rc"
+rc=0
+for dtype in ${DTYPES:-bf16}; do
+  csv="$out/attention.csv"
+  [ "$dtype" = bf16 ] || csv="$out/attention_$dtype.csv"
+  "$bin" --sweep --runs 20 --in-dtype "$dtype" | tee "$csv"
+  r=${PIPESTATUS[0]}
+  echo "attention_bench --in-dtype $dtype exit status $r"
+  [ "$r" -gt "$rc" ] && rc=$r
+done
 if command -v cuobjdump >/dev/null; then
   cuobjdump -sass "$bin" | gzip >"$out/attention.sass.gz"
 fi

@@ -1,8 +1,9 @@
 // sm90_attention.h: attention forward on Hopper (sm_90a) in the style of
 // FlashAttention-3, built from the structured components.
 //
-// O = softmax(Q K^T * scale) V per (batch, head), BF16 in, FP32 softmax and
-// accumulation, BF16 O and FP32 log-sum-exp (natural log) out. Tensors are
+// O = softmax(Q K^T * scale) V per (batch, head), BF16 or FP16 in (the
+// config's Elem), FP32 softmax and accumulation, O in the input's type and
+// FP32 log-sum-exp (natural log) out. Tensors are
 // [batch, heads, seqlen, head_dim] with head_dim contiguous (LSE [batch,
 // heads, lse_stride]); K and V have
 // kv_heads heads, query head h reading kv head h / (heads / kv_heads)
@@ -42,6 +43,7 @@
 #pragma once
 
 #include <cmath>
+#include <type_traits>
 
 #include "kernels/arch/sm90.h"
 #include "kernels/core/lane_array.h"
@@ -61,9 +63,11 @@ struct AttentionTilePayload {
   SK_DEVICE uint8_t* stage(uint32_t i) const { return tiles[i]; }
 };
 
-template <int HeadDim_, int Stages_>
+template <int HeadDim_, int Stages_, class Elem_ = bf16_t>
 struct Sm90AttentionConfig {
   static constexpr int HeadDim = HeadDim_, Stages = Stages_;
+  using Elem = Elem_;  // Q, K, V and O: bf16_t or f16_t
+  static constexpr bool kF16 = std::is_same_v<Elem, f16_t>;
   static constexpr int BM = 128, BN = 128;  // Q rows and K/V rows per tile
   static constexpr int kThreads = 384;
   static constexpr int kConsumerWarps = 8;
@@ -82,6 +86,7 @@ struct Sm90AttentionConfig {
   };
   static constexpr uint32_t kSmemBytes = sizeof(Smem) + 1024;
   static_assert(HeadDim == 64 || HeadDim == 128, "head dim 64 or 128");
+  static_assert(kF16 || std::is_same_v<Elem, bf16_t>, "BF16 or FP16 elements");
   static_assert(kSmemBytes <= 232448, "configuration exceeds 227 KB of shared memory");
 };
 
@@ -120,7 +125,7 @@ struct Sm90Attention {
     arch::TensorMap q;  // dims {D, seqlen_q, batch * heads}, box {64, 128, 1}, 128B swizzle
     arch::TensorMap k;  // dims {D, seqlen_k, batch * kv_heads}, box {64, 128, 1}, 128B swizzle
     arch::TensorMap v;  // as k
-    bf16_t* o;          // [batch, heads, seqlen_q, D]
+    typename Cfg::Elem* o;  // [batch, heads, seqlen_q, D]
     float* lse;         // [batch, heads, lse_stride]: rows lse_stride floats apart
     uint32_t lse_stride;  // >= seqlen_q; a multiple of 4 keeps each 16-byte line in one CTA
     uint32_t batch, heads, kv_heads, seqlen_q, seqlen_k;
@@ -228,9 +233,12 @@ struct Sm90Attention {
     SK_UNROLL
     for (int kk = 0; kk < D / 16; ++kk) {
       const uint32_t chunk = kk / 4, in_chunk = 32 * (kk % 4);
-      arch::wgmma_m64n128k16_bf16_ss(
-          s_acc, arch::make_smem_desc_sw128(q_rows + chunk * Cfg::kQChunkBytes + in_chunk),
-          arch::make_smem_desc_sw128(k_tile + chunk * Cfg::kKvChunkBytes + in_chunk), kk > 0);
+      const uint64_t dq = arch::make_smem_desc_sw128(q_rows + chunk * Cfg::kQChunkBytes + in_chunk);
+      const uint64_t dk = arch::make_smem_desc_sw128(k_tile + chunk * Cfg::kKvChunkBytes + in_chunk);
+      if constexpr (Cfg::kF16)
+        arch::wgmma_m64n128k16_f16_ss(s_acc, dq, dk, kk > 0);
+      else
+        arch::wgmma_m64n128k16_bf16_ss(s_acc, dq, dk, kk > 0);
     }
   }
 
@@ -241,8 +249,12 @@ struct Sm90Attention {
     SK_UNROLL
     for (int t = 0; t < BN / 16; ++t) {
       const uint64_t dv = arch::make_smem_desc_sw128_mn(v_tile + 2048 * t, Cfg::kKvChunkBytes, 1024);
-      if constexpr (D == 128)
+      if constexpr (D == 128 && Cfg::kF16)
+        arch::wgmma_m64n128k16_f16_rs<1>(o_acc, p_frag[t], dv, true);
+      else if constexpr (D == 128)
         arch::wgmma_m64n128k16_bf16_rs<1>(o_acc, p_frag[t], dv, true);
+      else if constexpr (Cfg::kF16)
+        arch::wgmma_m64n64k16_f16_rs<1>(o_acc, p_frag[t], dv, true);
       else
         arch::wgmma_m64n64k16_bf16_rs<1>(o_acc, p_frag[t], dv, true);
     }
@@ -392,26 +404,35 @@ struct Sm90Attention {
     arch::account_alu(D / 2, 0);
   }
 
-  // P (FP32 in the S accumulator's layout) to BF16 A fragments: k step t is
-  // S columns 16t .. 16t + 15, accumulator groups j = 2t and 2t + 1.
+  // Two FP32 values rounded to the element type and packed, `lo` low.
+  SK_DEVICE static uint32_t pack(float lo, float hi) {
+    if constexpr (Cfg::kF16)
+      return arch::pack_f16x2(lo, hi);
+    else
+      return arch::pack_bf16x2(lo, hi);
+  }
+
+  // P (FP32 in the S accumulator's layout) to A fragments of the element
+  // type: k step t is S columns 16t .. 16t + 15, accumulator groups j = 2t
+  // and 2t + 1.
   SK_DEVICE static void to_p(const SAcc& s_acc, LaneArray<uint32_t, 4> (&p_frag)[BN / 16]) {
     for_each_lane([&](uint32_t l) {
       const float* sv = s_acc.lane(l);
       for (int t = 0; t < BN / 16; ++t)
         for (int r = 0; r < 4; ++r) {
           const int i = 4 * (2 * t + (r >> 1)) + 2 * (r & 1);
-          p_frag[t].lane(l)[r] = arch::pack_bf16x2(sv[i], sv[i + 1]);
+          p_frag[t].lane(l)[r] = pack(sv[i], sv[i + 1]);
         }
     });
     arch::account_alu(BN / 4, 0);
   }
 
-  // O / row sum to BF16 and the rows' log-sum-exp; rows past seqlen_q are not
+  // O / row sum to the element type and the rows' log-sum-exp; rows past seqlen_q are not
   // stored. A row that saw no key has sum 0: O = 0 and LSE = -inf.
   SK_DEVICE static void store(const Params& p, const Tile& w, const OAcc& o_acc, const Rows& row_sum,
                               const Rows& row_max, uint32_t row0) {
     const uint64_t matrix = uint64_t{w.batch} * p.heads + w.head;
-    bf16_t* o = p.o + matrix * p.seqlen_q * D;
+    typename Cfg::Elem* o = p.o + matrix * p.seqlen_q * D;
     float* lse = p.lse + matrix * p.lse_stride;
     for_each_lane([&](uint32_t l) {
       const float* r = o_acc.lane(l);
@@ -423,7 +444,7 @@ struct Sm90Attention {
         for (int j = 0; j < D / 8; ++j) {
           const uint32_t col = 8 * j + 2 * (l % 4);
           arch::st_global_b32(o + uint64_t{row} * D + col,
-                              arch::pack_bf16x2(r[4 * j + 2 * h] * inv, r[4 * j + 2 * h + 1] * inv));
+                              pack(r[4 * j + 2 * h] * inv, r[4 * j + 2 * h + 1] * inv));
         }
         if (l % 4 == 0) {
           const float value = sum > 0.0f ? row_max.lane(l)[h] * p.softmax_scale + logf(sum)
@@ -432,7 +453,7 @@ struct Sm90Attention {
         }
       }
     });
-    arch::account_global_store(32 * D + 64);  // 16 rows x D BF16 and 16 LSE per warp
+    arch::account_global_store(32 * D + 64);  // 16 rows x D 16-bit elements and 16 LSE per warp
   }
 };
 

@@ -19,6 +19,7 @@ AttentionRequest request(const Values& v, const MatmulRequest& run) {
   s.seqlen_k = v.u32("seqlen-k");
   s.head_dim = v.u32("head-dim");
   s.causal = v.flag("causal");
+  s.f16 = v.has("in-dtype") && v.str("in-dtype") == "f16";
   r.run = run;
   return r;
 }
@@ -34,7 +35,8 @@ Family attention_family() {
         "SM90 attention forward in the style of FlashAttention-3: a TMA load warpgroup, two\n"
         "consumer warpgroups in ping-pong through named barriers, online softmax with exp2,\n"
         "P V with P from registers; --batch --heads [--kv-heads] --seqlen-q --seqlen-k\n"
-        "--head-dim 64|128 [--causal]; O in BF16 and the log-sum-exp");
+        "--head-dim 64|128 [--causal] [--in-dtype bf16|f16]; O in the input's type and the\n"
+        "log-sum-exp");
   };
   ArchSpace sm90{"sm90", {128}, 2, 3, 128, 2, {"static"}, {"bf16"}};
   sm90.tile_k = 128;
@@ -56,12 +58,14 @@ Family attention_family() {
       uint_field("head-dim", "head dimension: 64 or 128", 1, 1024, "128"),
       flag_field("causal", "causal mask, aligned to the bottom right (row r sees keys up to "
                            "r + seqlen-k - seqlen-q)"),
+      choice_field("in-dtype", "element type of Q, K, V and O: bf16 (default) or f16 (IEEE half)",
+                   {"bf16", "f16"}),
   };
   f.fields_note = "tensors [batch, heads, seqlen, head-dim]";
   f.reference =
-      "host FP64 softmax(Q K^T / sqrt(d)) V and log-sum-exp over the BF16 inputs; O within 2^-7 of "
-      "the row's largest |V| plus 2^-8 relative (P and O are rounded to BF16), LSE within 1e-3 "
-      "relative";
+      "host FP64 softmax(Q K^T / sqrt(d)) V and log-sum-exp over the 16-bit inputs; O within 2 eps "
+      "of the row's largest |V| plus eps relative (P and O are rounded to the input's type; eps "
+      "2^-8 for BF16, 2^-11 for FP16), LSE within 1e-3 relative";
   f.bind = [](const Values& v, MatmulRequest& q) {
     q.m = v.u32("seqlen-q");
     q.n = v.u32("seqlen-k");
@@ -74,7 +78,7 @@ Family attention_family() {
     return with_launch_checks(validate_attention(request(v, q)), q);
   };
   f.flops = [](const Values& v, const MatmulRequest& q) { return request(v, q).shape.flops(); };
-  // Q, K and V read once, O written once (BF16), the LSE (FP32).
+  // Q, K and V read once, O written once (16-bit elements), the LSE (FP32).
   f.bytes = [](const Values& v, const MatmulRequest& q) {
     const AttentionShape s = request(v, q).shape;
     const double qo = 2.0 * s.batch * s.heads * s.seqlen_q * s.head_dim;

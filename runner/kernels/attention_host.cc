@@ -18,12 +18,21 @@ std::string encode_attention_map(models::sm100::TensorMapModel& map, uint64_t ba
 }
 
 namespace {
-void fill(models::sm100::Gpu& gpu, uint64_t addr, uint64_t elements, std::mt19937_64& rng) {
+void fill(models::sm100::Gpu& gpu, uint64_t addr, uint64_t elements, bool f16, std::mt19937_64& rng) {
   if (!gpu.functional()) return;
   std::normal_distribution<float> dist(0.0f, 1.0f);
-  auto* p = reinterpret_cast<bf16_t*>(gpu.gmem().host(addr));
-  for (uint64_t i = 0; i < elements; ++i) p[i] = to_bf16(dist(rng));
+  auto* p = reinterpret_cast<uint16_t*>(gpu.gmem().host(addr));
+  for (uint64_t i = 0; i < elements; ++i) p[i] = f16 ? to_f16(dist(rng)).bits : to_bf16(dist(rng)).bits;
 }
+
+// Element i of a tensor of 16-bit elements, as a double.
+struct Elements {
+  const uint16_t* bits;
+  bool f16;
+  double operator[](uint64_t i) const {
+    return f16 ? double{to_float(f16_t{bits[i]})} : double{to_float(bf16_t{bits[i]})};
+  }
+};
 
 }  // namespace
 
@@ -39,22 +48,25 @@ AttentionBuffers allocate_attention(models::sm100::Gpu& gpu, const AttentionShap
   b.o = mem.allocate(q_elems * 2, "O");
   b.lse_stride = (s.seqlen_q + 3) / 4 * 4;
   b.lse = mem.allocate(uint64_t{s.batch} * s.heads * b.lse_stride * 4, "LSE");
-  fill(gpu, b.q, q_elems, rng);
-  fill(gpu, b.k, kv_elems, rng);
-  fill(gpu, b.v, kv_elems, rng);
+  fill(gpu, b.q, q_elems, s.f16, rng);
+  fill(gpu, b.k, kv_elems, s.f16, rng);
+  fill(gpu, b.v, kv_elems, s.f16, rng);
   return b;
 }
 
-// FP64 softmax(Q K^T * scale) V of every row against O (BF16) and LSE.
+// FP64 softmax(Q K^T * scale) V of every row against O (the input's type) and LSE.
 CheckResult check_attention(models::sm100::Gpu& gpu, const AttentionShape& s,
                             const AttentionBuffers& b, float scale) {
   CheckResult c;
-  c.reference = "FP64 softmax(Q K^T * scale) V over the BF16 inputs";
+  c.reference = fmt::format("FP64 softmax(Q K^T * scale) V over the {} inputs", s.f16 ? "FP16" : "BF16");
   const uint32_t d = s.head_dim;
-  const auto* q = reinterpret_cast<const bf16_t*>(gpu.gmem().host(b.q));
-  const auto* k = reinterpret_cast<const bf16_t*>(gpu.gmem().host(b.k));
-  const auto* v = reinterpret_cast<const bf16_t*>(gpu.gmem().host(b.v));
-  const auto* o = reinterpret_cast<const bf16_t*>(gpu.gmem().host(b.o));
+  auto tensor = [&](uint64_t addr) {
+    return Elements{reinterpret_cast<const uint16_t*>(gpu.gmem().host(addr)), s.f16};
+  };
+  const Elements q = tensor(b.q), k = tensor(b.k), v = tensor(b.v), o = tensor(b.o);
+  // The unit roundoff of the element type: P is rounded to it before P V and
+  // O at the end.
+  const double eps = std::ldexp(1.0, s.f16 ? -11 : -8);
   const auto* lse = reinterpret_cast<const float*>(gpu.gmem().host(b.lse));
   const uint64_t lse_stride = b.lse_stride;
   c.ran = true;
@@ -66,14 +78,14 @@ CheckResult check_attention(models::sm100::Gpu& gpu, const AttentionShape& s,
       const uint64_t qm = uint64_t{bi} * s.heads + h;
       const uint64_t km = uint64_t{bi} * s.kv_heads + h / (s.heads / s.kv_heads);
       for (uint32_t r = 0; r < s.seqlen_q; ++r) {
-        const bf16_t* qr = q + (qm * s.seqlen_q + r) * d;
+        const uint64_t qr = (qm * s.seqlen_q + r) * d;
         const int64_t last = s.causal ? std::min<int64_t>(int64_t{r} + diag, s.seqlen_k - 1)
                                       : int64_t{s.seqlen_k} - 1;
         double mx = -INFINITY;
         for (int64_t cidx = 0; cidx <= last; ++cidx) {
-          const bf16_t* kr = k + (km * s.seqlen_k + cidx) * d;
+          const uint64_t kr = (km * s.seqlen_k + cidx) * d;
           double dot = 0;
-          for (uint32_t x = 0; x < d; ++x) dot += double{to_float(qr[x])} * to_float(kr[x]);
+          for (uint32_t x = 0; x < d; ++x) dot += q[qr + x] * k[kr + x];
           p[cidx] = dot * scale;
           mx = std::max(mx, p[cidx]);
         }
@@ -82,10 +94,10 @@ CheckResult check_attention(models::sm100::Gpu& gpu, const AttentionShape& s,
         std::fill(out.begin(), out.end(), 0.0);
         double mag = 0;  // a bound on |O| elements' scale: max |V| over the row's keys
         for (int64_t cidx = 0; cidx <= last; ++cidx) {
-          const bf16_t* vr = v + (km * s.seqlen_k + cidx) * d;
+          const uint64_t vr = (km * s.seqlen_k + cidx) * d;
           for (uint32_t x = 0; x < d; ++x) {
-            out[x] += p[cidx] / sum * to_float(vr[x]);
-            mag = std::max(mag, std::fabs(double{to_float(vr[x])}));
+            out[x] += p[cidx] / sum * v[vr + x];
+            mag = std::max(mag, std::fabs(v[vr + x]));
           }
         }
         const double want_lse = last < 0 ? -INFINITY : mx + std::log(sum);
@@ -98,11 +110,11 @@ CheckResult check_attention(models::sm100::Gpu& gpu, const AttentionShape& s,
                                  want_lse);
         }
         for (uint32_t x = 0; x < d; ++x) {
-          const double got = to_float(o[(qm * s.seqlen_q + r) * d + x]);
+          const double got = o[(qm * s.seqlen_q + r) * d + x];
           const double err = std::fabs(got - out[x]);
-          // P is rounded to BF16 before P V (2^-8 relative per term) and O to
-          // BF16 at the end: a bound of 2^-7 of the row's largest |V|.
-          const double tol = std::ldexp(1.0, -7) * std::max(mag, 1e-30) + std::ldexp(1.0, -8) * std::fabs(out[x]);
+          // P is rounded before P V (eps relative per term) and O at the end:
+          // a bound of 2 eps of the row's largest |V| plus eps of |O|.
+          const double tol = 2 * eps * std::max(mag, 1e-30) + eps * std::fabs(out[x]);
           c.max_abs_err = std::max(c.max_abs_err, err);
           if (std::fabs(out[x]) > 0) c.max_rel_err = std::max(c.max_rel_err, err / std::fabs(out[x]));
           c.max_tolerance_fraction = std::max(c.max_tolerance_fraction, err / tol);

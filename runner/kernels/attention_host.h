@@ -1,10 +1,11 @@
 // attention_host.h: the host side of an attention launch that the runner
 // (attention_run.cc) and the verifier's attention cases (verify/corpus/)
-// share: the tensors in global memory with random BF16 data, the tensor maps
+// share: the tensors in global memory with random BF16 or FP16 data, the tensor maps
 // and kernel parameters, and the FP64 reference check of O and LSE.
 //
 // Layout (kernels/attention/sm90_attention.h): Q and O [batch, heads,
-// seqlen_q, head_dim], K and V [batch, kv_heads, seqlen_k, head_dim], BF16,
+// seqlen_q, head_dim], K and V [batch, kv_heads, seqlen_k, head_dim], BF16
+// or FP16 (AttentionShape::f16),
 // head_dim contiguous; LSE [batch, heads, lse_stride] FP32 with lse_stride
 // seqlen_q rounded up to 4 (rows of two (batch, head) pairs, written by
 // different CTAs, never share a 16-byte line: the race detector's granule).
@@ -30,11 +31,11 @@ struct AttentionBuffers {
 };
 
 // Allocates the tensors of `s` and, in functional mode, fills Q, K and V with
-// N(0, 1) values rounded to BF16 from `rng`.
+// N(0, 1) values rounded to the element type from `rng`.
 AttentionBuffers allocate_attention(models::sm100::Gpu& gpu, const AttentionShape& s,
                                     std::mt19937_64& rng);
 
-// A rank-3 tiled map of [matrices][rows][d] BF16: box {64, 128, 1}, 128B
+// A rank-3 tiled map of [matrices][rows][d] 16-bit elements: box {64, 128, 1}, 128B
 // swizzle. Returns the encoder's error, or "".
 std::string encode_attention_map(models::sm100::TensorMapModel& map, uint64_t base, uint32_t d,
                                  uint32_t rows, uint32_t matrices);
@@ -56,7 +57,7 @@ P attention_params(const AttentionShape& s, const AttentionBuffers& b, float sof
   encode(p.q, b.q, s.head_dim, s.seqlen_q, s.batch * s.heads);
   encode(p.k, b.k, s.head_dim, s.seqlen_k, s.batch * s.kv_heads);
   encode(p.v, b.v, s.head_dim, s.seqlen_k, s.batch * s.kv_heads);
-  p.o = reinterpret_cast<bf16_t*>(b.o);
+  p.o = reinterpret_cast<decltype(p.o)>(b.o);
   p.lse = reinterpret_cast<float*>(b.lse);
   p.lse_stride = b.lse_stride;
   p.batch = s.batch;

@@ -40,10 +40,10 @@ models::sm100::KernelActivity activity(const AttentionRequest& req, const RunRes
   return a;
 }
 
-template <int D, int S>
+template <int D, int S, class Elem>
 RunResult run_config(const AttentionRequest& req, const MatmulRequest& q,
                      models::sm100::LaunchClocks f) {
-  using C = Sm90AttentionConfig<D, S>;
+  using C = Sm90AttentionConfig<D, S, Elem>;
   using Kernel = Sm90Attention<C>;
   const AttentionShape& s = req.shape;
   const auto t0 = std::chrono::steady_clock::now();
@@ -67,13 +67,14 @@ RunResult run_config(const AttentionRequest& req, const MatmulRequest& q,
   r.n = s.seqlen_k;
   r.k = D;
   r.batch = s.batch * s.heads;
-  r.config_name = fmt::format("sm90_attention_d{}_128x128_s{}{}", D, S, s.causal ? "_causal" : "");
+  r.config_name =
+      fmt::format("sm90_attention_{}d{}_128x128_s{}{}", C::kF16 ? "f16_" : "", D, S, s.causal ? "_causal" : "");
   r.tile_m = 128;
   r.tile_n = 128;
   r.tile_k = D;
   r.stages = S;
   r.ctas = static_cast<uint32_t>(grid);
-  r.out_dtype = "bf16";
+  r.out_dtype = C::kF16 ? "f16" : "bf16";
   r.functional = q.functional;
   r.seed = q.seed;
   r.status = run_status_name(status);
@@ -90,18 +91,22 @@ RunResult run_config(const AttentionRequest& req, const MatmulRequest& q,
 }
 
 using Runner = RunResult (*)(const AttentionRequest&, const MatmulRequest&, models::sm100::LaunchClocks);
-template <int D>
+template <int D, class Elem>
 Runner by_stages(uint32_t stages) {
   switch (stages) {
-    case 2: return &run_config<D, 2>;
-    case 3: return &run_config<D, 3>;  // fits at both head dims (the config asserts it)
+    case 2: return &run_config<D, 2, Elem>;
+    case 3: return &run_config<D, 3, Elem>;  // fits at both head dims (the config asserts it)
     default: return nullptr;
   }
 }
-Runner lookup(const AttentionRequest& req) {
-  return req.shape.head_dim == 128 ? by_stages<128>(req.run.stages)
-         : req.shape.head_dim == 64 ? by_stages<64>(req.run.stages)
+template <class Elem>
+Runner by_head_dim(const AttentionRequest& req) {
+  return req.shape.head_dim == 128 ? by_stages<128, Elem>(req.run.stages)
+         : req.shape.head_dim == 64 ? by_stages<64, Elem>(req.run.stages)
                                     : nullptr;
+}
+Runner lookup(const AttentionRequest& req) {
+  return req.shape.f16 ? by_head_dim<f16_t>(req) : by_head_dim<bf16_t>(req);
 }
 }  // namespace
 

@@ -1,12 +1,12 @@
 // attention_run.h: attention forward (kernels/attention/) in the SM90 model.
 //
 // Q is [batch, heads, seqlen_q, head_dim], K and V [batch, kv_heads,
-// seqlen_k, head_dim], O like Q, all BF16 with head_dim contiguous, and LSE
+// seqlen_k, head_dim], O like Q, all BF16 (or all FP16) with head_dim contiguous, and LSE
 // [batch, heads, seqlen_q rounded up to 4] in FP32 (natural log): the
 // rounding keeps the rows of two (batch, head) pairs, written by different
 // CTAs, out of one 16-byte line, which is also the race detector's granule
 // for global memory. The check is an independent
-// FP64 softmax(Q K^T * scale) V over the BF16 inputs, with the causal mask
+// FP64 softmax(Q K^T * scale) V over the 16-bit inputs, with the causal mask
 // aligned to the bottom right, against O and LSE.
 #pragma once
 
@@ -21,6 +21,7 @@ namespace sk::sim {
 struct AttentionShape {
   uint32_t batch = 1, heads = 1, kv_heads = 1, seqlen_q = 1, seqlen_k = 1, head_dim = 128;
   bool causal = false;
+  bool f16 = false;  // Q, K, V and O in FP16 (IEEE half) instead of BF16
   // 4 * batch * heads * seqlen_q * seqlen_k * head_dim (the two GEMMs),
   // half of it when causal: the count FlashAttention reports.
   double flops() const;

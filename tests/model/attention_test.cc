@@ -53,6 +53,36 @@ TEST_CASE("sm90 attention matches the FP64 reference on odd shapes") {
   }
 }
 
+TEST_CASE("sm90 attention in FP16 matches the FP64 reference at FP16's tolerance") {
+  // The check's tolerance is eps = 2^-11 for FP16 against 2^-8 for BF16: a
+  // kernel that rounded P or O to BF16 (or read FP16 bits as BF16) fails it.
+  struct Case {
+    sk::sim::AttentionShape s;
+    uint32_t stages;
+  };
+  Case cases[] = {
+      {{1, 2, 1, 200, 257, 128, true}, 2},  // grouped heads, causal, ragged key blocks
+      {{2, 2, 2, 129, 100, 64, false}, 3},
+  };
+  uint64_t seed = 41;
+  for (Case& c : cases) {
+    c.s.f16 = true;
+    auto h = run(c.s, c.stages, true, seed);
+    INFO("q " << c.s.seqlen_q << " k " << c.s.seqlen_k << " d " << c.s.head_dim << ": " << h.check.detail);
+    CHECK(h.status == "completed");
+    CHECK(h.findings.empty());
+    CHECK(h.check.ran);
+    CHECK(h.check.passed);
+    CHECK(h.out_dtype == "f16");
+    // The same shape and seed in BF16: FP16's 10-bit significand leaves O
+    // several times closer to the reference.
+    c.s.f16 = false;
+    auto b = run(c.s, c.stages, true, seed++);
+    CHECK(b.check.passed);
+    CHECK(h.check.max_abs_err * 4 < b.check.max_abs_err);
+  }
+}
+
 TEST_CASE("sm90 attention: timing mode completes and counts attention's FLOPs") {
   auto r = run({1, 16, 16, 2048, 2048, 128, false}, 2, false, 0);
   CHECK(r.status == "completed");

@@ -30,6 +30,13 @@ SK_DEVICE uint32_t pack_bf16x2(float lo, float hi) {
   return r;
 }
 
+// The same for IEEE half (cvt.rn.f16x2.f32): FP16 attention's P and O.
+SK_DEVICE uint32_t pack_f16x2(float lo, float hi) {
+  uint32_t r;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+
 // Every register of v becomes the maximum (sum) of that register over the
 // four lanes of the calling lane's quad.
 template <int R>

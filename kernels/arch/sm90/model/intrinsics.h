@@ -101,6 +101,9 @@ inline float exp2_approx(float x) {
 inline uint32_t pack_bf16x2(float lo, float hi) {
   return static_cast<uint32_t>(to_bf16(lo).bits) | static_cast<uint32_t>(to_bf16(hi).bits) << 16;
 }
+inline uint32_t pack_f16x2(float lo, float hi) {
+  return static_cast<uint32_t>(to_f16(lo).bits) | static_cast<uint32_t>(to_f16(hi).bits) << 16;
+}
 // Each register over the four lanes of a quad, combined in the device's
 // butterfly order: op(op(a, b), op(c, d)) for lanes a, b, c, d.
 template <int R, class Op>

@@ -2,7 +2,7 @@
 // on a real Hopper GPU, checked against an FP32 reference kernel and timed.
 //
 //   attention_bench --batch B --heads H [--kv-heads HKV] --seqlen-q SQ --seqlen-k SK
-//                   --head-dim 64|128 [--causal] [--stages 2|3] [--runs 20] [--in-dtype f16]
+//                   --head-dim 64|128|256 [--causal] [--stages 2|3] [--runs 20] [--in-dtype f16]
 //   attention_bench --sweep [--runs 20] [--in-dtype f16]   (the built-in list below, every
 //                   stage count that fits)
 //
@@ -102,12 +102,24 @@ struct RefArgs {
   bool f16;  // Q, K and V are FP16 (else BF16)
 };
 
+// Its shared memory (dynamic: 67 KB at head dim 256): Q rows, K and V keys
+// and the scores, padded against bank conflicts.
+template <int D>
+struct RefSmem {
+  float qs[kRefRows][D + 1];
+  float ks[kRefKeys][D + 1];
+  float vs[kRefKeys][D];
+  float ps[kRefRows][kRefKeys + 1];
+};
+
 template <int D>
 __global__ void __launch_bounds__(kRefThreads) reference_attention(RefArgs a) {
-  __shared__ float qs[kRefRows][D + 1];
-  __shared__ float ks[kRefKeys][D + 1];
-  __shared__ float vs[kRefKeys][D];
-  __shared__ float ps[kRefRows][kRefKeys + 1];
+  extern __shared__ float ref_smem[];
+  RefSmem<D>& sm = *reinterpret_cast<RefSmem<D>*>(ref_smem);
+  auto& qs = sm.qs;
+  auto& ks = sm.ks;
+  auto& vs = sm.vs;
+  auto& ps = sm.ps;
   const uint32_t head = blockIdx.y, batch = blockIdx.z;
   const uint32_t kv_head = head / (a.heads / a.kv_heads);
   const uint64_t qm = uint64_t{batch} * a.heads + head, kvm = uint64_t{batch} * a.kv_heads + kv_head;
@@ -251,12 +263,13 @@ __global__ void compare(const uint16_t* o, const float* lse, const float* o_ref,
 PFN_cuTensorMapEncodeTiled_v12000 encode_fn() { return sk::bench::encode_fn("attention_bench"); }
 
 // `matrices` BF16 (FP16) matrices of `rows` rows of d, one after another: dims
-// {d, rows, matrices}, box {64, 128, 1}, 128B swizzle, zeros past the end.
-CUtensorMap make_map(const void* base, uint64_t rows, uint64_t d, uint64_t matrices, bool f16) {
+// {d, rows, matrices}, box {64, box_rows, 1}, 128B swizzle, zeros past the end.
+CUtensorMap make_map(const void* base, uint64_t rows, uint64_t d, uint64_t matrices, bool f16,
+                     uint32_t box_rows) {
   CUtensorMap map;
   const cuuint64_t dims[3] = {d, rows, matrices};
   const cuuint64_t strides[2] = {d * 2, rows * d * 2};
-  const cuuint32_t box[3] = {64, 128, 1};
+  const cuuint32_t box[3] = {64, box_rows, 1};
   const cuuint32_t elem_strides[3] = {1, 1, 1};
   CUresult r = encode_fn()(&map, f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(base), dims,
                            strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
@@ -345,10 +358,16 @@ Problem make_problem(const Shape& s) {
   RefArgs a{pr.q, pr.k, pr.v, pr.o_ref, pr.lse_ref, pr.vmax, s.heads, s.kv_heads, s.sq, s.sk,
             1.0f / std::sqrt(static_cast<float>(s.d)), s.causal, s.f16};
   const dim3 grid((s.sq + kRefRows - 1) / kRefRows, s.heads, s.batch);
-  if (s.d == 128)
-    reference_attention<128><<<grid, kRefThreads>>>(a);
+  auto reference = [&](auto kernel, size_t bytes) {
+    CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+    kernel<<<grid, kRefThreads, bytes>>>(a);
+  };
+  if (s.d == 256)
+    reference(reference_attention<256>, sizeof(RefSmem<256>));
+  else if (s.d == 128)
+    reference(reference_attention<128>, sizeof(RefSmem<128>));
   else
-    reference_attention<64><<<grid, kRefThreads>>>(a);
+    reference(reference_attention<64>, sizeof(RefSmem<64>));
   CHECK_CUDA(cudaGetLastError());
   sync_or_hang("reference");
   return pr;
@@ -374,9 +393,9 @@ int run_config(Problem& pr, int runs) {
   const uint32_t tiles = (s.sq + Cfg::BM - 1) / Cfg::BM * s.heads * s.batch;
   const int grid = static_cast<int>(std::min<uint32_t>(tiles, static_cast<uint32_t>(sms)));
   typename K::Params p{};
-  p.q = make_map(pr.q, s.sq, D, uint64_t{s.batch} * s.heads, Cfg::kF16);
-  p.k = make_map(pr.k, s.sk, D, uint64_t{s.batch} * s.kv_heads, Cfg::kF16);
-  p.v = make_map(pr.v, s.sk, D, uint64_t{s.batch} * s.kv_heads, Cfg::kF16);
+  p.q = make_map(pr.q, s.sq, D, uint64_t{s.batch} * s.heads, Cfg::kF16, Cfg::BM);
+  p.k = make_map(pr.k, s.sk, D, uint64_t{s.batch} * s.kv_heads, Cfg::kF16, Cfg::BN);
+  p.v = make_map(pr.v, s.sk, D, uint64_t{s.batch} * s.kv_heads, Cfg::kF16, Cfg::BN);
   p.o = reinterpret_cast<Elem*>(pr.o);
   p.lse = pr.lse;
   p.lse_stride = pr.lse_stride;
@@ -421,22 +440,35 @@ int run_config(Problem& pr, int runs) {
   return ok ? 0 : 1;
 }
 
-// Stage counts that fit in shared memory for head dim D.
-template <int D>
-constexpr bool fits(int stages) {
-  return stages == 2 ? sk::Sm90AttentionConfig<D, 2>::kSmemBytes <= 232448
-                     : sk::Sm90AttentionConfig<D, 3>::kSmemBytes <= 232448;
+// Whether `stages` stages fit in shared memory at head dim d.
+bool fits(uint32_t d, int stages) {
+  auto at = [stages](auto cfg2, auto cfg3) {
+    return stages == 2 ? decltype(cfg2)::kFits : stages == 3 && decltype(cfg3)::kFits;
+  };
+  if (d == 256) return at(sk::Sm90AttentionConfig<256, 2>{}, sk::Sm90AttentionConfig<256, 3>{});
+  if (d == 128) return at(sk::Sm90AttentionConfig<128, 2>{}, sk::Sm90AttentionConfig<128, 3>{});
+  return at(sk::Sm90AttentionConfig<64, 2>{}, sk::Sm90AttentionConfig<64, 3>{});
+}
+
+template <int D, int S, class Elem>
+int run_if_fits(Problem& pr, int runs) {
+  if constexpr (sk::Sm90AttentionConfig<D, S, Elem>::kFits)
+    return run_config<D, S, Elem>(pr, runs);
+  else
+    return 2;
 }
 
 template <class Elem>
 int run_stages(Problem& pr, int stages, int runs) {
   const Shape& s = pr.s;
-  if (s.d == 128) {
-    if (stages == 2) return run_config<128, 2, Elem>(pr, runs);
-    if (stages == 3) return run_config<128, 3, Elem>(pr, runs);
+  if (s.d == 256) {
+    if (stages == 2) return run_if_fits<256, 2, Elem>(pr, runs);
+  } else if (s.d == 128) {
+    if (stages == 2) return run_if_fits<128, 2, Elem>(pr, runs);
+    if (stages == 3) return run_if_fits<128, 3, Elem>(pr, runs);
   } else {
-    if (stages == 2) return run_config<64, 2, Elem>(pr, runs);
-    if (stages == 3) return run_config<64, 3, Elem>(pr, runs);
+    if (stages == 2) return run_if_fits<64, 2, Elem>(pr, runs);
+    if (stages == 3) return run_if_fits<64, 3, Elem>(pr, runs);
   }
   return 2;
 }
@@ -456,17 +488,18 @@ bool flag(int argc, char** argv, const char* name) {
 }
 
 // FlashAttention's benchmark set (16384 tokens per batch: batch * seqlen),
-// head dim 128 with 16 heads and 64 with 32, non-causal and causal; ragged
+// head dim 128 with 16 heads, 64 with 32 and 256 with 8, non-causal and causal; ragged
 // lengths (one with rows and whole tiles that see no key) and a GQA shape.
 std::vector<Shape> sweep_shapes() {
   std::vector<Shape> v;
-  for (uint32_t d : {128u, 64u})
+  for (uint32_t d : {128u, 64u, 256u})
     for (uint32_t s : {512u, 1024u, 2048u, 4096u, 8192u, 16384u})
       for (bool causal : {false, true}) {
-        const uint32_t h = d == 128 ? 16 : 32;
+        const uint32_t h = d == 128 ? 16 : d == 64 ? 32 : 8;  // 2048 columns of hidden state
         v.push_back({16384 / s, h, h, s, s, d, causal});
       }
   v.push_back({2, 4, 2, 1000, 1500, 128, true});
+  v.push_back({1, 4, 2, 1000, 1100, 256, true});
   v.push_back({1, 8, 8, 777, 777, 64, false});
   v.push_back({1, 2, 2, 400, 100, 64, true});  // rows 0-299 see no key, tiles 0-1 read no block
   v.push_back({4, 32, 8, 4096, 4096, 128, false});
@@ -499,7 +532,7 @@ int main(int argc, char** argv) {
       s.f16 = f16;
       Problem pr = make_problem(s);
       for (int st = 2; st <= 3; ++st)
-        if (s.d == 128 ? fits<128>(st) : fits<64>(st)) rc |= run_stages(pr, st, runs);
+        if (fits(s.d, st)) rc |= run_stages(pr, st, runs);
       free_problem(pr);
     }
     return rc;
@@ -515,13 +548,13 @@ int main(int argc, char** argv) {
   s.f16 = f16;
   const uint32_t stages = arg(argc, argv, "--stages", 2);
   if (s.batch == 0 || s.heads == 0 || s.kv_heads == 0 || s.heads % s.kv_heads != 0 || s.sq == 0 ||
-      s.sk == 0 || (s.d != 64 && s.d != 128) || (stages != 2 && stages != 3)) {
+      s.sk == 0 || (s.d != 64 && s.d != 128 && s.d != 256) || (stages != 2 && stages != 3)) {
     std::fprintf(stderr,
                  "attention_bench: bad arguments (batch, heads, seqlen-q, seqlen-k >= 1; kv-heads "
-                 "divides heads; head-dim 64|128; stages 2|3)\n");
+                 "divides heads; head-dim 64|128|256; stages 2|3)\n");
     return 2;
   }
-  if (!(s.d == 128 ? fits<128>(static_cast<int>(stages)) : fits<64>(static_cast<int>(stages)))) {
+  if (!fits(s.d, static_cast<int>(stages))) {
     std::printf("%s%u,%u,%u,%u,%u,%u,%d,%u,,,,,does_not_fit,,%s\n", header, s.batch, s.heads, s.kv_heads,
                 s.sq, s.sk, s.d, s.causal ? 1 : 0, stages, dtype);
     return 0;

@@ -18,6 +18,12 @@
 //       instructions) and results per SM per cycle (32 lanes / that).
 //    c. Mix: each step one ex2.approx.ftz.f32 and two independent fma.rn.f32
 //       per chain (the softmax's ratio): does the SFU run beside the FMA pipe?
+//    d. The softmax's other steps, latency (one chain, as a.) and throughput
+//       (as b.): max.f32 and add.f32 (the row maximum and sum over a lane's
+//       values), cvt.rn.bf16x2.f32 and cvt.rn.f16x2.f32 (P and O packed to
+//       16 bits; the chain feeds the packed bits back as a float: 0.5 for
+//       BF16, 0 after a few steps for FP16), and a quad reduction step,
+//       shfl.sync.bfly.b32 then max.f32 (its latency only).
 //    Every chain's final value is stored, so nothing can be removed.
 // 2. Named barriers (bar.sync / bar.arrive with an id and a thread count,
 //    immediates as CUTLASS's NamedBarrier compiles to).
@@ -93,7 +99,8 @@ __device__ __forceinline__ uint16_t rand_bf16(uint32_t i) {
 }
 
 // ---------------------------------------------------------------- 1. SFU / FMA
-enum AluOp { kEx2 = 0, kEx2Ftz = 1, kFma = 2, kMix = 3 };
+enum AluOp { kEx2 = 0, kEx2Ftz = 1, kFma = 2, kMix = 3, kMax = 4, kAdd = 5, kCvtBf16 = 6, kCvtF16 = 7,
+             kShflMax = 8 };
 
 template <int Op>
 __device__ __forceinline__ float alu_step(float x) {
@@ -102,6 +109,20 @@ __device__ __forceinline__ float alu_step(float x) {
     asm volatile("{\n.reg .f32 t;\nneg.f32 t, %1;\nex2.approx.f32 %0, t;\n}" : "=f"(y) : "f"(x));
   else if constexpr (Op == kFma)
     asm volatile("fma.rn.f32 %0, %1, 0f3F000000, 0f3E800000;" : "=f"(y) : "f"(x));
+  else if constexpr (Op == kMax)
+    asm volatile("max.f32 %0, %1, 0f3F000000;" : "=f"(y) : "f"(x));
+  else if constexpr (Op == kAdd)
+    asm volatile("add.f32 %0, %1, 0f00000001;" : "=f"(y) : "f"(x));
+  else if constexpr (Op == kCvtBf16)
+    asm volatile("{\n.reg .b32 t;\ncvt.rn.bf16x2.f32 t, %1, %1;\nmov.b32 %0, t;\n}" : "=f"(y) : "f"(x));
+  else if constexpr (Op == kCvtF16)
+    asm volatile("{\n.reg .b32 t;\ncvt.rn.f16x2.f32 t, %1, %1;\nmov.b32 %0, t;\n}"
+                 : "=f"(y)
+                 : "f"(x));
+  else if constexpr (Op == kShflMax)
+    asm volatile("{\n.reg .f32 t;\nshfl.sync.bfly.b32 t, %1, 1, 0x1f, 0xffffffff;\nmax.f32 %0, %1, t;\n}"
+                 : "=f"(y)
+                 : "f"(x));
   else
     asm volatile("{\n.reg .f32 t;\nneg.f32 t, %1;\nex2.approx.ftz.f32 %0, t;\n}" : "=f"(y) : "f"(x));
   return y;
@@ -436,6 +457,11 @@ int main() {
   lat("ex2.approx.f32", alu_chains<kEx2, 1>);
   lat("ex2.approx.ftz.f32", alu_chains<kEx2Ftz, 1>);
   lat("fma.rn.f32", alu_chains<kFma, 1>);
+  lat("max.f32", alu_chains<kMax, 1>);
+  lat("add.f32", alu_chains<kAdd, 1>);
+  lat("cvt.rn.bf16x2.f32", alu_chains<kCvtBf16, 1>);
+  lat("cvt.rn.f16x2.f32", alu_chains<kCvtF16, 1>);
+  lat("shfl.sync.bfly.b32+max.f32", alu_chains<kShflMax, 1>);
 
   // 1b. throughput.
   std::printf("section,alu_throughput\ninstruction,warps,chains_per_warp,"
@@ -443,6 +469,9 @@ int main() {
   for (int warps : {1, 4, 8, 16}) alu_row<kEx2>("ex2.approx.f32", warps);
   for (int warps : {1, 4, 8, 16}) alu_row<kEx2Ftz>("ex2.approx.ftz.f32", warps);
   for (int warps : {1, 4, 8, 16}) alu_row<kFma>("fma.rn.f32", warps);
+  for (int warps : {1, 4, 8, 16}) alu_row<kMax>("max.f32", warps);
+  for (int warps : {1, 4, 8, 16}) alu_row<kCvtBf16>("cvt.rn.bf16x2.f32", warps);
+  for (int warps : {1, 4, 8, 16}) alu_row<kCvtF16>("cvt.rn.f16x2.f32", warps);
 
   // 1c. mix: per chain and step one ex2.ftz and two FMAs; counted per ex2.
   std::printf("section,ex2_fma_mix\nwarps,chains_per_warp,fma_per_ex2,"

@@ -19,8 +19,10 @@
 //                as head_dim / 64 boxes of 64 columns (128B swizzle);
 //   TilePipeline three rings over the mbarrier backend: Q (one stage), K and V
 //                (Stages each), so K_j+1 loads while V_j is still read;
-//   TileOp       wgmma: S = Q K^T with both operands in SMEM (m64n128k16),
+//   TileOp       wgmma: S = Q K^T with both operands in SMEM (m64nBNk16),
 //                O += P V with P from registers (wgmma ... RS, V MN-major);
+//                BN = 128 keys per block at head dim 64 and 128, 64 at 256
+//                (Q alone is 64 KiB there: two stages of K and V fit);
 //   warp roles   warpgroup 0 loads (its first warp; the others give their
 //                registers away), warpgroups 1 and 2 each own 64 rows of the
 //                128-row Q tile.
@@ -68,12 +70,14 @@ struct Sm90AttentionConfig {
   static constexpr int HeadDim = HeadDim_, Stages = Stages_;
   using Elem = Elem_;  // Q, K, V and O: bf16_t or f16_t
   static constexpr bool kF16 = std::is_same_v<Elem, f16_t>;
-  static constexpr int BM = 128, BN = 128;  // Q rows and K/V rows per tile
+  // Q rows and K/V rows per tile; at head dim 256 a 128-row K or V tile
+  // is 64 KiB, so the blocks have 64 keys (FlashAttention-3 takes 80).
+  static constexpr int BM = 128, BN = HeadDim == 256 ? 64 : 128;
   static constexpr int kThreads = 384;
   static constexpr int kConsumerWarps = 8;
   static constexpr uint32_t kChunks = HeadDim / 64;         // 64-column boxes per row
-  static constexpr uint32_t kQBytes = BM * HeadDim * 2;     // kChunks x 128 rows x 128 B
-  static constexpr uint32_t kKvBytes = BN * HeadDim * 2;
+  static constexpr uint32_t kQBytes = BM * HeadDim * 2;     // kChunks x BM rows x 128 B
+  static constexpr uint32_t kKvBytes = BN * HeadDim * 2;    // kChunks x BN rows x 128 B
   static constexpr uint32_t kQChunkBytes = BM * 128, kKvChunkBytes = BN * 128;
   using QPayload = AttentionTilePayload<kQBytes, 1>;
   using KvPayload = AttentionTilePayload<kKvBytes, Stages>;
@@ -85,9 +89,11 @@ struct Sm90AttentionConfig {
     typename MbarrierBackend<Stages>::Storage k_bars, v_bars;
   };
   static constexpr uint32_t kSmemBytes = sizeof(Smem) + 1024;
-  static_assert(HeadDim == 64 || HeadDim == 128, "head dim 64 or 128");
+  // Whether the configuration fits in 227 KB of shared memory (the kernel
+  // asserts it; hosts ask before they instantiate one).
+  static constexpr bool kFits = kSmemBytes <= 232448;
+  static_assert(HeadDim == 64 || HeadDim == 128 || HeadDim == 256, "head dim 64, 128 or 256");
   static_assert(kF16 || std::is_same_v<Elem, bf16_t>, "BF16 or FP16 elements");
-  static_assert(kSmemBytes <= 232448, "configuration exceeds 227 KB of shared memory");
 };
 
 // The seeded bugs of the verifier's corpus (verify/corpus/attention_cases.cc):
@@ -110,6 +116,7 @@ enum class AttentionBug {
 template <class Cfg, AttentionBug B = AttentionBug::kNone>
 struct Sm90Attention {
   static constexpr int D = Cfg::HeadDim, BM = Cfg::BM, BN = Cfg::BN, S = Cfg::Stages;
+  static_assert(Cfg::kFits, "configuration exceeds 227 KB of shared memory");
   using QPipe = TilePipeline<typename Cfg::QPayload, 1>;
   using KvPipe = TilePipeline<typename Cfg::KvPayload, S>;
   using Smem = typename Cfg::Smem;
@@ -123,7 +130,7 @@ struct Sm90Attention {
 
   struct Params {
     arch::TensorMap q;  // dims {D, seqlen_q, batch * heads}, box {64, 128, 1}, 128B swizzle
-    arch::TensorMap k;  // dims {D, seqlen_k, batch * kv_heads}, box {64, 128, 1}, 128B swizzle
+    arch::TensorMap k;  // dims {D, seqlen_k, batch * kv_heads}, box {64, BN, 1}, 128B swizzle
     arch::TensorMap v;  // as k
     typename Cfg::Elem* o;  // [batch, heads, seqlen_q, D]
     float* lse;         // [batch, heads, lse_stride]: rows lse_stride floats apart
@@ -228,17 +235,21 @@ struct Sm90Attention {
     std::move(stage).release_async();
   }
 
-  // S = Q K^T for this warpgroup's 64 rows: D / 16 steps of m64n128k16.
+  // S = Q K^T for this warpgroup's 64 rows: D / 16 steps of m64nBNk16.
   SK_DEVICE static void gemm_qk(SAcc& s_acc, uint32_t q_rows, uint32_t k_tile) {
     SK_UNROLL
     for (int kk = 0; kk < D / 16; ++kk) {
       const uint32_t chunk = kk / 4, in_chunk = 32 * (kk % 4);
       const uint64_t dq = arch::make_smem_desc_sw128(q_rows + chunk * Cfg::kQChunkBytes + in_chunk);
       const uint64_t dk = arch::make_smem_desc_sw128(k_tile + chunk * Cfg::kKvChunkBytes + in_chunk);
-      if constexpr (Cfg::kF16)
+      if constexpr (BN == 128 && Cfg::kF16)
         arch::wgmma_m64n128k16_f16_ss(s_acc, dq, dk, kk > 0);
-      else
+      else if constexpr (BN == 128)
         arch::wgmma_m64n128k16_bf16_ss(s_acc, dq, dk, kk > 0);
+      else if constexpr (Cfg::kF16)
+        arch::wgmma_m64n64k16_f16_ss(s_acc, dq, dk, kk > 0);
+      else
+        arch::wgmma_m64n64k16_bf16_ss(s_acc, dq, dk, kk > 0);
     }
   }
 
@@ -249,7 +260,11 @@ struct Sm90Attention {
     SK_UNROLL
     for (int t = 0; t < BN / 16; ++t) {
       const uint64_t dv = arch::make_smem_desc_sw128_mn(v_tile + 2048 * t, Cfg::kKvChunkBytes, 1024);
-      if constexpr (D == 128 && Cfg::kF16)
+      if constexpr (D == 256 && Cfg::kF16)
+        arch::wgmma_m64n256k16_f16_rs<1>(o_acc, p_frag[t], dv, true);
+      else if constexpr (D == 256)
+        arch::wgmma_m64n256k16_bf16_rs<1>(o_acc, p_frag[t], dv, true);
+      else if constexpr (D == 128 && Cfg::kF16)
         arch::wgmma_m64n128k16_f16_rs<1>(o_acc, p_frag[t], dv, true);
       else if constexpr (D == 128)
         arch::wgmma_m64n128k16_bf16_rs<1>(o_acc, p_frag[t], dv, true);

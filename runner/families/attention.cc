@@ -35,7 +35,7 @@ Family attention_family() {
         "SM90 attention forward in the style of FlashAttention-3: a TMA load warpgroup, two\n"
         "consumer warpgroups in ping-pong through named barriers, online softmax with exp2,\n"
         "P V with P from registers; --batch --heads [--kv-heads] --seqlen-q --seqlen-k\n"
-        "--head-dim 64|128 [--causal] [--in-dtype bf16|f16]; O in the input's type and the\n"
+        "--head-dim 64|128|256 [--causal] [--in-dtype bf16|f16]; O in the input's type and the\n"
         "log-sum-exp");
   };
   ArchSpace sm90{"sm90", {128}, 2, 3, 128, 2, {"static"}, {"bf16"}};
@@ -55,7 +55,7 @@ Family attention_family() {
       uint_field("kv-heads", "key and value heads (a divisor of --heads; default --heads)", 1, 1024),
       required(uint_field("seqlen-q", "query length", 1, 1u << 20)),
       required(uint_field("seqlen-k", "key and value length", 1, 1u << 20)),
-      uint_field("head-dim", "head dimension: 64 or 128", 1, 1024, "128"),
+      uint_field("head-dim", "head dimension: 64, 128 or 256 (blocks of 64 keys, 2 stages)", 1, 1024, "128"),
       flag_field("causal", "causal mask, aligned to the bottom right (row r sees keys up to "
                            "r + seqlen-k - seqlen-q)"),
       choice_field("in-dtype", "element type of Q, K, V and O: bf16 (default) or f16 (IEEE half)",

@@ -10,10 +10,10 @@
 namespace sk::sim {
 
 std::string encode_attention_map(models::sm100::TensorMapModel& map, uint64_t base, uint32_t d,
-                                 uint32_t rows, uint32_t matrices) {
+                                 uint32_t rows, uint32_t matrices, uint32_t box_rows) {
   const uint64_t dims[3] = {d, rows, matrices};
   const uint64_t strides[2] = {uint64_t{d} * 2, uint64_t{d} * rows * 2};
-  return models::sm100::encode_tiled_3d(map, base, 2, dims, strides, 64, 128,
+  return models::sm100::encode_tiled_3d(map, base, 2, dims, strides, 64, box_rows,
                                         models::sm100::Swizzle::k128B);
 }
 

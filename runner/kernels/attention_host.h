@@ -35,28 +35,30 @@ struct AttentionBuffers {
 AttentionBuffers allocate_attention(models::sm100::Gpu& gpu, const AttentionShape& s,
                                     std::mt19937_64& rng);
 
-// A rank-3 tiled map of [matrices][rows][d] 16-bit elements: box {64, 128, 1}, 128B
-// swizzle. Returns the encoder's error, or "".
+// A rank-3 tiled map of [matrices][rows][d] 16-bit elements: box {64,
+// box_rows, 1}, 128B swizzle. Returns the encoder's error, or "".
 std::string encode_attention_map(models::sm100::TensorMapModel& map, uint64_t base, uint32_t d,
-                                 uint32_t rows, uint32_t matrices);
+                                 uint32_t rows, uint32_t matrices, uint32_t box_rows);
 
 // The FP64 check of O and LSE (functional mode, after the run).
 CheckResult check_attention(models::sm100::Gpu& gpu, const AttentionShape& s,
                             const AttentionBuffers& b, float softmax_scale);
 
 // Fills a kernel's Params (kernels/attention/sm90_attention.h) for `s` and
-// the buffers; throws std::invalid_argument when a map cannot be encoded.
+// the buffers, K and V in boxes of `kv_rows` rows (the config's BN); throws
+// std::invalid_argument when a map cannot be encoded.
 template <class P>
-P attention_params(const AttentionShape& s, const AttentionBuffers& b, float softmax_scale) {
+P attention_params(const AttentionShape& s, const AttentionBuffers& b, float softmax_scale,
+                   uint32_t kv_rows) {
   P p{};
   auto encode = [](models::sm100::TensorMapModel& map, uint64_t base, uint32_t d, uint32_t rows,
-                   uint32_t matrices) {
-    if (std::string err = encode_attention_map(map, base, d, rows, matrices); !err.empty())
+                   uint32_t matrices, uint32_t box_rows) {
+    if (std::string err = encode_attention_map(map, base, d, rows, matrices, box_rows); !err.empty())
       throw std::invalid_argument(err);
   };
-  encode(p.q, b.q, s.head_dim, s.seqlen_q, s.batch * s.heads);
-  encode(p.k, b.k, s.head_dim, s.seqlen_k, s.batch * s.kv_heads);
-  encode(p.v, b.v, s.head_dim, s.seqlen_k, s.batch * s.kv_heads);
+  encode(p.q, b.q, s.head_dim, s.seqlen_q, s.batch * s.heads, 128);
+  encode(p.k, b.k, s.head_dim, s.seqlen_k, s.batch * s.kv_heads, kv_rows);
+  encode(p.v, b.v, s.head_dim, s.seqlen_k, s.batch * s.kv_heads, kv_rows);
   p.o = reinterpret_cast<decltype(p.o)>(b.o);
   p.lse = reinterpret_cast<float*>(b.lse);
   p.lse_stride = b.lse_stride;

@@ -30,9 +30,10 @@ models::sm100::KernelActivity activity(const AttentionRequest& req, const RunRes
   a.flops = s.flops();
   // Q once per tile, K and V once per tile and block read (the causal blocks
   // past the diagonal are skipped: about half).
+  const double bn = r.tile_n;  // keys per K/V block (the config's BN)
   const double tiles = std::ceil(s.seqlen_q / 128.0) * s.heads * s.batch;
-  const double blocks = std::ceil(s.seqlen_k / 128.0) * (s.causal ? 0.5 : 1.0);
-  a.tma_bytes = tiles * (128.0 * s.head_dim * 2) * (1 + 2 * blocks);
+  const double blocks = std::ceil(s.seqlen_k / bn) * (s.causal ? 0.5 : 1.0);
+  a.tma_bytes = tiles * s.head_dim * 2 * (128.0 + 2 * blocks * bn);
   a.hbm_bytes = static_cast<double>(r.hbm_bytes);
   a.cycles = r.cycles;
   a.tensor_cycles = r.tensor_phase_cycles;
@@ -52,7 +53,7 @@ RunResult run_config(const AttentionRequest& req, const MatmulRequest& q,
   configure_run(gpu, q, t0);
   std::mt19937_64 rng(q.seed);
   const AttentionBuffers b = allocate_attention(gpu, s, rng);
-  const auto p = attention_params<typename Kernel::Params>(s, b, req.softmax_scale);
+  const auto p = attention_params<typename Kernel::Params>(s, b, req.softmax_scale, C::BN);
   const auto races = attach_race_detector(gpu, q);
   const uint64_t tiles = uint64_t{(s.seqlen_q + 127) / 128} * s.heads * s.batch;
   const int grid = static_cast<int>(std::min<uint64_t>(tiles, gpu.params().num_sms));
@@ -67,10 +68,10 @@ RunResult run_config(const AttentionRequest& req, const MatmulRequest& q,
   r.n = s.seqlen_k;
   r.k = D;
   r.batch = s.batch * s.heads;
-  r.config_name =
-      fmt::format("sm90_attention_{}d{}_128x128_s{}{}", C::kF16 ? "f16_" : "", D, S, s.causal ? "_causal" : "");
+  r.config_name = fmt::format("sm90_attention_{}d{}_128x{}_s{}{}", C::kF16 ? "f16_" : "", D, C::BN, S,
+                              s.causal ? "_causal" : "");
   r.tile_m = 128;
-  r.tile_n = 128;
+  r.tile_n = C::BN;
   r.tile_k = D;
   r.stages = S;
   r.ctas = static_cast<uint32_t>(grid);
@@ -91,19 +92,30 @@ RunResult run_config(const AttentionRequest& req, const MatmulRequest& q,
 }
 
 using Runner = RunResult (*)(const AttentionRequest&, const MatmulRequest&, models::sm100::LaunchClocks);
+// The configuration's runner, or null where it does not fit in shared memory.
+template <int D, int S, class Elem>
+Runner if_fits() {
+  if constexpr (Sm90AttentionConfig<D, S, Elem>::kFits)
+    return &run_config<D, S, Elem>;
+  else
+    return nullptr;
+}
 template <int D, class Elem>
 Runner by_stages(uint32_t stages) {
   switch (stages) {
-    case 2: return &run_config<D, 2, Elem>;
-    case 3: return &run_config<D, 3, Elem>;  // fits at both head dims (the config asserts it)
+    case 2: return if_fits<D, 2, Elem>();
+    case 3: return if_fits<D, 3, Elem>();  // not at head dim 256
     default: return nullptr;
   }
 }
 template <class Elem>
 Runner by_head_dim(const AttentionRequest& req) {
-  return req.shape.head_dim == 128 ? by_stages<128, Elem>(req.run.stages)
-         : req.shape.head_dim == 64 ? by_stages<64, Elem>(req.run.stages)
-                                    : nullptr;
+  switch (req.shape.head_dim) {
+    case 64: return by_stages<64, Elem>(req.run.stages);
+    case 128: return by_stages<128, Elem>(req.run.stages);
+    case 256: return by_stages<256, Elem>(req.run.stages);
+    default: return nullptr;
+  }
 }
 Runner lookup(const AttentionRequest& req) {
   return req.shape.f16 ? by_head_dim<f16_t>(req) : by_head_dim<bf16_t>(req);
@@ -119,14 +131,15 @@ std::string validate_attention(const AttentionRequest& req) {
   const AttentionShape& s = req.shape;
   if (req.run.arch != "sm90")
     return fmt::format("--kernel attention runs on --arch sm90 only so far, not {}", req.run.arch);
-  if (s.head_dim != 64 && s.head_dim != 128)
-    return fmt::format("--head-dim {} is not supported (64 or 128)", s.head_dim);
+  if (s.head_dim != 64 && s.head_dim != 128 && s.head_dim != 256)
+    return fmt::format("--head-dim {} is not supported (64, 128 or 256)", s.head_dim);
   if (s.batch == 0 || s.heads == 0 || s.kv_heads == 0 || s.seqlen_q == 0 || s.seqlen_k == 0)
     return "--batch, --heads, --kv-heads, --seqlen-q and --seqlen-k must be at least 1";
   if (s.heads % s.kv_heads != 0)
     return fmt::format("--heads {} is not a multiple of --kv-heads {}", s.heads, s.kv_heads);
   if (req.run.tile_n != 128)
-    return fmt::format("--tile-n {} is not supported: attention's tiles are 128 query rows by 128 keys",
+    return fmt::format("--tile-n {} is not supported: attention's tiles are 128 query rows by 128 keys "
+                       "(64 at head dim 256)",
                        req.run.tile_n);
   if (req.run.stages < 2 || req.run.stages > 3)
     return fmt::format("--stages {} is outside 2-3 (K and V rings of 128 x head-dim tiles)", req.run.stages);

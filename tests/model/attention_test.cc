@@ -1,7 +1,7 @@
 // The SM90 attention forward (kernels/attention/sm90_attention.h) in the
 // model against an FP64 host softmax(Q K^T) V and its log-sum-exp, on odd
 // shapes: sequence lengths that are not multiples of the 128-row tiles,
-// causal and not, grouped-query heads, head dims 64 and 128, random normal
+// causal and not, grouped-query heads, head dims 64, 128 and 256, random normal
 // inputs; each run a separate process, clean under the race detector.
 #include <doctest/doctest.h>
 
@@ -37,6 +37,8 @@ TEST_CASE("sm90 attention matches the FP64 reference on odd shapes") {
       {{2, 4, 2, 130, 129, 64, true}, 2},   // grouped heads, causal, seqlens one past a tile
       {{1, 2, 1, 300, 100, 128, true}, 2},  // causal, seqlen_q > seqlen_k: early rows see nothing
       {{1, 1, 1, 77, 513, 64, false}, 3},
+      {{1, 2, 1, 150, 200, 256, true}, 2},  // head dim 256: blocks of 64 keys, grouped, causal
+      {{1, 1, 1, 64, 65, 256, false}, 2},   // one key past a 64-key block
   };
   uint64_t seed = 11;
   for (const Case& c : cases) {
@@ -63,6 +65,7 @@ TEST_CASE("sm90 attention in FP16 matches the FP64 reference at FP16's tolerance
   Case cases[] = {
       {{1, 2, 1, 200, 257, 128, true}, 2},  // grouped heads, causal, ragged key blocks
       {{2, 2, 2, 129, 100, 64, false}, 3},
+      {{1, 1, 1, 100, 130, 256, false}, 2},
   };
   uint64_t seed = 41;
   for (Case& c : cases) {
@@ -103,6 +106,11 @@ TEST_CASE("sm90 attention refuses shapes it cannot run, with one line") {
   CHECK(!sk::sim::validate_attention(q).empty());
   q.shape = {1, 4, 4, 128, 128, 128, false};
   CHECK(sk::sim::validate_attention(q).empty());
+  q.shape = {1, 4, 4, 128, 128, 256, false};
+  CHECK(sk::sim::validate_attention(q).empty());
+  q.run.stages = 3;  // three 64-key stages of K and V next to a 64 KiB Q tile: 256 KB
+  CHECK(sk::sim::validate_attention(q).find("do not fit") != std::string::npos);
+  q.run.stages = 2;
   q.run.arch = "sm100";
   CHECK(!sk::sim::validate_attention(q).empty());
 }

@@ -43,10 +43,10 @@ class AttentionCase : public verify::Sm90Case {
     l.grid = static_cast<int>(get("ctas", 2, 1, 132));
     l.warps = 12;
     if (s_.head_dim == 128) {
-      p128_ = sim::attention_params<typename K128::Params>(s_, b_, 0);
+      p128_ = sim::attention_params<typename K128::Params>(s_, b_, 0, K128Cfg::BN);
       l.smem_bytes = K128Cfg::kSmemBytes;
     } else {
-      p64_ = sim::attention_params<typename K64::Params>(s_, b_, 0);
+      p64_ = sim::attention_params<typename K64::Params>(s_, b_, 0, K64Cfg::BN);
       l.smem_bytes = K64Cfg::kSmemBytes;
     }
     return l;

@@ -380,6 +380,9 @@ struct Sm90Attention {
         m.lane(l)[h] = mx;
       }
     });
+    // Per lane: BN/2 max.f32 (half rate), the two rows' chains of BN/4 steps
+    // interleaved.
+    arch::account_alu(0, 0, BN / 2, BN / 4);
     arch::quad_allreduce_max(m);
     Rows sum;
     for_each_lane([&](uint32_t l) {
@@ -406,8 +409,9 @@ struct Sm90Attention {
       for (int h = 0; h < 2; ++h)
         row_sum.lane(l)[h] = row_sum.lane(l)[h] * scale.lane(l)[h] + sum.lane(l)[h];
     });
-    // Per lane: BN/2 elements, each a max, an FMA and an add, and an ex2.
-    arch::account_alu(3 * BN / 2 + 16, BN / 2 + 2);
+    // Per lane: BN/2 elements, each an FMA, an ex2 and an add (the rows' sums:
+    // chains of BN/4 steps), and the rows' own scale and sum.
+    arch::account_alu(BN + 16, BN / 2 + 2, 0, BN / 4);
   }
 
   SK_DEVICE static void rescale(OAcc& o_acc, const Rows& scale) {
@@ -439,7 +443,7 @@ struct Sm90Attention {
           p_frag[t].lane(l)[r] = pack(sv[i], sv[i + 1]);
         }
     });
-    arch::account_alu(BN / 4, 0);
+    arch::account_alu(0, 0, BN / 4);  // BN/4 packing conversions (half rate)
   }
 
   // O / row sum to the element type and the rows' log-sum-exp; rows past seqlen_q are not

@@ -60,8 +60,9 @@ SK_DEVICE void quad_allreduce_sum(LaneArray<float, R>& v) {
   }
 }
 
-// The model charges the calling warp for `fma` FP32-pipe and `sfu` SFU
-// warp-instructions of per-lane math; the device executes them instead.
-SK_DEVICE void account_alu(uint32_t /*fma*/, uint32_t /*sfu*/) {}
+// The model charges the calling warp for `fma` full-rate and `half`
+// half-rate FP32-pipe and `sfu` SFU warp-instructions of per-lane math whose
+// longest dependent chain has `chain` steps; the device executes them instead.
+SK_DEVICE void account_alu(uint32_t /*fma*/, uint32_t /*sfu*/, uint32_t /*half*/ = 0, uint32_t /*chain*/ = 0) {}
 
 }  // namespace sk::arch

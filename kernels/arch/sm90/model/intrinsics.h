@@ -116,15 +116,18 @@ inline void quad_allreduce(LaneArray<float, R>& v, Op op) {
     }
 }
 template <int R>
-inline void quad_allreduce_max(LaneArray<float, R>& v) {
+inline void quad_allreduce_max(LaneArray<float, R>& v, Loc l = Loc::current()) {
   quad_allreduce(v, [](float a, float b) { return std::fmax(a, b); });
+  m90::account_quad_reduce(l);
 }
 template <int R>
-inline void quad_allreduce_sum(LaneArray<float, R>& v) {
+inline void quad_allreduce_sum(LaneArray<float, R>& v, Loc l = Loc::current()) {
   quad_allreduce(v, [](float a, float b) { return a + b; });
+  m90::account_quad_reduce(l);
 }
-inline void account_alu(uint32_t fma, uint32_t sfu, Loc l = Loc::current()) {
-  m90::account_alu(fma, sfu, l);
+inline void account_alu(uint32_t fma, uint32_t sfu, uint32_t half = 0, uint32_t chain = 0,
+                        Loc l = Loc::current()) {
+  m90::account_alu(fma, sfu, half, chain, l);
 }
 inline void wgmma_fence(Loc l = Loc::current()) { m90::wgmma_fence(l); }
 inline void wgmma_commit_group(Loc l = Loc::current()) { m90::wgmma_commit_group(l); }

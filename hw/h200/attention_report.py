@@ -8,7 +8,8 @@
       with an optional leading variant_round column: --variant picks rows
       whose variant_round starts with V; --stages S only that stage count), twice: at the model's own
       power-limited clocks and with the SM clock pinned at the measured mean
-      (--sm-clock), and writes MODEL.csv.
+      (--sm-clock), and writes MODEL.csv; a configuration the binary refuses
+      (exit 2, e.g. a head dim an older build lacks) is written as "refused".
   attention_report.py report MEASURED.csv MODEL.csv [--variant V]
       joins them (the measured time is the median over rounds) and prints,
       per configuration and overall, the model's error (predicted / measured
@@ -64,6 +65,10 @@ def predict(args):
                 cmd = [args.sim] + sim_args(k) + ["--params", args.params, "--json", tmp.name,
                                                   "--wall-limit", str(args.wall_limit)] + extra
                 p = subprocess.run(cmd, capture_output=True, text=True)
+                if p.returncode == 2:  # a configuration this build refuses: reported, not fatal
+                    print(f"{' '.join(cmd)}: refused: {p.stderr.strip()}", file=sys.stderr)
+                    out[label] = ("refused", 0.0)
+                    continue
                 if p.returncode not in (0, 1, 3):  # 3: stopped at --wall-limit
                     raise SystemExit(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()}")
                 j = json.load(open(tmp.name))

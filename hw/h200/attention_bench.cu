@@ -5,6 +5,9 @@
 //                   --head-dim 64|128|256 [--causal] [--stages 2|3] [--runs 20] [--in-dtype f16]
 //   attention_bench --sweep [--runs 20] [--in-dtype f16]   (the built-in list below, every
 //                   stage count that fits)
+//   attention_bench --stamp [--runs 20]   (clock64 at the kernel's AttentionPoints in CTA 0's
+//                   first and fourth tiles, 8k non-causal BF16 at head dim 128, 64 and 256;
+//                   see print_stamps())
 //
 // Q and O are [B, H, SQ, D], K and V [B, HKV, SK, D], BF16 (FP16 with
 // --in-dtype f16) with D contiguous; LSE is FP32 [B, H, lse_stride],
@@ -282,11 +285,26 @@ CUtensorMap make_map(const void* base, uint64_t rows, uint64_t d, uint64_t matri
   return map;
 }
 
-template <class Cfg>
+template <class Cfg, class Probe>
 __global__ void __launch_bounds__(384, 1) sm90_attention_kernel(
-    const __grid_constant__ typename sk::Sm90Attention<Cfg>::Params p) {
-  sk::Sm90Attention<Cfg>::run(p);
+    const __grid_constant__ typename sk::Sm90Attention<Cfg, sk::AttentionBug::kNone, Probe>::Params p) {
+  sk::Sm90Attention<Cfg, sk::AttentionBug::kNone, Probe>::run(p);
 }
+
+// --stamp: clock64 at the kernel's AttentionPoints of two tiles of CTA 0,
+// its first (tile 0, when every CTA starts at once) and its fourth (tile
+// 3 x grid), blocks 0 .. kStampBlocks - 1, stored by every consumer thread
+// (a branch on the thread would be divergent and make ptxas serialize the
+// wgmma in flight); the first thread of each warpgroup is read.
+constexpr uint32_t kStampBlocks = 64;
+__device__ unsigned long long g_stamps[2][256][kStampBlocks][sk::kPoints];
+struct StampProbe {
+  __device__ static void mark(sk::AttentionPoint point, uint32_t tile, uint32_t block) {
+    const uint32_t set = tile == 0 ? 0 : tile == 3 * gridDim.x ? 1 : 2;  // the same for the whole CTA
+    if (set > 1 || block >= kStampBlocks) return;
+    g_stamps[set][threadIdx.x - 128][block][point] = clock64();
+  }
+};
 
 using sk::bench::median;
 
@@ -380,12 +398,12 @@ void free_problem(Problem& pr) {
     CHECK_CUDA(cudaFree(p));
 }
 
-template <int D, int S, class Elem>
+template <int D, int S, class Elem, class Probe = sk::NoProbe>
 int run_config(Problem& pr, int runs) {
   using Cfg = sk::Sm90AttentionConfig<D, S, Elem>;
-  using K = sk::Sm90Attention<Cfg>;
+  using K = sk::Sm90Attention<Cfg, sk::AttentionBug::kNone, Probe>;
   const Shape& s = pr.s;
-  auto kernel = sm90_attention_kernel<Cfg>;
+  auto kernel = sm90_attention_kernel<Cfg, Probe>;
   CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   static_cast<int>(Cfg::kSmemBytes)));
   int sms = 0;
@@ -506,6 +524,63 @@ std::vector<Shape> sweep_shapes() {
   return v;
 }
 
+// Prints stamp set `set` (0: CTA 0's first tile, 1: its fourth) of a launch
+// at head dim d: every stamp, then per warpgroup the median cycles of each
+// segment between the points over blocks 8 .. 55 (steady state).
+void print_stamps(int d, int set) {
+  static const char* names[sk::kPoints] = {"block_start", "k_ready",      "turn",    "issued",
+                                           "s_ready",     "softmax_done", "pv_done", "block_end"};
+  // The first thread of each consumer warpgroup: consumer threads 0 and 128.
+  unsigned long long h[2][kStampBlocks][sk::kPoints];
+  const size_t per_thread = sizeof(h[0]);
+  CHECK_CUDA(cudaMemcpyFromSymbol(h[0], g_stamps, per_thread, (set * 256 + 0) * per_thread));
+  CHECK_CUDA(cudaMemcpyFromSymbol(h[1], g_stamps, per_thread, (set * 256 + 128) * per_thread));
+  const char* tile = set == 0 ? "first" : "fourth";
+  std::printf("# stamps,head_dim,tile,warpgroup,block,point,cycles_from_block_start\n");
+  for (int wg = 0; wg < 2; ++wg)
+    for (uint32_t b = 0; b < kStampBlocks; ++b)
+      for (int pt = 0; pt < sk::kPoints; ++pt)
+        std::printf("stamp,%d,%s,%d,%u,%s,%lld\n", d, tile, wg, b, names[pt],
+                    static_cast<long long>(h[wg][b][pt] - h[wg][b][0]));
+  std::printf("# summary,head_dim,tile,warpgroup,segment,median_cycles (blocks 8..55)\n");
+  for (int wg = 0; wg < 2; ++wg) {
+    for (int pt = 1; pt <= sk::kPoints; ++pt) {
+      std::vector<double> seg;
+      for (uint32_t b = 8; b < 56; ++b) {
+        const unsigned long long end = pt < sk::kPoints ? h[wg][b][pt] : h[wg][b + 1][0];
+        seg.push_back(static_cast<double>(static_cast<long long>(end - h[wg][b][pt - 1])));
+      }
+      std::printf("summary,%d,%s,%d,%s->%s,%.0f\n", d, tile, wg, names[pt - 1],
+                  pt < sk::kPoints ? names[pt] : "next_block_start", median(seg));
+    }
+    std::vector<double> period;
+    for (uint32_t b = 8; b < 56; ++b) period.push_back(static_cast<double>(h[wg][b + 1][0] - h[wg][b][0]));
+    std::printf("summary,%d,%s,%d,block_period,%.0f\n", d, tile, wg, median(period));
+  }
+}
+
+// --stamp: one launch per head dim of the 8k non-causal BF16 shape (two
+// stages) with StampProbe, checked and timed as the sweep's rows are.
+template <int D>
+int stamp_one(uint32_t heads, int runs) {
+  Shape s{2, heads, heads, 8192, 8192, D, false};
+  Problem pr = make_problem(s);
+  const int rc = run_config<D, 2, sk::bf16_t, StampProbe>(pr, runs);
+  free_problem(pr);
+  print_stamps(D, 0);
+  print_stamps(D, 1);
+  return rc;
+}
+
+int stamp(int runs) {
+  std::printf("batch,heads,kv_heads,seqlen_q,seqlen_k,head_dim,causal,stages,ours_us,ours_tflops,"
+              "max_o_err,max_lse_err,status,sm_mhz,dtype\n");
+  int rc = stamp_one<128>(16, runs);
+  rc |= stamp_one<64>(32, runs);
+  rc |= stamp_one<256>(8, runs);
+  return rc;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -525,6 +600,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const bool f16 = std::strcmp(dtype, "f16") == 0;
+  if (flag(argc, argv, "--stamp")) return stamp(runs);
   if (flag(argc, argv, "--sweep")) {
     std::printf("%s", header);
     int rc = 0;

@@ -113,7 +113,25 @@ enum class AttentionBug {
   kWrongKvHead,         // grouped heads: kv head h % kv_heads instead of h / (heads / kv_heads)
 };
 
-template <class Cfg, AttentionBug B = AttentionBug::kNone>
+// Points of a consumer warp's block iteration that a Probe may stamp
+// (hw/h200/attention_bench.cu --stamp reads clock64 there); the kernel's
+// own builds take NoProbe, which does nothing.
+enum AttentionPoint : uint32_t {
+  kBlockStart,   // top of block n
+  kKReady,       // K_n acquired
+  kTurn,         // the ping-pong barrier passed: this warpgroup may issue
+  kIssued,       // S_n (and P_n-1 V_n-1) issued, the other warpgroup let go
+  kSReady,       // S_n complete (wait_group)
+  kSoftmaxDone,  // P_n in the S registers, row max and sum updated
+  kPvDone,       // P_n-1 V_n-1 complete (block 0: as kSoftmaxDone)
+  kBlockEnd,     // P_n packed into A fragments
+  kPoints
+};
+struct NoProbe {
+  SK_DEVICE static void mark(AttentionPoint, uint32_t /*tile*/, uint32_t /*block*/) {}
+};
+
+template <class Cfg, AttentionBug B = AttentionBug::kNone, class Probe = NoProbe>
 struct Sm90Attention {
   static constexpr int D = Cfg::HeadDim, BM = Cfg::BM, BN = Cfg::BN, S = Cfg::Stages;
   static_assert(Cfg::kFits, "configuration exceeds 227 KB of shared memory");
@@ -305,9 +323,12 @@ struct Sm90Attention {
         arch::named_barrier_arrive(kSchedBarrierBase, 256);
       for (uint32_t n = 0; n < n_blocks; ++n) {
         const bool last = n + 1 == n_blocks;
+        Probe::mark(kBlockStart, t, n);
         auto ks = kc.acquire();
+        Probe::mark(kKReady, t, n);
         arch::named_barrier_sync(kSchedBarrierBase + half,
                                  B == AttentionBug::kSchedCount && half == 0 ? 128 : 256);
+        Probe::mark(kTurn, t, n);
         // O's rescale for P_n-1 comes before both GEMMs are issued, so the one
         // fence covers every register they read and no accumulator of an
         // in-flight wgmma is touched between them.
@@ -320,9 +341,13 @@ struct Sm90Attention {
           if (n == 0) std::move(qs).release();
         if (n == 0) {
           if (half == 0 || !last) arch::named_barrier_arrive(kSchedBarrierBase + 1 - half, 256);
+          Probe::mark(kIssued, t, n);
           arch::wgmma_wait_group<0>();
+          Probe::mark(kSReady, t, n);
           if constexpr (B != AttentionBug::kEarlyKRelease) std::move(ks).release();
           softmax(p, s_acc, row_max, row_sum, scale, scale_log2, row0, n, half);
+          Probe::mark(kSoftmaxDone, t, n);
+          Probe::mark(kPvDone, t, n);
         } else {
           // O += P_n-1 V_n-1 behind S_n; the softmax of S_n runs under it.
           auto vs = vc.acquire();
@@ -330,13 +355,18 @@ struct Sm90Attention {
           arch::wgmma_commit_group();
           if constexpr (B == AttentionBug::kEarlyVRelease) std::move(vs).release();
           if (half == 0 || !last) arch::named_barrier_arrive(kSchedBarrierBase + 1 - half, 256);
+          Probe::mark(kIssued, t, n);
           arch::wgmma_wait_group<1>();
+          Probe::mark(kSReady, t, n);
           if constexpr (B != AttentionBug::kEarlyKRelease) std::move(ks).release();
           softmax(p, s_acc, row_max, row_sum, scale, scale_log2, row0, n, half);
+          Probe::mark(kSoftmaxDone, t, n);
           arch::wgmma_wait_group<0>();
+          Probe::mark(kPvDone, t, n);
           if constexpr (B != AttentionBug::kEarlyVRelease) std::move(vs).release();
         }
         to_p(s_acc, p_frag);
+        Probe::mark(kBlockEnd, t, n);
       }
       if (n_blocks > 0) {
         auto vs = vc.acquire();

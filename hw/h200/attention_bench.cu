@@ -298,11 +298,17 @@ __global__ void __launch_bounds__(384, 1) sm90_attention_kernel(
 // wgmma in flight); the first thread of each warpgroup is read.
 constexpr uint32_t kStampBlocks = 64;
 __device__ unsigned long long g_stamps[2][256][kStampBlocks][sk::kPoints];
+__device__ unsigned long long g_block_ns[2][256][kStampBlocks];  // %globaltimer at each block start
 struct StampProbe {
   __device__ static void mark(sk::AttentionPoint point, uint32_t tile, uint32_t block) {
     const uint32_t set = tile == 0 ? 0 : tile == 3 * gridDim.x ? 1 : 2;  // the same for the whole CTA
     if (set > 1 || block >= kStampBlocks) return;
     g_stamps[set][threadIdx.x - 128][block][point] = clock64();
+    if (point == sk::kBlockStart) {
+      unsigned long long ns;
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+      g_block_ns[set][threadIdx.x - 128][block] = ns;
+    }
   }
 };
 
@@ -553,9 +559,18 @@ void print_stamps(int d, int set) {
       std::printf("summary,%d,%s,%d,%s->%s,%.0f\n", d, tile, wg, names[pt - 1],
                   pt < sk::kPoints ? names[pt] : "next_block_start", median(seg));
     }
-    std::vector<double> period;
-    for (uint32_t b = 8; b < 56; ++b) period.push_back(static_cast<double>(h[wg][b + 1][0] - h[wg][b][0]));
+    std::vector<double> period, period_ns;
+    unsigned long long ns[kStampBlocks];
+    CHECK_CUDA(cudaMemcpyFromSymbol(ns, g_block_ns, sizeof(ns), ((set * 256) + wg * 128) * sizeof(ns)));
+    for (uint32_t b = 8; b < 56; ++b) {
+      period.push_back(static_cast<double>(h[wg][b + 1][0] - h[wg][b][0]));
+      period_ns.push_back(static_cast<double>(ns[b + 1] - ns[b]));
+    }
     std::printf("summary,%d,%s,%d,block_period,%.0f\n", d, tile, wg, median(period));
+    // The same period by %globaltimer (ns), and the clock64 rate it implies.
+    std::printf("summary,%d,%s,%d,block_period_ns,%.0f\n", d, tile, wg, median(period_ns));
+    std::printf("summary,%d,%s,%d,clock64_mhz,%.0f\n", d, tile, wg,
+                1e3 * static_cast<double>(h[wg][55][0] - h[wg][8][0]) / static_cast<double>(ns[55] - ns[8]));
   }
 }
 

@@ -297,18 +297,31 @@ __global__ void __launch_bounds__(384, 1) sm90_attention_kernel(
 // (a branch on the thread would be divergent and make ptxas serialize the
 // wgmma in flight); the first thread of each warpgroup is read.
 constexpr uint32_t kStampBlocks = 64;
-__device__ unsigned long long g_stamps[2][256][kStampBlocks][sk::kPoints];
-__device__ unsigned long long g_block_ns[2][256][kStampBlocks];  // %globaltimer at each block start
+// Thread-minor, so that a warp's 32 stamps fill two lines: strided per-thread
+// rows made the stamped tiles 1.7x slower (a line per lane per stamp).
+__device__ unsigned long long g_stamps[2][kStampBlocks][sk::kPoints][256];
+__device__ unsigned long long g_block_ns[2][kStampBlocks][256];  // %globaltimer at each block start
+// The first and the last CTA's tiles: %globaltimer at each tile's first block
+// start and its last block end (by tile order: tile / grid).
+constexpr uint32_t kMaxTilesPerCta = 64;
+__device__ unsigned long long g_tile_ns[2][2][kMaxTilesPerCta];  // [cta][start, end][k]
 struct StampProbe {
+  __device__ static unsigned long long now_ns() {
+    unsigned long long ns;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+    return ns;
+  }
   __device__ static void mark(sk::AttentionPoint point, uint32_t tile, uint32_t block) {
+    const uint32_t cta = blockIdx.x == 0 ? 0 : blockIdx.x + 1 == gridDim.x ? 1 : 2;  // CTA-uniform
+    const uint32_t k = tile / gridDim.x;
+    if (cta < 2 && k < kMaxTilesPerCta) {
+      if (point == sk::kBlockStart && block == 0) g_tile_ns[cta][0][k] = now_ns();
+      if (point == sk::kBlockEnd) g_tile_ns[cta][1][k] = now_ns();  // the last block's stays
+    }
     const uint32_t set = tile == 0 ? 0 : tile == 3 * gridDim.x ? 1 : 2;  // the same for the whole CTA
     if (set > 1 || block >= kStampBlocks) return;
-    g_stamps[set][threadIdx.x - 128][block][point] = clock64();
-    if (point == sk::kBlockStart) {
-      unsigned long long ns;
-      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
-      g_block_ns[set][threadIdx.x - 128][block] = ns;
-    }
+    g_stamps[set][block][point][threadIdx.x - 128] = clock64();
+    if (point == sk::kBlockStart) g_block_ns[set][block][threadIdx.x - 128] = now_ns();
   }
 };
 
@@ -537,10 +550,14 @@ void print_stamps(int d, int set) {
   static const char* names[sk::kPoints] = {"block_start", "k_ready",      "turn",    "issued",
                                            "s_ready",     "softmax_done", "pv_done", "block_end"};
   // The first thread of each consumer warpgroup: consumer threads 0 and 128.
+  static unsigned long long all[kStampBlocks][sk::kPoints][256];
+  CHECK_CUDA(cudaMemcpyFromSymbol(all, g_stamps, sizeof(all), set * sizeof(all)));
+  static unsigned long long all_ns[kStampBlocks][256];
+  CHECK_CUDA(cudaMemcpyFromSymbol(all_ns, g_block_ns, sizeof(all_ns), set * sizeof(all_ns)));
   unsigned long long h[2][kStampBlocks][sk::kPoints];
-  const size_t per_thread = sizeof(h[0]);
-  CHECK_CUDA(cudaMemcpyFromSymbol(h[0], g_stamps, per_thread, (set * 256 + 0) * per_thread));
-  CHECK_CUDA(cudaMemcpyFromSymbol(h[1], g_stamps, per_thread, (set * 256 + 128) * per_thread));
+  for (int wg = 0; wg < 2; ++wg)
+    for (uint32_t b = 0; b < kStampBlocks; ++b)
+      for (int pt = 0; pt < sk::kPoints; ++pt) h[wg][b][pt] = all[b][pt][128 * wg];
   const char* tile = set == 0 ? "first" : "fourth";
   std::printf("# stamps,head_dim,tile,warpgroup,block,point,cycles_from_block_start\n");
   for (int wg = 0; wg < 2; ++wg)
@@ -561,7 +578,7 @@ void print_stamps(int d, int set) {
     }
     std::vector<double> period, period_ns;
     unsigned long long ns[kStampBlocks];
-    CHECK_CUDA(cudaMemcpyFromSymbol(ns, g_block_ns, sizeof(ns), ((set * 256) + wg * 128) * sizeof(ns)));
+    for (uint32_t b = 0; b < kStampBlocks; ++b) ns[b] = all_ns[b][128 * wg];
     for (uint32_t b = 8; b < 56; ++b) {
       period.push_back(static_cast<double>(h[wg][b + 1][0] - h[wg][b][0]));
       period_ns.push_back(static_cast<double>(ns[b + 1] - ns[b]));
@@ -580,10 +597,22 @@ template <int D>
 int stamp_one(uint32_t heads, int runs) {
   Shape s{2, heads, heads, 8192, 8192, D, false};
   Problem pr = make_problem(s);
+  static unsigned long long zero[2][2][kMaxTilesPerCta];
+  CHECK_CUDA(cudaMemcpyToSymbol(g_tile_ns, zero, sizeof(zero)));
   const int rc = run_config<D, 2, sk::bf16_t, StampProbe>(pr, runs);
   free_problem(pr);
   print_stamps(D, 0);
   print_stamps(D, 1);
+  // The first and the last CTA of the (last) launch: tiles, each tile's time, the span.
+  unsigned long long t[2][2][kMaxTilesPerCta];
+  CHECK_CUDA(cudaMemcpyFromSymbol(t, g_tile_ns, sizeof(t)));
+  for (int c = 0; c < 2; ++c) {
+    uint32_t n = 0;
+    while (n < kMaxTilesPerCta && t[c][0][n] != 0) ++n;
+    std::printf("tiles,%d,%s,%u", D, c == 0 ? "first_cta" : "last_cta", n);
+    for (uint32_t k = 0; k < n; ++k) std::printf(",%.1f", (t[c][1][k] - t[c][0][k]) / 1e3);
+    std::printf(",span_us,%.1f\n", n > 0 ? (t[c][1][n - 1] - t[c][0][0]) / 1e3 : 0.0);
+  }
   return rc;
 }
 

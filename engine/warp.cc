@@ -57,26 +57,26 @@ void Warp::add_stall(const std::string& what, Cycle c) {
   stalls_by_what_.emplace_back(what, c);
 }
 
+void Warp::record_stall(Cycle begin, Cycle c, const std::string& what) {
+  add_stall(what, c);
+  if (traced && engine_.trace().enabled() && !what.empty())
+    engine_.trace().slice(TraceSlice{track, begin, begin + c, what, {}, 0, take_flow()});
+}
+
 void Warp::stall(Cycle c, const std::string& what) {
   sync();
   if (c == 0) return;
   Cycle begin = engine_.now();
   sleep(c);
   engine_.note_progress();
-  add_stall(what, c);
-  if (traced && engine_.trace().enabled() && !what.empty())
-    engine_.trace().slice(TraceSlice{track, begin, engine_.now(), what, {}, 0, take_flow()});
+  record_stall(begin, c, what);
 }
 
 void Warp::stall_local(Cycle c, const std::string& what) {
   if (c == 0) return;
   const Cycle begin = engine_.now() + pending_;
-  if (traced && engine_.trace().enabled()) {
-    trace_issue(engine_.now() + pending_traced_, begin);
-    if (!what.empty())
-      engine_.trace().slice(TraceSlice{track, begin, begin + c, what, {}, 0, take_flow()});
-  }
-  add_stall(what, c);
+  trace_issue(engine_.now() + pending_traced_, begin);
+  record_stall(begin, c, what);
   pending_ += c;
   pending_traced_ = pending_;
   if (pending_ >= kMaxUnpaidCycles) sync();

@@ -184,6 +184,8 @@ class Warp {
   Cycle end_cycle_ = 0;
   Cycle start_cycle_ = 0;
   void add_stall(const std::string& what, Cycle c);
+  // A stall of c cycles from `begin`: counted, and traced as a slice.
+  void record_stall(Cycle begin, Cycle c, const std::string& what);
 };
 
 }  // namespace sk::sim

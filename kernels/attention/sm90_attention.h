@@ -260,14 +260,7 @@ struct Sm90Attention {
       const uint32_t chunk = kk / 4, in_chunk = 32 * (kk % 4);
       const uint64_t dq = arch::make_smem_desc_sw128(q_rows + chunk * Cfg::kQChunkBytes + in_chunk);
       const uint64_t dk = arch::make_smem_desc_sw128(k_tile + chunk * Cfg::kKvChunkBytes + in_chunk);
-      if constexpr (BN == 128 && Cfg::kF16)
-        arch::wgmma_m64n128k16_f16_ss(s_acc, dq, dk, kk > 0);
-      else if constexpr (BN == 128)
-        arch::wgmma_m64n128k16_bf16_ss(s_acc, dq, dk, kk > 0);
-      else if constexpr (Cfg::kF16)
-        arch::wgmma_m64n64k16_f16_ss(s_acc, dq, dk, kk > 0);
-      else
-        arch::wgmma_m64n64k16_bf16_ss(s_acc, dq, dk, kk > 0);
+      arch::wgmma_m64nNk16_ss<BN, Cfg::kF16, 0, 0>(s_acc, dq, dk, kk > 0);
     }
   }
 
@@ -278,18 +271,7 @@ struct Sm90Attention {
     SK_UNROLL
     for (int t = 0; t < BN / 16; ++t) {
       const uint64_t dv = arch::make_smem_desc_sw128_mn(v_tile + 2048 * t, Cfg::kKvChunkBytes, 1024);
-      if constexpr (D == 256 && Cfg::kF16)
-        arch::wgmma_m64n256k16_f16_rs<1>(o_acc, p_frag[t], dv, true);
-      else if constexpr (D == 256)
-        arch::wgmma_m64n256k16_bf16_rs<1>(o_acc, p_frag[t], dv, true);
-      else if constexpr (D == 128 && Cfg::kF16)
-        arch::wgmma_m64n128k16_f16_rs<1>(o_acc, p_frag[t], dv, true);
-      else if constexpr (D == 128)
-        arch::wgmma_m64n128k16_bf16_rs<1>(o_acc, p_frag[t], dv, true);
-      else if constexpr (Cfg::kF16)
-        arch::wgmma_m64n64k16_f16_rs<1>(o_acc, p_frag[t], dv, true);
-      else
-        arch::wgmma_m64n64k16_bf16_rs<1>(o_acc, p_frag[t], dv, true);
+      arch::wgmma_m64nNk16_rs<D, Cfg::kF16, 1>(o_acc, p_frag[t], dv, true);
     }
   }
 

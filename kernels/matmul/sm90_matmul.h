@@ -239,14 +239,7 @@ struct Sm90Matmul {
 
   template <int TA, int TB>
   SK_DEVICE static void mma(Acc& acc, uint64_t da, uint64_t db, bool accumulate) {
-    if constexpr (BN == 256 && Cfg::kF16)
-      arch::wgmma_m64n256k16_f16_ss<TA, TB>(acc, da, db, accumulate);
-    else if constexpr (BN == 256)
-      arch::wgmma_m64n256k16_bf16_ss<TA, TB>(acc, da, db, accumulate);
-    else if constexpr (Cfg::kF16)
-      arch::wgmma_m64n128k16_f16_ss<TA, TB>(acc, da, db, accumulate);
-    else
-      arch::wgmma_m64n128k16_bf16_ss<TA, TB>(acc, da, db, accumulate);
+    arch::wgmma_m64nNk16_ss<BN, Cfg::kF16, TA, TB>(acc, da, db, accumulate);
   }
 
   // The descriptor of K step k (16 elements) of an operand tile at `tile`.

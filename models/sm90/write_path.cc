@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <limits>
 
 namespace sk::models::sm90 {
 namespace {
@@ -39,18 +38,18 @@ double WritePath::per_sm_rate() const {
 }
 
 void WritePath::mark(Sm& s) const {
-  if (s.n > 0) s.v += (s_ - s.s_mark) / s.n;
+  if (!s.jobs.empty()) s.v += (s_ - s.s_mark) / s.n();
   s.s_mark = s_;
 }
 
 void WritePath::set_deadline(Sm& s) const {
-  if (s.n > 0) s.deadline = s.s_mark + (s.jobs.front().first - s.v) * s.n;
+  if (!s.jobs.empty()) s.deadline = s.s_mark + (s.jobs.front().first - s.v) * s.n();
 }
 
 WritePath::Sm* WritePath::first_due() {
   Sm* first = nullptr;
   for (Sm& s : sms_)
-    if (s.n > 0 && (first == nullptr || s.deadline < first->deadline)) first = &s;
+    if (!s.jobs.empty() && (first == nullptr || s.deadline < first->deadline)) first = &s;
   return first;
 }
 
@@ -61,10 +60,9 @@ void WritePath::complete_due(Sm& s) {
     std::pop_heap(s.jobs.begin(), s.jobs.end(), kLater);
     s.jobs.pop_back();
     job->done = true;
-    --s.n;
     completed(job->sm).notify(sc_core::SC_ZERO_TIME);
   }
-  if (s.n == 0) {
+  if (s.jobs.empty()) {
     --storing_;
     s.v = 0;  // the counter restarts with the SM's next job
   }
@@ -88,7 +86,7 @@ void WritePath::advance(double to) {
     // a job a hair short at the cycle it was planned for, which counts as
     // done.
     for (Sm& s : sms_)
-      if (s.n > 0 && (s.deadline - s_) / s.n <= kDone) complete_due(s);
+      if (!s.jobs.empty() && (s.deadline - s_) / s.n() <= kDone) complete_due(s);
   }
   t_ = std::max(t_, to);
 }
@@ -110,7 +108,7 @@ void WritePath::submit(Job& job, uint64_t now) {
   if (i >= sms_.size()) sms_.resize(i + 1);
   Sm& s = sms_[i];
   mark(s);
-  if (s.n++ == 0) ++storing_;
+  if (s.jobs.empty()) ++storing_;
   s.jobs.emplace_back(s.v + job.bytes, &job);
   std::push_heap(s.jobs.begin(), s.jobs.end(), kLater);
   set_deadline(s);

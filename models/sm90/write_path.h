@@ -64,13 +64,13 @@ class WritePath {
 
  private:
   // One SM's jobs in flight: its per-job counter read v when S read s_mark
-  // (it grows by dS / n since), and the jobs by the counter value at which
-  // each is done (a min-heap).
+  // (it grows by dS / n since, n the jobs in flight), and the jobs by the
+  // counter value at which each is done (a min-heap).
   struct Sm {
-    int n = 0;
     double v = 0, s_mark = 0;
     std::vector<std::pair<double, Job*>> jobs;
-    double deadline = 0;  // S at the first completion (n > 0)
+    double deadline = 0;  // S at the first completion (jobs in flight)
+    double n() const { return static_cast<double>(jobs.size()); }
   };
   void advance(double to);
   void plan();

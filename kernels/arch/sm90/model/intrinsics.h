@@ -24,6 +24,14 @@ inline void wgmma_mma_model(LaneArray<float, Regs>& acc, uint64_t da, uint64_t d
                             std::source_location l, bool f16 = false, int ta = 0, int tb = 0) {
   m90::wgmma_mma(&acc.regs[0][0], Regs, da, db, accumulate, l, f16, ta != 0, tb != 0);
 }
+// Any of the forms below by N and element type, as the device's
+// wgmma_m64nNk16_ss / _rs (kernels/arch/sm90/device/wgmma.h).
+template <int N, bool F16, int TA, int TB>
+inline void wgmma_m64nNk16_ss(LaneArray<float, N / 2>& acc, uint64_t da, uint64_t db, bool accumulate,
+                              Loc l = Loc::current()) {
+  static_assert(N == 64 || N == 128 || N == 256, "wgmma tile N of 64, 128 or 256 here");
+  wgmma_mma_model(acc, da, db, accumulate, l, F16, TA, TB);
+}
 template <int TA = 0, int TB = 0>
 inline void wgmma_m64n64k16_bf16_ss(LaneArray<float, 32>& acc, uint64_t da, uint64_t db,
                                   bool accumulate, Loc l = Loc::current()) {
@@ -59,6 +67,12 @@ template <int Regs>
 inline void wgmma_rs_model(LaneArray<float, Regs>& acc, const LaneArray<uint32_t, 4>& a, uint64_t db,
                            bool accumulate, std::source_location l, bool f16, int tb) {
   m90::wgmma_mma_rs(&acc.regs[0][0], Regs, &a.regs[0][0], db, accumulate, l, f16, tb != 0);
+}
+template <int N, bool F16, int TB>
+inline void wgmma_m64nNk16_rs(LaneArray<float, N / 2>& acc, const LaneArray<uint32_t, 4>& a,
+                              uint64_t db, bool accumulate, Loc l = Loc::current()) {
+  static_assert(N == 64 || N == 128 || N == 256, "wgmma tile N of 64, 128 or 256 here");
+  wgmma_rs_model(acc, a, db, accumulate, l, F16, TB);
 }
 template <int TB = 0>
 inline void wgmma_m64n64k16_bf16_rs(LaneArray<float, 32>& acc, const LaneArray<uint32_t, 4>& a,

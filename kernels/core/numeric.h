@@ -83,5 +83,9 @@ template <>
 SK_HOST_DEVICE bf16_t from_accumulator<bf16_t>(uint32_t acc_bits) {
   return to_bf16(bits_float(acc_bits));
 }
+template <>
+SK_HOST_DEVICE f16_t from_accumulator<f16_t>(uint32_t acc_bits) {
+  return to_f16(bits_float(acc_bits));
+}
 
 }  // namespace sk

@@ -145,12 +145,33 @@ void tcgen05_mma_mxf4nvf4_block_scale(uint32_t d_taddr, uint64_t a_desc, uint64_
 void tcgen05_mma_f8f6f4_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
                            bool accumulate, const Loc& loc);
 void tcgen05_cp_32x128b_warpx4(uint32_t taddr, uint64_t smem_desc, const Loc& loc);
+// kind::f16 with A from TMEM (128 lanes x 8 columns of packed 16-bit pairs at
+// a_taddr) and B from SMEM: attention's P V.
+void tcgen05_mma_f16_ts(uint32_t d_taddr, uint32_t a_taddr, uint64_t b_desc, uint32_t idesc,
+                        bool accumulate, const Loc& loc);
 void tcgen05_commit(uint64_t* bar, const Loc& loc);
 // dst[lane][register]: the 32 lanes' registers (the model build's LaneArray rows).
 void tcgen05_ld_32x32b_x32(uint32_t taddr, uint32_t (&dst)[32][32], const Loc& loc);
 void tcgen05_wait_ld(const Loc& loc);
+// src[lane][register]; the TMEM write is an async op until tcgen05.wait::st.
+void tcgen05_st_32x32b_x32(uint32_t taddr, const uint32_t (&src)[32][32], const Loc& loc);
+void tcgen05_wait_st(const Loc& loc);
 void tcgen05_fence_before_thread_sync(const Loc& loc);
 void tcgen05_fence_after_thread_sync(const Loc& loc);
+
+// Per-lane math of the calling warp (api_alu.cc): `fma` full-rate and `half`
+// half-rate FP32-pipe warp-instructions (max.f32 and the 16-bit packing
+// conversions run at half the FMA rate), `sfu` SFU (ex2) warp-instructions,
+// and the longest dependent chain among them, `chain` steps. The SFU (a warp
+// instruction every sfu_cycles) and the FP32 pipe (one per cycle,
+// half_rate_cycles for a half-rate one) run side by side, and a chain takes
+// alu_chain_step cycles a step however wide the pipes: the warp spends the
+// longest of the three. Shared by the SM90 and SM100 models (the rates are
+// each parameter file's).
+void account_alu(uint32_t fma, uint32_t sfu, uint32_t half, uint32_t chain, const Loc& loc);
+// A quad reduction's two butterfly steps (shfl.sync.bfly and the operation),
+// dependent, quad_reduce_step cycles each.
+void account_quad_reduce(const Loc& loc);
 
 // The 2-SM forms, .cta_group::2 (api_tcgen05_pair.cc; the pair is ranks 2i
 // and 2i + 1 of a cluster, the even rank leads), and the TMA loads that

@@ -373,6 +373,113 @@ void tcgen05_mma_f16_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint
   }
 }
 
+namespace {
+// Functional mode: D (+)= A x B^T for one K = 16 step with A in TMEM (row m:
+// lane m, columns a_col .. a_col + 7, element 2c in column c's low half).
+void execute_f16_mma_ts(Cta& cta, uint32_t a_col, SmemDesc b, InstrDesc id, uint32_t col,
+                        bool accumulate) {
+  const uint32_t cols = gpu().params().tmem_columns;
+  std::vector<float> bt(static_cast<size_t>(id.n) * 16);
+  for (uint32_t n = 0; n < id.n; ++n)
+    for (uint32_t k = 0; k < 16; ++k) {
+      uint32_t off = swizzled_offset(operand_offset(b, id.b_mn_major, n, k), b.swizzle);
+      uint16_t v;
+      std::memcpy(&v, cta.smem + off, 2);
+      bt[n * 16 + k] = id.b_format == 1 ? bf16_to_float(v) : fp16_to_float(v);
+    }
+  for (uint32_t m = 0; m < id.m; ++m) {
+    const uint32_t* row = &cta.tmem.data[static_cast<size_t>(m) * cols];
+    float arow[16];
+    for (uint32_t c = 0; c < 8; ++c)
+      for (uint32_t h = 0; h < 2; ++h) {
+        const auto v = static_cast<uint16_t>(row[a_col + c] >> (16 * h));
+        arow[2 * c + h] = id.a_format == 1 ? bf16_to_float(v) : fp16_to_float(v);
+      }
+    uint32_t* drow = &cta.tmem.data[static_cast<size_t>(m) * cols + col];
+    for (uint32_t n = 0; n < id.n; ++n) {
+      float acc = accumulate ? std::bit_cast<float>(drow[n]) : 0.0f;
+      const float* bk = &bt[n * 16];
+      for (uint32_t k = 0; k < 16; ++k) acc += arow[k] * bk[k];
+      drow[n] = std::bit_cast<uint32_t>(acc);
+    }
+  }
+}
+}  // namespace
+
+void tcgen05_mma_f16_ts(uint32_t d_taddr, uint32_t a_taddr, uint64_t b_desc, uint32_t idesc,
+                        bool accumulate, const Loc& loc) {
+  sim::Warp& w = issue_local(loc);
+  Cta& cta = gpu().cta_of_current();
+  tc::note_cta_group(cta, 1, "tcgen05.mma", loc);
+  const SmemDesc b = decode_smem_desc(b_desc);
+  const InstrDesc id = decode_instr_desc(idesc);
+  {
+    const char* what = "B descriptor";
+    std::string err = check_smem_desc(b);
+    if (err.empty()) what = "instruction descriptor", err = check_instr_desc(id);
+    if (err.empty() && id.a_mn_major)
+      what = "instruction descriptor",
+      err = "A comes from TMEM, which holds it K-major: the transpose-A bit must be 0";
+    if (err.empty() && id.m != 128)
+      what = "instruction descriptor", err = fmt::format("M = {} with A from TMEM: this model "
+                                                         "takes M = 128 (one row per TMEM lane)",
+                                                         id.m);
+    if (err.empty() && id.b_mn_major && b.swizzle != Swizzle::kNone &&
+        id.n > static_cast<uint32_t>(b.swizzle) / 2 && b.lbo == 0)
+      what = "descriptor", err = fmt::format("B is MN-major over {} rows but its leading byte "
+                                             "offset is 0", id.n);
+    if (!err.empty()) {
+      gpu().finding("tcgen05", "tcgen05.bad_descriptor",
+                    fmt::format("tcgen05.mma (A from TMEM) {}: {}", what, err), loc);
+      return;
+    }
+  }
+  if (!operand_in_smem(cta, b, id.b_mn_major, id.n)) {
+    gpu().finding("tcgen05", "tcgen05.operand_out_of_range",
+                  "tcgen05.mma operand described by a descriptor lies outside shared memory", loc);
+    return;
+  }
+  const uint32_t col = d_taddr & 0xFFFF, a_col = a_taddr & 0xFFFF;
+  for (const auto& [c, n, what] : {std::tuple{col, id.n, "writes D at"}, std::tuple{a_col, 8u, "reads A at"}})
+    if ((what[0] == 'w' ? d_taddr : a_taddr) >> 16 != 0 || find_alloc(cta, c, n) == cta.tmem.allocs.end()) {
+      gpu().finding("tmem_access", "tmem.unallocated_access",
+                    fmt::format("tcgen05.mma {} TMEM columns [{}, {}) outside any allocation of "
+                                "this CTA",
+                                what, c, c + n),
+                    loc);
+      return;
+    }
+  const Params& p = gpu().params();
+  WarpAsync& wa = cta.warp_async[w.index()];
+  wa.tc_issued("tcgen05.mma", gpu().engine().site_here(loc));
+  for (int lane = 0; lane < w.active_count(); ++lane) {
+    if (sim::Observer* obs = gpu().obs()) {
+      sim::OpId op = obs->issue_async(w, "tcgen05.mma");
+      auto rb = operand_chunks(b, id.b_mn_major, id.n);
+      obs->access(w, op, sim::Space::kSmem, rb, false, sim::Proxy::kAsync, "tcgen05.mma (B)", loc);
+      auto ra = tmem_cells(0, id.m, a_col, 8);
+      obs->access(w, op, sim::Space::kTmem, ra, false, sim::Proxy::kAsync, "tcgen05.mma (A in TMEM)",
+                  loc);
+      auto rd = tmem_cells(0, id.m, col, id.n);
+      obs->access(w, op, sim::Space::kTmem, rd, true, sim::Proxy::kAsync, "tcgen05.mma (D)", loc);
+      wa.tc_live.push_back(op);
+    }
+    const Cycle ii = static_cast<Cycle>(id.n * p.umma_ii_per_n + 0.5);
+    const Cycle start = tc::enqueue(cta, w, ii).start;
+    if (gpu().functional())
+      gpu().engine().at(start, [&cta, a_col, b, id, col, accumulate] {
+        execute_f16_mma_ts(cta, a_col, b, id, col, accumulate);
+      });
+    if (cta.traced)
+      gpu().engine().trace().slice(
+          sim::TraceSlice{gpu().engine_track(cta, "tensor core", 10), start, start + ii,
+                          fmt::format("mma {}x{}x16 A:tmem{}", id.m, id.n, accumulate ? "" : " (init)"),
+                          {{"tmem_col", col}},
+                          0,
+                          w.take_flow()});
+  }
+}
+
 namespace tc {
 void commit(sim::Warp& w, Cta& cta, std::span<const CommitDest> dests, const Loc& loc) {
   // The segment's bookkeeping follows the first destination's barrier.
@@ -514,6 +621,53 @@ void tcgen05_wait_ld(const Loc& loc) {
   if (sim::Observer* obs = gpu().obs())
     for (sim::OpId op : wa.lds) obs->complete_local(w, op);
   wa.lds.clear();
+}
+
+void tcgen05_st_32x32b_x32(uint32_t taddr, const uint32_t (&src)[32][32], const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  Cta& cta = gpu().cta_of_current();
+  require_full_warp(w, "tcgen05.st", loc);
+  const uint32_t lane0 = taddr >> 16, col = taddr & 0xFFFF;
+  const uint32_t quarter = static_cast<uint32_t>(w.index()) % 4;
+  if (lane0 != 32 * quarter) {
+    gpu().finding("tmem_access", "tmem.lane_quarter",
+                  fmt::format("warp {} (warpgroup quarter {}) writes TMEM lanes [{}, {}); it may "
+                              "only access lanes [{}, {})",
+                              w.index(), quarter, lane0, lane0 + 32, 32 * quarter, 32 * quarter + 32),
+                  loc);
+    return;
+  }
+  if (find_alloc(cta, col, 32) == cta.tmem.allocs.end()) {
+    gpu().finding("tmem_access", "tmem.unallocated_access",
+                  fmt::format("tcgen05.st writes TMEM columns [{}, {}) outside any allocation", col,
+                              col + 32),
+                  loc);
+    return;
+  }
+  if (gpu().functional()) {
+    const uint32_t cols = gpu().params().tmem_columns;
+    for (uint32_t l = 0; l < 32; ++l)
+      std::memcpy(&cta.tmem.data[static_cast<size_t>(lane0 + l) * cols + col], src[l], 128);
+  }
+  WarpAsync& wa = cta.warp_async[w.index()];
+  if (sim::Observer* obs = gpu().obs()) {
+    sim::OpId op = obs->issue_async(w, "tcgen05.st");
+    auto cells = tmem_cells(lane0, 32, col, 32);
+    obs->access(w, op, sim::Space::kTmem, cells, true, sim::Proxy::kAsync, "tcgen05.st", loc);
+    wa.sts.push_back(op);
+  }
+  // Stores issue back to back; wait::st waits for the last.
+  wa.st_ready = std::max(wa.st_ready, gpu().engine().now()) + gpu().params().tmem_st_cycles;
+}
+
+void tcgen05_wait_st(const Loc& loc) {
+  sim::Warp& w = issue(loc);
+  WarpAsync& wa = gpu().cta_of_current().warp_async[w.index()];
+  const Cycle now = gpu().engine().now();
+  if (wa.st_ready > now) w.stall(wa.st_ready - now, "tcgen05.st");
+  if (sim::Observer* obs = gpu().obs())
+    for (sim::OpId op : wa.sts) obs->complete_local(w, op);
+  wa.sts.clear();
 }
 
 void tcgen05_fence_before_thread_sync(const Loc& loc) { issue_local(loc); }

@@ -149,6 +149,8 @@ struct WarpAsync {
   Cycle ld_ready = 0;          // completion of outstanding tcgen05.ld
   std::vector<sim::OpId> tc_live;  // tcgen05.mma ops not yet known complete
   std::vector<sim::OpId> lds;      // tcgen05.ld ops awaiting wait::ld
+  Cycle st_ready = 0;              // completion of outstanding tcgen05.st
+  std::vector<sim::OpId> sts;      // tcgen05.st ops awaiting wait::st
   bool ld_pending = false;         // a tcgen05.ld not yet waited for
   sim::Site ld_site;               // where it was issued
   // tcgen05.alive_at_exit: ops since the last commit, and the commits not yet

@@ -51,6 +51,13 @@ void read_power(const boost::json::object& p, const char* arch, Params& r) {
                              " params: power_static_w must be below power_limit_w");
 }
 
+void read_alu(const boost::json::object& p, const char* arch, Params& r) {
+  r.sfu_cycles = models::param(p, "sfu_cycles", arch, 0.0, 1000.0);
+  r.half_rate_cycles = models::param(p, "half_rate_cycles", arch, 0.0, 1000.0);
+  r.alu_chain_step = models::param(p, "alu_chain_step", arch, 0.0, 1000.0);
+  r.quad_reduce_step = models::param(p, "quad_reduce_step", arch, 0.0, 10000.0);
+}
+
 Params Params::from_json(const std::string& text) {
   const boost::json::object p = models::param_table(text, "sm100");
   Params r;
@@ -69,6 +76,7 @@ Params Params::from_json(const std::string& text) {
   r.mbarrier_latency = static_cast<uint32_t>(count(p, "mbarrier_latency", 0, 1ull << 20));
   r.issue_cycles = static_cast<uint32_t>(count(p, "issue_cycles", 0, 1ull << 20));
   r.tmem_ld_cycles = static_cast<uint32_t>(count(p, "tmem_ld_cycles", 0, 1ull << 20));
+  r.tmem_st_cycles = static_cast<uint32_t>(count(p, "tmem_st_cycles", 0, 1ull << 20));
   r.tma_store_latency = static_cast<uint32_t>(count(p, "tma_store_latency", 0, 1ull << 20));
   r.named_barrier_latency = static_cast<uint32_t>(count(p, "named_barrier_latency", 0, 1ull << 20));
   r.clc_latency = static_cast<uint32_t>(count(p, "clc_latency", 0, 1ull << 20));
@@ -76,6 +84,7 @@ Params Params::from_json(const std::string& text) {
   r.tlb_miss_latency = static_cast<uint32_t>(count(p, "tlb_miss_latency", 0, 1ull << 20));
   read_power(p, "sm100", r);
   read_cluster(p, "sm100", r);
+  read_alu(p, "sm100", r);
   return r;
 }
 

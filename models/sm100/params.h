@@ -46,6 +46,16 @@ struct Params {
   uint32_t mbarrier_latency = 0;     // arrive -> waiter observes the phase flip
   uint32_t issue_cycles = 0;         // cost of issuing one instruction from a warp
   uint32_t tmem_ld_cycles = 0;       // tcgen05.ld 32x32b.x32 by one warp
+  uint32_t tmem_st_cycles = 0;       // tcgen05.st 32x32b.x32 by one warp, to wait::st
+  // Per-lane math (api.h account_alu, the softmax's quad reductions), per
+  // warp on its sub-partition: cycles per SFU (ex2) warp-instruction, per
+  // half-rate FP32-pipe one (max.f32, the 16-bit packing conversions), per
+  // step of a dependent FP32-pipe chain, and per butterfly step of a quad
+  // reduction (shfl.sync.bfly and its max or add).
+  double sfu_cycles = 8;
+  double half_rate_cycles = 2;
+  double alu_chain_step = 0;
+  double quad_reduce_step = 0;
   uint32_t tma_store_latency = 0;    // SMEM read + global write of one store box
   uint32_t named_barrier_latency = 0;
   uint32_t clc_latency = 0;          // try_cancel issue -> response written + complete_tx
@@ -104,5 +114,8 @@ void read_power(const boost::json::object& table, const char* arch, Params& r);
 // Reads the cluster keys (gpc_sms, dsmem_latency, dsmem_load_latency,
 // cluster_barrier_latency, cluster_release_latency).
 void read_cluster(const boost::json::object& table, const char* arch, Params& r);
+// Reads the per-lane math keys (sfu_cycles, half_rate_cycles, alu_chain_step,
+// quad_reduce_step).
+void read_alu(const boost::json::object& table, const char* arch, Params& r);
 
 }  // namespace sk::models::sm100

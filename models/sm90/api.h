@@ -38,19 +38,6 @@ void wgmma_commit_group(const Loc& loc);
 void wgmma_wait_group(int n, const Loc& loc);
 void warpgroup_set_regs(const Loc& loc);
 
-// Per-lane math of the calling warp: `fma` full-rate and `half` half-rate
-// FP32-pipe warp-instructions (max.f32 and the 16-bit packing conversions run
-// at half the FMA rate), `sfu` SFU (ex2) warp-instructions, and the longest
-// dependent chain among them, `chain` steps. The SFU (a warp instruction
-// every sfu_cycles) and the FP32 pipe (one per cycle, half_rate_cycles for a
-// half-rate one) run side by side (docs/hardware.md, attention
-// microbenchmarks), and a chain takes alu_chain_step cycles a step however
-// wide the pipes: the warp spends the longest of the three.
-void account_alu(uint32_t fma, uint32_t sfu, uint32_t half, uint32_t chain, const Loc& loc);
-// A quad reduction's two butterfly steps (shfl.sync.bfly and the operation),
-// dependent, quad_reduce_step cycles each.
-void account_quad_reduce(const Loc& loc);
-
 void st_global(void* dst, const void* v, uint32_t bytes, const Loc& loc);
 void account_global_store(uint32_t bytes, const Loc& loc);
 

@@ -368,18 +368,6 @@ void wgmma_wait_group(int n, const Loc& loc) {
 
 void warpgroup_set_regs(const Loc& loc) { issue_local(loc); }
 
-void account_alu(uint32_t fma, uint32_t sfu, uint32_t half, uint32_t chain, const Loc& loc) {
-  sim::Warp& w = issue_local(loc);
-  const Extras& x = extras();
-  const double cycles = std::max({fma + half * x.half_rate_cycles, sfu * x.sfu_cycles, chain * x.alu_chain_step});
-  w.spend(static_cast<Cycle>(cycles + 0.5));
-}
-
-void account_quad_reduce(const Loc& loc) {
-  sim::Warp& w = issue_local(loc);
-  w.spend(static_cast<Cycle>(2 * extras().quad_reduce_step + 0.5));
-}
-
 void st_global(void* dst, const void* v, uint32_t bytes, const Loc& loc) {
   gpu().warp().free_op();
   const auto addr = reinterpret_cast<uint64_t>(dst);

@@ -24,15 +24,6 @@ struct Extras {
   // epilogue's stores), shared by the SM's storing warps (write_path.h); a
   // warp cannot issue past its stores (0: free).
   double store_bytes_per_cycle = 0;
-  // Per-lane math (account_alu, the softmax's quad reductions), per warp on
-  // its sub-partition: cycles per SFU (ex2) warp-instruction, per half-rate
-  // FP32-pipe one (max.f32, the 16-bit packing conversions), per step of a
-  // dependent FP32-pipe chain, and per butterfly step of a quad reduction
-  // (shfl.sync.bfly and its max or add).
-  double sfu_cycles = 8;
-  double half_rate_cycles = 2;
-  double alu_chain_step = 0;
-  double quad_reduce_step = 0;
 };
 
 // The shared model's parameters with SM90 values (fields Hopper lacks, such

@@ -1,6 +1,7 @@
 // attention.cc: the registration of attention forward (kernels/attention/): the FA3-style SM90
 // kernel (a TMA load warpgroup, two consumer warpgroups in ping-pong, online softmax, P V from
-// registers). Its GEMM view is M = seqlen_q, N = seqlen_k, K = head_dim.
+// registers) and the FA4-style SM100 kernel (S, P and O in TMEM, two softmax warpgroups, a
+// correction warpgroup, one MMA warp). Its GEMM view is M = seqlen_q, N = seqlen_k, K = head_dim.
 #include <string>
 
 #include "runner/families/registry.h"
@@ -29,14 +30,18 @@ AttentionRequest request(const Values& v, const MatmulRequest& run) {
 Family attention_family() {
   Family f;
   f.name = "attention";
-  f.title = "attention forward (FA3-style)";
+  f.title = "attention forward (FA3-style on sm90, FA4-style on sm100)";
   f.summary = [] {
     return std::string(
         "SM90 attention forward in the style of FlashAttention-3: a TMA load warpgroup, two\n"
         "consumer warpgroups in ping-pong through named barriers, online softmax with exp2,\n"
         "P V with P from registers; --batch --heads [--kv-heads] --seqlen-q --seqlen-k\n"
         "--head-dim 64|128|256 [--causal] [--in-dtype bf16|f16]; O in the input's type and the\n"
-        "log-sum-exp");
+        "log-sum-exp. SM100 in the style of FlashAttention-4: two 128-row Q tiles per CTA, one\n"
+        "MMA warp (S = Q K^T into TMEM, O += P V with P read from TMEM), a softmax warpgroup per\n"
+        "tile (a thread per row, P written over S), a correction warpgroup that rescales O in\n"
+        "TMEM only when a row maximum grew past 2^8, and the TMA-store epilogue; head dim 64|128,\n"
+        "2-4 stages of one K/V ring");
   };
   ArchSpace sm90{"sm90", {128}, 2, 3, 128, 2, {"static"}, {"bf16"}};
   sm90.tile_k = 128;
@@ -44,7 +49,11 @@ Family attention_family() {
   // tiles x N = seqlen_k blocks x batch * heads): 230-290 measured on four
   // shapes from 12 to 4,096 pairs (sim run, 2026-11-26).
   sm90.events = {200, 50};
-  f.archs = {sm90};
+  ArchSpace sm100{"sm100", {128}, 2, 4, 128, 3, {"static"}, {"bf16"}};
+  sm100.tile_m = 256;
+  sm100.tile_k = 128;
+  sm100.events = {200, 50};
+  f.archs = {sm90, sm100};
   f.foreign_field_notes = {
       {"layout-a", "attention's tensors are [batch, heads, seqlen, head_dim], head_dim contiguous"},
       {"layout-b", "attention's tensors are [batch, heads, seqlen, head_dim], head_dim contiguous"},

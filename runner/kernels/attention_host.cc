@@ -18,11 +18,18 @@ std::string encode_attention_map(models::sm100::TensorMapModel& map, uint64_t ba
 }
 
 namespace {
-void fill(models::sm100::Gpu& gpu, uint64_t addr, uint64_t elements, bool f16, std::mt19937_64& rng) {
+// N(0, 1) elements; with ramp_rows > 0, element i (of rows of `row_elems`)
+// times 1 + (its row % ramp_rows) / 32.
+void fill(models::sm100::Gpu& gpu, uint64_t addr, uint64_t elements, bool f16, std::mt19937_64& rng,
+          uint64_t row_elems = 1, uint64_t ramp_rows = 0) {
   if (!gpu.functional()) return;
   std::normal_distribution<float> dist(0.0f, 1.0f);
   auto* p = reinterpret_cast<uint16_t*>(gpu.gmem().host(addr));
-  for (uint64_t i = 0; i < elements; ++i) p[i] = f16 ? to_f16(dist(rng)).bits : to_bf16(dist(rng)).bits;
+  for (uint64_t i = 0; i < elements; ++i) {
+    float x = dist(rng);
+    if (ramp_rows > 0) x *= 1.0f + static_cast<float>(i / row_elems % ramp_rows) / 32.0f;
+    p[i] = f16 ? to_f16(x).bits : to_bf16(x).bits;
+  }
 }
 
 // Element i of a tensor of 16-bit elements, as a double.
@@ -49,7 +56,7 @@ AttentionBuffers allocate_attention(models::sm100::Gpu& gpu, const AttentionShap
   b.lse_stride = (s.seqlen_q + 3) / 4 * 4;
   b.lse = mem.allocate(uint64_t{s.batch} * s.heads * b.lse_stride * 4, "LSE");
   fill(gpu, b.q, q_elems, s.f16, rng);
-  fill(gpu, b.k, kv_elems, s.f16, rng);
+  fill(gpu, b.k, kv_elems, s.f16, rng, s.head_dim, s.ramp ? s.seqlen_k : 0);
   fill(gpu, b.v, kv_elems, s.f16, rng);
   return b;
 }

@@ -72,4 +72,35 @@ P attention_params(const AttentionShape& s, const AttentionBuffers& b, float sof
   return p;
 }
 
+// The SM100 kernel's Params (kernels/attention/sm100_attention.h): Q, K and
+// V as above with boxes of 128 rows, O by TMA store (boxes of 32 x 32, 64B
+// swizzle) and LSE by TMA store (FP32 rows of lse_stride, boxes of 32).
+template <class P>
+P sm100_attention_params(const AttentionShape& s, const AttentionBuffers& b, float softmax_scale) {
+  P p{};
+  auto check = [](const std::string& err) {
+    if (!err.empty()) throw std::invalid_argument(err);
+  };
+  check(encode_attention_map(p.q, b.q, s.head_dim, s.seqlen_q, s.batch * s.heads, 128));
+  check(encode_attention_map(p.k, b.k, s.head_dim, s.seqlen_k, s.batch * s.kv_heads, 128));
+  check(encode_attention_map(p.v, b.v, s.head_dim, s.seqlen_k, s.batch * s.kv_heads, 128));
+  {
+    const uint64_t dims[3] = {s.head_dim, s.seqlen_q, uint64_t{s.batch} * s.heads};
+    const uint64_t strides[2] = {uint64_t{s.head_dim} * 2, uint64_t{s.head_dim} * s.seqlen_q * 2};
+    check(models::sm100::encode_tiled_3d(p.o, b.o, 2, dims, strides, 32, 32,
+                                         models::sm100::Swizzle::k64B));
+  }
+  check(models::sm100::encode_tiled_2d(p.lse, b.lse, 4, s.seqlen_q, uint64_t{s.batch} * s.heads,
+                                       uint64_t{b.lse_stride} * 4, 32, 1,
+                                       models::sm100::Swizzle::kNone));
+  p.batch = s.batch;
+  p.heads = s.heads;
+  p.kv_heads = s.kv_heads;
+  p.seqlen_q = s.seqlen_q;
+  p.seqlen_k = s.seqlen_k;
+  p.softmax_scale = softmax_scale > 0 ? softmax_scale : 1.0f / std::sqrt(static_cast<float>(s.head_dim));
+  p.causal = s.causal ? 1 : 0;
+  return p;
+}
+
 }  // namespace sk::sim

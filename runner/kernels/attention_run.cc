@@ -10,8 +10,10 @@
 #include <stdexcept>
 #include <vector>
 
+#include "kernels/attention/sm100_attention.h"
 #include "kernels/attention/sm90_attention.h"
 #include "models/sm100/gpu.h"
+#include "models/sm100/phase_clock.h"
 #include "models/sm90/api.h"
 #include "models/sm90/params.h"
 #include "runner/kernels/attention_host.h"
@@ -91,6 +93,106 @@ RunResult run_config(const AttentionRequest& req, const MatmulRequest& q,
   return r;
 }
 
+// The SM100 (FlashAttention-4 style) kernel: two 128-row Q tiles per CTA
+// work unit.
+template <int D, int S, class Elem>
+RunResult run_config_sm100(const AttentionRequest& req, const MatmulRequest& q,
+                           models::sm100::LaunchClocks f, models::sm100::KernelActivity& act) {
+  using C = Sm100AttentionConfig<D, S, Elem>;
+  using Kernel = Sm100Attention<C>;
+  const AttentionShape& s = req.shape;
+  const auto t0 = std::chrono::steady_clock::now();
+  models::sm100::Params params = models::sm100::Params::builtin();
+  if (q.num_sms > 0) params.num_sms = q.num_sms;
+  Gpu gpu(params, q.functional);
+  models::sm100::phase_clock().start(gpu, {f.tensor_ghz, f.rest_ghz, params.clock_hold_ns});
+  configure_run(gpu, q, t0);
+  std::mt19937_64 rng(q.seed);
+  const AttentionBuffers b = allocate_attention(gpu, s, rng);
+  const auto p = sm100_attention_params<typename Kernel::Params>(s, b, req.softmax_scale);
+  const auto races = attach_race_detector(gpu, q);
+  const uint32_t units = Kernel::work_units(p);
+  const int grid = static_cast<int>(std::min<uint32_t>(units, static_cast<uint32_t>(params.num_sms)));
+  const std::string err = gpu.launch(grid, C::kThreads / 32, C::kSmemBytes, [&p] { Kernel::run(p); });
+  if (!err.empty()) {
+    models::sm100::phase_clock().stop();
+    throw std::runtime_error(err);
+  }
+  const RunStatus status = gpu.run(q.max_cycles);
+  models::sm100::phase_clock().stop();
+
+  RunResult r;
+  r.kernel = "attention";
+  r.arch = "sm100";
+  r.m = s.seqlen_q;
+  r.n = s.seqlen_k;
+  r.k = D;
+  r.batch = s.batch * s.heads;
+  r.config_name = fmt::format("sm100_attention_{}d{}_2x128x{}_s{}{}", C::kF16 ? "f16_" : "", D, C::BN,
+                              S, s.causal ? "_causal" : "");
+  r.tile_m = 256;
+  r.tile_n = C::BN;
+  r.tile_k = D;
+  r.stages = S;
+  r.ctas = static_cast<uint32_t>(grid);
+  r.out_dtype = C::kF16 ? "f16" : "bf16";
+  r.functional = q.functional;
+  r.seed = q.seed;
+  r.status = run_status_name(status);
+  summarize_sm100(gpu, s.flops(), r, 1.0, AccumulatorWait::kTensorCore);
+  set_waves(r, units, static_cast<uint32_t>(params.num_sms));
+  if (params.power.limit_w > 0 || params.power.tensor_clock_ghz > 0) {
+    r.tensor_phase_ghz = f.tensor_ghz;
+    r.rest_phase_ghz = f.rest_ghz;
+    r.tensor_phase_cycles = models::sm100::phase_clock().tensor_cycles(r.cycles);
+  }
+  act = models::sm100::KernelActivity{};
+  act.flops = s.flops();
+  for (int c = 0; c < gpu.num_ctas(); ++c)
+    if (gpu.started(c)) act.tma_bytes += static_cast<double>(gpu.cta(c).bytes_loaded);
+  act.hbm_bytes = static_cast<double>(r.hbm_bytes);
+  act.cycles = r.cycles;
+  act.tensor_cycles = models::sm100::phase_clock().tensor_cycles(r.cycles);
+  act.active_sms = gpu.sms_used();
+  if (params.power.limit_w > 0)
+    r.power_w = models::sm100::board_power_w(params.power, params.clock_ghz, f, act);
+  settle_incomplete(r, gpu.engine().limit_reason());
+  if (q.functional && status == RunStatus::kCompleted) r.check = check_attention(gpu, s, b, p.softmax_scale);
+  r.output_errors = write_run_files(gpu, q, r);
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+using Sm100Runner = RunResult (*)(const AttentionRequest&, const MatmulRequest&,
+                                  models::sm100::LaunchClocks, models::sm100::KernelActivity&);
+template <int D, int S, class Elem>
+Sm100Runner sm100_if_fits() {
+  if constexpr (Sm100AttentionConfig<D, S, Elem>::kFits)
+    return &run_config_sm100<D, S, Elem>;
+  else
+    return nullptr;
+}
+template <int D, class Elem>
+Sm100Runner sm100_by_stages(uint32_t stages) {
+  switch (stages) {
+    case 2: return sm100_if_fits<D, 2, Elem>();
+    case 3: return sm100_if_fits<D, 3, Elem>();
+    case 4: return sm100_if_fits<D, 4, Elem>();
+    default: return nullptr;
+  }
+}
+template <class Elem>
+Sm100Runner sm100_by_head_dim(const AttentionRequest& req) {
+  switch (req.shape.head_dim) {
+    case 64: return sm100_by_stages<64, Elem>(req.run.stages);
+    case 128: return sm100_by_stages<128, Elem>(req.run.stages);
+    default: return nullptr;
+  }
+}
+Sm100Runner sm100_lookup(const AttentionRequest& req) {
+  return req.shape.f16 ? sm100_by_head_dim<f16_t>(req) : sm100_by_head_dim<bf16_t>(req);
+}
+
 using Runner = RunResult (*)(const AttentionRequest&, const MatmulRequest&, models::sm100::LaunchClocks);
 // The configuration's runner, or null where it does not fit in shared memory.
 template <int D, int S, class Elem>
@@ -129,10 +231,14 @@ double AttentionShape::flops() const {
 
 std::string validate_attention(const AttentionRequest& req) {
   const AttentionShape& s = req.shape;
-  if (req.run.arch != "sm90")
-    return fmt::format("--kernel attention runs on --arch sm90 only so far, not {}", req.run.arch);
-  if (s.head_dim != 64 && s.head_dim != 128 && s.head_dim != 256)
-    return fmt::format("--head-dim {} is not supported (64, 128 or 256)", s.head_dim);
+  const bool sm100 = req.run.arch == "sm100";
+  if (req.run.arch != "sm90" && !sm100)
+    return fmt::format("--kernel attention runs on --arch sm90 or sm100, not {}", req.run.arch);
+  if (sm100 ? s.head_dim != 64 && s.head_dim != 128
+            : s.head_dim != 64 && s.head_dim != 128 && s.head_dim != 256)
+    return fmt::format("--head-dim {} is not supported on {} ({})", s.head_dim, req.run.arch,
+                       sm100 ? "64 or 128: S, P and O of two Q tiles fill TMEM's 512 columns at 128"
+                             : "64, 128 or 256");
   if (s.batch == 0 || s.heads == 0 || s.kv_heads == 0 || s.seqlen_q == 0 || s.seqlen_k == 0)
     return "--batch, --heads, --kv-heads, --seqlen-q and --seqlen-k must be at least 1";
   if (s.heads % s.kv_heads != 0)
@@ -141,9 +247,11 @@ std::string validate_attention(const AttentionRequest& req) {
     return fmt::format("--tile-n {} is not supported: attention's tiles are 128 query rows by 128 keys "
                        "(64 at head dim 256)",
                        req.run.tile_n);
-  if (req.run.stages < 2 || req.run.stages > 3)
-    return fmt::format("--stages {} is outside 2-3 (K and V rings of 128 x head-dim tiles)", req.run.stages);
-  if (lookup(req) == nullptr)
+  if (sm100 ? req.run.stages < 2 || req.run.stages > 4 : req.run.stages < 2 || req.run.stages > 3)
+    return fmt::format("--stages {} is outside {} ({})", req.run.stages, sm100 ? "2-4" : "2-3",
+                       sm100 ? "one ring of K and V tiles of 128 x head-dim"
+                             : "K and V rings of 128 x head-dim tiles");
+  if (sm100 ? sm100_lookup(req) == nullptr : lookup(req) == nullptr)
     return fmt::format("{} stages of K and V at head dim {} do not fit in 227 KB of shared memory",
                        req.run.stages, s.head_dim);
   if (uint64_t{s.batch} * s.heads * ((s.seqlen_q + 127) / 128) > (1u << 31))
@@ -159,6 +267,15 @@ std::string validate_attention(const AttentionRequest& req) {
 RunResult run_attention(const AttentionRequest& req) {
   const std::string err = validate_attention(req);
   if (!err.empty()) throw std::invalid_argument(err);
+  if (req.run.arch == "sm100") {
+    const Sm100Runner run = sm100_lookup(req);
+    const models::sm100::Params& params = models::sm100::Params::builtin();
+    models::sm100::KernelActivity act;
+    return run_power_limited(
+        req.run, params.power, params.clock_ghz,
+        [&](const MatmulRequest& q, models::sm100::LaunchClocks f) { return run(req, q, f, act); },
+        [&act](const RunResult&) { return act; });
+  }
   const Runner run = lookup(req);
   return run_power_limited(
       req.run, models::sm90::gpu_params().power, models::sm90::gpu_params().clock_ghz,

@@ -22,6 +22,11 @@ struct AttentionShape {
   uint32_t batch = 1, heads = 1, kv_heads = 1, seqlen_q = 1, seqlen_k = 1, head_dim = 128;
   bool causal = false;
   bool f16 = false;  // Q, K, V and O in FP16 (IEEE half) instead of BF16
+  // Test data: K's row r of each matrix scaled by 1 + r / 32, so scores grow
+  // along the keys and a row's maximum grows block after block (the online
+  // softmax rescales O at most blocks; with N(0, 1) data it almost never
+  // needs to once the first block set the maximum).
+  bool ramp = false;
   // 4 * batch * heads * seqlen_q * seqlen_k * head_dim (the two GEMMs),
   // half of it when causal: the count FlashAttention reports.
   double flops() const;

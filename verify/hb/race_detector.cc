@@ -395,6 +395,14 @@ bool RaceDetector::check(uint32_t prior, const Accessor& a, uint32_t current, ui
                 p, cur, granule);
     return true;
   }
+  if (p.space == sim::Space::kTmem && p.write && !a.write && pk == "tcgen05.st") {
+    report_pair("tmem_access", "tmem.read_before_store_wait",
+                "TMEM written by tcgen05.st is read before the writing warp's tcgen05.wait::st "
+                "and a barrier that orders this reader after it (tcgen05.fence::"
+                "before_thread_sync, arrive; wait, tcgen05.fence::after_thread_sync)",
+                p, cur, granule);
+    return true;
+  }
   if (p.space == sim::Space::kTmem && p.write && !a.write) {
     report_pair("tmem_access", "tmem.read_before_commit",
                 "TMEM written by tcgen05.mma is read before the MMA's tcgen05.commit completed "

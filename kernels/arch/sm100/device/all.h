@@ -20,3 +20,4 @@
 #include "kernels/arch/sm100/device/tcgen05_pair.h"
 #include "kernels/arch/sm100/device/clc.h"
 #include "kernels/arch/sm100/device/hooks.h"
+#include "kernels/arch/sm100/device/softmax.h"

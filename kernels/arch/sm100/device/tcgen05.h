@@ -7,12 +7,15 @@
 //
 // Invariants: a kernel uses one cta_group for every tcgen05 op (mixing is
 // undefined), so these are fixed to cta_group::1. alloc/dealloc/relinquish and
-// ld/wait::ld are warp-collective (.sync.aligned): all 32 lanes call them with
-// identical arguments. num_cols is a power of two in [32, 512]; every allocated
+// ld/wait::ld and st/wait::st are warp-collective (.sync.aligned): all 32
+// lanes call them with identical arguments. num_cols is a power of two in [32, 512]; every allocated
 // column is deallocated before the CTA exits. The MMA is issued by a single
 // thread; its completion is observed only through tcgen05_commit's mbarrier
 // arrive. A warp reads TMEM lanes [32 * (warp_idx % 4), +32) with 32x32b loads,
-// and registers written by tcgen05.ld are valid only after tcgen05_wait_ld().
+// and registers written by tcgen05.ld are valid only after tcgen05_wait_ld();
+// TMEM written by tcgen05.st is visible to later tcgen05 ops of other threads
+// only after tcgen05_wait_st() and a fence::before_thread_sync / barrier /
+// fence::after_thread_sync chain.
 #pragma once
 
 #include "kernels/arch/sm100/device/mbarrier.h"
@@ -53,6 +56,24 @@ SK_DEVICE void tcgen05_mma_f16_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_
       "}"
       :
       : "r"(d_taddr), "l"(a_desc), "l"(b_desc), "r"(idesc),
+        "r"(static_cast<uint32_t>(accumulate))
+      : "memory");
+}
+
+// kind::f16 with A from TMEM (the "TS" form): A is M = 128 lanes x 16
+// 16-bit elements at a_taddr, two elements per 32-bit column (8 columns per
+// instruction, the lower K index in the low half); B from SMEM by descriptor.
+// Attention's O += P V reads P this way after the softmax wrote it over S.
+SK_DEVICE void tcgen05_mma_f16_ts(uint32_t d_taddr, uint32_t a_taddr, uint64_t b_desc,
+                                  uint32_t idesc, bool accumulate) {
+  asm volatile(
+      "{\n\t"
+      ".reg .pred p;\n\t"
+      "setp.ne.b32 p, %4, 0;\n\t"
+      "tcgen05.mma.cta_group::1.kind::f16 [%0], [%1], %2, %3, p;\n\t"
+      "}"
+      :
+      : "r"(d_taddr), "r"(a_taddr), "l"(b_desc), "r"(idesc),
         "r"(static_cast<uint32_t>(accumulate))
       : "memory");
 }
@@ -176,6 +197,30 @@ SK_DEVICE void tcgen05_wait_ld() {
   // code that follows the wait (the same contract CUDA's own wrappers have).
   asm volatile("tcgen05.wait::ld.sync.aligned;" : : : "memory");
 }
+
+// The inverse of tcgen05_ld_32x32b_x32: lane l writes its 32 registers to
+// TMEM lane (taddr's lane + l), columns [col, col + 32).
+SK_DEVICE void tcgen05_st_32x32b_x32(uint32_t taddr, const sk::LaneArray<uint32_t, 32>& src) {
+  const uint32_t* r = src.lane(0);
+  asm volatile(
+      "tcgen05.st.sync.aligned.32x32b.x32.b32 [%0],"
+      " {%1, %2, %3, %4, %5, %6, %7, %8,"
+      " %9, %10, %11, %12, %13, %14, %15, %16,"
+      " %17, %18, %19, %20, %21, %22, %23, %24,"
+      " %25, %26, %27, %28, %29, %30, %31, %32};"
+      :
+      : "r"(taddr), "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3]),
+        "r"(r[4]), "r"(r[5]), "r"(r[6]), "r"(r[7]),
+        "r"(r[8]), "r"(r[9]), "r"(r[10]), "r"(r[11]),
+        "r"(r[12]), "r"(r[13]), "r"(r[14]), "r"(r[15]),
+        "r"(r[16]), "r"(r[17]), "r"(r[18]), "r"(r[19]),
+        "r"(r[20]), "r"(r[21]), "r"(r[22]), "r"(r[23]),
+        "r"(r[24]), "r"(r[25]), "r"(r[26]), "r"(r[27]),
+        "r"(r[28]), "r"(r[29]), "r"(r[30]), "r"(r[31])
+      : "memory");
+}
+
+SK_DEVICE void tcgen05_wait_st() { asm volatile("tcgen05.wait::st.sync.aligned;" : : : "memory"); }
 
 SK_DEVICE void tcgen05_fence_before_thread_sync() {
   asm volatile("tcgen05.fence::before_thread_sync;" : : : "memory");

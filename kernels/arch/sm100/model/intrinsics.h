@@ -7,10 +7,12 @@
 // through kernels/arch/sm100.h.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <source_location>
 
 #include "kernels/core/lane_array.h"
+#include "kernels/core/numeric.h"
 #include "kernels/arch/model/lanes.h"
 #include "models/sm100/api.h"
 #include "models/sm100/tensor_map.h"
@@ -274,6 +276,62 @@ inline void tma_load_2d_pair(void* dst, const TensorMap* map, uint64_t* bar, uin
 inline void tma_load_3d_pair(void* dst, const TensorMap* map, uint64_t* bar, uint32_t bar_rank,
                              int32_t c0, int32_t c1, int32_t c2, Loc l = Loc::current()) {
   m::tma_load_3d_pair(dst, map, bar, bar_rank, c0, c1, c2, l);
+}
+
+// tcgen05.st and the TS form of tcgen05.mma (kernels/arch/sm100/device/tcgen05.h).
+inline void tcgen05_st_32x32b_x32(uint32_t taddr, const LaneArray<uint32_t, 32>& src,
+                                  Loc l = Loc::current()) {
+  m::tcgen05_st_32x32b_x32(taddr, src.regs, l);
+}
+inline void tcgen05_wait_st(Loc l = Loc::current()) { m::tcgen05_wait_st(l); }
+inline void tcgen05_mma_f16_ts(uint32_t d, uint32_t a_taddr, uint64_t b, uint32_t idesc, bool acc,
+                               Loc l = Loc::current()) {
+  m::tcgen05_mma_f16_ts(d, a_taddr, b, idesc, acc, l);
+}
+// Softmax helpers (kernels/arch/sm100/device/softmax.h). ex2.approx.ftz:
+// subnormal inputs and results are 0; the host's exp2 is the model's value
+// (the SFU's relative error is about 2^-22).
+inline float exp2_approx(float x) {
+  if (std::fpclassify(x) == FP_SUBNORMAL) x = 0.0f;
+  const float y = std::exp2(x);
+  return std::fpclassify(y) == FP_SUBNORMAL ? 0.0f : y;
+}
+inline uint32_t pack_bf16x2(float lo, float hi) {
+  return static_cast<uint32_t>(to_bf16(lo).bits) | static_cast<uint32_t>(to_bf16(hi).bits) << 16;
+}
+inline uint32_t pack_f16x2(float lo, float hi) {
+  return static_cast<uint32_t>(to_f16(lo).bits) | static_cast<uint32_t>(to_f16(hi).bits) << 16;
+}
+// Each register over the four lanes of a quad, combined in the device's
+// butterfly order: op(op(a, b), op(c, d)) for lanes a, b, c, d.
+template <int R, class Op>
+inline void quad_allreduce(LaneArray<float, R>& v, Op op) {
+  for (int q = 0; q < 8; ++q)
+    for (int i = 0; i < R; ++i) {
+      float(*x)[R] = &v.regs[4 * q];  // the quad's four lanes
+      const float r = op(op(x[0][i], x[1][i]), op(x[2][i], x[3][i]));
+      for (int j = 0; j < 4; ++j) x[j][i] = r;
+    }
+}
+template <int R>
+inline void quad_allreduce_max(LaneArray<float, R>& v, Loc l = Loc::current()) {
+  quad_allreduce(v, [](float a, float b) { return std::fmax(a, b); });
+  m::account_quad_reduce(l);
+}
+template <int R>
+inline void quad_allreduce_sum(LaneArray<float, R>& v, Loc l = Loc::current()) {
+  quad_allreduce(v, [](float a, float b) { return a + b; });
+  m::account_quad_reduce(l);
+}
+inline void account_alu(uint32_t fma, uint32_t sfu, uint32_t half = 0, uint32_t chain = 0,
+                        Loc l = Loc::current()) {
+  m::account_alu(fma, sfu, half, chain, l);
+}
+// vote.any over the warp's lanes (each lane's register 0).
+inline bool any_lane(const LaneArray<uint32_t, 1>& v) {
+  for (int l = 0; l < 32; ++l)
+    if (v.regs[l][0] != 0) return true;
+  return false;
 }
 
 }  // namespace sk::arch

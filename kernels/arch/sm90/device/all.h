@@ -20,5 +20,5 @@
 #include "kernels/arch/sm100/device/cluster.h"
 #include "kernels/arch/sm100/device/hooks.h"
 #include "kernels/arch/sm90/device/global.h"
-#include "kernels/arch/sm90/device/softmax.h"
+#include "kernels/arch/sm100/device/softmax.h"
 #include "kernels/arch/sm90/device/wgmma.h"

@@ -104,45 +104,6 @@ inline void wgmma_m64n256k16_f16_rs(LaneArray<float, 128>& acc, const LaneArray<
                                     uint64_t db, bool accumulate, Loc l = Loc::current()) {
   wgmma_rs_model(acc, a, db, accumulate, l, true, TB);
 }
-// Softmax helpers (kernels/arch/sm90/device/softmax.h). ex2.approx.ftz:
-// subnormal inputs and results are 0; the host's exp2 is the model's value
-// (the SFU's relative error is about 2^-22).
-inline float exp2_approx(float x) {
-  if (std::fpclassify(x) == FP_SUBNORMAL) x = 0.0f;
-  const float y = std::exp2(x);
-  return std::fpclassify(y) == FP_SUBNORMAL ? 0.0f : y;
-}
-inline uint32_t pack_bf16x2(float lo, float hi) {
-  return static_cast<uint32_t>(to_bf16(lo).bits) | static_cast<uint32_t>(to_bf16(hi).bits) << 16;
-}
-inline uint32_t pack_f16x2(float lo, float hi) {
-  return static_cast<uint32_t>(to_f16(lo).bits) | static_cast<uint32_t>(to_f16(hi).bits) << 16;
-}
-// Each register over the four lanes of a quad, combined in the device's
-// butterfly order: op(op(a, b), op(c, d)) for lanes a, b, c, d.
-template <int R, class Op>
-inline void quad_allreduce(LaneArray<float, R>& v, Op op) {
-  for (int q = 0; q < 8; ++q)
-    for (int i = 0; i < R; ++i) {
-      float(*x)[R] = &v.regs[4 * q];  // the quad's four lanes
-      const float r = op(op(x[0][i], x[1][i]), op(x[2][i], x[3][i]));
-      for (int j = 0; j < 4; ++j) x[j][i] = r;
-    }
-}
-template <int R>
-inline void quad_allreduce_max(LaneArray<float, R>& v, Loc l = Loc::current()) {
-  quad_allreduce(v, [](float a, float b) { return std::fmax(a, b); });
-  m90::account_quad_reduce(l);
-}
-template <int R>
-inline void quad_allreduce_sum(LaneArray<float, R>& v, Loc l = Loc::current()) {
-  quad_allreduce(v, [](float a, float b) { return a + b; });
-  m90::account_quad_reduce(l);
-}
-inline void account_alu(uint32_t fma, uint32_t sfu, uint32_t half = 0, uint32_t chain = 0,
-                        Loc l = Loc::current()) {
-  m90::account_alu(fma, sfu, half, chain, l);
-}
 inline void wgmma_fence(Loc l = Loc::current()) { m90::wgmma_fence(l); }
 inline void wgmma_commit_group(Loc l = Loc::current()) { m90::wgmma_commit_group(l); }
 template <int N>

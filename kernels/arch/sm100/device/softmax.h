@@ -1,7 +1,9 @@
-// softmax.h (SM90 device build): what an attention kernel's online softmax
-// needs beyond wgmma: the special-function unit's exp2, reductions over the
-// four lanes that share a row of a wgmma accumulator, and the instruction
-// account the model times (nothing on the device).
+// softmax.h (NVIDIA device build, SM90 and SM100): what an attention
+// kernel's online softmax needs beyond the MMAs: the special-function unit's
+// exp2, the 16-bit packing conversions, reductions over the four lanes that
+// share a row of a wgmma accumulator (SM90), a warp vote (SM100's correction
+// skips a rescale no lane needs), and the instruction account the model times
+// (nothing on the device).
 //
 // Invariants: quad_allreduce_* are reached by all 32 lanes of the warp (full
 // shuffle mask); lanes 4q .. 4q+3 hold the same two rows of an m64nNk16
@@ -58,6 +60,12 @@ SK_DEVICE void quad_allreduce_sum(LaneArray<float, R>& v) {
     x += __shfl_xor_sync(0xffffffffu, x, 2);
     v.regs[0][i] = x;
   }
+}
+
+// Whether any lane of the warp passes a nonzero value (vote.any; all 32
+// lanes call it).
+SK_DEVICE bool any_lane(const LaneArray<uint32_t, 1>& v) {
+  return __any_sync(0xffffffffu, v.regs[0][0] != 0) != 0;
 }
 
 // The model charges the calling warp for `fma` full-rate and `half`

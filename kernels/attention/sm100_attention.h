@@ -313,13 +313,16 @@ struct Sm100Attention {
       }
       if (w.n_blocks == 1) release_q(std::move(qs));
       for (uint32_t j = 1; j < w.n_blocks; ++j) {
+        // The first PV MMA needs only V_j-1, so K_j is waited for after it is
+        // issued; V_j-1 goes back as soon as the last PV MMA that reads it
+        // completes, before the second tile's S GEMM.
         auto vs = kvc.acquire();  // V_j-1
+        pv(tmem, 0, vs, p_in[0], o_out[0], j - 1);
         auto ks = kvc.acquire();  // K_j
-        for (uint32_t t = 0; t < kTiles; ++t) {
-          pv(tmem, t, vs, p_in[t], o_out[t], j - 1);
-          qk(tmem, t, q_tiles, ks, s_out[t]);
-        }
+        qk(tmem, 0, q_tiles, ks, s_out[0]);
+        pv(tmem, 1, vs, p_in[1], o_out[1], j - 1);
         release_kv(std::move(vs));
+        qk(tmem, 1, q_tiles, ks, s_out[1]);
         release_k(std::move(ks));
         if (j + 1 == w.n_blocks) release_q(std::move(qs));
       }

@@ -256,6 +256,9 @@ class Cta {
   std::vector<int64_t> cluster_arrived;
   std::vector<uint8_t> waiting_cluster;
   Cycle tc_free = 0;    // tensor core: next issue slot
+  // Per sub-partition (warp index % 4): when its FP32 pipe and its SFU are
+  // next free for accounted per-lane math (api_alu.cc).
+  Cycle fp32_free[4] = {}, sfu_free[4] = {};
   Cycle tma_free = 0;   // SM ingest port
   int warps = 0;
   int warps_done = 0;

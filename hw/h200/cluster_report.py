@@ -10,6 +10,10 @@
       cluster shape and epilogue the name says, at the model's own
       power-limited clocks and with the SM clock pinned at the measured
       median (--sm-clock); writes MODEL.csv.
+  cluster_report.py summary MEASURED.csv MODEL.csv
+      one line of the free-clock figures (MAPE over every row, and of the
+      cluster's speed-up, cluster / 1x1, per cluster shape), which
+      docs/hardware.md quotes verbatim (tests/hw:cluster_report_test).
   cluster_report.py report MEASURED.csv MODEL.csv
       joins them (the measured time is the median over rounds) and prints the
       mean absolute percentage error per cluster shape and overall, and per
@@ -100,12 +104,43 @@ def predict(a):
                         f"{pinned[1]:.2f}"])
 
 
+def speedup_errors(measured, model, mode):
+    """{cluster: [predicted (cluster / 1x1) / measured (cluster / 1x1) - 1]}."""
+    out = {}
+    for key, (us, _) in measured.items():
+        m, n, k, cm, cn, et = parse_shape(key[0])
+        if cm * cn == 1:
+            continue
+        base = (f"{m}x{n}x{k}{'_et' if et else ''}", key[1], key[2])
+        rows = [model.get(key), model.get(base)]
+        if base not in measured or any(r is None or r[f"status_{mode}"] != "completed" for r in rows):
+            continue
+        pred = float(rows[0][f"model_us_{mode}"]) / float(rows[1][f"model_us_{mode}"])
+        out.setdefault(f"{cm}x{cn}", []).append(pred / (us / measured[base][0]) - 1)
+    return out
+
+
+def read_model(path):
+    with open(path) as f:
+        return {(r["shape"], int(r["tile_n"]), int(r["stages"])): r for r in csv.DictReader(f)}
+
+
+def summary(a):
+    measured, model = read_measured(a.measured), read_model(a.model)
+    errs = [float(model[k]["model_us_free"]) / us - 1 for k, (us, _) in measured.items()
+            if k in model and model[k]["status_free"] == "completed"]
+    if not errs:
+        raise ValueError("no completed free-clock prediction matches a measured row")
+    line = (f"{len(errs)} rows, MAPE {100 * statistics.mean(abs(e) for e in errs):.1f} %, "
+            f"median {100 * statistics.median(errs):+.1f} %")
+    for c, v in sorted(speedup_errors(measured, model, "free").items()):
+        line += f"; speed-up {c}: {len(v)} rows, MAPE {100 * statistics.mean(abs(e) for e in v):.1f} %"
+    print(line)
+
+
 def report(a):
     measured = read_measured(a.measured)
-    model = {}
-    with open(a.model) as f:
-        for r in csv.DictReader(f):
-            model[(r["shape"], int(r["tile_n"]), int(r["stages"]))] = r
+    model = read_model(a.model)
     for mode in ("pinned", "free"):
         errs = {}
         by_problem = {}
@@ -150,12 +185,13 @@ def main():
     p.add_argument("--params", default="")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--clocks", default="free,pinned")
-    r = sub.add_parser("report")
-    r.add_argument("measured")
-    r.add_argument("model")
+    for name in ("report", "summary"):
+        r = sub.add_parser(name)
+        r.add_argument("measured")
+        r.add_argument("model")
     a = ap.parse_args()
     try:
-        predict(a) if a.cmd == "predict" else report(a)
+        {"predict": predict, "report": report, "summary": summary}[a.cmd](a)
     except (OSError, ValueError, KeyError) as e:
         print(f"cluster_report.py: {e}", file=sys.stderr)
         return 2

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# cluster_report_test.sh README: for every model-against-measurement CSV of
+# the clustered matmul on the H200 (docs/results/h200_cluster_*_model_*.csv,
+# beside its measurement, the same name without "_model"), the line
+# hw/h200/cluster_report.py summary derives from the two appears verbatim in
+# docs/hardware.md (after the run's name), so the quoted errors cannot drift
+# from the data; and a doctored model CSV (one prediction changed) is caught.
+set -euo pipefail
+root=$(dirname "$(realpath "$1")")
+cd "$root"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+shopt -s nullglob
+models=(docs/results/h200_cluster_*_model_*.csv)
+[ ${#models[@]} -gt 0 ] || fail "no docs/results/h200_cluster_*_model_*.csv"
+quoted() {  # name measured model: the summary line is in docs/hardware.md
+  local line
+  line="$1: $(python3 hw/h200/cluster_report.py summary "$2" "$3")"
+  grep -qF -- "$line" docs/hardware.md || { echo "not in docs/hardware.md: $line"; return 1; }
+}
+for model in "${models[@]}"; do
+  measured=${model/_model_/_}
+  [ -f "$measured" ] || fail "$model: no measurement $measured"
+  name=$(basename "$model"); name=${name%%_model_*}
+  quoted "$name" "$measured" "$model" || fail "$model: docs/hardware.md does not quote its figures"
+done
+# The check can fail: one prediction 3x off changes a quoted figure.
+t=${TEST_TMPDIR:-$(mktemp -d)}/doctored.csv
+python3 - "${models[0]}" "$t" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+rows[0]['model_us_free'] = f"{float(rows[0]['model_us_free']) * 3:.2f}"
+w = csv.DictWriter(open(sys.argv[2], 'w', newline=''), rows[0].keys())
+w.writeheader()
+w.writerows(rows)
+PY
+name=$(basename "${models[0]}"); name=${name%%_model_*}
+if quoted "$name" "${models[0]/_model_/_}" "$t" >/dev/null; then fail "a doctored CSV passed"; fi
+echo PASS

@@ -1,7 +1,7 @@
 // gemm_bench.cu: the SM90 structured matmul on a real Hopper GPU, checked
 // against cuBLAS and timed against it in the same run.
 //
-//   gemm_bench --m M --n N --k K [--batch L] [--tile-group G] [--stages 2-6] [--tile-n 128|256]
+//   gemm_bench --m M --n N --k K [--batch L] [--tile-group G] [--stages 2-6] [--tile-n 128|192|256]
 //              [--cluster MxN | --clusters LIST] [--runs 20] [--all]
 //              (--all: every tile/stage configuration that fits)
 //
@@ -271,10 +271,22 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
   return ok ? 0 : 1;
 }
 
+// Whether S stages of a 128 x BN tile fit in 227 KB beside the epilogue's
+// staging (the two-stage configuration always does).
+template <int BN, int S, bool Tma>
+constexpr bool fits() {
+  return sk::Sm90MatmulConfig<BN, 2, false, Tma>::kSmemBytes + (S - 2) * (128 + BN) * 64 * 2 <= 232448;
+}
+
 template <int BN, int S>
 int run_config(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double cublas_mhz) {
-  return pr.tma_epilogue ? run_epilogue<BN, S, true>(pr, h, runs, cublas_ms, cublas_mhz)
-                         : run_epilogue<BN, S, false>(pr, h, runs, cublas_ms, cublas_mhz);
+  if (pr.tma_epilogue) {
+    if constexpr (fits<BN, S, true>()) return run_epilogue<BN, S, true>(pr, h, runs, cublas_ms, cublas_mhz);
+  } else {
+    if constexpr (fits<BN, S, false>()) return run_epilogue<BN, S, false>(pr, h, runs, cublas_ms, cublas_mhz);
+  }
+  std::printf("%s,%d,%d,,,,,,does_not_fit,,\n", shape(pr).c_str(), BN, S);
+  return 0;
 }
 
 template <int BN>
@@ -284,7 +296,7 @@ int by_stages(int s, Problem& pr, cublasHandle_t h, int runs, float cublas_ms, d
     case 3: return run_config<BN, 3>(pr, h, runs, cublas_ms, cublas_mhz);
     case 4: return run_config<BN, 4>(pr, h, runs, cublas_ms, cublas_mhz);
     case 5:
-      if constexpr (BN == 128) return run_config<BN, 5>(pr, h, runs, cublas_ms, cublas_mhz);
+      if constexpr (BN <= 192) return run_config<BN, 5>(pr, h, runs, cublas_ms, cublas_mhz);
       break;
     case 6:
       if constexpr (BN == 128) return run_config<BN, 6>(pr, h, runs, cublas_ms, cublas_mhz);
@@ -371,9 +383,9 @@ int main(int argc, char** argv) {
   const uint32_t stages = arg(argc, argv, "--stages", 4), tile_n = arg(argc, argv, "--tile-n", 256);
   const int runs = static_cast<int>(arg(argc, argv, "--runs", 20));
   if (pr.m == 0 || pr.n == 0 || pr.k == 0 || pr.batch == 0 || pr.tile_group == 0 || runs < 1 || stages < 2 ||
-      stages > 6 || (tile_n != 128 && tile_n != 256)) {
+      stages > 6 || (tile_n != 128 && tile_n != 192 && tile_n != 256)) {
     std::fprintf(stderr,
-                 "gemm_bench: bad arguments (m, n, k, batch >= 1; stages 2-6; tile-n 128|256)\n");
+                 "gemm_bench: bad arguments (m, n, k, batch >= 1; stages 2-6; tile-n 128|192|256)\n");
     return 2;
   }
   // Stored rows: A m rows of k (K-major) or k rows of m; B likewise.
@@ -432,9 +444,9 @@ int main(int argc, char** argv) {
       for (int s = 2; s <= 6; ++s) rc |= by_stages<128>(s, pr, h, runs, cublas_ms, cublas_mhz);
       for (int s = 2; s <= 4; ++s) rc |= by_stages<256>(s, pr, h, runs, cublas_ms, cublas_mhz);
     } else {
-      rc |= tile_n == 256
-                ? by_stages<256>(static_cast<int>(stages), pr, h, runs, cublas_ms, cublas_mhz)
-                : by_stages<128>(static_cast<int>(stages), pr, h, runs, cublas_ms, cublas_mhz);
+      rc |= tile_n == 256   ? by_stages<256>(static_cast<int>(stages), pr, h, runs, cublas_ms, cublas_mhz)
+            : tile_n == 192 ? by_stages<192>(static_cast<int>(stages), pr, h, runs, cublas_ms, cublas_mhz)
+                            : by_stages<128>(static_cast<int>(stages), pr, h, runs, cublas_ms, cublas_mhz);
     }
   }
   cublasDestroy(h);

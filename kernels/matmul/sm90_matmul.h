@@ -101,7 +101,7 @@ struct Sm90MatmulConfig {
     [[no_unique_address]] std::conditional_t<kTmaEpilogue, Staging, NoStaging> staging;
   };
   static constexpr uint32_t kSmemBytes = sizeof(Smem) + 1024;
-  static_assert(BN == 128 || BN == 256, "wgmma tile N is 128 or 256");
+  static_assert(BN == 128 || BN == 192 || BN == 256, "wgmma tile N is 128, 192 or 256");
   static_assert(kSmemBytes <= 232448, "configuration exceeds 227 KB of shared memory");
 };
 

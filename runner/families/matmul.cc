@@ -23,7 +23,7 @@ Family matmul_family() {
   };
   f.archs = {
       {"sm100", {64, 128, 256}, 2, 8, 256, 4, {"static", "clc"}, {"bf16", "f32"}},
-      {"sm90", {128, 256}, 2, 6, 256, 4, {"static"}, {"bf16"}},
+      {"sm90", {128, 192, 256}, 2, 6, 256, 4, {"static"}, {"bf16"}},
       {"mi300x", {128}, 2, 3, 128, 3, {"static"}, {"bf16"}, 128, 32,
        {"pingpong", "wave_specialized"}},
   };

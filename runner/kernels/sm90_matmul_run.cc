@@ -138,6 +138,7 @@ Runner by_stages(uint32_t s) {
 template <bool F16, bool Tma>
 Runner by_tile(const MatmulRequest& q) {
   return q.tile_n == 256   ? by_stages<256, F16, Tma>(q.stages)
+         : q.tile_n == 192 ? by_stages<192, F16, Tma>(q.stages)
          : q.tile_n == 128 ? by_stages<128, F16, Tma>(q.stages)
                            : nullptr;
 }
@@ -157,11 +158,12 @@ uint64_t sm90_matmul_grid(const MatmulRequest& q) {
 }
 
 std::string sm90_matmul_configs_help() {
-  return "tile 128x{128,256}x64, stages 2-6 (as many as fit in 227 KB: 4 for N=256)";
+  return "tile 128x{128,192,256}x64, stages 2-6 (as many as fit in 227 KB: 5 for N=192, 4 for "
+         "N=256)";
 }
 
 std::string validate_sm90_matmul(const MatmulRequest& q) {
-  if (q.tile_n != 128 && q.tile_n != 256)
+  if (q.tile_n != 128 && q.tile_n != 192 && q.tile_n != 256)
     return fmt::format("--arch sm90: tile N {} is not supported ({})", q.tile_n, sm90_matmul_configs_help());
   if (q.stages < 2 || q.stages > 6)
     return fmt::format("--arch sm90: --stages {} is outside 2-6", q.stages);

@@ -3,7 +3,7 @@
 // The same problem setup and FP64 reference check as the SM100 run (random
 // BF16 inputs in 16-byte-aligned padded rows whose padding is NaN), launched
 // on the SM90 parameters (132 SMs, timing measured on the H200). The request
-// is the SM100 one: tile N 128 or 256, and as many stages as fit.
+// is the SM100 one: tile N 128, 192 or 256, and as many stages as fit.
 #pragma once
 
 #include <string>

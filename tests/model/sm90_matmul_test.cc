@@ -1,5 +1,5 @@
 // The SM90 structured matmul (wgmma, register accumulators) in the model
-// against an FP64 host reference, on odd shapes, both tile widths and stages
+// against an FP64 host reference, on odd shapes, every tile width and stages
 // 2 to 6, with random inputs; each run is a separate simulation process and
 // must be clean under the race detector. Timing mode must complete too.
 #include <doctest/doctest.h>
@@ -46,7 +46,8 @@ TEST_CASE("sm90 matmul matches the reference on odd shapes") {
     uint32_t m, n, k, tile_n, stages;
   };
   const Case cases[] = {{257, 199, 72, 128, 2}, {129, 300, 130, 256, 3}, {1, 1, 1, 128, 6},
-                        {300, 257, 200, 256, 4}, {200, 136, 64, 128, 5}};
+                        {300, 257, 200, 256, 4}, {200, 136, 64, 128, 5},
+                        {333, 517, 200, 192, 5}, {129, 385, 72, 192, 2}};  // 192: N not a multiple of it
   uint64_t seed = 5;
   for (const Case& c : cases) {
     auto r = run(c.m, c.n, c.k, c.tile_n, c.stages, true, seed++);
@@ -76,6 +77,11 @@ TEST_CASE("sm90 configurations that do not fit are refused") {
   CHECK(sk::sim::validate_sm90_matmul(q).find("do not fit") != std::string::npos);
   q.stages = 4;
   CHECK(sk::sim::validate_sm90_matmul(q).empty());
+  q.tile_n = 192;  // 40 KiB a stage: five fit
+  q.stages = 5;
+  CHECK(sk::sim::validate_sm90_matmul(q).empty());
+  q.stages = 6;
+  CHECK(sk::sim::validate_sm90_matmul(q).find("do not fit") != std::string::npos);
   q.tile_n = 64;
   CHECK(!sk::sim::validate_sm90_matmul(q).empty());
 }
@@ -91,7 +97,8 @@ TEST_CASE("sm90 clustered matmul matches the reference on odd shapes") {
   const Case cases[] = {{300, 260, 192, 128, 3, 2, 1, 1, 1}, {300, 260, 136, 128, 4, 1, 2, 1, 1},
                         {520, 700, 200, 256, 2, 2, 2, 1, 1}, {700, 300, 72, 128, 5, 4, 1, 2, 1},
                         {129, 900, 64, 128, 3, 1, 4, 1, 1},  {1100, 1000, 128, 128, 3, 2, 2, 1, 3},
-                        {1, 1, 1, 256, 4, 2, 1, 1, 1}};
+                        {1, 1, 1, 256, 4, 2, 1, 1, 1},       {300, 700, 136, 192, 4, 2, 1, 1, 1},
+                        {520, 500, 64, 192, 3, 1, 2, 1, 1}};
   uint64_t seed = 11;
   for (const Case& c : cases) {
     auto r = run(c.m, c.n, c.k, c.tile_n, c.stages, true, seed++, c.cm, c.cn, c.batch, c.group);

@@ -100,6 +100,36 @@ SK_DEVICE void warpgroup_reg_alloc() {
   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]),  \
   "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),  \
   "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+#define SK_WGMMA_D_192 \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, " \
+  "%17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, " \
+  "%47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, " \
+  "%62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, " \
+  "%77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, " \
+  "%92, %93, %94, %95}"
+#define SK_WGMMA_TEXT_192(T) \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n192k16.f32." T "." T " " \
+  SK_WGMMA_D_192 \
+  ", %96, %97, p, 1, 1, %99, %100;\n}\n"
+#define SK_WGMMA_OUT_192 \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),  \
+  "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),  \
+  "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),  \
+  "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),  \
+  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),  \
+  "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),  \
+  "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),  \
+  "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),  \
+  "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]),  \
+  "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),  \
+  "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]),  \
+  "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),  \
+  "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]),  \
+  "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]),  \
+  "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]),  \
+  "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
 #define SK_WGMMA_TEXT_256(T) \
   "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n" \
   "wgmma.mma_async.sync.aligned.m64n256k16.f32." T "." T " " \
@@ -137,7 +167,8 @@ SK_DEVICE void warpgroup_reg_alloc() {
 template <int N, bool F16, int TA, int TB>
 SK_DEVICE void wgmma_m64nNk16_ss(LaneArray<float, N / 2>& acc, uint64_t desc_a, uint64_t desc_b,
                                  bool accumulate) {
-  static_assert(N == 64 || N == 128 || N == 256, "wgmma tile N of 64, 128 or 256 here");
+  static_assert(N == 64 || N == 128 || N == 192 || N == 256,
+                "wgmma tile N of 64, 128, 192 or 256 here (192: SS only)");
   float* d = acc.regs[0];
   if constexpr (N == 64 && F16)
     asm volatile(SK_WGMMA_TEXT_64("f16") : SK_WGMMA_OUT_64 : SK_WGMMA_IN : "memory");
@@ -147,6 +178,10 @@ SK_DEVICE void wgmma_m64nNk16_ss(LaneArray<float, N / 2>& acc, uint64_t desc_a, 
     asm volatile(SK_WGMMA_TEXT_128("f16") : SK_WGMMA_OUT_128 : SK_WGMMA_IN : "memory");
   else if constexpr (N == 128)
     asm volatile(SK_WGMMA_TEXT_128("bf16") : SK_WGMMA_OUT_128 : SK_WGMMA_IN : "memory");
+  else if constexpr (N == 192 && F16)
+    asm volatile(SK_WGMMA_TEXT_192("f16") : SK_WGMMA_OUT_192 : SK_WGMMA_IN : "memory");
+  else if constexpr (N == 192)
+    asm volatile(SK_WGMMA_TEXT_192("bf16") : SK_WGMMA_OUT_192 : SK_WGMMA_IN : "memory");
   else if constexpr (F16)
     asm volatile(SK_WGMMA_TEXT_256("f16") : SK_WGMMA_OUT_256 : SK_WGMMA_IN : "memory");
   else
@@ -204,12 +239,15 @@ SK_DEVICE void wgmma_m64nNk16_rs(LaneArray<float, N / 2>& acc, const LaneArray<u
 #undef SK_WGMMA_RS_TEXT_256
 #undef SK_WGMMA_D_64
 #undef SK_WGMMA_D_128
+#undef SK_WGMMA_D_192
 #undef SK_WGMMA_D_256
 #undef SK_WGMMA_OUT_64
 #undef SK_WGMMA_OUT_128
+#undef SK_WGMMA_OUT_192
 #undef SK_WGMMA_OUT_256
 #undef SK_WGMMA_TEXT_64
 #undef SK_WGMMA_TEXT_128
+#undef SK_WGMMA_TEXT_192
 #undef SK_WGMMA_TEXT_256
 
 template <int TA = 0, int TB = 0>

@@ -29,7 +29,8 @@ inline void wgmma_mma_model(LaneArray<float, Regs>& acc, uint64_t da, uint64_t d
 template <int N, bool F16, int TA, int TB>
 inline void wgmma_m64nNk16_ss(LaneArray<float, N / 2>& acc, uint64_t da, uint64_t db, bool accumulate,
                               Loc l = Loc::current()) {
-  static_assert(N == 64 || N == 128 || N == 256, "wgmma tile N of 64, 128 or 256 here");
+  static_assert(N == 64 || N == 128 || N == 192 || N == 256,
+                "wgmma tile N of 64, 128, 192 or 256 here (192: SS only)");
   wgmma_mma_model(acc, da, db, accumulate, l, F16, TA, TB);
 }
 template <int TA = 0, int TB = 0>

@@ -25,6 +25,7 @@ const char* stall_cause(const std::string& what, const std::string& role) {
   if (starts("wait work.") || starts("wait clc")) return "scheduler";
   if (starts("wait residual.")) return "residual";
   if (starts("tcgen05.ld")) return "tmem_load";
+  if (starts("tcgen05.st")) return "tmem_store";
   if (starts("bulk wait_group")) return "tma_store";
   if (starts("s_waitcnt")) return "memory_wait";
   if (starts("mfma waits for operands")) return "operand_wait";
@@ -40,7 +41,8 @@ const char* stall_cause(const std::string& what, const std::string& role) {
   return "other";
 }
 constexpr const char* kCauses[] = {"full_stage", "empty_stage", "accumulator", "scheduler",
-                                   "residual",   "tmem_load",   "tma_store",   "memory_wait",
+                                   "residual",   "tmem_load",   "tmem_store",  "tma_store",
+                                   "memory_wait",
                                    "operand_wait", "barrier",   "global_store", "launch",
                                    "other"};
 

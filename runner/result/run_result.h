@@ -19,7 +19,7 @@ struct RoleStats {
   double busy_pct = 0;   // share of the kernel's time the role's warps were not blocked
   double stall_pct = 0;  // share spent blocked on barriers or waiting for async ops
   // stall_pct split by cause (full_stage, empty_stage, accumulator, scheduler, residual,
-  // tmem_load, tma_store, barrier, other), causes with no time left out.
+  // tmem_load, tmem_store, tma_store, barrier, other), causes with no time left out.
   std::vector<std::pair<std::string, double>> stalls;
 };
 

@@ -93,6 +93,17 @@ void prune(WaveState& ws, Cycle t) {
   while (!ws.lgkm.empty() && ws.lgkm.front() <= t) ws.lgkm.pop_front();
 }
 
+// memcpy of a lane's few bytes, with the common sizes inlined.
+inline void copy_lane(void* dst, const void* src, uint32_t bytes) {
+  switch (bytes) {
+    case 2: std::memcpy(dst, src, 2); return;
+    case 4: std::memcpy(dst, src, 4); return;
+    case 8: std::memcpy(dst, src, 8); return;
+    case 16: std::memcpy(dst, src, 16); return;
+    default: std::memcpy(dst, src, bytes);
+  }
+}
+
 void lds_access(const void* p, void* data, uint32_t bytes, bool write, const Loc& loc,
                 const char* what = nullptr) {
   bool first = false;
@@ -133,9 +144,9 @@ void lds_access(const void* p, void* data, uint32_t bytes, bool write, const Loc
   }
   uint8_t* cell = gpu().wg_of_current().lds + off;
   if (write)
-    std::memcpy(cell, data, bytes);
+    copy_lane(cell, data, bytes);
   else
-    std::memcpy(data, cell, bytes);
+    copy_lane(data, cell, bytes);
 }
 
 void global_access(const void* p, void* data, uint32_t bytes, bool write, const Loc& loc) {

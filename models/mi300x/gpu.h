@@ -125,6 +125,21 @@ struct LaneInstr {
   bool write = false;
   double after_vmem = 0;
   uint64_t vm_seq = 0;
+  // Empties the instruction for reuse as `k`, keeping its vectors' storage
+  // (a wave assembles one per wave instruction of every lane loop).
+  void reset(Kind k) {
+    kind = k;
+    bytes = 0;
+    lds.clear();
+    dma.reset();
+    op = 0;
+    dma_base = -1;
+    done = 0;
+    addrs.clear();
+    write = false;
+    after_vmem = 0;
+    vm_seq = 0;
+  }
 };
 
 struct WaveState {
@@ -139,7 +154,10 @@ struct WaveState {
   const void* site = nullptr;
   int batch_lane = -1;
   uint32_t ordinal = 0;
+  // The loop's instructions are batch[0, batch_n); the entries past it are
+  // kept for their storage.
   std::vector<LaneInstr> batch;
+  size_t batch_n = 0;
   const Counter* waiting_on = nullptr;  // for the deadlock classifier
   Counter* loop_atomic = nullptr;       // the counter lanes of this loop add to
   int loop_atomic_lanes = 0;
@@ -207,7 +225,10 @@ class Gpu {
  public:
   Gpu(const Params& params, bool functional);
   ~Gpu();
-  static Gpu& current();
+  static Gpu& current() {
+    if (current_ == nullptr) no_launch();
+    return *current_;
+  }
 
   const Params& params() const { return params_; }
   bool functional() const { return functional_; }
@@ -289,6 +310,8 @@ class Gpu {
 
  private:
   [[noreturn]] static void not_in_kernel();
+  [[noreturn]] static void no_launch();
+  static inline Gpu* current_ = nullptr;  // the one Gpu of this process
   void start_wg(int id, int cu);
   void on_wave_exit(Workgroup& wg, int wave);
   void classify_deadlock(sim::Finding& f);
@@ -301,6 +324,7 @@ class Gpu {
   // Looks one 4 KiB block up at `t` (after the vector memory path): its
   // completion, from the cache or from HBM.
   Cycle block_access(double t, uint64_t block, uint64_t bytes, bool write);
+  std::vector<uint64_t> blocks_;  // lane_blocks' scratch, kept for its storage
 
   Params params_;
   bool functional_;

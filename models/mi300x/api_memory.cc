@@ -332,7 +332,7 @@ void retire_vm(sim::Warp& w, WaveState& ws, size_t n) {
   while (ws.vm.size() > n) {
     VmOp op = ws.vm.front();
     ws.vm.pop_front();
-    stall_until(w, op.done, "s_waitcnt vmcnt");
+    stall_until(w, op.done, kVmcntStall);
     if (op.writes) op.writes->apply();
     if (op.op != 0 && gpu().obs() != nullptr) gpu().obs()->complete_local(w, op.op);
   }
@@ -349,7 +349,7 @@ void s_waitcnt_lgkmcnt(int n, const Loc& loc) {
   while (ws.lgkm.size() > static_cast<size_t>(n)) {
     const Cycle done = ws.lgkm.front();
     ws.lgkm.pop_front();
-    stall_until(w, done, "s_waitcnt lgkmcnt");
+    stall_until(w, done, kLgkmcntStall);
   }
 }
 

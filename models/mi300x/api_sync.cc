@@ -72,7 +72,7 @@ void barrier(bool fences, const Loc& loc) {
   if (fences) {
     // The release fence waits for the wave's LDS operations (lgkmcnt(0)).
     WaveState& ws = gpu().wave_state();
-    if (!ws.lgkm.empty()) stall_until(w, ws.lgkm.back(), "s_waitcnt lgkmcnt");
+    if (!ws.lgkm.empty()) stall_until(w, ws.lgkm.back(), kLgkmcntStall);
     ws.lgkm.clear();
   }
   const uint64_t gen = wg.bar_generation;
@@ -84,7 +84,7 @@ void barrier(bool fences, const Loc& loc) {
       [&wg] {
         return fmt::format("s_barrier: {} of {} live waves arrived", wg.bar_arrived, wg.alive);
       },
-      "s_barrier");
+      kBarrierWait);
   if (gpu().obs() != nullptr) gpu().obs()->acquire(w, kBarrierKey);
   w.spend(gpu().params().s_barrier_latency);
 }
@@ -163,7 +163,7 @@ void wait_counter_geq(const uint32_t* p, uint32_t target, Scope s, const Loc& lo
                                               : fmt::format("last increment by wave {}",
                                                             c->last_wave));
         },
-        "wait counter " + c->name);
+        c->wait_label());
     ws.waiting_on = nullptr;
   }
   if (orders(s)) acquire(w, *c);
@@ -173,7 +173,7 @@ void wait_counter_geq(const uint32_t* p, uint32_t target, Scope s, const Loc& lo
 
 void s_sleep(int n, const Loc& loc) {
   sim::Warp& w = issue(loc);
-  w.stall(n == 0 ? gpu().params().s_sleep0_cycles : Cycle{64} * static_cast<Cycle>(n), "s_sleep");
+  w.stall(n == 0 ? gpu().params().s_sleep0_cycles : Cycle{64} * static_cast<Cycle>(n), kSleepStall);
 }
 
 // The priority is recorded only: the model issues each wave's instructions

@@ -424,8 +424,12 @@ void Gpu::lane_blocks(WaveState& ws, LaneInstr& in, std::vector<int64_t>& deltas
   for (uint64_t b : blocks) done = std::max(done, block_access(in.after_vmem, b, 0, in.write));
   if (done == in.done) return;
   in.done = done;
-  for (VmOp& op : ws.vm)
-    if (op.seq == in.vm_seq) op.done = std::max(op.done, done);
+  // The wave's VmOps are in issue order, their seq consecutive.
+  if (!ws.vm.empty() && in.vm_seq >= ws.vm.front().seq &&
+      in.vm_seq - ws.vm.front().seq < ws.vm.size()) {
+    VmOp& op = ws.vm[in.vm_seq - ws.vm.front().seq];
+    op.done = std::max(op.done, done);
+  }
   if (!in.write && in.kind == LaneInstr::kGlobal) ws.regs_ready = std::max(ws.regs_ready, done);
   if (in.kind == LaneInstr::kDma) {
     auto& busy = cu_of_current().dma_busy;

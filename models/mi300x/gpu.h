@@ -91,6 +91,16 @@ struct Counter {
   std::unique_ptr<sc_core::sc_event> changed;
   bool multi_reported = false;
   uint32_t value() const { return cell != nullptr ? *cell : shadow; }
+  // "wait counter <name>", the stall label of a wave waiting on it (built
+  // again only when the name changed).
+  const std::string& wait_label() const {
+    if (label_of_ != name) {
+      label_of_ = name;
+      label_ = "wait counter " + name;
+    }
+    return label_;
+  }
+  mutable std::string label_of_, label_;
 };
 
 // The LDS bytes one LDS DMA instruction writes when it completes.

@@ -44,12 +44,14 @@ inline const std::string kOperandStall = "mfma waits for operands";
 inline const std::string kSleepStall = "s_sleep";
 inline const std::string kBarrierWait = "s_barrier";
 
-// Blocks the wave until `until` (a no-op when already past), as a stall
-// labelled `what`.
+// Blocks the wave until `until` or until its own time, whichever is later,
+// the part past its own time counted as a stall labelled `what`: one sleep
+// (its unpaid cost and the stall together), after which the wave is at the
+// simulation's time.
 inline void stall_until(sim::Warp& w, Cycle until, const std::string& what) {
+  const Cycle local = gpu().engine().now() + w.pending();
+  if (until > local) w.stall_local(until - local, what);
   w.sync();
-  const Cycle now = gpu().engine().now();
-  if (until > now) w.stall(until - now, what);
 }
 
 // The LDS offset of [p, p + bytes), or -1 (reported as lds.bad_access) when

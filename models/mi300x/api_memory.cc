@@ -329,28 +329,44 @@ void buffer_load_dword_lds(void* lds_base, BufferRsrc rsrc, uint32_t byte_offset
 }
 
 void retire_vm(sim::Warp& w, WaveState& ws, size_t n) {
+  if (ws.vm.size() <= n) return;
+  // They retire in order: the wave waits once, for the latest of them (the
+  // same stall as waiting for each in turn), then lands their bytes.
+  Cycle until = 0;
+  for (size_t i = 0; i + n < ws.vm.size(); ++i) until = std::max(until, ws.vm[i].done);
+  stall_until(w, until, kVmcntStall);
   while (ws.vm.size() > n) {
-    VmOp op = ws.vm.front();
+    VmOp op = std::move(ws.vm.front());
     ws.vm.pop_front();
-    stall_until(w, op.done, kVmcntStall);
     if (op.writes) op.writes->apply();
     if (op.op != 0 && gpu().obs() != nullptr) gpu().obs()->complete_local(w, op.op);
   }
 }
 
+// An s_waitcnt with something to wait for takes its issue and its wait in
+// one sleep (issue_local, then stall_until); one with nothing to wait for
+// pays the wave's cost first as any issue does.
 void s_waitcnt_vmcnt(int n, const Loc& loc) {
-  sim::Warp& w = issue(loc);
-  retire_vm(w, gpu().wave_state(), static_cast<size_t>(n));
+  WaveState& ws = gpu().wave_state();
+  const auto keep = static_cast<size_t>(n);
+  sim::Warp& w = ws.vm.size() > keep ? issue_local(loc) : issue(loc);
+  retire_vm(w, ws, keep);
 }
 
 void s_waitcnt_lgkmcnt(int n, const Loc& loc) {
-  sim::Warp& w = issue(loc);
   WaveState& ws = gpu().wave_state();
-  while (ws.lgkm.size() > static_cast<size_t>(n)) {
-    const Cycle done = ws.lgkm.front();
-    ws.lgkm.pop_front();
-    stall_until(w, done, kLgkmcntStall);
+  const auto keep = static_cast<size_t>(n);
+  if (ws.lgkm.size() <= keep) {
+    issue(loc);
+    return;
   }
+  sim::Warp& w = issue_local(loc);
+  Cycle until = 0;
+  while (ws.lgkm.size() > keep) {
+    until = std::max(until, ws.lgkm.front());
+    ws.lgkm.pop_front();
+  }
+  stall_until(w, until, kLgkmcntStall);
 }
 
 }  // namespace sk::models::mi300x::api

@@ -147,8 +147,15 @@ void atomic_store_release(uint32_t* p, uint32_t v, Scope s, const Loc& loc) {
 }
 
 void wait_counter_geq(const uint32_t* p, uint32_t target, Scope s, const Loc& loc) {
-  sim::Warp& w = issue(loc);
-  Counter* c = gpu().counter(p, &loc);
+  // Counters only grow: one short of its target at the simulation's time is
+  // short until it next changes, so the wave waits for that at once, without
+  // first sleeping out its own unpaid cost (Warp::block_until judges it at
+  // the wave's own time). A counter already there is taken at the wave's
+  // own time, after paying it, as any issue.
+  Counter* c = gpu().counter(p, nullptr);
+  const bool short_now = c != nullptr && c->value() < target;
+  sim::Warp& w = short_now ? issue_local(loc) : issue(loc);
+  if (!short_now) c = gpu().counter(p, &loc);
   if (c == nullptr) return;
   use(w, *c, "wait_counter_geq", loc);
   if (c->value() < target) {

@@ -111,8 +111,8 @@ void lds_access(const void* p, void* data, uint32_t bytes, bool write, const Loc
   sim::Warp& w = lane_issue(first, loc);
   if (what == nullptr) what = write ? "ds_write" : "ds_read";
   const int64_t off = lds_range(p, bytes, what, loc);
+  WaveState& ws = gpu().wave_state();
   if (first) {
-    WaveState& ws = gpu().wave_state();
     const Cycle t = local_now(w);
     prune(ws, t);
     const uint64_t moved = uint64_t{bytes} * (in != nullptr ? w.active_count() : 1);
@@ -128,17 +128,23 @@ void lds_access(const void* p, void* data, uint32_t bytes, bool write, const Loc
     if (!write) ws.regs_ready = std::max(ws.regs_ready, done);
     ++gpu().cu_of_current().lds_instructions;
   }
+  // An unsampled visit (timing mode) runs only the lowest lane, standing
+  // for the wave: its offset serves no bank-conflict count, and a read gets
+  // zeros without touching LDS (the other lanes get no data at all, and
+  // timing mode's LDS DMA lands no bytes).
+  const bool lone = in != nullptr && !ws.sampled;
   if (in != nullptr) {
     in->bytes = bytes;
-    if (off >= 0) in->lds.emplace_back(w.current_lane(), static_cast<uint32_t>(off));
+    if (off >= 0 && !lone) in->lds.emplace_back(w.current_lane(), static_cast<uint32_t>(off));
   }
-  if (off < 0) {
+  if (off < 0 || (lone && !write)) {
     if (!write) std::memset(data, 0, bytes);
-    return;
+    if (off < 0) return;
   }
   observe(w, 0, sim::Space::kSmem, static_cast<uint64_t>(off), bytes, write, what, loc);
+  if (lone && !write) return;
   if (write && in == nullptr && bytes <= 4) {
-    auto& stores = gpu().wave_state().word_stores;
+    auto& stores = ws.word_stores;
     if (stores.size() == WaveState::kWordStores) stores.erase(stores.begin());
     stores.emplace_back(static_cast<uint64_t>(off), loc);
   }

@@ -493,6 +493,14 @@ Cycle Gpu::reserve_simd(int simd, Cycle start, Cycle cycles, double flops) {
 
 Counter* Gpu::counter(const uint32_t* p, const std::source_location* loc) {
   Workgroup& wg = wg_of_current();
+  auto& cached = wg.counter_cache[(reinterpret_cast<uint64_t>(p) >> 2) % Workgroup::kCounterCache];
+  if (cached.first == p) return cached.second;
+  Counter* c = find_counter(wg, p, loc);
+  if (c != nullptr) cached = {p, c};
+  return c;
+}
+
+Counter* Gpu::find_counter(Workgroup& wg, const uint32_t* p, const std::source_location* loc) {
   const auto* b = reinterpret_cast<const uint8_t*>(p);
   const uint64_t addr = reinterpret_cast<uint64_t>(p);
   int block = -1;

@@ -11,7 +11,8 @@
 // Modes: in functional mode global memory and LDS hold real bytes and MFMAs
 // compute real products. In timing mode global memory has no backing store
 // (loads return zeros) while LDS keeps real bytes, and per-lane loops run
-// only their lowest active lane after two sampled visits per loop site.
+// only their lowest active lane after two sampled visits per loop site; the
+// LDS reads of those unsampled visits return zeros without touching LDS.
 //
 // Lane batches: inside sk::for_each_lane, the k-th per-lane memory call
 // (ld_lds, st_lds, ld_global, st_global, global_load_lds_dword,
@@ -229,6 +230,11 @@ struct Workgroup {
   uint64_t bar_generation = 0;
   std::unique_ptr<sc_core::sc_event> bar_done;
   uint32_t track = 0;
+  // The counters its waves used last, by address (direct-mapped; a Counter
+  // lives as long as the Gpu, and the cache as long as the workgroup, whose
+  // LDS addresses the next workgroup on the CU reuses).
+  static constexpr size_t kCounterCache = 16;
+  std::pair<const uint32_t*, Counter*> counter_cache[kCounterCache] = {};
 };
 
 class Gpu {
@@ -325,6 +331,8 @@ class Gpu {
   void start_wg(int id, int cu);
   void on_wave_exit(Workgroup& wg, int wave);
   void classify_deadlock(sim::Finding& f);
+  // counter() past the workgroup's cache: the map lookup, creation, checks.
+  Counter* find_counter(Workgroup& wg, const uint32_t* p, const std::source_location* loc);
   uint64_t lane_begin(sim::Warp& w, const void* site, uint32_t visit);
   void lane_end(sim::Warp& w, const void* site);
   // The cache blocks the other lanes of a global or DMA lane instruction

@@ -389,16 +389,29 @@ Cycle Gpu::lds_transfer(Cycle start, uint64_t bytes) {
   return static_cast<Cycle>(cu.lds_free + 0.999);
 }
 
-void Gpu::lane_blocks(WaveState& ws, LaneInstr& in, std::vector<int64_t>& deltas) {
+void Gpu::lane_blocks(WaveState& ws, LaneInstr& in, LaneDeltas& rec) {
   const uint64_t first = in.addrs.front();
-  if (ws.sampled && deltas.empty())
+  const uint64_t span = std::max<uint32_t>(in.bytes, 1) - 1;
+  std::vector<int64_t>& deltas = rec.deltas;
+  if (ws.sampled && deltas.empty()) {
     for (size_t i = 1; i < in.addrs.size(); ++i)
       deltas.push_back(static_cast<int64_t>(in.addrs[i] - first));
+    std::vector<int64_t> lows = deltas;
+    lows.push_back(0);
+    rec.spans.clear();
+    std::sort(lows.begin(), lows.end());
+    for (int64_t lo : lows) {
+      const int64_t hi = lo + static_cast<int64_t>(span);
+      if (!rec.spans.empty() && lo <= rec.spans.back().second + 1)
+        rec.spans.back().second = std::max(rec.spans.back().second, hi);
+      else
+        rec.spans.emplace_back(lo, hi);
+    }
+  }
   // Every block but the lowest lane's own, ascending and once each. Lanes
   // mostly run through consecutive addresses, so a block equal to the last
   // one noted is skipped before the sort.
   const uint64_t own = first >> kBlockShift;
-  const uint64_t span = std::max<uint32_t>(in.bytes, 1) - 1;
   std::vector<uint64_t>& blocks = blocks_;
   blocks.clear();
   uint64_t last_noted = own;
@@ -410,11 +423,19 @@ void Gpu::lane_blocks(WaveState& ws, LaneInstr& in, std::vector<int64_t>& deltas
         last_noted = b;
       }
   };
-  note(first);
-  if (ws.sampled) {
-    for (size_t i = 1; i < in.addrs.size(); ++i) note(in.addrs[i]);
+  if (ws.sampled || rec.spans.empty()) {
+    note(first);
+    if (ws.sampled)
+      for (size_t i = 1; i < in.addrs.size(); ++i) note(in.addrs[i]);
   } else {
-    for (int64_t d : deltas) note(first + static_cast<uint64_t>(d));
+    for (const auto& [lo, hi] : rec.spans) {
+      const uint64_t end = (first + static_cast<uint64_t>(hi)) >> kBlockShift;
+      for (uint64_t b = (first + static_cast<uint64_t>(lo)) >> kBlockShift; b <= end; ++b)
+        if (b != own && b != last_noted) {
+          blocks.push_back(b);
+          last_noted = b;
+        }
+    }
   }
   if (blocks.size() > 1) {
     std::sort(blocks.begin(), blocks.end());

@@ -338,7 +338,15 @@ class Gpu {
   // The cache blocks the other lanes of a global or DMA lane instruction
   // touch (beyond the lowest lane's, charged at issue): looked up, a miss
   // brought from HBM, and the instruction's completion moved to the last.
-  void lane_blocks(WaveState& ws, LaneInstr& in, std::vector<int64_t>& deltas);
+  // The recorded lane offsets of one instruction of a loop site, and the
+  // bytes they cover (the lowest lane's included) as disjoint ascending
+  // [first, last] byte ranges: an unsampled visit replays the ranges, which
+  // touch the same blocks as the offsets one by one.
+  struct LaneDeltas {
+    std::vector<int64_t> deltas;
+    std::vector<std::pair<int64_t, int64_t>> spans;
+  };
+  void lane_blocks(WaveState& ws, LaneInstr& in, LaneDeltas& rec);
   // Looks one 4 KiB block up at `t` (after the vector memory path): its
   // completion, from the cache or from HBM.
   Cycle block_access(double t, uint64_t block, uint64_t bytes, bool write);
@@ -372,7 +380,7 @@ class Gpu {
     // Per global or DMA instruction of the loop (by ordinal): each lane's
     // address less the lowest lane's, from the first sampled visit; an
     // unsampled visit, which runs only the lowest lane, replays them.
-    std::vector<std::vector<int64_t>> lane_deltas;
+    std::vector<LaneDeltas> lane_deltas;
   };
   std::unordered_map<const void*, SiteStats> sites_;
   // L2 + Infinity Cache: LRU of 4 KiB blocks with the cycle each is ready.

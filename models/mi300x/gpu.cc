@@ -328,7 +328,10 @@ void Gpu::lane_end(sim::Warp& w, const void* site) {
   // the loop's instructions yet, so their completions can still move.
   SiteStats* stats = nullptr;
   auto site_stats = [&]() -> SiteStats& {
-    if (stats == nullptr) stats = &sites_[site];
+    if (stats != nullptr) return *stats;
+    auto& cached = site_cache_[(reinterpret_cast<uint64_t>(site) >> 2) % kSiteCache];
+    if (cached.first != site) cached = {site, &sites_[site]};
+    stats = cached.second;
     return *stats;
   };
   uint64_t extra = 0;

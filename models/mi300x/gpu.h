@@ -382,7 +382,10 @@ class Gpu {
     // unsampled visit, which runs only the lowest lane, replays them.
     std::vector<LaneDeltas> lane_deltas;
   };
-  std::unordered_map<const void*, SiteStats> sites_;
+  std::unordered_map<const void*, SiteStats> sites_;  // nodes stay put
+  // The loop sites looked up last (direct-mapped), before sites_.
+  static constexpr size_t kSiteCache = 16;
+  std::pair<const void*, SiteStats*> site_cache_[kSiteCache] = {};
   // L2 + Infinity Cache: LRU of 4 KiB blocks with the cycle each is ready.
   std::list<uint64_t> lru_;
   std::unordered_map<uint64_t, std::pair<std::list<uint64_t>::iterator, Cycle>> cache_;

@@ -66,15 +66,27 @@ void acquire(sim::Warp& w, const Counter& c) {
   if (gpu().obs() != nullptr) gpu().obs()->acquire(w, c.key);
 }
 
+// A wave arrives at its own time without paying it first: the barrier
+// completes at the latest arrival time (Gpu::maybe_release_barrier), and each
+// wave waits for that without first sleeping out its own cost
+// (Warp::block_until), so the times are those of arriving synced, one
+// context switch fewer per wave and barrier.
 void barrier(bool fences, const Loc& loc) {
-  sim::Warp& w = issue(loc);
+  sim::Warp& w = gpu().warp();
   Workgroup& wg = gpu().wg_of_current();
+  Cycle arrival = 0;
   if (fences) {
+    issue(loc);
     // The release fence waits for the wave's LDS operations (lgkmcnt(0)).
     WaveState& ws = gpu().wave_state();
     if (!ws.lgkm.empty()) stall_until(w, ws.lgkm.back(), kLgkmcntStall);
     ws.lgkm.clear();
+    arrival = gpu().engine().now();
+  } else {
+    arrival = local_now(w);  // where the issue below would have synced
+    issue_local(loc);
   }
+  wg.bar_release_at = std::max(wg.bar_release_at, arrival);
   const uint64_t gen = wg.bar_generation;
   ++wg.bar_arrived;
   if (gpu().obs() != nullptr) gpu().obs()->release(w, kBarrierKey);

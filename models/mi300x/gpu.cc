@@ -165,10 +165,20 @@ void Gpu::on_wave_exit(Workgroup& wg, int wave) {
 void Gpu::maybe_release_barrier(Workgroup& wg) {
   if (wg.bar_arrived == 0 || wg.bar_arrived < static_cast<uint32_t>(wg.alive)) return;
   wg.bar_arrived = 0;
-  ++wg.bar_generation;
-  if (obs() != nullptr) obs()->phase_complete(wg.id, 1ull << 41);
-  wg.bar_done->notify(sc_core::SC_ZERO_TIME);
-  engine_.note_sync();
+  const Cycle at = std::max(wg.bar_release_at, engine_.now());
+  wg.bar_release_at = 0;
+  // Every live wave waits for the generation to change, so none arrives
+  // again before the release.
+  auto release = [this, &wg] {
+    ++wg.bar_generation;
+    if (obs() != nullptr) obs()->phase_complete(wg.id, 1ull << 41);
+    wg.bar_done->notify(sc_core::SC_ZERO_TIME);
+    engine_.note_sync();
+  };
+  if (at > engine_.now())
+    engine_.at(at, release);
+  else
+    release();
 }
 
 sim::RunStatus Gpu::run(Cycle max_cycles) { return engine_.run(max_cycles); }

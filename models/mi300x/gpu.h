@@ -228,6 +228,9 @@ struct Workgroup {
   std::vector<WaveState> wave;
   uint32_t bar_arrived = 0;
   uint64_t bar_generation = 0;
+  // The latest own time of this s_barrier's arrivals: it completes then,
+  // once every live wave has arrived.
+  Cycle bar_release_at = 0;
   std::unique_ptr<sc_core::sc_event> bar_done;
   uint32_t track = 0;
   // The counters its waves used last, by address (direct-mapped; a Counter
@@ -312,7 +315,9 @@ class Gpu {
   uint64_t bank_conflict_cycles(const std::vector<std::pair<int, uint32_t>>& lanes,
                                 uint32_t bytes) const;
 
-  // Completes the workgroup's s_barrier when every live wave has arrived.
+  // Completes the workgroup's s_barrier when every live wave has arrived:
+  // at the latest of their arrival times (bar_release_at), now or from the
+  // engine's queue.
   void maybe_release_barrier(Workgroup& wg);
   // Trace: whether the current wave's CU is traced; then trace_busy records
   // that `what` kept its CU track `name` (created at `rank` among the CU's

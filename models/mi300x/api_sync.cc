@@ -13,7 +13,9 @@
 // counter is not seen until the next atomic on it. An LDS counter's init is
 // the store that zeroes it, recognised when the same wave then annotates the
 // counter (as the backends do); every atomic or wait on it must be ordered
-// after that init (counter.init_not_ordered).
+// after that init (counter.init_not_ordered). An s_barrier completes at the
+// latest of its waves' arrival times, once every live wave has arrived; a
+// wave arrives at its own time, without paying its unpaid cost first.
 #include <fmt/format.h>
 
 #include <systemc>

@@ -25,9 +25,10 @@
 // instruction is looked up in the cache at issue by its lowest lane's
 // address; when the loop ends the blocks its other lanes touch are looked up
 // too and its completion moves to the last of them. An unsampled visit runs
-// only the lowest lane, so it replays the other lanes' address offsets that
-// the site's first sampled visit recorded: the HBM bytes of every visit
-// cover every block its lanes touch.
+// only the lowest lane, so it replays the bytes the other lanes covered in
+// the site's first sampled visit (their address offsets, merged into byte
+// ranges then): the HBM bytes of every visit cover every block its lanes
+// touch.
 //
 // Memory timing: LDS is a per-CU pipe of lds_bytes_per_cycle plus bank
 // conflict passes (32 banks x 4 B; lanes in groups of 128 B per pass). Global

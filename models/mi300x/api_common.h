@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <source_location>
+#include <string>
 
 #include "models/mi300x/gpu.h"
 
@@ -36,12 +37,21 @@ inline sim::Warp& issue_local(const std::source_location& loc) {
 // The wave's own time: the simulation time plus its unpaid cost.
 inline Cycle local_now(const sim::Warp& w) { return gpu().engine().now() + w.pending(); }
 
-// Blocks the wave until `until` (a no-op when already past), as a stall
-// labelled `what`.
-inline void stall_until(sim::Warp& w, Cycle until, const char* what) {
+// The labels of the waves' stalls (stalls_by_what), built once.
+inline const std::string kVmcntStall = "s_waitcnt vmcnt";
+inline const std::string kLgkmcntStall = "s_waitcnt lgkmcnt";
+inline const std::string kOperandStall = "mfma waits for operands";
+inline const std::string kSleepStall = "s_sleep";
+inline const std::string kBarrierWait = "s_barrier";
+
+// Blocks the wave until `until` or until its own time, whichever is later,
+// the part past its own time counted as a stall labelled `what`: one sleep
+// (its unpaid cost and the stall together), after which the wave is at the
+// simulation's time.
+inline void stall_until(sim::Warp& w, Cycle until, const std::string& what) {
+  const Cycle local = gpu().engine().now() + w.pending();
+  if (until > local) w.stall_local(until - local, what);
   w.sync();
-  const Cycle now = gpu().engine().now();
-  if (until > now) w.stall(until - now, what);
 }
 
 // The LDS offset of [p, p + bytes), or -1 (reported as lds.bad_access) when

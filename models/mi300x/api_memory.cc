@@ -93,6 +93,17 @@ void prune(WaveState& ws, Cycle t) {
   while (!ws.lgkm.empty() && ws.lgkm.front() <= t) ws.lgkm.pop_front();
 }
 
+// memcpy of a lane's few bytes, with the common sizes inlined.
+inline void copy_lane(void* dst, const void* src, uint32_t bytes) {
+  switch (bytes) {
+    case 2: std::memcpy(dst, src, 2); return;
+    case 4: std::memcpy(dst, src, 4); return;
+    case 8: std::memcpy(dst, src, 8); return;
+    case 16: std::memcpy(dst, src, 16); return;
+    default: std::memcpy(dst, src, bytes);
+  }
+}
+
 void lds_access(const void* p, void* data, uint32_t bytes, bool write, const Loc& loc,
                 const char* what = nullptr) {
   bool first = false;
@@ -100,8 +111,8 @@ void lds_access(const void* p, void* data, uint32_t bytes, bool write, const Loc
   sim::Warp& w = lane_issue(first, loc);
   if (what == nullptr) what = write ? "ds_write" : "ds_read";
   const int64_t off = lds_range(p, bytes, what, loc);
+  WaveState& ws = gpu().wave_state();
   if (first) {
-    WaveState& ws = gpu().wave_state();
     const Cycle t = local_now(w);
     prune(ws, t);
     const uint64_t moved = uint64_t{bytes} * (in != nullptr ? w.active_count() : 1);
@@ -117,25 +128,31 @@ void lds_access(const void* p, void* data, uint32_t bytes, bool write, const Loc
     if (!write) ws.regs_ready = std::max(ws.regs_ready, done);
     ++gpu().cu_of_current().lds_instructions;
   }
+  // An unsampled visit (timing mode) runs only the lowest lane, standing
+  // for the wave: its offset serves no bank-conflict count, and a read gets
+  // zeros without touching LDS (the other lanes get no data at all, and
+  // timing mode's LDS DMA lands no bytes).
+  const bool lone = in != nullptr && !ws.sampled;
   if (in != nullptr) {
     in->bytes = bytes;
-    if (off >= 0) in->lds.emplace_back(w.current_lane(), static_cast<uint32_t>(off));
+    if (off >= 0 && !lone) in->lds.emplace_back(w.current_lane(), static_cast<uint32_t>(off));
   }
-  if (off < 0) {
+  if (off < 0 || (lone && !write)) {
     if (!write) std::memset(data, 0, bytes);
-    return;
+    if (off < 0) return;
   }
   observe(w, 0, sim::Space::kSmem, static_cast<uint64_t>(off), bytes, write, what, loc);
+  if (lone && !write) return;
   if (write && in == nullptr && bytes <= 4) {
-    auto& stores = gpu().wave_state().word_stores;
+    auto& stores = ws.word_stores;
     if (stores.size() == WaveState::kWordStores) stores.erase(stores.begin());
     stores.emplace_back(static_cast<uint64_t>(off), loc);
   }
   uint8_t* cell = gpu().wg_of_current().lds + off;
   if (write)
-    std::memcpy(cell, data, bytes);
+    copy_lane(cell, data, bytes);
   else
-    std::memcpy(data, cell, bytes);
+    copy_lane(data, cell, bytes);
 }
 
 void global_access(const void* p, void* data, uint32_t bytes, bool write, const Loc& loc) {
@@ -318,28 +335,44 @@ void buffer_load_dword_lds(void* lds_base, BufferRsrc rsrc, uint32_t byte_offset
 }
 
 void retire_vm(sim::Warp& w, WaveState& ws, size_t n) {
+  if (ws.vm.size() <= n) return;
+  // They retire in order: the wave waits once, for the latest of them (the
+  // same stall as waiting for each in turn), then lands their bytes.
+  Cycle until = 0;
+  for (size_t i = 0; i + n < ws.vm.size(); ++i) until = std::max(until, ws.vm[i].done);
+  stall_until(w, until, kVmcntStall);
   while (ws.vm.size() > n) {
-    VmOp op = ws.vm.front();
+    VmOp op = std::move(ws.vm.front());
     ws.vm.pop_front();
-    stall_until(w, op.done, "s_waitcnt vmcnt");
     if (op.writes) op.writes->apply();
     if (op.op != 0 && gpu().obs() != nullptr) gpu().obs()->complete_local(w, op.op);
   }
 }
 
+// An s_waitcnt with something to wait for takes its issue and its wait in
+// one sleep (issue_local, then stall_until); one with nothing to wait for
+// pays the wave's cost first as any issue does.
 void s_waitcnt_vmcnt(int n, const Loc& loc) {
-  sim::Warp& w = issue(loc);
-  retire_vm(w, gpu().wave_state(), static_cast<size_t>(n));
+  WaveState& ws = gpu().wave_state();
+  const auto keep = static_cast<size_t>(n);
+  sim::Warp& w = ws.vm.size() > keep ? issue_local(loc) : issue(loc);
+  retire_vm(w, ws, keep);
 }
 
 void s_waitcnt_lgkmcnt(int n, const Loc& loc) {
-  sim::Warp& w = issue(loc);
   WaveState& ws = gpu().wave_state();
-  while (ws.lgkm.size() > static_cast<size_t>(n)) {
-    const Cycle done = ws.lgkm.front();
-    ws.lgkm.pop_front();
-    stall_until(w, done, "s_waitcnt lgkmcnt");
+  const auto keep = static_cast<size_t>(n);
+  if (ws.lgkm.size() <= keep) {
+    issue(loc);
+    return;
   }
+  sim::Warp& w = issue_local(loc);
+  Cycle until = 0;
+  while (ws.lgkm.size() > keep) {
+    until = std::max(until, ws.lgkm.front());
+    ws.lgkm.pop_front();
+  }
+  stall_until(w, until, kLgkmcntStall);
 }
 
 }  // namespace sk::models::mi300x::api

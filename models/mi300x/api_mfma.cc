@@ -40,7 +40,7 @@ void mfma(AccT* c, int cs, const Bf16x4* a, int as, const Bf16x4* b, int bs, uin
   WaveState& ws = gpu().wave_state();
   Cycle t = local_now(w);
   if (ws.regs_ready > t) {
-    stall_until(w, ws.regs_ready, "mfma waits for operands");
+    stall_until(w, ws.regs_ready, kOperandStall);
     t = local_now(w);
   }
   const int simd = w.index() % gpu().params().simds_per_cu;

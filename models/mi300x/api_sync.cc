@@ -13,7 +13,9 @@
 // counter is not seen until the next atomic on it. An LDS counter's init is
 // the store that zeroes it, recognised when the same wave then annotates the
 // counter (as the backends do); every atomic or wait on it must be ordered
-// after that init (counter.init_not_ordered).
+// after that init (counter.init_not_ordered). An s_barrier completes at the
+// latest of its waves' arrival times, once every live wave has arrived; a
+// wave arrives at its own time, without paying its unpaid cost first.
 #include <fmt/format.h>
 
 #include <systemc>
@@ -66,15 +68,27 @@ void acquire(sim::Warp& w, const Counter& c) {
   if (gpu().obs() != nullptr) gpu().obs()->acquire(w, c.key);
 }
 
+// A wave arrives at its own time without paying it first: the barrier
+// completes at the latest arrival time (Gpu::maybe_release_barrier), and each
+// wave waits for that without first sleeping out its own cost
+// (Warp::block_until), so the times are those of arriving synced, one
+// context switch fewer per wave and barrier.
 void barrier(bool fences, const Loc& loc) {
-  sim::Warp& w = issue(loc);
+  sim::Warp& w = gpu().warp();
   Workgroup& wg = gpu().wg_of_current();
+  Cycle arrival = 0;
   if (fences) {
+    issue(loc);
     // The release fence waits for the wave's LDS operations (lgkmcnt(0)).
     WaveState& ws = gpu().wave_state();
-    if (!ws.lgkm.empty()) stall_until(w, ws.lgkm.back(), "s_waitcnt lgkmcnt");
+    if (!ws.lgkm.empty()) stall_until(w, ws.lgkm.back(), kLgkmcntStall);
     ws.lgkm.clear();
+    arrival = gpu().engine().now();
+  } else {
+    arrival = local_now(w);  // where the issue below would have synced
+    issue_local(loc);
   }
+  wg.bar_release_at = std::max(wg.bar_release_at, arrival);
   const uint64_t gen = wg.bar_generation;
   ++wg.bar_arrived;
   if (gpu().obs() != nullptr) gpu().obs()->release(w, kBarrierKey);
@@ -84,7 +98,7 @@ void barrier(bool fences, const Loc& loc) {
       [&wg] {
         return fmt::format("s_barrier: {} of {} live waves arrived", wg.bar_arrived, wg.alive);
       },
-      "s_barrier");
+      kBarrierWait);
   if (gpu().obs() != nullptr) gpu().obs()->acquire(w, kBarrierKey);
   w.spend(gpu().params().s_barrier_latency);
 }
@@ -147,8 +161,15 @@ void atomic_store_release(uint32_t* p, uint32_t v, Scope s, const Loc& loc) {
 }
 
 void wait_counter_geq(const uint32_t* p, uint32_t target, Scope s, const Loc& loc) {
-  sim::Warp& w = issue(loc);
-  Counter* c = gpu().counter(p, &loc);
+  // Counters only grow: one short of its target at the simulation's time is
+  // short until it next changes, so the wave waits for that at once, without
+  // first sleeping out its own unpaid cost (Warp::block_until judges it at
+  // the wave's own time). A counter already there is taken at the wave's
+  // own time, after paying it, as any issue.
+  Counter* c = gpu().counter(p, nullptr);
+  const bool short_now = c != nullptr && c->value() < target;
+  sim::Warp& w = short_now ? issue_local(loc) : issue(loc);
+  if (!short_now) c = gpu().counter(p, &loc);
   if (c == nullptr) return;
   use(w, *c, "wait_counter_geq", loc);
   if (c->value() < target) {
@@ -163,7 +184,7 @@ void wait_counter_geq(const uint32_t* p, uint32_t target, Scope s, const Loc& lo
                                               : fmt::format("last increment by wave {}",
                                                             c->last_wave));
         },
-        "wait counter " + c->name);
+        c->wait_label());
     ws.waiting_on = nullptr;
   }
   if (orders(s)) acquire(w, *c);
@@ -173,7 +194,7 @@ void wait_counter_geq(const uint32_t* p, uint32_t target, Scope s, const Loc& lo
 
 void s_sleep(int n, const Loc& loc) {
   sim::Warp& w = issue(loc);
-  w.stall(n == 0 ? gpu().params().s_sleep0_cycles : Cycle{64} * static_cast<Cycle>(n), "s_sleep");
+  w.stall(n == 0 ? gpu().params().s_sleep0_cycles : Cycle{64} * static_cast<Cycle>(n), kSleepStall);
 }
 
 // The priority is recorded only: the model issues each wave's instructions

@@ -16,7 +16,6 @@
 
 namespace sk::models::mi300x {
 namespace {
-Gpu* g_gpu = nullptr;
 constexpr uint64_t kBlockShift = 12;  // cache blocks of 4 KiB
 constexpr uint64_t kGlobalCounterKey = 1ull << 62;
 }  // namespace
@@ -33,8 +32,8 @@ Gpu::Gpu(const Params& params, bool functional)
       engine_owner_(std::make_unique<sim::Engine>()),
       engine_(*engine_owner_),
       gmem_(functional) {
-  if (g_gpu != nullptr) throw std::logic_error("only one mi300x Gpu per process");
-  g_gpu = this;
+  if (current_ != nullptr) throw std::logic_error("only one mi300x Gpu per process");
+  current_ = this;
   engine_.set_deadlock_classifier([this](sim::Finding& f) { classify_deadlock(f); });
   lanes_.gpu = this;
   engine_.set_lane_loop(&lanes_);
@@ -42,12 +41,11 @@ Gpu::Gpu(const Params& params, bool functional)
 
 Gpu::~Gpu() {
   engine_.set_lane_loop(nullptr);
-  g_gpu = nullptr;
+  current_ = nullptr;
 }
 
-Gpu& Gpu::current() {
-  if (g_gpu == nullptr) throw std::logic_error("mi300x intrinsic called outside a simulated launch");
-  return *g_gpu;
+void Gpu::no_launch() {
+  throw std::logic_error("mi300x intrinsic called outside a simulated launch");
 }
 
 void Gpu::not_in_kernel() { throw std::logic_error("mi300x intrinsic called outside kernel code"); }
@@ -167,10 +165,20 @@ void Gpu::on_wave_exit(Workgroup& wg, int wave) {
 void Gpu::maybe_release_barrier(Workgroup& wg) {
   if (wg.bar_arrived == 0 || wg.bar_arrived < static_cast<uint32_t>(wg.alive)) return;
   wg.bar_arrived = 0;
-  ++wg.bar_generation;
-  if (obs() != nullptr) obs()->phase_complete(wg.id, 1ull << 41);
-  wg.bar_done->notify(sc_core::SC_ZERO_TIME);
-  engine_.note_sync();
+  const Cycle at = std::max(wg.bar_release_at, engine_.now());
+  wg.bar_release_at = 0;
+  // Every live wave waits for the generation to change, so none arrives
+  // again before the release.
+  auto release = [this, &wg] {
+    ++wg.bar_generation;
+    if (obs() != nullptr) obs()->phase_complete(wg.id, 1ull << 41);
+    wg.bar_done->notify(sc_core::SC_ZERO_TIME);
+    engine_.note_sync();
+  };
+  if (at > engine_.now())
+    engine_.at(at, release);
+  else
+    release();
 }
 
 sim::RunStatus Gpu::run(Cycle max_cycles) { return engine_.run(max_cycles); }
@@ -260,7 +268,7 @@ uint64_t Gpu::lane_begin(sim::Warp& w, const void* site, uint32_t visit) {
   ws.in_loop = true;
   ws.site = site;
   ws.sampled = functional_ || visit < 2;
-  ws.batch.clear();
+  ws.batch_n = 0;
   ws.batch_lane = -1;
   ws.ordinal = 0;
   ws.loop_atomic = nullptr;
@@ -279,13 +287,13 @@ LaneInstr* Gpu::lane_instr(LaneInstr::Kind kind, bool& first) {
     ws.ordinal = 0;
   }
   const size_t k = ws.ordinal++;
-  if (k < ws.batch.size() && ws.batch[k].kind == kind) {
+  if (k < ws.batch_n && ws.batch[k].kind == kind) {
     first = false;
     return &ws.batch[k];
   }
+  if (k >= ws.batch_n) ws.batch_n = k + 1;
   if (k >= ws.batch.size()) ws.batch.resize(k + 1);
-  ws.batch[k] = LaneInstr{};
-  ws.batch[k].kind = kind;
+  ws.batch[k].reset(kind);
   return &ws.batch[k];
 }
 
@@ -328,15 +336,26 @@ void Gpu::lane_end(sim::Warp& w, const void* site) {
   if (!ws.in_loop) return;
   // Lane calls and this end run at the wave's own time: nothing has retired
   // the loop's instructions yet, so their completions can still move.
+  SiteStats* stats = nullptr;
+  auto site_stats = [&]() -> SiteStats& {
+    if (stats != nullptr) return *stats;
+    auto& cached = site_cache_[(reinterpret_cast<uint64_t>(site) >> 2) % kSiteCache];
+    if (cached.first != site) cached = {site, &sites_[site]};
+    stats = cached.second;
+    return *stats;
+  };
   uint64_t extra = 0;
   int lds_instrs = 0;
-  for (const LaneInstr& in : ws.batch) {
+  for (size_t k = 0; k < ws.batch_n; ++k) {
+    const LaneInstr& in = ws.batch[k];
     if (in.kind != LaneInstr::kLds) continue;
     ++lds_instrs;
-    extra += bank_conflict_cycles(in.lds, in.bytes);
+    // An unsampled visit ran one lane, which conflicts with no other: its
+    // charge is the site's sampled mean below.
+    if (ws.sampled) extra += bank_conflict_cycles(in.lds, in.bytes);
   }
   if (lds_instrs > 0) {
-    SiteStats& s = sites_[site];
+    SiteStats& s = site_stats();
     if (ws.sampled) {
       s.extra += static_cast<double>(extra);
       ++s.visits;
@@ -346,11 +365,11 @@ void Gpu::lane_end(sim::Warp& w, const void* site) {
     charge_bank_conflicts(extra);
   }
   // The blocks the other lanes of each global instruction touch.
-  for (size_t k = 0; k < ws.batch.size(); ++k) {
+  for (size_t k = 0; k < ws.batch_n; ++k) {
     LaneInstr& in = ws.batch[k];
     if (in.kind == LaneInstr::kLds) continue;
     if (!in.addrs.empty()) {
-      SiteStats& s = sites_[site];
+      SiteStats& s = site_stats();
       if (s.lane_deltas.size() <= k) s.lane_deltas.resize(k + 1);
       lane_blocks(ws, in, s.lane_deltas[k]);
     }
@@ -368,7 +387,8 @@ void Gpu::lane_end(sim::Warp& w, const void* site) {
   }
   ws.loop_atomic = nullptr;
   ws.in_loop = false;
-  ws.batch.clear();
+  for (size_t k = 0; k < ws.batch_n; ++k) ws.batch[k].dma.reset();
+  ws.batch_n = 0;
   ws.batch_lane = -1;
   ws.ordinal = 0;
 }
@@ -382,30 +402,68 @@ Cycle Gpu::lds_transfer(Cycle start, uint64_t bytes) {
   return static_cast<Cycle>(cu.lds_free + 0.999);
 }
 
-void Gpu::lane_blocks(WaveState& ws, LaneInstr& in, std::vector<int64_t>& deltas) {
+void Gpu::lane_blocks(WaveState& ws, LaneInstr& in, LaneDeltas& rec) {
   const uint64_t first = in.addrs.front();
-  if (ws.sampled) {
-    if (deltas.empty())
-      for (size_t i = 1; i < in.addrs.size(); ++i)
-        deltas.push_back(static_cast<int64_t>(in.addrs[i] - first));
-  } else {
-    for (int64_t d : deltas) in.addrs.push_back(first + static_cast<uint64_t>(d));
+  const uint64_t span = std::max<uint32_t>(in.bytes, 1) - 1;
+  std::vector<int64_t>& deltas = rec.deltas;
+  if (ws.sampled && deltas.empty()) {
+    for (size_t i = 1; i < in.addrs.size(); ++i)
+      deltas.push_back(static_cast<int64_t>(in.addrs[i] - first));
+    std::vector<int64_t> lows = deltas;
+    lows.push_back(0);
+    rec.spans.clear();
+    std::sort(lows.begin(), lows.end());
+    for (int64_t lo : lows) {
+      const int64_t hi = lo + static_cast<int64_t>(span);
+      if (!rec.spans.empty() && lo <= rec.spans.back().second + 1)
+        rec.spans.back().second = std::max(rec.spans.back().second, hi);
+      else
+        rec.spans.emplace_back(lo, hi);
+    }
   }
+  // Every block but the lowest lane's own, ascending and once each. Lanes
+  // mostly run through consecutive addresses, so a block equal to the last
+  // one noted is skipped before the sort.
   const uint64_t own = first >> kBlockShift;
-  std::vector<uint64_t> blocks;
-  for (uint64_t a : in.addrs) {
-    const uint64_t last = (a + std::max<uint32_t>(in.bytes, 1) - 1) >> kBlockShift;
-    for (uint64_t b = a >> kBlockShift; b <= last; ++b)
-      if (b != own) blocks.push_back(b);
+  std::vector<uint64_t>& blocks = blocks_;
+  blocks.clear();
+  uint64_t last_noted = own;
+  auto note = [&](uint64_t a) {
+    const uint64_t end = (a + span) >> kBlockShift;
+    for (uint64_t b = a >> kBlockShift; b <= end; ++b)
+      if (b != own && b != last_noted) {
+        blocks.push_back(b);
+        last_noted = b;
+      }
+  };
+  if (ws.sampled || rec.spans.empty()) {
+    note(first);
+    if (ws.sampled)
+      for (size_t i = 1; i < in.addrs.size(); ++i) note(in.addrs[i]);
+  } else {
+    for (const auto& [lo, hi] : rec.spans) {
+      const uint64_t end = (first + static_cast<uint64_t>(hi)) >> kBlockShift;
+      for (uint64_t b = (first + static_cast<uint64_t>(lo)) >> kBlockShift; b <= end; ++b)
+        if (b != own && b != last_noted) {
+          blocks.push_back(b);
+          last_noted = b;
+        }
+    }
   }
-  std::sort(blocks.begin(), blocks.end());
-  blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
+  if (blocks.size() > 1) {
+    std::sort(blocks.begin(), blocks.end());
+    blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
+  }
   Cycle done = in.done;
   for (uint64_t b : blocks) done = std::max(done, block_access(in.after_vmem, b, 0, in.write));
   if (done == in.done) return;
   in.done = done;
-  for (VmOp& op : ws.vm)
-    if (op.seq == in.vm_seq) op.done = std::max(op.done, done);
+  // The wave's VmOps are in issue order, their seq consecutive.
+  if (!ws.vm.empty() && in.vm_seq >= ws.vm.front().seq &&
+      in.vm_seq - ws.vm.front().seq < ws.vm.size()) {
+    VmOp& op = ws.vm[in.vm_seq - ws.vm.front().seq];
+    op.done = std::max(op.done, done);
+  }
   if (!in.write && in.kind == LaneInstr::kGlobal) ws.regs_ready = std::max(ws.regs_ready, done);
   if (in.kind == LaneInstr::kDma) {
     auto& busy = cu_of_current().dma_busy;
@@ -469,6 +527,14 @@ Cycle Gpu::reserve_simd(int simd, Cycle start, Cycle cycles, double flops) {
 
 Counter* Gpu::counter(const uint32_t* p, const std::source_location* loc) {
   Workgroup& wg = wg_of_current();
+  auto& cached = wg.counter_cache[(reinterpret_cast<uint64_t>(p) >> 2) % Workgroup::kCounterCache];
+  if (cached.first == p) return cached.second;
+  Counter* c = find_counter(wg, p, loc);
+  if (c != nullptr) cached = {p, c};
+  return c;
+}
+
+Counter* Gpu::find_counter(Workgroup& wg, const uint32_t* p, const std::source_location* loc) {
   const auto* b = reinterpret_cast<const uint8_t*>(p);
   const uint64_t addr = reinterpret_cast<uint64_t>(p);
   int block = -1;

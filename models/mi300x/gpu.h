@@ -11,7 +11,8 @@
 // Modes: in functional mode global memory and LDS hold real bytes and MFMAs
 // compute real products. In timing mode global memory has no backing store
 // (loads return zeros) while LDS keeps real bytes, and per-lane loops run
-// only their lowest active lane after two sampled visits per loop site.
+// only their lowest active lane after two sampled visits per loop site; the
+// LDS reads of those unsampled visits return zeros without touching LDS.
 //
 // Lane batches: inside sk::for_each_lane, the k-th per-lane memory call
 // (ld_lds, st_lds, ld_global, st_global, global_load_lds_dword,
@@ -24,9 +25,10 @@
 // instruction is looked up in the cache at issue by its lowest lane's
 // address; when the loop ends the blocks its other lanes touch are looked up
 // too and its completion moves to the last of them. An unsampled visit runs
-// only the lowest lane, so it replays the other lanes' address offsets that
-// the site's first sampled visit recorded: the HBM bytes of every visit
-// cover every block its lanes touch.
+// only the lowest lane, so it replays the bytes the other lanes covered in
+// the site's first sampled visit (their address offsets, merged into byte
+// ranges then): the HBM bytes of every visit cover every block its lanes
+// touch.
 //
 // Memory timing: LDS is a per-CU pipe of lds_bytes_per_cycle plus bank
 // conflict passes (32 banks x 4 B; lanes in groups of 128 B per pass). Global
@@ -91,6 +93,16 @@ struct Counter {
   std::unique_ptr<sc_core::sc_event> changed;
   bool multi_reported = false;
   uint32_t value() const { return cell != nullptr ? *cell : shadow; }
+  // "wait counter <name>", the stall label of a wave waiting on it (built
+  // again only when the name changed).
+  const std::string& wait_label() const {
+    if (label_of_ != name) {
+      label_of_ = name;
+      label_ = "wait counter " + name;
+    }
+    return label_;
+  }
+  mutable std::string label_of_, label_;
 };
 
 // The LDS bytes one LDS DMA instruction writes when it completes.
@@ -125,6 +137,21 @@ struct LaneInstr {
   bool write = false;
   double after_vmem = 0;
   uint64_t vm_seq = 0;
+  // Empties the instruction for reuse as `k`, keeping its vectors' storage
+  // (a wave assembles one per wave instruction of every lane loop).
+  void reset(Kind k) {
+    kind = k;
+    bytes = 0;
+    lds.clear();
+    dma.reset();
+    op = 0;
+    dma_base = -1;
+    done = 0;
+    addrs.clear();
+    write = false;
+    after_vmem = 0;
+    vm_seq = 0;
+  }
 };
 
 struct WaveState {
@@ -139,7 +166,10 @@ struct WaveState {
   const void* site = nullptr;
   int batch_lane = -1;
   uint32_t ordinal = 0;
+  // The loop's instructions are batch[0, batch_n); the entries past it are
+  // kept for their storage.
   std::vector<LaneInstr> batch;
+  size_t batch_n = 0;
   const Counter* waiting_on = nullptr;  // for the deadlock classifier
   Counter* loop_atomic = nullptr;       // the counter lanes of this loop add to
   int loop_atomic_lanes = 0;
@@ -199,15 +229,26 @@ struct Workgroup {
   std::vector<WaveState> wave;
   uint32_t bar_arrived = 0;
   uint64_t bar_generation = 0;
+  // The latest own time of this s_barrier's arrivals: it completes then,
+  // once every live wave has arrived.
+  Cycle bar_release_at = 0;
   std::unique_ptr<sc_core::sc_event> bar_done;
   uint32_t track = 0;
+  // The counters its waves used last, by address (direct-mapped; a Counter
+  // lives as long as the Gpu, and the cache as long as the workgroup, whose
+  // LDS addresses the next workgroup on the CU reuses).
+  static constexpr size_t kCounterCache = 16;
+  std::pair<const uint32_t*, Counter*> counter_cache[kCounterCache] = {};
 };
 
 class Gpu {
  public:
   Gpu(const Params& params, bool functional);
   ~Gpu();
-  static Gpu& current();
+  static Gpu& current() {
+    if (current_ == nullptr) no_launch();
+    return *current_;
+  }
 
   const Params& params() const { return params_; }
   bool functional() const { return functional_; }
@@ -275,7 +316,9 @@ class Gpu {
   uint64_t bank_conflict_cycles(const std::vector<std::pair<int, uint32_t>>& lanes,
                                 uint32_t bytes) const;
 
-  // Completes the workgroup's s_barrier when every live wave has arrived.
+  // Completes the workgroup's s_barrier when every live wave has arrived:
+  // at the latest of their arrival times (bar_release_at), now or from the
+  // engine's queue.
   void maybe_release_barrier(Workgroup& wg);
   // Trace: whether the current wave's CU is traced; then trace_busy records
   // that `what` kept its CU track `name` (created at `rank` among the CU's
@@ -289,18 +332,31 @@ class Gpu {
 
  private:
   [[noreturn]] static void not_in_kernel();
+  [[noreturn]] static void no_launch();
+  static inline Gpu* current_ = nullptr;  // the one Gpu of this process
   void start_wg(int id, int cu);
   void on_wave_exit(Workgroup& wg, int wave);
   void classify_deadlock(sim::Finding& f);
+  // counter() past the workgroup's cache: the map lookup, creation, checks.
+  Counter* find_counter(Workgroup& wg, const uint32_t* p, const std::source_location* loc);
   uint64_t lane_begin(sim::Warp& w, const void* site, uint32_t visit);
   void lane_end(sim::Warp& w, const void* site);
   // The cache blocks the other lanes of a global or DMA lane instruction
   // touch (beyond the lowest lane's, charged at issue): looked up, a miss
   // brought from HBM, and the instruction's completion moved to the last.
-  void lane_blocks(WaveState& ws, LaneInstr& in, std::vector<int64_t>& deltas);
+  // The recorded lane offsets of one instruction of a loop site, and the
+  // bytes they cover (the lowest lane's included) as disjoint ascending
+  // [first, last] byte ranges: an unsampled visit replays the ranges, which
+  // touch the same blocks as the offsets one by one.
+  struct LaneDeltas {
+    std::vector<int64_t> deltas;
+    std::vector<std::pair<int64_t, int64_t>> spans;
+  };
+  void lane_blocks(WaveState& ws, LaneInstr& in, LaneDeltas& rec);
   // Looks one 4 KiB block up at `t` (after the vector memory path): its
   // completion, from the cache or from HBM.
   Cycle block_access(double t, uint64_t block, uint64_t bytes, bool write);
+  std::vector<uint64_t> blocks_;  // lane_blocks' scratch, kept for its storage
 
   Params params_;
   bool functional_;
@@ -330,9 +386,12 @@ class Gpu {
     // Per global or DMA instruction of the loop (by ordinal): each lane's
     // address less the lowest lane's, from the first sampled visit; an
     // unsampled visit, which runs only the lowest lane, replays them.
-    std::vector<std::vector<int64_t>> lane_deltas;
+    std::vector<LaneDeltas> lane_deltas;
   };
-  std::unordered_map<const void*, SiteStats> sites_;
+  std::unordered_map<const void*, SiteStats> sites_;  // nodes stay put
+  // The loop sites looked up last (direct-mapped), before sites_.
+  static constexpr size_t kSiteCache = 16;
+  std::pair<const void*, SiteStats*> site_cache_[kSiteCache] = {};
   // L2 + Infinity Cache: LRU of 4 KiB blocks with the cycle each is ready.
   std::list<uint64_t> lru_;
   std::unordered_map<uint64_t, std::pair<std::list<uint64_t>::iterator, Cycle>> cache_;

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <random>
 #include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/attention/sm100_attention.h"
@@ -43,6 +45,41 @@ models::sm100::KernelActivity activity(const AttentionRequest& req, const RunRes
   return a;
 }
 
+// The fields of a run's result that both kernels fill alike.
+RunResult describe(const AttentionShape& s, const MatmulRequest& q, const char* arch,
+                   std::string config_name, uint32_t tile_m, uint32_t tile_n, uint32_t stages,
+                   int grid, RunStatus status) {
+  RunResult r;
+  r.kernel = "attention";
+  r.arch = arch;
+  r.m = s.seqlen_q;
+  r.n = s.seqlen_k;
+  r.k = s.head_dim;
+  r.batch = s.batch * s.heads;
+  r.config_name = std::move(config_name);
+  r.tile_m = tile_m;
+  r.tile_n = tile_n;
+  r.tile_k = s.head_dim;
+  r.stages = stages;
+  r.ctas = static_cast<uint32_t>(grid);
+  r.out_dtype = s.f16 ? "f16" : "bf16";
+  r.functional = q.functional;
+  r.seed = q.seed;
+  r.status = run_status_name(status);
+  return r;
+}
+
+// The end of both runs: the check in functional mode, the output files and
+// the wall time since t0.
+void finish(Gpu& gpu, const AttentionShape& s, const AttentionBuffers& b, float softmax_scale,
+            const MatmulRequest& q, RunStatus status, std::chrono::steady_clock::time_point t0,
+            RunResult& r) {
+  settle_incomplete(r, gpu.engine().limit_reason());
+  if (q.functional && status == RunStatus::kCompleted) r.check = check_attention(gpu, s, b, softmax_scale);
+  r.output_errors = write_run_files(gpu, q, r);
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 template <int D, int S, class Elem>
 RunResult run_config(const AttentionRequest& req, const MatmulRequest& q,
                      models::sm100::LaunchClocks f) {
@@ -63,33 +100,16 @@ RunResult run_config(const AttentionRequest& req, const MatmulRequest& q,
   if (!err.empty()) throw std::runtime_error(err);
   const RunStatus status = gpu.run(q.max_cycles);
 
-  RunResult r;
-  r.kernel = "attention";
-  r.arch = "sm90";
-  r.m = s.seqlen_q;
-  r.n = s.seqlen_k;
-  r.k = D;
-  r.batch = s.batch * s.heads;
-  r.config_name = fmt::format("sm90_attention_{}d{}_128x{}_s{}{}", C::kF16 ? "f16_" : "", D, C::BN, S,
-                              s.causal ? "_causal" : "");
-  r.tile_m = 128;
-  r.tile_n = C::BN;
-  r.tile_k = D;
-  r.stages = S;
-  r.ctas = static_cast<uint32_t>(grid);
-  r.out_dtype = C::kF16 ? "f16" : "bf16";
-  r.functional = q.functional;
-  r.seed = q.seed;
-  r.status = run_status_name(status);
+  RunResult r = describe(s, q, "sm90",
+                         fmt::format("sm90_attention_{}d{}_128x{}_s{}{}", C::kF16 ? "f16_" : "", D,
+                                     C::BN, S, s.causal ? "_causal" : ""),
+                         128, C::BN, S, grid, status);
   summarize_sm100(gpu, s.flops(), r, 1.0, AccumulatorWait::kTensorCore);
   // The work is one 128-row query tile per (tile, head, batch), not the
   // GEMM view's M x N tiles.
   set_waves(r, tiles, static_cast<uint32_t>(gpu.params().num_sms));
   finish_sm90_launch(gpu, s.flops(), f, r, [&req](const RunResult& x) { return activity(req, x); });
-  settle_incomplete(r, gpu.engine().limit_reason());
-  if (q.functional && status == RunStatus::kCompleted) r.check = check_attention(gpu, s, b, p.softmax_scale);
-  r.output_errors = write_run_files(gpu, q, r);
-  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  finish(gpu, s, b, p.softmax_scale, q, status, t0, r);
   return r;
 }
 
@@ -121,24 +141,10 @@ RunResult run_config_sm100(const AttentionRequest& req, const MatmulRequest& q,
   const RunStatus status = gpu.run(q.max_cycles);
   models::sm100::phase_clock().stop();
 
-  RunResult r;
-  r.kernel = "attention";
-  r.arch = "sm100";
-  r.m = s.seqlen_q;
-  r.n = s.seqlen_k;
-  r.k = D;
-  r.batch = s.batch * s.heads;
-  r.config_name = fmt::format("sm100_attention_{}d{}_2x128x{}_s{}{}", C::kF16 ? "f16_" : "", D, C::BN,
-                              S, s.causal ? "_causal" : "");
-  r.tile_m = 256;
-  r.tile_n = C::BN;
-  r.tile_k = D;
-  r.stages = S;
-  r.ctas = static_cast<uint32_t>(grid);
-  r.out_dtype = C::kF16 ? "f16" : "bf16";
-  r.functional = q.functional;
-  r.seed = q.seed;
-  r.status = run_status_name(status);
+  RunResult r = describe(s, q, "sm100",
+                         fmt::format("sm100_attention_{}d{}_2x128x{}_s{}{}", C::kF16 ? "f16_" : "",
+                                     D, C::BN, S, s.causal ? "_causal" : ""),
+                         256, C::BN, S, grid, status);
   summarize_sm100(gpu, s.flops(), r, 1.0, AccumulatorWait::kTensorCore);
   set_waves(r, units, static_cast<uint32_t>(params.num_sms));
   if (params.power.limit_w > 0 || params.power.tensor_clock_ghz > 0) {
@@ -156,10 +162,7 @@ RunResult run_config_sm100(const AttentionRequest& req, const MatmulRequest& q,
   act.active_sms = gpu.sms_used();
   if (params.power.limit_w > 0)
     r.power_w = models::sm100::board_power_w(params.power, params.clock_ghz, f, act);
-  settle_incomplete(r, gpu.engine().limit_reason());
-  if (q.functional && status == RunStatus::kCompleted) r.check = check_attention(gpu, s, b, p.softmax_scale);
-  r.output_errors = write_run_files(gpu, q, r);
-  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  finish(gpu, s, b, p.softmax_scale, q, status, t0, r);
   return r;
 }
 

@@ -373,6 +373,7 @@ void tcgen05_mma_f16_ss(uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint
   }
 }
 
+namespace tc {
 namespace {
 // Functional mode: D (+)= A x B^T for one K = 16 step with A in TMEM (row m:
 // lane m, columns a_col .. a_col + 7, element 2c in column c's low half).
@@ -381,20 +382,14 @@ void execute_f16_mma_ts(Cta& cta, uint32_t a_col, SmemDesc b, InstrDesc id, uint
   const uint32_t cols = gpu().params().tmem_columns;
   std::vector<float> bt(static_cast<size_t>(id.n) * 16);
   for (uint32_t n = 0; n < id.n; ++n)
-    for (uint32_t k = 0; k < 16; ++k) {
-      uint32_t off = swizzled_offset(operand_offset(b, id.b_mn_major, n, k), b.swizzle);
-      uint16_t v;
-      std::memcpy(&v, cta.smem + off, 2);
-      bt[n * 16 + k] = id.b_format == 1 ? bf16_to_float(v) : fp16_to_float(v);
-    }
+    for (uint32_t k = 0; k < 16; ++k)
+      bt[n * 16 + k] = to_float(operand(cta, b, id.b_mn_major, n, k), id.b_format);
   for (uint32_t m = 0; m < id.m; ++m) {
     const uint32_t* row = &cta.tmem.data[static_cast<size_t>(m) * cols];
     float arow[16];
     for (uint32_t c = 0; c < 8; ++c)
-      for (uint32_t h = 0; h < 2; ++h) {
-        const auto v = static_cast<uint16_t>(row[a_col + c] >> (16 * h));
-        arow[2 * c + h] = id.a_format == 1 ? bf16_to_float(v) : fp16_to_float(v);
-      }
+      for (uint32_t h = 0; h < 2; ++h)
+        arow[2 * c + h] = to_float(static_cast<uint16_t>(row[a_col + c] >> (16 * h)), id.a_format);
     uint32_t* drow = &cta.tmem.data[static_cast<size_t>(m) * cols + col];
     for (uint32_t n = 0; n < id.n; ++n) {
       float acc = accumulate ? std::bit_cast<float>(drow[n]) : 0.0f;
@@ -405,6 +400,7 @@ void execute_f16_mma_ts(Cta& cta, uint32_t a_col, SmemDesc b, InstrDesc id, uint
   }
 }
 }  // namespace
+}  // namespace tc
 
 void tcgen05_mma_f16_ts(uint32_t d_taddr, uint32_t a_taddr, uint64_t b_desc, uint32_t idesc,
                         bool accumulate, const Loc& loc) {
@@ -468,7 +464,7 @@ void tcgen05_mma_f16_ts(uint32_t d_taddr, uint32_t a_taddr, uint64_t b_desc, uin
     const Cycle start = tc::enqueue(cta, w, ii).start;
     if (gpu().functional())
       gpu().engine().at(start, [&cta, a_col, b, id, col, accumulate] {
-        execute_f16_mma_ts(cta, a_col, b, id, col, accumulate);
+        tc::execute_f16_mma_ts(cta, a_col, b, id, col, accumulate);
       });
     if (cta.traced)
       gpu().engine().trace().slice(
@@ -565,6 +561,37 @@ void tcgen05_commit(uint64_t* bar, const Loc& loc) {
   tc::commit(w, cta, {&d, 1}, loc);
 }
 
+namespace {
+// A 32x32b.x32 tcgen05.ld or .st by warp w at taddr: the whole warp issues
+// it, its lanes are the warp's quarter of TMEM and its 32 columns lie in an
+// allocation; reports the first problem (`verb`: "reads" or "writes") and
+// returns false then.
+bool checked_warp_access(sim::Warp& w, const Cta& cta, uint32_t taddr, const char* op,
+                         const char* verb, const Loc& loc) {
+  require_full_warp(w, op, loc);
+  const uint32_t lane0 = taddr >> 16, col = taddr & 0xFFFF;
+  const uint32_t quarter = static_cast<uint32_t>(w.index()) % 4;
+  if (lane0 != 32 * quarter) {
+    gpu().finding("tmem_access", "tmem.lane_quarter",
+                  fmt::format("warp {} (warpgroup quarter {}) {} TMEM lanes [{}, {}); it may only "
+                              "access lanes [{}, {})",
+                              w.index(), quarter, verb, lane0, lane0 + 32, 32 * quarter,
+                              32 * quarter + 32),
+                  loc);
+    return false;
+  }
+  if (find_alloc(cta, col, 32) == cta.tmem.allocs.end()) {
+    gpu().finding("tmem_access", "tmem.unallocated_access",
+                  fmt::format("{} {} TMEM columns [{}, {}) outside any allocation", op, verb, col,
+                              col + 32),
+                  loc);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void tcgen05_ld_32x32b_x32(uint32_t taddr, uint32_t (&dst)[32][32], const Loc& loc) {
   Cta& cta = gpu().cta_of_current();
   // Several loads may be in flight before one wait::ld.
@@ -574,24 +601,8 @@ void tcgen05_ld_32x32b_x32(uint32_t taddr, uint32_t (&dst)[32][32], const Loc& l
   sim::Warp& w = issue(loc);
   pending.ld_pending = was_pending;
   w.issue_check = was_pending;
-  require_full_warp(w, "tcgen05.ld", loc);
-  uint32_t lane0 = taddr >> 16, col = taddr & 0xFFFF;
-  uint32_t quarter = static_cast<uint32_t>(w.index()) % 4;
-  if (lane0 != 32 * quarter) {
-    gpu().finding("tmem_access", "tmem.lane_quarter",
-                  fmt::format("warp {} (warpgroup quarter {}) reads TMEM lanes [{}, {}); it may only "
-                              "access lanes [{}, {})",
-                              w.index(), quarter, lane0, lane0 + 32, 32 * quarter, 32 * quarter + 32),
-                  loc);
-    return;
-  }
-  if (find_alloc(cta, col, 32) == cta.tmem.allocs.end()) {
-    gpu().finding("tmem_access", "tmem.unallocated_access",
-                  fmt::format("tcgen05.ld reads TMEM columns [{}, {}) outside any allocation", col,
-                              col + 32),
-                  loc);
-    return;
-  }
+  if (!checked_warp_access(w, cta, taddr, "tcgen05.ld", "reads", loc)) return;
+  const uint32_t lane0 = taddr >> 16, col = taddr & 0xFFFF;
   if (gpu().functional()) {
     const uint32_t cols = gpu().params().tmem_columns;
     for (uint32_t l = 0; l < 32; ++l)
@@ -626,24 +637,8 @@ void tcgen05_wait_ld(const Loc& loc) {
 void tcgen05_st_32x32b_x32(uint32_t taddr, const uint32_t (&src)[32][32], const Loc& loc) {
   sim::Warp& w = issue(loc);
   Cta& cta = gpu().cta_of_current();
-  require_full_warp(w, "tcgen05.st", loc);
+  if (!checked_warp_access(w, cta, taddr, "tcgen05.st", "writes", loc)) return;
   const uint32_t lane0 = taddr >> 16, col = taddr & 0xFFFF;
-  const uint32_t quarter = static_cast<uint32_t>(w.index()) % 4;
-  if (lane0 != 32 * quarter) {
-    gpu().finding("tmem_access", "tmem.lane_quarter",
-                  fmt::format("warp {} (warpgroup quarter {}) writes TMEM lanes [{}, {}); it may "
-                              "only access lanes [{}, {})",
-                              w.index(), quarter, lane0, lane0 + 32, 32 * quarter, 32 * quarter + 32),
-                  loc);
-    return;
-  }
-  if (find_alloc(cta, col, 32) == cta.tmem.allocs.end()) {
-    gpu().finding("tmem_access", "tmem.unallocated_access",
-                  fmt::format("tcgen05.st writes TMEM columns [{}, {}) outside any allocation", col,
-                              col + 32),
-                  loc);
-    return;
-  }
   if (gpu().functional()) {
     const uint32_t cols = gpu().params().tmem_columns;
     for (uint32_t l = 0; l < 32; ++l)

@@ -21,6 +21,7 @@
 #include "runner/kernels/attention_host.h"
 #include "runner/kernels/matmul_host.h"
 #include "runner/kernels/power_clocks.h"
+#include "runner/kernels/sm100_launch.h"
 #include "runner/kernels/sm100_summary.h"
 #include "runner/kernels/sm90_launch.h"
 
@@ -147,21 +148,7 @@ RunResult run_config_sm100(const AttentionRequest& req, const MatmulRequest& q,
                          256, C::BN, S, grid, status);
   summarize_sm100(gpu, s.flops(), r, 1.0, AccumulatorWait::kTensorCore);
   set_waves(r, units, static_cast<uint32_t>(params.num_sms));
-  if (params.power.limit_w > 0 || params.power.tensor_clock_ghz > 0) {
-    r.tensor_phase_ghz = f.tensor_ghz;
-    r.rest_phase_ghz = f.rest_ghz;
-    r.tensor_phase_cycles = models::sm100::phase_clock().tensor_cycles(r.cycles);
-  }
-  act = models::sm100::KernelActivity{};
-  act.flops = s.flops();
-  for (int c = 0; c < gpu.num_ctas(); ++c)
-    if (gpu.started(c)) act.tma_bytes += static_cast<double>(gpu.cta(c).bytes_loaded);
-  act.hbm_bytes = static_cast<double>(r.hbm_bytes);
-  act.cycles = r.cycles;
-  act.tensor_cycles = models::sm100::phase_clock().tensor_cycles(r.cycles);
-  act.active_sms = gpu.sms_used();
-  if (params.power.limit_w > 0)
-    r.power_w = models::sm100::board_power_w(params.power, params.clock_ghz, f, act);
+  act = finish_sm100_clocks(gpu, params, f, s.flops(), r);
   finish(gpu, s, b, p.softmax_scale, q, status, t0, r);
   return r;
 }

@@ -52,6 +52,31 @@ struct Sm100Launch {
   double peak_factor = 1.0;       // the format's dense rate relative to BF16
 };
 
+// After a launch on the SM100 model's phase clocks (stopped) and
+// summarize_sm100: r's clock fields, what the power model needs of the launch
+// (`flops`: its dense-BF16-equivalent FLOPs) and r's board power.
+inline models::sm100::KernelActivity finish_sm100_clocks(models::sm100::Gpu& gpu,
+                                                         const models::sm100::Params& params,
+                                                         models::sm100::LaunchClocks f,
+                                                         double flops, RunResult& r) {
+  if (params.power.limit_w > 0 || params.power.tensor_clock_ghz > 0) {
+    r.tensor_phase_ghz = f.tensor_ghz;
+    r.rest_phase_ghz = f.rest_ghz;
+    r.tensor_phase_cycles = models::sm100::phase_clock().tensor_cycles(r.cycles);
+  }
+  models::sm100::KernelActivity act;
+  act.flops = flops;
+  for (int c = 0; c < gpu.num_ctas(); ++c)
+    if (gpu.started(c)) act.tma_bytes += static_cast<double>(gpu.cta(c).bytes_loaded);
+  act.hbm_bytes = static_cast<double>(r.hbm_bytes);
+  act.cycles = r.cycles;
+  act.tensor_cycles = models::sm100::phase_clock().tensor_cycles(r.cycles);
+  act.active_sms = gpu.sms_used();
+  if (params.power.limit_w > 0)
+    r.power_w = models::sm100::board_power_w(params.power, params.clock_ghz, f, act);
+  return act;
+}
+
 // One simulation of the launch with its tensor phase at `f.tensor_ghz` and
 // the rest at `f.rest_ghz` (models/sm100/phase_clock.h); `act` receives what
 // the power model needs of it.
@@ -97,21 +122,7 @@ RunResult simulate_sm100_at(const MatmulRequest& q, const Sm100Launch& launch, S
   r.kernel = launch.kernel;
   r.config_name = launch.config_name;
   summarize_sm100(gpu, launch.flops, r, launch.peak_factor);
-  if (params.power.limit_w > 0 || params.power.tensor_clock_ghz > 0) {
-    r.tensor_phase_ghz = f.tensor_ghz;
-    r.rest_phase_ghz = f.rest_ghz;
-    r.tensor_phase_cycles = models::sm100::phase_clock().tensor_cycles(r.cycles);
-  }
-  act = models::sm100::KernelActivity{};
-  act.flops = launch.flops * launch.peak_factor;
-  for (int c = 0; c < gpu.num_ctas(); ++c)
-    if (gpu.started(c)) act.tma_bytes += static_cast<double>(gpu.cta(c).bytes_loaded);
-  act.hbm_bytes = static_cast<double>(r.hbm_bytes);
-  act.cycles = r.cycles;
-  act.tensor_cycles = models::sm100::phase_clock().tensor_cycles(r.cycles);
-  act.active_sms = gpu.sms_used();
-  if (params.power.limit_w > 0)
-    r.power_w = models::sm100::board_power_w(params.power, params.clock_ghz, f, act);
+  act = finish_sm100_clocks(gpu, params, f, launch.flops * launch.peak_factor, r);
   if (q.functional) r.check = check(gpu, buf, status);
   r.output_errors = write_run_files(gpu, q, r);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

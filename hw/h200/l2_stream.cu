@@ -1,0 +1,360 @@
+// l2_stream.cu: how fast the L2 feeds TMA boxes to the SMs, measured apart
+// from the tensor cores, for the SM90 model's load path (docs/hardware.md,
+// "The L2's rate, measured apart").
+//
+// 1. share: SMs stream 16 KiB boxes (64 BF16 x 128 rows, 128B swizzle), one
+//    thread each, one box per mbarrier, `inflight` loads outstanding; the
+//    CTAs come in groups of `share` that read the same sequence of boxes (one
+//    group per CTA: share 1; every CTA the same boxes: share = SMs). Each
+//    group cycles over its own 8 boxes, so everything after the first pass
+//    hits in L2. Run on every SM, then on half, a quarter, 9 and one of them
+//    (a CTA per SM), with boxes of 16 KiB of consecutive bytes and with boxes
+//    whose rows are 8 KiB apart (as a matmul's are).
+//    Output: payload bytes per ns and per SM cycle of the SMs running.
+//    share_hbm: the same stream from HBM (each CTA its own boxes, read once).
+//    pairs: two boxes per mbarrier, from one tensor map or from two.
+// 2. pitch: the same stream (share 1) from a tensor whose rows are `pitch`
+//    bytes apart, so that a box's 128-byte rows start where a matrix of that
+//    row pitch puts them (5008 bytes: every other row starts at 16 mod 32);
+//    L2-resident (8 boxes a CTA) and from HBM, with the driver's L2
+//    promotion off and at 256 B.
+// 3. gemm: the producer of the SM90 matmul without its tensor cores: one CTA
+//    per SM walks the output tiles in the kernel's order (tile_work, along M,
+//    or in bands of `group` columns), and for each k-block loads A's 128 x 64
+//    box and B's tile_n x 64 box into a ring of `stages` stages; a consumer
+//    warp waits for each stage, holds it `compute` cycles (0: loads alone;
+//    the tensor core's k-block time: a matmul whose wgmma costs exactly that)
+//    and releases it. Output: time, SM clock, SM cycles per k-block and the
+//    payload bytes per ns of all SMs together.
+//    gemm_ctas: the loads alone of the large shapes with 132, 66, 33 and 16
+//    CTAs, which tells a limit of the whole L2 from one of an SM.
+// Every CUDA call is checked (one line and exit 2 on an error); times are
+// medians of timed launches after warm-ups (bench_common.cuh).
+// Build: nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -I. hw/h200/l2_stream.cu -lcuda -o l2_stream
+// Run: l2_stream [share|share_hbm|pairs|pitch|gemm|gemm_ctas|all]   (CSV on stdout, sections marked)
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cudaTypedefs.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "hw/h200/bench_common.cuh"
+#include "kernels/arch/sm90.h"
+#include "kernels/sched/static_persistent_scheduler.h"
+
+namespace {
+
+constexpr const char* kProg = "l2_stream";
+#define CK(x) sk::bench::check_cuda((x), kProg, #x, __FILE__, __LINE__)
+
+__device__ uint64_t clk() {
+  uint64_t c;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c));
+  return c;
+}
+
+__device__ void wait_phase(uint64_t* bar, uint32_t parity) {
+  while (!sk::arch::mbarrier_try_wait_parity(bar, parity)) {
+  }
+}
+
+__device__ uint8_t* aligned_base(uint8_t* smem) {
+  return smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023);
+}
+
+// 1 and 2: CTA c reads boxes first + (c / share) * ring + (i % ring), i < loads.
+__global__ void share_stream(const __grid_constant__ CUtensorMap map, uint32_t share, uint32_t ring,
+                             uint32_t inflight, uint32_t loads, uint32_t first_box = 0) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  __shared__ uint64_t bars[16];
+  if (threadIdx.x != 0) return;
+  uint8_t* base = aligned_base(smem);
+  for (uint32_t s = 0; s < inflight; ++s) sk::arch::mbarrier_init(&bars[s], 1);
+  sk::arch::fence_mbarrier_init();
+  const uint32_t first = first_box + (blockIdx.x / share) * ring;
+  for (uint32_t i = 0; i < loads; ++i) {
+    const uint32_t s = i % inflight;
+    if (i >= inflight) wait_phase(&bars[s], ((i / inflight) - 1) & 1);
+    sk::arch::mbarrier_arrive_expect_tx(&bars[s], 128 * 128);
+    sk::arch::tma_load_2d(base + s * 128 * 128, &map, &bars[s], 0,
+                          static_cast<int32_t>((first + i % ring) * 128));
+  }
+  for (uint32_t i = loads; i < loads + inflight; ++i)
+    if (i >= inflight) wait_phase(&bars[i % inflight], ((i / inflight) - 1) & 1);
+}
+
+// 1c: as share_stream, with `boxes` boxes of 16 KiB per stage on one barrier,
+// box b of a stage from map b when `two_maps` (else all from `a`); CTA c's
+// stage i reads row block (c / share) * ring * boxes + (i % ring) * boxes + b.
+__global__ void pair_stream(const __grid_constant__ CUtensorMap a, const __grid_constant__ CUtensorMap b,
+                            uint32_t two_maps, uint32_t boxes, uint32_t share, uint32_t ring, uint32_t stages,
+                            uint32_t loads) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  __shared__ uint64_t bars[16];
+  if (threadIdx.x != 0) return;
+  uint8_t* base = aligned_base(smem);
+  for (uint32_t s = 0; s < stages; ++s) sk::arch::mbarrier_init(&bars[s], 1);
+  sk::arch::fence_mbarrier_init();
+  const uint32_t first = (blockIdx.x / share) * ring * boxes;
+  for (uint32_t i = 0; i < loads; ++i) {
+    const uint32_t s = i % stages;
+    if (i >= stages) wait_phase(&bars[s], ((i / stages) - 1) & 1);
+    sk::arch::mbarrier_arrive_expect_tx(&bars[s], boxes * 16384);
+    for (uint32_t x = 0; x < boxes; ++x)
+      sk::arch::tma_load_2d(base + (s * boxes + x) * 16384, two_maps && x == 1 ? &b : &a, &bars[s], 0,
+                            static_cast<int32_t>((first + (i % ring) * boxes + x) * 128));
+  }
+  for (uint32_t i = loads; i < loads + stages; ++i)
+    if (i >= stages) wait_phase(&bars[i % stages], ((i / stages) - 1) & 1);
+}
+
+struct GemmCfg {
+  uint32_t tiles_m, tiles_n, kblocks, tile_n, stages, group, compute;
+};
+
+// 3: thread 0 loads, thread 32 consumes.
+__global__ void __launch_bounds__(64, 1)
+    gemm_loads(const __grid_constant__ CUtensorMap a, const __grid_constant__ CUtensorMap b, GemmCfg c) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  __shared__ uint64_t full[8], empty[8];
+  uint8_t* base = aligned_base(smem);
+  const uint32_t stage_bytes = 128 * 128 + c.tile_n * 128;
+  if (threadIdx.x == 0) {
+    for (uint32_t s = 0; s < c.stages; ++s) {
+      sk::arch::mbarrier_init(&full[s], 1);
+      sk::arch::mbarrier_init(&empty[s], 1);
+    }
+    sk::arch::fence_mbarrier_init();
+  }
+  __syncthreads();
+  const uint32_t tiles = c.tiles_m * c.tiles_n;
+  uint32_t it = 0;
+  if (threadIdx.x == 0) {
+    for (uint32_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+      const sk::WorkInfo w = sk::tile_work(t, c.tiles_m, c.tiles_n, 1, c.group);
+      for (uint32_t kb = 0; kb < c.kblocks; ++kb, ++it) {
+        const uint32_t s = it % c.stages;
+        if (it >= c.stages) wait_phase(&empty[s], ((it / c.stages) - 1) & 1);
+        sk::arch::mbarrier_arrive_expect_tx(&full[s], stage_bytes);
+        uint8_t* dst = base + s * stage_bytes;
+        sk::arch::tma_load_2d(dst, &a, &full[s], static_cast<int32_t>(kb * 64), w.m_tile * 128);
+        sk::arch::tma_load_2d(dst + 128 * 128, &b, &full[s], static_cast<int32_t>(kb * 64),
+                              w.n_tile * static_cast<int32_t>(c.tile_n));
+      }
+    }
+  } else if (threadIdx.x == 32) {
+    for (uint32_t t = blockIdx.x; t < tiles; t += gridDim.x)
+      for (uint32_t kb = 0; kb < c.kblocks; ++kb, ++it) {
+        const uint32_t s = it % c.stages;
+        wait_phase(&full[s], (it / c.stages) & 1);
+        const uint64_t t0 = clk();
+        while (clk() - t0 < c.compute) {
+        }
+        sk::arch::mbarrier_arrive(&empty[s]);
+      }
+  }
+}
+
+// A 2-D BF16 map: dims {cols, rows}, rows `pitch` bytes apart, box {64, box_rows}.
+CUtensorMap map2d(void* base, uint64_t cols, uint64_t rows, uint64_t pitch, uint32_t box_rows,
+                  CUtensorMapL2promotion promo = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
+  CUtensorMap m;
+  const cuuint64_t dims[2] = {cols, rows};
+  const cuuint64_t strides[1] = {pitch};
+  const cuuint32_t box[2] = {64, box_rows}, es[2] = {1, 1};
+  if (sk::bench::encode_fn(kProg)(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, dims, strides, box, es,
+                                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, promo,
+                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+    std::fprintf(stderr, "%s: tensor map encoding failed (pitch %llu)\n", kProg,
+                 static_cast<unsigned long long>(pitch));
+    std::exit(2);
+  }
+  return m;
+}
+
+int g_sms = 0;
+
+// Times `launch` (median of 5 after warm-ups); returns {us, mhz}.
+template <class Launch>
+std::pair<double, double> timed(Launch&& launch) {
+  double mhz = 0;
+  const float ms = sk::bench::time_median(
+      5, [&](int i) { launch(i); CK(cudaGetLastError()); }, [] { CK(cudaDeviceSynchronize()); }, mhz, kProg);
+  return {ms * 1e3, mhz};
+}
+
+void run_share(void* buf) {
+  std::printf("section,share\nrow_pitch,ctas,share,inflight,ring_boxes,footprint_mib,us,mhz,bytes_per_ns,"
+              "bytes_per_sm_cycle\n");
+  const uint32_t ring = 8, loads = 2048;
+  // Row pitch 128: a box is 16 KiB of consecutive bytes; 8192: its 128-byte
+  // rows 8 KiB apart, as a matmul's A and B boxes are.
+  for (uint64_t pitch : {128ull, 8192ull}) {
+    const CUtensorMap m = map2d(buf, 64, (1ull << 30) / pitch, pitch, 128);
+    for (int ctas : {g_sms, g_sms / 2, g_sms / 4, 9, 1})
+      for (uint32_t share : {1u, 2u, 4u, 8u, 16u, 33u, 66u, 132u}) {
+        if (share > static_cast<uint32_t>(ctas)) continue;
+        for (uint32_t inflight : {1u, 2u, 4u, 6u, 8u}) {
+          if (ctas != g_sms && inflight != 4 && inflight != 8) continue;
+          const int smem = 8 * 16384 + 1024;  // more than half the SM's: one CTA per SM
+          CK(cudaFuncSetAttribute(share_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+          auto [us, mhz] = timed([&](int) { share_stream<<<ctas, 32, smem>>>(m, share, ring, inflight, loads); });
+          const double bytes = 16384.0 * loads * ctas;
+          const uint32_t groups = (ctas + share - 1) / share;
+          std::printf("%llu,%d,%u,%u,%u,%.1f,%.1f,%.0f,%.1f,%.2f\n", static_cast<unsigned long long>(pitch), ctas,
+                      share, inflight, ring, groups * ring * 16384.0 / (1 << 20), us, mhz, bytes / (us * 1e3),
+                      bytes / (us * mhz) / ctas);
+        }
+      }
+  }
+}
+
+// 1b: the same stream from HBM: each CTA reads its own run of boxes once
+// (1 GiB in all, more than L2 holds), on few SMs, so that HBM is not the limit.
+void run_share_hbm(void* buf) {
+  std::printf("section,share_hbm\nctas,inflight,loads,us,mhz,bytes_per_ns,bytes_per_sm_cycle\n");
+  const CUtensorMap m = map2d(buf, 64, (1ull << 30) / 128, 128, 128);
+  for (int ctas : {1, 9, 16, 33})
+    for (uint32_t inflight : {2u, 4u, 8u}) {
+      const uint32_t loads = std::min<uint32_t>(2048, static_cast<uint32_t>((1u << 30) / 16384 / ctas));
+      const int smem = 8 * 16384 + 1024;
+      CK(cudaFuncSetAttribute(share_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+      // Where four launches' boxes fit in 1 GiB, launch i reads the (i % 4)-th
+      // region, so that no launch finds the last one's boxes in L2.
+      const uint32_t region = static_cast<uint32_t>(ctas) * loads;
+      auto [us, mhz] = timed([&](int i) {
+        share_stream<<<ctas, 32, smem>>>(m, 1, loads, inflight, loads, 4 * region <= 65536 ? (i % 4) * region : 0);
+      });
+      const double bytes = 16384.0 * loads * ctas;
+      std::printf("%d,%u,%u,%.1f,%.0f,%.1f,%.2f\n", ctas, inflight, loads, us, mhz, bytes / (us * 1e3),
+                  bytes / (us * mhz) / ctas);
+    }
+}
+
+void run_pairs(void* buf) {
+  std::printf("section,pairs\nboxes_per_stage,two_maps,ctas,share,stages,us,mhz,bytes_per_ns,bytes_per_sm_cycle\n");
+  const uint64_t rows = (1ull << 29) / 128;  // two maps over separate halves of 1 GiB
+  const CUtensorMap a = map2d(buf, 64, rows, 128, 128);
+  const CUtensorMap b = map2d(static_cast<uint8_t*>(buf) + (1ull << 29), 64, rows, 128, 128);
+  const uint32_t ring = 8, loads = 1024;
+  for (int mode = 0; mode < 3; ++mode) {  // 1 box a stage; 2 of one map; 2 of two maps
+    const uint32_t boxes = mode == 0 ? 1 : 2, two = mode == 2 ? 1 : 0;
+    for (int ctas : {1, 9, 33, g_sms})
+      for (uint32_t stages : {2u, 4u}) {
+        const uint32_t share = ctas == g_sms ? 2 : 1;
+        const int smem = 8 * 16384 + 1024;
+        CK(cudaFuncSetAttribute(pair_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        auto [us, mhz] = timed([&](int) { pair_stream<<<ctas, 32, smem>>>(a, b, two, boxes, share, ring, stages, loads); });
+        const double bytes = 16384.0 * boxes * loads * ctas;
+        std::printf("%u,%u,%d,%u,%u,%.1f,%.0f,%.1f,%.2f\n", boxes, two, ctas, share, stages, us, mhz,
+                    bytes / (us * 1e3), bytes / (us * mhz) / ctas);
+      }
+  }
+}
+
+void run_pitch(void* buf, uint64_t buf_bytes) {
+  std::printf("section,pitch\npitch,pitch_mod_128,promotion,where,inflight,us,mhz,bytes_per_ns,bytes_per_sm_cycle\n");
+  for (uint64_t pitch : {4992ull, 5008ull, 5024ull, 5040ull, 5056ull, 5120ull, 6144ull, 6160ull})
+    for (int promo : {0, 256})
+      for (int hbm : {0, 1})
+        for (uint32_t inflight : {2u, 6u}) {
+          const uint64_t rows = buf_bytes / pitch;
+          const CUtensorMap m = map2d(buf, 64, rows, pitch, 128,
+                                      promo == 0 ? CU_TENSOR_MAP_L2_PROMOTION_NONE : CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+          // L2: 8 boxes a CTA again and again; HBM: each CTA its own run of boxes, read once.
+          const uint32_t ring = hbm ? static_cast<uint32_t>(rows / 128 / g_sms) : 8;
+          const uint32_t loads = hbm ? ring : 2048;
+          const int smem = static_cast<int>(inflight * 16384 + 1024);
+          CK(cudaFuncSetAttribute(share_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+          auto [us, mhz] = timed([&](int) { share_stream<<<g_sms, 32, smem>>>(m, 1, ring, inflight, loads); });
+          const double bytes = 16384.0 * loads * g_sms;
+          std::printf("%llu,%llu,%d,%s,%u,%.1f,%.0f,%.1f,%.2f\n", static_cast<unsigned long long>(pitch),
+                      static_cast<unsigned long long>(pitch % 128), promo, hbm ? "hbm" : "l2", inflight, us, mhz,
+                      bytes / (us * 1e3), bytes / (us * mhz) / g_sms);
+        }
+}
+
+// `ctas_list` empty: one CTA per SM, every configuration; else the loads
+// alone (compute 0, group 1) of the large shapes with that many CTAs.
+void run_gemm(const std::vector<int>& ctas_list = {}) {
+  std::printf("section,%s\nshape,tile_n,stages,group,compute,ctas,us,mhz,kblock_cycles,bytes_per_ns\n",
+              ctas_list.empty() ? "gemm" : "gemm_ctas");
+  const bool by_ctas = !ctas_list.empty();
+  struct Shape {
+    uint32_t m, n, k;
+  };
+  const Shape shapes[] = {{2048, 2048, 8192}, {4096, 4096, 4096}, {8192, 8192, 8192}, {2496, 2496, 2496},
+                          {2504, 2504, 2504}, {3072, 3072, 3072}, {3080, 3080, 3080},
+                          {384, 384, 10048},  {576, 448, 12672}};
+  for (const Shape& s : shapes) {
+    if (by_ctas && !(s.m == 4096 || (s.m == 2048 && s.k == 8192))) continue;
+    const uint64_t ld = (s.k + 7) / 8 * 8;
+    const uint64_t set = 2 * ld * (uint64_t{s.m} + s.n);
+    const int sets = std::max(1, std::min(8, static_cast<int>(3 * 64e6 / static_cast<double>(set) + 0.999)));
+    std::vector<void*> bufs;
+    std::vector<CUtensorMap> maps_a, maps_b128, maps_b256;
+    for (int i = 0; i < sets; ++i) {
+      void* p = nullptr;
+      CK(cudaMalloc(&p, set));
+      CK(cudaMemset(p, 0x3c, set));
+      bufs.push_back(p);
+      uint8_t* b = static_cast<uint8_t*>(p) + 2 * ld * s.m;
+      maps_a.push_back(map2d(p, s.k, s.m, 2 * ld, 128));
+      maps_b128.push_back(map2d(b, s.k, s.n, 2 * ld, 128));
+      maps_b256.push_back(map2d(b, s.k, s.n, 2 * ld, 256));
+    }
+    const bool big = s.m == 4096 || s.m == 8192;
+    for (uint32_t tile_n : {128u, 256u})
+      for (uint32_t stages = 2; stages <= (tile_n == 128 ? 6u : 4u); ++stages)
+        for (uint32_t group : {1u, 8u}) {
+          if (group != 1 && (!big || by_ctas)) continue;
+          if (by_ctas && stages != 4 && stages != (tile_n == 128 ? 6u : 3u)) continue;
+          for (int ctas : by_ctas ? ctas_list : std::vector<int>{g_sms})
+          for (uint32_t compute : {0u, tile_n == 128 ? 520u : 1040u}) {
+            if (by_ctas && compute != 0) continue;
+            GemmCfg c{(s.m + 127) / 128, (s.n + tile_n - 1) / tile_n, (s.k + 63) / 64, tile_n, stages, group, compute};
+            const int smem = static_cast<int>(stages * (128 + tile_n) * 128 + 1024);
+            CK(cudaFuncSetAttribute(gemm_loads, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+            auto [us, mhz] = timed([&](int i) {
+              const int at = i % sets;
+              gemm_loads<<<ctas, 64, smem>>>(maps_a[at], tile_n == 128 ? maps_b128[at] : maps_b256[at], c);
+            });
+            const uint32_t tiles = c.tiles_m * c.tiles_n, per_cta = (tiles + ctas - 1) / ctas;
+            const double bytes = static_cast<double>(tiles) * c.kblocks * (128 + tile_n) * 128;
+            std::printf("%ux%ux%u,%u,%u,%u,%u,%d,%.1f,%.0f,%.0f,%.1f\n", s.m, s.n, s.k, tile_n, stages, group, compute, ctas, us,
+                        mhz, us * mhz / (static_cast<double>(per_cta) * c.kblocks), bytes / (us * 1e3));
+          }
+        }
+    for (void* p : bufs) CK(cudaFree(p));
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* what = argc > 1 ? argv[1] : "all";
+  const bool all = std::strcmp(what, "all") == 0;
+  if (!all && std::strcmp(what, "share") != 0 && std::strcmp(what, "share_hbm") != 0 &&
+      std::strcmp(what, "pairs") != 0 && std::strcmp(what, "gemm_ctas") != 0 &&
+      std::strcmp(what, "pitch") != 0 && std::strcmp(what, "gemm") != 0) {
+    std::fprintf(stderr, "%s: unknown section '%s' (share, share_hbm, pairs, pitch, gemm, gemm_ctas or all)\n", kProg, what);
+    return 2;
+  }
+  CK(cudaDeviceGetAttribute(&g_sms, cudaDevAttrMultiProcessorCount, 0));
+  const uint64_t buf_bytes = 2ull << 30;
+  void* buf = nullptr;
+  CK(cudaMalloc(&buf, buf_bytes));
+  CK(cudaMemset(buf, 0x3c, buf_bytes));
+  if (all || std::strcmp(what, "share") == 0) run_share(buf);
+  if (all || std::strcmp(what, "share_hbm") == 0) run_share_hbm(buf);
+  if (all || std::strcmp(what, "pairs") == 0) run_pairs(buf);
+  if (all || std::strcmp(what, "pitch") == 0) run_pitch(buf, buf_bytes);
+  CK(cudaFree(buf));
+  if (all || std::strcmp(what, "gemm") == 0) run_gemm();
+  if (all || std::strcmp(what, "gemm_ctas") == 0) run_gemm({g_sms, g_sms / 2, g_sms / 4, 16});
+  return 0;
+}

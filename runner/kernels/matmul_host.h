@@ -120,8 +120,12 @@ std::unique_ptr<sim::Observer> attach_race_detector(G& gpu, const MatmulRequest&
   return attach_race_detector(gpu.engine(), gpu.gmem(), q);
 }
 
+// The output check of a functional run (check_matmul); `cache` keeps the
+// reference for the next run of the same inputs (the power-limited clocks'
+// simulations of one request).
 template <class OutT, class G>
-CheckResult check_run(G& gpu, const MatmulRequest& q, const MatmulBuffers& b, RunStatus status) {
+CheckResult check_run(G& gpu, const MatmulRequest& q, const MatmulBuffers& b, RunStatus status,
+                      MatmulReferenceCache* cache = nullptr) {
   if (!q.functional) return CheckResult{};
   if (status != RunStatus::kCompleted)
     return CheckResult{true, false, 0, 0, 0,
@@ -131,7 +135,7 @@ CheckResult check_run(G& gpu, const MatmulRequest& q, const MatmulBuffers& b, Ru
   auto& mem = gpu.gmem();
   return check_matmul<OutT>(q.m, q.n, q.k, reinterpret_cast<uint16_t*>(mem.host(b.a)), b.lda,
                             reinterpret_cast<uint16_t*>(mem.host(b.b)), b.ldb, mem.host(b.d),
-                            b.ldc, q.in_f16, b.batches, b.a_mn_major, b.b_mn_major);
+                            b.ldc, q.in_f16, b.batches, b.a_mn_major, b.b_mn_major, cache);
 }
 
 // Encodes the map of a 16-bit operand of `rows` GEMM rows (M or N) for the

@@ -3,8 +3,9 @@
 // their tensor maps (B's boxes are half the tile's rows for a 2-SM
 // configuration, whose CTAs each load half), the launch (runner/kernels/
 // sm100_launch.h) and, in functional mode, the check against the FP64
-// reference. Shared by the translation units that instantiate the 1-SM and
-// the 2-SM configuration tables (sm100_matmul_run.cc, sm100_pair_matmul_run.cc).
+// reference (computed once for all the launch's simulations). Shared by the
+// translation units that instantiate the 1-SM and the 2-SM configuration
+// tables (sm100_matmul_run.cc, sm100_pair_matmul_run.cc).
 #pragma once
 
 #include "kernels/matmul/sm100_matmul.h"
@@ -18,6 +19,10 @@ namespace sk::sim {
 template <class C>
 RunResult run_sm100_matmul_config(const MatmulRequest& q) {
   using OutT = typename C::OutT;
+  // Every simulation of q (the power-limited clocks' probes) runs on the
+  // same inputs: the reference is computed once and each output checked
+  // against it.
+  MatmulReferenceCache reference;
   return simulate_sm100<C, Sm100Matmul<C>>(
       q, {"matmul", C::name(), 2.0 * q.m * q.n * q.k * q.batch},
       [&](models::sm100::Gpu& gpu, auto& p) {
@@ -36,7 +41,7 @@ RunResult run_sm100_matmul_config(const MatmulRequest& q) {
         return buf;
       },
       [&](models::sm100::Gpu& gpu, const MatmulBuffers& buf, RunStatus status) {
-        return check_run<OutT>(gpu, q, buf, status);
+        return check_run<OutT>(gpu, q, buf, status, &reference);
       });
 }
 

@@ -41,18 +41,18 @@ models::sm100::KernelActivity activity(const MatmulRequest& q, const RunResult& 
 }
 
 // One launch with the tensor phase at `f.tensor_ghz` and the rest at
-// `f.rest_ghz` (models/sm100/phase_clock.h); its output is checked against
-// the reference kept in `reference` (the same inputs in every launch of q).
+// `f.rest_ghz` (models/sm100/phase_clock.h); the operands kept in
+// `operands` and the reference kept in `reference` serve every launch of q.
 template <int BN, int S, bool F16, bool Tma>
 RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
-                     MatmulReferenceCache& reference) {
+                     MatmulOperandBytes& operands, MatmulReferenceCache& reference) {
   using C = Sm90MatmulConfig<BN, S, F16, Tma>;
   using Kernel = Sm90Matmul<C>;
   const auto t0 = std::chrono::steady_clock::now();
   Gpu gpu(models::sm90::gpu_params(), q.functional);
   start_sm90_launch(gpu, f);
   configure_run(gpu, q, t0);
-  const MatmulBuffers buf = allocate_matmul<bf16_t>(gpu, q);
+  const MatmulBuffers buf = allocate_matmul<bf16_t>(gpu, q, &operands);
   typename Kernel::Params p{};
   // In a cluster each CTA loads a slice of the shared tiles (and multicasts
   // it): A's boxes are 128 / cluster_n rows, B's BN / cluster_m.
@@ -118,7 +118,7 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
 }
 
 using Runner = RunResult (*)(const MatmulRequest&, models::sm100::LaunchClocks,
-                             MatmulReferenceCache&);
+                             MatmulOperandBytes&, MatmulReferenceCache&);
 template <int BN, int S, bool F16, bool Tma>
 constexpr Runner runner() {
   if constexpr (Sm90MatmulConfig<BN, 2, false, Tma>::kSmemBytes + (S - 2) * (128 + BN) * 64 * 2 <=
@@ -206,10 +206,13 @@ RunResult run_sm90_matmul(const MatmulRequest& q) {
   const std::string err = validate_sm90_matmul(q);
   if (!err.empty()) throw std::invalid_argument(err);
   const Runner run = lookup(q);
+  MatmulOperandBytes operands;
   MatmulReferenceCache reference;
   return run_power_limited(
       q, models::sm90::gpu_params().power, models::sm90::gpu_params().clock_ghz,
-      [&](const MatmulRequest& x, models::sm100::LaunchClocks f) { return run(x, f, reference); },
+      [&](const MatmulRequest& x, models::sm100::LaunchClocks f) {
+        return run(x, f, operands, reference);
+      },
       [&q](const RunResult& r) { return activity(q, r); });
 }
 

@@ -10,36 +10,64 @@ namespace sk::sim {
 namespace {
 
 // The sums of rows [i0, i1). Indices are size_t so that the compiler sees
-// the four products of a step as contiguous (one vector of partials); built
-// twice, for AVX2 and for baseline x86-64, chosen at load time where the
-// compiler supports it (the AVX2 build some 4x faster). The operations and
-// their order are the same in both, and neither enables FMA.
+// the four products of a step as contiguous (one vector of partials), and
+// two columns are summed side by side, so that two independent chains of
+// additions overlap; built twice, for AVX2 and for baseline x86-64, chosen
+// at load time where the compiler supports it (the AVX2 build some 5x
+// faster). The operations and their order are the same in both, and neither
+// enables FMA.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("avx2", "default")))
 #endif
 void sum_rows(const double* av, const double* bv, uint32_t n, uint32_t k, uint32_t i0,
               uint32_t i1, double* value, double* abs_sum) {
   const size_t k4 = k & ~size_t{3};
+  // The last k % 4 products of column bj, each into the partial of its
+  // kk % 4, and the element's sums.
+  auto finish = [&](const double* ai, const double* bj, double* part, double* part_abs,
+                    size_t e) {
+    for (size_t q = 0; k4 + q < k; ++q) {
+      const double x = ai[k4 + q] * bj[k4 + q];
+      part[q] += x;
+      part_abs[q] += std::fabs(x);
+    }
+    value[e] = (part[0] + part[1]) + (part[2] + part[3]);
+    abs_sum[e] = (part_abs[0] + part_abs[1]) + (part_abs[2] + part_abs[3]);
+  };
   for (uint32_t i = i0; i < i1; ++i) {
     const double* ai = av + size_t{i} * k;
-    for (uint32_t j = 0; j < n; ++j) {
-      const double* bj = bv + size_t{j} * k;
-      double part[4] = {0, 0, 0, 0}, part_abs[4] = {0, 0, 0, 0};
+    const size_t row = size_t{i - i0} * n;
+    uint32_t j = 0;
+    for (; j + 2 <= n; j += 2) {
+      const double* b0 = bv + size_t{j} * k;
+      const double* b1 = b0 + k;
+      double p0[4] = {0, 0, 0, 0}, a0[4] = {0, 0, 0, 0};
+      double p1[4] = {0, 0, 0, 0}, a1[4] = {0, 0, 0, 0};
+      for (size_t kk = 0; kk < k4; kk += 4) {
+        for (size_t q = 0; q < 4; ++q) {
+          const double x = ai[kk + q] * b0[kk + q];
+          p0[q] += x;
+          a0[q] += std::fabs(x);
+        }
+        for (size_t q = 0; q < 4; ++q) {
+          const double x = ai[kk + q] * b1[kk + q];
+          p1[q] += x;
+          a1[q] += std::fabs(x);
+        }
+      }
+      finish(ai, b0, p0, a0, row + j);
+      finish(ai, b1, p1, a1, row + j + 1);
+    }
+    for (; j < n; ++j) {
+      const double* b0 = bv + size_t{j} * k;
+      double p0[4] = {0, 0, 0, 0}, a0[4] = {0, 0, 0, 0};
       for (size_t kk = 0; kk < k4; kk += 4)
         for (size_t q = 0; q < 4; ++q) {
-          const double x = ai[kk + q] * bj[kk + q];
-          part[q] += x;
-          part_abs[q] += std::fabs(x);
+          const double x = ai[kk + q] * b0[kk + q];
+          p0[q] += x;
+          a0[q] += std::fabs(x);
         }
-      // The last k % 4 products, each into the partial of its kk % 4.
-      for (size_t q = 0; k4 + q < k; ++q) {
-        const double x = ai[k4 + q] * bj[k4 + q];
-        part[q] += x;
-        part_abs[q] += std::fabs(x);
-      }
-      const size_t e = size_t{i - i0} * n + j;
-      value[e] = (part[0] + part[1]) + (part[2] + part[3]);
-      abs_sum[e] = (part_abs[0] + part_abs[1]) + (part_abs[2] + part_abs[3]);
+      finish(ai, b0, p0, a0, row + j);
     }
   }
 }

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <new>
 
 namespace sk::models {
 namespace {
@@ -23,8 +25,12 @@ uint64_t GlobalMemory::allocate(uint64_t bytes, const std::string& name) {
   const uint64_t virt = next_virtual_;
   next_virtual_ += (size + kAllocAlign - 1) / kAllocAlign * kAllocAlign + kAllocAlign;
   if (functional_) {
-    storage_.push_back(std::make_unique<uint8_t[]>(size + kDevicePageBytes));  // zeroed
-    uint8_t* raw = storage_.back().get();
+    // calloc: zeroed like a value-initialized array, but the pages of a
+    // fresh mapping are zero already and only those the run touches are
+    // faulted in (the 2 MiB of slack for the page offset mostly are not).
+    auto* raw = static_cast<uint8_t*>(std::calloc(size + kDevicePageBytes, 1));
+    if (raw == nullptr) throw std::bad_alloc();
+    storage_.emplace_back(raw);
     const uint64_t r = reinterpret_cast<uint64_t>(raw);
     const uint64_t addr = r + ((virt - r) & (kDevicePageBytes - 1));
     a.base = addr;

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,7 +49,10 @@ class GlobalMemory {
   bool functional_;
   uint64_t next_virtual_ = 1ull << 40;
   std::vector<Allocation> allocs_;
-  std::vector<std::unique_ptr<uint8_t[]>> storage_;
+  struct Free {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  std::vector<std::unique_ptr<uint8_t[], Free>> storage_;  // calloc'd
 };
 
 }  // namespace sk::models

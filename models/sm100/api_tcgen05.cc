@@ -47,14 +47,20 @@ uint16_t operand(const Cta& cta, const SmemDesc& d, bool mn_major, uint32_t row,
 void execute_f16_mma(const MmaSpan& s, SmemDesc a, SmemDesc b, InstrDesc id, uint32_t col,
                      bool accumulate) {
   const uint32_t cols = gpu().params().tmem_columns;
-  std::vector<float> bt(static_cast<size_t>(id.n) * 16);
+  // B's values K-major by column: bt[k * N + n], so that eight columns of D
+  // accumulate side by side below.
+  const size_t nn = id.n;
+  std::vector<float> bt(nn * 16);
   for (uint32_t n = 0; n < id.n; ++n) {
     const bool lo = n < s.n_split;
     const Cta& c = lo ? *s.lo : *s.hi;
     const uint32_t row = lo ? n : n - s.n_split;
     for (uint32_t k = 0; k < 16; ++k)
-      bt[n * 16 + k] = to_float(operand(c, b, id.b_mn_major, row, k), id.b_format);
+      bt[k * nn + n] = to_float(operand(c, b, id.b_mn_major, row, k), id.b_format);
   }
+  // Each element of D adds its 16 products in K order, one FP32 multiply
+  // and one FP32 add each, as a scalar loop would; eight columns at a time
+  // only interleave independent elements (about 3x faster).
   for (uint32_t m = 0; m < id.m; ++m) {
     const bool lo = m < s.m_split;
     Cta& c = lo ? *s.lo : *s.hi;
@@ -63,11 +69,18 @@ void execute_f16_mma(const MmaSpan& s, SmemDesc a, SmemDesc b, InstrDesc id, uin
     for (uint32_t k = 0; k < 16; ++k)
       arow[k] = to_float(operand(c, a, id.a_mn_major, row, k), id.a_format);
     uint32_t* drow = &c.tmem.data[static_cast<size_t>(row) * cols + col];
-    for (uint32_t n = 0; n < id.n; ++n) {
-      float acc = accumulate ? std::bit_cast<float>(drow[n]) : 0.0f;
-      const float* bk = &bt[n * 16];
-      for (uint32_t k = 0; k < 16; ++k) acc += arow[k] * bk[k];
-      drow[n] = std::bit_cast<uint32_t>(acc);
+    size_t n0 = 0;
+    for (; n0 + 8 <= nn; n0 += 8) {
+      float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      if (accumulate) std::memcpy(acc, drow + n0, sizeof acc);
+      for (size_t k = 0; k < 16; ++k)
+        for (size_t j = 0; j < 8; ++j) acc[j] += arow[k] * bt[k * nn + n0 + j];
+      std::memcpy(drow + n0, acc, sizeof acc);
+    }
+    for (; n0 < nn; ++n0) {
+      float acc = accumulate ? std::bit_cast<float>(drow[n0]) : 0.0f;
+      for (size_t k = 0; k < 16; ++k) acc += arow[k] * bt[k * nn + n0];
+      drow[n0] = std::bit_cast<uint32_t>(acc);
     }
   }
 }

@@ -2,7 +2,8 @@
 //
 // An independent FP64 GEMM over the BF16 inputs (rows of A and B are K-major
 // with leading dimensions lda, ldb; a batch's matrices packed one after
-// another, each checked against its own A and B). Tolerance: the FP32 accumulation bound
+// another, each checked against its own A and B; the sums themselves are in
+// matmul_reference.h). Tolerance: the FP32 accumulation bound
 // 2 (k + 2) u sum|a b| plus one BF16 rounding of the output. D's padding
 // columns [n, ldc) must still hold the NaN sentinel: nothing outside D is
 // written.
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "kernels/core/numeric.h"
+#include "runner/kernels/matmul_reference.h"
 #include "runner/result/run_result.h"
 
 namespace sk::sim {
@@ -142,68 +144,59 @@ void check_output(CheckResult& r, const uint8_t* d, uint32_t m, uint32_t n, uint
 }
 
 // A (B) MN-major: element (i, kk) at a[kk * lda + i] instead of a[i * lda + kk].
+// With `cache`, the reference (matmul_reference.h) is taken from it when A
+// and B are those of its previous check, and kept there otherwise; without
+// it, or when the reference is too large to keep, it is computed here block
+// by block. Either way every element of D is compared, in the same order.
 template <class OutT>
 CheckResult check_matmul(uint32_t m, uint32_t n, uint32_t k, const uint16_t* a, uint32_t lda,
                          const uint16_t* b, uint32_t ldb, const uint8_t* c, uint32_t ldc,
                          bool f16 = false, uint32_t batches = 1, bool a_mn_major = false,
-                         bool b_mn_major = false) {
-  const size_t a_step[2] = {a_mn_major ? 1 : size_t{lda}, a_mn_major ? size_t{lda} : 1};
-  const size_t b_step[2] = {b_mn_major ? 1 : size_t{ldb}, b_mn_major ? size_t{ldb} : 1};
+                         bool b_mn_major = false, MatmulReferenceCache* cache = nullptr) {
+  const MatmulOperands in{m, n, k, a, lda, b, ldb, f16, batches, a_mn_major, b_mn_major};
+  const MatmulReference* whole = cache != nullptr ? cache->of(in) : nullptr;
   CheckResult r;
   r.ran = true;
   r.reference = f16 ? "host FP64 GEMM over the F16 inputs" : "host FP64 GEMM over the BF16 inputs";
   r.passed = true;
+  constexpr uint32_t kBlockRows = 64;  // rows computed at a time without a kept reference
+  std::vector<double> block_value, block_abs;
   for (uint32_t l = 0; l < batches; ++l) {
-    const uint16_t* al = a + size_t{l} * (a_mn_major ? k : m) * lda;
-    const uint16_t* bl = b + size_t{l} * (b_mn_major ? k : n) * ldb;
     const uint8_t* cl = c + size_t{l} * m * ldc * sizeof(OutT);
     // D[i][j], or D[l][i][j] in a batch.
     auto at = [&](uint32_t i, uint32_t j) {
       return batches > 1 ? fmt::format("[{}][{}][{}]", l, i, j) : fmt::format("[{}][{}]", i, j);
     };
-    // The inputs' values, K-contiguous, decoded once (the products below
-    // are the same FP64 products in the same order as decoding each pair).
-    auto decode = [&](const uint16_t* x, uint32_t rows, const size_t step[2]) {
-      std::vector<double> v(size_t{rows} * k);
-      for (uint32_t i = 0; i < rows; ++i)
-        for (uint32_t kk = 0; kk < k; ++kk)
-          v[size_t{i} * k + kk] = input_value(x[i * step[0] + kk * step[1]], f16);
-      return v;
-    };
-    const std::vector<double> av = decode(al, m, a_step), bv = decode(bl, n, b_step);
-    for (uint32_t i = 0; i < m; ++i) {
-      const double* ai = av.data() + size_t{i} * k;
-      for (uint32_t j = 0; j < ldc; ++j) {
-        const uint8_t* cp = cl + (static_cast<size_t>(i) * ldc + j) * sizeof(OutT);
-        if (j >= n) {
-          if (!untouched<OutT>(cp) && r.passed) {
-            r.passed = false;
-            r.detail = fmt::format("write outside D: padding element D{}", at(i, j));
-          }
-          continue;
-        }
-        const double* bj = bv.data() + size_t{j} * k;
-        // Four partial sums (K split by kk % 4), added at the end: FP64
-        // throughout, so the order changes the reference by a few FP64 ulps,
-        // some 10^-13 of the tolerance.
-        double part[4] = {0, 0, 0, 0}, part_abs[4] = {0, 0, 0, 0};
-        uint32_t kk = 0;
-        for (; kk + 4 <= k; kk += 4)
-          for (int q = 0; q < 4; ++q) {
-            const double x = ai[kk + q] * bj[kk + q];
-            part[q] += x;
-            part_abs[q] += std::fabs(x);
-          }
-        for (; kk < k; ++kk) {
-          const double x = ai[kk] * bj[kk];
-          part[kk % 4] += x;
-          part_abs[kk % 4] += std::fabs(x);
-        }
-        const double ref = (part[0] + part[1]) + (part[2] + part[3]);
-        const double abs_sum = (part_abs[0] + part_abs[1]) + (part_abs[2] + part_abs[3]);
-        check_element<OutT>(r, out_value<OutT>(cp), ref, abs_sum, k,
-                            [&] { return "D" + at(i, j); });
+    DecodedMatmul decoded;
+    if (whole == nullptr) decoded = decode_matmul(in, l);
+    for (uint32_t i0 = 0; i0 < m; i0 += kBlockRows) {
+      const uint32_t i1 = std::min(m, i0 + kBlockRows);
+      const double* value;
+      const double* abs_sum;
+      if (whole != nullptr) {
+        value = whole->value.data() + (size_t{l} * m + i0) * n;
+        abs_sum = whole->abs_sum.data() + (size_t{l} * m + i0) * n;
+      } else {
+        block_value.resize(size_t{i1 - i0} * n);
+        block_abs.resize(size_t{i1 - i0} * n);
+        reference_rows(decoded, i0, i1, block_value.data(), block_abs.data());
+        value = block_value.data();
+        abs_sum = block_abs.data();
       }
+      for (uint32_t i = i0; i < i1; ++i)
+        for (uint32_t j = 0; j < ldc; ++j) {
+          const uint8_t* cp = cl + (static_cast<size_t>(i) * ldc + j) * sizeof(OutT);
+          if (j >= n) {
+            if (!untouched<OutT>(cp) && r.passed) {
+              r.passed = false;
+              r.detail = fmt::format("write outside D: padding element D{}", at(i, j));
+            }
+            continue;
+          }
+          const size_t e = size_t{i - i0} * n + j;
+          check_element<OutT>(r, out_value<OutT>(cp), value[e], abs_sum[e], k,
+                              [&] { return "D" + at(i, j); });
+        }
     }
   }
   return r;

@@ -13,7 +13,9 @@
 #include <cstring>
 #include <memory>
 #include <random>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "kernels/core/math.h"
 #include "kernels/core/numeric.h"
@@ -55,11 +57,12 @@ void fail_encode(const std::string& err);
 // Allocates `batches` matrices each of A (m x k, rows ld.lda apart), B (n x
 // k, ld.ldb) and D (m x n, ld.ldd); in functional mode fills A and B from
 // `rng` (all of A first, row by row; BF16, or IEEE F16 with f16) and poisons
-// the padding and D. G is any model's Gpu (gmem(), functional()).
+// the padding and D. With fill false A and B are left zero for the caller to
+// copy in. G is any model's Gpu (gmem(), functional()).
 template <class OutT, class G>
 MatmulBuffers allocate_matmul(G& gpu, uint32_t m, uint32_t n, uint32_t k, const LeadingDims& ld,
                               std::mt19937_64& rng, bool f16 = false, uint32_t batches = 1,
-                              bool a_mn_major = false, bool b_mn_major = false) {
+                              bool a_mn_major = false, bool b_mn_major = false, bool fill = true) {
   auto& mem = gpu.gmem();
   MatmulBuffers b;
   b.lda = ld.lda;
@@ -79,7 +82,7 @@ MatmulBuffers allocate_matmul(G& gpu, uint32_t m, uint32_t n, uint32_t k, const 
   b.d = mem.allocate(b.stride_d * batches * sizeof(OutT), "D");
   if (!gpu.functional()) return b;
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  auto fill = [&](uint64_t addr, uint64_t rows, uint32_t len, uint32_t ld_elems) {
+  auto fill_rows = [&](uint64_t addr, uint64_t rows, uint32_t len, uint32_t ld_elems) {
     auto* p = reinterpret_cast<uint16_t*>(mem.host(addr));
     for (uint64_t r = 0; r < rows; ++r)
       for (uint32_t c = 0; c < ld_elems; ++c)
@@ -87,8 +90,10 @@ MatmulBuffers allocate_matmul(G& gpu, uint32_t m, uint32_t n, uint32_t k, const 
                                       : f16 ? f16_bits(dist(rng))
                                             : to_bf16(dist(rng)).bits;
   };
-  fill(b.a, uint64_t{a_rows} * batches, a_len, b.lda);
-  fill(b.b, uint64_t{b_rows} * batches, b_len, b.ldb);
+  if (fill) {
+    fill_rows(b.a, uint64_t{a_rows} * batches, a_len, b.lda);
+    fill_rows(b.b, uint64_t{b_rows} * batches, b_len, b.ldb);
+  }
   poison_output<OutT>(mem.host(b.d), b.stride_d * batches);
   return b;
 }
@@ -101,12 +106,37 @@ MatmulBuffers allocate_matmul(G& gpu, uint32_t m, uint32_t n, uint32_t k, std::m
   return allocate_matmul<OutT>(gpu, m, n, k, leading_dims(q, sizeof(OutT)), rng);
 }
 
-// The same for a run request: the data comes from the request's seed.
+// The bytes of A and B (padding included) that one request's simulations
+// share: the power-limited clocks simulate a request more than once, and its
+// seed gives the same operands each time, so the first simulation draws them
+// and the others copy them.
+struct MatmulOperandBytes {
+  std::vector<uint8_t> a, b;
+};
+
+// The same for a run request: the data comes from the request's seed (or,
+// with `kept` holding them, from an earlier simulation of the same request;
+// an empty `kept` receives them).
 template <class OutT, class G>
-MatmulBuffers allocate_matmul(G& gpu, const MatmulRequest& q) {
+MatmulBuffers allocate_matmul(G& gpu, const MatmulRequest& q, MatmulOperandBytes* kept = nullptr) {
   std::mt19937_64 rng(q.seed);
-  return allocate_matmul<OutT>(gpu, q.m, q.n, q.k, leading_dims(q, sizeof(OutT)), rng, q.in_f16,
-                               q.batch, q.a_mn_major, q.b_mn_major);
+  const bool copy = kept != nullptr && gpu.functional() && !kept->a.empty();
+  MatmulBuffers b = allocate_matmul<OutT>(gpu, q.m, q.n, q.k, leading_dims(q, sizeof(OutT)), rng,
+                                          q.in_f16, q.batch, q.a_mn_major, q.b_mn_major, !copy);
+  if (kept == nullptr || !gpu.functional()) return b;
+  uint8_t* a = gpu.gmem().host(b.a);
+  uint8_t* bb = gpu.gmem().host(b.b);
+  const size_t a_bytes = b.stride_a * b.batches * 2, b_bytes = b.stride_b * b.batches * 2;
+  if (!copy) {
+    kept->a.assign(a, a + a_bytes);
+    kept->b.assign(bb, bb + b_bytes);
+  } else {
+    if (kept->a.size() != a_bytes || kept->b.size() != b_bytes)
+      throw std::logic_error("allocate_matmul: kept operands of another shape");
+    std::memcpy(a, kept->a.data(), a_bytes);
+    std::memcpy(bb, kept->b.data(), b_bytes);
+  }
+  return b;
 }
 
 // The happens-before race detector, attached in functional mode (per-lane
@@ -120,8 +150,12 @@ std::unique_ptr<sim::Observer> attach_race_detector(G& gpu, const MatmulRequest&
   return attach_race_detector(gpu.engine(), gpu.gmem(), q);
 }
 
+// The output check of a functional run (check_matmul); `cache` keeps the
+// reference for the next run of the same inputs (the power-limited clocks'
+// simulations of one request).
 template <class OutT, class G>
-CheckResult check_run(G& gpu, const MatmulRequest& q, const MatmulBuffers& b, RunStatus status) {
+CheckResult check_run(G& gpu, const MatmulRequest& q, const MatmulBuffers& b, RunStatus status,
+                      MatmulReferenceCache* cache = nullptr) {
   if (!q.functional) return CheckResult{};
   if (status != RunStatus::kCompleted)
     return CheckResult{true, false, 0, 0, 0,
@@ -131,7 +165,7 @@ CheckResult check_run(G& gpu, const MatmulRequest& q, const MatmulBuffers& b, Ru
   auto& mem = gpu.gmem();
   return check_matmul<OutT>(q.m, q.n, q.k, reinterpret_cast<uint16_t*>(mem.host(b.a)), b.lda,
                             reinterpret_cast<uint16_t*>(mem.host(b.b)), b.ldb, mem.host(b.d),
-                            b.ldc, q.in_f16, b.batches, b.a_mn_major, b.b_mn_major);
+                            b.ldc, q.in_f16, b.batches, b.a_mn_major, b.b_mn_major, cache);
 }
 
 // Encodes the map of a 16-bit operand of `rows` GEMM rows (M or N) for the

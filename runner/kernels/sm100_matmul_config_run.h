@@ -3,8 +3,10 @@
 // their tensor maps (B's boxes are half the tile's rows for a 2-SM
 // configuration, whose CTAs each load half), the launch (runner/kernels/
 // sm100_launch.h) and, in functional mode, the check against the FP64
-// reference. Shared by the translation units that instantiate the 1-SM and
-// the 2-SM configuration tables (sm100_matmul_run.cc, sm100_pair_matmul_run.cc).
+// reference (operands drawn and reference computed once for all the
+// launch's simulations). Shared by the
+// translation units that instantiate the 1-SM and the 2-SM configuration
+// tables (sm100_matmul_run.cc, sm100_pair_matmul_run.cc).
 #pragma once
 
 #include "kernels/matmul/sm100_matmul.h"
@@ -18,10 +20,15 @@ namespace sk::sim {
 template <class C>
 RunResult run_sm100_matmul_config(const MatmulRequest& q) {
   using OutT = typename C::OutT;
+  // Every simulation of q (the power-limited clocks' probes) runs on the
+  // same inputs: they are drawn once, the reference is computed once, and
+  // each output is checked against it.
+  MatmulOperandBytes operands;
+  MatmulReferenceCache reference;
   return simulate_sm100<C, Sm100Matmul<C>>(
       q, {"matmul", C::name(), 2.0 * q.m * q.n * q.k * q.batch},
       [&](models::sm100::Gpu& gpu, auto& p) {
-        const MatmulBuffers buf = allocate_matmul<OutT>(gpu, q);
+        const MatmulBuffers buf = allocate_matmul<OutT>(gpu, q, &operands);
         fail_encode(encode_operand_map(p.a, buf.a, q.k, q.m, buf.lda, buf.stride_a, q.batch,
                                        C::BK, C::BM, q.a_mn_major));
         // A pair's CTAs each load half of B's tile rows.
@@ -36,7 +43,7 @@ RunResult run_sm100_matmul_config(const MatmulRequest& q) {
         return buf;
       },
       [&](models::sm100::Gpu& gpu, const MatmulBuffers& buf, RunStatus status) {
-        return check_run<OutT>(gpu, q, buf, status);
+        return check_run<OutT>(gpu, q, buf, status, &reference);
       });
 }
 

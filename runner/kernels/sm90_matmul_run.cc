@@ -41,16 +41,18 @@ models::sm100::KernelActivity activity(const MatmulRequest& q, const RunResult& 
 }
 
 // One launch with the tensor phase at `f.tensor_ghz` and the rest at
-// `f.rest_ghz` (models/sm100/phase_clock.h).
+// `f.rest_ghz` (models/sm100/phase_clock.h); the operands kept in
+// `operands` and the reference kept in `reference` serve every launch of q.
 template <int BN, int S, bool F16, bool Tma>
-RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f) {
+RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
+                     MatmulOperandBytes& operands, MatmulReferenceCache& reference) {
   using C = Sm90MatmulConfig<BN, S, F16, Tma>;
   using Kernel = Sm90Matmul<C>;
   const auto t0 = std::chrono::steady_clock::now();
   Gpu gpu(models::sm90::gpu_params(), q.functional);
   start_sm90_launch(gpu, f);
   configure_run(gpu, q, t0);
-  const MatmulBuffers buf = allocate_matmul<bf16_t>(gpu, q);
+  const MatmulBuffers buf = allocate_matmul<bf16_t>(gpu, q, &operands);
   typename Kernel::Params p{};
   // In a cluster each CTA loads a slice of the shared tiles (and multicasts
   // it): A's boxes are 128 / cluster_n rows, B's BN / cluster_m.
@@ -109,13 +111,14 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f) {
   // The summary's time is the clock log's: each phase's cycles at its clock.
   finish_sm90_launch(gpu, flops, f, r, [&q](const RunResult& x) { return activity(q, x); });
   settle_incomplete(r, gpu.engine().limit_reason());
-  r.check = check_run<bf16_t>(gpu, q, buf, status);
+  r.check = check_run<bf16_t>(gpu, q, buf, status, &reference);
   r.output_errors = write_run_files(gpu, q, r);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
 
-using Runner = RunResult (*)(const MatmulRequest&, models::sm100::LaunchClocks);
+using Runner = RunResult (*)(const MatmulRequest&, models::sm100::LaunchClocks,
+                             MatmulOperandBytes&, MatmulReferenceCache&);
 template <int BN, int S, bool F16, bool Tma>
 constexpr Runner runner() {
   if constexpr (Sm90MatmulConfig<BN, 2, false, Tma>::kSmemBytes + (S - 2) * (128 + BN) * 64 * 2 <=
@@ -203,8 +206,14 @@ RunResult run_sm90_matmul(const MatmulRequest& q) {
   const std::string err = validate_sm90_matmul(q);
   if (!err.empty()) throw std::invalid_argument(err);
   const Runner run = lookup(q);
-  return run_power_limited(q, models::sm90::gpu_params().power, models::sm90::gpu_params().clock_ghz,
-                           run, [&q](const RunResult& r) { return activity(q, r); });
+  MatmulOperandBytes operands;
+  MatmulReferenceCache reference;
+  return run_power_limited(
+      q, models::sm90::gpu_params().power, models::sm90::gpu_params().clock_ghz,
+      [&](const MatmulRequest& x, models::sm100::LaunchClocks f) {
+        return run(x, f, operands, reference);
+      },
+      [&q](const RunResult& r) { return activity(q, r); });
 }
 
 }  // namespace sk::sim

@@ -254,7 +254,16 @@ void RaceDetector::cta_exit(int cta) {
 
 RaceDetector::Cell& RaceDetector::cell(int cta, sim::Space space, uint64_t granule) {
   static Cell scratch;
-  if (space == sim::Space::kGlobal) return global_[granule];
+  if (space == sim::Space::kGlobal) {
+    const uint64_t page = granule >> kGlobalPageShift;
+    if (page != last_page_) {
+      std::unique_ptr<Cell[]>& cells = global_pages_[page];
+      if (cells == nullptr) cells = std::make_unique<Cell[]>(size_t{1} << kGlobalPageShift);
+      last_page_ = page;
+      last_cells_ = cells.get();
+    }
+    return last_cells_[granule & ((uint64_t{1} << kGlobalPageShift) - 1)];
+  }
   auto& v = space == sim::Space::kSmem ? ctas_[cta].smem : ctas_[cta].tmem;
   if (v.empty()) v.resize(space == sim::Space::kSmem ? smem_cells_ : 4 * sim::kTmemQuarterStride);
   if (granule >= v.size()) {

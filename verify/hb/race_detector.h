@@ -261,7 +261,13 @@ class RaceDetector : public sim::Observer {
   std::deque<Op> ops_;          // OpId i -> ops_[i - 1]
   std::deque<Record> records_;  // record index i -> records_[i]
   std::vector<CtaScopeRelease> cta_scope_releases_;
-  std::unordered_map<uint64_t, Cell> global_;
+  // Global memory's granules in pages of 2^kGlobalPageShift, created zeroed on
+  // first touch (a never-touched granule is a default Cell); the last page
+  // found is remembered, since an access walks consecutive granules.
+  static constexpr uint64_t kGlobalPageShift = 8;
+  std::unordered_map<uint64_t, std::unique_ptr<Cell[]>> global_pages_;
+  uint64_t last_page_ = ~uint64_t{0};
+  Cell* last_cells_ = nullptr;
   std::set<std::tuple<std::string, std::string, std::string>> reported_;
   int race_reports_ = 0;
   int init_reports_ = 0;

@@ -38,6 +38,12 @@ struct Params {
   uint32_t tma_loaded_latency = 0;
   double l2_fill_factor = 0;
   double sm_ingest_bytes_per_cycle = 0;
+  // What a tiled box's row that starts inside a 32-byte sector (a row pitch
+  // of 16 mod 32 bytes puts every other row there) costs on the SM's port
+  // and in L2 bandwidth, as a multiple of its bytes (1: no more than its
+  // bytes). Measured apart as the stream rate of such boxes against aligned
+  // ones (hw/h200/l2_stream.cu, section pitch).
+  double tma_unaligned_row_factor = 1;
   double hbm_bytes_per_cycle = 0;    // shared by all SMs
   // Bandwidth that the SMs' st.global data shares on its way to L2 (the
   // crossbar's write path; 0: not modelled). Only SM90's register epilogue

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <numeric>
 #include <span>
 #include <string>
 #include <utility>
@@ -127,6 +128,22 @@ inline PageSpan tiled_pages(const TensorMapModel& m, int32_t c0, int32_t c1) {
           static_cast<uint32_t>((e1 - e0 + 1) * m.elem_bytes)};
 }
 
+// Rows of `s` that start inside a 32-byte sector. The start of row r is
+// addr + r * stride, so modulo 32 the rows repeat every 32 / gcd(stride mod
+// 32, 32) rows: one period is counted, then scaled.
+inline uint32_t unaligned_rows(const PageSpan& s) {
+  if (s.rows == 0) return 0;
+  const uint64_t step = s.stride % 32, first = s.addr % 32;
+  if (step == 0) return first != 0 ? s.rows : 0;
+  const uint32_t period = static_cast<uint32_t>(32 / std::gcd<uint64_t>(step, 32));
+  auto count = [&](uint32_t n) {
+    uint32_t c = 0;
+    for (uint32_t r = 0; r < n; ++r) c += (first + r * step) % 32 != 0 ? 1 : 0;
+    return c;
+  };
+  return s.rows / period * count(period) + count(s.rows % period);
+}
+
 // Looks one page up in the CTA's translation cache (least recently used
 // out) and enters it; true on a miss.
 inline bool tlb_lookup(Cta& cta, uint64_t page, uint32_t entries) {
@@ -196,10 +213,16 @@ struct L2Part {
 // tma_loaded_latency scaled by the share of SMs loading, and a box touching a
 // page the SM's translation cache lacks waits tlb_miss_latency. A load whose
 // parts all hit takes the hit path; otherwise the missed parts' bytes come
-// from HBM, and the load also waits for the parts that hit.
-inline Cycle load_done(Cta& cta, uint64_t bytes, std::span<const L2Part> parts,
+// from HBM, and the load also waits for the parts that hit. On the port and
+// in L2 a row of `pages` that starts inside a 32-byte sector costs
+// tma_unaligned_row_factor times its bytes.
+inline Cycle load_done(Cta& cta, uint64_t box_bytes, std::span<const L2Part> parts,
                        const PageSpan& pages, Cycle now) {
   const Params& p = gpu().params();
+  uint64_t bytes = box_bytes;
+  if (p.tma_unaligned_row_factor > 1)
+    bytes += static_cast<uint64_t>((p.tma_unaligned_row_factor - 1) * unaligned_rows(pages) *
+                                   static_cast<double>(pages.row_bytes));
   const double loading = static_cast<double>(gpu().loading_sms() + (cta.loads_in_flight == 0 ? 1 : 0));
   double rate = p.sm_ingest_bytes_per_cycle;
   if (p.tma_fair_share) rate = std::min(rate, p.l2_bytes_per_cycle / loading);

@@ -43,6 +43,7 @@ ScenarioResult run_scenario(const ScenarioOptions& opt, const std::function<void
     models::sm100::Params params = models::sm100::Params::builtin();
     if (opt.num_sms > 0) params.num_sms = opt.num_sms;
     params.tensormap_fetch_latency = opt.tensormap_fetch_latency;
+    params.tma_unaligned_row_factor = opt.tma_unaligned_row_factor;
     models::sm100::Gpu gpu(params, opt.functional);
     std::unique_ptr<verify::RaceDetector> races;
     if (opt.race_detector) {

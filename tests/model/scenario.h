@@ -44,6 +44,7 @@ struct ScenarioOptions {
   int num_sms = 0;             // SMs of the modelled GPU (0: params.json)
   int cluster_size = 1;        // CTAs per thread-block cluster (ctas a multiple of it)
   uint32_t tensormap_fetch_latency = 0;  // Params::tensormap_fetch_latency for this run
+  double tma_unaligned_row_factor = 1;   // Params::tma_unaligned_row_factor for this run
   bool race_detector = false;  // install the happens-before race detector
   // Runs before launch inside the child (e.g. allocate global memory,
   // encode tensor maps); its pointer-valued results are captured by body.

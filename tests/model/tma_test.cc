@@ -167,3 +167,62 @@ TEST_CASE("a TMA box written over a second, live mbarrier is a finding; beside i
       CHECK_MESSAGE(r.findings.empty(), r.findings_text());
   }
 }
+
+namespace {
+// Cycles from issue to landing of a stream of 32 boxes of 64 x 128 BF16 (16 KiB
+// each, six in flight; four distinct boxes, so all but the first four hit in
+// L2) from a 4096-row matrix whose rows are `pitch` bytes apart, in timing
+// mode; `factor` is Params::tma_unaligned_row_factor.
+int64_t stream_cycles(uint64_t pitch, double factor) {
+  static sk::arch::TensorMap map;
+  constexpr int kBoxes = 32, kInFlight = 6;
+  ScenarioOptions o{.warps = 1, .smem_bytes = kInFlight * 16384 + 1024, .functional = false};
+  o.tma_unaligned_row_factor = factor;
+  o.setup = [pitch] {
+    auto& gpu = sk::models::sm100::Gpu::current();
+    const uint64_t addr = gpu.gmem().allocate(4096 * pitch, "M");
+    REQUIRE(sk::models::sm100::encode_tiled_2d(map, addr, 2, pitch / 2, 4096, pitch, 64, 128,
+                                                Swizzle::k128B)
+                .empty());
+  };
+  auto r = run_scenario(o, [] {
+    auto& gpu = sk::models::sm100::Gpu::current();
+    uint64_t* bar = reinterpret_cast<uint64_t*>(sk::arch::dynamic_smem());
+    uint8_t* dst = sk::arch::dynamic_smem() + 1024;
+    auto wait = [bar](int i) {  // the i-th load's barrier flip
+      while (!sk::arch::mbarrier_try_wait_parity(&bar[i % kInFlight], (i / kInFlight) & 1)) {
+      }
+    };
+    const sk::sim::Cycle t0 = gpu.engine().now();
+    for (int i = 0; i < kBoxes; ++i) {
+      if (i >= kInFlight) wait(i - kInFlight);
+      if (auto l = sk::elect_one()) {
+        if (i < kInFlight) sk::arch::mbarrier_init(&bar[i], 1);
+        sk::arch::mbarrier_arrive_expect_tx(&bar[i % kInFlight], 16384);
+        sk::arch::tma_load_2d(dst + (i % kInFlight) * 16384, &map, &bar[i % kInFlight], 0, i % 4 * 128);
+      }
+    }
+    for (int i = kBoxes - kInFlight; i < kBoxes; ++i) wait(i);
+    note(std::to_string(gpu.engine().now() - t0));
+  });
+  REQUIRE_MESSAGE(r.ok, r.error);
+  REQUIRE(r.notes.size() == 1);
+  return std::stoll(r.notes[0]);
+}
+}  // namespace
+
+// A row pitch of 16 mod 32 bytes starts every other row of a box inside a
+// 32-byte sector; such rows cost tma_unaligned_row_factor times their bytes
+// on the port and in L2 (measured on the H200: 2.0). Aligned pitches, and
+// any pitch with the factor at 1, cost their bytes only.
+TEST_CASE("boxes whose rows start inside a 32-byte sector stream slower, by the factor") {
+  const int64_t aligned = stream_cycles(4992, 2.0), unaligned = stream_cycles(5008, 2.0);
+  const int64_t off = stream_cycles(5008, 1.0), pitch32 = stream_cycles(5024, 2.0);
+  CHECK(off == aligned);
+  CHECK(pitch32 == aligned);  // 32 mod 128: every row starts on a sector
+  // Half the rows at twice their bytes: 1.5x the bytes on the port, which
+  // sets the pace of a stream of L2 hits with six loads in flight.
+  INFO("aligned ", aligned, " unaligned ", unaligned);
+  CHECK(unaligned > aligned * 13 / 10);
+  CHECK(unaligned <= aligned * 15 / 10 + 50);
+}

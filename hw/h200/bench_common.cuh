@@ -1,5 +1,6 @@
 // bench_common.cuh: what the Hopper benchmarks (gemm_bench.cu, attention_bench.cu)
-// share: the driver's tensor-map encoder, and the SM clock of a run of
+// and calibration programs share: the driver's tensor-map encoder, the cycle
+// counter and an mbarrier phase wait for device code, and the SM clock of a run of
 // launches (every SM's cycle counter and the global nanosecond timer, sampled
 // before and after, and the median of the per-SM rates: long, dense kernels
 // run below the boost clock when the board reaches its power limit, and this
@@ -17,7 +18,23 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/arch/sm90.h"
+
 namespace sk::bench {
+
+// The SM's cycle counter; the memory clobber keeps the compiler from moving
+// loads and stores across the read.
+__device__ __forceinline__ uint64_t clk() {
+  uint64_t c;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c) : : "memory");
+  return c;
+}
+
+// Spins until the phase of `bar` with `parity` has completed.
+__device__ __forceinline__ void wait_phase(uint64_t* bar, uint32_t parity) {
+  while (!sk::arch::mbarrier_try_wait_parity(bar, parity)) {
+  }
+}
 
 // Exits with status 2 and one line on a CUDA error (`prog` names the program).
 inline void check_cuda(cudaError_t e, const char* prog, const char* what, const char* file, int line) {

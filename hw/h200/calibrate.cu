@@ -37,16 +37,8 @@ namespace {
     }                                                                                      \
   } while (0)
 
-__device__ uint64_t clk() {
-  uint64_t c;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c));
-  return c;
-}
-
-__device__ void wait_phase(uint64_t* bar, uint32_t parity) {
-  while (!sk::arch::mbarrier_try_wait_parity(bar, parity)) {
-  }
-}
+using sk::bench::clk;
+using sk::bench::wait_phase;
 
 // 1. mbarrier arrive -> observed flip.
 __global__ void mbarrier_latency(uint64_t* out, int iters) {

@@ -96,11 +96,7 @@ constexpr uint32_t kMatmulSmem = MatmulCfg::kSmemBytes;
 constexpr int kWarm = 10;
 constexpr uint64_t kWaitLimit = 1ull << 31;  // cycles before a wait counts as hung
 
-__device__ __forceinline__ uint64_t clk() {
-  uint64_t c;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c) : : "memory");
-  return c;
-}
+using sk::bench::clk;
 __device__ __forceinline__ uint64_t gtimer() {
   uint64_t t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t) : : "memory");

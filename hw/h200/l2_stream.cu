@@ -51,16 +51,8 @@ namespace {
 constexpr const char* kProg = "l2_stream";
 #define CK(x) sk::bench::check_cuda((x), kProg, #x, __FILE__, __LINE__)
 
-__device__ uint64_t clk() {
-  uint64_t c;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c));
-  return c;
-}
-
-__device__ void wait_phase(uint64_t* bar, uint32_t parity) {
-  while (!sk::arch::mbarrier_try_wait_parity(bar, parity)) {
-  }
-}
+using sk::bench::clk;
+using sk::bench::wait_phase;
 
 __device__ uint8_t* aligned_base(uint8_t* smem) {
   return smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023);

@@ -42,13 +42,34 @@ uint16_t operand(const Cta& cta, const SmemDesc& d, bool mn_major, uint32_t row,
   std::memcpy(&v, cta.smem + off, 2);
   return v;
 }
+
+// One row of D (n columns at drow) (+)= arow x B^T for a K = 16 step, B's
+// values K-major by column in bt (bt[k * n + j]). Each element adds its 16
+// products in K order, one FP32 multiply and one FP32 add each, as a scalar
+// loop would; eight columns at a time only interleave independent elements
+// (about 3x faster).
+void accumulate_row(const float (&arow)[16], const float* bt, size_t n, uint32_t* drow,
+                    bool accumulate) {
+  size_t n0 = 0;
+  for (; n0 + 8 <= n; n0 += 8) {
+    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    if (accumulate) std::memcpy(acc, drow + n0, sizeof acc);
+    for (size_t k = 0; k < 16; ++k)
+      for (size_t j = 0; j < 8; ++j) acc[j] += arow[k] * bt[k * n + n0 + j];
+    std::memcpy(drow + n0, acc, sizeof acc);
+  }
+  for (; n0 < n; ++n0) {
+    float acc = accumulate ? std::bit_cast<float>(drow[n0]) : 0.0f;
+    for (size_t k = 0; k < 16; ++k) acc += arow[k] * bt[k * n + n0];
+    drow[n0] = std::bit_cast<uint32_t>(acc);
+  }
+}
 }  // namespace
 
 void execute_f16_mma(const MmaSpan& s, SmemDesc a, SmemDesc b, InstrDesc id, uint32_t col,
                      bool accumulate) {
   const uint32_t cols = gpu().params().tmem_columns;
-  // B's values K-major by column: bt[k * N + n], so that eight columns of D
-  // accumulate side by side below.
+  // B's values K-major by column (accumulate_row).
   const size_t nn = id.n;
   std::vector<float> bt(nn * 16);
   for (uint32_t n = 0; n < id.n; ++n) {
@@ -58,9 +79,6 @@ void execute_f16_mma(const MmaSpan& s, SmemDesc a, SmemDesc b, InstrDesc id, uin
     for (uint32_t k = 0; k < 16; ++k)
       bt[k * nn + n] = to_float(operand(c, b, id.b_mn_major, row, k), id.b_format);
   }
-  // Each element of D adds its 16 products in K order, one FP32 multiply
-  // and one FP32 add each, as a scalar loop would; eight columns at a time
-  // only interleave independent elements (about 3x faster).
   for (uint32_t m = 0; m < id.m; ++m) {
     const bool lo = m < s.m_split;
     Cta& c = lo ? *s.lo : *s.hi;
@@ -68,20 +86,8 @@ void execute_f16_mma(const MmaSpan& s, SmemDesc a, SmemDesc b, InstrDesc id, uin
     float arow[16];
     for (uint32_t k = 0; k < 16; ++k)
       arow[k] = to_float(operand(c, a, id.a_mn_major, row, k), id.a_format);
-    uint32_t* drow = &c.tmem.data[static_cast<size_t>(row) * cols + col];
-    size_t n0 = 0;
-    for (; n0 + 8 <= nn; n0 += 8) {
-      float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      if (accumulate) std::memcpy(acc, drow + n0, sizeof acc);
-      for (size_t k = 0; k < 16; ++k)
-        for (size_t j = 0; j < 8; ++j) acc[j] += arow[k] * bt[k * nn + n0 + j];
-      std::memcpy(drow + n0, acc, sizeof acc);
-    }
-    for (; n0 < nn; ++n0) {
-      float acc = accumulate ? std::bit_cast<float>(drow[n0]) : 0.0f;
-      for (size_t k = 0; k < 16; ++k) acc += arow[k] * bt[k * nn + n0];
-      drow[n0] = std::bit_cast<uint32_t>(acc);
-    }
+    accumulate_row(arow, bt.data(), nn, &c.tmem.data[static_cast<size_t>(row) * cols + col],
+                   accumulate);
   }
 }
 
@@ -393,23 +399,19 @@ namespace {
 void execute_f16_mma_ts(Cta& cta, uint32_t a_col, SmemDesc b, InstrDesc id, uint32_t col,
                         bool accumulate) {
   const uint32_t cols = gpu().params().tmem_columns;
-  std::vector<float> bt(static_cast<size_t>(id.n) * 16);
+  const size_t nn = id.n;
+  std::vector<float> bt(nn * 16);  // K-major by column (accumulate_row)
   for (uint32_t n = 0; n < id.n; ++n)
     for (uint32_t k = 0; k < 16; ++k)
-      bt[n * 16 + k] = to_float(operand(cta, b, id.b_mn_major, n, k), id.b_format);
+      bt[k * nn + n] = to_float(operand(cta, b, id.b_mn_major, n, k), id.b_format);
   for (uint32_t m = 0; m < id.m; ++m) {
     const uint32_t* row = &cta.tmem.data[static_cast<size_t>(m) * cols];
     float arow[16];
     for (uint32_t c = 0; c < 8; ++c)
       for (uint32_t h = 0; h < 2; ++h)
         arow[2 * c + h] = to_float(static_cast<uint16_t>(row[a_col + c] >> (16 * h)), id.a_format);
-    uint32_t* drow = &cta.tmem.data[static_cast<size_t>(m) * cols + col];
-    for (uint32_t n = 0; n < id.n; ++n) {
-      float acc = accumulate ? std::bit_cast<float>(drow[n]) : 0.0f;
-      const float* bk = &bt[n * 16];
-      for (uint32_t k = 0; k < 16; ++k) acc += arow[k] * bk[k];
-      drow[n] = std::bit_cast<uint32_t>(acc);
-    }
+    accumulate_row(arow, bt.data(), nn, &cta.tmem.data[static_cast<size_t>(m) * cols + col],
+                   accumulate);
   }
 }
 }  // namespace

@@ -5,6 +5,9 @@
 //                   --head-dim 64|128|256 [--causal] [--stages 2|3] [--runs 20] [--in-dtype f16]
 //   attention_bench --sweep [--runs 20] [--in-dtype f16]   (the built-in list below, every
 //                   stage count that fits)
+//   attention_bench --stamp-tiles [--max-seq 2048] [--runs 20]   (clock64 at the tile points of
+//                   CTA 0's tiles, the 16384-token rows at head dim 128 from 512 tokens; see
+//                   stamp_tiles())
 //   attention_bench --stamp [--runs 20]   (clock64 at the kernel's AttentionPoints in CTA 0's
 //                   first and fourth tiles, 8k non-causal BF16 at head dim 128, 64 and 256;
 //                   see print_stamps())
@@ -305,6 +308,12 @@ __device__ unsigned long long g_block_ns[2][kStampBlocks][256];  // %globaltimer
 // start and its last block end (by tile order: tile / grid).
 constexpr uint32_t kMaxTilesPerCta = 64;
 __device__ unsigned long long g_tile_ns[2][2][kMaxTilesPerCta];  // [cta][start, end][k]
+constexpr int kTilePoints = sk::kTilePointsEnd - sk::kTileStart;
+// --stamp-tiles: clock64 at the tile points of CTA 0's tiles, every consumer thread.
+__device__ unsigned long long g_tile_stamps[kMaxTilesPerCta][kTilePoints][256];
+// ... and %globaltimer around every CTA's epilogues: [cta][tile][warpgroup][start, end].
+constexpr uint32_t kMaxCtas = 160;
+__device__ unsigned long long g_store_ns[kMaxCtas][kMaxTilesPerCta][2][2];
 struct StampProbe {
   __device__ static unsigned long long now_ns() {
     unsigned long long ns;
@@ -312,6 +321,15 @@ struct StampProbe {
     return ns;
   }
   __device__ static void mark(sk::AttentionPoint point, uint32_t tile, uint32_t block) {
+    if (point >= sk::kTileStart) {  // CTA 0's tiles (every consumer thread: see above)
+      const uint32_t k = tile / gridDim.x;
+      if (blockIdx.x == 0 && k < kMaxTilesPerCta)
+        g_tile_stamps[k][point - sk::kTileStart][threadIdx.x - 128] = clock64();
+      // Every CTA's epilogue span per warpgroup (its threads write one slot).
+      if ((point == sk::kBlocksDone || point == sk::kTileStored) && k < kMaxTilesPerCta && blockIdx.x < kMaxCtas)
+        g_store_ns[blockIdx.x][k][threadIdx.x / 256][point == sk::kTileStored] = now_ns();
+      return;
+    }
     const uint32_t cta = blockIdx.x == 0 ? 0 : blockIdx.x + 1 == gridDim.x ? 1 : 2;  // CTA-uniform
     const uint32_t k = tile / gridDim.x;
     if (cta < 2 && k < kMaxTilesPerCta) {
@@ -616,6 +634,70 @@ int stamp_one(uint32_t heads, int runs) {
   return rc;
 }
 
+// --stamp-tiles: the FlashAttention-set rows at head dim 128 (16 heads,
+// 16384 tokens), non-causal, two stages, up to `max_seq` tokens: per tile of
+// CTA 0 and consumer warpgroup, cycles from the tile's start to Q acquired,
+// from there to its last P V complete (its blocks), to O and LSE stored, and
+// to the next tile's start; then the medians over the tiles.
+int stamp_tiles(int runs, uint32_t max_seq) {
+  std::printf("batch,heads,kv_heads,seqlen_q,seqlen_k,head_dim,causal,stages,ours_us,ours_tflops,"
+              "max_o_err,max_lse_err,status,sm_mhz,dtype\n");
+  int rc = 0;
+  for (uint32_t seq = 512; seq <= max_seq; seq *= 2) {
+    Shape s{16384 / seq, 16, 16, seq, seq, 128, false};
+    Problem pr = make_problem(s);
+    static unsigned long long zero[kMaxTilesPerCta][kTilePoints][256];
+    CHECK_CUDA(cudaMemcpyToSymbol(g_tile_stamps, zero, sizeof(zero)));
+    static unsigned long long zero_ns[kMaxCtas][kMaxTilesPerCta][2][2];
+    CHECK_CUDA(cudaMemcpyToSymbol(g_store_ns, zero_ns, sizeof(zero_ns)));
+    rc = std::max(rc, run_config<128, 2, sk::bf16_t, StampProbe>(pr, runs));
+    free_problem(pr);
+    static unsigned long long h[kMaxTilesPerCta][kTilePoints][256];
+    CHECK_CUDA(cudaMemcpyFromSymbol(h, g_tile_stamps, sizeof(h)));
+    std::printf("# tile_stamps,seqlen,warpgroup,tile,q_wait,blocks,store,to_next_tile,tile_cycles\n");
+    for (int wg = 0; wg < 2; ++wg) {
+      std::vector<double> seg[5];
+      for (uint32_t k = 0; k < kMaxTilesPerCta && h[k][0][128 * wg] != 0; ++k) {
+        const auto* t = h[k];
+        const bool has_next = k + 1 < kMaxTilesPerCta && h[k + 1][0][128 * wg] != 0;
+        const double q = double(t[1][128 * wg] - t[0][128 * wg]), b = double(t[2][128 * wg] - t[1][128 * wg]),
+                     st = double(t[3][128 * wg] - t[2][128 * wg]),
+                     nx = has_next ? double(h[k + 1][0][128 * wg] - t[3][128 * wg]) : 0.0;
+        std::printf("tile_stamps,%u,%d,%u,%.0f,%.0f,%.0f,%.0f,%.0f\n", seq, wg, k, q, b, st, nx, q + b + st + nx);
+        seg[0].push_back(q), seg[1].push_back(b), seg[2].push_back(st);
+        if (has_next) seg[3].push_back(nx), seg[4].push_back(q + b + st + nx);
+      }
+      if (!seg[3].empty())
+        std::printf("tile_median,%u,%d,-,%.0f,%.0f,%.0f,%.0f,%.0f\n", seq, wg, median(seg[0]), median(seg[1]),
+                    median(seg[2]), median(seg[3]), median(seg[4]));
+    }
+    // Epilogues of all CTAs (the last launch): how many SMs store at once.
+    static unsigned long long ns[kMaxCtas][kMaxTilesPerCta][2][2];
+    CHECK_CUDA(cudaMemcpyFromSymbol(ns, g_store_ns, sizeof(ns)));
+    std::vector<std::pair<unsigned long long, int>> ev;  // SM-level: start of WG0's, end of the later
+    std::vector<double> dur;
+    for (uint32_t c = 0; c < kMaxCtas; ++c)
+      for (uint32_t k = 0; k < kMaxTilesPerCta && ns[c][k][0][0] != 0; ++k) {
+        const unsigned long long a = std::min(ns[c][k][0][0], ns[c][k][1][0]);
+        const unsigned long long b = std::max(ns[c][k][0][1], ns[c][k][1][1]);
+        ev.push_back({a, 1}), ev.push_back({b, -1});
+        dur.push_back(double(b - a));
+      }
+    std::sort(ev.begin(), ev.end());
+    double weighted = 0, busy = 0;
+    int cur = 0;
+    for (size_t i = 0; i + 1 < ev.size(); ++i) {
+      cur += ev[i].second;
+      const double dt = double(ev[i + 1].first - ev[i].first);
+      if (cur > 0) weighted += cur * dt, busy += dt;
+    }
+    if (!dur.empty())
+      std::printf("epilogues,%u,ctas_storing_mean,%.1f,epilogue_ns_median,%.0f,epilogues,%zu\n", seq,
+                  busy > 0 ? weighted / busy : 0.0, median(dur), dur.size());
+  }
+  return rc;
+}
+
 int stamp(int runs) {
   std::printf("batch,heads,kv_heads,seqlen_q,seqlen_k,head_dim,causal,stages,ours_us,ours_tflops,"
               "max_o_err,max_lse_err,status,sm_mhz,dtype\n");
@@ -645,6 +727,7 @@ int main(int argc, char** argv) {
   }
   const bool f16 = std::strcmp(dtype, "f16") == 0;
   if (flag(argc, argv, "--stamp")) return stamp(runs);
+  if (flag(argc, argv, "--stamp-tiles")) return stamp_tiles(runs, arg(argc, argv, "--max-seq", 2048));
   if (flag(argc, argv, "--sweep")) {
     std::printf("%s", header);
     int rc = 0;

@@ -46,6 +46,45 @@
 //    descriptors), RS (A as 4 x .b32 per thread, B a K-major descriptor) and
 //    RS with an MN-major B (imm-trans-b = 1, as P V reads V). Random nonzero
 //    BF16 operands; the accumulators are stored and checked finite and nonzero.
+// 4. The attention kernel's own consumer steps (Sm90Attention's gemm_qk,
+//    gemm_pv, softmax, rescale and to_p, compiled as the kernel compiles them)
+//    on Q, K and V tiles resident in SMEM, no loads, one CTA of 256 threads,
+//    `blocks` = 256 K/V blocks, unmasked (seqlen_k 2^30), at head dim 64,
+//    128 and 256. Cycles per block for:
+//      softmax_alone      warpgroup 0 alone: rescale O and the softmax (P's
+//                         packing is left out: with no wgmma reading P,
+//                         ptxas removes it);
+//      softmax_two_wg     both warpgroups run that loop at once;
+//      softmax_beside_ss  warpgroup 0 runs it while warpgroup 1 keeps the
+//                         tensor core busy with its Q K^T wgmma (a group
+//                         queued behind the running one, past the loop's end);
+//      softmax_beside_rs  the same with warpgroup 1's P V (A in registers);
+//      softmax_own_pv     warpgroup 0 alone, the kernel's intra-warpgroup
+//                         overlap: P V issued, softmax, wait, pack P;
+//      pv_alone           the same without the softmax;
+//      pingpong           both warpgroups run the kernel's block loop (named
+//                         barrier turn, rescale, Q K^T and P V issued, hand
+//                         off, wait 1, softmax, wait 0, pack P): the block
+//                         period without memory;
+//      pingpong_no_softmax the same loop without the softmax.
+//    Figures are the span over the measured warpgroups / blocks.
+// 5. The FP32 pipe and the SFU beside a busy tensor core: warpgroup 0 runs the
+//    chains of 1b (8 per thread: throughput; 1: latency) while warpgroup 1
+//    has no work, or keeps the tensor core busy with m64n128k16 wgmma, SS or
+//    RS (8 ops per group, one group queued behind the running one, until
+//    well past warpgroup 0's end). Cycles per warp-instruction per warp (one
+//    warp per sub-partition) and the ratio to the idle case.
+// 6. The attention epilogue's per-lane stores (st.global.b32 in the wgmma
+//    accumulator's layout, 16 rows per warp) from 4 or 8 warps of one CTA, on
+//    1 SM or on 132 at once: rows of 64, 128 and 256 16-bit columns packed
+//    (O's layout at head dim 64-256) and 128 or 256 columns of 16 KiB rows (a
+//    matmul's C), and O's rows at head dim 128 from 8 warps on 16, 33, 66
+//    and 99 SMs: bytes per SM-cycle until the last store is issued, and
+//    until a __threadfence after them returns. Those rewrite the same lines
+//    launch after launch (L2 hits); the "miss" rows write lines not written
+//    before (O's case: a kernel's output is new to L2). The "readers_R" rows
+//    store from 1-66 SMs while the other R SMs read a 16 MiB buffer through
+//    L2 (ld.global.cg.v4, 8 warps each) past the stores' end.
 // Every CUDA call is checked.
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -57,6 +96,7 @@
 #include <vector>
 
 #include "kernels/arch/sm90.h"
+#include "kernels/attention/sm90_attention.h"
 #include "kernels/core/numeric.h"
 
 namespace {
@@ -128,9 +168,10 @@ __device__ __forceinline__ float alu_step(float x) {
   return y;
 }
 
-// C independent chains per thread, `steps` steps each.
+// C independent chains per thread, `steps` steps each; records the warp's
+// span and stores the chains' sum.
 template <int Op, int C>
-__global__ void alu_chains(uint64_t* times, float* sink, int steps) {
+__device__ __forceinline__ void run_chains(uint64_t* times, float* sink, int steps) {
   float x[C], y[C], z[C];
 #pragma unroll
   for (int c = 0; c < C; ++c) {
@@ -138,7 +179,6 @@ __global__ void alu_chains(uint64_t* times, float* sink, int steps) {
     y[c] = 0.75f * x[c];
     z[c] = 0.25f * x[c];
   }
-  __syncthreads();
   const uint64_t t0 = clk();
 #pragma unroll 16
   for (int s = 0; s < steps; ++s) {
@@ -157,6 +197,12 @@ __global__ void alu_chains(uint64_t* times, float* sink, int steps) {
 #pragma unroll
   for (int c = 0; c < C; ++c) sum += x[c] + y[c] + z[c];
   sink[threadIdx.x] = sum;
+}
+
+template <int Op, int C>
+__global__ void alu_chains(uint64_t* times, float* sink, int steps) {
+  __syncthreads();
+  run_chains<Op, C>(times, sink, steps);
 }
 
 // ---------------------------------------------------------------- 2. named barriers
@@ -348,6 +394,221 @@ __global__ void __launch_bounds__(256, 1) pingpong(uint64_t* times, float* sink,
   sink[threadIdx.x] = acc_sum<128>(s_acc) + acc_sum<128>(o_acc);
 }
 
+// ---------------------------------------------------------------- 4. consumer steps
+enum StepMode { kSmAlone, kSmTwo, kSmBesideSs, kSmBesideRs, kSmOwnPv, kPvAlone, kPingpong, kPingpongNoSoftmax };
+
+__device__ __forceinline__ float rand_f(uint32_t i) {
+  uint32_t x = i * 2654435761u + 777u;
+  x ^= x >> 13;
+  x *= 0x5bd1e995u;
+  x ^= x >> 15;
+  return static_cast<float>(x & 0xffff) / 16384.0f - 2.0f;  // [-2, 2)
+}
+
+template <int D>
+struct StepSmem {
+  using Cfg = sk::Sm90AttentionConfig<D, 2>;
+  static constexpr int kBytes = Cfg::kQBytes + 2 * Cfg::kKvBytes + 1024;
+};
+
+template <int D, int Mode>
+__global__ void __launch_bounds__(256, 1) consumer_steps(uint64_t* times, float* sink, int blocks) {
+  using Cfg = sk::Sm90AttentionConfig<D, 2>;
+  using A = sk::Sm90Attention<Cfg>;
+  extern __shared__ __align__(1024) uint8_t smem[];
+  uint8_t* base = smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023);
+  for (uint32_t i = threadIdx.x; i < (Cfg::kQBytes + 2 * Cfg::kKvBytes) / 2; i += blockDim.x)
+    reinterpret_cast<uint16_t*>(base)[i] = rand_bf16(i);
+  sk::arch::fence_proxy_async_shared();
+  __syncthreads();
+  const uint32_t q = sk::arch::smem_addr(base), k = q + Cfg::kQBytes, v = k + Cfg::kKvBytes;
+  // Warp-uniform (the kernel's warp_idx): a branch on threadIdx would be
+  // divergent to ptxas and serialize the wgmma (C7520).
+  const uint32_t warp = sk::arch::warp_idx(), half = warp / 4;
+  const uint32_t row0 = half * 64 + warp % 4 * 16;
+  const uint32_t q_rows = q + half * 64 * 128;
+  typename A::Params p{};
+  p.seqlen_q = p.seqlen_k = 1u << 30;
+  p.softmax_scale = 1.0f / sqrtf(static_cast<float>(D));
+  const float scale_log2 = p.softmax_scale * 1.4426950408889634f;
+  typename A::SAcc s_acc;
+  typename A::OAcc o_acc;
+  typename A::Rows row_max, row_sum, scale;
+  sk::LaneArray<uint32_t, 4> p_frag[A::BN / 16];
+#pragma unroll
+  for (int i = 0; i < A::BN / 2; ++i) s_acc.regs[0][i] = rand_f(threadIdx.x * 256 + i);
+#pragma unroll
+  for (int i = 0; i < D / 2; ++i) o_acc.regs[0][i] = 0.0f;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    row_max.regs[0][h] = -__builtin_huge_valf();
+    row_sum.regs[0][h] = 0.0f;
+    scale.regs[0][h] = 1.0f;
+  }
+  A::to_p(s_acc, p_frag);
+  constexpr bool kBoth = Mode == kSmTwo || Mode == kPingpong || Mode == kPingpongNoSoftmax;
+  if ((Mode == kSmBesideSs || Mode == kSmBesideRs) && half == 1) {
+    // The other warpgroup keeps the tensor core busy past warpgroup 0's
+    // loop (4 x `blocks` groups, one queued behind the one running): Q K^T
+    // (SS) or P V (RS, A from its registers).
+    sk::arch::wgmma_fence();
+    for (int g = 0; g < 4 * blocks; ++g) {
+      if constexpr (Mode == kSmBesideSs)
+        A::gemm_qk(s_acc, q_rows, k);
+      else
+        A::gemm_pv(o_acc, p_frag, v);
+      sk::arch::wgmma_commit_group();
+      sk::arch::wgmma_wait_group<1>();
+    }
+    sk::arch::wgmma_wait_group<0>();
+  } else if (kBoth || half == 0) {
+    const uint64_t t0 = clk();
+    if constexpr (Mode == kPingpong || Mode == kPingpongNoSoftmax) {
+      constexpr uint32_t kBar = A::kSchedBarrierBase;
+      if (half == 1) sk::arch::named_barrier_arrive(kBar, 256);
+      for (int n = 0; n < blocks; ++n) {
+        const bool last = n + 1 == blocks;
+        sk::arch::named_barrier_sync(kBar + half, 256);
+        if (n > 0) A::rescale(o_acc, scale);
+        sk::arch::wgmma_fence();
+        A::gemm_qk(s_acc, q_rows, k);
+        sk::arch::wgmma_commit_group();
+        if (n == 0) {
+          sk::arch::named_barrier_arrive(kBar + 1 - half, 256);
+          sk::arch::wgmma_wait_group<0>();
+          if constexpr (Mode == kPingpong) A::softmax(p, s_acc, row_max, row_sum, scale, scale_log2, row0, n, half);
+        } else {
+          A::gemm_pv(o_acc, p_frag, v);
+          sk::arch::wgmma_commit_group();
+          if (half == 0 || !last) sk::arch::named_barrier_arrive(kBar + 1 - half, 256);
+          sk::arch::wgmma_wait_group<1>();
+          if constexpr (Mode == kPingpong) A::softmax(p, s_acc, row_max, row_sum, scale, scale_log2, row0, n, half);
+          sk::arch::wgmma_wait_group<0>();
+        }
+        A::to_p(s_acc, p_frag);
+      }
+    } else {
+      for (int n = 0; n < blocks; ++n) {
+        A::rescale(o_acc, scale);
+        if constexpr (Mode == kSmOwnPv || Mode == kPvAlone) {
+          sk::arch::wgmma_fence();
+          A::gemm_pv(o_acc, p_frag, v);
+          sk::arch::wgmma_commit_group();
+        }
+        if constexpr (Mode != kPvAlone) A::softmax(p, s_acc, row_max, row_sum, scale, scale_log2, row0, n, half);
+        if constexpr (Mode == kSmOwnPv || Mode == kPvAlone) {
+          sk::arch::wgmma_wait_group<0>();
+          A::to_p(s_acc, p_frag);  // where no wgmma reads P, ptxas drops it
+        }
+      }
+    }
+    const uint64_t t1 = clk();
+    record(times, t0, t1);
+  }
+  float acc = row_sum.regs[0][0] + row_sum.regs[0][1];
+#pragma unroll
+  for (int i = 0; i < A::BN / 2; ++i) acc += s_acc.regs[0][i];
+#pragma unroll
+  for (int i = 0; i < D / 2; ++i) acc += o_acc.regs[0][i];
+  if (kBoth || half == 0) sink[threadIdx.x] = acc;
+}
+
+// ---------------------------------------------------------------- 5. ALU beside wgmma
+template <int Op, int C, int Form>  // Form: -1 idle, kSS or kRS
+__global__ void __launch_bounds__(256, 1) alu_beside(uint64_t* times, float* sink, int steps, int groups) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  uint32_t areg[16];
+  uint8_t* base = fill_operands(smem, 128, areg);
+  const uint32_t a = sk::arch::smem_addr(base), b = a + 64 * 128;
+  if (sk::arch::warp_idx() >= 4) {
+    if constexpr (Form >= 0) {
+      sk::LaneArray<float, 64> acc;
+#pragma unroll
+      for (int i = 0; i < 64; ++i) acc.regs[0][i] = 0.0f;
+      sk::arch::wgmma_fence();
+      for (int g = 0; g < groups; ++g) {
+#pragma unroll
+        for (int k = 0; k < 8; ++k) wgmma_op<Form, 128>(acc, areg, a, b, k);
+        sk::arch::wgmma_commit_group();
+        sk::arch::wgmma_wait_group<1>();
+      }
+      sk::arch::wgmma_wait_group<0>();
+      sink[threadIdx.x] = acc_sum<128>(acc);
+    }
+    return;
+  }
+  run_chains<Op, C>(times, sink, steps);
+}
+
+// ---------------------------------------------------------------- 6. fragment stores
+// Warps of one CTA store 16-row slabs of a 128-row tile in the wgmma
+// accumulator's layout, as the attention epilogue does (lane l: rows l/4 and
+// l/4 + 8, columns 8j + 2(l%4) and the next, one st.global.b32 each), `Cols`
+// 16-bit columns per row, rows `pitch` elements apart; `reps` tiles, each
+// 128 x pitch elements after the last (fresh lines every time). The span runs
+// from the first warp's first store to the last warp's last store issued
+// (the stores are not waited for), and a second span to a __threadfence after
+// them (drained).
+template <int Cols>
+__device__ __forceinline__ void store_tiles(uint64_t* times, uint16_t* base, uint32_t pitch, int reps) {
+  const uint32_t warp = threadIdx.x / 32, l = threadIdx.x % 32;
+  const uint32_t v = 0x3f803f80u ^ threadIdx.x;
+  const uint64_t t0 = clk();
+  for (int r = 0; r < reps; ++r) {
+    uint16_t* tile = base + static_cast<uint64_t>(r) * 128 * pitch;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const uint32_t row = 16 * warp + l / 4 + 8 * h;
+#pragma unroll
+      for (int j = 0; j < Cols / 8; ++j)
+        sk::arch::st_global_b32(tile + static_cast<uint64_t>(row) * pitch + 8 * j + 2 * (l % 4), v + j);
+    }
+  }
+  const uint64_t t1 = clk();
+  __threadfence();
+  const uint64_t t2 = clk();
+  if (l == 0 && blockIdx.x == 0) {
+    times[2 * warp] = t0;
+    times[2 * warp + 1] = t1;
+    times[64 + warp] = t2;
+  }
+}
+
+template <int Cols>
+__global__ void frag_store(uint64_t* times, uint16_t* out, uint32_t pitch, int reps) {
+  __syncthreads();
+  store_tiles<Cols>(times, out + static_cast<uint64_t>(blockIdx.x) * reps * 128 * pitch, pitch, reps);
+}
+
+// The first `storers` CTAs store as frag_store; the others read an
+// L2-resident buffer (`words` 16-byte words, each thread its own stride
+// through it, ld.global.cg.v4) for `iters` loads each, well past the stores.
+template <int Cols>
+__global__ void frag_store_beside_reads(uint64_t* times, uint16_t* out, uint32_t pitch, int reps,
+                                        int storers, const uint4* buf, uint32_t words, int iters,
+                                        float* sink) {
+  __syncthreads();
+  if (static_cast<int>(blockIdx.x) < storers) {
+    store_tiles<Cols>(times, out + static_cast<uint64_t>(blockIdx.x) * reps * 128 * pitch, pitch, reps);
+    return;
+  }
+  uint32_t i = (blockIdx.x * blockDim.x + threadIdx.x) * 8u;
+  uint32_t acc = 0;
+  for (int k = 0; k < iters; k += 8) {
+    uint4 x[8];  // eight loads in flight per thread
+#pragma unroll
+    for (int u = 0; u < 8; ++u) {
+      asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(x[u].x), "=r"(x[u].y), "=r"(x[u].z), "=r"(x[u].w)
+                   : "l"(buf + i % words));
+      i += 32u * 1024u + 8u;
+    }
+#pragma unroll
+    for (int u = 0; u < 8; ++u) acc ^= x[u].x ^ x[u].w;
+  }
+  if (acc == 0x12345678u) sink[0] = 1.0f;
+}
+
 // ---------------------------------------------------------------- host
 uint64_t* g_times = nullptr;
 float* g_sink = nullptr;
@@ -438,6 +699,125 @@ void wgmma_rows(const char* form) {
   wgmma_row<Form, 256, 1>(form);
 }
 
+template <int D, int Mode>
+void step_row(const char* name) {
+  constexpr int kBlocks = 256;
+  constexpr int smem = StepSmem<D>::kBytes;
+  auto kernel = consumer_steps<D, Mode>;
+  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  const bool both = Mode == kSmTwo || Mode == kPingpong || Mode == kPingpongNoSoftmax;
+  const int threads = Mode == kSmAlone || Mode == kSmOwnPv || Mode == kPvAlone ? 128 : 256;
+  const double span =
+      median_span([&] { kernel<<<1, threads, smem>>>(g_times, g_sink, kBlocks); }, both ? 8 : 4);
+  std::printf("%s,%d,%d,%.1f\n", name, D, kBlocks, span / kBlocks);
+}
+
+template <int D>
+void step_rows() {
+  step_row<D, kSmAlone>("softmax_alone");
+  step_row<D, kSmTwo>("softmax_two_wg");
+  step_row<D, kSmBesideSs>("softmax_beside_ss");
+  step_row<D, kSmBesideRs>("softmax_beside_rs");
+  step_row<D, kSmOwnPv>("softmax_own_pv");
+  step_row<D, kPvAlone>("pv_alone");
+  step_row<D, kPingpong>("pingpong");
+  step_row<D, kPingpongNoSoftmax>("pingpong_no_softmax");
+}
+
+// Section 5: one Op's chains on warpgroup 0, the tensor core idle or busy.
+template <int Op, int C>
+void beside_rows(const char* name) {
+  constexpr int kSteps = 2048, kGroups = 2048;
+  const int smem = (64 + 128) * 128 + 1024;
+  double idle = 0.0;
+  auto row = [&](auto kernel, const char* form) {
+    CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    const double span =
+        median_span([&] { kernel<<<1, 256, smem>>>(g_times, g_sink, kSteps, kGroups); }, 4);
+    const double per = span / (static_cast<double>(kSteps) * C);
+    if (idle == 0.0) idle = per;
+    std::printf("%s,%d,%s,%.3f,%.3f\n", name, C, form, per, per / idle);
+  };
+  row(alu_beside<Op, C, -1>, "idle");
+  row(alu_beside<Op, C, kSS>, "ss");
+  row(alu_beside<Op, C, kRS>, "rs");
+}
+
+// Section 6: bytes per SM-cycle of the fragment stores, issued and drained.
+uint16_t* g_store_buf = nullptr;
+constexpr size_t kStoreBufBytes = size_t{1} << 32;
+
+// `cold`: every launch writes lines the previous ones did not (the launch's
+// region moves through the 4 GiB buffer), so the stores miss in L2, as an
+// attention kernel's O does; otherwise the kReps launches write the same lines.
+template <int Cols>
+void store_row(uint32_t pitch_bytes, int warps, int ctas, bool cold = false) {
+  const int reps = 8;
+  const uint32_t pitch = pitch_bytes / 2;
+  const size_t launch_bytes = static_cast<size_t>(ctas) * reps * 128 * pitch_bytes;
+  if (launch_bytes > kStoreBufBytes) return;
+  std::vector<double> issued, drained;
+  size_t offset = 0;
+  for (int r = 0; r < kReps; ++r) {
+    if (cold) {
+      offset += launch_bytes;
+      if (offset + launch_bytes > kStoreBufBytes) offset = 0;
+    }
+    frag_store<Cols><<<ctas, 32 * warps>>>(g_times, g_store_buf + offset / 2, pitch, reps);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    std::vector<uint64_t> h(64 + warps);
+    CK(cudaMemcpy(h.data(), g_times, 2 * warps * 8, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(h.data() + 2 * warps, g_times + 64, warps * 8, cudaMemcpyDeviceToHost));
+    uint64_t t0 = h[0], t1 = h[1], t2 = h[2 * warps];
+    for (int w = 1; w < warps; ++w) {
+      t0 = std::min(t0, h[2 * w]);
+      t1 = std::max(t1, h[2 * w + 1]);
+      t2 = std::max(t2, h[2 * warps + w]);
+    }
+    issued.push_back(static_cast<double>(t1 - t0));
+    drained.push_back(static_cast<double>(t2 - t0));
+  }
+  const double bytes = 2.0 * Cols * 16 * warps * reps;  // per CTA
+  const double is = median(issued), dr = median(drained);
+  std::printf("%d,%u,%d,%d,%s,%.0f,%.0f,%.2f,%.2f,%.2f\n", Cols, pitch_bytes, warps, ctas, cold ? "miss" : "hit",
+              bytes, is, bytes / is, dr, bytes / dr);
+}
+
+
+// Section 6b: the same stores from `storers` SMs while the other SMs read L2.
+uint4* g_read_buf = nullptr;
+constexpr uint32_t kReadWords = (16u << 20) / 16;  // 16 MiB: L2-resident
+
+void store_beside_reads_row(int storers) {
+  const int reps = 8, warps = 8;
+  const uint32_t pitch = 128;  // O's rows at head dim 128
+  std::vector<double> issued, read_gbs;
+  constexpr int kIters = 4096;
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  for (int r = 0; r < kReps; ++r) {
+    CK(cudaEventRecord(e0));
+    frag_store_beside_reads<128><<<132, 32 * warps>>>(g_times, g_store_buf, pitch, reps, storers, g_read_buf,
+                                                      kReadWords, kIters, g_sink);
+    CK(cudaEventRecord(e1));
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    read_gbs.push_back((132.0 - storers) * 32 * warps * kIters * 16.0 / (ms * 1e6));
+    std::vector<uint64_t> h(2 * warps);
+    CK(cudaMemcpy(h.data(), g_times, 2 * warps * 8, cudaMemcpyDeviceToHost));
+    uint64_t t0 = h[0], t1 = h[1];
+    for (int w = 1; w < warps; ++w) t0 = std::min(t0, h[2 * w]), t1 = std::max(t1, h[2 * w + 1]);
+    issued.push_back(static_cast<double>(t1 - t0));
+  }
+  const double bytes = 2.0 * 128 * 16 * warps * reps;
+  std::printf("128,256,%d,%d,readers_%d_at_%.0f_GBps,%.0f,%.0f,%.2f,-,-\n", warps, storers, 132 - storers,
+              median(read_gbs), bytes, median(issued), bytes / median(issued));
+}
+
 }  // namespace
 
 int main() {
@@ -519,6 +899,43 @@ int main() {
   wgmma_rows<kSS>("ss");
   wgmma_rows<kRS>("rs");
   wgmma_rows<kRSTransB>("rs_trans_b");
+
+  // 4. the kernel's consumer steps without loads.
+  std::printf("section,consumer_steps\nstep,head_dim,blocks,cycles_per_block\n");
+  step_rows<64>();
+  step_rows<128>();
+  step_rows<256>();
+
+  // 5. ALU beside a busy tensor core.
+  std::printf("section,alu_beside_wgmma\ninstruction,chains_per_thread,tensor_core,"
+              "cycles_per_warp_instruction,ratio_to_idle\n");
+  beside_rows<kEx2Ftz, 8>("ex2.approx.ftz.f32");
+  beside_rows<kFma, 8>("fma.rn.f32");
+  beside_rows<kMax, 8>("max.f32");
+  beside_rows<kMix, 8>("ex2.ftz+2fma");
+  beside_rows<kFma, 1>("fma.rn.f32");
+  beside_rows<kEx2Ftz, 1>("ex2.approx.ftz.f32");
+
+  // 6. fragment stores.
+  CK(cudaMalloc(&g_store_buf, kStoreBufBytes));
+  std::printf("section,fragment_stores\ncols,pitch_bytes,warps,ctas,l2,bytes_per_cta,issue_cycles,"
+              "bytes_per_cycle_issued,drain_cycles,bytes_per_cycle_drained\n");
+  for (int ctas : {1, 132}) {
+    for (int warps : {4, 8}) {
+      store_row<64>(128, warps, ctas);
+      store_row<128>(256, warps, ctas);
+      store_row<256>(512, warps, ctas);
+      store_row<128>(16384, warps, ctas);
+      store_row<256>(16384, warps, ctas);
+    }
+  }
+  for (int ctas : {16, 33, 66, 99}) store_row<128>(256, 8, ctas);
+  for (int ctas : {1, 16, 33, 66, 99, 132}) store_row<128>(256, 8, ctas, true);
+  for (int ctas : {1, 132}) store_row<64>(128, 8, ctas, true);
+  for (int ctas : {1, 132}) store_row<256>(512, 8, ctas, true);
+  CK(cudaMalloc(&g_read_buf, size_t{kReadWords} * 16));
+  CK(cudaMemset(g_read_buf, 1, size_t{kReadWords} * 16));
+  for (int storers : {1, 16, 33, 66}) store_beside_reads_row(storers);
 
   std::printf("section,device\nsms,%d\nclock_khz,%d\nall_sinks_finite_nonzero,%d\n", sms, clock_khz,
               g_all_ok ? 1 : 0);

@@ -15,6 +15,16 @@
       per configuration and overall, the model's error (predicted / measured
       - 1) both ways, and the mean absolute percentage error.
 
+  attention_report.py loop CALIB.csv --sim SIM --params FILE [--out MODEL.csv]
+      the kernel's block loop without loads, in the model against the
+      hardware: CALIB.csv is hw/h200/attention_calibrate.cu's output, whose
+      section 4 "pingpong" rows time both consumer warpgroups' loop on
+      resident Q, K and V. The model runs one 128-row tile per SM over 32,768
+      keys (256 blocks; 512 of 64 keys at head dim 256) with a copy of FILE in
+      which loads and stores cost nothing (HBM, L2, port and store rates
+      1e6 bytes per cycle, TMA latencies 1 cycle), and the cycles per block
+      are compared.
+
 No fitting happens here: the model's parameters are those of the file given.
 """
 import argparse
@@ -116,6 +126,79 @@ def report(args):
         if e:
             print(f"\n{label} clocks: {len(e)} rows, MAPE {100 * statistics.mean(abs(x) for x in e):.1f} %, "
                   f"median error {100 * statistics.median(e):+.1f} %, worst {100 * max(e, key=abs):+.1f} %")
+    # The model's pick of the stage count per shape: the measured time of the
+    # configuration it predicts fastest, against the measured best.
+    for label in ("free", "pinned"):
+        shapes = {}
+        for k in measured:
+            if k in model and model[k][f"status_{label}"] == "completed":
+                shapes.setdefault(k[:-1], []).append(k)
+        picks = []
+        for ks in shapes.values():
+            if len(ks) < 2:
+                continue
+            best = min(measured[k][0] for k in ks)
+            pick = min(ks, key=lambda k: float(model[k][f"model_us_{label}"]))
+            picks.append(measured[pick][0] / best - 1)
+        if picks:
+            print(f"{label} clocks, picks: {len(picks)} shapes with more than one stage count measured; the model's "
+                  f"pick within 5 % of the measured best on {sum(p <= 0.05 for p in picks)}, within 1 % on "
+                  f"{sum(p <= 0.01 for p in picks)}, worst {100 * max(picks):+.1f} %")
+
+
+FREE_MEMORY = {"hbm_bytes_per_cycle": 1e6, "l2_bytes_per_cycle": 1e6, "tma_l2_bytes_per_cycle": 1e6,
+               "sm_ingest_bytes_per_cycle": 1e5, "tma_base_latency": 1, "tma_l2_latency": 1,
+               "tma_loaded_latency": 1, "store_bytes_per_cycle": 1e4, "gpu_store_bytes_per_cycle": 1e6}
+
+
+def loop(args):
+    measured = {}
+    section = None
+    with open(args.calib) as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            cells = line.strip().split(",")
+            if cells[0] == "section":
+                section = cells[1]
+            elif section == "consumer_steps" and cells[0] == "pingpong":
+                measured[int(cells[1])] = float(cells[3])
+    if not measured:
+        raise SystemExit(f"{args.calib}: no consumer_steps pingpong rows")
+    params = json.load(open(args.params))
+    table = params.get("params", params)
+    for key, value in FREE_MEMORY.items():
+        if key not in table:
+            raise SystemExit(f"{args.params}: no key {key}")
+        table[key]["value"] = value
+    sms = int(table["num_sms"]["value"])
+    rows = []
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as pf:
+        json.dump(params, pf)
+        pf.flush()
+        for d in sorted(measured):
+            keys = 32768
+            blocks = keys // (64 if d == 256 else 128)
+            with tempfile.NamedTemporaryFile(suffix=".json") as tmp:
+                cmd = [args.sim, "run", "--kernel", "attention", "--arch", "sm90", "--batch", "1", "--heads",
+                       str(sms), "--seqlen-q", "128", "--seqlen-k", str(keys), "--head-dim", str(d), "--stages", "2",
+                       "--params", pf.name, "--json", tmp.name, "--sm-clock", "1.8"]
+                p = subprocess.run(cmd, capture_output=True, text=True)
+                if p.returncode != 0:
+                    raise SystemExit(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()}")
+                j = json.load(open(tmp.name))
+            model = j["predicted_time_us"] * 1.8e3 / blocks
+            rows.append((d, measured[d], model))
+    print("| head dim | hardware, cycles per block | model | error |")
+    print("|---|---|---|---|")
+    for d, m, mo in rows:
+        print(f"| {d} | {m:.0f} | {mo:.0f} | {100 * (mo / m - 1):+.1f} % |")
+    if args.out:
+        with open(args.out, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["head_dim", "hardware_cycles_per_block", "model_cycles_per_block"])
+            for d, m, mo in rows:
+                w.writerow([d, f"{m:.1f}", f"{mo:.1f}"])
 
 
 def main():
@@ -137,8 +220,13 @@ def main():
     r.add_argument("model")
     r.add_argument("--variant", default="")
     r.add_argument("--stages", type=int, default=0)
+    lp = sub.add_parser("loop")
+    lp.add_argument("calib")
+    lp.add_argument("--sim", required=True)
+    lp.add_argument("--params", required=True)
+    lp.add_argument("--out", default="")
     a = ap.parse_args()
-    predict(a) if a.cmd == "predict" else report(a)
+    {"predict": predict, "report": report, "loop": loop}[a.cmd](a)
 
 
 if __name__ == "__main__":

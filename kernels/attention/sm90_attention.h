@@ -125,7 +125,13 @@ enum AttentionPoint : uint32_t {
   kSoftmaxDone,  // P_n in the S registers, row max and sum updated
   kPvDone,       // P_n-1 V_n-1 complete (block 0: as kSoftmaxDone)
   kBlockEnd,     // P_n packed into A fragments
-  kPoints
+  kPoints,
+  // A tile's points (block argument 0):
+  kTileStart = kPoints,  // top of the tile, before Q is acquired
+  kQReady,               // Q acquired
+  kBlocksDone,           // the tile's last P V complete
+  kTileStored,           // O and LSE stored
+  kTilePointsEnd
 };
 struct NoProbe {
   SK_DEVICE static void mark(AttentionPoint, uint32_t /*tile*/, uint32_t /*block*/) {}
@@ -253,6 +259,9 @@ struct Sm90Attention {
     std::move(stage).release_async();
   }
 
+  // The consumer warpgroup's steps, public so that a calibration program
+  // (hw/h200/attention_calibrate.cu, section 4) can time them without loads.
+ public:
   // S = Q K^T for this warpgroup's 64 rows: D / 16 steps of m64nBNk16.
   SK_DEVICE static void gemm_qk(SAcc& s_acc, uint32_t q_rows, uint32_t k_tile) {
     SK_UNROLL
@@ -286,7 +295,9 @@ struct Sm90Attention {
       const Tile w = tile_of(p, t);
       // The global query rows of this warp's lanes: l / 4 (+ 8) of its 16.
       const uint32_t row0 = w.m_tile * BM + half * 64 + quarter * 16;
+      Probe::mark(kTileStart, t, 0);
       auto qs = qc.acquire();
+      Probe::mark(kQReady, t, 0);
       const uint32_t q_rows = arch::smem_addr(qs.tiles()) + half * 64 * 128;
       OAcc o_acc;
       Rows row_max, row_sum, scale;
@@ -359,8 +370,10 @@ struct Sm90Attention {
         arch::wgmma_wait_group<0>();
         std::move(vs).release();
       }
+      Probe::mark(kBlocksDone, t, 0);
       if (B != AttentionBug::kEarlyQRelease || n_blocks == 0) std::move(qs).release();
       store(p, w, o_acc, row_sum, row_max, row0);
+      Probe::mark(kTileStored, t, 0);
     }
   }
 
@@ -377,24 +390,37 @@ struct Sm90Attention {
     Rows m;
     for_each_lane([&](uint32_t l) {
       float* sv = s_acc.lane(l);
+      // Masking is a loop of its own behind the block's uniform test: merged
+      // into the maximum's loop, ptxas predicates it into every block (an
+      // index test and a select per score).
+      if (mask)
+        for (int h = 0; h < 2; ++h) {
+          const int64_t limit = int64_t{row0} + l / 4 + 8 * h + diag;  // causal: last column seen
+          for (int j = 0; j < BN / 8; ++j)
+            for (int e = 0; e < 2; ++e) {
+              const uint32_t c = col0 + 8 * j + 2 * (l % 4) + e;
+              if (c >= p.seqlen_k || (causal && int64_t{c} > limit))
+                sv[4 * j + 2 * h + e] = -__builtin_huge_valf();
+            }
+        }
+      // Four partial maxima per row: chains of BN/16 steps and two to join
+      // them, where one running maximum is a chain of BN/4. fmaxf is one
+      // instruction (FMNMX); a compare and select are two, both in the chain.
       for (int h = 0; h < 2; ++h) {
-        const int64_t limit = int64_t{row0} + l / 4 + 8 * h + diag;  // causal: last column seen
-        float mx = -__builtin_huge_valf();
+        float mx[4] = {-__builtin_huge_valf(), -__builtin_huge_valf(), -__builtin_huge_valf(),
+                       -__builtin_huge_valf()};
         for (int j = 0; j < BN / 8; ++j)
           for (int e = 0; e < 2; ++e) {
-            float& x = sv[4 * j + 2 * h + e];
-            if (mask) {
-              const uint32_t c = col0 + 8 * j + 2 * (l % 4) + e;
-              if (c >= p.seqlen_k || (causal && int64_t{c} > limit)) x = -__builtin_huge_valf();
-            }
-            mx = x > mx ? x : mx;
+            float& part = mx[(2 * j + e) % 4];
+            part = fmaxf(part, sv[4 * j + 2 * h + e]);
           }
-        m.lane(l)[h] = mx;
+        m.lane(l)[h] = fmaxf(fmaxf(mx[0], mx[1]), fmaxf(mx[2], mx[3]));
       }
     });
-    // Per lane: BN/2 max.f32 (half rate), the two rows' chains of BN/4 steps
-    // interleaved.
-    arch::account_alu(0, 0, BN / 2, BN / 4);
+    // Per lane: BN/2 max.f32 (half rate) in the two rows' eight chains of
+    // BN/16 steps and two joins; a masked block's index tests and selects.
+    if (mask) arch::account_alu(BN / 2, 0, BN / 2);
+    arch::account_alu(0, 0, BN / 2, BN / 16 + 2);
     arch::quad_allreduce_max(m);
     Rows sum;
     for_each_lane([&](uint32_t l) {
@@ -458,6 +484,7 @@ struct Sm90Attention {
     arch::account_alu(0, 0, BN / 4);  // BN/4 packing conversions (half rate)
   }
 
+ private:
   // O / row sum to the element type and the rows' log-sum-exp; rows past seqlen_q are not
   // stored. A row that saw no key has sum 0: O = 0 and LSE = -inf.
   SK_DEVICE static void store(const Params& p, const Tile& w, const OAcc& o_acc, const Rows& row_sum,

@@ -11,9 +11,20 @@
 // account for them; the warp spends until the later pipe is done, or the
 // dependent chain, whichever is longer.
 //
+// While the SM's tensor core has work queued (up to cta.tc_free), each pipe
+// and the chain run alu_under_mma times slower (H100, measured apart: an
+// ex2 stream 1.33x, FMA 1.47x, max.f32 1.96x, an FMA chain 1.13-1.21x beside
+// a warpgroup whose wgmma keep the tensor core busy; docs/hardware.md).
+// The part of a cost that falls after the queue's end runs at the idle rate.
+// The queue is the one the engine knows at the warp's own time: wgmma that
+// another warp issues later in engine order do not slow this account (a
+// variant that synced first to see them predicted attention 3-11 % faster,
+// not slower: the pipes then took their reservations in time order, which
+// moved more than the slowdown; docs/hardware.md).
+//
 // Invariants: the cost is paid in the warp's own time (issue_local +
 // Warp::spend), so no context switch is taken; a pipe's next free cycle only
-// grows.
+// grows; with alu_under_mma all 1 (SM100) nothing is slowed.
 #include <algorithm>
 
 #include "models/sm100/api.h"
@@ -22,20 +33,39 @@
 
 namespace sk::models::sm100::api {
 
+namespace {
+// Cycles that `cost` idle-rate cycles take from `start` when the rate is
+// `factor` times slower until `busy_end`.
+double stretched(sim::Cycle start, double cost, double factor, sim::Cycle busy_end) {
+  if (factor == 1 || cost <= 0 || start >= busy_end) return cost;
+  const double busy = static_cast<double>(busy_end - start);
+  if (cost * factor <= busy) return cost * factor;
+  return busy + (cost - busy / factor);
+}
+}  // namespace
+
 void account_alu(uint32_t fma, uint32_t sfu, uint32_t half, uint32_t chain, const Loc& loc) {
-  sim::Warp& w = issue_local(loc);
   const Params& p = gpu().params();
+  const Params::UnderMma& f = p.alu_under_mma;
+  sim::Warp& w = issue_local(loc);
   Cta& cta = gpu().cta_of_current();
   const int q = w.index() % 4;
   const sim::Cycle now = local_now(w);
-  sim::Cycle end = now + static_cast<sim::Cycle>(chain * p.alu_chain_step + 0.5);
-  auto take = [&](sim::Cycle& free, double cycles) {
+  const sim::Cycle busy_end = f.any() ? cta.tc_free : 0;
+  sim::Cycle end =
+      now + static_cast<sim::Cycle>(stretched(now, chain * p.alu_chain_step, f.chain, busy_end) + 0.5);
+  auto take = [&](sim::Cycle& free, double cycles, double factor) {
     if (cycles <= 0) return;
-    free = std::max(now, free) + static_cast<sim::Cycle>(cycles + 0.5);
+    const sim::Cycle start = std::max(now, free);
+    free = start + static_cast<sim::Cycle>(stretched(start, cycles, factor, busy_end) + 0.5);
     end = std::max(end, free);
   };
-  take(cta.fp32_free[q], fma + half * p.half_rate_cycles);
-  take(cta.sfu_free[q], sfu * p.sfu_cycles);
+  // The FP32 pipe's full- and half-rate instructions, slowed each by its own
+  // factor: one cost at their cycle-weighted factor.
+  const double full = fma, halves = half * p.half_rate_cycles;
+  if (full + halves > 0)
+    take(cta.fp32_free[q], full + halves, (full * f.fp32 + halves * f.half) / (full + halves));
+  take(cta.sfu_free[q], sfu * p.sfu_cycles, f.sfu);
   w.spend(end - now);
 }
 

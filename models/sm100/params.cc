@@ -56,6 +56,10 @@ void read_alu(const boost::json::object& p, const char* arch, Params& r) {
   r.half_rate_cycles = models::param(p, "half_rate_cycles", arch, 0.0, 1000.0);
   r.alu_chain_step = models::param(p, "alu_chain_step", arch, 0.0, 1000.0);
   r.quad_reduce_step = models::param(p, "quad_reduce_step", arch, 0.0, 10000.0);
+  r.alu_under_mma.fp32 = models::param(p, "alu_under_mma_fp32", arch, 1.0, 100.0);
+  r.alu_under_mma.half = models::param(p, "alu_under_mma_half", arch, 1.0, 100.0);
+  r.alu_under_mma.sfu = models::param(p, "alu_under_mma_sfu", arch, 1.0, 100.0);
+  r.alu_under_mma.chain = models::param(p, "alu_under_mma_chain", arch, 1.0, 100.0);
 }
 
 Params Params::from_json(const std::string& text) {

@@ -62,6 +62,14 @@ struct Params {
   double half_rate_cycles = 2;
   double alu_chain_step = 0;
   double quad_reduce_step = 0;
+  // While the SM's tensor core runs, the FP32 pipe, half-rate instructions,
+  // the SFU and a dependent step take these multiples of their idle cycles
+  // (1: no effect). On the H100, wgmma slows them (the accumulators are in
+  // the register file); tcgen05 accumulates in TMEM.
+  struct UnderMma {
+    double fp32 = 1, half = 1, sfu = 1, chain = 1;
+    bool any() const { return fp32 != 1 || half != 1 || sfu != 1 || chain != 1; }
+  } alu_under_mma;
   uint32_t tma_store_latency = 0;    // SMEM read + global write of one store box
   uint32_t named_barrier_latency = 0;
   uint32_t clc_latency = 0;          // try_cancel issue -> response written + complete_tx
@@ -121,7 +129,7 @@ void read_power(const boost::json::object& table, const char* arch, Params& r);
 // cluster_barrier_latency, cluster_release_latency).
 void read_cluster(const boost::json::object& table, const char* arch, Params& r);
 // Reads the per-lane math keys (sfu_cycles, half_rate_cycles, alu_chain_step,
-// quad_reduce_step).
+// quad_reduce_step, alu_under_mma_{fp32,half,sfu,chain}).
 void read_alu(const boost::json::object& table, const char* arch, Params& r);
 
 }  // namespace sk::models::sm100

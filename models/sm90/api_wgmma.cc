@@ -186,7 +186,8 @@ void reset() {
   phase_clock().stop();
   write_path().reset(
       [] {
-        return WritePath::Rates{extras().store_bytes_per_cycle, gpu().params().gpu_store_bytes_per_cycle};
+        return WritePath::Rates{extras().store_bytes_per_cycle, gpu().params().gpu_store_bytes_per_cycle,
+                                extras().store_series_bytes_per_cycle};
       },
       [](uint64_t at, uint64_t generation) {
         gpu().engine().at(at, [generation] { write_path().on_event(gpu().engine().now(), generation); });

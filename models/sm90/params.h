@@ -24,6 +24,11 @@ struct Extras {
   // epilogue's stores), shared by the SM's storing warps (write_path.h); a
   // warp cannot issue past its stores (0: free).
   double store_bytes_per_cycle = 0;
+  // With n SMs storing at once, each SM's bytes also pass a path all of them
+  // take turns on, in series with its own: an SM's rate is
+  // 1 / (1 / store_bytes_per_cycle + n / this) (0: no such path; the shared
+  // gpu_store_bytes_per_cycle cap applies either way).
+  double store_series_bytes_per_cycle = 0;
 };
 
 // The shared model's parameters with SM90 values (fields Hopper lacks, such

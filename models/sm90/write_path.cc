@@ -33,6 +33,7 @@ sc_core::sc_event& WritePath::completed(int sm) {
 double WritePath::per_sm_rate() const {
   const Rates r = rates_();
   double per_sm = r.sm;
+  if (r.series > 0 && storing_ > 0) per_sm = 1.0 / (1.0 / r.sm + storing_ / r.series);
   if (r.gpu > 0 && storing_ > 0) per_sm = std::min(per_sm, r.gpu / storing_);
   return per_sm;
 }

@@ -5,7 +5,10 @@
 // SMs' paths share one write path to L2, at most `gpu_rate`. Both are shared
 // fairly among whoever is storing at each moment (processor sharing): the
 // warps storing on one SM split their SM's rate evenly, and every storing SM
-// gets min(sm_rate, gpu_rate / SMs storing). The per-CTA timelines of the
+// gets min(sm_rate, gpu_rate / SMs storing); with a series path (measured on
+// the H100: one SM alone stores 8 B per cycle, 16 SMs at once 6.7 each, 66
+// 4.7, 132 3.3-4.0) the SM's own rate is 1 / (1 / sm_rate + SMs storing /
+// series_rate) before that cap. The per-CTA timelines of the
 // H200 show this: the two consumer warpgroups' epilogues run together and
 // take as long as each other, and the CTAs that start their epilogue
 // together end it within a few per cent of each other (docs/hardware.md).
@@ -49,6 +52,8 @@ class WritePath {
   struct Rates {
     double sm = 0;   // bytes per SM cycle through one SM's path (> 0)
     double gpu = 0;  // bytes per SM cycle through the shared path (0: none)
+    double series = 0;  // the path every storing SM passes in turn (0: none):
+                        // each SM gets 1 / (1 / sm + storing / series)
   };
   using Schedule = std::function<void(uint64_t at, uint64_t generation)>;
 

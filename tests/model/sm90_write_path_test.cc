@@ -10,6 +10,9 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "models/sm100/gpu.h"
@@ -84,6 +87,37 @@ TEST_CASE("an SM that starts storing later slows the one already storing from th
   // has 2048 left, alone at x.
   CHECK(done[0] == late + cycles(4096, x));
   CHECK(done[1] == late + cycles(4096, x) + cycles(2048, x));
+}
+
+// The parameter file with store_series_bytes_per_cycle set to `series`.
+std::string params_with_series(double series) {
+  std::ifstream f("models/sm90/params.json");
+  REQUIRE(f.good());
+  std::stringstream text;
+  text << f.rdbuf();
+  std::string s = text.str();
+  const std::string key = "\"store_series_bytes_per_cycle\": {";
+  const size_t at = s.find(key);
+  REQUIRE(at != std::string::npos);
+  const size_t v = s.find("\"value\":", at);
+  const size_t end = s.find(',', v);
+  return s.substr(0, v) + "\"value\": " + std::to_string(series) + s.substr(end);
+}
+
+TEST_CASE("with a series path each SM's rate falls with the SMs storing at once") {
+  const double x = sm90::extras().store_bytes_per_cycle;
+  sm90::use_params(params_with_series(2 * x));  // one SM alone: x / 1.5, two at once: x / 2 each
+  REQUIRE(sm90::extras().store_series_bytes_per_cycle == doctest::Approx(2 * x));
+  const auto alone = run({{0, 0, 0, 4096}}, 1, 1, 0);
+  const auto both = run({{0, 0, 0, 4096}, {1, 0, 0, 4096}}, 2, 1, 0);
+  const auto late = run({{0, 0, 0, 4096}, {1, 0, 0, 2048}}, 2, 1, 0);
+  sm90::use_params(params_with_series(0));
+  CHECK(alone[0] == cycles(4096, x / 1.5));
+  CHECK(both[0] == cycles(4096, x / 2));
+  CHECK(both[1] == cycles(4096, x / 2));
+  // Both at x / 2 until CTA 1's 2048 bytes are out; CTA 0's last 2048 alone at x / 1.5.
+  CHECK(late[1] == cycles(2048, x / 2));
+  CHECK(late[0] == cycles(2048, x / 2) + cycles(2048, x / 1.5));
 }
 
 TEST_CASE("a store path without a shared limit runs each SM at its own rate") {

@@ -143,7 +143,10 @@ local_vs_slurm sweep "${SWEEP[@]}"
 local_vs_slurm verify "${VERIFY[@]}"
 
 # --------------------------------------- 2. a task cancelled while it runs
-SLOW=(verify --kernel matmul --arch sm100 --m 1024 --n 1024 --k 1024 --schedules 2)
+# One schedule must outlast the second the test waits after the task starts:
+# 1024^3 took 1.5 s a schedule once the reference was cached (2026-11-27), too
+# close; 2048 x 2048 x 1024 is four times the work.
+SLOW=(verify --kernel matmul --arch sm100 --m 2048 --n 2048 --k 1024 --schedules 2)
 job="$tmp/cancel.job"
 timeout 60 "$sim" "${SLOW[@]}" --jobs 1 --json "$tmp/cancel.slurm.json" --slurm "$job" --tasks 2 \
   >"$tmp/cancel.submit.txt" 2>&1 || fail "cancel: submission failed: $(cat "$tmp/cancel.submit.txt")"

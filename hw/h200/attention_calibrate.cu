@@ -84,7 +84,9 @@
 //    launch after launch (L2 hits); the "miss" rows write lines not written
 //    before (O's case: a kernel's output is new to L2). The "readers_R" rows
 //    store from 1-66 SMs while the other R SMs read a 16 MiB buffer through
-//    L2 (ld.global.cg.v4, 8 warps each) past the stores' end.
+//    L2 (ld.global.cg.v4, 8 warps each) past the stores' end. The "_v4" rows
+//    store the same slabs 16 bytes a lane after a quad exchange (see
+//    store_row_v4): whole sectors instead of half ones.
 // Every CUDA call is checked.
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -549,7 +551,35 @@ __global__ void __launch_bounds__(256, 1) alu_beside(uint64_t* times, float* sin
 // from the first warp's first store to the last warp's last store issued
 // (the stores are not waited for), and a second span to a __threadfence after
 // them (drained).
+// The same slabs stored 16 bytes a lane (`v4`): each quad of lanes first
+// exchanges its pairs (three shfl.sync.bfly and selects) so that lane q holds
+// the eight consecutive columns of group j = 4m + q, then st.global.v4.u32: a
+// warp instruction writes 8 rows x 64 contiguous bytes (whole 32-byte sectors)
+// where the b32 form writes 8 rows x 16 bytes.
+__device__ __forceinline__ uint32_t pick4(const uint32_t (&p)[4], uint32_t i) {
+  return i == 0 ? p[0] : i == 1 ? p[1] : i == 2 ? p[2] : p[3];
+}
+
 template <int Cols>
+__device__ __forceinline__ void store_row_v4(uint16_t* row_ptr, uint32_t v) {
+  const uint32_t q = threadIdx.x % 4;
+#pragma unroll
+  for (int m = 0; m < Cols / 32; ++m) {
+    uint32_t p[4], got[4], o[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) p[j] = v + 4 * m + j;  // this lane's pair of group 4m + j
+#pragma unroll
+    for (uint32_t k = 0; k < 4; ++k) {  // got[k]: from lane q ^ k, its pair of group 4m + q
+      const uint32_t send = pick4(p, q ^ k);
+      got[k] = k == 0 ? send : __shfl_xor_sync(0xffffffffu, send, k);
+    }
+#pragma unroll
+    for (uint32_t s = 0; s < 4; ++s) o[s] = pick4(got, q ^ s);  // columns 2s, 2s + 1 of the group
+    *reinterpret_cast<uint4*>(row_ptr + 8 * (4 * m + q)) = uint4{o[0], o[1], o[2], o[3]};
+  }
+}
+
+template <int Cols, bool V4 = false>
 __device__ __forceinline__ void store_tiles(uint64_t* times, uint16_t* base, uint32_t pitch, int reps) {
   const uint32_t warp = threadIdx.x / 32, l = threadIdx.x % 32;
   const uint32_t v = 0x3f803f80u ^ threadIdx.x;
@@ -559,9 +589,13 @@ __device__ __forceinline__ void store_tiles(uint64_t* times, uint16_t* base, uin
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const uint32_t row = 16 * warp + l / 4 + 8 * h;
+      if constexpr (V4) {
+        store_row_v4<Cols>(tile + static_cast<uint64_t>(row) * pitch, v);
+      } else {
 #pragma unroll
-      for (int j = 0; j < Cols / 8; ++j)
-        sk::arch::st_global_b32(tile + static_cast<uint64_t>(row) * pitch + 8 * j + 2 * (l % 4), v + j);
+        for (int j = 0; j < Cols / 8; ++j)
+          sk::arch::st_global_b32(tile + static_cast<uint64_t>(row) * pitch + 8 * j + 2 * (l % 4), v + j);
+      }
     }
   }
   const uint64_t t1 = clk();
@@ -574,22 +608,22 @@ __device__ __forceinline__ void store_tiles(uint64_t* times, uint16_t* base, uin
   }
 }
 
-template <int Cols>
+template <int Cols, bool V4 = false>
 __global__ void frag_store(uint64_t* times, uint16_t* out, uint32_t pitch, int reps) {
   __syncthreads();
-  store_tiles<Cols>(times, out + static_cast<uint64_t>(blockIdx.x) * reps * 128 * pitch, pitch, reps);
+  store_tiles<Cols, V4>(times, out + static_cast<uint64_t>(blockIdx.x) * reps * 128 * pitch, pitch, reps);
 }
 
 // The first `storers` CTAs store as frag_store; the others read an
 // L2-resident buffer (`words` 16-byte words, each thread its own stride
 // through it, ld.global.cg.v4) for `iters` loads each, well past the stores.
-template <int Cols>
+template <int Cols, bool V4 = false>
 __global__ void frag_store_beside_reads(uint64_t* times, uint16_t* out, uint32_t pitch, int reps,
                                         int storers, const uint4* buf, uint32_t words, int iters,
                                         float* sink) {
   __syncthreads();
   if (static_cast<int>(blockIdx.x) < storers) {
-    store_tiles<Cols>(times, out + static_cast<uint64_t>(blockIdx.x) * reps * 128 * pitch, pitch, reps);
+    store_tiles<Cols, V4>(times, out + static_cast<uint64_t>(blockIdx.x) * reps * 128 * pitch, pitch, reps);
     return;
   }
   uint32_t i = (blockIdx.x * blockDim.x + threadIdx.x) * 8u;
@@ -750,7 +784,7 @@ constexpr size_t kStoreBufBytes = size_t{1} << 32;
 // `cold`: every launch writes lines the previous ones did not (the launch's
 // region moves through the 4 GiB buffer), so the stores miss in L2, as an
 // attention kernel's O does; otherwise the kReps launches write the same lines.
-template <int Cols>
+template <int Cols, bool V4 = false>
 void store_row(uint32_t pitch_bytes, int warps, int ctas, bool cold = false) {
   const int reps = 8;
   const uint32_t pitch = pitch_bytes / 2;
@@ -763,7 +797,7 @@ void store_row(uint32_t pitch_bytes, int warps, int ctas, bool cold = false) {
       offset += launch_bytes;
       if (offset + launch_bytes > kStoreBufBytes) offset = 0;
     }
-    frag_store<Cols><<<ctas, 32 * warps>>>(g_times, g_store_buf + offset / 2, pitch, reps);
+    frag_store<Cols, V4><<<ctas, 32 * warps>>>(g_times, g_store_buf + offset / 2, pitch, reps);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
     std::vector<uint64_t> h(64 + warps);
@@ -780,7 +814,8 @@ void store_row(uint32_t pitch_bytes, int warps, int ctas, bool cold = false) {
   }
   const double bytes = 2.0 * Cols * 16 * warps * reps;  // per CTA
   const double is = median(issued), dr = median(drained);
-  std::printf("%d,%u,%d,%d,%s,%.0f,%.0f,%.2f,%.2f,%.2f\n", Cols, pitch_bytes, warps, ctas, cold ? "miss" : "hit",
+  std::printf("%d%s,%u,%d,%d,%s,%.0f,%.0f,%.2f,%.2f,%.2f\n", Cols, V4 ? "_v4" : "", pitch_bytes, warps, ctas,
+              cold ? "miss" : "hit",
               bytes, is, bytes / is, dr, bytes / dr);
 }
 
@@ -789,6 +824,7 @@ void store_row(uint32_t pitch_bytes, int warps, int ctas, bool cold = false) {
 uint4* g_read_buf = nullptr;
 constexpr uint32_t kReadWords = (16u << 20) / 16;  // 16 MiB: L2-resident
 
+template <bool V4 = false>
 void store_beside_reads_row(int storers) {
   const int reps = 8, warps = 8;
   const uint32_t pitch = 128;  // O's rows at head dim 128
@@ -799,7 +835,7 @@ void store_beside_reads_row(int storers) {
   CK(cudaEventCreate(&e1));
   for (int r = 0; r < kReps; ++r) {
     CK(cudaEventRecord(e0));
-    frag_store_beside_reads<128><<<132, 32 * warps>>>(g_times, g_store_buf, pitch, reps, storers, g_read_buf,
+    frag_store_beside_reads<128, V4><<<132, 32 * warps>>>(g_times, g_store_buf, pitch, reps, storers, g_read_buf,
                                                       kReadWords, kIters, g_sink);
     CK(cudaEventRecord(e1));
     CK(cudaGetLastError());
@@ -814,7 +850,8 @@ void store_beside_reads_row(int storers) {
     issued.push_back(static_cast<double>(t1 - t0));
   }
   const double bytes = 2.0 * 128 * 16 * warps * reps;
-  std::printf("128,256,%d,%d,readers_%d_at_%.0f_GBps,%.0f,%.0f,%.2f,-,-\n", warps, storers, 132 - storers,
+  std::printf("128%s,256,%d,%d,readers_%d_at_%.0f_GBps,%.0f,%.0f,%.2f,-,-\n", V4 ? "_v4" : "", warps, storers,
+              132 - storers,
               median(read_gbs), bytes, median(issued), bytes / median(issued));
 }
 
@@ -936,6 +973,9 @@ int main() {
   CK(cudaMalloc(&g_read_buf, size_t{kReadWords} * 16));
   CK(cudaMemset(g_read_buf, 1, size_t{kReadWords} * 16));
   for (int storers : {1, 16, 33, 66}) store_beside_reads_row(storers);
+  for (int ctas : {1, 16, 33, 66, 132}) store_row<128, true>(256, 8, ctas, true);
+  for (int ctas : {1, 132}) store_row<64, true>(128, 8, ctas, true);
+  for (int storers : {1, 16, 33}) store_beside_reads_row<true>(storers);
 
   std::printf("section,device\nsms,%d\nclock_khz,%d\nall_sinks_finite_nonzero,%d\n", sms, clock_khz,
               g_all_ok ? 1 : 0);

@@ -40,6 +40,13 @@ void warpgroup_set_regs(const Loc& loc);
 
 void st_global(void* dst, const void* v, uint32_t bytes, const Loc& loc);
 void account_global_store(uint32_t bytes, const Loc& loc);
+// The same for 16-byte stores that fill whole 32-byte sectors (a quad's
+// lanes writing a row's 64 contiguous bytes): the SM's own path at
+// store_v4_bytes_per_cycle, shared by its storing warps, with no limit shared
+// with other SMs (the H100 stores them at the same rate from 1 to 132 SMs and
+// beside other SMs' reads); with store_v4_bytes_per_cycle 0, as
+// account_global_store.
+void account_global_store_v4(uint32_t bytes, const Loc& loc);
 
 // Must be called once per launch before kernel code runs (resets per-warp
 // group state and stops the phase clock).

@@ -150,6 +150,12 @@ WritePath& write_path() {
   return p;
 }
 
+// Whole-sector stores' paths: each SM's own, nothing shared between SMs.
+WritePath& write_path_v4() {
+  static WritePath p;
+  return p;
+}
+
 namespace {
 // A warp that exits with warpgroup MMAs it never waited for
 // (wgmma.wait_group): they may still read its CTA's shared memory and write
@@ -192,6 +198,12 @@ void reset() {
       [](uint64_t at, uint64_t generation) {
         gpu().engine().at(at, [generation] { write_path().on_event(gpu().engine().now(), generation); });
       });
+  write_path_v4().reset([] { return WritePath::Rates{extras().store_v4_bytes_per_cycle, 0, 0}; },
+                        [](uint64_t at, uint64_t generation) {
+                          gpu().engine().at(at, [generation] {
+                            write_path_v4().on_event(gpu().engine().now(), generation);
+                          });
+                        });
 }
 
 namespace {
@@ -387,25 +399,38 @@ void st_global(void* dst, const void* v, uint32_t bytes, const Loc& loc) {
   std::memcpy(dst, v, bytes);
 }
 
-void account_global_store(uint32_t bytes, const Loc& loc) {
+namespace {
+// A warp's stores of `bytes`, `per_instruction` bytes a warp instruction,
+// leaving through `path` (when `rate` > 0); the warp cannot issue past its
+// stores (the LSU queue is full). Behind L2 the bytes go to memory
+// (write-back), sharing HBM bandwidth.
+void store_through(WritePath& path, double rate, uint32_t bytes, uint32_t per_instruction, const Loc& loc) {
   sim::Warp& w = issue(loc);
-  // One 128-byte store instruction per 32 lanes. The warp's bytes leave
-  // through its SM's store path (store_bytes_per_cycle) and the write path
-  // all SMs share (gpu_store_bytes_per_cycle), both shared fairly among the
-  // warps and SMs storing (write_path.h); the warp cannot issue past its
-  // stores (the LSU queue is full). Behind L2 the bytes go to memory
-  // (write-back), sharing HBM bandwidth.
   const auto& p = gpu().params();
-  w.spend(static_cast<Cycle>(bytes / 128) * p.issue_cycles);
+  w.spend(static_cast<Cycle>(bytes / per_instruction) * p.issue_cycles);
   w.sync();
   const Cycle now = gpu().engine().now();
   gpu().hbm_transfer(now, bytes);
-  if (extras().store_bytes_per_cycle <= 0) return;
+  if (rate <= 0) return;
   WritePath::Job job{gpu().cta_of_current().sm, static_cast<double>(bytes)};
-  write_path().submit(job, now);
+  path.submit(job, now);
   w.block_until(
-      write_path().completed(job.sm), [&job] { return job.done; },
+      path.completed(job.sm), [&job] { return job.done; },
       [] { return std::string("waits for its st.global data to leave the SM"); }, "st.global");
+}
+}  // namespace
+
+void account_global_store(uint32_t bytes, const Loc& loc) {
+  // One 128-byte store instruction per 32 lanes, through the SM's store path
+  // (store_bytes_per_cycle) and the write path all SMs share
+  // (gpu_store_bytes_per_cycle), both shared fairly among the warps and SMs
+  // storing (write_path.h).
+  store_through(write_path(), extras().store_bytes_per_cycle, bytes, 128, loc);
+}
+
+void account_global_store_v4(uint32_t bytes, const Loc& loc) {
+  if (extras().store_v4_bytes_per_cycle <= 0) return account_global_store(bytes, loc);
+  store_through(write_path_v4(), extras().store_v4_bytes_per_cycle, bytes, 512, loc);
 }
 
 }  // namespace sk::models::sm90::api

@@ -65,6 +65,7 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
   x.wgmma_drain_per_n = real(p, "wgmma_drain_per_n", 0.0, 1000.0);
   x.store_bytes_per_cycle = real(p, "store_bytes_per_cycle", 0.0, 1000000.0);
   x.store_series_bytes_per_cycle = real(p, "store_series_bytes_per_cycle", 0.0, 1000000.0);
+  x.store_v4_bytes_per_cycle = real(p, "store_v4_bytes_per_cycle", 0.0, 1000000.0);
   sm100::read_alu(p, "sm90", r);
   x.launch_overhead_cycles = static_cast<uint32_t>(count(p, "launch_overhead_cycles", 0, 1ull << 30));
   sm100::read_power(p, "sm90", r);

@@ -29,6 +29,9 @@ struct Extras {
   // 1 / (1 / store_bytes_per_cycle + n / this) (0: no such path; the shared
   // gpu_store_bytes_per_cycle cap applies either way).
   double store_series_bytes_per_cycle = 0;
+  // Per-SM rate of 16-byte stores that fill whole sectors
+  // (account_global_store_v4), shared by the SM's storing warps only.
+  double store_v4_bytes_per_cycle = 0;
 };
 
 // The shared model's parameters with SM90 values (fields Hopper lacks, such

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # attention_report_test.sh README: the SM90 attention model against the H100
-# sweep of 2026-11-27 (docs/results/h100_attention_bf16_softmax_2026-11-27.csv):
-# for every committed prediction of it (docs/results/h100_attention_model_softmax*.csv),
-# each summary line hw/h200/attention_report.py report derives from the pair
+# sweeps of 2026-11-27: for every committed prediction (the pairs below), each
+# summary line hw/h200/attention_report.py report derives from the pair
 # (the MAPE line, and the stage picks where a shape has more than one) appears
 # verbatim in docs/hardware.md, so the quoted errors cannot drift from the
 # data; and a doctored prediction (one row 3x off) is caught.
@@ -10,25 +9,31 @@ set -euo pipefail
 root=$(dirname "$(realpath "$1")")
 cd "$root"
 fail() { echo "FAIL: $*" >&2; exit 1; }
-measured=docs/results/h100_attention_bf16_softmax_2026-11-27.csv
-[ -f "$measured" ] || fail "no $measured"
-shopt -s nullglob
-models=(docs/results/h100_attention_model_softmax*_2026-11-27.csv)
-[ ${#models[@]} -ge 3 ] || fail "expected three predictions of $measured, found ${#models[@]}"
-quoted() {  # model: every summary line of the report is in docs/hardware.md
+# Each committed prediction beside the measurement it predicts.
+pairs=(
+  "h100_attention_bf16_softmax_2026-11-27.csv h100_attention_model_softmax_2026-11-27.csv"
+  "h100_attention_bf16_softmax_2026-11-27.csv h100_attention_model_softmax_no_mma_2026-11-27.csv"
+  "h100_attention_bf16_softmax_2026-11-27.csv h100_attention_model_softmax_all_stages_2026-11-27.csv"
+  "h100_attention_bf16_store_v4_2026-11-27.csv h100_attention_model_store_v4_2026-11-27.csv"
+)
+quoted() {  # measured model: every summary line of the report is in docs/hardware.md
   local lines n=0
-  lines=$(python3 hw/h200/attention_report.py report "$measured" "$1" | grep '^pinned clocks')
+  lines=$(python3 hw/h200/attention_report.py report "$1" "$2" | grep '^pinned clocks')
   while IFS= read -r line; do
     n=$((n + 1))
     grep -qF -- "$line" docs/hardware.md || { echo "not in docs/hardware.md: $line"; return 1; }
   done <<<"$lines"
-  [ "$n" -gt 0 ] || { echo "$1: no summary line"; return 1; }
+  [ "$n" -gt 0 ] || { echo "$2: no summary line"; return 1; }
 }
-for model in "${models[@]}"; do
-  quoted "$model" || fail "$model: docs/hardware.md does not quote its figures"
+for pair in "${pairs[@]}"; do
+  read -r measured model <<<"$pair"
+  measured=docs/results/$measured model=docs/results/$model
+  [ -f "$measured" ] && [ -f "$model" ] || fail "missing $measured or $model"
+  quoted "$measured" "$model" || fail "$model: docs/hardware.md does not quote its figures"
 done
 t=${TEST_TMPDIR:-$(mktemp -d)}/doctored.csv
-python3 - "${models[0]}" "$t" <<'PY'
+read -r measured model <<<"${pairs[0]}"
+python3 - "docs/results/$model" "$t" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 rows[0]['model_us_pinned'] = f"{float(rows[0]['model_us_pinned']) * 3:.2f}"
@@ -36,5 +41,5 @@ w = csv.DictWriter(open(sys.argv[2], 'w', newline=''), rows[0].keys())
 w.writeheader()
 w.writerows(rows)
 PY
-if quoted "$t" >/dev/null; then fail "a doctored CSV passed"; fi
+if quoted "docs/results/$measured" "$t" >/dev/null; then fail "a doctored CSV passed"; fi
 echo PASS

@@ -6,7 +6,8 @@
 // rate, and the shared path set to X as well): warps storing on one SM split
 // its rate and finish together; SMs storing at once split the shared path
 // until one is done, and the rest then speed up; an SM that joins later slows
-// the one already storing from then on.
+// the one already storing from then on. Whole-sector (16-byte) stores take
+// the SM's own path at store_v4_bytes_per_cycle, with no shared limit.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -35,7 +36,8 @@ struct Store {
 
 // Runs the stores (each warp of each CTA at most one) and returns the cycle,
 // from t0, at which each returned, in the order given.
-std::vector<uint64_t> run(const std::vector<Store>& stores, int ctas, int warps, double shared) {
+// With `v4`, the stores are whole-sector ones (account_global_store_v4).
+std::vector<uint64_t> run(const std::vector<Store>& stores, int ctas, int warps, double shared, bool v4 = false) {
   sm100::Params p = sm90::gpu_params();
   p.cta_start_latency = 0;
   p.issue_cycles = 0;
@@ -51,7 +53,10 @@ std::vector<uint64_t> run(const std::vector<Store>& stores, int ctas, int warps,
       if (stores[i].cta != w.cta() || stores[i].warp != w.index()) continue;
       REQUIRE(gpu.engine().now() < t0);
       w.stall(t0 + stores[i].at - gpu.engine().now(), "wait");
-      sm90::api::account_global_store(stores[i].bytes, std::source_location::current());
+      if (v4)
+        sm90::api::account_global_store_v4(stores[i].bytes, std::source_location::current());
+      else
+        sm90::api::account_global_store(stores[i].bytes, std::source_location::current());
       done[i] = gpu.engine().now() - t0;
     }
   });
@@ -118,6 +123,21 @@ TEST_CASE("with a series path each SM's rate falls with the SMs storing at once"
   // Both at x / 2 until CTA 1's 2048 bytes are out; CTA 0's last 2048 alone at x / 1.5.
   CHECK(late[1] == cycles(2048, x / 2));
   CHECK(late[0] == cycles(2048, x / 2) + cycles(2048, x / 1.5));
+}
+
+TEST_CASE("whole-sector stores run at each SM's own rate, shared only by its warps") {
+  const double y = sm90::extras().store_v4_bytes_per_cycle;
+  REQUIRE(y > 0);
+  const double x = sm90::extras().store_bytes_per_cycle;
+  // Two SMs with the shared path at x: the 4-byte stores split it, the
+  // 16-byte ones do not see it.
+  const auto done = run({{0, 0, 0, 4096}, {1, 0, 0, 4096}}, 2, 1, x, true);
+  CHECK(done[0] == cycles(4096, y));
+  CHECK(done[1] == cycles(4096, y));
+  // Two warps of one SM share its rate.
+  const auto one_sm = run({{0, 0, 0, 4096}, {0, 1, 0, 4096}}, 1, 2, 0, true);
+  CHECK(one_sm[0] == cycles(8192, y));
+  CHECK(one_sm[1] == cycles(8192, y));
 }
 
 TEST_CASE("a store path without a shared limit runs each SM at its own rate") {

@@ -62,6 +62,26 @@ SK_DEVICE void quad_allreduce_sum(LaneArray<float, R>& v) {
   }
 }
 
+// A 4 x 4 transpose over each quad: lane q's register s becomes what lane s
+// of its quad held in register q (three shfl.sync.bfly and selects). Lanes
+// 4r .. 4r+3 hold a row's columns 8j + 2q, +1 of an accumulator; with
+// register i holding group j = 4m + i, lane q then holds the eight
+// consecutive columns of group 4m + q, for one 16-byte store.
+SK_DEVICE uint32_t pick4(const uint32_t (&v)[4], uint32_t i) {
+  return i == 0 ? v[0] : i == 1 ? v[1] : i == 2 ? v[2] : v[3];
+}
+SK_DEVICE void quad_transpose(LaneArray<uint32_t, 4>& v) {
+  const uint32_t q = threadIdx.x % 4;
+  uint32_t got[4];  // got[k]: from lane q ^ k, its register q
+  SK_UNROLL
+  for (uint32_t k = 0; k < 4; ++k) {
+    const uint32_t send = pick4(v.regs[0], q ^ k);
+    got[k] = k == 0 ? send : __shfl_xor_sync(0xffffffffu, send, k);
+  }
+  SK_UNROLL
+  for (uint32_t s = 0; s < 4; ++s) v.regs[0][s] = pick4(got, q ^ s);
+}
+
 // Whether any lane of the warp passes a nonzero value (vote.any; all 32
 // lanes call it).
 SK_DEVICE bool any_lane(const LaneArray<uint32_t, 1>& v) {

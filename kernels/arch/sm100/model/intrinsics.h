@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <source_location>
+#include <utility>
 
 #include "kernels/core/lane_array.h"
 #include "kernels/core/numeric.h"
@@ -322,6 +323,17 @@ template <int R>
 inline void quad_allreduce_sum(LaneArray<float, R>& v, Loc l = Loc::current()) {
   quad_allreduce(v, [](float a, float b) { return a + b; });
   m::account_quad_reduce(l);
+}
+// A 4 x 4 transpose over each quad (the device's three shfl.sync.bfly and
+// selects): lane q's register s becomes lane s's register q. Charged as 16
+// full-rate instructions.
+inline void quad_transpose(LaneArray<uint32_t, 4>& v, Loc l = Loc::current()) {
+  for (int q = 0; q < 8; ++q) {
+    uint32_t(*x)[4] = &v.regs[4 * q];
+    for (int a = 0; a < 4; ++a)
+      for (int b = a + 1; b < 4; ++b) std::swap(x[a][b], x[b][a]);
+  }
+  m::account_alu(16, 0, 0, 0, l);
 }
 inline void account_alu(uint32_t fma, uint32_t sfu, uint32_t half = 0, uint32_t chain = 0,
                         Loc l = Loc::current()) {

@@ -126,8 +126,15 @@ inline void st_global_b32(void* dst, uint32_t v, Loc l = Loc::current()) {
 inline void st_global_b16(void* dst, uint16_t v, Loc l = Loc::current()) {
   m90::st_global(dst, &v, 2, l);
 }
+inline void st_global_v4(void* dst, const uint32_t* v, Loc l = Loc::current()) {
+  m90::st_global(dst, v, 16, l);
+}
 inline void account_global_store(uint32_t bytes, Loc l = Loc::current()) {
   m90::account_global_store(bytes, l);
+}
+// Bytes a warp wrote with st_global_v4 in whole sectors.
+inline void account_global_store_v4(uint32_t bytes, Loc l = Loc::current()) {
+  m90::account_global_store_v4(bytes, l);
 }
 
 }  // namespace sk::arch

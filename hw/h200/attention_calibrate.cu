@@ -552,30 +552,21 @@ __global__ void __launch_bounds__(256, 1) alu_beside(uint64_t* times, float* sin
 // (the stores are not waited for), and a second span to a __threadfence after
 // them (drained).
 // The same slabs stored 16 bytes a lane (`v4`): each quad of lanes first
-// exchanges its pairs (three shfl.sync.bfly and selects) so that lane q holds
-// the eight consecutive columns of group j = 4m + q, then st.global.v4.u32: a
-// warp instruction writes 8 rows x 64 contiguous bytes (whole 32-byte sectors)
-// where the b32 form writes 8 rows x 16 bytes.
-__device__ __forceinline__ uint32_t pick4(const uint32_t (&p)[4], uint32_t i) {
-  return i == 0 ? p[0] : i == 1 ? p[1] : i == 2 ? p[2] : p[3];
-}
-
+// exchanges its pairs (arch::quad_transpose: three shfl.sync.bfly and
+// selects) so that lane q holds the eight consecutive columns of group
+// j = 4m + q, then st.global.v4: a warp instruction writes 8 rows x 64
+// contiguous bytes (whole 32-byte sectors) where the b32 form writes 8 rows x
+// 16 bytes.
 template <int Cols>
 __device__ __forceinline__ void store_row_v4(uint16_t* row_ptr, uint32_t v) {
   const uint32_t q = threadIdx.x % 4;
 #pragma unroll
   for (int m = 0; m < Cols / 32; ++m) {
-    uint32_t p[4], got[4], o[4];
+    sk::LaneArray<uint32_t, 4> t;  // register j: this lane's pair of group 4m + j
 #pragma unroll
-    for (int j = 0; j < 4; ++j) p[j] = v + 4 * m + j;  // this lane's pair of group 4m + j
-#pragma unroll
-    for (uint32_t k = 0; k < 4; ++k) {  // got[k]: from lane q ^ k, its pair of group 4m + q
-      const uint32_t send = pick4(p, q ^ k);
-      got[k] = k == 0 ? send : __shfl_xor_sync(0xffffffffu, send, k);
-    }
-#pragma unroll
-    for (uint32_t s = 0; s < 4; ++s) o[s] = pick4(got, q ^ s);  // columns 2s, 2s + 1 of the group
-    *reinterpret_cast<uint4*>(row_ptr + 8 * (4 * m + q)) = uint4{o[0], o[1], o[2], o[3]};
+    for (int j = 0; j < 4; ++j) t.regs[0][j] = v + 4 * m + j;
+    sk::arch::quad_transpose(t);  // the attention kernel's exchange
+    sk::arch::st_global_v4(row_ptr + 8 * (4 * m + q), t.regs[0]);
   }
 }
 

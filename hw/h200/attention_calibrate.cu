@@ -86,7 +86,8 @@
 //    store from 1-66 SMs while the other R SMs read a 16 MiB buffer through
 //    L2 (ld.global.cg.v4, 8 warps each) past the stores' end. The "_v4" rows
 //    store the same slabs 16 bytes a lane after a quad exchange (see
-//    store_row_v4): whole sectors instead of half ones.
+//    store_row_v4): whole sectors instead of half ones. This section is
+//    hw/h200/store_path.cuh.
 // Every CUDA call is checked.
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -97,30 +98,21 @@
 #include <cstdlib>
 #include <vector>
 
+#include "hw/h200/bench_common.cuh"
+#include "hw/h200/store_path.cuh"
 #include "kernels/arch/sm90.h"
 #include "kernels/attention/sm90_attention.h"
 #include "kernels/core/numeric.h"
 
 namespace {
 
-#define CK(x)                                                                              \
-  do {                                                                                     \
-    cudaError_t e_ = (x);                                                                  \
-    if (e_ != cudaSuccess) {                                                               \
-      std::fprintf(stderr, "attention_calibrate: %s: %s (line %d)\n", #x, cudaGetErrorString(e_), \
-                   __LINE__);                                                              \
-      std::exit(2);                                                                        \
-    }                                                                                      \
-  } while (0)
+#define CK(x) sk::bench::check_cuda((x), "attention_calibrate", #x, __FILE__, __LINE__)
 
 constexpr int kReps = 7;          // launches per figure (median)
 constexpr int kMaxThreads = 512;  // sink size per launch
 
-__device__ __forceinline__ uint64_t clk() {
-  uint64_t c;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c) : : "memory");
-  return c;
-}
+using sk::bench::clk;
+using sk::bench::median;
 
 __device__ __forceinline__ void record(uint64_t* times, uint64_t t0, uint64_t t1) {
   if (threadIdx.x % 32 == 0) {
@@ -542,98 +534,6 @@ __global__ void __launch_bounds__(256, 1) alu_beside(uint64_t* times, float* sin
   run_chains<Op, C>(times, sink, steps);
 }
 
-// ---------------------------------------------------------------- 6. fragment stores
-// Warps of one CTA store 16-row slabs of a 128-row tile in the wgmma
-// accumulator's layout, as the attention epilogue does (lane l: rows l/4 and
-// l/4 + 8, columns 8j + 2(l%4) and the next, one st.global.b32 each), `Cols`
-// 16-bit columns per row, rows `pitch` elements apart; `reps` tiles, each
-// 128 x pitch elements after the last (fresh lines every time). The span runs
-// from the first warp's first store to the last warp's last store issued
-// (the stores are not waited for), and a second span to a __threadfence after
-// them (drained).
-// The same slabs stored 16 bytes a lane (`v4`): each quad of lanes first
-// exchanges its pairs (arch::quad_transpose: three shfl.sync.bfly and
-// selects) so that lane q holds the eight consecutive columns of group
-// j = 4m + q, then st.global.v4: a warp instruction writes 8 rows x 64
-// contiguous bytes (whole 32-byte sectors) where the b32 form writes 8 rows x
-// 16 bytes.
-template <int Cols>
-__device__ __forceinline__ void store_row_v4(uint16_t* row_ptr, uint32_t v) {
-  const uint32_t q = threadIdx.x % 4;
-#pragma unroll
-  for (int m = 0; m < Cols / 32; ++m) {
-    sk::LaneArray<uint32_t, 4> t;  // register j: this lane's pair of group 4m + j
-#pragma unroll
-    for (int j = 0; j < 4; ++j) t.regs[0][j] = v + 4 * m + j;
-    sk::arch::quad_transpose(t);  // the attention kernel's exchange
-    sk::arch::st_global_v4(row_ptr + 8 * (4 * m + q), t.regs[0]);
-  }
-}
-
-template <int Cols, bool V4 = false>
-__device__ __forceinline__ void store_tiles(uint64_t* times, uint16_t* base, uint32_t pitch, int reps) {
-  const uint32_t warp = threadIdx.x / 32, l = threadIdx.x % 32;
-  const uint32_t v = 0x3f803f80u ^ threadIdx.x;
-  const uint64_t t0 = clk();
-  for (int r = 0; r < reps; ++r) {
-    uint16_t* tile = base + static_cast<uint64_t>(r) * 128 * pitch;
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const uint32_t row = 16 * warp + l / 4 + 8 * h;
-      if constexpr (V4) {
-        store_row_v4<Cols>(tile + static_cast<uint64_t>(row) * pitch, v);
-      } else {
-#pragma unroll
-        for (int j = 0; j < Cols / 8; ++j)
-          sk::arch::st_global_b32(tile + static_cast<uint64_t>(row) * pitch + 8 * j + 2 * (l % 4), v + j);
-      }
-    }
-  }
-  const uint64_t t1 = clk();
-  __threadfence();
-  const uint64_t t2 = clk();
-  if (l == 0 && blockIdx.x == 0) {
-    times[2 * warp] = t0;
-    times[2 * warp + 1] = t1;
-    times[64 + warp] = t2;
-  }
-}
-
-template <int Cols, bool V4 = false>
-__global__ void frag_store(uint64_t* times, uint16_t* out, uint32_t pitch, int reps) {
-  __syncthreads();
-  store_tiles<Cols, V4>(times, out + static_cast<uint64_t>(blockIdx.x) * reps * 128 * pitch, pitch, reps);
-}
-
-// The first `storers` CTAs store as frag_store; the others read an
-// L2-resident buffer (`words` 16-byte words, each thread its own stride
-// through it, ld.global.cg.v4) for `iters` loads each, well past the stores.
-template <int Cols, bool V4 = false>
-__global__ void frag_store_beside_reads(uint64_t* times, uint16_t* out, uint32_t pitch, int reps,
-                                        int storers, const uint4* buf, uint32_t words, int iters,
-                                        float* sink) {
-  __syncthreads();
-  if (static_cast<int>(blockIdx.x) < storers) {
-    store_tiles<Cols, V4>(times, out + static_cast<uint64_t>(blockIdx.x) * reps * 128 * pitch, pitch, reps);
-    return;
-  }
-  uint32_t i = (blockIdx.x * blockDim.x + threadIdx.x) * 8u;
-  uint32_t acc = 0;
-  for (int k = 0; k < iters; k += 8) {
-    uint4 x[8];  // eight loads in flight per thread
-#pragma unroll
-    for (int u = 0; u < 8; ++u) {
-      asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
-                   : "=r"(x[u].x), "=r"(x[u].y), "=r"(x[u].z), "=r"(x[u].w)
-                   : "l"(buf + i % words));
-      i += 32u * 1024u + 8u;
-    }
-#pragma unroll
-    for (int u = 0; u < 8; ++u) acc ^= x[u].x ^ x[u].w;
-  }
-  if (acc == 0x12345678u) sink[0] = 1.0f;
-}
-
 // ---------------------------------------------------------------- host
 uint64_t* g_times = nullptr;
 float* g_sink = nullptr;
@@ -660,11 +560,6 @@ bool sink_ok(int threads) {
     nonzero = nonzero || v != 0.0f;
   }
   return nonzero;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 bool g_all_ok = true;
@@ -768,84 +663,6 @@ void beside_rows(const char* name) {
   row(alu_beside<Op, C, kRS>, "rs");
 }
 
-// Section 6: bytes per SM-cycle of the fragment stores, issued and drained.
-uint16_t* g_store_buf = nullptr;
-constexpr size_t kStoreBufBytes = size_t{1} << 32;
-
-// `cold`: every launch writes lines the previous ones did not (the launch's
-// region moves through the 4 GiB buffer), so the stores miss in L2, as an
-// attention kernel's O does; otherwise the kReps launches write the same lines.
-template <int Cols, bool V4 = false>
-void store_row(uint32_t pitch_bytes, int warps, int ctas, bool cold = false) {
-  const int reps = 8;
-  const uint32_t pitch = pitch_bytes / 2;
-  const size_t launch_bytes = static_cast<size_t>(ctas) * reps * 128 * pitch_bytes;
-  if (launch_bytes > kStoreBufBytes) return;
-  std::vector<double> issued, drained;
-  size_t offset = 0;
-  for (int r = 0; r < kReps; ++r) {
-    if (cold) {
-      offset += launch_bytes;
-      if (offset + launch_bytes > kStoreBufBytes) offset = 0;
-    }
-    frag_store<Cols, V4><<<ctas, 32 * warps>>>(g_times, g_store_buf + offset / 2, pitch, reps);
-    CK(cudaGetLastError());
-    CK(cudaDeviceSynchronize());
-    std::vector<uint64_t> h(64 + warps);
-    CK(cudaMemcpy(h.data(), g_times, 2 * warps * 8, cudaMemcpyDeviceToHost));
-    CK(cudaMemcpy(h.data() + 2 * warps, g_times + 64, warps * 8, cudaMemcpyDeviceToHost));
-    uint64_t t0 = h[0], t1 = h[1], t2 = h[2 * warps];
-    for (int w = 1; w < warps; ++w) {
-      t0 = std::min(t0, h[2 * w]);
-      t1 = std::max(t1, h[2 * w + 1]);
-      t2 = std::max(t2, h[2 * warps + w]);
-    }
-    issued.push_back(static_cast<double>(t1 - t0));
-    drained.push_back(static_cast<double>(t2 - t0));
-  }
-  const double bytes = 2.0 * Cols * 16 * warps * reps;  // per CTA
-  const double is = median(issued), dr = median(drained);
-  std::printf("%d%s,%u,%d,%d,%s,%.0f,%.0f,%.2f,%.2f,%.2f\n", Cols, V4 ? "_v4" : "", pitch_bytes, warps, ctas,
-              cold ? "miss" : "hit",
-              bytes, is, bytes / is, dr, bytes / dr);
-}
-
-
-// Section 6b: the same stores from `storers` SMs while the other SMs read L2.
-uint4* g_read_buf = nullptr;
-constexpr uint32_t kReadWords = (16u << 20) / 16;  // 16 MiB: L2-resident
-
-template <bool V4 = false>
-void store_beside_reads_row(int storers) {
-  const int reps = 8, warps = 8;
-  const uint32_t pitch = 128;  // O's rows at head dim 128
-  std::vector<double> issued, read_gbs;
-  constexpr int kIters = 4096;
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  for (int r = 0; r < kReps; ++r) {
-    CK(cudaEventRecord(e0));
-    frag_store_beside_reads<128, V4><<<132, 32 * warps>>>(g_times, g_store_buf, pitch, reps, storers, g_read_buf,
-                                                      kReadWords, kIters, g_sink);
-    CK(cudaEventRecord(e1));
-    CK(cudaGetLastError());
-    CK(cudaDeviceSynchronize());
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    read_gbs.push_back((132.0 - storers) * 32 * warps * kIters * 16.0 / (ms * 1e6));
-    std::vector<uint64_t> h(2 * warps);
-    CK(cudaMemcpy(h.data(), g_times, 2 * warps * 8, cudaMemcpyDeviceToHost));
-    uint64_t t0 = h[0], t1 = h[1];
-    for (int w = 1; w < warps; ++w) t0 = std::min(t0, h[2 * w]), t1 = std::max(t1, h[2 * w + 1]);
-    issued.push_back(static_cast<double>(t1 - t0));
-  }
-  const double bytes = 2.0 * 128 * 16 * warps * reps;
-  std::printf("128%s,256,%d,%d,readers_%d_at_%.0f_GBps,%.0f,%.0f,%.2f,-,-\n", V4 ? "_v4" : "", warps, storers,
-              132 - storers,
-              median(read_gbs), bytes, median(issued), bytes / median(issued));
-}
-
 }  // namespace
 
 int main() {
@@ -944,29 +761,8 @@ int main() {
   beside_rows<kFma, 1>("fma.rn.f32");
   beside_rows<kEx2Ftz, 1>("ex2.approx.ftz.f32");
 
-  // 6. fragment stores.
-  CK(cudaMalloc(&g_store_buf, kStoreBufBytes));
-  std::printf("section,fragment_stores\ncols,pitch_bytes,warps,ctas,l2,bytes_per_cta,issue_cycles,"
-              "bytes_per_cycle_issued,drain_cycles,bytes_per_cycle_drained\n");
-  for (int ctas : {1, 132}) {
-    for (int warps : {4, 8}) {
-      store_row<64>(128, warps, ctas);
-      store_row<128>(256, warps, ctas);
-      store_row<256>(512, warps, ctas);
-      store_row<128>(16384, warps, ctas);
-      store_row<256>(16384, warps, ctas);
-    }
-  }
-  for (int ctas : {16, 33, 66, 99}) store_row<128>(256, 8, ctas);
-  for (int ctas : {1, 16, 33, 66, 99, 132}) store_row<128>(256, 8, ctas, true);
-  for (int ctas : {1, 132}) store_row<64>(128, 8, ctas, true);
-  for (int ctas : {1, 132}) store_row<256>(512, 8, ctas, true);
-  CK(cudaMalloc(&g_read_buf, size_t{kReadWords} * 16));
-  CK(cudaMemset(g_read_buf, 1, size_t{kReadWords} * 16));
-  for (int storers : {1, 16, 33, 66}) store_beside_reads_row(storers);
-  for (int ctas : {1, 16, 33, 66, 132}) store_row<128, true>(256, 8, ctas, true);
-  for (int ctas : {1, 132}) store_row<64, true>(128, 8, ctas, true);
-  for (int storers : {1, 16, 33}) store_beside_reads_row<true>(storers);
+  // 6. fragment stores (hw/h200/store_path.cuh).
+  sk::bench::store_path::print_fragment_stores(g_times, g_sink, kReps, "attention_calibrate");
 
   std::printf("section,device\nsms,%d\nclock_khz,%d\nall_sinks_finite_nonzero,%d\n", sms, clock_khz,
               g_all_ok ? 1 : 0);

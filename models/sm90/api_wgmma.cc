@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -157,6 +158,16 @@ WritePath& write_path_v4() {
 }
 
 namespace {
+// Forgets `path`'s jobs for a new launch; its rates come from `rates`, its
+// completions from the engine's calendar.
+void reset_path(WritePath& path, std::function<WritePath::Rates()> rates) {
+  path.reset(std::move(rates), [&path](uint64_t at, uint64_t generation) {
+    gpu().engine().at(at, [&path, generation] { path.on_event(gpu().engine().now(), generation); });
+  });
+}
+}  // namespace
+
+namespace {
 // A warp that exits with warpgroup MMAs it never waited for
 // (wgmma.wait_group): they may still read its CTA's shared memory and write
 // registers of a warp that no longer exists.
@@ -190,20 +201,11 @@ void reset() {
   last_groups() = {};
   gpu().set_warp_exit_hook(check_groups_at_exit);
   phase_clock().stop();
-  write_path().reset(
-      [] {
-        return WritePath::Rates{extras().store_bytes_per_cycle, gpu().params().gpu_store_bytes_per_cycle,
-                                extras().store_series_bytes_per_cycle};
-      },
-      [](uint64_t at, uint64_t generation) {
-        gpu().engine().at(at, [generation] { write_path().on_event(gpu().engine().now(), generation); });
-      });
-  write_path_v4().reset([] { return WritePath::Rates{extras().store_v4_bytes_per_cycle, 0, 0}; },
-                        [](uint64_t at, uint64_t generation) {
-                          gpu().engine().at(at, [generation] {
-                            write_path_v4().on_event(gpu().engine().now(), generation);
-                          });
-                        });
+  reset_path(write_path(), [] {
+    return WritePath::Rates{extras().store_bytes_per_cycle, gpu().params().gpu_store_bytes_per_cycle,
+                            extras().store_series_bytes_per_cycle};
+  });
+  reset_path(write_path_v4(), [] { return WritePath::Rates{extras().store_v4_bytes_per_cycle, 0, 0}; });
 }
 
 namespace {

@@ -88,6 +88,9 @@
 //    store the same slabs 16 bytes a lane after a quad exchange (see
 //    store_row_v4): whole sectors instead of half ones. This section is
 //    hw/h200/store_path.cuh.
+// 7. The kernel's epilogue (Sm90Attention::store) alone, without its stores,
+//    beside the SM's own bulk loads and beside the other warpgroup's Q K^T,
+//    on 1, 45 and 132 SMs at head dims 64-256: hw/h200/epilogue_beside.cuh.
 // Every CUDA call is checked.
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -99,6 +102,7 @@
 #include <vector>
 
 #include "hw/h200/bench_common.cuh"
+#include "hw/h200/epilogue_beside.cuh"
 #include "hw/h200/store_path.cuh"
 #include "kernels/arch/sm90.h"
 #include "kernels/attention/sm90_attention.h"
@@ -763,6 +767,9 @@ int main() {
 
   // 6. fragment stores (hw/h200/store_path.cuh).
   sk::bench::store_path::print_fragment_stores(g_times, g_sink, kReps, "attention_calibrate");
+
+  // 7. the kernel's epilogue beside the SM's other work (hw/h200/epilogue_beside.cuh).
+  sk::bench::epilogue_beside::print_epilogue_beside(g_times, kReps, "attention_calibrate");
 
   std::printf("section,device\nsms,%d\nclock_khz,%d\nall_sinks_finite_nonzero,%d\n", sms, clock_khz,
               g_all_ok ? 1 : 0);

@@ -191,11 +191,14 @@ struct Sm90Attention {
     }
   }
 
- private:
+ public:
+  // A query tile (public, with store(), for hw/h200/epilogue_beside.cuh).
   struct Tile {
     uint32_t m_tile, head, batch;
     uint32_t n_blocks;  // K/V blocks this tile reads
   };
+
+ private:
   SK_DEVICE static Tile tile_of(const Params& p, uint32_t t) {
     const uint32_t m_tiles = ceil_div<uint32_t>(p.seqlen_q, BM);
     Tile w{t % m_tiles, t / m_tiles % p.heads, t / m_tiles / p.heads, 0};
@@ -484,12 +487,12 @@ struct Sm90Attention {
     arch::account_alu(0, 0, BN / 4);  // BN/4 packing conversions (half rate)
   }
 
- private:
   // O / row sum to the element type and the rows' log-sum-exp; rows past seqlen_q are not
   // stored. A row that saw no key has sum 0: O = 0 and LSE = -inf. O leaves 16 bytes a
   // lane: each quad transposes its packed pairs (arch::quad_transpose) so that a lane
   // holds eight consecutive columns, and a warp instruction writes whole sectors (the
   // 4-byte stores of the pairs ran at a third of the rate beside other SMs' loads).
+  // Public: section 7 of hw/h200/attention_calibrate.cu times it apart.
   SK_DEVICE static void store(const Params& p, const Tile& w, const OAcc& o_acc, const Rows& row_sum,
                               const Rows& row_max, uint32_t row0) {
     const uint64_t matrix = uint64_t{w.batch} * p.heads + w.head;
@@ -513,6 +516,13 @@ struct Sm90Attention {
       SK_UNROLL
       for (int m = 0; m < D / 32; ++m) arch::quad_transpose(packed[h][m]);
     }
+    // The math of this function per lane (D / 2 products, D / 4 packs, two
+    // reciprocals, the rows' index tests, selects and branches) issues one
+    // instruction after another: one warp per sub-partition takes 16 cycles
+    // per column plus 220 per tile without its stores (hw/h200/attention_calibrate.cu
+    // section 7, one_wg_no_stores: 1,243 / 2,244 / 4,314 cycles at head dim
+    // 64 / 128 / 256), 3.58 dependent steps per column plus 49.
+    arch::account_alu(D / 2, 2, D / 4, (358 * D + 4900) / 100);
     for_each_lane([&](uint32_t l) {
       SK_UNROLL
       for (int h = 0; h < 2; ++h) {

@@ -21,6 +21,7 @@ AttentionRequest request(const Values& v, const MatmulRequest& run) {
   s.head_dim = v.u32("head-dim");
   s.causal = v.flag("causal");
   s.f16 = v.has("in-dtype") && v.str("in-dtype") == "f16";
+  r.stamp_tiles = v.flag("stamp-tiles");
   r.run = run;
   return r;
 }
@@ -71,6 +72,9 @@ Family attention_family() {
                            "r + seqlen-k - seqlen-q)"),
       choice_field("in-dtype", "element type of Q, K, V and O: bf16 (default) or f16 (IEEE half)",
                    {"bf16", "f16"}),
+      flag_field("stamp-tiles", "sm90: the JSON's \"stamps\" gets CTA 0's tile phases, its block "
+                                "segments and the SMs storing at once, read at the kernel's probe "
+                                "points as hw/h200/attention_bench --stamp-tiles reads them on a GPU"),
   };
   f.fields_note = "tensors [batch, heads, seqlen, head-dim]";
   f.reference =

@@ -19,6 +19,7 @@
 #include "models/sm90/api.h"
 #include "models/sm90/params.h"
 #include "runner/kernels/attention_host.h"
+#include "runner/kernels/attention_stamps.h"
 #include "runner/kernels/matmul_host.h"
 #include "runner/kernels/power_clocks.h"
 #include "runner/kernels/sm100_launch.h"
@@ -85,7 +86,8 @@ template <int D, int S, class Elem>
 RunResult run_config(const AttentionRequest& req, const MatmulRequest& q,
                      models::sm100::LaunchClocks f) {
   using C = Sm90AttentionConfig<D, S, Elem>;
-  using Kernel = Sm90Attention<C>;
+  // The probe costs nothing unless a StampLog is installed (--stamp-tiles).
+  using Kernel = Sm90Attention<C, AttentionBug::kNone, StampLog::Probe>;
   const AttentionShape& s = req.shape;
   const auto t0 = std::chrono::steady_clock::now();
   Gpu gpu(models::sm90::gpu_params(), q.functional);
@@ -97,6 +99,8 @@ RunResult run_config(const AttentionRequest& req, const MatmulRequest& q,
   const auto races = attach_race_detector(gpu, q);
   const uint64_t tiles = uint64_t{(s.seqlen_q + 127) / 128} * s.heads * s.batch;
   const int grid = static_cast<int>(std::min<uint64_t>(tiles, gpu.params().num_sms));
+  StampLog stamps;
+  const StampLog::Scope stamping(req.stamp_tiles ? &stamps : nullptr);
   const std::string err = gpu.launch(grid, C::kThreads / 32, C::kSmemBytes, [&p] { Kernel::run(p); });
   if (!err.empty()) throw std::runtime_error(err);
   const RunStatus status = gpu.run(q.max_cycles);
@@ -110,6 +114,7 @@ RunResult run_config(const AttentionRequest& req, const MatmulRequest& q,
   // GEMM view's M x N tiles.
   set_waves(r, tiles, static_cast<uint32_t>(gpu.params().num_sms));
   finish_sm90_launch(gpu, s.flops(), f, r, [&req](const RunResult& x) { return activity(req, x); });
+  if (req.stamp_tiles) r.stamps = stamps.to_json(static_cast<uint32_t>(grid));
   finish(gpu, s, b, p.softmax_scale, q, status, t0, r);
   return r;
 }
@@ -233,6 +238,8 @@ std::string validate_attention(const AttentionRequest& req) {
     return "--batch, --heads, --kv-heads, --seqlen-q and --seqlen-k must be at least 1";
   if (s.heads % s.kv_heads != 0)
     return fmt::format("--heads {} is not a multiple of --kv-heads {}", s.heads, s.kv_heads);
+  if (sm100 && req.stamp_tiles)
+    return "--stamp-tiles reads the SM90 kernel's probe points; the sm100 kernel has none";
   if (req.run.tile_n != 128)
     return fmt::format("--tile-n {} is not supported: attention's tiles are 128 query rows by 128 keys "
                        "(64 at head dim 256)",

@@ -35,6 +35,9 @@ struct AttentionShape {
 struct AttentionRequest {
   AttentionShape shape;
   float softmax_scale = 0;  // 0: 1 / sqrt(head_dim)
+  // sm90: record the kernel's probe points (runner/kernels/attention_stamps.h)
+  // into the result's "stamps"; the prediction is the same either way.
+  bool stamp_tiles = false;
   // Arch, stages (of the K and V rings), seed, mode, trace and bounds; its
   // m, n, k and tile_n are ignored.
   MatmulRequest run;

@@ -140,6 +140,7 @@ json::object to_json(const RunResult& r) {
   o["seed"] = r.seed;
   if (r.sync_digest != 0) o["sync_digest"] = r.sync_digest;
   o["events"] = r.events;
+  if (!r.stamps.empty()) o["stamps"] = r.stamps;
   if (r.check.ran)
     o["check"] = json::object{{"passed", r.check.passed},
                               {"max_abs_err", finite_or_max(r.check.max_abs_err)},
@@ -267,6 +268,7 @@ RunResult run_result_from_json(const json::value& v) {
   r.seed = get<uint64_t>(o, "seed");
   if (o.contains("sync_digest")) r.sync_digest = get<uint64_t>(o, "sync_digest");
   r.events = get<uint64_t>(o, "events");
+  if (const auto* st = o.if_contains("stamps")) r.stamps = st->as_object();
   r.wall_s = get<double>(o.at("host_timing").as_object(), "wall_s");
   if (o.contains("check")) {
     const auto& ch = o.at("check").as_object();

@@ -98,6 +98,9 @@ struct RunResult {
   CheckResult check;
   // --trace or --timeline files that could not be written, one line each.
   std::vector<std::string> output_errors;
+  // A family's probe summary (attention on sm90 with --stamp-tiles:
+  // runner/kernels/attention_stamps.h), "stamps" in the JSON; empty: none.
+  boost::json::object stamps;
 };
 
 // Ends the summary of a run that did not complete: records what stopped it

@@ -12,9 +12,11 @@
 
 namespace {
 sk::sim::RunResult run(const sk::sim::AttentionShape& s, uint32_t stages, bool functional,
-                       uint64_t seed) {
+                       uint64_t seed, bool stamp_tiles = false, bool pinned = false) {
   sk::sim::AttentionRequest q;
   q.shape = s;
+  q.stamp_tiles = stamp_tiles;
+  if (pinned) q.run.sm_clock_ghz = q.run.rest_clock_ghz = 1.8;  // one simulation, no clock search
   q.run.arch = "sm90";
   q.run.stages = stages;
   q.run.tile_n = 128;
@@ -93,6 +95,44 @@ TEST_CASE("sm90 attention: timing mode completes and counts attention's FLOPs") 
   CHECK(r.peak_fraction < 1.0);
 }
 
+TEST_CASE("sm90 attention: --stamp-tiles reads the kernel's probe points without moving the prediction") {
+  // 35 heads x 512 / 128 = 140 query tiles of 4 blocks on 132 SMs: CTA 0
+  // runs tiles 0 and 132.
+  const sk::sim::AttentionShape s{1, 35, 35, 512, 512, 128, false};
+  const auto plain = run(s, 2, false, 0, false, true);
+  const auto stamped = run(s, 2, false, 0, true, true);
+  CHECK(plain.stamps.empty());
+  CHECK(stamped.cycles == plain.cycles);
+  CHECK(stamped.predicted_time_us == plain.predicted_time_us);
+  const auto& st = stamped.stamps;
+  REQUIRE(st.contains("tiles"));
+  const auto& tiles = st.at("tiles").as_array();
+  REQUIRE(tiles.size() == 4);  // two tiles of each consumer warpgroup
+  for (const auto& v : tiles) {
+    const auto& t = v.as_object();
+    const double blocks = t.at("blocks").to_number<double>(), store = t.at("store").to_number<double>();
+    // Four blocks of 64 x 128 scores and two GEMMs each take at least the
+    // tensor core's 4 x 2 x 64 x 128 x 128 MACs at 1024 per SM-cycle.
+    CHECK(blocks > 4 * 2 * 64 * 128 * 128 / 1024.0);
+    CHECK(store > 1000);  // the epilogue's math alone: 16 cycles per column
+    CHECK(t.at("q_wait").to_number<double>() >= 0);
+  }
+  // Warpgroup 0's first tile runs to its second's start (the period's
+  // median is over that one tile); the second has no next.
+  const auto& t0 = tiles[0].as_object();
+  const auto& m = st.at("tile_median_wg0").as_object();
+  CHECK(t0.at("q_wait").to_number<double>() + t0.at("blocks").to_number<double>() +
+            t0.at("store").to_number<double>() + t0.at("to_next_tile").to_number<double>() ==
+        doctest::Approx(m.at("tile_cycles").to_number<double>()));
+  CHECK(tiles[1].as_object().at("to_next_tile").to_number<double>() == 0);
+  // The blocks between a tile's first and last (two per tile here).
+  CHECK(st.at("block_median_wg1").as_object().at("blocks").to_number<uint64_t>() == 4);
+  const auto& e = st.at("epilogues").as_object();
+  CHECK(e.at("count").to_number<uint64_t>() == 140);
+  CHECK(e.at("ctas_storing_mean").to_number<double>() >= 1.0);
+  CHECK(e.at("ctas_storing_mean").to_number<double>() <= 132.0);
+}
+
 TEST_CASE("sm90 attention refuses shapes it cannot run, with one line") {
   sk::sim::AttentionRequest q;
   q.run.arch = "sm90";
@@ -113,6 +153,9 @@ TEST_CASE("sm90 attention refuses shapes it cannot run, with one line") {
   q.run.stages = 2;
   q.run.arch = "sm100";  // head dim 256 does not fit TMEM next to the second Q tile
   CHECK(sk::sim::validate_attention(q).find("head-dim") != std::string::npos);
+  q.shape.head_dim = 128;
+  q.stamp_tiles = true;  // the SM100 kernel has no probe points
+  CHECK(sk::sim::validate_attention(q).find("--stamp-tiles") != std::string::npos);
   q.run.arch = "mi300x";
   CHECK(sk::sim::validate_attention(q).find("sm90 or sm100") != std::string::npos);
 }

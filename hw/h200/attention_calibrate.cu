@@ -66,7 +66,13 @@
 //                         barrier turn, rescale, Q K^T and P V issued, hand
 //                         off, wait 1, softmax, wait 0, pack P): the block
 //                         period without memory;
-//      pingpong_no_softmax the same loop without the softmax.
+//      pingpong_no_softmax the same loop without the softmax;
+//      pingpong_loads, pingpong_no_softmax_loads   the same two beside a third
+//                         warpgroup whose first warp streams 16 KiB bulk copies
+//                         of an L2-resident buffer into shared memory (two in
+//                         flight, registers moved as the kernel moves them),
+//                         on 1 and on 132 SMs; a second row gives the bytes
+//                         per cycle it streamed (CTA 0).
 //    Figures are the span over the measured warpgroups / blocks.
 // 5. The FP32 pipe and the SFU beside a busy tensor core: warpgroup 0 runs the
 //    chains of 1b (8 per thread: throughput; 1: latency) while warpgroup 1
@@ -393,7 +399,16 @@ __global__ void __launch_bounds__(256, 1) pingpong(uint64_t* times, float* sink,
 }
 
 // ---------------------------------------------------------------- 4. consumer steps
-enum StepMode { kSmAlone, kSmTwo, kSmBesideSs, kSmBesideRs, kSmOwnPv, kPvAlone, kPingpong, kPingpongNoSoftmax };
+enum StepMode { kSmAlone, kSmTwo, kSmBesideSs, kSmBesideRs, kSmOwnPv, kPvAlone, kPingpong, kPingpongNoSoftmax,
+                kPingpongLoads, kPingpongNoSoftmaxLoads };
+// The ping-pong modes with a third warpgroup whose first warp streams bulk
+// copies into shared memory while the consumers run (as the kernel's producer
+// loads K and V): 384 threads, registers moved as the kernel moves them.
+__host__ __device__ constexpr bool with_loads(int mode) { return mode == kPingpongLoads || mode == kPingpongNoSoftmaxLoads; }
+__host__ __device__ constexpr bool pingpong_mode(int mode) {
+  return mode == kPingpong || mode == kPingpongNoSoftmax || with_loads(mode);
+}
+__host__ __device__ constexpr bool softmax_in_pingpong(int mode) { return mode == kPingpong || mode == kPingpongLoads; }
 
 __device__ __forceinline__ float rand_f(uint32_t i) {
   uint32_t x = i * 2654435761u + 777u;
@@ -403,18 +418,31 @@ __device__ __forceinline__ float rand_f(uint32_t i) {
   return static_cast<float>(x & 0xffff) / 16384.0f - 2.0f;  // [-2, 2)
 }
 
+namespace ep = sk::bench::epilogue_beside;
+
 template <int D>
 struct StepSmem {
   using Cfg = sk::Sm90AttentionConfig<D, 2>;
-  static constexpr int kBytes = Cfg::kQBytes + 2 * Cfg::kKvBytes + 1024;
+  static constexpr int kOperands = Cfg::kQBytes + 2 * Cfg::kKvBytes;
+  // The operands, then (with loads) the producer's ring, its barriers and the running count.
+  static constexpr int kBytes = kOperands + ep::kRing * ep::kChunkBytes + 64 + 1024;
 };
 
 template <int D, int Mode>
-__global__ void __launch_bounds__(256, 1) consumer_steps(uint64_t* times, float* sink, int blocks) {
+__global__ void __launch_bounds__(with_loads(Mode) ? 384 : 256, 1)
+    consumer_steps(uint64_t* times, float* sink, int blocks, const uint8_t* src) {
   using Cfg = sk::Sm90AttentionConfig<D, 2>;
   using A = sk::Sm90Attention<Cfg>;
   extern __shared__ __align__(1024) uint8_t smem[];
   uint8_t* base = smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023);
+  uint8_t* ring = base + StepSmem<D>::kOperands;
+  uint64_t* bars = reinterpret_cast<uint64_t*>(ring + ep::kRing * ep::kChunkBytes);
+  volatile uint32_t* running = reinterpret_cast<volatile uint32_t*>(bars + ep::kRing);
+  if (with_loads(Mode) && threadIdx.x == 0) {
+    for (uint32_t i = 0; i < ep::kRing; ++i) sk::arch::mbarrier_init(&bars[i], 1);
+    *running = 8;  // the consumer warps
+    sk::arch::fence_mbarrier_init();
+  }
   for (uint32_t i = threadIdx.x; i < (Cfg::kQBytes + 2 * Cfg::kKvBytes) / 2; i += blockDim.x)
     reinterpret_cast<uint16_t*>(base)[i] = rand_bf16(i);
   sk::arch::fence_proxy_async_shared();
@@ -423,6 +451,17 @@ __global__ void __launch_bounds__(256, 1) consumer_steps(uint64_t* times, float*
   // Warp-uniform (the kernel's warp_idx): a branch on threadIdx would be
   // divergent to ptxas and serialize the wgmma (C7520).
   const uint32_t warp = sk::arch::warp_idx(), half = warp / 4;
+  if constexpr (with_loads(Mode)) {
+    if (warp >= 8) {  // the producer warpgroup
+      sk::arch::warpgroup_reg_dealloc<40>();
+      if (warp == 8) {
+        const uint64_t loaded = ep::stream_into_smem(ring, bars, running, src);
+        if (threadIdx.x == 256 && blockIdx.x == 0) times[100] = loaded;
+      }
+      return;
+    }
+    sk::arch::warpgroup_reg_alloc<232>();
+  }
   const uint32_t row0 = half * 64 + warp % 4 * 16;
   const uint32_t q_rows = q + half * 64 * 128;
   typename A::Params p{};
@@ -444,7 +483,7 @@ __global__ void __launch_bounds__(256, 1) consumer_steps(uint64_t* times, float*
     scale.regs[0][h] = 1.0f;
   }
   A::to_p(s_acc, p_frag);
-  constexpr bool kBoth = Mode == kSmTwo || Mode == kPingpong || Mode == kPingpongNoSoftmax;
+  constexpr bool kBoth = Mode == kSmTwo || pingpong_mode(Mode);
   if ((Mode == kSmBesideSs || Mode == kSmBesideRs) && half == 1) {
     // The other warpgroup keeps the tensor core busy past warpgroup 0's
     // loop (4 x `blocks` groups, one queued behind the one running): Q K^T
@@ -461,7 +500,7 @@ __global__ void __launch_bounds__(256, 1) consumer_steps(uint64_t* times, float*
     sk::arch::wgmma_wait_group<0>();
   } else if (kBoth || half == 0) {
     const uint64_t t0 = clk();
-    if constexpr (Mode == kPingpong || Mode == kPingpongNoSoftmax) {
+    if constexpr (pingpong_mode(Mode)) {
       constexpr uint32_t kBar = A::kSchedBarrierBase;
       if (half == 1) sk::arch::named_barrier_arrive(kBar, 256);
       for (int n = 0; n < blocks; ++n) {
@@ -474,13 +513,13 @@ __global__ void __launch_bounds__(256, 1) consumer_steps(uint64_t* times, float*
         if (n == 0) {
           sk::arch::named_barrier_arrive(kBar + 1 - half, 256);
           sk::arch::wgmma_wait_group<0>();
-          if constexpr (Mode == kPingpong) A::softmax(p, s_acc, row_max, row_sum, scale, scale_log2, row0, n, half);
+          if constexpr (softmax_in_pingpong(Mode)) A::softmax(p, s_acc, row_max, row_sum, scale, scale_log2, row0, n, half);
         } else {
           A::gemm_pv(o_acc, p_frag, v);
           sk::arch::wgmma_commit_group();
           if (half == 0 || !last) sk::arch::named_barrier_arrive(kBar + 1 - half, 256);
           sk::arch::wgmma_wait_group<1>();
-          if constexpr (Mode == kPingpong) A::softmax(p, s_acc, row_max, row_sum, scale, scale_log2, row0, n, half);
+          if constexpr (softmax_in_pingpong(Mode)) A::softmax(p, s_acc, row_max, row_sum, scale, scale_log2, row0, n, half);
           sk::arch::wgmma_wait_group<0>();
         }
         A::to_p(s_acc, p_frag);
@@ -501,7 +540,8 @@ __global__ void __launch_bounds__(256, 1) consumer_steps(uint64_t* times, float*
       }
     }
     const uint64_t t1 = clk();
-    record(times, t0, t1);
+    if (blockIdx.x == 0) record(times, t0, t1);
+    if (with_loads(Mode) && threadIdx.x % 32 == 0) atomicSub(const_cast<uint32_t*>(running), 1u);
   }
   float acc = row_sum.regs[0][0] + row_sum.regs[0][1];
 #pragma unroll
@@ -623,17 +663,37 @@ void wgmma_rows(const char* form) {
   wgmma_row<Form, 256, 1>(form);
 }
 
+uint8_t* g_src = nullptr;  // the streaming producer's L2-resident source (ep::kSrcBytes)
+
+// One row of section 4: cycles per block of CTA 0 over `ctas` CTAs (one per
+// SM); with loads, a second row with the bytes per cycle the producer streamed.
 template <int D, int Mode>
-void step_row(const char* name) {
+void step_row(const char* name, int ctas = 1) {
   constexpr int kBlocks = 256;
   constexpr int smem = StepSmem<D>::kBytes;
   auto kernel = consumer_steps<D, Mode>;
   CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  const bool both = Mode == kSmTwo || Mode == kPingpong || Mode == kPingpongNoSoftmax;
-  const int threads = Mode == kSmAlone || Mode == kSmOwnPv || Mode == kPvAlone ? 128 : 256;
-  const double span =
-      median_span([&] { kernel<<<1, threads, smem>>>(g_times, g_sink, kBlocks); }, both ? 8 : 4);
-  std::printf("%s,%d,%d,%.1f\n", name, D, kBlocks, span / kBlocks);
+  const bool both = Mode == kSmTwo || pingpong_mode(Mode);
+  const int threads = with_loads(Mode) ? 384 : Mode == kSmAlone || Mode == kSmOwnPv || Mode == kPvAlone ? 128 : 256;
+  std::vector<double> rate;
+  const double span = median_span(
+      [&] {
+        kernel<<<ctas, threads, smem>>>(g_times, g_sink, kBlocks, g_src);
+        if (with_loads(Mode)) {
+          CK(cudaDeviceSynchronize());
+          uint64_t loaded = 0;
+          CK(cudaMemcpy(&loaded, g_times + 100, 8, cudaMemcpyDeviceToHost));
+          rate.push_back(static_cast<double>(loaded) / static_cast<double>(span_of(8)));
+        }
+      },
+      both ? 8 : 4);
+  if (ctas == 1)
+    std::printf("%s,%d,%d,%.1f\n", name, D, kBlocks, span / kBlocks);
+  else
+    std::printf("%s_%d_sms,%d,%d,%.1f\n", name, ctas, D, kBlocks, span / kBlocks);
+  if (with_loads(Mode))
+    std::printf("%s%s_bytes_per_cycle,%d,%d,%.1f\n", name, ctas == 1 ? "" : "_132_sms", D, kBlocks,
+                median(rate));
 }
 
 template <int D>
@@ -646,6 +706,10 @@ void step_rows() {
   step_row<D, kPvAlone>("pv_alone");
   step_row<D, kPingpong>("pingpong");
   step_row<D, kPingpongNoSoftmax>("pingpong_no_softmax");
+  for (int ctas : {1, 132}) {
+    step_row<D, kPingpongLoads>("pingpong_loads", ctas);
+    step_row<D, kPingpongNoSoftmaxLoads>("pingpong_no_softmax_loads", ctas);
+  }
 }
 
 // Section 5: one Op's chains on warpgroup 0, the tensor core idle or busy.
@@ -749,7 +813,9 @@ int main() {
   wgmma_rows<kRS>("rs");
   wgmma_rows<kRSTransB>("rs_trans_b");
 
-  // 4. the kernel's consumer steps without loads.
+  // 4. the kernel's consumer steps without loads (and beside a streaming producer).
+  CK(cudaMalloc(&g_src, ep::kSrcBytes));
+  CK(cudaMemset(g_src, 1, ep::kSrcBytes));
   std::printf("section,consumer_steps\nstep,head_dim,blocks,cycles_per_block\n");
   step_rows<64>();
   step_rows<128>();

@@ -64,6 +64,41 @@ __device__ __forceinline__ void bulk_copy(uint32_t dst, const void* src, uint32_
       : "memory");
 }
 
+// One warp keeps two 16 KiB bulk copies of the L2-resident `src` in flight
+// through a ring of kRing chunks at `ring` (full barriers `bars`, initialised
+// with count 1) until `running` reaches 0, then drains; returns the bytes
+// that landed before it stopped (lane 0 issues; every lane waits).
+__device__ __forceinline__ uint64_t stream_into_smem(uint8_t* ring, uint64_t* bars, volatile uint32_t* running,
+                                                     const uint8_t* src) {
+  uint64_t loaded = 0;
+  uint32_t issued = 0, done = 0;
+  const uint32_t lane = threadIdx.x % 32;
+  auto wait = [&] {
+    const uint32_t slot = done % kRing;
+    while (!sk::arch::mbarrier_try_wait_parity(&bars[slot], (done / kRing) & 1)) {
+    }
+    ++done;
+  };
+  while (*running != 0) {
+    while (issued - done < 2) {
+      const uint32_t slot = issued % kRing;
+      if (lane == 0) {
+        sk::arch::mbarrier_arrive_expect_tx(&bars[slot], kChunkBytes);
+        const uint64_t off =
+            (uint64_t{blockIdx.x} * 7919u * kChunkBytes + uint64_t{issued} * kChunkBytes) % kSrcBytes;
+        bulk_copy(sk::arch::smem_addr(ring + slot * kChunkBytes), src + off, kChunkBytes,
+                  sk::arch::smem_addr(&bars[slot]));
+      }
+      __syncwarp();
+      ++issued;
+    }
+    wait();
+    loaded += kChunkBytes;
+  }
+  while (done < issued) wait();  // every copy lands before the CTA exits
+  return loaded;
+}
+
 // times[3 w .. 3 w + 2]: warp w's start, issued end, drained end; times[3 kMaxWarps]:
 // bytes the producer loaded before the last storing warp finished.
 template <int D, int Mode>
@@ -88,35 +123,8 @@ __global__ void __launch_bounds__(384, 1) epilogue(uint64_t* times, uint16_t* o,
   const uint32_t half = warp / 4 - 1;  // consumer warpgroup (warps 4-11)
   if (warp < 4) {
     if (Mode != kLoads || warp != 0) return;
-    // The producer: two copies in flight through the ring until the stores end.
-    uint64_t loaded = 0;
-    uint32_t issued = 0, done = 0;
-    const uint32_t lane = threadIdx.x % 32;
-    while (*stores_left != 0) {
-      while (issued - done < 2) {
-        const uint32_t slot = issued % kRing;
-        if (lane == 0) {
-          sk::arch::mbarrier_arrive_expect_tx(&bars[slot], kChunkBytes);
-          const uint64_t off = (uint64_t{blockIdx.x} * 7919u * kChunkBytes + uint64_t{issued} * kChunkBytes) % kSrcBytes;
-          bulk_copy(sk::arch::smem_addr(base + slot * kChunkBytes), src + off, kChunkBytes,
-                    sk::arch::smem_addr(&bars[slot]));
-        }
-        __syncwarp();
-        ++issued;
-      }
-      const uint32_t slot = done % kRing;
-      while (!sk::arch::mbarrier_try_wait_parity(&bars[slot], (done / kRing) & 1)) {
-      }
-      ++done;
-      loaded += kChunkBytes;
-    }
-    while (done < issued) {  // drain before exit
-      const uint32_t slot = done % kRing;
-      while (!sk::arch::mbarrier_try_wait_parity(&bars[slot], (done / kRing) & 1)) {
-      }
-      ++done;
-    }
-    if (lane == 0 && blockIdx.x == 0) times[3 * kMaxWarps] = loaded;
+    const uint64_t loaded = stream_into_smem(base, bars, stores_left, src);
+    if (threadIdx.x == 0 && blockIdx.x == 0) times[3 * kMaxWarps] = loaded;
     return;
   }
   typename A::Params p{};

@@ -551,6 +551,150 @@ __global__ void __launch_bounds__(with_loads(Mode) ? 384 : 256, 1)
   if (kBoth || half == 0) sink[threadIdx.x] = acc;
 }
 
+// Section 4b: the block loop with the kernel's K and V pipelines
+// (TilePipeline over MbarrierBackend, Cfg::Smem's stages, eight consumer
+// arrivals per stage) and a producer warp in a third warpgroup, as the kernel
+// runs them: Pipe picks what the producer does per stage.
+// kPipeArrive: the full barrier's arrive, no data; kPipeKOnly: the same for
+// K only, P V reading a fixed V tile; kPipeData: K and V by bulk copies
+// (cp.async.bulk) from an L2-resident buffer; kPipeTma: by the kernel's TMA
+// loader (BatchedTmaTileLoader, a 3-D tensor map over that buffer, 128B
+// swizzle), as the kernel loads them.
+enum PipeMode { kPipeArrive, kPipeKOnly, kPipeData, kPipeTma };
+// Rows of 128 bytes in the 16 MiB source; at head dim D a row of the map is D / 64 of them.
+constexpr uint32_t kTmaRows = ep::kSrcBytes / 128;
+template <int D, int Pipe>
+__global__ void __launch_bounds__(384, 1)
+    pipeline_loop(uint64_t* times, float* sink, int blocks, const uint8_t* src,
+                  const __grid_constant__ sk::arch::TensorMap map) {
+  using Cfg = sk::Sm90AttentionConfig<D, 2>;
+  using A = sk::Sm90Attention<Cfg>;
+  using KvPipe = sk::TilePipeline<typename Cfg::KvPayload, 2>;
+  extern __shared__ __align__(1024) uint8_t smem[];
+  auto& st = *reinterpret_cast<typename Cfg::Smem*>(smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023));
+  const uint32_t warp = sk::arch::warp_idx();
+  if (warp == 0) {
+    if (auto lane = sk::elect_one()) {
+      KvPipe::init(&st.k_bars, 1, Cfg::kConsumerWarps, "k");
+      KvPipe::init(&st.v_bars, 1, Cfg::kConsumerWarps, "v");
+      sk::arch::fence_mbarrier_init();
+    }
+  }
+  for (uint32_t i = threadIdx.x; i < (Cfg::kQBytes + 4 * Cfg::kKvBytes) / 2; i += blockDim.x)
+    reinterpret_cast<uint16_t*>(&st.q[0][0])[i] = rand_bf16(i);
+  sk::arch::fence_proxy_async_shared();
+  __syncthreads();
+  const KvPipe kpipe(&st.k_bars, typename Cfg::KvPayload{st.k});
+  const KvPipe vpipe(&st.v_bars, typename Cfg::KvPayload{st.v});
+  if (warp >= 8) {  // the producer warpgroup
+    sk::arch::warpgroup_reg_dealloc<40>();
+    if (warp != 8) return;
+    auto kp = kpipe.producer();
+    auto vp = vpipe.producer();
+    auto fill = [&](typename KvPipe::Producer& pp, int n) {
+      auto stage = pp.acquire();
+      if constexpr (Pipe == kPipeTma) {
+        if (auto lane = sk::elect_one()) {
+          stage.expect_bytes(Cfg::kKvBytes);
+          const sk::BatchedTmaTileLoader loader(&map);
+          // K from the buffer's first half of rows, V from its second.
+          constexpr int32_t kRows = kTmaRows / (D / 64);  // the map's rows
+          const int32_t row = (n * Cfg::BN + (&pp == &vp ? kRows / 2 : 0)) % kRows;
+          for (uint32_t c = 0; c < Cfg::kChunks; ++c)
+            loader.load(stage.tiles() + c * Cfg::kKvChunkBytes, stage.full_barrier(), static_cast<int32_t>(64 * c),
+                        row, 0);
+        }
+        std::move(stage).release_async();
+      } else if constexpr (Pipe == kPipeData) {
+        if (auto lane = sk::elect_one()) {
+          stage.expect_bytes(Cfg::kKvBytes);
+          for (uint32_t c = 0; c < Cfg::kChunks; ++c)
+            ep::bulk_copy(sk::arch::smem_addr(stage.tiles() + c * Cfg::kKvChunkBytes),
+                          src + (uint64_t{static_cast<uint32_t>(n)} * Cfg::kKvBytes + c * Cfg::kKvChunkBytes) % ep::kSrcBytes,
+                          Cfg::kKvChunkBytes, sk::arch::smem_addr(stage.full_barrier()));
+        }
+        std::move(stage).release_async();
+      } else {
+        std::move(stage).release();  // the full barrier's arrive, no data
+      }
+    };
+    for (int n = 0; n < blocks; ++n) {
+      fill(kp, n);
+      if constexpr (Pipe != kPipeKOnly) fill(vp, n);
+    }
+    kp.drain();
+    if constexpr (Pipe != kPipeKOnly) vp.drain();
+    return;
+  }
+  sk::arch::warpgroup_reg_alloc<232>();
+  const uint32_t half = warp / 4;
+  const uint32_t row0 = half * 64 + warp % 4 * 16;
+  const uint32_t q_rows = sk::arch::smem_addr(st.q[0]) + half * 64 * 128;
+  const uint32_t v_fixed = sk::arch::smem_addr(st.v[0]);
+  typename A::Params p{};
+  p.seqlen_q = p.seqlen_k = 1u << 30;
+  p.softmax_scale = 1.0f / sqrtf(static_cast<float>(D));
+  const float scale_log2 = p.softmax_scale * 1.4426950408889634f;
+  typename A::SAcc s_acc;
+  typename A::OAcc o_acc;
+  typename A::Rows row_max, row_sum, scale;
+  sk::LaneArray<uint32_t, 4> p_frag[A::BN / 16];
+#pragma unroll
+  for (int i = 0; i < A::BN / 2; ++i) s_acc.regs[0][i] = rand_f(threadIdx.x * 256 + i);
+#pragma unroll
+  for (int i = 0; i < D / 2; ++i) o_acc.regs[0][i] = 0.0f;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    row_max.regs[0][h] = -__builtin_huge_valf();
+    row_sum.regs[0][h] = 0.0f;
+    scale.regs[0][h] = 1.0f;
+  }
+  A::to_p(s_acc, p_frag);
+  auto kc = kpipe.consumer();
+  auto vc = vpipe.consumer();
+  constexpr uint32_t kBar = A::kSchedBarrierBase;
+  const uint64_t t0 = clk();
+  if (half == 1) sk::arch::named_barrier_arrive(kBar, 256);
+  // The kernel's block loop (Sm90Attention::consume), its tile's first and last blocks aside.
+  for (int n = 0; n < blocks; ++n) {
+    const bool last = n + 1 == blocks;
+    auto ks = kc.acquire();
+    sk::arch::named_barrier_sync(kBar + half, 256);
+    if (n > 0) A::rescale(o_acc, scale);
+    sk::arch::wgmma_fence();
+    A::gemm_qk(s_acc, q_rows, sk::arch::smem_addr(ks.tiles()));
+    sk::arch::wgmma_commit_group();
+    if constexpr (Pipe == kPipeKOnly) {
+      A::gemm_pv(o_acc, p_frag, v_fixed);
+      sk::arch::wgmma_commit_group();
+      if (half == 0 || !last) sk::arch::named_barrier_arrive(kBar + 1 - half, 256);
+      sk::arch::wgmma_wait_group<1>();
+      std::move(ks).release();
+      A::softmax(p, s_acc, row_max, row_sum, scale, scale_log2, row0, n, half);
+      sk::arch::wgmma_wait_group<0>();
+    } else {
+      auto vs = vc.acquire();
+      A::gemm_pv(o_acc, p_frag, sk::arch::smem_addr(vs.tiles()));
+      sk::arch::wgmma_commit_group();
+      if (half == 0 || !last) sk::arch::named_barrier_arrive(kBar + 1 - half, 256);
+      sk::arch::wgmma_wait_group<1>();
+      std::move(ks).release();
+      A::softmax(p, s_acc, row_max, row_sum, scale, scale_log2, row0, n, half);
+      sk::arch::wgmma_wait_group<0>();
+      std::move(vs).release();
+    }
+    A::to_p(s_acc, p_frag);
+  }
+  const uint64_t t1 = clk();
+  if (blockIdx.x == 0) record(times, t0, t1);
+  float acc = row_sum.regs[0][0] + row_sum.regs[0][1];
+#pragma unroll
+  for (int i = 0; i < A::BN / 2; ++i) acc += s_acc.regs[0][i];
+#pragma unroll
+  for (int i = 0; i < D / 2; ++i) acc += o_acc.regs[0][i];
+  sink[threadIdx.x] = acc;
+}
+
 // ---------------------------------------------------------------- 5. ALU beside wgmma
 template <int Op, int C, int Form>  // Form: -1 idle, kSS or kRS
 __global__ void __launch_bounds__(256, 1) alu_beside(uint64_t* times, float* sink, int steps, int groups) {
@@ -696,6 +840,29 @@ void step_row(const char* name, int ctas = 1) {
                 median(rate));
 }
 
+// Section 4b's rows: one CTA, cycles per block.
+template <int D, int Pipe>
+void pipe_row(const char* name) {
+  constexpr int kBlocks = 256;
+  constexpr int smem = sk::Sm90AttentionConfig<D, 2>::kSmemBytes;
+  auto kernel = pipeline_loop<D, Pipe>;
+  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  // The buffer as kTmaRows rows of D BF16 (one matrix), boxes of 64 x BN.
+  CUtensorMap map;
+  const cuuint64_t dims[3] = {D, kTmaRows / (D / 64), 1};
+  const cuuint64_t strides[2] = {D * 2, uint64_t{kTmaRows} / (D / 64) * D * 2};
+  const cuuint32_t box[3] = {64, sk::Sm90AttentionConfig<D, 2>::BN, 1}, es[3] = {1, 1, 1};
+  if (sk::bench::encode_fn("attention_calibrate")(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, g_src, dims, strides,
+                                                   box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                                   CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+    std::fprintf(stderr, "attention_calibrate: tensor map encoding failed\n");
+    std::exit(2);
+  }
+  const double span = median_span([&] { kernel<<<1, 384, smem>>>(g_times, g_sink, kBlocks, g_src, map); }, 8);
+  std::printf("%s,%d,%d,%.1f\n", name, D, kBlocks, span / kBlocks);
+}
+
 template <int D>
 void step_rows() {
   step_row<D, kSmAlone>("softmax_alone");
@@ -710,6 +877,10 @@ void step_rows() {
     step_row<D, kPingpongLoads>("pingpong_loads", ctas);
     step_row<D, kPingpongNoSoftmaxLoads>("pingpong_no_softmax_loads", ctas);
   }
+  pipe_row<D, kPipeArrive>("pingpong_pipeline_arrive");
+  pipe_row<D, kPipeKOnly>("pingpong_pipeline_k_only");
+  pipe_row<D, kPipeData>("pingpong_pipeline_data");
+  pipe_row<D, kPipeTma>("pingpong_pipeline_tma");
 }
 
 // Section 5: one Op's chains on warpgroup 0, the tensor core idle or busy.

@@ -16,6 +16,7 @@ pairs=(
   "h100_attention_bf16_softmax_2026-11-27.csv h100_attention_model_softmax_all_stages_2026-11-27.csv"
   "h100_attention_bf16_store_v4_2026-11-27.csv h100_attention_model_store_v4_2026-11-27.csv"
   "h100_attention_bf16_store_v4_2026-11-27.csv h100_attention_model_epilogue_2026-11-27.csv"
+  "h100_attention_bf16_k_release_2026-11-27.csv h100_attention_model_k_release_2026-11-27.csv"
 )
 quoted() {  # measured model: every summary line of the report is in docs/hardware.md
   local lines n=0

@@ -7,7 +7,8 @@
 //                   stage count that fits)
 //   attention_bench --stamp-tiles [--max-seq 2048] [--runs 20]   (clock64 at the tile points of
 //                   CTA 0's tiles, the 16384-token rows at head dim 128 from 512 tokens; see
-//                   stamp_tiles())
+//                   stamp_tiles(); or one shape: --stamp-tiles --batch B --heads H --seqlen-q SQ
+//                   --seqlen-k SK [--kv-heads HKV] [--causal], head dim 128, two stages)
 //   attention_bench --stamp [--runs 20]   (clock64 at the kernel's AttentionPoints in CTA 0's
 //                   first and fourth tiles, 8k non-causal BF16 at head dim 128, 64 and 256;
 //                   see print_stamps())
@@ -639,12 +640,15 @@ int stamp_one(uint32_t heads, int runs) {
 // CTA 0 and consumer warpgroup, cycles from the tile's start to Q acquired,
 // from there to its last P V complete (its blocks), to O and LSE stored, and
 // to the next tile's start; then the medians over the tiles.
-int stamp_tiles(int runs, uint32_t max_seq) {
+// With `shapes` given (one from the command line, head dim 128), those instead.
+int stamp_tiles(int runs, uint32_t max_seq, std::vector<Shape> shapes = {}) {
   std::printf("batch,heads,kv_heads,seqlen_q,seqlen_k,head_dim,causal,stages,ours_us,ours_tflops,"
               "max_o_err,max_lse_err,status,sm_mhz,dtype\n");
   int rc = 0;
-  for (uint32_t seq = 512; seq <= max_seq; seq *= 2) {
-    Shape s{16384 / seq, 16, 16, seq, seq, 128, false};
+  if (shapes.empty())
+    for (uint32_t seq = 512; seq <= max_seq; seq *= 2) shapes.push_back(Shape{16384 / seq, 16, 16, seq, seq, 128, false});
+  for (const Shape& s : shapes) {
+    const uint32_t seq = s.sq;
     Problem pr = make_problem(s);
     static unsigned long long zero[kMaxTilesPerCta][kTilePoints][256];
     CHECK_CUDA(cudaMemcpyToSymbol(g_tile_stamps, zero, sizeof(zero)));
@@ -727,7 +731,20 @@ int main(int argc, char** argv) {
   }
   const bool f16 = std::strcmp(dtype, "f16") == 0;
   if (flag(argc, argv, "--stamp")) return stamp(runs);
-  if (flag(argc, argv, "--stamp-tiles")) return stamp_tiles(runs, arg(argc, argv, "--max-seq", 2048));
+  if (flag(argc, argv, "--stamp-tiles")) {
+    if (arg(argc, argv, "--seqlen-q", 0) == 0) return stamp_tiles(runs, arg(argc, argv, "--max-seq", 2048));
+    // One given shape, head dim 128, two stages, BF16 (the probe's instantiation).
+    Shape s{arg(argc, argv, "--batch", 1), arg(argc, argv, "--heads", 1), 0, arg(argc, argv, "--seqlen-q", 0),
+            arg(argc, argv, "--seqlen-k", 0), 128, flag(argc, argv, "--causal")};
+    s.kv_heads = arg(argc, argv, "--kv-heads", s.heads);
+    if (s.batch == 0 || s.heads == 0 || s.kv_heads == 0 || s.heads % s.kv_heads != 0 || s.sk == 0 ||
+        arg(argc, argv, "--head-dim", 128) != 128) {
+      std::fprintf(stderr, "attention_bench: --stamp-tiles takes a head-dim 128 shape (batch, heads, "
+                           "seqlen-k >= 1; kv-heads divides heads)\n");
+      return 2;
+    }
+    return stamp_tiles(runs, 0, {s});
+  }
   if (flag(argc, argv, "--sweep")) {
     std::printf("%s", header);
     int rc = 0;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # attention_report_test.sh README: the SM90 attention model against the H100
-# sweeps of 2026-11-27: for every committed prediction (the pairs below), each
+# and H200 sweeps of 2026-11-27: for every committed prediction (the pairs below), each
 # summary line hw/h200/attention_report.py report derives from the pair
 # (the MAPE line, and the stage picks where a shape has more than one) appears
 # verbatim in docs/hardware.md, so the quoted errors cannot drift from the
@@ -17,6 +17,7 @@ pairs=(
   "h100_attention_bf16_store_v4_2026-11-27.csv h100_attention_model_store_v4_2026-11-27.csv"
   "h100_attention_bf16_store_v4_2026-11-27.csv h100_attention_model_epilogue_2026-11-27.csv"
   "h100_attention_bf16_k_release_2026-11-27.csv h100_attention_model_k_release_2026-11-27.csv"
+  "h200_attention_bf16_2026-11-27.csv h200_attention_model_2026-11-27.csv"
 )
 quoted() {  # measured model: every summary line of the report is in docs/hardware.md
   local lines n=0

@@ -57,6 +57,7 @@
 #include <vector>
 
 #include "hw/h200/bench_common.cuh"
+#include "runner/report/span_overlap.h"
 #include "kernels/attention/sm90_attention.h"
 
 namespace {
@@ -678,26 +679,16 @@ int stamp_tiles(int runs, uint32_t max_seq, std::vector<Shape> shapes = {}) {
     // Epilogues of all CTAs (the last launch): how many SMs store at once.
     static unsigned long long ns[kMaxCtas][kMaxTilesPerCta][2][2];
     CHECK_CUDA(cudaMemcpyFromSymbol(ns, g_store_ns, sizeof(ns)));
-    std::vector<std::pair<unsigned long long, int>> ev;  // SM-level: start of WG0's, end of the later
+    std::vector<std::pair<uint64_t, uint64_t>> spans;  // SM-level: start of WG0's, end of the later
     std::vector<double> dur;
     for (uint32_t c = 0; c < kMaxCtas; ++c)
       for (uint32_t k = 0; k < kMaxTilesPerCta && ns[c][k][0][0] != 0; ++k) {
-        const unsigned long long a = std::min(ns[c][k][0][0], ns[c][k][1][0]);
-        const unsigned long long b = std::max(ns[c][k][0][1], ns[c][k][1][1]);
-        ev.push_back({a, 1}), ev.push_back({b, -1});
-        dur.push_back(double(b - a));
+        spans.push_back({std::min(ns[c][k][0][0], ns[c][k][1][0]), std::max(ns[c][k][0][1], ns[c][k][1][1])});
+        dur.push_back(double(spans.back().second - spans.back().first));
       }
-    std::sort(ev.begin(), ev.end());
-    double weighted = 0, busy = 0;
-    int cur = 0;
-    for (size_t i = 0; i + 1 < ev.size(); ++i) {
-      cur += ev[i].second;
-      const double dt = double(ev[i + 1].first - ev[i].first);
-      if (cur > 0) weighted += cur * dt, busy += dt;
-    }
     if (!dur.empty())
       std::printf("epilogues,%u,ctas_storing_mean,%.1f,epilogue_ns_median,%.0f,epilogues,%zu\n", seq,
-                  busy > 0 ? weighted / busy : 0.0, median(dur), dur.size());
+                  sk::report::mean_open(spans), median(dur), dur.size());
   }
   return rc;
 }

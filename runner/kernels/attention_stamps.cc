@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "models/sm100/gpu.h"
+#include "runner/report/span_overlap.h"
 
 namespace sk::sim {
 namespace json = boost::json;
@@ -96,26 +97,17 @@ json::object StampLog::to_json(uint32_t grid) const {
   }
 
   // Every CTA's epilogues: the SM's span, and how many SMs store at once.
-  std::vector<std::pair<uint64_t, int>> ev;
+  std::vector<std::pair<uint64_t, uint64_t>> spans;
   std::vector<double> span;
   for (const auto& [key, t0] : tiles_) {
     const auto [cta, wg, tile] = key;
     if (wg != 0) continue;
     const auto t1 = tiles_.find({cta, 1, tile});
     if (t1 == tiles_.end() || t0[3] == 0 || t1->second[3] == 0) continue;
-    const uint64_t a = std::min(t0[2], t1->second[2]), b = std::max(t0[3], t1->second[3]);
-    ev.push_back({a, 1}), ev.push_back({b, -1});
-    span.push_back(double(b - a));
+    spans.push_back({std::min(t0[2], t1->second[2]), std::max(t0[3], t1->second[3])});
+    span.push_back(double(spans.back().second - spans.back().first));
   }
-  std::sort(ev.begin(), ev.end());
-  double weighted = 0, busy = 0;
-  int cur = 0;
-  for (size_t i = 0; i + 1 < ev.size(); ++i) {
-    cur += ev[i].second;
-    const double dt = double(ev[i + 1].first - ev[i].first);
-    if (cur > 0) weighted += cur * dt, busy += dt;
-  }
-  out["epilogues"] = json::object{{"ctas_storing_mean", busy > 0 ? weighted / busy : 0.0},
+  out["epilogues"] = json::object{{"ctas_storing_mean", report::mean_open(spans)},
                                   {"span_cycles_median", median(span)},
                                   {"count", span.size()}};
   return out;

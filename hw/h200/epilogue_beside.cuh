@@ -13,7 +13,9 @@
 //               busy with the kernel's Q K^T (its last block in the ping-pong);
 //   one_wg, one_wg_no_stores   warpgroup 0 alone (one warp per sub-partition),
 //               with and without its stores: against alone and no_stores, whether
-//               the epilogue is bound by the pipes (time halves) or by latency.
+//               the epilogue is bound by the pipes (time halves) or by latency;
+//   matmul_alone, matmul_no_stores   the SM90 matmul's register epilogue
+//               (Sm90Matmul::store, 4-byte stores) the same way, at BN 128 and 256.
 // The wgmma partner runs 32 groups per stored tile (of D / 16 m64n128k16
 // each), past the stores' end. One CTA per SM on 1, 45 (the SMs storing at once in the 512-token sweep
 // row) or 132 SMs; each consumer warp reads clock64 after a barrier of the
@@ -34,6 +36,7 @@
 #include "hw/h200/bench_common.cuh"
 #include "kernels/arch/sm90.h"
 #include "kernels/attention/sm90_attention.h"
+#include "kernels/matmul/sm90_matmul.h"
 
 namespace sk::bench::epilogue_beside {
 
@@ -243,6 +246,64 @@ void rows(const Buffers& b) {
   }
 }
 
+// The SM90 matmul's register epilogue (Sm90Matmul::store: BF16 rounding and
+// 4-byte stores of the accumulator's pairs, each checked against the matrix
+// edge) from both consumer warpgroups, `reps` 128 x BN tiles of D in a row:
+// with its stores, and with m = 0 so that every pair is skipped (the math
+// alone). Rows "matmul_alone" / "matmul_no_stores", head_dim = BN.
+template <int BN, bool Stores>
+__global__ void __launch_bounds__(256, 1) matmul_epilogue(uint64_t* times, uint16_t* d, int reps, uint32_t m) {
+  using K = sk::Sm90Matmul<sk::Sm90MatmulConfig<BN, 4>>;
+  const uint32_t warp = sk::arch::warp_idx(), half = warp / 4;
+  typename K::Params p{};
+  p.m = m;
+  p.n = BN;
+  p.ldd = BN;
+  typename K::Acc acc;
+#pragma unroll
+  for (int i = 0; i < BN / 2; ++i) acc.regs[0][i] = 0.25f + 0.001f * (threadIdx.x % 64) + 0.01f * i;
+  __syncthreads();
+  const uint64_t t0 = clk();
+  for (int r = 0; r < reps; ++r) {
+    const uint32_t tile = blockIdx.x * reps + r;  // fresh rows for every tile
+    K::store(p, reinterpret_cast<sk::bf16_t*>(d), acc, warp % 4, tile * 128 + half * 64, 0);
+  }
+  const uint64_t t1 = clk();
+  __threadfence();
+  const uint64_t t2 = clk();
+  if (threadIdx.x % 32 == 0 && blockIdx.x == 0) {
+    times[3 * (warp + 4)] = t0;
+    times[3 * (warp + 4) + 1] = t1;
+    times[3 * (warp + 4) + 2] = t2;
+  }
+}
+
+template <int BN, bool Stores>
+void matmul_row(const Buffers& b, int ctas, int reps) {
+  std::vector<double> issued, drained;
+  for (int r = 0; r < b.launches; ++r) {
+    check_cuda(cudaMemset(b.times, 0, (3 * kMaxWarps + 1) * 8), b.prog, "cudaMemset", __FILE__, __LINE__);
+    matmul_epilogue<BN, Stores><<<ctas, 256>>>(b.times, b.o, reps, Stores ? 128u * reps * ctas : 0u);
+    check_cuda(cudaGetLastError(), b.prog, "launch", __FILE__, __LINE__);
+    check_cuda(cudaDeviceSynchronize(), b.prog, "cudaDeviceSynchronize", __FILE__, __LINE__);
+    uint64_t h[3 * kMaxWarps + 1];
+    check_cuda(cudaMemcpy(h, b.times, sizeof(h), cudaMemcpyDeviceToHost), b.prog, "cudaMemcpy", __FILE__,
+               __LINE__);
+    uint64_t t0 = h[12], t1 = 0, t2 = 0;
+    for (int w = 4; w < 12; ++w) {
+      t0 = std::min(t0, h[3 * w]);
+      t1 = std::max(t1, h[3 * w + 1]);
+      t2 = std::max(t2, h[3 * w + 2]);
+    }
+    issued.push_back(static_cast<double>(t1 - t0));
+    drained.push_back(static_cast<double>(t2 - t0));
+  }
+  const double bytes = Stores ? 8.0 * reps * 32.0 * BN : 0.0;  // 16 rows x BN BF16 per warp and tile
+  const double is = median(issued), dr = median(drained);
+  std::printf("%s,%d,%d,%d,%.0f,%.0f,%.2f,%.0f,%.2f,0.00\n", Stores ? "matmul_alone" : "matmul_no_stores", BN,
+              ctas, reps, bytes, is, bytes / is, dr, bytes / dr);
+}
+
 // Prints the section's CSV for head dims 64, 128 and 256.
 inline void print_epilogue_beside(uint64_t* times, int launches, const char* prog) {
   Buffers b{times, nullptr, nullptr, nullptr, launches, prog};
@@ -256,6 +317,13 @@ inline void print_epilogue_beside(uint64_t* times, int launches, const char* pro
   rows<64>(b);
   rows<128>(b);
   rows<256>(b);
+  for (int ctas : {1, 132})
+    for (int reps : {1, 4}) {
+      matmul_row<128, true>(b, ctas, reps);
+      matmul_row<128, false>(b, ctas, reps);
+      matmul_row<256, true>(b, ctas, reps);
+      matmul_row<256, false>(b, ctas, reps);
+    }
   check_cuda(cudaFree(b.o), prog, "cudaFree", __FILE__, __LINE__);
   check_cuda(cudaFree(b.lse), prog, "cudaFree", __FILE__, __LINE__);
   check_cuda(cudaFree(b.src), prog, "cudaFree", __FILE__, __LINE__);

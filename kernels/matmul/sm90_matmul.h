@@ -173,6 +173,9 @@ struct Sm90Matmul {
     }
   }
 
+ public:
+  using Acc = LaneArray<float, BN / 2>;
+
  private:
   SK_DEVICE static Smem& smem() {
     uint8_t* base = arch::dynamic_smem();
@@ -234,8 +237,6 @@ struct Sm90Matmul {
     }
     if constexpr (B != ClusterBug::kNoExitSync) producer.drain();
   }
-
-  using Acc = LaneArray<float, BN / 2>;
 
   template <int TA, int TB>
   SK_DEVICE static void mma(Acc& acc, uint64_t da, uint64_t db, bool accumulate) {
@@ -312,6 +313,8 @@ struct Sm90Matmul {
       return NoWriter{};
   }
 
+  // Public (with Acc), so that hw/h200/epilogue_beside.cuh can time it apart.
+ public:
   // Registers to matrix d of D in the wgmma accumulator layout (see
   // wgmma.h), rounding to BF16; rows and columns past the matrix edge are
   // skipped. With K = 0 blocks nothing was accumulated and D is not written.

@@ -94,6 +94,10 @@
 //    store the same slabs 16 bytes a lane after a quad exchange (see
 //    store_row_v4): whole sectors instead of half ones. This section is
 //    hw/h200/store_path.cuh.
+// 4b. The same block loop with the kernel's K and V pipelines and a producer
+//    warp (plain arrives, bulk copies, the kernel's TMA loader), then with the
+//    kernel's own consume() and produce() on one tile (pipeline_loop; its
+//    PipeMode says what each row runs), one CTA, cycles per block.
 // 7. The kernel's epilogue (Sm90Attention::store) alone, without its stores,
 //    beside the SM's own bulk loads and beside the other warpgroup's Q K^T,
 //    on 1, 45 and 132 SMs at head dims 64-256: hw/h200/epilogue_beside.cuh.
@@ -105,6 +109,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <tuple>
 #include <vector>
 
 #include "hw/h200/bench_common.cuh"
@@ -562,22 +567,37 @@ __global__ void __launch_bounds__(with_loads(Mode) ? 384 : 256, 1)
 // swizzle), as the kernel loads them; kPipeTmaStore: as kPipeTma, and the
 // kernel's epilogue (store()) once after the timed loop, which changes only
 // the code the loop sits in (the kernel's own is 1.8x the loop's at head dim
-// 128: does the block's time depend on it?).
-enum PipeMode { kPipeArrive, kPipeKOnly, kPipeData, kPipeTma, kPipeTmaStore };
+// 128: does the block's time depend on it?); kPipeKernelConsume: the kernel's
+// own consumer (Sm90Attention::consume, one tile of `blocks` blocks: Q
+// acquired, the loop, the last P V, the epilogue) fed by this producer (Q's
+// stage by a plain arrive, K and V by TMA); kPipeTmaTwoMaps: as kPipeTma
+// with V loaded through a tensor map of its own (over the buffer's second
+// half), as the kernel has one for K and one for V; kPipeKernelLayout: as
+// kPipeKernelConsume with the kernel's warp layout (the producer in warpgroup
+// 0, the consumers in warpgroups 1 and 2) instead of consumers in 0 and 1;
+// kPipeKernelBoth: the kernel's own producer (Sm90Attention::produce: Q and
+// K, V by TMA through the kernel's Params) and consumer, laid out as the
+// kernel's, on one tile: the kernel itself but for its launch.
+enum PipeMode { kPipeArrive, kPipeKOnly, kPipeData, kPipeTma, kPipeTmaStore, kPipeKernelConsume, kPipeTmaTwoMaps,
+                kPipeKernelLayout, kPipeKernelBoth };
 // Rows of 128 bytes in the 16 MiB source; at head dim D a row of the map is D / 64 of them.
 constexpr uint32_t kTmaRows = ep::kSrcBytes / 128;
 template <int D, int Pipe>
 __global__ void __launch_bounds__(384, 1)
-    pipeline_loop(uint64_t* times, float* sink, int blocks, const uint8_t* src,
-                  const __grid_constant__ sk::arch::TensorMap map) {
+    pipeline_loop(uint64_t* times, float* sink, int blocks, const uint8_t* src, uint8_t* out,
+                  const __grid_constant__ sk::arch::TensorMap map,
+                  const __grid_constant__ sk::arch::TensorMap map_v,
+                  const __grid_constant__ typename sk::Sm90Attention<sk::Sm90AttentionConfig<D, 2>>::Params kparams) {
   using Cfg = sk::Sm90AttentionConfig<D, 2>;
   using A = sk::Sm90Attention<Cfg>;
   using KvPipe = sk::TilePipeline<typename Cfg::KvPayload, 2>;
   extern __shared__ __align__(1024) uint8_t smem[];
   auto& st = *reinterpret_cast<typename Cfg::Smem*>(smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023));
   const uint32_t warp = sk::arch::warp_idx();
+  using QPipe = sk::TilePipeline<typename Cfg::QPayload, 1>;
   if (warp == 0) {
     if (auto lane = sk::elect_one()) {
+      QPipe::init(&st.q_bars, 1, Cfg::kConsumerWarps, "q");
       KvPipe::init(&st.k_bars, 1, Cfg::kConsumerWarps, "k");
       KvPipe::init(&st.v_bars, 1, Cfg::kConsumerWarps, "v");
       sk::arch::fence_mbarrier_init();
@@ -589,20 +609,34 @@ __global__ void __launch_bounds__(384, 1)
   __syncthreads();
   const KvPipe kpipe(&st.k_bars, typename Cfg::KvPayload{st.k});
   const KvPipe vpipe(&st.v_bars, typename Cfg::KvPayload{st.v});
-  if (warp >= 8) {  // the producer warpgroup
+  const QPipe qpipe(&st.q_bars, typename Cfg::QPayload{st.q});
+  constexpr bool kKernelLayout = Pipe == kPipeKernelLayout || Pipe == kPipeKernelBoth;
+  constexpr bool kConsume = Pipe == kPipeKernelConsume || kKernelLayout;
+  const uint32_t producer_wg = kKernelLayout ? 0 : 2;
+  if (warp / 4 == producer_wg) {  // the producer warpgroup
     sk::arch::warpgroup_reg_dealloc<40>();
-    if (warp != 8) return;
+    if (warp != 4 * producer_wg) return;
+    if constexpr (Pipe == kPipeKernelBoth) {
+      A::produce(kparams, qpipe, kpipe, vpipe, 1);
+      return;
+    }
+    auto qp = qpipe.producer();
+    if constexpr (kConsume) {
+      auto q = qp.acquire();
+      std::move(q).release();  // Q's stage full, its data as filled above
+    }
     auto kp = kpipe.producer();
     auto vp = vpipe.producer();
     auto fill = [&](typename KvPipe::Producer& pp, int n) {
       auto stage = pp.acquire();
-      if constexpr (Pipe == kPipeTma || Pipe == kPipeTmaStore) {
+      if constexpr (Pipe == kPipeTma || Pipe == kPipeTmaStore || kConsume || Pipe == kPipeTmaTwoMaps) {
         if (auto lane = sk::elect_one()) {
           stage.expect_bytes(Cfg::kKvBytes);
-          const sk::BatchedTmaTileLoader loader(&map);
-          // K from the buffer's first half of rows, V from its second.
+          const bool two = Pipe == kPipeTmaTwoMaps && &pp == &vp;
+          const sk::BatchedTmaTileLoader loader(two ? &map_v : &map);
+          // K from the buffer's first half of rows, V from its second (map_v's rows start there).
           constexpr int32_t kRows = kTmaRows / (D / 64);  // the map's rows
-          const int32_t row = (n * Cfg::BN + (&pp == &vp ? kRows / 2 : 0)) % kRows;
+          const int32_t row = two ? (n * Cfg::BN) % (kRows / 2) : (n * Cfg::BN + (&pp == &vp ? kRows / 2 : 0)) % kRows;
           for (uint32_t c = 0; c < Cfg::kChunks; ++c)
             loader.load(stage.tiles() + c * Cfg::kKvChunkBytes, stage.full_barrier(), static_cast<int32_t>(64 * c),
                         row, 0);
@@ -625,12 +659,33 @@ __global__ void __launch_bounds__(384, 1)
       fill(kp, n);
       if constexpr (Pipe != kPipeKOnly) fill(vp, n);
     }
+    if constexpr (kConsume) qp.drain();
     kp.drain();
     if constexpr (Pipe != kPipeKOnly) vp.drain();
     return;
   }
   sk::arch::warpgroup_reg_alloc<232>();
-  const uint32_t half = warp / 4;
+  const uint32_t half = kKernelLayout ? warp / 4 - 1 : warp / 4;
+  if constexpr (kConsume) {
+    typename A::Params kp = kparams;  // the maps are not used from this copy
+    kp.batch = kp.heads = kp.kv_heads = 1;
+    kp.seqlen_q = 128;
+    kp.seqlen_k = static_cast<uint32_t>(blocks) * Cfg::BN;
+    kp.softmax_scale = 1.0f / sqrtf(static_cast<float>(D));
+    kp.o = reinterpret_cast<typename Cfg::Elem*>(out);  // O, then LSE, in a buffer of their own
+    kp.lse = reinterpret_cast<float*>(out + (256u << 10));
+    kp.lse_stride = 128;
+    const uint64_t t0 = clk();
+    if constexpr (Pipe == kPipeKernelBoth)
+      A::consume(kparams, qpipe, kpipe, vpipe, half, 1);
+    else
+      A::consume(kp, qpipe, kpipe, vpipe, half, 1);
+    const uint64_t t1 = clk();
+    const uint32_t slot = 4 * half + warp % 4;  // the consumer warp's index, 0-7
+    if (blockIdx.x == 0 && threadIdx.x % 32 == 0) times[2 * slot] = t0, times[2 * slot + 1] = t1;
+    sink[32 * slot + threadIdx.x % 32] = 1.0f;  // O went to memory; the check wants a value from this launch
+    return;
+  }
   const uint32_t row0 = half * 64 + warp % 4 * 16;
   const uint32_t q_rows = sk::arch::smem_addr(st.q[0]) + half * 64 * 128;
   const uint32_t v_fixed = sk::arch::smem_addr(st.v[0]);
@@ -776,7 +831,10 @@ double median_span(F launch, int warps, bool check = true) {
     CK(cudaDeviceSynchronize());
     s.push_back(static_cast<double>(span_of(warps)));
   }
-  if (check && !sink_ok(warps * 32)) g_all_ok = false;
+  if (check && !sink_ok(warps * 32)) {
+    g_all_ok = false;
+    std::printf("# the next row's sink check failed (a value not finite, or all zero)\n");
+  }
   return median(s);
 }
 
@@ -821,6 +879,7 @@ void wgmma_rows(const char* form) {
 }
 
 uint8_t* g_src = nullptr;  // the streaming producer's L2-resident source (ep::kSrcBytes)
+uint8_t* g_out = nullptr;  // section 4b's O and LSE (512 KiB), apart from the source
 
 // One row of section 4: cycles per block of CTA 0 over `ctas` CTAs (one per
 // SM); with loads, a second row with the bytes per cycle the producer streamed.
@@ -865,14 +924,35 @@ void pipe_row(const char* name) {
   const cuuint64_t dims[3] = {D, kTmaRows / (D / 64), 1};
   const cuuint64_t strides[2] = {D * 2, uint64_t{kTmaRows} / (D / 64) * D * 2};
   const cuuint32_t box[3] = {64, sk::Sm90AttentionConfig<D, 2>::BN, 1}, es[3] = {1, 1, 1};
-  if (sk::bench::encode_fn("attention_calibrate")(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, g_src, dims, strides,
-                                                   box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                                   CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
-    std::fprintf(stderr, "attention_calibrate: tensor map encoding failed\n");
-    std::exit(2);
-  }
-  const double span = median_span([&] { kernel<<<1, 384, smem>>>(g_times, g_sink, kBlocks, g_src, map); }, 8);
+  // map_v: the second half of the rows alone; map_q: the whole buffer in
+  // boxes of 128 rows (Q's, where K's and V's have 64 at head dim 256).
+  CUtensorMap map_v, map_q;
+  const cuuint64_t dims_v[3] = {D, kTmaRows / (D / 64) / 2, 1};
+  const cuuint32_t box_q[3] = {64, 128, 1};
+  for (auto [m, base, d, bx] : {std::tuple{&map, g_src, dims, box}, std::tuple{&map_v, g_src + ep::kSrcBytes / 2, dims_v, box},
+                                std::tuple{&map_q, g_src, dims, box_q}})
+    if (sk::bench::encode_fn("attention_calibrate")(m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, base, d, strides,
+                                                     bx, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                                     CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                                     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+      std::fprintf(stderr, "attention_calibrate: tensor map encoding failed\n");
+      std::exit(2);
+    }
+  // The kernel's Params for one tile of kBlocks blocks: Q over the buffer's
+  // start, K and V as map and map_v, O and LSE in g_out.
+  typename sk::Sm90Attention<sk::Sm90AttentionConfig<D, 2>>::Params kparams{};
+  kparams.q = map_q;
+  kparams.k = map;
+  kparams.v = map_v;
+  kparams.o = reinterpret_cast<typename sk::Sm90AttentionConfig<D, 2>::Elem*>(g_out);
+  kparams.lse = reinterpret_cast<float*>(g_out + (256u << 10));
+  kparams.lse_stride = 128;
+  kparams.batch = kparams.heads = kparams.kv_heads = 1;
+  kparams.seqlen_q = 128;
+  kparams.seqlen_k = kBlocks * sk::Sm90AttentionConfig<D, 2>::BN;
+  kparams.softmax_scale = 1.0f / std::sqrt(static_cast<float>(D));
+  const double span = median_span(
+      [&] { kernel<<<1, 384, smem>>>(g_times, g_sink, kBlocks, g_src, g_out, map, map_v, kparams); }, 8);
   std::printf("%s,%d,%d,%.1f\n", name, D, kBlocks, span / kBlocks);
 }
 
@@ -895,6 +975,10 @@ void step_rows() {
   pipe_row<D, kPipeData>("pingpong_pipeline_data");
   pipe_row<D, kPipeTma>("pingpong_pipeline_tma");
   pipe_row<D, kPipeTmaStore>("pingpong_pipeline_tma_then_store");
+  pipe_row<D, kPipeKernelConsume>("pipeline_tma_kernel_consume");
+  pipe_row<D, kPipeTmaTwoMaps>("pingpong_pipeline_tma_two_maps");
+  pipe_row<D, kPipeKernelLayout>("pipeline_tma_kernel_consume_kernel_warps");
+  pipe_row<D, kPipeKernelBoth>("pipeline_kernel_produce_and_consume");
 }
 
 // Section 5: one Op's chains on warpgroup 0, the tensor core idle or busy.
@@ -1000,6 +1084,7 @@ int main() {
 
   // 4. the kernel's consumer steps without loads (and beside a streaming producer).
   CK(cudaMalloc(&g_src, ep::kSrcBytes));
+  CK(cudaMalloc(&g_out, 512u << 10));
   CK(cudaMemset(g_src, 1, ep::kSrcBytes));
   std::printf("section,consumer_steps\nstep,head_dim,blocks,cycles_per_block\n");
   step_rows<64>();

@@ -218,6 +218,8 @@ struct Sm90Attention {
     return *reinterpret_cast<Smem*>(base + ((1024 - (arch::smem_addr(base) & 1023)) & 1023));
   }
 
+  // Public, as consume() is: section 4b of hw/h200/attention_calibrate.cu runs both apart.
+ public:
   SK_DEVICE static void produce(const Params& p, const QPipe& qpipe, const KvPipe& kpipe,
                                 const KvPipe& vpipe, uint32_t tiles) {
     const BatchedTmaTileLoader q_loader(&p.q), k_loader(&p.k), v_loader(&p.v);
@@ -250,6 +252,7 @@ struct Sm90Attention {
     vp.drain();
   }
 
+ private:
   SK_DEVICE static void load_kv(typename KvPipe::Producer& producer, const BatchedTmaTileLoader& loader,
                                 uint32_t n, int32_t matrix, bool short_tx) {
     auto stage = producer.acquire();

@@ -577,9 +577,11 @@ __global__ void __launch_bounds__(with_loads(Mode) ? 384 : 256, 1)
 // 0, the consumers in warpgroups 1 and 2) instead of consumers in 0 and 1;
 // kPipeKernelBoth: the kernel's own producer (Sm90Attention::produce: Q and
 // K, V by TMA through the kernel's Params) and consumer, laid out as the
-// kernel's, on one tile: the kernel itself but for its launch.
+// kernel's, on one tile: the kernel itself but for its launch;
+// kPipeKernelBothApart: the same with K, V and Q in three allocations of their
+// own, as attention_bench has them.
 enum PipeMode { kPipeArrive, kPipeKOnly, kPipeData, kPipeTma, kPipeTmaStore, kPipeKernelConsume, kPipeTmaTwoMaps,
-                kPipeKernelLayout, kPipeKernelBoth };
+                kPipeKernelLayout, kPipeKernelBoth, kPipeKernelBothApart };
 // Rows of 128 bytes in the 16 MiB source; at head dim D a row of the map is D / 64 of them.
 constexpr uint32_t kTmaRows = ep::kSrcBytes / 128;
 template <int D, int Pipe>
@@ -610,13 +612,14 @@ __global__ void __launch_bounds__(384, 1)
   const KvPipe kpipe(&st.k_bars, typename Cfg::KvPayload{st.k});
   const KvPipe vpipe(&st.v_bars, typename Cfg::KvPayload{st.v});
   const QPipe qpipe(&st.q_bars, typename Cfg::QPayload{st.q});
-  constexpr bool kKernelLayout = Pipe == kPipeKernelLayout || Pipe == kPipeKernelBoth;
+  constexpr bool kBoth = Pipe == kPipeKernelBoth || Pipe == kPipeKernelBothApart;
+  constexpr bool kKernelLayout = Pipe == kPipeKernelLayout || kBoth;
   constexpr bool kConsume = Pipe == kPipeKernelConsume || kKernelLayout;
   const uint32_t producer_wg = kKernelLayout ? 0 : 2;
   if (warp / 4 == producer_wg) {  // the producer warpgroup
     sk::arch::warpgroup_reg_dealloc<40>();
     if (warp != 4 * producer_wg) return;
-    if constexpr (Pipe == kPipeKernelBoth) {
+    if constexpr (kBoth) {
       A::produce(kparams, qpipe, kpipe, vpipe, 1);
       return;
     }
@@ -676,7 +679,7 @@ __global__ void __launch_bounds__(384, 1)
     kp.lse = reinterpret_cast<float*>(out + (256u << 10));
     kp.lse_stride = 128;
     const uint64_t t0 = clk();
-    if constexpr (Pipe == kPipeKernelBoth)
+    if constexpr (kBoth)
       A::consume(kparams, qpipe, kpipe, vpipe, half, 1);
     else
       A::consume(kp, qpipe, kpipe, vpipe, half, 1);
@@ -880,6 +883,7 @@ void wgmma_rows(const char* form) {
 
 uint8_t* g_src = nullptr;  // the streaming producer's L2-resident source (ep::kSrcBytes)
 uint8_t* g_out = nullptr;  // section 4b's O and LSE (512 KiB), apart from the source
+uint8_t *g_k = nullptr, *g_v = nullptr, *g_q = nullptr;  // section 4b's K, V (8 MiB each) and Q apart
 
 // One row of section 4: cycles per block of CTA 0 over `ctas` CTAs (one per
 // SM); with loads, a second row with the bytes per cycle the producer streamed.
@@ -944,6 +948,19 @@ void pipe_row(const char* name) {
   kparams.q = map_q;
   kparams.k = map;
   kparams.v = map_v;
+  if (Pipe == kPipeKernelBothApart) {  // K, V and Q each in an allocation of its own
+    const cuuint64_t dk[3] = {D, sk::Sm90AttentionConfig<D, 2>::BN * static_cast<cuuint64_t>(kBlocks), 1};
+    const cuuint64_t dq[3] = {D, 128, 1};
+    for (auto [m, base, d, bx] : {std::tuple{&kparams.k, g_k, dk, box}, std::tuple{&kparams.v, g_v, dk, box},
+                                  std::tuple{&kparams.q, g_q, dq, box_q}})
+      if (sk::bench::encode_fn("attention_calibrate")(m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, base, d, strides, bx, es,
+                                                       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                                       CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+        std::fprintf(stderr, "attention_calibrate: tensor map encoding failed\n");
+        std::exit(2);
+      }
+  }
   kparams.o = reinterpret_cast<typename sk::Sm90AttentionConfig<D, 2>::Elem*>(g_out);
   kparams.lse = reinterpret_cast<float*>(g_out + (256u << 10));
   kparams.lse_stride = 128;
@@ -979,6 +996,7 @@ void step_rows() {
   pipe_row<D, kPipeTmaTwoMaps>("pingpong_pipeline_tma_two_maps");
   pipe_row<D, kPipeKernelLayout>("pipeline_tma_kernel_consume_kernel_warps");
   pipe_row<D, kPipeKernelBoth>("pipeline_kernel_produce_and_consume");
+  pipe_row<D, kPipeKernelBothApart>("pipeline_kernel_produce_and_consume_apart");
 }
 
 // Section 5: one Op's chains on warpgroup 0, the tensor core idle or busy.
@@ -1085,6 +1103,12 @@ int main() {
   // 4. the kernel's consumer steps without loads (and beside a streaming producer).
   CK(cudaMalloc(&g_src, ep::kSrcBytes));
   CK(cudaMalloc(&g_out, 512u << 10));
+  CK(cudaMalloc(&g_k, 8u << 20));
+  CK(cudaMalloc(&g_v, 8u << 20));
+  CK(cudaMalloc(&g_q, 64u << 10));
+  CK(cudaMemset(g_k, 1, 8u << 20));
+  CK(cudaMemset(g_v, 1, 8u << 20));
+  CK(cudaMemset(g_q, 1, 64u << 10));
   CK(cudaMemset(g_src, 1, ep::kSrcBytes));
   std::printf("section,consumer_steps\nstep,head_dim,blocks,cycles_per_block\n");
   step_rows<64>();

@@ -971,6 +971,39 @@ void pipe_row(const char* name) {
   const double span = median_span(
       [&] { kernel<<<1, 384, smem>>>(g_times, g_sink, kBlocks, g_src, g_out, map, map_v, kparams); }, 8);
   std::printf("%s,%d,%d,%.1f\n", name, D, kBlocks, span / kBlocks);
+  if constexpr (Pipe == kPipeKernelBoth) {
+    // The same launch timed as attention_bench times the kernel: CUDA events
+    // around launches of 256 and 512 blocks, the marginal microseconds per
+    // block against the marginal clock64 cycles per block (their ratio: the
+    // SM clock while the kernel ran).
+    double us[2], cyc[2];
+    for (int i = 0; i < 2; ++i) {
+      const int nb = kBlocks << i;
+      auto kp = kparams;
+      kp.seqlen_k = nb * sk::Sm90AttentionConfig<D, 2>::BN;
+      cudaEvent_t e0, e1;
+      CK(cudaEventCreate(&e0));
+      CK(cudaEventCreate(&e1));
+      std::vector<double> t, c;
+      for (int r = 0; r < kReps; ++r) {
+        CK(cudaEventRecord(e0));
+        kernel<<<1, 384, smem>>>(g_times, g_sink, nb, g_src, g_out, map, map_v, kp);
+        CK(cudaEventRecord(e1));
+        CK(cudaDeviceSynchronize());
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        t.push_back(ms * 1e3);
+        c.push_back(static_cast<double>(span_of(8)));
+      }
+      CK(cudaEventDestroy(e0));
+      CK(cudaEventDestroy(e1));
+      us[i] = median(t);
+      cyc[i] = median(c);
+    }
+    const double us_block = (us[1] - us[0]) / kBlocks, cyc_block = (cyc[1] - cyc[0]) / kBlocks;
+    std::printf("%s_events,%d,%d,us_per_block %.4f,cycles_per_block %.1f,implied_mhz %.0f\n", name, D, kBlocks,
+                us_block, cyc_block, cyc_block / us_block);
+  }
 }
 
 template <int D>

@@ -36,10 +36,13 @@
 // --runs launches (one input set). tflops = 4 * B * H * SQ * SK * D / time,
 // half of it when causal. sm_mhz is the mean SM clock over the timed launches
 // (a probe kernel reads %clock64 and %globaltimer on every SM before and
-// after them; median over SMs), as in gemm_bench.cu.
+// after them; median over SMs), as in gemm_bench.cu; it averages over the
+// host's gaps between launches too. kernel_mhz is the clock inside the last
+// timed launch, from CTA 0's first tile start to its last tile end
+// (ClockProbe; 0 for the stamped builds).
 //
 // CSV: batch,heads,kv_heads,seqlen_q,seqlen_k,head_dim,causal,stages,ours_us,ours_tflops,
-//      max_o_err,max_lse_err,status,sm_mhz
+//      max_o_err,max_lse_err,status,sm_mhz,dtype,kernel_mhz
 // Exit status: 0 all checks passed, 1 a check failed, 2 bad usage or a CUDA
 // error, 3 a launch that did not finish within 30 s (a hang).
 #include <cuda.h>
@@ -345,6 +348,24 @@ struct StampProbe {
   }
 };
 
+// The SM clock inside the timed kernel: CTA 0's first consumer thread reads
+// clock64 and %globaltimer at the start of its first tile (tile 0) and at the
+// end of each of its tiles (the last stays). The clock probe of
+// bench_common.cuh averages over the host's gaps between launches as well,
+// and reads 6-10 % high for short or light launches (docs/hardware.md).
+__device__ unsigned long long g_kernel_clock[4];  // clock64, ns at the start; clock64, ns at the end
+struct ClockProbe {
+  __device__ static void mark(sk::AttentionPoint point, uint32_t tile, uint32_t /*block*/) {
+    if (point != sk::kTileStart && point != sk::kTileStored) return;
+    if (blockIdx.x != 0 || threadIdx.x != 128 || (point == sk::kTileStart && tile != 0)) return;
+    unsigned long long ns;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+    const int i = point == sk::kTileStart ? 0 : 2;
+    g_kernel_clock[i] = clock64();
+    g_kernel_clock[i + 1] = ns;
+  }
+};
+
 using sk::bench::median;
 
 // Waits for the device; a launch still running after 30 s is taken for a
@@ -468,6 +489,8 @@ int run_config(Problem& pr, int runs) {
   CHECK_CUDA(cudaMemset(pr.o, 0xff, q_rows(s) * D * 2));
   CHECK_CUDA(cudaMemset(pr.lse, 0xff, uint64_t{s.batch} * s.heads * pr.lse_stride * 4));
   CHECK_CUDA(cudaMemset(pr.stats, 0, sizeof(Stats)));
+  static const unsigned long long zero_clock[4] = {0, 0, 0, 0};
+  CHECK_CUDA(cudaMemcpyToSymbol(g_kernel_clock, zero_clock, sizeof(zero_clock)));
   launch();
   CHECK_CUDA(cudaGetLastError());
   sync_or_hang("checked launch");
@@ -483,10 +506,13 @@ int run_config(Problem& pr, int runs) {
   const bool ok = st.o_fails == 0 && st.lse_fails == 0;
   double mhz = 0;
   const float ms = time_median(runs, launch, mhz);
+  unsigned long long kc[4];  // the last timed launch's (0 unless Probe is ClockProbe)
+  CHECK_CUDA(cudaMemcpyFromSymbol(kc, g_kernel_clock, sizeof(kc)));
+  const double kernel_mhz = kc[3] > kc[1] ? 1e3 * double(kc[2] - kc[0]) / double(kc[3] - kc[1]) : 0.0;
   const double flops = 4.0 * s.batch * s.heads * s.sq * static_cast<double>(s.sk) * D * (s.causal ? 0.5 : 1.0);
-  std::printf("%u,%u,%u,%u,%u,%d,%d,%d,%.2f,%.1f,%.3e,%.3e,%s,%.0f,%s\n", s.batch, s.heads, s.kv_heads, s.sq,
+  std::printf("%u,%u,%u,%u,%u,%d,%d,%d,%.2f,%.1f,%.3e,%.3e,%s,%.0f,%s,%.0f\n", s.batch, s.heads, s.kv_heads, s.sq,
               s.sk, D, s.causal ? 1 : 0, S, ms * 1e3, flops / (ms * 1e-3) / 1e12, o_err, lse_err,
-              ok ? "ok" : "MISMATCH", mhz, Cfg::kF16 ? "f16" : "bf16");
+              ok ? "ok" : "MISMATCH", mhz, Cfg::kF16 ? "f16" : "bf16", kernel_mhz);
   if (!ok)
     std::printf("# %llu of %llu O elements and %llu of %llu LSE rows out of tolerance\n",
                 static_cast<unsigned long long>(st.o_fails),
@@ -510,7 +536,7 @@ bool fits(uint32_t d, int stages) {
 template <int D, int S, class Elem>
 int run_if_fits(Problem& pr, int runs) {
   if constexpr (sk::Sm90AttentionConfig<D, S, Elem>::kFits)
-    return run_config<D, S, Elem>(pr, runs);
+    return run_config<D, S, Elem, ClockProbe>(pr, runs);
   else
     return 2;
 }
@@ -644,7 +670,7 @@ int stamp_one(uint32_t heads, int runs) {
 // With `shapes` given (one from the command line, head dim 128), those instead.
 int stamp_tiles(int runs, uint32_t max_seq, std::vector<Shape> shapes = {}) {
   std::printf("batch,heads,kv_heads,seqlen_q,seqlen_k,head_dim,causal,stages,ours_us,ours_tflops,"
-              "max_o_err,max_lse_err,status,sm_mhz,dtype\n");
+              "max_o_err,max_lse_err,status,sm_mhz,dtype,kernel_mhz\n");
   int rc = 0;
   if (shapes.empty())
     for (uint32_t seq = 512; seq <= max_seq; seq *= 2) shapes.push_back(Shape{16384 / seq, 16, 16, seq, seq, 128, false});
@@ -695,7 +721,7 @@ int stamp_tiles(int runs, uint32_t max_seq, std::vector<Shape> shapes = {}) {
 
 int stamp(int runs) {
   std::printf("batch,heads,kv_heads,seqlen_q,seqlen_k,head_dim,causal,stages,ours_us,ours_tflops,"
-              "max_o_err,max_lse_err,status,sm_mhz,dtype\n");
+              "max_o_err,max_lse_err,status,sm_mhz,dtype,kernel_mhz\n");
   int rc = stamp_one<128>(16, runs);
   rc |= stamp_one<64>(32, runs);
   rc |= stamp_one<256>(8, runs);
@@ -708,7 +734,7 @@ int main(int argc, char** argv) {
   const int runs = static_cast<int>(arg(argc, argv, "--runs", 20));
   const char* header =
       "batch,heads,kv_heads,seqlen_q,seqlen_k,head_dim,causal,stages,ours_us,ours_tflops,"
-      "max_o_err,max_lse_err,status,sm_mhz,dtype\n";
+      "max_o_err,max_lse_err,status,sm_mhz,dtype,kernel_mhz\n";
   if (runs < 1) {
     std::fprintf(stderr, "attention_bench: --runs must be >= 1\n");
     return 2;
@@ -766,7 +792,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (!fits(s.d, static_cast<int>(stages))) {
-    std::printf("%s%u,%u,%u,%u,%u,%u,%d,%u,,,,,does_not_fit,,%s\n", header, s.batch, s.heads, s.kv_heads,
+    std::printf("%s%u,%u,%u,%u,%u,%u,%d,%u,,,,,does_not_fit,,%s,\n", header, s.batch, s.heads, s.kv_heads,
                 s.sq, s.sk, s.d, s.causal ? 1 : 0, stages, dtype);
     return 0;
   }

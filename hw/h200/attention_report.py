@@ -8,7 +8,8 @@
       with an optional leading variant_round column: --variant picks rows
       whose variant_round starts with V; --stages S only that stage count), twice: at the model's own
       power-limited clocks and with the SM clock pinned at the measured mean
-      (--sm-clock), and writes MODEL.csv; a configuration the binary refuses
+      (--sm-clock; --clock-column kernel_mhz takes the clock read inside the
+      timed kernel instead of the bench's probe around it), and writes MODEL.csv; a configuration the binary refuses
       (exit 2, e.g. a head dim an older build lacks) is written as "refused".
   attention_report.py report MEASURED.csv MODEL.csv [--variant V]
       joins them (the measured time is the median over rounds) and prints,
@@ -39,7 +40,7 @@ from concurrent.futures import ThreadPoolExecutor
 KEY = ("batch", "heads", "kv_heads", "seqlen_q", "seqlen_k", "head_dim", "causal", "stages")
 
 
-def read_measured(path, variant, stages=0):
+def read_measured(path, variant, stages=0, clock="sm_mhz"):
     rows = {}
     with open(path) as f:
         lines = [l for l in f if not l.startswith("#")]
@@ -49,7 +50,7 @@ def read_measured(path, variant, stages=0):
         if r["status"] != "ok" or (stages and int(r["stages"]) != stages):
             continue
         k = tuple(int(r[c]) for c in KEY)
-        rows.setdefault(k, []).append((float(r["ours_us"]), float(r["sm_mhz"])))
+        rows.setdefault(k, []).append((float(r["ours_us"]), float(r[clock])))
     return {k: (statistics.median(t for t, _ in v), statistics.median(m for _, m in v)) for k, v in rows.items()}
 
 
@@ -62,7 +63,7 @@ def sim_args(k):
 
 
 def predict(args):
-    measured = read_measured(args.measured, args.variant, args.stages)
+    measured = read_measured(args.measured, args.variant, args.stages, args.clock_column)
 
     def one(item):
         k, (_, mhz) = item
@@ -213,6 +214,9 @@ def main():
     p.add_argument("--stages", type=int, default=0, help="only rows with this stage count (0: all)")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--wall-limit", type=int, default=900)
+    p.add_argument("--clock-column", default="sm_mhz",
+                   help="the measured clock the pinned prediction takes: sm_mhz (the bench's probe around the "
+                        "timed launches) or kernel_mhz (read inside the last timed launch)")
     p.add_argument("--clocks", default="free,pinned",
                    help="which predictions: free (the model's power-limited clocks), pinned (the measured clock)")
     r = sub.add_parser("report")

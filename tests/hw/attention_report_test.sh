@@ -18,6 +18,8 @@ pairs=(
   "h100_attention_bf16_store_v4_2026-11-27.csv h100_attention_model_epilogue_2026-11-27.csv"
   "h100_attention_bf16_k_release_2026-11-27.csv h100_attention_model_k_release_2026-11-27.csv"
   "h200_attention_bf16_2026-11-27.csv h200_attention_model_2026-11-27.csv"
+  "h100_attention_bf16_kernel_clock_2026-11-27.csv h100_attention_model_kernel_clock_sm_mhz_2026-11-27.csv"
+  "h100_attention_bf16_kernel_clock_2026-11-27.csv h100_attention_model_kernel_clock_2026-11-27.csv"
 )
 quoted() {  # measured model: every summary line of the report is in docs/hardware.md
   local lines n=0

@@ -109,7 +109,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <tuple>
 #include <vector>
 
 #include "hw/h200/bench_common.cuh"
@@ -916,6 +915,23 @@ void step_row(const char* name, int ctas = 1) {
                 median(rate));
 }
 
+// A BF16 tensor map over `rows` rows of D elements at `base` (one matrix of a
+// rank-3 map, as the kernel's), boxes of 64 x box_rows, 128B swizzle.
+template <int D>
+CUtensorMap rows_map(const void* base, uint64_t rows, uint32_t box_rows) {
+  CUtensorMap m;
+  const cuuint64_t dims[3] = {D, rows, 1}, strides[2] = {D * 2, rows * D * 2};
+  const cuuint32_t box[3] = {64, box_rows, 1}, es[3] = {1, 1, 1};
+  if (sk::bench::encode_fn("attention_calibrate")(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(base),
+                                                   dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                                   CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+    std::fprintf(stderr, "attention_calibrate: tensor map encoding failed\n");
+    std::exit(2);
+  }
+  return m;
+}
+
 // Section 4b's rows: one CTA, cycles per block.
 template <int D, int Pipe>
 void pipe_row(const char* name) {
@@ -923,44 +939,20 @@ void pipe_row(const char* name) {
   constexpr int smem = sk::Sm90AttentionConfig<D, 2>::kSmemBytes;
   auto kernel = pipeline_loop<D, Pipe>;
   CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  // The buffer as kTmaRows rows of D BF16 (one matrix), boxes of 64 x BN.
-  CUtensorMap map;
-  const cuuint64_t dims[3] = {D, kTmaRows / (D / 64), 1};
-  const cuuint64_t strides[2] = {D * 2, uint64_t{kTmaRows} / (D / 64) * D * 2};
-  const cuuint32_t box[3] = {64, sk::Sm90AttentionConfig<D, 2>::BN, 1}, es[3] = {1, 1, 1};
-  // map_v: the second half of the rows alone; map_q: the whole buffer in
-  // boxes of 128 rows (Q's, where K's and V's have 64 at head dim 256).
-  CUtensorMap map_v, map_q;
-  const cuuint64_t dims_v[3] = {D, kTmaRows / (D / 64) / 2, 1};
-  const cuuint32_t box_q[3] = {64, 128, 1};
-  for (auto [m, base, d, bx] : {std::tuple{&map, g_src, dims, box}, std::tuple{&map_v, g_src + ep::kSrcBytes / 2, dims_v, box},
-                                std::tuple{&map_q, g_src, dims, box_q}})
-    if (sk::bench::encode_fn("attention_calibrate")(m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, base, d, strides,
-                                                     bx, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                                     CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                                     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
-      std::fprintf(stderr, "attention_calibrate: tensor map encoding failed\n");
-      std::exit(2);
-    }
+  // The buffer as rows of D BF16 (one matrix) in boxes of 64 x BN: map the
+  // whole, map_v its second half of rows alone, map_q the whole in boxes of
+  // 128 rows (Q's, where K's and V's have 64 at head dim 256).
+  constexpr uint32_t kRows = kTmaRows / (D / 64), kBn = sk::Sm90AttentionConfig<D, 2>::BN;
+  const CUtensorMap map = rows_map<D>(g_src, kRows, kBn), map_v = rows_map<D>(g_src + ep::kSrcBytes / 2, kRows / 2, kBn),
+                    map_q = rows_map<D>(g_src, kRows, 128);
   // The kernel's Params for one tile of kBlocks blocks: Q over the buffer's
-  // start, K and V as map and map_v, O and LSE in g_out.
+  // start, K and V as map and map_v (or, apart, each in an allocation of its
+  // own), O and LSE in g_out.
   typename sk::Sm90Attention<sk::Sm90AttentionConfig<D, 2>>::Params kparams{};
-  kparams.q = map_q;
-  kparams.k = map;
-  kparams.v = map_v;
-  if (Pipe == kPipeKernelBothApart) {  // K, V and Q each in an allocation of its own
-    const cuuint64_t dk[3] = {D, sk::Sm90AttentionConfig<D, 2>::BN * static_cast<cuuint64_t>(kBlocks), 1};
-    const cuuint64_t dq[3] = {D, 128, 1};
-    for (auto [m, base, d, bx] : {std::tuple{&kparams.k, g_k, dk, box}, std::tuple{&kparams.v, g_v, dk, box},
-                                  std::tuple{&kparams.q, g_q, dq, box_q}})
-      if (sk::bench::encode_fn("attention_calibrate")(m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, base, d, strides, bx, es,
-                                                       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                                                       CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
-        std::fprintf(stderr, "attention_calibrate: tensor map encoding failed\n");
-        std::exit(2);
-      }
-  }
+  const bool apart = Pipe == kPipeKernelBothApart;
+  kparams.q = apart ? rows_map<D>(g_q, 128, 128) : map_q;
+  kparams.k = apart ? rows_map<D>(g_k, kBn * kBlocks, kBn) : map;
+  kparams.v = apart ? rows_map<D>(g_v, kBn * kBlocks, kBn) : map_v;
   kparams.o = reinterpret_cast<typename sk::Sm90AttentionConfig<D, 2>::Elem*>(g_out);
   kparams.lse = reinterpret_cast<float*>(g_out + (256u << 10));
   kparams.lse_stride = 128;

@@ -8,7 +8,7 @@
 //   attention_bench --stamp-tiles [--max-seq 2048] [--runs 20]   (clock64 at the tile points of
 //                   CTA 0's tiles, the 16384-token rows at head dim 128 from 512 tokens; see
 //                   stamp_tiles(); or one shape: --stamp-tiles --batch B --heads H --seqlen-q SQ
-//                   --seqlen-k SK [--kv-heads HKV] [--causal], head dim 128, two stages)
+//                   --seqlen-k SK [--kv-heads HKV] [--causal], head dim 128, two stages, BF16)
 //   attention_bench --stamp [--runs 20]   (clock64 at the kernel's AttentionPoints in CTA 0's
 //                   first and fourth tiles, 8k non-causal BF16 at head dim 128, 64 and 256;
 //                   see print_stamps())
@@ -59,9 +59,10 @@
 #include <utility>
 #include <vector>
 
+#include "hw/h200/attention_reference.cuh"
 #include "hw/h200/bench_common.cuh"
-#include "runner/report/span_overlap.h"
 #include "kernels/attention/sm90_attention.h"
+#include "runner/report/span_overlap.h"
 
 namespace {
 
@@ -75,201 +76,7 @@ namespace {
     }                                                                                        \
   } while (0)
 
-__global__ void fill_random(uint16_t* p, uint64_t count, uint64_t seed, bool f16) {
-  for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < count;
-       i += uint64_t{gridDim.x} * blockDim.x) {
-    uint64_t x = (i + 1) * 0x9E3779B97F4A7C15ull ^ seed * 0xD1B54A32D192ED03ull;
-    x ^= x >> 31;
-    x *= 0xBF58476D1CE4E5B9ull;
-    x ^= x >> 29;
-    const float u = static_cast<float>(x >> 40) / static_cast<float>(1ull << 24) * 4.0f - 2.0f;
-    p[i] = f16 ? sk::to_f16(u).bits : sk::to_bf16(u).bits;
-  }
-}
-
-__device__ float elem_value(uint16_t bits, bool f16) {
-  return f16 ? sk::to_float(sk::f16_t{bits}) : sk::to_float(sk::bf16_t{bits});
-}
-
-// The number of keys query row r sees: c < visible(r).
-__host__ __device__ uint32_t visible_keys(uint32_t r, uint32_t sq, uint32_t sk, bool causal) {
-  if (!causal) return sk;
-  const int64_t end = int64_t{r} + sk - int64_t{sq} + 1;
-  return end <= 0 ? 0u : end >= sk ? sk : static_cast<uint32_t>(end);
-}
-
-// FP32 reference: a block of 256 threads takes kRefRows query rows of one
-// (batch, head), thread t computing for row t / 8; keys go through shared
-// memory kRefKeys at a time.
-constexpr int kRefRows = 32, kRefKeys = 16, kRefThreads = 256;
-constexpr int kRefPer = kRefKeys / 8;  // scores per thread
-
-struct RefArgs {
-  const uint16_t *q, *k, *v;
-  float *o, *lse, *vmax;  // o [B, H, SQ, D]; lse and vmax [B, H, SQ]
-  uint32_t heads, kv_heads, sq, sk;
-  float scale;
-  bool causal;
-  bool f16;  // Q, K and V are FP16 (else BF16)
-};
-
-// Its shared memory (dynamic: 67 KB at head dim 256): Q rows, K and V keys
-// and the scores, padded against bank conflicts.
-template <int D>
-struct RefSmem {
-  float qs[kRefRows][D + 1];
-  float ks[kRefKeys][D + 1];
-  float vs[kRefKeys][D];
-  float ps[kRefRows][kRefKeys + 1];
-};
-
-template <int D>
-__global__ void __launch_bounds__(kRefThreads) reference_attention(RefArgs a) {
-  extern __shared__ float ref_smem[];
-  RefSmem<D>& sm = *reinterpret_cast<RefSmem<D>*>(ref_smem);
-  auto& qs = sm.qs;
-  auto& ks = sm.ks;
-  auto& vs = sm.vs;
-  auto& ps = sm.ps;
-  const uint32_t head = blockIdx.y, batch = blockIdx.z;
-  const uint32_t kv_head = head / (a.heads / a.kv_heads);
-  const uint64_t qm = uint64_t{batch} * a.heads + head, kvm = uint64_t{batch} * a.kv_heads + kv_head;
-  const uint32_t r0 = blockIdx.x * kRefRows;
-  const uint32_t tid = threadIdx.x, lr = tid / 8, sub = tid % 8;
-  const uint32_t row = r0 + lr;
-  const bool live = row < a.sq;
-  const uint32_t vis = live ? visible_keys(row, a.sq, a.sk, a.causal) : 0;
-  const uint32_t last_row = min(a.sq, r0 + kRefRows) - 1;
-  const uint32_t keys = visible_keys(last_row, a.sq, a.sk, a.causal);  // the block's widest row
-  const uint16_t* q = a.q + qm * a.sq * D;
-  const uint16_t* k = a.k + kvm * a.sk * D;
-  const uint16_t* v = a.v + kvm * a.sk * D;
-  for (uint32_t i = tid; i < kRefRows * D; i += kRefThreads) {
-    const uint32_t r = r0 + i / D;
-    qs[i / D][i % D] = r < a.sq ? elem_value(q[uint64_t{r} * D + i % D], a.f16) : 0.0f;
-  }
-  // Scores of row lr with keys c0 + kRefPer * sub + j (-inf where not visible).
-  auto scores = [&](uint32_t c0, float (&s)[kRefPer]) {
-    for (int j = 0; j < kRefPer; ++j) s[j] = 0.0f;
-    for (int d = 0; d < D; ++d) {
-      const float x = qs[lr][d];
-      for (int j = 0; j < kRefPer; ++j) s[j] = fmaf(x, ks[kRefPer * sub + j][d], s[j]);
-    }
-    for (int j = 0; j < kRefPer; ++j)
-      if (c0 + kRefPer * sub + j >= vis) s[j] = -INFINITY;
-  };
-  auto load_k = [&](uint32_t c0) {
-    for (uint32_t i = tid; i < kRefKeys * D; i += kRefThreads) {
-      const uint32_t c = c0 + i / D;
-      ks[i / D][i % D] = c < a.sk ? elem_value(k[uint64_t{c} * D + i % D], a.f16) : 0.0f;
-    }
-  };
-  __syncthreads();
-  float mx = -INFINITY;
-  for (uint32_t c0 = 0; c0 < keys; c0 += kRefKeys) {
-    load_k(c0);
-    __syncthreads();
-    float s[kRefPer];
-    scores(c0, s);
-    for (int j = 0; j < kRefPer; ++j) mx = fmaxf(mx, s[j]);
-    __syncthreads();
-  }
-  for (int off = 1; off < 8; off *= 2) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
-  float acc[D / 8];
-  for (int j = 0; j < D / 8; ++j) acc[j] = 0.0f;
-  float sum = 0.0f, vmax = 0.0f;
-  for (uint32_t c0 = 0; c0 < keys; c0 += kRefKeys) {
-    load_k(c0);
-    for (uint32_t i = tid; i < kRefKeys * D; i += kRefThreads) {
-      const uint32_t c = c0 + i / D;
-      vs[i / D][i % D] = c < a.sk ? elem_value(v[uint64_t{c} * D + i % D], a.f16) : 0.0f;
-    }
-    __syncthreads();
-    float s[kRefPer];
-    scores(c0, s);
-    for (int j = 0; j < kRefPer; ++j) {
-      const float pj = s[j] == -INFINITY ? 0.0f : expf((s[j] - mx) * a.scale);
-      ps[lr][kRefPer * sub + j] = pj;
-      sum += pj;
-    }
-    __syncthreads();
-    for (int c = 0; c < kRefKeys; ++c) {
-      const float pc = ps[lr][c];
-      const bool seen = c0 + c < vis;
-      for (int j = 0; j < D / 8; ++j) {
-        const float x = vs[c][sub + 8 * j];
-        acc[j] = fmaf(pc, x, acc[j]);
-        if (seen) vmax = fmaxf(vmax, fabsf(x));
-      }
-    }
-    __syncthreads();
-  }
-  for (int off = 1; off < 8; off *= 2) {
-    sum += __shfl_xor_sync(0xffffffffu, sum, off);
-    vmax = fmaxf(vmax, __shfl_xor_sync(0xffffffffu, vmax, off));
-  }
-  if (!live) return;
-  const uint64_t at = qm * a.sq + row;
-  for (int j = 0; j < D / 8; ++j) a.o[at * D + sub + 8 * j] = vis > 0 ? acc[j] / sum : 0.0f;
-  if (sub == 0) {
-    a.lse[at] = vis > 0 ? mx * a.scale + logf(sum) : -INFINITY;
-    a.vmax[at] = vmax;
-  }
-}
-
-struct Stats {
-  uint32_t max_o_err_bits, max_lse_err_bits;  // non-negative floats (NaN -> +inf)
-  unsigned long long o_fails, lse_fails;
-};
-
-// NaN counts as +inf.
-__device__ float err_value(float x) { return x != x ? INFINITY : x; }
-
-// One thread per O element (and, for column 0, the row's LSE); each warp
-// reduces its lanes' figures and adds them to `st` once.
-__global__ void compare(const uint16_t* o, const float* lse, const float* o_ref, const float* lse_ref,
-                        const float* vmax, uint64_t rows, uint32_t d, uint32_t sq, uint32_t lse_stride,
-                        bool f16, Stats* st) {
-  // The element type's unit roundoff: P is rounded to it before P V, O at the end.
-  const float eps = f16 ? 0.00048828125f : 0.00390625f;
-  float o_err = 0.0f, lse_err = 0.0f;
-  uint32_t o_fails = 0, lse_fails = 0;
-  for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < rows * d;
-       i += uint64_t{gridDim.x} * blockDim.x) {
-    const uint64_t r = i / d;
-    const float x = elem_value(o[i], f16), y = o_ref[i];
-    const float err = fabsf(x - y);
-    const float tol = 2 * eps * vmax[r] + eps * fabsf(y);
-    o_err = fmaxf(o_err, err_value(err));
-    if (!(err <= tol)) ++o_fails;  // NaN fails
-    if (i % d == 0) {
-      const float l = lse[r / sq * lse_stride + r % sq], lr = lse_ref[r];
-      float e;
-      bool ok;
-      if (lr == -INFINITY) {
-        ok = l == -INFINITY;
-        e = ok ? 0.0f : INFINITY;
-      } else {
-        e = fabsf(l - lr) / fmaxf(fabsf(lr), 1.0f);
-        ok = e <= 1e-3f;
-      }
-      lse_err = fmaxf(lse_err, err_value(e));
-      if (!ok) ++lse_fails;
-    }
-  }
-  for (int off = 16; off > 0; off /= 2) {
-    o_err = fmaxf(o_err, __shfl_xor_sync(0xffffffffu, o_err, off));
-    lse_err = fmaxf(lse_err, __shfl_xor_sync(0xffffffffu, lse_err, off));
-    o_fails += __shfl_xor_sync(0xffffffffu, o_fails, off);
-    lse_fails += __shfl_xor_sync(0xffffffffu, lse_fails, off);
-  }
-  if (threadIdx.x % 32 == 0) {
-    atomicMax(&st->max_o_err_bits, __float_as_uint(o_err));  // non-negative: bits order as values
-    atomicMax(&st->max_lse_err_bits, __float_as_uint(lse_err));
-    atomicAdd(&st->o_fails, static_cast<unsigned long long>(o_fails));
-    atomicAdd(&st->lse_fails, static_cast<unsigned long long>(lse_fails));
-  }
-}
+using namespace sk::bench::attention_reference;  // fill_random, reference_attention, compare
 
 PFN_cuTensorMapEncodeTiled_v12000 encode_fn() { return sk::bench::encode_fn("attention_bench"); }
 
@@ -397,6 +204,11 @@ float time_median(int runs, Launch&& launch, double& mhz) {
       runs, [&launch](int) { launch(); }, [] { sync_or_hang("warm-up launch"); }, mhz,
       "attention_bench");
 }
+
+// The CSV's header line (the columns are described at the top of this file).
+constexpr const char* kCsvHeader =
+    "batch,heads,kv_heads,seqlen_q,seqlen_k,head_dim,causal,stages,ours_us,ours_tflops,"
+    "max_o_err,max_lse_err,status,sm_mhz,dtype,kernel_mhz\n";
 
 struct Shape {
   uint32_t batch, heads, kv_heads, sq, sk, d;
@@ -573,6 +385,25 @@ bool flag(int argc, char** argv, const char* name) {
 // FlashAttention's benchmark set (16384 tokens per batch: batch * seqlen),
 // head dim 128 with 16 heads, 64 with 32 and 256 with 8, non-causal and causal; ragged
 // lengths (one with rows and whole tiles that see no key) and a GQA shape.
+// The shape given by --batch, --heads, --kv-heads (default: --heads),
+// --seqlen-q, --seqlen-k, --head-dim (default 128) and --causal, and whether
+// it is one a launch can take (every extent >= 1, kv-heads dividing heads).
+Shape shape_from_args(int argc, char** argv, bool f16) {
+  Shape s{};
+  s.batch = arg(argc, argv, "--batch", 0);
+  s.heads = arg(argc, argv, "--heads", 0);
+  s.kv_heads = arg(argc, argv, "--kv-heads", s.heads);
+  s.sq = arg(argc, argv, "--seqlen-q", 0);
+  s.sk = arg(argc, argv, "--seqlen-k", 0);
+  s.d = arg(argc, argv, "--head-dim", 128);
+  s.causal = flag(argc, argv, "--causal");
+  s.f16 = f16;
+  return s;
+}
+bool shape_ok(const Shape& s) {
+  return s.batch != 0 && s.heads != 0 && s.kv_heads != 0 && s.heads % s.kv_heads == 0 && s.sq != 0 && s.sk != 0;
+}
+
 std::vector<Shape> sweep_shapes() {
   std::vector<Shape> v;
   for (uint32_t d : {128u, 64u, 256u})
@@ -669,8 +500,7 @@ int stamp_one(uint32_t heads, int runs) {
 // to the next tile's start; then the medians over the tiles.
 // With `shapes` given (one from the command line, head dim 128), those instead.
 int stamp_tiles(int runs, uint32_t max_seq, std::vector<Shape> shapes = {}) {
-  std::printf("batch,heads,kv_heads,seqlen_q,seqlen_k,head_dim,causal,stages,ours_us,ours_tflops,"
-              "max_o_err,max_lse_err,status,sm_mhz,dtype,kernel_mhz\n");
+  std::printf("%s", kCsvHeader);
   int rc = 0;
   if (shapes.empty())
     for (uint32_t seq = 512; seq <= max_seq; seq *= 2) shapes.push_back(Shape{16384 / seq, 16, 16, seq, seq, 128, false});
@@ -720,8 +550,7 @@ int stamp_tiles(int runs, uint32_t max_seq, std::vector<Shape> shapes = {}) {
 }
 
 int stamp(int runs) {
-  std::printf("batch,heads,kv_heads,seqlen_q,seqlen_k,head_dim,causal,stages,ours_us,ours_tflops,"
-              "max_o_err,max_lse_err,status,sm_mhz,dtype,kernel_mhz\n");
+  std::printf("%s", kCsvHeader);
   int rc = stamp_one<128>(16, runs);
   rc |= stamp_one<64>(32, runs);
   rc |= stamp_one<256>(8, runs);
@@ -732,9 +561,6 @@ int stamp(int runs) {
 
 int main(int argc, char** argv) {
   const int runs = static_cast<int>(arg(argc, argv, "--runs", 20));
-  const char* header =
-      "batch,heads,kv_heads,seqlen_q,seqlen_k,head_dim,causal,stages,ours_us,ours_tflops,"
-      "max_o_err,max_lse_err,status,sm_mhz,dtype,kernel_mhz\n";
   if (runs < 1) {
     std::fprintf(stderr, "attention_bench: --runs must be >= 1\n");
     return 2;
@@ -751,19 +577,16 @@ int main(int argc, char** argv) {
   if (flag(argc, argv, "--stamp-tiles")) {
     if (arg(argc, argv, "--seqlen-q", 0) == 0) return stamp_tiles(runs, arg(argc, argv, "--max-seq", 2048));
     // One given shape, head dim 128, two stages, BF16 (the probe's instantiation).
-    Shape s{arg(argc, argv, "--batch", 1), arg(argc, argv, "--heads", 1), 0, arg(argc, argv, "--seqlen-q", 0),
-            arg(argc, argv, "--seqlen-k", 0), 128, flag(argc, argv, "--causal")};
-    s.kv_heads = arg(argc, argv, "--kv-heads", s.heads);
-    if (s.batch == 0 || s.heads == 0 || s.kv_heads == 0 || s.heads % s.kv_heads != 0 || s.sk == 0 ||
-        arg(argc, argv, "--head-dim", 128) != 128) {
+    const Shape s = shape_from_args(argc, argv, false);
+    if (!shape_ok(s) || s.d != 128) {
       std::fprintf(stderr, "attention_bench: --stamp-tiles takes a head-dim 128 shape (batch, heads, "
-                           "seqlen-k >= 1; kv-heads divides heads)\n");
+                           "seqlen-q, seqlen-k >= 1; kv-heads divides heads)\n");
       return 2;
     }
     return stamp_tiles(runs, 0, {s});
   }
   if (flag(argc, argv, "--sweep")) {
-    std::printf("%s", header);
+    std::printf("%s", kCsvHeader);
     int rc = 0;
     for (Shape s : sweep_shapes()) {
       s.f16 = f16;
@@ -774,29 +597,20 @@ int main(int argc, char** argv) {
     }
     return rc;
   }
-  Shape s{};
-  s.batch = arg(argc, argv, "--batch", 0);
-  s.heads = arg(argc, argv, "--heads", 0);
-  s.kv_heads = arg(argc, argv, "--kv-heads", s.heads);
-  s.sq = arg(argc, argv, "--seqlen-q", 0);
-  s.sk = arg(argc, argv, "--seqlen-k", 0);
-  s.d = arg(argc, argv, "--head-dim", 128);
-  s.causal = flag(argc, argv, "--causal");
-  s.f16 = f16;
+  const Shape s = shape_from_args(argc, argv, f16);
   const uint32_t stages = arg(argc, argv, "--stages", 2);
-  if (s.batch == 0 || s.heads == 0 || s.kv_heads == 0 || s.heads % s.kv_heads != 0 || s.sq == 0 ||
-      s.sk == 0 || (s.d != 64 && s.d != 128 && s.d != 256) || (stages != 2 && stages != 3)) {
+  if (!shape_ok(s) || (s.d != 64 && s.d != 128 && s.d != 256) || (stages != 2 && stages != 3)) {
     std::fprintf(stderr,
                  "attention_bench: bad arguments (batch, heads, seqlen-q, seqlen-k >= 1; kv-heads "
                  "divides heads; head-dim 64|128|256; stages 2|3)\n");
     return 2;
   }
   if (!fits(s.d, static_cast<int>(stages))) {
-    std::printf("%s%u,%u,%u,%u,%u,%u,%d,%u,,,,,does_not_fit,,%s,\n", header, s.batch, s.heads, s.kv_heads,
+    std::printf("%s%u,%u,%u,%u,%u,%u,%d,%u,,,,,does_not_fit,,%s,\n", kCsvHeader, s.batch, s.heads, s.kv_heads,
                 s.sq, s.sk, s.d, s.causal ? 1 : 0, stages, dtype);
     return 0;
   }
-  std::printf("%s", header);
+  std::printf("%s", kCsvHeader);
   Problem pr = make_problem(s);
   const int rc = run_stages(pr, static_cast<int>(stages), runs);
   free_problem(pr);

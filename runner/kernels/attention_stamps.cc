@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "models/sm100/gpu.h"
 #include "runner/report/span_overlap.h"
@@ -11,7 +12,6 @@ namespace sk::sim {
 namespace json = boost::json;
 
 namespace {
-constexpr int kTilePoints = kTilePointsEnd - kTileStart;
 constexpr int kBlockPoints = kPoints;
 
 double median(std::vector<double> v) {
@@ -32,15 +32,10 @@ void StampLog::record(AttentionPoint point, uint32_t tile, uint32_t block) {
   const uint32_t cta = static_cast<uint32_t>(w.cta());
   const uint64_t now = gpu.engine().now() + w.pending();
   if (point >= kTileStart) {
-    auto& t = tiles_[{cta, wg, tile}];
-    t.resize(kTilePoints, 0);
-    t[point - kTileStart] = now;
+    tiles_[{cta, wg, tile}][point - kTileStart] = now;  // a new entry starts all zero
     return;
   }
-  if (cta != 0) return;
-  auto& b = blocks_[{wg, tile, block}];
-  b.resize(kPoints, 0);
-  b[point] = now;
+  if (cta == 0) blocks_[{wg, tile, block}][point] = now;
 }
 
 json::object StampLog::to_json(uint32_t grid) const {
@@ -53,7 +48,7 @@ json::object StampLog::to_json(uint32_t grid) const {
       const auto it = tiles_.find({0, wg, k * grid});
       if (it == tiles_.end()) break;
       const auto next = tiles_.find({0, wg, (k + 1) * grid});
-      const std::vector<uint64_t>& t = it->second;
+      const auto& t = it->second;
       const double q = double(t[1] - t[0]), b = double(t[2] - t[1]), st = double(t[3] - t[2]);
       const bool has_next = next != tiles_.end();
       const double nx = has_next ? double(next->second[0] - t[3]) : 0.0;
@@ -75,8 +70,8 @@ json::object StampLog::to_json(uint32_t grid) const {
   out["tiles"] = std::move(tiles);
 
   // A block's segments: point i to point i + 1, the last to the next block's start.
-  static const char* const kSegments[kBlockPoints] = {"k_ready", "turn",    "issue",   "s_ready",
-                                                 "softmax", "pv_done", "to_p",    "to_next_block"};
+  static const char* const kSegments[kBlockPoints] = {"k_ready", "turn",    "issue", "s_ready",
+                                                      "softmax", "pv_done", "to_p",  "to_next_block"};
   for (uint32_t wg = 0; wg < 2; ++wg) {
     std::vector<double> seg[kBlockPoints], period;
     for (const auto& [key, b] : blocks_) {

@@ -24,11 +24,11 @@
 // probe reads the clock and writes host memory only).
 #pragma once
 
+#include <array>
 #include <boost/json.hpp>
 #include <cstdint>
 #include <map>
 #include <tuple>
-#include <vector>
 
 #include "kernels/attention/sm90_attention.h"
 
@@ -62,10 +62,11 @@ class StampLog {
  private:
   void record(AttentionPoint point, uint32_t tile, uint32_t block);
   static inline StampLog* active_ = nullptr;
-  // (cta, warpgroup, tile) -> the four tile points' cycles (0: not reached).
-  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::vector<uint64_t>> tiles_;
+  using Key = std::tuple<uint32_t, uint32_t, uint32_t>;
+  // (cta, warpgroup, tile) -> the tile points' cycles, from kTileStart (0: not reached).
+  std::map<Key, std::array<uint64_t, kTilePointsEnd - kTileStart>> tiles_;
   // CTA 0's (warpgroup, tile, block) -> the block points' cycles.
-  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::vector<uint64_t>> blocks_;
+  std::map<Key, std::array<uint64_t, kPoints>> blocks_;
 };
 
 }  // namespace sk::sim

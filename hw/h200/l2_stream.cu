@@ -28,10 +28,16 @@
 //    payload bytes per ns of all SMs together.
 //    gemm_ctas: the loads alone of the large shapes with 132, 66, 33 and 16
 //    CTAs, which tells a limit of the whole L2 from one of an SM.
+// 4. decode: the same loads for M = 1 (decode-sized GEMMs) against M = 128,
+//    with variants of A's box that tell a line read by many SMs at once from
+//    the box's out-of-bounds rows (run_decode).
+// 5. oob: boxes whose rows lie partly past the tensor's last row, alone
+//    (run_oob): what the zero-filled rows cost, per SM and for all SMs;
+//    oob_sms: the same from chosen SMs (even or odd ids, either half).
 // Every CUDA call is checked (one line and exit 2 on an error); times are
 // medians of timed launches after warm-ups (bench_common.cuh).
 // Build: nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -I. hw/h200/l2_stream.cu -lcuda -o l2_stream
-// Run: l2_stream [share|share_hbm|pairs|pitch|gemm|gemm_ctas|all]   (CSV on stdout, sections marked)
+// Run: l2_stream [share|share_hbm|pairs|pitch|gemm|gemm_ctas|decode|oob|oob_sms|all]   (CSV on stdout, sections marked)
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
@@ -104,17 +110,63 @@ __global__ void pair_stream(const __grid_constant__ CUtensorMap a, const __grid_
     if (i >= stages) wait_phase(&bars[i % stages], ((i / stages) - 1) & 1);
 }
 
+// 5: CTA c reads `loads` boxes of 64 x 128 at row 0 and column block
+// (i + c * skew) mod ring of a tensor of `rows` rows: 128 - rows of each box
+// out of bounds (none for rows >= 128).
+// `select` (section oob_sms, one CTA per SM): which SMs load, by %smid: 0 all,
+// 1 even, 2 odd, 3 the lower half of the ids, 4 the upper half, 5 ids 0 mod 4;
+// the other CTAs exit at once.
+__device__ bool sm_selected(uint32_t select, uint32_t sms) {
+  uint32_t id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  switch (select) {
+    case 1: return id % 2 == 0;
+    case 2: return id % 2 == 1;
+    case 3: return id < sms / 2;
+    case 4: return id >= sms / 2;
+    case 5: return id % 4 == 0;
+    default: return true;
+  }
+}
+
+__global__ void oob_stream(const __grid_constant__ CUtensorMap map, uint32_t ring, uint32_t skew,
+                           uint32_t inflight, uint32_t loads, uint32_t select = 0, uint32_t sms = 0) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  __shared__ uint64_t bars[16];
+  if (threadIdx.x != 0 || !sm_selected(select, sms)) return;
+  uint8_t* base = aligned_base(smem);
+  for (uint32_t s = 0; s < inflight; ++s) sk::arch::mbarrier_init(&bars[s], 1);
+  sk::arch::fence_mbarrier_init();
+  for (uint32_t i = 0; i < loads; ++i) {
+    const uint32_t s = i % inflight;
+    if (i >= inflight) wait_phase(&bars[s], ((i / inflight) - 1) & 1);
+    sk::arch::mbarrier_arrive_expect_tx(&bars[s], 128 * 128);
+    sk::arch::tma_load_2d(base + s * 128 * 128, &map, &bars[s],
+                          static_cast<int32_t>(((i + blockIdx.x * skew) % ring) * 64), 0);
+  }
+  for (uint32_t i = loads; i < loads + inflight; ++i)
+    if (i >= inflight) wait_phase(&bars[i % inflight], ((i / inflight) - 1) & 1);
+}
+
 struct GemmCfg {
   uint32_t tiles_m, tiles_n, kblocks, tile_n, stages, group, compute;
+  // Section 4 only (kAVariants): A's box rows (128: the kernel's box; 1: one
+  // row; 0: no A load) and the skew of A's k-block (CTA c loads A's k-block
+  // (kb + c * a_skew) mod kblocks, so that CTAs at the same step read
+  // different lines of A).
+  uint32_t a_rows = 128, a_skew = 0;
 };
 
-// 3: thread 0 loads, thread 32 consumes.
+// 3: thread 0 loads, thread 32 consumes. kAVariants: A's box as c.a_rows and
+// c.a_skew say (section 4); without it the loads are the kernel's.
+template <bool kAVariants>
 __global__ void __launch_bounds__(64, 1)
     gemm_loads(const __grid_constant__ CUtensorMap a, const __grid_constant__ CUtensorMap b, GemmCfg c) {
   extern __shared__ __align__(1024) uint8_t smem[];
   __shared__ uint64_t full[8], empty[8];
   uint8_t* base = aligned_base(smem);
-  const uint32_t stage_bytes = 128 * 128 + c.tile_n * 128;
+  const uint32_t a_rows = kAVariants ? c.a_rows : 128;
+  const uint32_t stage_bytes = a_rows * 128 + c.tile_n * 128;
   if (threadIdx.x == 0) {
     for (uint32_t s = 0; s < c.stages; ++s) {
       sk::arch::mbarrier_init(&full[s], 1);
@@ -133,7 +185,12 @@ __global__ void __launch_bounds__(64, 1)
         if (it >= c.stages) wait_phase(&empty[s], ((it / c.stages) - 1) & 1);
         sk::arch::mbarrier_arrive_expect_tx(&full[s], stage_bytes);
         uint8_t* dst = base + s * stage_bytes;
-        sk::arch::tma_load_2d(dst, &a, &full[s], static_cast<int32_t>(kb * 64), w.m_tile * 128);
+        if (!kAVariants) {
+          sk::arch::tma_load_2d(dst, &a, &full[s], static_cast<int32_t>(kb * 64), w.m_tile * 128);
+        } else if (a_rows != 0) {
+          const uint32_t kb_a = (kb + blockIdx.x * c.a_skew) % c.kblocks;
+          sk::arch::tma_load_2d(dst, &a, &full[s], static_cast<int32_t>(kb_a * 64), w.m_tile * 128);
+        }
         sk::arch::tma_load_2d(dst + 128 * 128, &b, &full[s], static_cast<int32_t>(kb * 64),
                               w.n_tile * static_cast<int32_t>(c.tile_n));
       }
@@ -310,10 +367,10 @@ void run_gemm(const std::vector<int>& ctas_list = {}) {
             if (by_ctas && compute != 0) continue;
             GemmCfg c{(s.m + 127) / 128, (s.n + tile_n - 1) / tile_n, (s.k + 63) / 64, tile_n, stages, group, compute};
             const int smem = static_cast<int>(stages * (128 + tile_n) * 128 + 1024);
-            CK(cudaFuncSetAttribute(gemm_loads, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+            CK(cudaFuncSetAttribute(gemm_loads<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
             auto [us, mhz] = timed([&](int i) {
               const int at = i % sets;
-              gemm_loads<<<ctas, 64, smem>>>(maps_a[at], tile_n == 128 ? maps_b128[at] : maps_b256[at], c);
+              gemm_loads<false><<<ctas, 64, smem>>>(maps_a[at], tile_n == 128 ? maps_b128[at] : maps_b256[at], c);
             });
             const uint32_t tiles = c.tiles_m * c.tiles_n, per_cta = (tiles + ctas - 1) / ctas;
             const double bytes = static_cast<double>(tiles) * c.kblocks * (128 + tile_n) * 128;
@@ -325,6 +382,113 @@ void run_gemm(const std::vector<int>& ctas_list = {}) {
   }
 }
 
+// 4: the decode shapes (M = 1: one row of A, so every A box is one 128-byte
+// row and 127 rows out of bounds) against M = 128, the loads alone and held
+// for the tensor core's k-block, one CTA per output tile up to one per SM.
+// For M = 1 the variants tell which part of A's box costs: the kernel's box
+// (a_rows 128), the same with each CTA on a different k-block of A at a time
+// (a_skew 1: no line read by many SMs at once), a box of A's one row
+// (a_rows 1: nothing out of bounds) and no A at all (a_rows 0).
+void run_decode() {
+  std::printf("section,decode\nshape,tile_n,stages,compute,a_rows,a_skew,ctas,us,mhz,kblock_cycles,b_bytes_per_ns\n");
+  struct Shape {
+    uint32_t m, n, k;
+  };
+  const Shape shapes[] = {{1, 4096, 4096},   {128, 4096, 4096},   {1, 8192, 8192},  {128, 8192, 8192},
+                          {1, 12288, 4096},  {128, 12288, 4096},  {1, 57344, 8192}, {128, 57344, 8192}};
+  for (const Shape& s : shapes) {
+    const uint64_t ld = s.k;
+    const uint64_t set = 2 * ld * (uint64_t{s.m} + s.n);
+    const int sets = std::max(1, std::min(8, static_cast<int>(3 * 64e6 / static_cast<double>(set) + 0.999)));
+    std::vector<void*> bufs;
+    std::vector<CUtensorMap> a128, a1, b128, b256;
+    for (int i = 0; i < sets; ++i) {
+      void* p = nullptr;
+      CK(cudaMalloc(&p, set));
+      CK(cudaMemset(p, 0x3c, set));
+      bufs.push_back(p);
+      uint8_t* b = static_cast<uint8_t*>(p) + 2 * ld * s.m;
+      a128.push_back(map2d(p, s.k, s.m, 2 * ld, 128));
+      a1.push_back(map2d(p, s.k, s.m, 2 * ld, 1));
+      b128.push_back(map2d(b, s.k, s.n, 2 * ld, 128));
+      b256.push_back(map2d(b, s.k, s.n, 2 * ld, 256));
+    }
+    struct Variant {
+      uint32_t rows, skew;
+    };
+    const std::vector<Variant> variants =
+        s.m == 1 ? std::vector<Variant>{{128, 0}, {128, 1}, {1, 0}, {0, 0}} : std::vector<Variant>{{128, 0}};
+    for (uint32_t tile_n : {128u, 256u})
+      for (uint32_t stages : {2u, 4u, 6u}) {
+        if (tile_n == 256 && stages == 6) continue;
+        for (uint32_t compute : {0u, tile_n == 128 ? 520u : 1040u})
+          for (const Variant& v : variants) {
+            GemmCfg c{1, (s.n + tile_n - 1) / tile_n, (s.k + 63) / 64, tile_n, stages, 1, compute, v.rows, v.skew};
+            const int ctas = static_cast<int>(std::min<uint32_t>(c.tiles_n, static_cast<uint32_t>(g_sms)));
+            const int smem = static_cast<int>(stages * (128 + tile_n) * 128 + 1024);
+            CK(cudaFuncSetAttribute(gemm_loads<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+            auto [us, mhz] = timed([&](int i) {
+              const int at = i % sets;
+              gemm_loads<true><<<ctas, 64, smem>>>(v.rows == 1 ? a1[at] : a128[at],
+                                                   tile_n == 128 ? b128[at] : b256[at], c);
+            });
+            const uint32_t per_cta = (c.tiles_n + ctas - 1) / ctas;
+            const double b_bytes = static_cast<double>(s.n) * s.k * 2;
+            std::printf("%ux%ux%u,%u,%u,%u,%u,%u,%d,%.1f,%.0f,%.0f,%.1f\n", s.m, s.n, s.k, tile_n, stages, compute,
+                        v.rows, v.skew, ctas, us, mhz, us * mhz / (static_cast<double>(per_cta) * c.kblocks),
+                        b_bytes / (us * 1e3));
+          }
+      }
+    for (void* p : bufs) CK(cudaFree(p));
+  }
+}
+
+// 5: boxes with out-of-bounds rows alone: 16 KiB boxes (64 x 128) at row 0
+// of a tensor of 1-128 rows (127-0 rows of each box zero-filled), every CTA on
+// the same column block at a time (skew 0) or each on its own (skew 1), from
+// 1-132 SMs. Output: boxes per SM cycle of each SM and of all together.
+void run_oob(void* buf) {
+  std::printf("section,oob\nrows,ctas,skew,inflight,us,mhz,box_cycles_per_sm,boxes_per_cycle_all\n");
+  const uint32_t ring = 64, loads = 1024, cols = ring * 64;
+  for (uint32_t rows : {1u, 2u, 8u, 32u, 64u, 96u, 127u, 128u}) {
+    const CUtensorMap m = map2d(buf, cols, rows, 2 * cols, 128);
+    for (int ctas : {1, 16, 33, 66, g_sms})
+      for (uint32_t skew : {0u, 1u})
+        for (uint32_t inflight : {2u, 6u}) {
+          const int smem = 8 * 16384 + 1024;
+          CK(cudaFuncSetAttribute(oob_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+          auto [us, mhz] = timed([&](int) { oob_stream<<<ctas, 32, smem>>>(m, ring, skew, inflight, loads); });
+          const double cycles = us * mhz;
+          std::printf("%u,%d,%u,%u,%.1f,%.0f,%.1f,%.3f\n", rows, ctas, skew, inflight, us, mhz, cycles / loads,
+                      static_cast<double>(loads) * ctas / cycles);
+        }
+  }
+}
+
+// 5b: the same boxes (127 rows outside) from chosen SMs, one CTA per SM
+// launched and the others exiting: which half of the SMs (by %smid) or which
+// SM of each pair loads tells a path per pair of SMs or per half of the GPU
+// from one of the whole GPU. Output as section oob, per SM loading.
+void run_oob_sms(void* buf) {
+  std::printf("section,oob_sms\nrows,select,loading_sms,inflight,us,mhz,box_cycles_per_sm,boxes_per_cycle_all\n");
+  const uint32_t ring = 64, loads = 1024, cols = ring * 64;
+  const char* names[] = {"all", "even", "odd", "lower_half", "upper_half", "every_4th"};
+  const int loading[] = {g_sms, g_sms / 2, g_sms / 2, g_sms / 2, g_sms - g_sms / 2, (g_sms + 3) / 4};
+  for (uint32_t rows : {1u, 64u, 128u}) {
+    const CUtensorMap m = map2d(buf, cols, rows, 2 * cols, 128);
+    for (uint32_t select = 0; select < 6; ++select)
+      for (uint32_t inflight : {2u, 6u}) {
+        const int smem = 8 * 16384 + 1024;
+        CK(cudaFuncSetAttribute(oob_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        auto [us, mhz] = timed(
+            [&](int) { oob_stream<<<g_sms, 32, smem>>>(m, ring, 0, inflight, loads, select, g_sms); });
+        const double cycles = us * mhz;
+        std::printf("%u,%s,%d,%u,%.1f,%.0f,%.1f,%.3f\n", rows, names[select], loading[select], inflight, us, mhz,
+                    cycles / loads, static_cast<double>(loads) * loading[select] / cycles);
+      }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -332,8 +496,10 @@ int main(int argc, char** argv) {
   const bool all = std::strcmp(what, "all") == 0;
   if (!all && std::strcmp(what, "share") != 0 && std::strcmp(what, "share_hbm") != 0 &&
       std::strcmp(what, "pairs") != 0 && std::strcmp(what, "gemm_ctas") != 0 &&
-      std::strcmp(what, "pitch") != 0 && std::strcmp(what, "gemm") != 0) {
-    std::fprintf(stderr, "%s: unknown section '%s' (share, share_hbm, pairs, pitch, gemm, gemm_ctas or all)\n", kProg, what);
+      std::strcmp(what, "pitch") != 0 && std::strcmp(what, "gemm") != 0 && std::strcmp(what, "decode") != 0 &&
+      std::strcmp(what, "oob") != 0 && std::strcmp(what, "oob_sms") != 0) {
+    std::fprintf(stderr, "%s: unknown section '%s' (share, share_hbm, pairs, pitch, gemm, gemm_ctas, decode, oob, oob_sms or all)\n",
+                 kProg, what);
     return 2;
   }
   CK(cudaDeviceGetAttribute(&g_sms, cudaDevAttrMultiProcessorCount, 0));
@@ -345,8 +511,11 @@ int main(int argc, char** argv) {
   if (all || std::strcmp(what, "share_hbm") == 0) run_share_hbm(buf);
   if (all || std::strcmp(what, "pairs") == 0) run_pairs(buf);
   if (all || std::strcmp(what, "pitch") == 0) run_pitch(buf, buf_bytes);
+  if (all || std::strcmp(what, "oob") == 0) run_oob(buf);
+  if (all || std::strcmp(what, "oob_sms") == 0) run_oob_sms(buf);
   CK(cudaFree(buf));
   if (all || std::strcmp(what, "gemm") == 0) run_gemm();
   if (all || std::strcmp(what, "gemm_ctas") == 0) run_gemm({g_sms, g_sms / 2, g_sms / 4, 16});
+  if (all || std::strcmp(what, "decode") == 0) run_decode();
   return 0;
 }

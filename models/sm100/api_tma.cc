@@ -188,14 +188,16 @@ void load_tiled(void* smem_dst, const TensorMapModel* map, uint64_t* bar, uint32
   const tma::L2Part part{BoxKey{plane_address(m, at.c2), at.c0, at.c1, m.box[0], m.box[1]},
                          m.box_bytes()};
   tma::PageSpan pages;
+  uint32_t oob = m.rank >= 2 ? m.box[1] : 0;  // a plane outside the tensor: every row
   if (plane_in(m, at.c2)) {
     TensorMapModel plane = m;
     plane.global_address = plane_address(m, at.c2);
     plane.rank = 2;
     pages = tma::tiled_pages(plane, at.c0, at.c1);
+    oob = tma::oob_rows(m, at.c1);
   }
   tma::issue_load(
-      w, cta, dests, map, m, off, {&part, 1}, pages, [&] { return global_rows(m, at); },
+      w, cta, dests, map, m, off, {&part, 1}, pages, oob, [&] { return global_rows(m, at); },
       [&] {
         std::vector<std::pair<std::string, int64_t>> args{{"c0", at.c0}, {"c1", at.c1}};
         if (rank == 3) {

@@ -195,8 +195,9 @@ void tma_load_im2col_4d(void* smem_dst, const TensorMapModel* map, uint64_t* bar
   const tma::LoadDest dest{&cta, b};
   tma::issue_load(
       // Translation is not tracked for im2col columns (a column's pixels lie
-      // within one image row block).
-      warp, cta, {&dest, 1}, map, m, off, parts, tma::PageSpan{}, [&] { return column_rows(m, col); },
+      // within one image row block); the zero-fill of padding pixels is not
+      // timed apart (0 rows outside).
+      warp, cta, {&dest, 1}, map, m, off, parts, tma::PageSpan{}, 0, [&] { return column_rows(m, col); },
       [&] {
         return std::pair{
             fmt::format("im2col ({},{},{},{})+({},{})", c, w, h, n, off_w, off_h),

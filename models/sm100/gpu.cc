@@ -559,6 +559,10 @@ Cycle Gpu::l2_transfer(Cycle start, uint64_t bytes) {
   return pass(l2_link_, start, bytes, params_.l2_bytes_per_cycle);
 }
 
+Cycle Gpu::oob_fill(Cycle start, uint32_t rows) {
+  return pass(oob_link_, start, rows, params_.tma_oob_rows_per_cycle);
+}
+
 Cycle Gpu::hbm_transfer(Cycle start, uint64_t bytes) {
   hbm_bytes_ += bytes;
   return pass(hbm_link_, start, bytes, params_.hbm_bytes_per_cycle);

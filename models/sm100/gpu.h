@@ -386,6 +386,10 @@ class Gpu {
   Cycle hbm_transfer(Cycle start, uint64_t bytes);
   // Shared L2 bandwidth: every load streams through it, hit or miss.
   Cycle l2_transfer(Cycle start, uint64_t bytes);
+  // The path that zero-fills the rows of TMA boxes outside their tensors,
+  // shared by all SMs (Params::tma_oob_rows_per_cycle > 0): reserves `rows`
+  // offered at `start` and returns when they have passed.
+  Cycle oob_fill(Cycle start, uint32_t rows);
   L2Cache& l2() { return l2_; }
   uint64_t hbm_bytes() const { return hbm_bytes_; }
   // Bytes TMA loads read out of L2 (a multicast box once, however many CTAs
@@ -459,7 +463,7 @@ class Gpu {
   std::vector<SmSlot> sms_;
   std::unordered_map<const void*, TensorMapState> tensormaps_;
   std::vector<int> trace_sms_;
-  SharedLink hbm_link_, l2_link_;
+  SharedLink hbm_link_, l2_link_, oob_link_;
   uint64_t hbm_bytes_ = 0;
   uint64_t tma_l2_read_bytes_ = 0;
   int loading_sms_ = 0;

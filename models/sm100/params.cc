@@ -77,6 +77,7 @@ Params Params::from_json(const std::string& text) {
   r.l2_bytes_per_cycle = real(p, "l2_bytes_per_cycle", 0.001, 1000000.0);
   r.sm_ingest_bytes_per_cycle = real(p, "sm_ingest_bytes_per_cycle", 0.001, 1000000.0);
   r.tma_unaligned_row_factor = real(p, "tma_unaligned_row_factor", 1.0, 16.0);
+  r.tma_oob_rows_per_cycle = real(p, "tma_oob_rows_per_cycle", 0.0, 1000000.0);
   r.hbm_bytes_per_cycle = real(p, "hbm_bytes_per_cycle", 0.001, 1000000.0);
   r.mbarrier_latency = static_cast<uint32_t>(count(p, "mbarrier_latency", 0, 1ull << 20));
   r.issue_cycles = static_cast<uint32_t>(count(p, "issue_cycles", 0, 1ull << 20));

@@ -44,6 +44,13 @@ struct Params {
   // bytes). Measured apart as the stream rate of such boxes against aligned
   // ones (hw/h200/l2_stream.cu, section pitch).
   double tma_unaligned_row_factor = 1;
+  // Rows of a tiled box that lie wholly outside the tensor (zero-filled: a
+  // 128-row box of a matrix with fewer rows) pass one path of the whole GPU
+  // at this many rows per cycle of the maximum clock, the box holding its
+  // SM's port until they have (0: they cost nothing beyond the box's bytes).
+  // Measured apart as the stream rate of such boxes from many SMs
+  // (hw/h200/l2_stream.cu, section oob).
+  double tma_oob_rows_per_cycle = 0;
   double hbm_bytes_per_cycle = 0;    // shared by all SMs
   // Bandwidth that the SMs' st.global data shares on its way to L2 (the
   // crossbar's write path; 0: not modelled). Only SM90's register epilogue

@@ -128,6 +128,15 @@ inline PageSpan tiled_pages(const TensorMapModel& m, int32_t c0, int32_t c1) {
           static_cast<uint32_t>((e1 - e0 + 1) * m.elem_bytes)};
 }
 
+// Rows of tiled box row coordinate c1 of map `m` (rank 2 or more) that lie
+// wholly outside the tensor's rows, [0, dims[1]): zero-filled.
+inline uint32_t oob_rows(const TensorMapModel& m, int32_t c1) {
+  if (m.rank < 2) return 0;
+  const int64_t lo = std::max<int64_t>(c1, 0);
+  const int64_t hi = std::min<int64_t>(int64_t{c1} + m.box[1], static_cast<int64_t>(m.dims[1]));
+  return m.box[1] - static_cast<uint32_t>(std::max<int64_t>(hi - lo, 0));
+}
+
 // Rows of `s` that start inside a 32-byte sector. The start of row r is
 // addr + r * stride, so modulo 32 the rows repeat every 32 / gcd(stride mod
 // 32, 32) rows: one period is counted, then scaled.
@@ -215,9 +224,11 @@ struct L2Part {
 // parts all hit takes the hit path; otherwise the missed parts' bytes come
 // from HBM, and the load also waits for the parts that hit. On the port and
 // in L2 a row of `pages` that starts inside a 32-byte sector costs
-// tma_unaligned_row_factor times its bytes.
+// tma_unaligned_row_factor times its bytes. The box's `oob` rows outside its
+// tensor pass the GPU's zero-fill path (tma_oob_rows_per_cycle), and the SM's
+// port is not free for its next load before they have.
 inline Cycle load_done(Cta& cta, uint64_t box_bytes, std::span<const L2Part> parts,
-                       const PageSpan& pages, Cycle now) {
+                       const PageSpan& pages, uint32_t oob, Cycle now) {
   const Params& p = gpu().params();
   uint64_t bytes = box_bytes;
   if (p.tma_unaligned_row_factor > 1)
@@ -227,7 +238,9 @@ inline Cycle load_done(Cta& cta, uint64_t box_bytes, std::span<const L2Part> par
   double rate = p.sm_ingest_bytes_per_cycle;
   if (p.tma_fair_share) rate = std::min(rate, p.l2_bytes_per_cycle / loading);
   const double port_start = std::max(static_cast<double>(now), static_cast<double>(cta.tma_free));
-  const Cycle port_done = static_cast<Cycle>(port_start + static_cast<double>(bytes) / rate + 0.999);
+  Cycle port_done = static_cast<Cycle>(port_start + static_cast<double>(bytes) / rate + 0.999);
+  if (oob > 0 && p.tma_oob_rows_per_cycle > 0)
+    port_done = std::max(port_done, gpu().oob_fill(static_cast<Cycle>(port_start), oob));
   cta.tma_free = port_done;
   uint64_t missed = 0;
   Cycle hit_ready = 0;
@@ -310,7 +323,7 @@ inline Cycle port_done(Cta& cta, uint64_t bytes, Cycle now) {
 template <class RowsFn, class SliceFn, class MoverFn>
 void issue_load(sim::Warp& w, Cta& cta, std::span<const LoadDest> dests, const TensorMapModel* map,
                 const TensorMapModel& m, int64_t off, std::span<const L2Part> parts,
-                const PageSpan& pages, RowsFn&& rows, SliceFn&& slice, MoverFn&& make_mover,
+                const PageSpan& pages, uint32_t oob, RowsFn&& rows, SliceFn&& slice, MoverFn&& make_mover,
                 const Loc& loc) {
   const uint32_t bytes = m.box_bytes();
   for (const LoadDest& d : dests)
@@ -330,7 +343,7 @@ void issue_load(sim::Warp& w, Cta& cta, std::span<const LoadDest> dests, const T
     Cycle begin = local_now(w);
     // The box request leaves once the SM holds the map's descriptor.
     const Cycle start = descriptor_ready(cta, map, begin);
-    const Cycle issuer_done = load_done(cta, bytes, parts, pages, start);
+    const Cycle issuer_done = load_done(cta, bytes, parts, pages, oob, start);
     gpu().note_tma_l2_read(bytes);
     Cycle last = issuer_done;
     auto& tr = gpu().engine().trace();

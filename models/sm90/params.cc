@@ -47,6 +47,7 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
   r.l2_fill_factor = real(p, "l2_fill_factor", 0.0, 16.0);
   r.sm_ingest_bytes_per_cycle = real(p, "sm_ingest_bytes_per_cycle", 0.001, 1000000.0);
   r.tma_unaligned_row_factor = real(p, "tma_unaligned_row_factor", 1.0, 16.0);
+  r.tma_oob_rows_per_cycle = real(p, "tma_oob_rows_per_cycle", 0.0, 1000000.0);
   r.hbm_bytes_per_cycle = real(p, "hbm_bytes_per_cycle", 0.001, 1000000.0);
   r.gpu_store_bytes_per_cycle = real(p, "gpu_store_bytes_per_cycle", 0.0, 1000000.0);
   r.mbarrier_latency = static_cast<uint32_t>(count(p, "mbarrier_latency", 0, 1ull << 20));

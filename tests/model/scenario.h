@@ -45,6 +45,7 @@ struct ScenarioOptions {
   int cluster_size = 1;        // CTAs per thread-block cluster (ctas a multiple of it)
   uint32_t tensormap_fetch_latency = 0;  // Params::tensormap_fetch_latency for this run
   double tma_unaligned_row_factor = 1;   // Params::tma_unaligned_row_factor for this run
+  double tma_oob_rows_per_cycle = 0;     // Params::tma_oob_rows_per_cycle for this run
   struct {
     double fp32 = 1, half = 1, sfu = 1, chain = 1;
   } alu_under_mma;                       // Params::alu_under_mma for this run

@@ -226,3 +226,71 @@ TEST_CASE("boxes whose rows start inside a 32-byte sector stream slower, by the 
   CHECK(unaligned > aligned * 13 / 10);
   CHECK(unaligned <= aligned * 15 / 10 + 50);
 }
+
+namespace {
+// Cycles until the last of `ctas` CTAs (one per SM) has landed its stream of
+// 16 boxes of 64 x 128 BF16 (four in flight, all at row 0) from a tensor of
+// `rows` rows, so that 128 - rows rows of every box lie outside it; `rate` is
+// Params::tma_oob_rows_per_cycle.
+int64_t oob_stream_cycles(int ctas, uint32_t rows, double rate) {
+  static sk::arch::TensorMap map;
+  constexpr int kBoxes = 16, kInFlight = 4;
+  ScenarioOptions o{.ctas = ctas, .warps = 1, .smem_bytes = kInFlight * 16384 + 1024, .functional = false};
+  o.num_sms = ctas;
+  o.tma_oob_rows_per_cycle = rate;
+  o.setup = [rows] {
+    auto& gpu = sk::models::sm100::Gpu::current();
+    const uint64_t addr = gpu.gmem().allocate(uint64_t{rows} * 8192, "M");
+    REQUIRE(sk::models::sm100::encode_tiled_2d(map, addr, 2, 4096, rows, 8192, 64, 128, Swizzle::k128B)
+                .empty());
+  };
+  auto r = run_scenario(o, [] {
+    auto& gpu = sk::models::sm100::Gpu::current();
+    uint64_t* bar = reinterpret_cast<uint64_t*>(sk::arch::dynamic_smem());
+    uint8_t* dst = sk::arch::dynamic_smem() + 1024;
+    auto wait = [bar](int i) {
+      while (!sk::arch::mbarrier_try_wait_parity(&bar[i % kInFlight], (i / kInFlight) & 1)) {
+      }
+    };
+    for (int i = 0; i < kBoxes; ++i) {
+      if (i >= kInFlight) wait(i - kInFlight);
+      if (auto l = sk::elect_one()) {
+        if (i < kInFlight) sk::arch::mbarrier_init(&bar[i], 1);
+        sk::arch::mbarrier_arrive_expect_tx(&bar[i % kInFlight], 16384);
+        sk::arch::tma_load_2d(dst + (i % kInFlight) * 16384, &map, &bar[i % kInFlight], i * 64, 0);
+      }
+    }
+    for (int i = kBoxes - kInFlight; i < kBoxes; ++i) wait(i);
+    note(std::to_string(gpu.engine().now()));
+  });
+  REQUIRE_MESSAGE(r.ok, r.error);
+  REQUIRE(r.notes.size() == static_cast<size_t>(ctas));
+  int64_t last = 0;
+  for (const std::string& n : r.notes) last = std::max<int64_t>(last, std::stoll(n));
+  return last;
+}
+}  // namespace
+
+// The rows of a box outside its tensor (zero-filled) pass one path of the
+// whole GPU at tma_oob_rows_per_cycle (measured on H100s: 8 rows per cycle
+// from 66 or 132 SMs, while one SM streams such boxes as fast as any):
+// many SMs loading such boxes are held to that rate, one SM is not, and boxes
+// wholly inside their tensor never wait for it.
+TEST_CASE("rows of a box outside its tensor pass a path of the whole GPU at its rate") {
+  const int64_t inside = oob_stream_cycles(64, 128, 8.0), inside_off = oob_stream_cycles(64, 128, 0);
+  CHECK(inside == inside_off);
+  const int64_t outside_off = oob_stream_cycles(64, 1, 0);
+  CHECK(outside_off <= inside * 11 / 10);  // without the path: the box's bytes only
+  const int64_t outside = oob_stream_cycles(64, 1, 8.0), half = oob_stream_cycles(64, 64, 8.0);
+  INFO("inside ", inside, " one row inside ", outside, " 64 rows inside ", half);
+  // 64 SMs x 16 boxes x 127 rows at 8 rows per cycle: 16,256 cycles at least.
+  CHECK(outside >= 64 * 16 * 127 / 8);
+  CHECK(outside <= 64 * 16 * 127 / 8 + inside);
+  CHECK(half > inside);
+  CHECK(half < outside);
+  // One SM: 127 rows take 16 cycles of the path, well under the box's time
+  // on the SM's port.
+  const int64_t one = oob_stream_cycles(1, 1, 8.0), one_inside = oob_stream_cycles(1, 128, 8.0);
+  CHECK(one <= one_inside * 11 / 10);
+}
+

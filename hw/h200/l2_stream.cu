@@ -34,10 +34,14 @@
 // 5. oob: boxes whose rows lie partly past the tensor's last row, alone
 //    (run_oob): what the zero-filled rows cost, per SM and for all SMs;
 //    oob_sms: the same from chosen SMs (even or odd ids, either half).
+// 6. stores: a matmul's output stored from 132 SMs in the wgmma fragment
+//    layout, 4 and 16 bytes a lane, into 35 MB (L2 holds it) and 0.3-1.1 GB.
+// 7. tma_stores: the TMA-store epilogue's 2 KiB boxes alone from 1 or 8 warps
+//    per SM on 1-132 SMs, into 32 MiB or 1 GiB of D (run_tma_stores).
 // Every CUDA call is checked (one line and exit 2 on an error); times are
 // medians of timed launches after warm-ups (bench_common.cuh).
 // Build: nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -I. hw/h200/l2_stream.cu -lcuda -o l2_stream
-// Run: l2_stream [share|share_hbm|pairs|pitch|gemm|gemm_ctas|decode|oob|oob_sms|all]   (CSV on stdout, sections marked)
+// Run: l2_stream [share|share_hbm|pairs|pitch|gemm|gemm_ctas|decode|oob|oob_sms|stores|tma_stores|all]   (CSV on stdout, sections marked)
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
@@ -49,6 +53,7 @@
 #include <vector>
 
 #include "hw/h200/bench_common.cuh"
+#include "hw/h200/store_path.cuh"
 #include "kernels/arch/sm90.h"
 #include "kernels/sched/static_persistent_scheduler.h"
 
@@ -146,6 +151,33 @@ __global__ void oob_stream(const __grid_constant__ CUtensorMap map, uint32_t rin
   }
   for (uint32_t i = loads; i < loads + inflight; ++i)
     if (i >= inflight) wait_phase(&bars[i % inflight], ((i / inflight) - 1) & 1);
+}
+
+// 7: every warp stores `boxes` boxes of 64 x 16 BF16 (2 KiB, 128B swizzle)
+// from two staging buffers of its own by TMA, as the matmul's TMA-store
+// epilogue does (kernels/io/wgmma_tile_writer.h: wait until the store of two
+// boxes ago has read its buffer, fence, store, commit), walking a region of
+// `region_rows` rows of D (`cols` columns) box after box; the buffers' bytes
+// are whatever shared memory holds (only the rate is measured).
+__global__ void tma_store_stream(const __grid_constant__ CUtensorMap map, uint32_t cols, uint32_t region_rows,
+                                 uint32_t boxes) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  uint8_t* staging = aligned_base(smem) + (threadIdx.x / 32) * 4096;
+  const uint32_t warps = blockDim.x / 32, lane = threadIdx.x % 32;
+  const uint32_t col_blocks = cols / 64, row_blocks = region_rows / 16;
+  uint64_t g = (static_cast<uint64_t>(blockIdx.x) * warps + threadIdx.x / 32) * boxes;
+  for (uint32_t i = 0; i < boxes; ++i, ++g) {
+    if (lane == 0) sk::arch::bulk_wait_group_read<1>();
+    __syncwarp();
+    sk::arch::fence_proxy_async_shared();
+    __syncwarp();
+    if (lane == 0) {
+      sk::arch::tma_store_2d(&map, staging + (i & 1) * 2048, static_cast<int32_t>(g % col_blocks * 64),
+                             static_cast<int32_t>(g / col_blocks % row_blocks * 16));
+      sk::arch::bulk_commit_group();
+    }
+  }
+  if (lane == 0) sk::arch::bulk_wait_group<0>();
 }
 
 struct GemmCfg {
@@ -489,6 +521,55 @@ void run_oob_sms(void* buf) {
   }
 }
 
+// 6: stores of a matmul's output larger than L2 (store_path.cuh's
+// print_output_footprint: 132 CTAs, 8 / 64 / 256 tiles of 128 x 128 each,
+// 4-byte and 16-byte forms, fresh lines), beside the reference rows of 8 tiles.
+void run_stores() {
+  sk::bench::store_path::Buffers b{nullptr, nullptr, nullptr, nullptr, 5, kProg};
+  CK(cudaMalloc(&b.times, 128 * sizeof(uint64_t)));
+  CK(cudaMalloc(&b.sink, sizeof(float)));
+  CK(cudaMalloc(&b.store, sk::bench::store_path::kStoreBufBytes));
+  std::printf("section,stores\n%s\n", sk::bench::store_path::kFragmentStoresHeader);
+  sk::bench::store_path::print_output_footprint(b);
+  CK(cudaFree(b.store));
+  CK(cudaFree(b.sink));
+  CK(cudaFree(b.times));
+}
+
+// 7: the TMA-store epilogue's stores alone: 1 or 8 warps per CTA (the matmul
+// has 8 storing warps) on 1-132 SMs, into 32 MiB of D (L2 holds it, the same
+// lines again and again) or 1 GiB (fresh lines, written back to HBM).
+// Output: bytes per SM cycle of each SM and TB/s of all together.
+void run_tma_stores(void* buf) {
+  std::printf("section,tma_stores\nwarps,ctas,region_mib,boxes_per_warp,us,mhz,bytes_per_sm_cycle,tb_per_s\n");
+  const uint32_t cols = 8192;  // 16 KiB rows
+  for (uint32_t region_mib : {32u, 1024u}) {
+    const uint32_t rows = static_cast<uint32_t>((uint64_t{region_mib} << 20) / (2 * cols));
+    CUtensorMap m;
+    const cuuint64_t dims[2] = {cols, rows};
+    const cuuint64_t strides[1] = {2 * cols};
+    const cuuint32_t box[2] = {64, 16}, es[2] = {1, 1};
+    if (sk::bench::encode_fn(kProg)(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, buf, dims, strides, box, es,
+                                    CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                    CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+      std::fprintf(stderr, "%s: tensor map encoding failed (D)\n", kProg);
+      std::exit(2);
+    }
+    for (uint32_t warps : {1u, 8u})
+      for (int ctas : {1, 16, 33, 66, g_sms}) {
+        // At least 64 MiB a launch, and 256 boxes a warp.
+        const uint32_t boxes =
+            std::max<uint32_t>(256, static_cast<uint32_t>((64u << 20) / 2048 / (static_cast<uint32_t>(ctas) * warps)));
+        const int smem = static_cast<int>(warps * 4096 + 1024);
+        CK(cudaFuncSetAttribute(tma_store_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        auto [us, mhz] = timed([&](int) { tma_store_stream<<<ctas, 32 * warps, smem>>>(m, cols, rows, boxes); });
+        const double bytes = 2048.0 * boxes * warps * ctas;
+        std::printf("%u,%d,%u,%u,%.1f,%.0f,%.2f,%.3f\n", warps, ctas, region_mib, boxes, us, mhz,
+                    bytes / (us * mhz) / ctas, bytes / (us * 1e6));
+      }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -497,8 +578,9 @@ int main(int argc, char** argv) {
   if (!all && std::strcmp(what, "share") != 0 && std::strcmp(what, "share_hbm") != 0 &&
       std::strcmp(what, "pairs") != 0 && std::strcmp(what, "gemm_ctas") != 0 &&
       std::strcmp(what, "pitch") != 0 && std::strcmp(what, "gemm") != 0 && std::strcmp(what, "decode") != 0 &&
-      std::strcmp(what, "oob") != 0 && std::strcmp(what, "oob_sms") != 0) {
-    std::fprintf(stderr, "%s: unknown section '%s' (share, share_hbm, pairs, pitch, gemm, gemm_ctas, decode, oob, oob_sms or all)\n",
+      std::strcmp(what, "oob") != 0 && std::strcmp(what, "oob_sms") != 0 &&
+      std::strcmp(what, "stores") != 0 && std::strcmp(what, "tma_stores") != 0) {
+    std::fprintf(stderr, "%s: unknown section '%s' (share, share_hbm, pairs, pitch, gemm, gemm_ctas, decode, oob, oob_sms, stores, tma_stores or all)\n",
                  kProg, what);
     return 2;
   }
@@ -513,7 +595,9 @@ int main(int argc, char** argv) {
   if (all || std::strcmp(what, "pitch") == 0) run_pitch(buf, buf_bytes);
   if (all || std::strcmp(what, "oob") == 0) run_oob(buf);
   if (all || std::strcmp(what, "oob_sms") == 0) run_oob_sms(buf);
+  if (all || std::strcmp(what, "tma_stores") == 0) run_tma_stores(buf);
   CK(cudaFree(buf));
+  if (all || std::strcmp(what, "stores") == 0) run_stores();
   if (all || std::strcmp(what, "gemm") == 0) run_gemm();
   if (all || std::strcmp(what, "gemm_ctas") == 0) run_gemm({g_sms, g_sms / 2, g_sms / 4, 16});
   if (all || std::strcmp(what, "decode") == 0) run_decode();

@@ -9,6 +9,8 @@
 #                   10-minute limit per command); what ran is kept
 #   RUNS=20         timed launches per configuration (the median is reported)
 #   GEMM_BENCH=...  a gemm_bench already built (else one is built here)
+#   EPILOGUE=tma    the TMA-store epilogue (gemm_bench --tma-epilogue; default:
+#                   the register epilogue)
 # Output: shapes.csv in $OUT (or /tmp): gemm_bench's columns, one row per
 # configuration and round, with the board's name and UUID on the first line
 # as a comment.
@@ -20,7 +22,13 @@ board=$(nvidia-smi --query-gpu=name,uuid,driver_version,power.limit,clocks.max.s
 echo "$board"
 . hw/h200/gemm_bench_bin.sh
 header="shape,tile_n,stages,ours_us,ours_tflops,cublas_us,cublas_tflops,rel_err,status,sm_mhz,cublas_mhz"
-{ echo "# $board"; echo "round,$header"; } > "$out/shapes.csv"
+epi=()
+case "${EPILOGUE:-regs}" in
+  regs) ;;
+  tma) epi=(--tma-epilogue) ;;
+  *) echo "run_shapes.sh: EPILOGUE must be regs or tma" >&2; exit 2 ;;
+esac
+{ echo "# $board; epilogue ${EPILOGUE:-regs}"; echo "round,$header"; } > "$out/shapes.csv"
 mapfile -t shapes < <(python3 hw/h200/shape_set.py args)
 rc=0
 for round in $(seq "${ROUNDS:-3}"); do
@@ -30,7 +38,7 @@ for round in $(seq "${ROUNDS:-3}"); do
   fi
   for shape in "${shapes[@]}"; do
     set -- $shape
-    "$bin" --m "$1" --n "$2" --k "$3" --all --runs "${RUNS:-20}" | sed "s/^/$round,/" >> "$out/shapes.csv" || rc=1
+    "$bin" --m "$1" --n "$2" --k "$3" --all --runs "${RUNS:-20}" "${epi[@]}" | sed "s/^/$round,/" >> "$out/shapes.csv" || rc=1
   done
   echo "round $round done at $(( $(date +%s) - start )) s: $(grep -c ",ok," "$out/shapes.csv") rows ok"
 done

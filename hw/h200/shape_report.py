@@ -9,7 +9,10 @@
 round,shape,tile_n,stages,ours_us,...), merges each configuration's rounds
 into the median of its times and clocks (their spread, max/min - 1, is kept),
 runs `sim run --kernel matmul --arch sm90` in timing mode for it (with
---params FILE for another board's parameter file; each prediction is kept in
+--params FILE for another board's parameter file; rows that gemm_bench names
+with an "_et" suffix (the TMA-store epilogue: run_shapes.sh with EPILOGUE=tma)
+are simulated with --epilogue tma and written without the suffix; each
+prediction is kept in
 out.csv.pred as it comes, so an interrupted run resumes) and writes out.csv:
 
     shape,source,split,tile_n,stages,rounds,measured_us,spread_pct,sm_mhz,
@@ -47,11 +50,14 @@ def merged(path):
     with open(path) as f:
         for r in csv.DictReader(line for line in f if not line.startswith('#')):
             if r['status'] == 'ok':
-                groups.setdefault((r['shape'], r['tile_n'], r['stages']), []).append(r)
+                tma = r['shape'].endswith('_et')
+                shape = r['shape'][:-3] if tma else r['shape']
+                groups.setdefault((shape, r['tile_n'], r['stages'], tma), []).append(r)
     rows = []
-    for (shape, tile_n, stages), g in groups.items():
+    for (shape, tile_n, stages, tma), g in groups.items():
         t = [float(r['ours_us']) for r in g]
-        rows.append({'shape': shape, 'tile_n': tile_n, 'stages': stages, 'rounds': len(g),
+        rows.append({'shape': shape, 'tile_n': tile_n, 'stages': stages, 'epilogue': 'tma' if tma else 'regs',
+                     'rounds': len(g),
                      'measured_us': statistics.median(t),
                      'spread_pct': 100 * (max(t) / min(t) - 1),
                      'sm_mhz': statistics.median(float(r['sm_mhz']) for r in g),
@@ -78,10 +84,15 @@ def cmd_predict(args):
                 cache[key] = float(value)
     lock = threading.Lock()
 
+    def key_of(r):
+        tma = '/tma' if r['epilogue'] == 'tma' else ''
+        return f"{r['shape']}/{r['tile_n']}/{r['stages']}/{params or ''}{tma}"
+
     def one(r):
-        key = f"{r['shape']}/{r['tile_n']}/{r['stages']}/{params or ''}"
+        key = key_of(r)
         if key not in cache:
-            value = predict(sim, r['shape'], r['tile_n'], r['stages'], params=params)
+            value = predict(sim, r['shape'], r['tile_n'], r['stages'], params=params,
+                            epilogue='tma' if r['epilogue'] == 'tma' else None)
             with lock, open(cache_path, 'a', newline='') as f:
                 csv.writer(f).writerow([key, value])
                 cache[key] = value
@@ -94,13 +105,13 @@ def cmd_predict(args):
         return m * n * k
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         list(pool.map(one, sorted(rows, key=volume)))
-    preds = [cache[f"{r['shape']}/{r['tile_n']}/{r['stages']}/{params or ''}"] for r in rows]
+    preds = [cache[key_of(r)] for r in rows]
     with open(out, 'w', newline='') as f:
         w = csv.DictWriter(f, COLUMNS)
         w.writeheader()
         for r, p in zip(rows, preds):
             src, sp = info[r['shape']]
-            w.writerow({**r, 'source': src, 'split': sp, 'measured_us': f"{r['measured_us']:.2f}",
+            w.writerow({**{c: v for c, v in r.items() if c != 'epilogue'}, 'source': src, 'split': sp, 'measured_us': f"{r['measured_us']:.2f}",
                         'spread_pct': f"{r['spread_pct']:.1f}", 'sm_mhz': f"{r['sm_mhz']:.0f}",
                         'cublas_us': f"{r['cublas_us']:.2f}", 'predicted_us': f'{p:.2f}',
                         'date': date})

@@ -114,6 +114,10 @@ __global__ void frag_store_beside_reads(uint64_t* times, uint16_t* out, uint32_t
 constexpr size_t kStoreBufBytes = size_t{1} << 32;
 constexpr uint32_t kReadWords = (16u << 20) / 16;  // 16 MiB: L2-resident
 
+constexpr const char* kFragmentStoresHeader =
+    "cols,pitch_bytes,warps,ctas,l2,bytes_per_cta,issue_cycles,bytes_per_cycle_issued,drain_cycles,"
+    "bytes_per_cycle_drained";
+
 struct Buffers {
   uint64_t* times;  // >= 64 + warps words: [2w, 2w + 1] warp w's start and end, [64 + w] its drained end
   float* sink;
@@ -145,12 +149,20 @@ inline void launched(const Buffers& b) {
   check_cuda(cudaDeviceSynchronize(), b.prog, "cudaDeviceSynchronize", __FILE__, __LINE__);
 }
 
+// "_tiles_N" after the l2 column when a CTA stores N tiles rather than 8.
+inline const char* fmt_reps(int reps) {
+  static char buf[32];
+  std::snprintf(buf, sizeof buf, "_tiles_%d", reps);
+  return buf;
+}
+
 // `cold`: every launch writes lines the previous ones did not (the launch's
 // region moves through the 4 GiB buffer), so the stores miss in L2, as an
 // attention kernel's O does; otherwise the launches write the same lines.
+// `reps`: tiles of 128 rows per CTA and launch (8: 34.6 MB from 132 CTAs at a
+// 256-byte pitch, which L2 holds; 64 or more: several times L2).
 template <int Cols, bool V4 = false>
-void store_row(const Buffers& b, uint32_t pitch_bytes, int warps, int ctas, bool cold = false) {
-  const int reps = 8;
+void store_row(const Buffers& b, uint32_t pitch_bytes, int warps, int ctas, bool cold = false, int reps = 8) {
   const uint32_t pitch = pitch_bytes / 2;
   const size_t launch_bytes = static_cast<size_t>(ctas) * reps * 128 * pitch_bytes;
   if (launch_bytes > kStoreBufBytes) return;
@@ -169,8 +181,8 @@ void store_row(const Buffers& b, uint32_t pitch_bytes, int warps, int ctas, bool
   }
   const double bytes = 2.0 * Cols * 16 * warps * reps;  // per CTA
   const double is = median(issued), dr = median(drained);
-  std::printf("%d%s,%u,%d,%d,%s,%.0f,%.0f,%.2f,%.2f,%.2f\n", Cols, V4 ? "_v4" : "", pitch_bytes, warps, ctas,
-              cold ? "miss" : "hit", bytes, is, bytes / is, dr, bytes / dr);
+  std::printf("%d%s,%u,%d,%d,%s%s,%.0f,%.0f,%.2f,%.2f,%.2f\n", Cols, V4 ? "_v4" : "", pitch_bytes, warps, ctas,
+              cold ? "miss" : "hit", reps == 8 ? "" : fmt_reps(reps), bytes, is, bytes / is, dr, bytes / dr);
 }
 
 // The same stores from `storers` SMs while the other SMs read L2.
@@ -201,18 +213,27 @@ void store_beside_reads_row(const Buffers& b, int storers) {
               132 - storers, median(read_gbs), bytes, median(issued), bytes / median(issued));
 }
 
+// A matmul's output: 132 CTAs storing 8, 64 and 256 tiles of 128 x 128 each per
+// launch (34.6 MB, 277 MB and 1.1 GB, fresh lines), 4-byte and 16-byte forms:
+// whether the rate holds once the output is several times what L2 holds.
+inline void print_output_footprint(const Buffers& b) {
+  for (int reps : {8, 64, 256}) {
+    store_row<128>(b, 256, 8, 132, true, reps);
+    store_row<128, true>(b, 256, 8, 132, true, reps);
+  }
+}
+
 // Prints the section's CSV: 4 and 8 warps storing rows of 64, 128 and 256
 // 16-bit columns (O at head dim 64-256) and of 16 KiB pitch (a matmul's C)
 // on 1 and 132 SMs; O's d128 rows from 16-99 SMs; the same to lines not in
-// L2 ("miss"); beside readers ("readers_R_at_X_GBps"); and the 16-byte form
-// ("_v4"). `times` holds >= 72 words, `sink` >= 1 float.
+// L2 ("miss"); beside readers ("readers_R_at_X_GBps"); the 16-byte form
+// ("_v4"); and outputs larger than L2 ("miss_tiles_N", print_output_footprint). `times` holds >= 72 words, `sink` >= 1 float.
 inline void print_fragment_stores(uint64_t* times, float* sink, int launches, const char* prog) {
   Buffers b{times, sink, nullptr, nullptr, launches, prog};
   check_cuda(cudaMalloc(&b.store, kStoreBufBytes), prog, "cudaMalloc", __FILE__, __LINE__);
   check_cuda(cudaMalloc(&b.read, size_t{kReadWords} * 16), prog, "cudaMalloc", __FILE__, __LINE__);
   check_cuda(cudaMemset(b.read, 1, size_t{kReadWords} * 16), prog, "cudaMemset", __FILE__, __LINE__);
-  std::printf("section,fragment_stores\ncols,pitch_bytes,warps,ctas,l2,bytes_per_cta,issue_cycles,"
-              "bytes_per_cycle_issued,drain_cycles,bytes_per_cycle_drained\n");
+  std::printf("section,fragment_stores\n%s\n", kFragmentStoresHeader);
   for (int ctas : {1, 132}) {
     for (int warps : {4, 8}) {
       store_row<64>(b, 128, warps, ctas);
@@ -230,6 +251,7 @@ inline void print_fragment_stores(uint64_t* times, float* sink, int launches, co
   for (int ctas : {1, 16, 33, 66, 132}) store_row<128, true>(b, 256, 8, ctas, true);
   for (int ctas : {1, 132}) store_row<64, true>(b, 128, 8, ctas, true);
   for (int storers : {1, 16, 33}) store_beside_reads_row<true>(b, storers);
+  print_output_footprint(b);
   check_cuda(cudaFree(b.store), prog, "cudaFree", __FILE__, __LINE__);
   check_cuda(cudaFree(b.read), prog, "cudaFree", __FILE__, __LINE__);
 }

@@ -86,10 +86,10 @@ def pinned_clock(row):
     return f"{float(row['sm_mhz']) / 1000:.4f}"
 
 
-def predict(sim, shape, tile_n, stages, params=None, sm_clock=None):
+def predict(sim, shape, tile_n, stages, params=None, sm_clock=None, epilogue=None):
     """The model's time in us; with sm_clock (an --sm-clock argument: GHz, or
     T,R for the tensor phase and the rest), at those SM clocks instead of the
-    power-limited ones."""
+    power-limited ones; with epilogue ('regs' or 'tma'), that --epilogue."""
     # MxNxK, MxNxKxL for a batch of L; _ca: A col-major, _rb: B row-major;
     # _gG: tile group G.
     dims, *layouts = shape.split('_')
@@ -108,6 +108,8 @@ def predict(sim, shape, tile_n, stages, params=None, sm_clock=None):
         cmd += ['--params', params]
     if sm_clock:
         cmd += ['--sm-clock', sm_clock]
+    if epilogue:
+        cmd += ['--epilogue', epilogue]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if out.returncode != 0:
         raise SystemExit(f'sweep_report: sim failed for {shape} {tile_n} {stages}: {out.stderr.strip()}')

@@ -241,9 +241,14 @@ void store_tiled(const TensorMapModel* map, const void* smem_src, uint32_t rank,
     }
     Cycle now = local_now(w);
     const Params& p = gpu().params();
-    Cycle read_done = now + m.box_bytes() / 64 + 32;  // SMEM read at ~64 B/cycle
+    const Cycle link_done = gpu().hbm_transfer(now, m.box_bytes());
+    // The box is read out of SMEM as its bytes leave: after the store's
+    // unloaded read latency and no sooner than they pass the write path.
+    Cycle read_done = p.tma_store_read_latency > 0
+                          ? std::max(now + p.tma_store_read_latency, link_done)
+                          : now + m.box_bytes() / 64 + 32;  // SMEM read at ~64 B/cycle
     read_done += gpu().engine().schedule().agent_delay(sim::Agent::kTma, read_done - now);
-    Cycle write_done = std::max(now + p.tma_store_latency, gpu().hbm_transfer(now, m.box_bytes()));
+    Cycle write_done = std::max(now + p.tma_store_latency, link_done);
     write_done = std::max(write_done, read_done) +
                  gpu().engine().schedule().agent_delay(sim::Agent::kTma, write_done - now);
     tensormap_read(map, write_done, loc);

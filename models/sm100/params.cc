@@ -84,6 +84,7 @@ Params Params::from_json(const std::string& text) {
   r.tmem_ld_cycles = static_cast<uint32_t>(count(p, "tmem_ld_cycles", 0, 1ull << 20));
   r.tmem_st_cycles = static_cast<uint32_t>(count(p, "tmem_st_cycles", 0, 1ull << 20));
   r.tma_store_latency = static_cast<uint32_t>(count(p, "tma_store_latency", 0, 1ull << 20));
+  r.tma_store_read_latency = static_cast<uint32_t>(count(p, "tma_store_read_latency", 0, 1ull << 20));
   r.named_barrier_latency = static_cast<uint32_t>(count(p, "named_barrier_latency", 0, 1ull << 20));
   r.clc_latency = static_cast<uint32_t>(count(p, "clc_latency", 0, 1ull << 20));
   r.tlb_entries = static_cast<uint32_t>(count(p, "tlb_entries", 0, Params::kMaxTlbEntries));

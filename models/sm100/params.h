@@ -78,6 +78,12 @@ struct Params {
     bool any() const { return fp32 != 1 || half != 1 || sfu != 1 || chain != 1; }
   } alu_under_mma;
   uint32_t tma_store_latency = 0;    // SMEM read + global write of one store box
+  // From a TMA store's issue until it has read its box out of shared memory
+  // (what cp.async.bulk.wait_group.read waits for), unloaded; the read also
+  // waits for the box's bytes to pass the GPU's write path (the HBM link), so
+  // that under load it stretches with the store's queue. 0: the box is read
+  // at 64 B per cycle after 32 cycles, whatever the load.
+  uint32_t tma_store_read_latency = 0;
   uint32_t named_barrier_latency = 0;
   uint32_t clc_latency = 0;          // try_cancel issue -> response written + complete_tx
   // Address translation of TMA loads: an SM caches tlb_entries 2 MiB pages;

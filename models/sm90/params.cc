@@ -53,6 +53,7 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
   r.mbarrier_latency = static_cast<uint32_t>(count(p, "mbarrier_latency", 0, 1ull << 20));
   r.issue_cycles = static_cast<uint32_t>(count(p, "issue_cycles", 0, 1ull << 20));
   r.tma_store_latency = static_cast<uint32_t>(count(p, "tma_store_latency", 0, 1ull << 20));
+  r.tma_store_read_latency = static_cast<uint32_t>(count(p, "tma_store_read_latency", 0, 1ull << 20));
   r.named_barrier_latency = static_cast<uint32_t>(count(p, "named_barrier_latency", 0, 1ull << 20));
   r.tlb_entries = static_cast<uint32_t>(count(p, "tlb_entries", 0, sm100::Params::kMaxTlbEntries));
   r.tlb_miss_latency = static_cast<uint32_t>(count(p, "tlb_miss_latency", 0, 1ull << 20));

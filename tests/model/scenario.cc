@@ -45,6 +45,7 @@ ScenarioResult run_scenario(const ScenarioOptions& opt, const std::function<void
     params.tensormap_fetch_latency = opt.tensormap_fetch_latency;
     params.tma_unaligned_row_factor = opt.tma_unaligned_row_factor;
     params.tma_oob_rows_per_cycle = opt.tma_oob_rows_per_cycle;
+    params.tma_store_read_latency = opt.tma_store_read_latency;
     params.alu_under_mma = {opt.alu_under_mma.fp32, opt.alu_under_mma.half, opt.alu_under_mma.sfu,
                             opt.alu_under_mma.chain};
     models::sm100::Gpu gpu(params, opt.functional);

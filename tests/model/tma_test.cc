@@ -294,3 +294,60 @@ TEST_CASE("rows of a box outside its tensor pass a path of the whole GPU at its 
   CHECK(one <= one_inside * 11 / 10);
 }
 
+namespace {
+// SM cycles per box and warp of `warps` warps of one CTA storing 64 boxes of
+// 64 x 16 BF16 each by TMA from two staging buffers of their own, as the
+// SM90 matmul's TMA-store epilogue does (kernels/io/wgmma_tile_writer.h):
+// wait until the store two boxes back has read its buffer, fence, store,
+// commit; `latency` is Params::tma_store_read_latency.
+double store_box_cycles(int warps, uint32_t latency) {
+  static sk::arch::TensorMap map;
+  constexpr int kBoxes = 64;
+  ScenarioOptions o{.warps = warps, .smem_bytes = static_cast<uint32_t>(warps) * 4096 + 1024, .functional = false};
+  o.tma_store_read_latency = latency;
+  o.setup = [] {
+    auto& gpu = sk::models::sm100::Gpu::current();
+    const uint64_t addr = gpu.gmem().allocate(uint64_t{4096} * 16384, "D");
+    REQUIRE(sk::models::sm100::encode_tiled_2d(map, addr, 2, 8192, 4096, 16384, 64, 16, Swizzle::k128B).empty());
+  };
+  auto r = run_scenario(o, [] {
+    auto& gpu = sk::models::sm100::Gpu::current();
+    const uint32_t warp = gpu.warp().index();
+    uint8_t* staging = sk::arch::dynamic_smem() + 1024 + warp * 4096;
+    const sk::sim::Cycle t0 = gpu.engine().now();
+    for (int i = 0; i < kBoxes; ++i) {
+      if (auto l = sk::elect_one()) sk::arch::bulk_wait_group_read<1>();
+      sk::arch::sync_warp();
+      sk::arch::fence_proxy_async_shared();
+      sk::arch::sync_warp();
+      if (auto l = sk::elect_one()) {
+        const int g = static_cast<int>(warp) * kBoxes + i;
+        sk::arch::tma_store_2d(&map, staging + (i & 1) * 2048, g % 128 * 64, g / 128 * 16);
+        sk::arch::bulk_commit_group();
+      }
+    }
+    if (auto l = sk::elect_one()) sk::arch::bulk_wait_group<0>();
+    note(std::to_string(gpu.engine().now() - t0));
+  });
+  REQUIRE_MESSAGE(r.ok, r.error);
+  int64_t last = 0;
+  for (const std::string& n : r.notes) last = std::max<int64_t>(last, std::stoll(n));
+  return static_cast<double>(last) / kBoxes;
+}
+}  // namespace
+
+// The TMA-store epilogue's loop on one SM, against its measurement on an
+// H100 (hw/h200/l2_stream.cu section tma_stores): one warp stores a 2 KiB box
+// per 528 cycles, eight warps each about as fast (29.2 B per SM cycle in all),
+// because each store waits for the one two boxes back to have read its
+// buffer, which takes tma_store_read_latency (1,046 in the SM90 files).
+// Without it the box is read at once and the loop runs several times faster.
+TEST_CASE("a TMA store reads its box tma_store_read_latency after issue, as the epilogue's loop measured") {
+  const double one = store_box_cycles(1, 1046), eight = store_box_cycles(8, 1046);
+  const double unloaded = store_box_cycles(1, 0);
+  INFO("one warp ", one, " eight warps ", eight, " without the latency ", unloaded);
+  CHECK(one == doctest::Approx(528).epsilon(0.02));
+  CHECK(eight == doctest::Approx(2048.0 * 8 / 29.2).epsilon(0.10));  // 561 per warp
+  CHECK(unloaded < one / 3);
+}
+

@@ -24,6 +24,12 @@
 // multicasts it), a persistent grid of min(cluster blocks, the clusters
 // cudaOccupancyMaxActiveClusters allows at once) x M * N CTAs. The shape
 // column then ends in _cMxN.
+// --ctas N launches at most N persistent CTAs (default one per SM, at most one
+// per tile; not with --cluster): each walks its share of the tiles in turn, as
+// on a GPU of N SMs; the shape column then ends in _nN.
+// --stamp-tiles (no cluster) also runs each configuration once more built
+// with hw/h200/matmul_stamps.cuh's clock probe and prints its tile phases
+// (section matmul_tile_stamps) after the configuration's line.
 // --tma-epilogue stores D through SMEM by TMA (Sm90MatmulConfig's TmaEpilogue,
 // kernels/io/wgmma_tile_writer.h) instead of st.global from registers; the
 // shape column then ends in _et. --clusters LIST (comma-separated, e.g.
@@ -61,6 +67,7 @@
 #include <vector>
 
 #include "hw/h200/bench_common.cuh"
+#include "hw/h200/matmul_stamps.cuh"
 #include "kernels/matmul/sm90_matmul.h"
 
 namespace {
@@ -144,6 +151,8 @@ struct Problem {
   uint32_t tile_group;  // the kernel's tile order (Params::tile_group)
   sk::ClusterShape cluster;  // CTAs of a cluster along M and N (1 x 1: no cluster)
   bool tma_epilogue = false;  // D staged in SMEM and stored by TMA (the config's TmaEpilogue)
+  uint32_t max_ctas = 0;      // --ctas: at most this many persistent CTAs (0: one per SM)
+  bool stamp = false;         // --stamp-tiles: also a launch of the kernel with ClockProbe
   bool a_col, b_row;  // A M-contiguous, B N-contiguous
   int sets;
   std::vector<uint16_t*> a, b;
@@ -151,10 +160,10 @@ struct Problem {
   uint16_t* d_ref;
 };
 
-template <class Cfg>
+template <class Cfg, class Probe = sk::NoMatmulProbe>
 __global__ void __launch_bounds__(384, 1) sm90_matmul_kernel(
     const __grid_constant__ typename sk::Sm90Matmul<Cfg>::Params p) {
-  sk::Sm90Matmul<Cfg>::run(p);
+  sk::Sm90Matmul<Cfg, sk::ClusterBug::kNone, Probe>::run(p);
 }
 
 using sk::bench::median;
@@ -194,7 +203,7 @@ std::string shape(const Problem& pr) {
          (pr.cluster.size() > 1
               ? "_c" + std::to_string(pr.cluster.m) + "x" + std::to_string(pr.cluster.n)
               : "") +
-         (pr.tma_epilogue ? "_et" : "");
+         (pr.tma_epilogue ? "_et" : "") + (pr.max_ctas > 0 ? "_n" + std::to_string(pr.max_ctas) : "");
 }
 
 template <int BN, int S, bool Tma>
@@ -211,6 +220,7 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
   const uint32_t tiles_m = (pr.m + 127) / 128, tiles_n = (pr.n + BN - 1) / BN;
   const uint32_t tiles = tiles_m * tiles_n * pr.batch;
   int grid = static_cast<int>(std::min<uint32_t>(tiles, static_cast<uint32_t>(sms)));
+  if (pr.max_ctas > 0) grid = std::min(grid, static_cast<int>(pr.max_ctas));
   // A cluster launch: 1-D grid in clusters of csize CTAs.
   sk::bench::ClusterLaunch launch_cfg(csize, Cfg::kThreads, Cfg::kSmemBytes, csize);
   cudaLaunchConfig_t& cfg = launch_cfg.cfg;
@@ -267,6 +277,19 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
   std::printf("%s,%d,%d,%.2f,%.1f,%.2f,%.1f,%.2e,%s,%.0f,%.0f\n", shape(pr).c_str(), BN, S,
               ms * 1e3, flops / (ms * 1e-3) / 1e12, cublas_ms * 1e3,
               flops / (cublas_ms * 1e-3) / 1e12, err, ok ? "ok" : "MISMATCH", mhz, cublas_mhz);
+  if (pr.stamp && csize == 1) {
+    // The same launch built with the clock probe, after the timed ones.
+    auto stamped = sm90_matmul_kernel<Cfg, sk::bench::matmul_stamps::ClockProbe>;
+    CHECK_CUDA(cudaFuncSetAttribute(stamped, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(Cfg::kSmemBytes)));
+    sk::bench::matmul_stamps::clear("gemm_bench");
+    stamped<<<grid, Cfg::kThreads, Cfg::kSmemBytes>>>(params[0]);
+    CHECK_CUDA(cudaGetLastError());
+    CHECK_CUDA(cudaDeviceSynchronize());
+    const std::string label = shape(pr) + "," + std::to_string(BN) + "," + std::to_string(S) + "," +
+                              (Tma ? "tma" : "regs");
+    sk::bench::matmul_stamps::print(label.c_str(), static_cast<uint32_t>(grid), "gemm_bench");
+  }
   std::fflush(stdout);
   return ok ? 0 : 1;
 }
@@ -341,6 +364,8 @@ int main(int argc, char** argv) {
   pr.batch = arg(argc, argv, "--batch", 1);
   pr.tile_group = arg(argc, argv, "--tile-group", 1);
   pr.tma_epilogue = flag(argc, argv, "--tma-epilogue");
+  pr.max_ctas = arg(argc, argv, "--ctas", 0);
+  pr.stamp = flag(argc, argv, "--stamp-tiles");
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--layout-a") == 0) pr.a_col = std::strcmp(argv[i + 1], "col") == 0;
     if (std::strcmp(argv[i], "--layout-b") == 0) pr.b_row = std::strcmp(argv[i + 1], "row") == 0;
@@ -372,6 +397,11 @@ int main(int argc, char** argv) {
       from = comma + 1;
     }
   }
+  for (const sk::ClusterShape& c : clusters)
+    if (c.size() > 1 && pr.max_ctas > 0) {
+      std::fprintf(stderr, "gemm_bench: --ctas is for launches without a cluster (not %ux%u)\n", c.m, c.n);
+      return 2;
+    }
   for (const sk::ClusterShape& c : clusters)
     if (c.size() > 1 && (pr.a_col || pr.b_row)) {
       std::fprintf(stderr,

@@ -105,29 +105,47 @@ struct Sm90MatmulConfig {
   static_assert(kSmemBytes <= 232448, "configuration exceeds 227 KB of shared memory");
 };
 
-template <class Cfg, ClusterBug B = ClusterBug::kNone>
+// The SM90 matmul's launch parameters (one type for every configuration and
+// probe, so that a stamped build takes the same Params as the kernel's own).
+struct Sm90MatmulParams {
+  arch::TensorMap a;  // dims {K, M, batches}, box {64, 128, 1}, 128B swizzle
+  arch::TensorMap b;  // dims {K, N, batches}, box {64, tile N, 1}, 128B swizzle
+  bf16_t* d;          // row-major, leading dimension ldd elements
+  uint32_t m, n, k, ldd;
+  uint32_t batches = 1;          // matrices of A, B and D
+  uint64_t batch_stride_d = 0;   // elements from one matrix of D to the next
+  OperandLayouts layouts;        // MN-major A and B (maps {M or N, K, batches})
+  uint32_t tile_group = 1;       // tile order: along M (1) or bands of this many N columns
+  // The cluster: CTAs along M and N (1 x 1: no cluster). A's map then has
+  // boxes of 128 / cluster_n rows, B's of BN / cluster_m rows.
+  uint32_t cluster_m = 1, cluster_n = 1;
+  // D's map for the TMA-store epilogue (Cfg::kTmaEpilogue; unused
+  // otherwise): rank 3, {N, M, batches}, box {64, 16, 1}, 128B swizzle.
+  arch::TensorMap d_map;
+};
+
+// Points of a consumer warp's tile that a Probe may stamp (hw/h200/gemm_bench
+// --stamp-tiles reads clock64 there, the model its warp's clock); the
+// kernel's own builds take NoMatmulProbe, which does nothing.
+enum MatmulPoint : uint32_t {
+  kMmTileStart,     // top of the tile, before its first stage is acquired
+  kMmFirstFull,     // the tile's first stage acquired
+  kMmMainloopDone,  // the last k-block's wgmma complete and its stage released
+  kMmTileStored,    // the epilogue's stores issued (st.global or TMA)
+  kMmPoints
+};
+struct NoMatmulProbe {
+  SK_DEVICE static void mark(MatmulPoint, uint64_t /*tile*/) {}
+};
+
+template <class Cfg, ClusterBug B = ClusterBug::kNone, class Probe = NoMatmulProbe>
 struct Sm90Matmul {
   static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, S = Cfg::Stages;
   using Pipe = TilePipeline<typename Cfg::Payload, S>;
   using Smem = typename Cfg::Smem;
   static constexpr uint32_t kStageBytes = Cfg::Payload::kBytesPerStage;
 
-  struct Params {
-    arch::TensorMap a;  // dims {K, M, batches}, box {64, 128, 1}, 128B swizzle
-    arch::TensorMap b;  // dims {K, N, batches}, box {64, BN, 1}, 128B swizzle
-    bf16_t* d;          // row-major, leading dimension ldd elements
-    uint32_t m, n, k, ldd;
-    uint32_t batches = 1;          // matrices of A, B and D
-    uint64_t batch_stride_d = 0;   // elements from one matrix of D to the next
-    OperandLayouts layouts;        // MN-major A and B (maps {M or N, K, batches})
-    uint32_t tile_group = 1;       // tile order: along M (1) or bands of this many N columns
-    // The cluster: CTAs along M and N (1 x 1: no cluster). A's map then has
-    // boxes of 128 / cluster_n rows, B's of BN / cluster_m rows.
-    uint32_t cluster_m = 1, cluster_n = 1;
-    // D's map for the TMA-store epilogue (Cfg::kTmaEpilogue; unused
-    // otherwise): rank 3, {N, M, batches}, box {64, 16, 1}, 128B swizzle.
-    arch::TensorMap d_map;
-  };
+  using Params = Sm90MatmulParams;
 
   SK_DEVICE static void run(const Params& p) {
     Smem& s = smem();
@@ -276,9 +294,11 @@ struct Sm90Matmul {
     [[maybe_unused]] auto writer = make_writer(p);
     for (uint64_t t = walk.first; t < walk.blocks; t += walk.step) {
       const WorkInfo w = walk.work(t, p);
+      Probe::mark(kMmTileStart, t);
       Acc acc;
       for (uint32_t kb = 0; kb < k_blocks; ++kb) {
         auto stage = consumer.acquire();
+        if (kb == 0) Probe::mark(kMmFirstFull, t);
         const auto tl = stage.tiles();
         // This warpgroup's 64 rows of A start 64 rows (8 KiB) into the tile.
         const uint32_t a_base = arch::smem_addr(tl.a) + half * 64 * BK * 2;
@@ -291,6 +311,7 @@ struct Sm90Matmul {
         arch::wgmma_wait_group<0>();
         std::move(stage).release();
       }
+      Probe::mark(kMmMainloopDone, t);
       if (walk.inside(w)) {
         const uint32_t row0 = w.m_tile * BM + half * 64;
         if constexpr (Cfg::kTmaEpilogue)
@@ -298,6 +319,7 @@ struct Sm90Matmul {
         else
           store(p, p.d + w.batch * p.batch_stride_d, acc, quarter, row0, w.n_tile * BN);
       }
+      Probe::mark(kMmTileStored, t);
       if constexpr (B == ClusterBug::kSyncPerTile)
         if (walk.cs.size() > 1) arch::cluster_sync();
     }

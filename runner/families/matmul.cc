@@ -69,6 +69,9 @@ Family matmul_family() {
                                 "from the accumulators) or tma (staged in shared memory and stored "
                                 "by TMA while the warps go on)",
                     {"regs", "tma"}),
+       flag_field("stamp-tiles", "sm90: the JSON's \"stamps\" gets the consumer's tile phases "
+                                 "(first stage, main loop, epilogue, to the next tile) as "
+                                 "hw/h200/gemm_bench --stamp-tiles reads them on a GPU"),
        flag_field("pad-rows", "round the pitches of A and B up to what the loads need (TMA: 16-byte "
                          "rows; LDS DMA: dwords), as a host copying its operands would; the "
                          "summary reports it")});
@@ -91,6 +94,7 @@ Family matmul_family() {
       q.cluster_n = static_cast<uint32_t>(c[2] - '0');
     }
     q.tma_epilogue = v.has("epilogue") && v.str("epilogue") == "tma";
+    q.stamp_tiles = v.flag("stamp-tiles");
     if (v.flag("pad-rows")) {
       const uint32_t lda = pad_pitch(q.arch, q.lda), ldb = pad_pitch(q.arch, q.ldb);
       q.padded = lda != q.lda || ldb != q.ldb;

@@ -73,6 +73,9 @@ struct MatmulRequest {
   // SM90 epilogue (--epilogue): D from registers by st.global (false) or
   // staged in SMEM and stored by TMA (true; kernels/io/wgmma_tile_writer.h).
   bool tma_epilogue = false;
+  // sm90: record the kernel's probe points (runner/kernels/matmul_stamps.h)
+  // into RunResult::stamps.
+  bool stamp_tiles = false;
   bool progress = false;
   bool progress_terminal = true;
   double estimate_events = 0;

@@ -17,6 +17,7 @@
 #include "runner/kernels/power_clocks.h"
 #include "engine/sysc_reset.h"
 #include "runner/kernels/matmul_host.h"
+#include "runner/kernels/matmul_stamps.h"
 #include "runner/kernels/sm100_summary.h"
 #include "runner/kernels/sm90_launch.h"
 #include "traces/sim_trace_export.h"
@@ -47,7 +48,8 @@ template <int BN, int S, bool F16, bool Tma>
 RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
                      MatmulOperandBytes& operands, MatmulReferenceCache& reference) {
   using C = Sm90MatmulConfig<BN, S, F16, Tma>;
-  using Kernel = Sm90Matmul<C>;
+  // The probe costs nothing unless a log is installed (--stamp-tiles).
+  using Kernel = Sm90Matmul<C, ClusterBug::kNone, MatmulStampLog::Probe>;
   const auto t0 = std::chrono::steady_clock::now();
   Gpu gpu(models::sm90::gpu_params(), q.functional);
   start_sm90_launch(gpu, f);
@@ -81,6 +83,8 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
   const auto races = attach_race_detector(gpu, q);
   const ClusterShape cs{q.cluster_m, q.cluster_n};
   const int grid = static_cast<int>(sm90_matmul_grid(q));
+  MatmulStampLog stamps;
+  const MatmulStampLog::Scope stamping(q.stamp_tiles ? &stamps : nullptr);
   const std::string err = gpu.launch(grid, C::kThreads / 32, C::kSmemBytes, [&p] { Kernel::run(p); },
                                      static_cast<int>(cs.size()));
   if (!err.empty()) throw std::runtime_error(err);
@@ -111,6 +115,7 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
   // The summary's time is the clock log's: each phase's cycles at its clock.
   finish_sm90_launch(gpu, flops, f, r, [&q](const RunResult& x) { return activity(q, x); });
   settle_incomplete(r, gpu.engine().limit_reason());
+  if (q.stamp_tiles) r.stamps = stamps.to_json(static_cast<uint32_t>(grid));
   r.check = check_run<bf16_t>(gpu, q, buf, status, &reference);
   r.output_errors = write_run_files(gpu, q, r);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

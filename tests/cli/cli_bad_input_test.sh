@@ -140,6 +140,8 @@ expect_usage_error "2x1 only" run "${MNK[@]}" --cluster 4x1
 expect_usage_error "K-major operands only" run "${MNK[@]}" --cluster 2x1 --layout-b row
 expect_usage_error "no thread-block" run "${MNK[@]}" --arch mi300x --cluster 2x1
 expect_usage_error "--epilogue tma needs --arch sm90" run "${MNK[@]}" --epilogue tma
+expect_usage_error "--stamp-tiles reads the SM90 matmul's probe points; needs --arch sm90" run "${MNK[@]}" --stamp-tiles
+expect_usage_error "--stamp-tiles reads a CTA's k-th tile as tile cta + k x grid: not with a cluster" run "${MNK[@]}" --arch sm90 --cluster 2x1 --stamp-tiles
 expect_usage_error "--cluster" run "${MNK[@]}" --arch sm90 --tile-n 128 --cluster 3x1
 expect_usage_error "K-major operands only" run "${MNK[@]}" --arch sm90 --tile-n 128 --cluster 2x1 --layout-a col
 # MI300X limits: the CDNA3 kernels, their tile and stages, even K, BF16 output.
@@ -219,7 +221,7 @@ expect_usage_error "--fp8-type must be e4m3 or e5m2" run --kernel block_scaled_m
 expect_usage_error "does not fit" run --kernel conv2d --n 1 --h 2 --w 2 --c 8 --k 8 --r 5 --s 5
 expect_usage_error "sm100" run "${CONV[@]}" --arch sm90
 expect_usage_error "tile N 256" run "${CONV[@]}" --tile-n 256
-expect_usage_error "--r is not a matmul option (matmul takes --m --n --k --batch --lda --ldb --ldd --in-dtype --layout-a --layout-b --tile-group --cluster --epilogue --pad-rows; --r is for --kernel conv2d)" run "${MNK[@]}" --r 3
+expect_usage_error "--r is not a matmul option (matmul takes --m --n --k --batch --lda --ldb --ldd --in-dtype --layout-a --layout-b --tile-group --cluster --epilogue --stamp-tiles --pad-rows; --r is for --kernel conv2d)" run "${MNK[@]}" --r 3
 expect_usage_error "--stride is for --kernel conv2d" run "${MNK[@]}" --stride 2
 expect_usage_error "--m is not a conv2d option" sweep --kernel conv2d "${MNK[@]}"
 # block-scaled and blockwise FP8: their own options, refused elsewhere.

@@ -173,3 +173,55 @@ TEST_CASE("sm90 matmul with the TMA-store epilogue matches the reference on odd 
     CHECK(r.check.passed);
   }
 }
+
+// --stamp-tiles reads the consumer's probe points (the phases gemm_bench
+// --stamp-tiles reads on a GPU) without moving the prediction, and the
+// phases add up: each tile's period is its four phases, the main loop of K /
+// 64 k-blocks takes at least their tensor-core time.
+TEST_CASE("sm90 matmul: --stamp-tiles reads the kernel's probe points without moving the prediction") {
+  auto stamped_run = [](bool stamp, bool tma) {
+    sk::sim::MatmulRequest q;
+    q.m = 1024, q.n = 1024, q.k = 320, q.tile_n = 256, q.stages = 4;
+    q.tma_epilogue = tma;
+    q.stamp_tiles = stamp;
+    q.sm_clock_ghz = q.rest_clock_ghz = 1.98;  // one simulation, no clock search
+    auto res = sk::sim::run_isolated(
+        [&q] { return boost::json::serialize(sk::sim::to_json(sk::sim::run_sm90_matmul(q))); }, 300);
+    REQUIRE_MESSAGE(res.ok, res.error);
+    return sk::sim::run_result_from_json(boost::json::parse(res.payload));
+  };
+  for (bool tma : {false, true}) {
+    INFO("tma epilogue " << tma);
+    const auto plain = stamped_run(false, tma), stamped = stamped_run(true, tma);
+    CHECK(plain.stamps.empty());
+    CHECK(stamped.cycles == plain.cycles);
+    REQUIRE(stamped.stamps.contains("tile_medians"));
+    const auto& m = stamped.stamps.at("tile_medians").as_object();
+    // 32 tiles of 128 x 256 on 32 CTAs: one tile each, none with a next one.
+    CHECK(m.at("tiles").to_number<double>() == 0);
+  }
+  // 33 x 8 tiles of 128 x 256 on 132 CTAs: two tiles each, the first with a
+  // next one, for each of the two consumer warpgroups.
+  auto two_each = [](bool tma) {
+    sk::sim::MatmulRequest q;
+    q.m = 33 * 128, q.n = 8 * 256, q.k = 320, q.tile_n = 256, q.stages = 4;
+    q.tma_epilogue = tma;
+    q.stamp_tiles = true;
+    q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
+    auto res = sk::sim::run_isolated(
+        [&q] { return boost::json::serialize(sk::sim::to_json(sk::sim::run_sm90_matmul(q))); }, 300);
+    REQUIRE_MESSAGE(res.ok, res.error);
+    return sk::sim::run_result_from_json(boost::json::parse(res.payload));
+  };
+  for (bool tma : {false, true}) {
+    INFO("tma epilogue " << tma);
+    const auto r = two_each(tma);
+    const auto& m = r.stamps.at("tile_medians").as_object();
+    auto ph = [&m](const char* k) { return m.at(k).to_number<double>(); };
+    CHECK(ph("tiles") == 264);
+    // 5 k-blocks of 128 x 256 x 64 MACs at 4,096 FLOP (2,048 MACs) per SM cycle
+    CHECK(ph("mainloop") >= 5.0 * 128 * 256 * 64 / 2048);
+    CHECK(ph("epilogue") > 0);
+    CHECK(r.stamps.at("cta0_tiles").as_array().size() == 2);  // tile 0 of each warpgroup
+  }
+}

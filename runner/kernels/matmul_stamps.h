@@ -1,0 +1,61 @@
+// matmul_stamps.h: the SM90 matmul's probe points (kernels/matmul/
+// sm90_matmul.h, MatmulPoint) read in the model as hw/h200/gemm_bench
+// --stamp-tiles reads them on a GPU (hw/h200/matmul_stamps.cuh), so that a
+// tile's phases can be put next to the hardware's.
+//
+// What is recorded, at the warp's own clock (the engine's cycle plus the cost
+// the warp has issued but not yet paid, where clock64 would read on the SM):
+// every point of the first warp of each consumer warpgroup of every CTA. The
+// summary (to_json) gives, like the bench, the medians over every CTA's tiles
+// that have a next one of first_wait (tile start -> first stage acquired),
+// mainloop (-> last k-block complete), epilogue (-> stores issued), to_next
+// (-> the next tile's start) and period (start -> next start), and CTA 0's
+// first tiles one by one.
+//
+// Invariants: recording is off unless a log is installed (Scope); the
+// kernel's results and timing do not depend on whether it is on (the probe
+// reads the clock and writes host memory only).
+#pragma once
+
+#include <array>
+#include <boost/json.hpp>
+#include <cstdint>
+#include <map>
+#include <tuple>
+
+#include "kernels/matmul/sm90_matmul.h"
+
+namespace sk::sim {
+
+class MatmulStampLog {
+ public:
+  // The probe the runner instantiates the kernel with: a no-op unless a log
+  // is installed.
+  struct Probe {
+    static void mark(MatmulPoint point, uint64_t tile) {
+      if (active_ != nullptr) active_->record(point, tile);
+    }
+  };
+  class Scope {
+   public:
+    explicit Scope(MatmulStampLog* log) : prev_(active_) { active_ = log; }
+    ~Scope() { active_ = prev_; }
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    MatmulStampLog* prev_;
+  };
+
+  // The summary above; `grid` is the launch's CTA count (a CTA's k-th tile
+  // is tile cta + k * grid without a cluster).
+  boost::json::object to_json(uint32_t grid) const;
+
+ private:
+  void record(MatmulPoint point, uint64_t tile);
+  static inline MatmulStampLog* active_ = nullptr;
+  // (cta, warpgroup, tile) -> the points' cycles (0: not reached).
+  std::map<std::tuple<uint32_t, uint32_t, uint64_t>, std::array<uint64_t, kMmPoints>> tiles_;
+};
+
+}  // namespace sk::sim

@@ -37,6 +37,13 @@ class WgmmaTileWriter {
  public:
   static constexpr uint32_t kCols = 64, kRows = 16;
   static constexpr uint32_t kBoxBytes = kCols * kRows * 2;  // one staging buffer
+  // A chunk's latency in dependent FP32-pipe steps (alu_chain_step, 4.47
+  // cycles) for the model: on an H100 a 128 x 256 tile's epilogue takes
+  // 4,600-4,700 cycles (four chunks per warp), a 128 x 128 one's 2,600
+  // (two), whatever the other SMs do (gemm_bench --stamp-tiles; docs/
+  // hardware.md, "A tile's phases, stamped"), where the stores alone take
+  // 528 cycles a box (l2_stream tma_stores).
+  static constexpr uint32_t kChunkChain = 255;
   static_assert(BN % kCols == 0, "tile N must be a multiple of 64");
 
   // staging: 2 x kBoxBytes of this warp's SMEM, 1024-byte aligned.
@@ -73,8 +80,9 @@ class WgmmaTileWriter {
         }
       });
       // 16 st.shared.b32 and 32 conversions per lane (the model's time for
-      // what for_each_lane does not run in timing mode).
-      arch::account_alu(48, 0);
+      // what for_each_lane does not run in timing mode), and the chunk's
+      // latency: kChunkChain dependent steps.
+      arch::account_alu(48, 0, 0, kChunkChain);
       arch::fence_proxy_async_shared();
       arch::sync_warp();
       if (auto lane = elect_one()) {

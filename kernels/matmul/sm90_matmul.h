@@ -147,6 +147,16 @@ struct Sm90Matmul {
 
   using Params = Sm90MatmulParams;
 
+  // Per-tile latency of the consumer's own instructions, in dependent steps
+  // of the FP32 pipe (alu_chain_step, 4.47 cycles), for the model (the
+  // device build charges nothing): measured with the tile stamps on an H100
+  // (docs/hardware.md, "A tile's phases, stamped"; gemm_bench --stamp-tiles
+  // --ctas 1, every configuration alike): ~750 cycles from a tile's stores
+  // to the next tile's start (the tile index's divisions and the loop) and
+  // ~410 from a tile's start to its first stage acquired, which was loaded
+  // long before.
+  static constexpr uint32_t kTileLoopChain = 168, kTileStartChain = 92;
+
   SK_DEVICE static void run(const Params& p) {
     Smem& s = smem();
     const uint32_t warp = arch::warp_idx();
@@ -294,7 +304,12 @@ struct Sm90Matmul {
     [[maybe_unused]] auto writer = make_writer(p);
     for (uint64_t t = walk.first; t < walk.blocks; t += walk.step) {
       const WorkInfo w = walk.work(t, p);
+      // The tile index's arithmetic and the loop, and the tile's start before
+      // its first stage is acquired: latency the model charges as dependent
+      // chains (kTileLoopChain, kTileStartChain below).
+      arch::account_alu(0, 0, 0, kTileLoopChain);
       Probe::mark(kMmTileStart, t);
+      arch::account_alu(0, 0, 0, kTileStartChain);
       Acc acc;
       for (uint32_t kb = 0; kb < k_blocks; ++kb) {
         auto stage = consumer.acquire();

@@ -257,6 +257,36 @@ CUtensorMap map2d(void* base, uint64_t cols, uint64_t rows, uint64_t pitch, uint
   return m;
 }
 
+// Enough copies of an M x N x K problem's A and B (BF16, rows `ld`
+// elements apart, B right after A) that consecutive launches do not find
+// the last one's in L2 (as gemm_bench rotates its inputs); map(i, rows of A's
+// box, rows of B's box) gives copy i's maps.
+struct OperandSets {
+  uint32_t m, n, k;
+  uint64_t ld;
+  std::vector<void*> bufs;
+  OperandSets(uint32_t m_, uint32_t n_, uint32_t k_, uint64_t ld_) : m(m_), n(n_), k(k_), ld(ld_) {
+    const uint64_t set = 2 * ld * (uint64_t{m} + n);
+    const int sets = std::max(1, std::min(8, static_cast<int>(3 * 64e6 / static_cast<double>(set) + 0.999)));
+    for (int i = 0; i < sets; ++i) {
+      void* p = nullptr;
+      CK(cudaMalloc(&p, set));
+      CK(cudaMemset(p, 0x3c, set));
+      bufs.push_back(p);
+    }
+  }
+  ~OperandSets() {
+    for (void* p : bufs) CK(cudaFree(p));
+  }
+  OperandSets(const OperandSets&) = delete;
+  OperandSets& operator=(const OperandSets&) = delete;
+  int count() const { return static_cast<int>(bufs.size()); }
+  CUtensorMap a(int i, uint32_t box_rows) const { return map2d(bufs[i], k, m, 2 * ld, box_rows); }
+  CUtensorMap b(int i, uint32_t box_rows) const {
+    return map2d(static_cast<uint8_t*>(bufs[i]) + 2 * ld * m, k, n, 2 * ld, box_rows);
+  }
+};
+
 int g_sms = 0;
 
 // Times `launch` (median of 5 after warm-ups); returns {us, mhz}.
@@ -373,20 +403,13 @@ void run_gemm(const std::vector<int>& ctas_list = {}) {
                           {384, 384, 10048},  {576, 448, 12672}};
   for (const Shape& s : shapes) {
     if (by_ctas && !(s.m == 4096 || (s.m == 2048 && s.k == 8192))) continue;
-    const uint64_t ld = (s.k + 7) / 8 * 8;
-    const uint64_t set = 2 * ld * (uint64_t{s.m} + s.n);
-    const int sets = std::max(1, std::min(8, static_cast<int>(3 * 64e6 / static_cast<double>(set) + 0.999)));
-    std::vector<void*> bufs;
+    const OperandSets ops(s.m, s.n, s.k, (s.k + 7) / 8 * 8);
+    const int sets = ops.count();
     std::vector<CUtensorMap> maps_a, maps_b128, maps_b256;
     for (int i = 0; i < sets; ++i) {
-      void* p = nullptr;
-      CK(cudaMalloc(&p, set));
-      CK(cudaMemset(p, 0x3c, set));
-      bufs.push_back(p);
-      uint8_t* b = static_cast<uint8_t*>(p) + 2 * ld * s.m;
-      maps_a.push_back(map2d(p, s.k, s.m, 2 * ld, 128));
-      maps_b128.push_back(map2d(b, s.k, s.n, 2 * ld, 128));
-      maps_b256.push_back(map2d(b, s.k, s.n, 2 * ld, 256));
+      maps_a.push_back(ops.a(i, 128));
+      maps_b128.push_back(ops.b(i, 128));
+      maps_b256.push_back(ops.b(i, 256));
     }
     const bool big = s.m == 4096 || s.m == 8192;
     for (uint32_t tile_n : {128u, 256u})
@@ -410,7 +433,6 @@ void run_gemm(const std::vector<int>& ctas_list = {}) {
                         mhz, us * mhz / (static_cast<double>(per_cta) * c.kblocks), bytes / (us * 1e3));
           }
         }
-    for (void* p : bufs) CK(cudaFree(p));
   }
 }
 
@@ -429,21 +451,14 @@ void run_decode() {
   const Shape shapes[] = {{1, 4096, 4096},   {128, 4096, 4096},   {1, 8192, 8192},  {128, 8192, 8192},
                           {1, 12288, 4096},  {128, 12288, 4096},  {1, 57344, 8192}, {128, 57344, 8192}};
   for (const Shape& s : shapes) {
-    const uint64_t ld = s.k;
-    const uint64_t set = 2 * ld * (uint64_t{s.m} + s.n);
-    const int sets = std::max(1, std::min(8, static_cast<int>(3 * 64e6 / static_cast<double>(set) + 0.999)));
-    std::vector<void*> bufs;
+    const OperandSets ops(s.m, s.n, s.k, s.k);
+    const int sets = ops.count();
     std::vector<CUtensorMap> a128, a1, b128, b256;
     for (int i = 0; i < sets; ++i) {
-      void* p = nullptr;
-      CK(cudaMalloc(&p, set));
-      CK(cudaMemset(p, 0x3c, set));
-      bufs.push_back(p);
-      uint8_t* b = static_cast<uint8_t*>(p) + 2 * ld * s.m;
-      a128.push_back(map2d(p, s.k, s.m, 2 * ld, 128));
-      a1.push_back(map2d(p, s.k, s.m, 2 * ld, 1));
-      b128.push_back(map2d(b, s.k, s.n, 2 * ld, 128));
-      b256.push_back(map2d(b, s.k, s.n, 2 * ld, 256));
+      a128.push_back(ops.a(i, 128));
+      a1.push_back(ops.a(i, 1));
+      b128.push_back(ops.b(i, 128));
+      b256.push_back(ops.b(i, 256));
     }
     struct Variant {
       uint32_t rows, skew;
@@ -471,7 +486,6 @@ void run_decode() {
                         b_bytes / (us * 1e3));
           }
       }
-    for (void* p : bufs) CK(cudaFree(p));
   }
 }
 

@@ -175,16 +175,18 @@ TEST_CASE("sm90 matmul with the TMA-store epilogue matches the reference on odd 
 }
 
 // --stamp-tiles reads the consumer's probe points (the phases gemm_bench
-// --stamp-tiles reads on a GPU) without moving the prediction, and the
-// phases add up: each tile's period is its four phases, the main loop of K /
-// 64 k-blocks takes at least their tensor-core time.
+// --stamp-tiles reads on a GPU) without moving the prediction; only tiles
+// with a next one count, and a tile's main loop of K / 64 k-blocks takes at
+// least their tensor-core time.
 TEST_CASE("sm90 matmul: --stamp-tiles reads the kernel's probe points without moving the prediction") {
-  auto stamped_run = [](bool stamp, bool tma) {
+  // A 1.98 GHz run (one simulation, no clock search) of m x n x 320 with
+  // 128 x 256 tiles and 4 stages.
+  auto stamped_run = [](uint32_t m, uint32_t n, bool stamp, bool tma) {
     sk::sim::MatmulRequest q;
-    q.m = 1024, q.n = 1024, q.k = 320, q.tile_n = 256, q.stages = 4;
+    q.m = m, q.n = n, q.k = 320, q.tile_n = 256, q.stages = 4;
     q.tma_epilogue = tma;
     q.stamp_tiles = stamp;
-    q.sm_clock_ghz = q.rest_clock_ghz = 1.98;  // one simulation, no clock search
+    q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
     auto res = sk::sim::run_isolated(
         [&q] { return boost::json::serialize(sk::sim::to_json(sk::sim::run_sm90_matmul(q))); }, 300);
     REQUIRE_MESSAGE(res.ok, res.error);
@@ -192,7 +194,7 @@ TEST_CASE("sm90 matmul: --stamp-tiles reads the kernel's probe points without mo
   };
   for (bool tma : {false, true}) {
     INFO("tma epilogue " << tma);
-    const auto plain = stamped_run(false, tma), stamped = stamped_run(true, tma);
+    const auto plain = stamped_run(1024, 1024, false, tma), stamped = stamped_run(1024, 1024, true, tma);
     CHECK(plain.stamps.empty());
     CHECK(stamped.cycles == plain.cycles);
     REQUIRE(stamped.stamps.contains("tile_medians"));
@@ -202,20 +204,9 @@ TEST_CASE("sm90 matmul: --stamp-tiles reads the kernel's probe points without mo
   }
   // 33 x 8 tiles of 128 x 256 on 132 CTAs: two tiles each, the first with a
   // next one, for each of the two consumer warpgroups.
-  auto two_each = [](bool tma) {
-    sk::sim::MatmulRequest q;
-    q.m = 33 * 128, q.n = 8 * 256, q.k = 320, q.tile_n = 256, q.stages = 4;
-    q.tma_epilogue = tma;
-    q.stamp_tiles = true;
-    q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
-    auto res = sk::sim::run_isolated(
-        [&q] { return boost::json::serialize(sk::sim::to_json(sk::sim::run_sm90_matmul(q))); }, 300);
-    REQUIRE_MESSAGE(res.ok, res.error);
-    return sk::sim::run_result_from_json(boost::json::parse(res.payload));
-  };
   for (bool tma : {false, true}) {
     INFO("tma epilogue " << tma);
-    const auto r = two_each(tma);
+    const auto r = stamped_run(33 * 128, 8 * 256, true, tma);
     const auto& m = r.stamps.at("tile_medians").as_object();
     auto ph = [&m](const char* k) { return m.at(k).to_number<double>(); };
     CHECK(ph("tiles") == 264);

@@ -44,7 +44,7 @@ json::object MatmulStampLog::to_json(uint32_t grid) const {
                          double(next->second[kMmTileStart]) - double(t[kMmTileStart])};
     for (int i = 0; i < 5; ++i) all[i].push_back(v[i]);
     if (cta == 0 && tile / grid < kShown) {
-      json::object row{{"warpgroup", wg}, {"tile", tile / grid}};
+      json::object row{{"warpgroup", wg}, {"tile", tile / grid}, {"start", t[kMmTileStart]}};
       for (int i = 0; i < 5; ++i) row[kPhases[i]] = v[i];
       shown.push_back(std::move(row));
     }

@@ -10,7 +10,8 @@
 // that have a next one of first_wait (tile start -> first stage acquired),
 // mainloop (-> last k-block complete), epilogue (-> stores issued), to_next
 // (-> the next tile's start) and period (start -> next start), and CTA 0's
-// first tiles one by one.
+// first tiles one by one (with "start", the tile's start in cycles of the
+// launch, so that the two warpgroups can be put side by side).
 //
 // Invariants: recording is off unless a log is installed (Scope); the
 // kernel's results and timing do not depend on whether it is on (the probe

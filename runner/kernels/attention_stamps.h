@@ -31,6 +31,7 @@
 #include <tuple>
 
 #include "kernels/attention/sm90_attention.h"
+#include "runner/kernels/active_log.h"
 
 namespace sk::sim {
 
@@ -40,20 +41,11 @@ class StampLog {
   // log is installed.
   struct Probe {
     static void mark(AttentionPoint point, uint32_t tile, uint32_t block) {
-      if (active_ != nullptr) active_->record(point, tile, block);
+      if (StampLog* log = ActiveLog<StampLog>::get()) log->record(point, tile, block);
     }
   };
-  // Installs `log` for the lifetime of the scope.
-  class Scope {
-   public:
-    explicit Scope(StampLog* log) : prev_(active_) { active_ = log; }
-    ~Scope() { active_ = prev_; }
-    Scope(const Scope&) = delete;
-    Scope& operator=(const Scope&) = delete;
-
-   private:
-    StampLog* prev_;
-  };
+  // Installs a log for the lifetime of the scope.
+  using Scope = ActiveLog<StampLog>::Scope;
 
   // The summary described above; `grid` is the launch's CTA count (a
   // CTA's k-th tile is tile cta + k * grid).
@@ -61,7 +53,6 @@ class StampLog {
 
  private:
   void record(AttentionPoint point, uint32_t tile, uint32_t block);
-  static inline StampLog* active_ = nullptr;
   using Key = std::tuple<uint32_t, uint32_t, uint32_t>;
   // (cta, warpgroup, tile) -> the tile points' cycles, from kTileStart (0: not reached).
   std::map<Key, std::array<uint64_t, kTilePointsEnd - kTileStart>> tiles_;

@@ -25,6 +25,7 @@
 #include <tuple>
 
 #include "kernels/matmul/sm90_matmul.h"
+#include "runner/kernels/active_log.h"
 
 namespace sk::sim {
 
@@ -34,19 +35,10 @@ class MatmulStampLog {
   // is installed.
   struct Probe {
     static void mark(MatmulPoint point, uint64_t tile) {
-      if (active_ != nullptr) active_->record(point, tile);
+      if (MatmulStampLog* log = ActiveLog<MatmulStampLog>::get()) log->record(point, tile);
     }
   };
-  class Scope {
-   public:
-    explicit Scope(MatmulStampLog* log) : prev_(active_) { active_ = log; }
-    ~Scope() { active_ = prev_; }
-    Scope(const Scope&) = delete;
-    Scope& operator=(const Scope&) = delete;
-
-   private:
-    MatmulStampLog* prev_;
-  };
+  using Scope = ActiveLog<MatmulStampLog>::Scope;
 
   // The summary above; `grid` is the launch's CTA count (a CTA's k-th tile
   // is tile cta + k * grid without a cluster).
@@ -54,7 +46,6 @@ class MatmulStampLog {
 
  private:
   void record(MatmulPoint point, uint64_t tile);
-  static inline MatmulStampLog* active_ = nullptr;
   // (cta, warpgroup, tile) -> the points' cycles (0: not reached).
   std::map<std::tuple<uint32_t, uint32_t, uint64_t>, std::array<uint64_t, kMmPoints>> tiles_;
 };

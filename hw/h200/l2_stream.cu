@@ -559,16 +559,7 @@ void run_tma_stores(void* buf) {
   const uint32_t cols = 8192;  // 16 KiB rows
   for (uint32_t region_mib : {32u, 1024u}) {
     const uint32_t rows = static_cast<uint32_t>((uint64_t{region_mib} << 20) / (2 * cols));
-    CUtensorMap m;
-    const cuuint64_t dims[2] = {cols, rows};
-    const cuuint64_t strides[1] = {2 * cols};
-    const cuuint32_t box[2] = {64, 16}, es[2] = {1, 1};
-    if (sk::bench::encode_fn(kProg)(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, buf, dims, strides, box, es,
-                                    CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                                    CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
-      std::fprintf(stderr, "%s: tensor map encoding failed (D)\n", kProg);
-      std::exit(2);
-    }
+    const CUtensorMap m = map2d(buf, cols, rows, 2 * cols, 16, CU_TENSOR_MAP_L2_PROMOTION_NONE);
     for (uint32_t warps : {1u, 8u})
       for (int ctas : {1, 16, 33, 66, g_sms}) {
         // At least 64 MiB a launch, and 256 boxes a warp.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/sm100/gpu.h"
+#include "runner/report/median.h"
 #include "runner/report/span_overlap.h"
 
 namespace sk::sim {
@@ -13,13 +14,7 @@ namespace json = boost::json;
 
 namespace {
 constexpr int kBlockPoints = kPoints;
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+using report::median;
 }  // namespace
 
 void StampLog::record(AttentionPoint point, uint32_t tile, uint32_t block) {

@@ -1,21 +1,17 @@
 // matmul_stamps.cc: see matmul_stamps.h.
 #include "runner/kernels/matmul_stamps.h"
 
-#include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "models/sm100/gpu.h"
+#include "runner/report/median.h"
 
 namespace sk::sim {
 namespace json = boost::json;
 
 namespace {
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+using report::median;
 constexpr const char* kPhases[] = {"first_wait", "mainloop", "epilogue", "to_next", "period"};
 constexpr int kShown = 8;  // CTA 0's tiles listed one by one
 }  // namespace

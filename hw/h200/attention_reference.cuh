@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "hw/h200/bench_common.cuh"
 #include "kernels/core/numeric.h"
 
 namespace sk::bench::attention_reference {
@@ -20,11 +21,7 @@ namespace sk::bench::attention_reference {
 __global__ void fill_random(uint16_t* p, uint64_t count, uint64_t seed, bool f16) {
   for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < count;
        i += uint64_t{gridDim.x} * blockDim.x) {
-    uint64_t x = (i + 1) * 0x9E3779B97F4A7C15ull ^ seed * 0xD1B54A32D192ED03ull;
-    x ^= x >> 31;
-    x *= 0xBF58476D1CE4E5B9ull;
-    x ^= x >> 29;
-    const float u = static_cast<float>(x >> 40) / static_cast<float>(1ull << 24) * 4.0f - 2.0f;
+    const float u = sk::bench::random_unit(i, seed) * 4.0f - 2.0f;
     p[i] = f16 ? sk::to_f16(u).bits : sk::to_bf16(u).bits;
   }
 }

@@ -101,6 +101,16 @@ struct ClusterLaunch {
   ClusterLaunch& operator=(const ClusterLaunch&) = delete;
 };
 
+// A uniform value in [0, 1) from a hash of element index i and a seed (the
+// benchmarks' random inputs, new per seed, 24 bits of the hash).
+__device__ __forceinline__ float random_unit(uint64_t i, uint64_t seed) {
+  uint64_t x = (i + 1) * 0x9E3779B97F4A7C15ull ^ seed * 0xD1B54A32D192ED03ull;
+  x ^= x >> 31;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 29;
+  return static_cast<float>(x >> 40) / static_cast<float>(1ull << 24);
+}
+
 template <class T>
 T median(std::vector<T> v) {
   std::sort(v.begin(), v.end());

@@ -93,11 +93,7 @@ namespace {
 __global__ void fill_random(uint16_t* p, uint64_t rows, uint64_t ld, uint64_t cols, uint64_t seed) {
   for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < rows * ld;
        i += uint64_t{gridDim.x} * blockDim.x) {
-    uint64_t x = (i + 1) * 0x9E3779B97F4A7C15ull ^ seed * 0xD1B54A32D192ED03ull;
-    x ^= x >> 31;
-    x *= 0xBF58476D1CE4E5B9ull;
-    x ^= x >> 29;
-    const float u = static_cast<float>(x >> 40) / static_cast<float>(1ull << 24) * 2.0f - 1.0f;
+    const float u = sk::bench::random_unit(i, seed) * 2.0f - 1.0f;
     p[i] = (i % ld) < cols ? sk::to_bf16(u).bits : uint16_t{0x7fc0};  // padding: NaN
   }
 }

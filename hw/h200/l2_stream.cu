@@ -38,10 +38,13 @@
 //    layout, 4 and 16 bytes a lane, into 35 MB (L2 holds it) and 0.3-1.1 GB.
 // 7. tma_stores: the TMA-store epilogue's 2 KiB boxes alone from 1 or 8 warps
 //    per SM on 1-132 SMs, into 32 MiB or 1 GiB of D (run_tma_stores).
+// 8. ring_trip: the stage ring alone (a stage's A and B boxes loaded and
+//    released at once), 1 or 2 stages, on 1-132 SMs, boxes shared or each
+//    CTA's own: the round trip and each load's latency by the SMs loading.
 // Every CUDA call is checked (one line and exit 2 on an error); times are
 // medians of timed launches after warm-ups (bench_common.cuh).
 // Build: nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -I. hw/h200/l2_stream.cu -lcuda -o l2_stream
-// Run: l2_stream [share|share_hbm|pairs|pitch|gemm|gemm_ctas|decode|oob|oob_sms|stores|tma_stores|all]   (CSV on stdout, sections marked)
+// Run: l2_stream [share|share_hbm|pairs|pitch|gemm|gemm_ctas|decode|oob|oob_sms|stores|tma_stores|ring_trip|all]   (CSV on stdout, sections marked)
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
@@ -178,6 +181,53 @@ __global__ void tma_store_stream(const __grid_constant__ CUtensorMap map, uint32
     }
   }
   if (lane == 0) sk::arch::bulk_wait_group<0>();
+}
+
+// 8: the matmul's stage ring and nothing else: thread 0 loads A's and B's
+// 128 x 64 boxes of k-block kb (32 KiB) into stage kb % stages, thread 32
+// waits for each stage and releases it at once. CTA c reads A's row block
+// a_row + c * a_step * 128 and B's b_row + c * b_step * 128 (step 0: every CTA
+// the same boxes at about the same time; 1: its own rows, pages of its own).
+// Each load's latency, from the producer's issue to the consumer seeing the
+// stage full, is summed into lat[0] (and the loads counted in lat[1]).
+__global__ void __launch_bounds__(64, 1)
+    ring_trip(const __grid_constant__ CUtensorMap m, uint32_t a_row, uint32_t b_row, uint32_t a_step,
+              uint32_t b_step, uint32_t kblocks, uint32_t stages, unsigned long long* lat) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  __shared__ uint64_t full[8], empty[8];
+  __shared__ uint64_t issued[8];
+  uint8_t* base = aligned_base(smem);
+  if (threadIdx.x == 0) {
+    for (uint32_t s = 0; s < stages; ++s) {
+      sk::arch::mbarrier_init(&full[s], 1);
+      sk::arch::mbarrier_init(&empty[s], 1);
+    }
+    sk::arch::fence_mbarrier_init();
+  }
+  __syncthreads();
+  const int32_t ar = static_cast<int32_t>(a_row + blockIdx.x * a_step * 128);
+  const int32_t br = static_cast<int32_t>(b_row + blockIdx.x * b_step * 128);
+  if (threadIdx.x == 0) {
+    for (uint32_t kb = 0; kb < kblocks; ++kb) {
+      const uint32_t s = kb % stages;
+      if (kb >= stages) wait_phase(&empty[s], ((kb / stages) - 1) & 1);
+      issued[s] = clk();
+      sk::arch::mbarrier_arrive_expect_tx(&full[s], 2 * 16384);
+      uint8_t* dst = base + s * 2 * 16384;
+      sk::arch::tma_load_2d(dst, &m, &full[s], static_cast<int32_t>(kb * 64), ar);
+      sk::arch::tma_load_2d(dst + 16384, &m, &full[s], static_cast<int32_t>(kb * 64), br);
+    }
+  } else if (threadIdx.x == 32) {
+    unsigned long long sum = 0;
+    for (uint32_t kb = 0; kb < kblocks; ++kb) {
+      const uint32_t s = kb % stages;
+      wait_phase(&full[s], (kb / stages) & 1);
+      sum += clk() - issued[s];
+      sk::arch::mbarrier_arrive(&empty[s]);
+    }
+    atomicAdd(&lat[0], sum);
+    atomicAdd(&lat[1], static_cast<unsigned long long>(kblocks));
+  }
 }
 
 struct GemmCfg {
@@ -575,6 +625,49 @@ void run_tma_stores(void* buf) {
   }
 }
 
+// 8: ring_trip: the stage ring's round trip and each load's latency by the
+// number of CTAs loading (1-132, one per SM), with A's and B's boxes shared
+// by every CTA or each CTA's own, rows 8 KiB or 32 KiB apart (K = 4096 or
+// 16384: a box's 128 rows span 1 MiB or 4 MiB, half a 2 MiB page or two),
+// 1 or 2 stages, nothing between a stage's arrival and its release. Every
+// launch reads rows no launch before it read in the last 192 MiB (HBM).
+void run_ring_trip(void* buf, uint64_t buf_bytes) {
+  std::printf("section,ring_trip\nk,sharing,ctas,stages,us,mhz,kblock_cycles,load_latency_cycles\n");
+  unsigned long long* lat = nullptr;
+  CK(cudaMalloc(&lat, 2 * sizeof(unsigned long long)));
+  struct Sharing {
+    const char* name;
+    uint32_t a_step, b_step;
+  };
+  const Sharing sharings[] = {{"own", 1, 1}, {"a_shared", 0, 1}, {"all_shared", 0, 0}};
+  for (uint32_t k : {4096u, 16384u}) {
+    const uint64_t pitch = 2ull * k, rows = buf_bytes / pitch;
+    const CUtensorMap m = map2d(buf, k, rows, pitch, 128);
+    for (const Sharing& sh : sharings)
+      for (int ctas : {1, 2, 4, 8, 16, 33, 66, g_sms})
+        for (uint32_t stages : {1u, 2u}) {
+          const uint64_t a_rows = 128ull * (1 + (ctas - 1) * sh.a_step), b_rows = 128ull * (1 + (ctas - 1) * sh.b_step);
+          const uint64_t set_rows = (a_rows + b_rows + 1023) / 1024 * 1024;
+          const uint64_t sets = std::clamp<uint64_t>((192ull << 20) / (set_rows * pitch) + 1, 1, 16);
+          if (sets * set_rows > rows) continue;
+          const int smem = static_cast<int>(stages * 2 * 16384 + 1024);
+          CK(cudaFuncSetAttribute(ring_trip, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+          CK(cudaMemset(lat, 0, 2 * sizeof(unsigned long long)));
+          uint64_t launch = 0;  // warm-ups and timed launches alike: each its own set in turn
+          auto [us, mhz] = timed([&](int) {
+            const uint32_t a0 = static_cast<uint32_t>((launch++ % sets) * set_rows);
+            ring_trip<<<ctas, 64, smem>>>(m, a0, static_cast<uint32_t>(a0 + a_rows), sh.a_step, sh.b_step, k / 64,
+                                          stages, lat);
+          });
+          unsigned long long h[2];
+          CK(cudaMemcpy(h, lat, sizeof(h), cudaMemcpyDeviceToHost));
+          std::printf("%u,%s,%d,%u,%.1f,%.0f,%.0f,%.0f\n", k, sh.name, ctas, stages, us, mhz, us * mhz / (k / 64),
+                      static_cast<double>(h[0]) / static_cast<double>(h[1]));
+        }
+  }
+  CK(cudaFree(lat));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -584,8 +677,9 @@ int main(int argc, char** argv) {
       std::strcmp(what, "pairs") != 0 && std::strcmp(what, "gemm_ctas") != 0 &&
       std::strcmp(what, "pitch") != 0 && std::strcmp(what, "gemm") != 0 && std::strcmp(what, "decode") != 0 &&
       std::strcmp(what, "oob") != 0 && std::strcmp(what, "oob_sms") != 0 &&
-      std::strcmp(what, "stores") != 0 && std::strcmp(what, "tma_stores") != 0) {
-    std::fprintf(stderr, "%s: unknown section '%s' (share, share_hbm, pairs, pitch, gemm, gemm_ctas, decode, oob, oob_sms, stores, tma_stores or all)\n",
+      std::strcmp(what, "stores") != 0 && std::strcmp(what, "tma_stores") != 0 &&
+      std::strcmp(what, "ring_trip") != 0) {
+    std::fprintf(stderr, "%s: unknown section '%s' (share, share_hbm, pairs, pitch, gemm, gemm_ctas, decode, oob, oob_sms, stores, tma_stores, ring_trip or all)\n",
                  kProg, what);
     return 2;
   }
@@ -601,6 +695,7 @@ int main(int argc, char** argv) {
   if (all || std::strcmp(what, "oob") == 0) run_oob(buf);
   if (all || std::strcmp(what, "oob_sms") == 0) run_oob_sms(buf);
   if (all || std::strcmp(what, "tma_stores") == 0) run_tma_stores(buf);
+  if (all || std::strcmp(what, "ring_trip") == 0) run_ring_trip(buf, buf_bytes);
   CK(cudaFree(buf));
   if (all || std::strcmp(what, "stores") == 0) run_stores();
   if (all || std::strcmp(what, "gemm") == 0) run_gemm();

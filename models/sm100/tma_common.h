@@ -222,7 +222,8 @@ struct L2Part {
 // tma_loaded_latency scaled by the share of SMs loading, and a box touching a
 // page the SM's translation cache lacks waits tlb_miss_latency. A load whose
 // parts all hit takes the hit path; otherwise the missed parts' bytes come
-// from HBM, and the load also waits for the parts that hit. On the port and
+// from HBM, tma_base_latency after they pass the port, and the load also
+// waits for the parts that hit. On the port and
 // in L2 a row of `pages` that starts inside a 32-byte sector costs
 // tma_unaligned_row_factor times its bytes. The box's `oob` rows outside its
 // tensor pass the GPU's zero-fill path (tma_oob_rows_per_cycle), and the SM's
@@ -274,7 +275,10 @@ inline Cycle load_done(Cta& cta, uint64_t box_bytes, std::span<const L2Part> par
     const Cycle l2_done =
         gpu().l2_transfer(now, bytes + static_cast<uint64_t>(p.l2_fill_factor * static_cast<double>(missed)));
     const Cycle hbm_done = gpu().hbm_transfer(now, missed);
-    done = std::max({now + p.tma_base_latency, port_done + p.tma_base_latency / 2, hbm_done, l2_done});
+    // A lone box from HBM lands tma_base_latency after its bytes have
+    // passed the SM's port: the calibration's base + bytes / rate (H200: a
+    // lone 32 KiB box 1,206 cycles, a stage's two 16 KiB boxes 1,171).
+    done = std::max({port_done + p.tma_base_latency, hbm_done, l2_done});
     if (any_hit) done = std::max<Cycle>(done, hit_ready + p.tma_l2_latency / 2);
     for (size_t i = 0; i < n_missed; ++i)
       gpu().l2().fill(i < kInline ? *missed_inline[i] : *missed_more[i - kInline], done);

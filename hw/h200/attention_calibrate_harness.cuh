@@ -59,6 +59,25 @@ __device__ __forceinline__ float rand_f(uint32_t i) {
   return static_cast<float>(x & 0xffff) / 16384.0f - 2.0f;  // [-2, 2)
 }
 
+// The consumer state of a warp of the attention kernel A (Sm90Attention) at
+// the start of a measured block loop at head dim D: S from rand_f, O zero,
+// row maxima -inf, row sums 0, scales 1, and P converted from S.
+template <class A, int D, class SAcc, class OAcc, class Rows, class PFrag, int kFrags>
+__device__ __forceinline__ void start_block_loop(SAcc& s_acc, OAcc& o_acc, Rows& row_max, Rows& row_sum,
+                                                 Rows& scale, PFrag (&p_frag)[kFrags]) {
+#pragma unroll
+  for (int i = 0; i < A::BN / 2; ++i) s_acc.regs[0][i] = rand_f(threadIdx.x * 256 + i);
+#pragma unroll
+  for (int i = 0; i < D / 2; ++i) o_acc.regs[0][i] = 0.0f;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    row_max.regs[0][h] = -__builtin_huge_valf();
+    row_sum.regs[0][h] = 0.0f;
+    scale.regs[0][h] = 1.0f;
+  }
+  A::to_p(s_acc, p_frag);
+}
+
 // Launch buffers: clock stamps (two per warp) and the sink (one float per thread).
 inline uint64_t* g_times = nullptr;
 inline float* g_sink = nullptr;

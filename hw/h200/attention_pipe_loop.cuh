@@ -175,17 +175,7 @@ __global__ void __launch_bounds__(384, 1)
   typename A::OAcc o_acc;
   typename A::Rows row_max, row_sum, scale;
   sk::LaneArray<uint32_t, 4> p_frag[A::BN / 16];
-#pragma unroll
-  for (int i = 0; i < A::BN / 2; ++i) s_acc.regs[0][i] = rand_f(threadIdx.x * 256 + i);
-#pragma unroll
-  for (int i = 0; i < D / 2; ++i) o_acc.regs[0][i] = 0.0f;
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    row_max.regs[0][h] = -__builtin_huge_valf();
-    row_sum.regs[0][h] = 0.0f;
-    scale.regs[0][h] = 1.0f;
-  }
-  A::to_p(s_acc, p_frag);
+  start_block_loop<A, D>(s_acc, o_acc, row_max, row_sum, scale, p_frag);
   auto kc = kpipe.consumer();
   auto vc = vpipe.consumer();
   constexpr uint32_t kBar = A::kSchedBarrierBase;

@@ -10,18 +10,21 @@ namespace sk::sim {
 namespace {
 
 // Simulator rates on the reference machine (2 cores, Debian 12, the default
-// build), from the runs tools/fit_event_model.py collects: timing-mode events
-// per second (SM90 includes the clock solve's probe runs) and functional-mode
-// FLOPs per second (the model's MMAs on the host plus the FP64 reference).
+// build): timing-mode events per second, from the runs
+// tools/fit_event_model.py collects (SM90 includes the clock solve's probe
+// runs), and functional-mode FLOPs per second (the model's MMAs on the host
+// plus the FP64 reference), the slowest of `sim run --functional` on
+// 1024x1024x512, 512x512x2048 and 1000x520x264 (2026-11-28, idle machine;
+// 0.17e9, 0.09e9 and 0.10e9 before the functional speed work of 2026-11-27).
 struct HostRate {
   const char* arch;
   double events_per_s;
   double functional_flops_per_s;
 };
 constexpr HostRate kRates[] = {
-    {"sm100", 0.75e6, 0.17e9},
-    {"sm90", 0.38e6, 0.09e9},
-    {"mi300x", 0.80e6, 0.10e9},  // 0.39e6 before the model's speed work of 2026-11-27
+    {"sm100", 0.75e6, 1.8e9},
+    {"sm90", 0.38e6, 0.26e9},
+    {"mi300x", 0.80e6, 0.11e9},  // events: 0.39e6 before the model's speed work of 2026-11-27
 };
 constexpr double kStartS = 0.05;  // process start, setup and summary
 

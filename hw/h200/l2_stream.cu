@@ -630,7 +630,8 @@ void run_tma_stores(void* buf) {
 // by every CTA or each CTA's own, rows 8 KiB or 32 KiB apart (K = 4096 or
 // 16384: a box's 128 rows span 1 MiB or 4 MiB, half a 2 MiB page or two),
 // 1 or 2 stages, nothing between a stage's arrival and its release. Every
-// launch reads rows no launch before it read in the last 192 MiB (HBM).
+// launch reads rows that no launch read in the last 192 MiB of reads, or as
+// far back as the 2 GiB buffer allows (HBM).
 void run_ring_trip(void* buf, uint64_t buf_bytes) {
   std::printf("section,ring_trip\nk,sharing,ctas,stages,us,mhz,kblock_cycles,load_latency_cycles\n");
   unsigned long long* lat = nullptr;
@@ -647,9 +648,13 @@ void run_ring_trip(void* buf, uint64_t buf_bytes) {
       for (int ctas : {1, 2, 4, 8, 16, 33, 66, g_sms})
         for (uint32_t stages : {1u, 2u}) {
           const uint64_t a_rows = 128ull * (1 + (ctas - 1) * sh.a_step), b_rows = 128ull * (1 + (ctas - 1) * sh.b_step);
+          // A launch reads a_rows + b_rows rows of the tensor; consecutive
+          // launches take sets of rows in turn, so that at least 192 MiB of
+          // reads lie between two launches of one set (as many sets as the
+          // buffer holds).
           const uint64_t set_rows = (a_rows + b_rows + 1023) / 1024 * 1024;
-          const uint64_t sets = std::clamp<uint64_t>((192ull << 20) / (set_rows * pitch) + 1, 1, 16);
-          if (sets * set_rows > rows) continue;
+          const uint64_t read_bytes = (a_rows + b_rows) * pitch;
+          const uint64_t sets = std::clamp<uint64_t>((192ull << 20) / read_bytes + 1, 1, rows / set_rows);
           const int smem = static_cast<int>(stages * 2 * 16384 + 1024);
           CK(cudaFuncSetAttribute(ring_trip, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
           CK(cudaMemset(lat, 0, 2 * sizeof(unsigned long long)));

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <vector>
 
@@ -93,6 +94,32 @@ std::string parse_json_path(const po::variables_map& vm) {
   std::string path = resolve_path(vm["json"].as<std::string>());
   if (path != "-") require_writable("--json", path);
   return path;
+}
+
+void add_sm_clock_option(po::options_description& o) {
+  o.add_options()("sm-clock", po::value<std::string>(),
+                  "--arch sm100 and sm90: run the SMs at this clock in GHz, as with locked clocks, or at "
+                  "T,R: the tensor phase at T and the rest at R (default: the clocks the board's power "
+                  "limits allow for this kernel); the memory side keeps its own");
+}
+
+SmClocks parse_sm_clock(const po::variables_map& vm, const std::string& arch) {
+  SmClocks c;
+  if (!vm.count("sm-clock")) return c;
+  if (arch != "sm90" && arch != "sm100")
+    throw UsageError("--sm-clock is modelled for NVIDIA only (--arch sm100 or sm90)");
+  const std::string t = vm["sm-clock"].as<std::string>();
+  auto ghz = [&t](const std::string& part) {
+    char* end = nullptr;
+    const double g = part.empty() ? 0 : std::strtod(part.c_str(), &end);
+    if (part.empty() || end != part.c_str() + part.size() || !(g >= 0.1 && g <= 10))
+      throw UsageError(fmt::format("--sm-clock expects GHz in [0.1, 10] or two of them as T,R, got '{}'", t));
+    return g;
+  };
+  const auto comma = t.find(',');
+  c.tensor_ghz = ghz(t.substr(0, comma));
+  c.rest_ghz = comma == std::string::npos ? c.tensor_ghz : ghz(t.substr(comma + 1));
+  return c;
 }
 
 }  // namespace sk::cli

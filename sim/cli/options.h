@@ -1,6 +1,6 @@
 // options.h: the command-line pieces `sim run`, `sim verify` and `sim sweep`
-// share: strict option parsing, --help, --out-dtype and --json (the family
-// options are in problem.h).
+// share: strict option parsing, --help, --out-dtype, --json and --sm-clock
+// (the family options are in problem.h).
 //
 // Invariants: every argument must be a declared option (a stray positional
 // argument is refused, never ignored); every failure is a UsageError with a
@@ -32,5 +32,13 @@ bool parse_out_f32(const po::variables_map& vm);
 
 // --json, if given: "-" or a path that can be written; else "".
 std::string parse_json_path(const po::variables_map& vm);
+
+// --sm-clock T or T,R (GHz, 0.1-10 each): the SMs' clock in the tensor phase
+// and in the rest, as with locked clocks; NVIDIA architectures only.
+void add_sm_clock_option(po::options_description& o);
+struct SmClocks {
+  double tensor_ghz = 0, rest_ghz = 0;  // 0: the power-limited clocks
+};
+SmClocks parse_sm_clock(const po::variables_map& vm, const std::string& arch);
 
 }  // namespace sk::cli

@@ -78,11 +78,9 @@ po::options_description run_options() {
       ("json", po::value<std::string>(), "write the JSON summary to FILE, or - for stdout")
       ("params", po::value<std::string>(),
        "timing parameters of --arch from FILE (the format of models/<arch>/params.json) instead "
-       "of the built-in ones")
-      ("sm-clock", po::value<std::string>(),
-       "--arch sm100 and sm90: run the SMs at this clock in GHz, as with locked clocks, or at T,R: the "
-       "tensor phase at T and the rest at R (default: the clocks the board's power limits allow "
-       "for this kernel); the memory side keeps its own")
+       "of the built-in ones");
+  add_sm_clock_option(o);
+  o.add_options()
       ("max-cycles", po::value<std::string>()->default_value("4000000000"),
        "simulated-cycle bound: a run still going there stops with status limit (exit 3), or "
        "livelock when nothing synchronized in the last half of it")
@@ -141,21 +139,10 @@ RunArgs parse_run_args(int argc, char** argv, const char* cmd,
     out.schedules = parse_uint("--schedules", vm["schedules"].as<std::string>(), 1, 1000000);
     out.jobs = static_cast<int>(parse_uint("--jobs", vm["jobs"].as<std::string>(), 1, 64));
   }
-  if (vm.count("sm-clock")) {
-    if (q.arch != "sm90" && q.arch != "sm100")
-      throw UsageError("--sm-clock is modelled for NVIDIA only (--arch sm100 or sm90)");
-    const std::string t = vm["sm-clock"].as<std::string>();
-    auto ghz = [&t](const std::string& part) {
-      char* end = nullptr;
-      const double g = part.empty() ? 0 : std::strtod(part.c_str(), &end);
-      if (part.empty() || end != part.c_str() + part.size() || !(g >= 0.1 && g <= 10))
-        throw UsageError(fmt::format("--sm-clock expects GHz in [0.1, 10] or two of them as T,R, got '{}'", t));
-      return g;
-    };
-    const auto comma = t.find(',');
-    q.sm_clock_ghz = ghz(t.substr(0, comma));
-    q.rest_clock_ghz = comma == std::string::npos ? q.sm_clock_ghz : ghz(t.substr(comma + 1));
-  }
+  const SmClocks clocks = parse_sm_clock(vm, q.arch);
+  q.sm_clock_ghz = clocks.tensor_ghz;
+  q.rest_clock_ghz = clocks.rest_ghz;
+
   if (vm.count("params")) {
     const std::string path = resolve_path(vm["params"].as<std::string>());
     // A parameter file is a few KiB; read at most a little past the cap, so

@@ -241,6 +241,7 @@ po::options_description sweep_options() {
       ("json", po::value<std::string>(), "write the ranked results as JSON to FILE, or - for stdout")
       ("wall-limit", po::value<std::string>()->default_value("600"),
        "wall-clock seconds for each configuration (then it stops with status limit)");
+  add_sm_clock_option(opts);
   add_progress_options(opts);
   add_slurm_options(opts);
   return opts;
@@ -293,6 +294,9 @@ SweepArgs parse_sweep_args(int argc, char** argv) {
     a.tile_ns = space.tile_ns;
   }
   a.base.out_f32 = parse_out_f32(vm);
+  const SmClocks clocks = parse_sm_clock(vm, a.base.arch);
+  a.base.sm_clock_ghz = clocks.tensor_ghz;
+  a.base.rest_clock_ghz = clocks.rest_ghz;
   if (vm.count("amd-kernel") && space.variants.empty())
     throw UsageError(fmt::format("--amd-kernel: {} on {} has one kernel (--arch mi300x has two)",
                                  a.problem.family->name, a.base.arch));

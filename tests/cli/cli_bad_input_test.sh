@@ -202,6 +202,8 @@ expect_usage_error "--sm-clock" run "${MNK[@]}" --arch sm90 --tile-n 128 --sm-cl
 expect_usage_error "--sm-clock" run "${MNK[@]}" --arch sm90 --tile-n 128 --sm-clock fast
 expect_usage_error "--sm-clock" run "${MNK[@]}" --arch sm90 --tile-n 128 --sm-clock 1.7,
 expect_usage_error "--sm-clock" run "${MNK[@]}" --arch sm90 --tile-n 128 --sm-clock 1.7,20
+expect_usage_error "NVIDIA only" sweep "${MNK[@]}" --arch mi300x --sm-clock 1.5
+expect_usage_error "--sm-clock" sweep "${MNK[@]}" --arch sm100 --sm-clock 11
 # An empty --json path is as wrong as an empty --trace path.
 expect_usage_error "--trace" run "${MNK[@]}" --trace ""
 expect_usage_error "--json" run "${MNK[@]}" --json ""

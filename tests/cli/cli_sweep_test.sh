@@ -37,6 +37,22 @@ python3 "$checks" sweep "$tmp/sweep.1.json" --m 256 --n 256 --k 512 --tile-n 128
 grep -q "^rank" "$tmp/sweep.1.err" || fail "the table did not go to stderr: $(head -c 1000 "$tmp/sweep.1.err")"
 cmp -s "$tmp/sweep.1.json" "$tmp/sweep.2.json" || fail "the same sweep twice gave different JSON"
 
+# --- --sm-clock pins every configuration's clocks, as on sim run -------------
+timeout 60 "$sim" sweep "${SHAPE[@]}" --stages 3 --tile-n 128 --sm-clock 1.5 --json "$tmp/clk.json" \
+  >/dev/null 2>"$tmp/clk.err" || fail "sweep --sm-clock: $(head -c 1000 "$tmp/clk.err")"
+timeout 60 "$sim" run "${SHAPE[@]}" --stages 3 --tile-n 128 --sm-clock 1.5 --json "$tmp/clk_run.json" \
+  >/dev/null 2>&1 || fail "run --sm-clock failed"
+timeout 60 "$sim" sweep "${SHAPE[@]}" --stages 3 --tile-n 128 --json "$tmp/noclk.json" \
+  >/dev/null 2>&1 || fail "sweep without --sm-clock failed"
+python3 - "$tmp/clk.json" "$tmp/clk_run.json" "$tmp/noclk.json" <<'PY' || fail "sweep --sm-clock does not give run --sm-clock's time"
+import json, sys
+swept = json.load(open(sys.argv[1]))["results"][0]["predicted_time_us"]
+run = json.load(open(sys.argv[2]))["predicted_time_us"]
+free = json.load(open(sys.argv[3]))["results"][0]["predicted_time_us"]
+assert abs(swept - run) <= 1e-9 * run, (swept, run)
+assert abs(swept - free) > 1e-3 * free, (swept, free)  # 1.5 GHz is not the power-limited clock
+PY
+
 # --- a configuration that does not fit is skipped, not an error --------------
 timeout 60 "$sim" sweep "${SHAPE[@]}" --stages 4-5 --tile-n 256 --json "$tmp/skip.json" \
   >"$tmp/skip.out" 2>"$tmp/skip.err"

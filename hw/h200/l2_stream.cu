@@ -653,6 +653,7 @@ void run_ring_trip(void* buf, uint64_t buf_bytes) {
           // reads lie between two launches of one set (as many sets as the
           // buffer holds).
           const uint64_t set_rows = (a_rows + b_rows + 1023) / 1024 * 1024;
+          if (set_rows > rows) continue;  // a launch's rows do not fit in the buffer
           const uint64_t read_bytes = (a_rows + b_rows) * pitch;
           const uint64_t sets = std::clamp<uint64_t>((192ull << 20) / read_bytes + 1, 1, rows / set_rows);
           const int smem = static_cast<int>(stages * 2 * 16384 + 1024);

@@ -9,11 +9,11 @@
 //           --m M --n N --k K [the run options below]
 //   sim run --kernel blockwise_fp8_matmul --m M --n N --k K [the run options below]
 //           [--tile-n 64|128|256] [--out-dtype bf16|f32] [--scheduler static|clc]
-//           [--seed S] [--functional]
+//           [--seed S] [--data-seed D] [--functional]
 //           [--trace FILE [--trace-sms LIST]] [--timeline FILE.svg
 //           [--timeline-cta LIST] [--timeline-window FROM:TO]] [--json FILE|-]
 //           [--max-cycles C] [--wall-limit SECONDS] [--progress|--no-progress]
-//   sim verify <run options> [--schedules N] [--jobs J]   (seeds --seed .. --seed+N-1)
+//   sim verify <run options> [--schedules N] [--jobs J]   (seeds --seed .. --seed+N-1, data of --seed)
 //   sim sweep --kernel matmul --arch sm100 --m M --n N --k K [--stages LIST]
 //           [--tile-n LIST] [--out-dtype bf16|f32] [--jobs J] [--json FILE|-]
 //           [--wall-limit SECONDS]   (LIST: 2,4,6 or 2-8; ranked by predicted time)
@@ -163,6 +163,8 @@ int cmd_verify(int argc, char** argv) {
   sk::cli::DoneCounter counter("sim verify", "schedules", in.schedules, in.progress);
   eo.on_done = [&counter] { counter.done(); };
   const sk::sim::MatmulRequest base = in.q;
+  // Every schedule runs on base's data seed: draw the data once, here.
+  in.problem.share_inputs(base);
   const auto rep = sk::verify::explore(
       [&base, &in](uint64_t seed) {
         sk::sim::MatmulRequest q = base;

@@ -6,6 +6,7 @@
 
 #include "runner/families/registry.h"
 #include "runner/kernels/matmul_dispatch.h"
+#include "runner/kernels/matmul_inputs.h"
 
 namespace sk::sim {
 
@@ -113,6 +114,9 @@ Family matmul_family() {
     r.a_mn_major = q.a_mn_major;
     r.b_mn_major = q.b_mn_major;
     return r;
+  };
+  f.share_inputs = [](const Values&, const MatmulRequest& q) {
+    if (q.functional) share_matmul_inputs(q);
   };
   return f;
 }

@@ -151,6 +151,12 @@ struct Family {
   // less than this is wrong).
   std::function<double(const Values&, const MatmulRequest&)> bytes;
   std::function<RunResult(const Values&, const MatmulRequest&)> run;
+  // Optional: prepares, in the calling process, what every run of q's data
+  // shares (the operands and their reference), so that the simulation
+  // processes forked afterwards (sim verify's schedules, one data seed) do
+  // not each build their own; outside a simulation process. Null: nothing
+  // to share, each run draws its own.
+  std::function<void(const Values&, const MatmulRequest&)> share_inputs;
 
   const std::string& display_name() const { return title.empty() ? name : title; }
   // run(), then the figures that need the problem as the family states it:

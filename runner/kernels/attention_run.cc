@@ -93,7 +93,7 @@ RunResult run_config(const AttentionRequest& req, const MatmulRequest& q,
   Gpu gpu(models::sm90::gpu_params(), q.functional);
   start_sm90_launch(gpu, f);
   configure_run(gpu, q, t0);
-  std::mt19937_64 rng(q.seed);
+  std::mt19937_64 rng(q.operand_seed());
   const AttentionBuffers b = allocate_attention(gpu, s, rng);
   const auto p = attention_params<typename Kernel::Params>(s, b, req.softmax_scale, C::BN);
   const auto races = attach_race_detector(gpu, q);
@@ -133,7 +133,7 @@ RunResult run_config_sm100(const AttentionRequest& req, const MatmulRequest& q,
   Gpu gpu(params, q.functional);
   models::sm100::phase_clock().start(gpu, {f.tensor_ghz, f.rest_ghz, params.clock_hold_ns});
   configure_run(gpu, q, t0);
-  std::mt19937_64 rng(q.seed);
+  std::mt19937_64 rng(q.operand_seed());
   const AttentionBuffers b = allocate_attention(gpu, s, rng);
   const auto p = sm100_attention_params<typename Kernel::Params>(s, b, req.softmax_scale);
   const auto races = attach_race_detector(gpu, q);

@@ -31,7 +31,7 @@ RunResult run_config(const BlockScaledRequest& req) {
         const bool fp4 = is_fp4(req.format);
         const LeadingDims ld = scaled_leading_dims(q, fp4);
         BlockScaledBuffers b = allocate_block_scaled<bf16_t>(
-            gpu, req.format, q.m, q.n, q.k, q.seed, q.batch, q.a_mn_major, q.b_mn_major,
+            gpu, req.format, q.m, q.n, q.k, q.operand_seed(), q.batch, q.a_mn_major, q.b_mn_major,
             {fp4 ? ld.lda / 2 : ld.lda, fp4 ? ld.ldb / 2 : ld.ldb, ld.ldd});
         encode_block_scaled<C>(p, b);
         return b;
@@ -73,7 +73,7 @@ RunResult run_blockwise(const MatmulRequest& q) {
        2.0 * q.m * q.n * q.k * q.batch, 2.0},
       [&](Gpu& gpu, auto& p) {
         const LeadingDims ld = scaled_leading_dims(q, false);
-        BlockwiseBuffers b = allocate_blockwise<bf16_t>(gpu, q.m, q.n, q.k, q.seed, q.batch,
+        BlockwiseBuffers b = allocate_blockwise<bf16_t>(gpu, q.m, q.n, q.k, q.operand_seed(), q.batch,
                                                         q.a_mn_major, q.b_mn_major,
                                                         {ld.lda, ld.ldb, ld.ldd});
         encode_blockwise<C>(p, b);

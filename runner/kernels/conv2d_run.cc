@@ -38,7 +38,7 @@ RunResult run_config(const Conv2dRequest& req) {
   return simulate_sm100<C, Sm100Conv2d<C>>(
       q, {"conv2d", name, s.flops()},
       [&](Gpu& gpu, auto& p) {
-        ConvBuffers buf = allocate_conv<OutT>(gpu, s, q.seed, C::kResidual);
+        ConvBuffers buf = allocate_conv<OutT>(gpu, s, q.operand_seed(), C::kResidual);
         encode_conv<C>(p, s, buf, C::BM, req.beta);
         return buf;
       },

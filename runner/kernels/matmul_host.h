@@ -22,6 +22,7 @@
 #include "models/sm100/gpu.h"
 #include "models/sm100/tensor_map.h"
 #include "runner/kernels/matmul_check.h"
+#include "runner/kernels/matmul_inputs.h"
 #include "runner/kernels/sm100_matmul_run.h"
 #include "engine/observer.h"
 
@@ -54,6 +55,19 @@ void set_wall_limit(sim::Engine& engine, const MatmulRequest& q,
 
 void fail_encode(const std::string& err);
 
+// Fills `rows` stored rows of `ld` elements from `rng`: the first `len` of
+// each uniform in [-1, 1) rounded to BF16 (IEEE F16 with f16), one draw per
+// element in row order, the rest NaN (padding that must never be read).
+inline void fill_operand_rows(uint16_t* p, uint64_t rows, uint32_t len, uint32_t ld, bool f16,
+                              std::mt19937_64& rng) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (uint64_t r = 0; r < rows; ++r)
+    for (uint32_t c = 0; c < ld; ++c)
+      p[size_t{r} * ld + c] = c >= len ? (f16 ? kF16Nan : kBf16Nan)
+                              : f16    ? f16_bits(dist(rng))
+                                       : to_bf16(dist(rng)).bits;
+}
+
 // Allocates `batches` matrices each of A (m x k, rows ld.lda apart), B (n x
 // k, ld.ldb) and D (m x n, ld.ldd); in functional mode fills A and B from
 // `rng` (all of A first, row by row; BF16, or IEEE F16 with f16) and poisons
@@ -81,18 +95,11 @@ MatmulBuffers allocate_matmul(G& gpu, uint32_t m, uint32_t n, uint32_t k, const 
   b.b = mem.allocate(b.stride_b * batches * 2, "B");
   b.d = mem.allocate(b.stride_d * batches * sizeof(OutT), "D");
   if (!gpu.functional()) return b;
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  auto fill_rows = [&](uint64_t addr, uint64_t rows, uint32_t len, uint32_t ld_elems) {
-    auto* p = reinterpret_cast<uint16_t*>(mem.host(addr));
-    for (uint64_t r = 0; r < rows; ++r)
-      for (uint32_t c = 0; c < ld_elems; ++c)
-        p[size_t{r} * ld_elems + c] = c >= len ? (f16 ? kF16Nan : kBf16Nan)
-                                      : f16 ? f16_bits(dist(rng))
-                                            : to_bf16(dist(rng)).bits;
-  };
   if (fill) {
-    fill_rows(b.a, uint64_t{a_rows} * batches, a_len, b.lda);
-    fill_rows(b.b, uint64_t{b_rows} * batches, b_len, b.ldb);
+    fill_operand_rows(reinterpret_cast<uint16_t*>(mem.host(b.a)), uint64_t{a_rows} * batches,
+                      a_len, b.lda, f16, rng);
+    fill_operand_rows(reinterpret_cast<uint16_t*>(mem.host(b.b)), uint64_t{b_rows} * batches,
+                      b_len, b.ldb, f16, rng);
   }
   poison_output<OutT>(mem.host(b.d), b.stride_d * batches);
   return b;
@@ -106,20 +113,12 @@ MatmulBuffers allocate_matmul(G& gpu, uint32_t m, uint32_t n, uint32_t k, std::m
   return allocate_matmul<OutT>(gpu, m, n, k, leading_dims(q, sizeof(OutT)), rng);
 }
 
-// The bytes of A and B (padding included) that one request's simulations
-// share: the power-limited clocks simulate a request more than once, and its
-// seed gives the same operands each time, so the first simulation draws them
-// and the others copy them.
-struct MatmulOperandBytes {
-  std::vector<uint8_t> a, b;
-};
-
 // The same for a run request: the data comes from the request's seed (or,
 // with `kept` holding them, from an earlier simulation of the same request;
 // an empty `kept` receives them).
 template <class OutT, class G>
 MatmulBuffers allocate_matmul(G& gpu, const MatmulRequest& q, MatmulOperandBytes* kept = nullptr) {
-  std::mt19937_64 rng(q.seed);
+  std::mt19937_64 rng(q.operand_seed());
   const bool copy = kept != nullptr && gpu.functional() && !kept->a.empty();
   MatmulBuffers b = allocate_matmul<OutT>(gpu, q.m, q.n, q.k, leading_dims(q, sizeof(OutT)), rng,
                                           q.in_f16, q.batch, q.a_mn_major, q.b_mn_major, !copy);

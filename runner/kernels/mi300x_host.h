@@ -52,7 +52,10 @@ RunResult run_cdna3_kernel(const MatmulRequest& q, const std::string& name) {
       (Cfg::kLayouts.b_mn_major != 0) != q.b_mn_major)
     throw std::invalid_argument("run_cdna3_kernel: the configuration's operand layouts are not "
                                 "the request's");
-  const MatmulBuffers buf = allocate_matmul<bf16_t>(gpu, q);
+  // The operands and reference sim verify shared before forking, if any.
+  MatmulInputs own;
+  MatmulInputs& in = matmul_inputs(q, own);
+  const MatmulBuffers buf = allocate_matmul<bf16_t>(gpu, q, &in.operands);
   Cdna3MatmulParams p{};
   p.a = reinterpret_cast<const uint16_t*>(buf.a);
   p.b = reinterpret_cast<const uint16_t*>(buf.b);
@@ -96,7 +99,7 @@ RunResult run_cdna3_kernel(const MatmulRequest& q, const std::string& name) {
   r.seed = q.seed;
   r.status = err.empty() ? run_status_name(status) : "launch_failed";
   summarize_mi300x(gpu, 2.0 * q.m * q.n * q.k * q.batch, r);
-  if (err.empty()) r.check = check_run<bf16_t>(gpu, q, buf, status);
+  if (err.empty()) r.check = check_run<bf16_t>(gpu, q, buf, status, &in.reference);
   r.output_errors = write_run_files(gpu, q, r);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;

@@ -21,14 +21,15 @@ template <class C>
 RunResult run_sm100_matmul_config(const MatmulRequest& q) {
   using OutT = typename C::OutT;
   // Every simulation of q (the power-limited clocks' probes) runs on the
-  // same inputs: they are drawn once, the reference is computed once, and
-  // each output is checked against it.
-  MatmulOperandBytes operands;
-  MatmulReferenceCache reference;
+  // same inputs: they are drawn once, the reference is computed once (or
+  // both were shared before this process was forked), and each output is
+  // checked against it.
+  MatmulInputs own;
+  MatmulInputs& in = matmul_inputs(q, own);
   return simulate_sm100<C, Sm100Matmul<C>>(
       q, {"matmul", C::name(), 2.0 * q.m * q.n * q.k * q.batch},
       [&](models::sm100::Gpu& gpu, auto& p) {
-        const MatmulBuffers buf = allocate_matmul<OutT>(gpu, q, &operands);
+        const MatmulBuffers buf = allocate_matmul<OutT>(gpu, q, &in.operands);
         fail_encode(encode_operand_map(p.a, buf.a, q.k, q.m, buf.lda, buf.stride_a, q.batch,
                                        C::BK, C::BM, q.a_mn_major));
         // A pair's CTAs each load half of B's tile rows.
@@ -43,7 +44,7 @@ RunResult run_sm100_matmul_config(const MatmulRequest& q) {
         return buf;
       },
       [&](models::sm100::Gpu& gpu, const MatmulBuffers& buf, RunStatus status) {
-        return check_run<OutT>(gpu, q, buf, status, &reference);
+        return check_run<OutT>(gpu, q, buf, status, &in.reference);
       });
 }
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,13 @@ struct MatmulRequest {
   bool clc = false;  // --scheduler clc: cluster launch control instead of static
   int num_sms = 0;   // SMs of the modelled GPU (0: params.json); for small tests
   bool functional = false;
-  uint64_t seed = 0;  // data and schedule (0: nominal schedule)
+  // The schedule (engine/schedule.h; 0: the nominal one) and, unless
+  // data_seed is set, the random operands. sim verify sets data_seed to its
+  // first seed, so that every schedule runs on the same data (drawn once,
+  // runner/kernels/matmul_inputs.h); --data-seed replays one of them.
+  uint64_t seed = 0;
+  std::optional<uint64_t> data_seed;
+  uint64_t operand_seed() const { return data_seed.value_or(seed); }
   uint64_t max_cycles = 4'000'000'000ull;
   // Wall-clock seconds after which the simulation stops itself with status
   // limit (engine/engine.h); 0: no limit. The CLI's --wall-limit.

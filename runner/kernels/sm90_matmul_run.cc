@@ -211,12 +211,12 @@ RunResult run_sm90_matmul(const MatmulRequest& q) {
   const std::string err = validate_sm90_matmul(q);
   if (!err.empty()) throw std::invalid_argument(err);
   const Runner run = lookup(q);
-  MatmulOperandBytes operands;
-  MatmulReferenceCache reference;
+  MatmulInputs own;
+  MatmulInputs& in = matmul_inputs(q, own);
   return run_power_limited(
       q, models::sm90::gpu_params().power, models::sm90::gpu_params().clock_ghz,
       [&](const MatmulRequest& x, models::sm100::LaunchClocks f) {
-        return run(x, f, operands, reference);
+        return run(x, f, in.operands, in.reference);
       },
       [&q](const RunResult& r) { return activity(q, r); });
 }

@@ -198,6 +198,7 @@ int verify_task(const RunArgs& in) {
   eo.wall_limit_s = in.wall;
   sim::MatmulRequest base = in.q;
   base.progress = false;
+  in.problem.share_inputs(base);  // one data seed for every schedule of the slice
   const auto out = verify::run_schedules(
       [&base, &in](uint64_t seed) {
         sim::MatmulRequest q = base;

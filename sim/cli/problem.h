@@ -34,6 +34,10 @@ struct Problem {
   const sim::ArchSpace& space(const std::string& arch) const { return *family->space(arch); }
   std::string validate(const sim::MatmulRequest& q) const { return family->validate(values, q); }
   sim::RunResult run(const sim::MatmulRequest& q) const { return family->simulate(values, q); }
+  // Family::share_inputs, when the family has one (before forking runs of q's data).
+  void share_inputs(const sim::MatmulRequest& q) const {
+    if (family->share_inputs) family->share_inputs(values, q);
+  }
   // How long a run of `q` will take (runner/family/estimate.h).
   sim::RunEstimate estimate(const sim::MatmulRequest& q) const {
     return sim::estimate_run(space(q.arch), q, family->flops(values, q));

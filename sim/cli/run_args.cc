@@ -62,8 +62,11 @@ po::options_description run_options() {
        "tile scheduler: static (persistent, grid = min(tiles, SMs)) or clc (cluster launch "
        "control, grid = tiles)")
       ("seed", po::value<std::string>()->default_value("0"),
-       "seed for the input data and the schedule: 0 is the nominal schedule; a seed printed by "
-       "sim verify replays that schedule")
+       "seed for the schedule and, without --data-seed, the input data: 0 is the nominal "
+       "schedule; a seed printed by sim verify replays that schedule")
+      ("data-seed", po::value<std::string>(),
+       "seed for the input data alone (functional runs; default: --seed). sim verify runs every "
+       "schedule on the data of its first seed unless given")
       ("functional", "move real bytes and check D against a host reference")
       ("trace", po::value<std::string>(), "write a Perfetto trace (.pftrace)")
       ("trace-sms", po::value<std::string>(),
@@ -134,10 +137,17 @@ RunArgs parse_run_args(int argc, char** argv, const char* cmd,
     throw UsageError(fmt::format("--scheduler must be static or clc, got '{}'", scheduler));
   q.clc = scheduler == "clc";
   q.functional = vm.count("functional") > 0;
+  if (vm.count("data-seed"))
+    q.data_seed = parse_uint("--data-seed", vm["data-seed"].as<std::string>(), 0, UINT64_MAX / 2);
   if (vm.count("schedules")) {
     q.functional = true;  // race detection needs the per-lane data accesses
     out.schedules = parse_uint("--schedules", vm["schedules"].as<std::string>(), 1, 1000000);
     out.jobs = static_cast<int>(parse_uint("--jobs", vm["jobs"].as<std::string>(), 1, 64));
+    // One data set for every schedule: drawn, with its reference, once
+    // before the schedules are forked (Family::share_inputs).
+    if (!q.data_seed) q.data_seed = q.seed;
+  } else if (q.data_seed && !q.functional) {
+    throw UsageError("--data-seed needs --functional: a timing run draws no input data");
   }
   const SmClocks clocks = parse_sm_clock(vm, q.arch);
   q.sm_clock_ghz = clocks.tensor_ghz;

@@ -13,17 +13,19 @@ std::string replay_command(const RunArgs& in) {
                      "--functional",
                      in.kernel_name(), q.arch, in.problem.options(), q.stages, q.tile_n,
                      q.out_f32 ? "f32" : "bf16", q.clc ? " --scheduler clc" : "",
-                     q.arch == "mi300x" ? " --amd-kernel " + q.amd_kernel : std::string());
+                     q.arch == "mi300x" ? " --amd-kernel " + q.amd_kernel : std::string()) +
+         (q.data_seed ? fmt::format(" --data-seed {}", *q.data_seed) : std::string());
 }
 
 std::string verify_header(const RunArgs& in) {
   const sim::MatmulRequest& base = in.q;
   // The SM100 2-SM kernel's tile is a CTA pair's.
   const bool pair = base.arch == "sm100" && base.cluster_m * base.cluster_n > 1;
-  return fmt::format("verify {} on {}: M={} N={} K={}, tile {}x{}{}, {} stages{}; seeds {}..{}\n",
-                     in.problem.family->display_name(), base.arch, base.m, base.n, base.k,
-                     pair ? 256 : 128, base.tile_n, pair ? " per CTA pair" : "", base.stages,
-                     base.clc ? ", CLC scheduler" : "", base.seed, base.seed + in.schedules - 1);
+  return fmt::format(
+      "verify {} on {}: M={} N={} K={}, tile {}x{}{}, {} stages{}; seeds {}..{}, data seed {}\n",
+      in.problem.family->display_name(), base.arch, base.m, base.n, base.k, pair ? 256 : 128,
+      base.tile_n, pair ? " per CTA pair" : "", base.stages, base.clc ? ", CLC scheduler" : "",
+      base.seed, base.seed + in.schedules - 1, base.operand_seed());
 }
 
 int verify_exit_code(const verify::ExploreReport& rep) {
@@ -46,6 +48,7 @@ boost::json::object verify_to_json(const RunArgs& in, const verify::ExploreRepor
   boost::json::object o{{"kernel", in.kernel_name()}, {"arch", in.q.arch},
                         {"explored", rep.explored},   {"findings", std::move(fs)},
                         {"errors", std::move(errs)}};
+  o["data_seed"] = in.q.operand_seed();
   if (rep.limited > 0) o["limited"] = rep.limited;
   if (rep.orders > 0) o["sync_orders"] = rep.orders;
   return o;

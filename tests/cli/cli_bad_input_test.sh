@@ -85,6 +85,10 @@ expect_usage_error "--n" run --m 64 --n -5 --k 64
 expect_usage_error "--k" run --m 64 --n 64 --k abc
 expect_usage_error "--m" run --m 1e3 --n 64 --k 64
 expect_usage_error "--m" run --m "" --n 64 --k 64
+expect_usage_error "--data-seed" run "${MNK[@]}" --functional --data-seed -1
+expect_usage_error "--data-seed" verify "${MNK[@]}" --schedules 2 --data-seed x
+# A timing run draws no data: a data seed there would be silently ignored.
+expect_usage_error "--data-seed needs --functional" run "${MNK[@]}" --data-seed 3
 
 # --- configuration ---------------------------------------------------------
 expect_usage_error "--stages" run "${MNK[@]}" --stages 9

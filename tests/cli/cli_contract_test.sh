@@ -51,6 +51,26 @@ expect_rc 0 run --m 64 --n 80 --k 96 --functional --json "$tmp/clean.json"
 json_check "$tmp/clean.json" '0 < d["check"]["max_tolerance_fraction"] < 1 and d["check"]["passed"]'
 grep -q "of its tolerance" "$tmp/out" || fail "the check line does not give the tolerance used"
 expect_rc 0 verify --m 64 --n 80 --k 96 --schedules 2
+
+# --- the data seed: the data of a functional run, apart from its schedule -------
+# A correct kernel's D does not depend on the schedule, so its worst error
+# does not either: --seed 4 --data-seed 3 checks as --seed 3 does, not as
+# --seed 4. sim verify runs every schedule on its first seed's data (drawn
+# once before the schedules fork) unless --data-seed says otherwise, and its
+# header, JSON and replay lines name it.
+expect_rc 0 run --m 72 --n 80 --k 96 --functional --seed 3 --json "$tmp/ds3.json"
+expect_rc 0 run --m 72 --n 80 --k 96 --functional --seed 4 --data-seed 3 --json "$tmp/ds43.json"
+expect_rc 0 run --m 72 --n 80 --k 96 --functional --seed 4 --json "$tmp/ds4.json"
+python3 - "$tmp/ds3.json" "$tmp/ds43.json" "$tmp/ds4.json" <<'PY' || fail "--data-seed does not pick the data"
+import json, sys
+a, b, c = (json.load(open(p))["check"]["max_abs_err"] for p in sys.argv[1:])
+assert a == b and a != c, (a, b, c)
+PY
+expect_rc 0 verify --m 64 --n 80 --k 96 --schedules 3 --seed 5 --json "$tmp/vds.json"
+json_check "$tmp/vds.json" 'd["data_seed"] == 5 and d["explored"] == 3 and d["findings"] == []'
+grep -q "seeds 5..7, data seed 5" "$tmp/out" || fail "verify: the header does not name the data seed: $(head -2 "$tmp/out")"
+expect_rc 0 verify --m 64 --n 80 --k 96 --schedules 2 --data-seed 9 --json "$tmp/vds9.json"
+json_check "$tmp/vds9.json" 'd["data_seed"] == 9'
 expect_rc 0 sweep --m 256 --n 256 --k 256 --tile-n 128 --stages 2-3
 
 # --- 3: --max-cycles is a limit, not a deadlock ---------------------------------

@@ -8,7 +8,9 @@
 # written, L2 read sectors (all, hits, misses), L2 write sectors and the
 # sectors that crossed between the two L2 partitions.
 # Output: $OUT/ncu_memory.csv (or /tmp), one row per configuration.
-# GEMM_BENCH=path runs a gemm_bench already built instead of building one.
+# GEMM_BENCH=path runs a gemm_bench already built instead of building one;
+# SHAPES="M N K;M N K" measures those shapes instead of the five.
+# BENCH_ARGS (e.g. --tma-epilogue) goes to every gemm_bench run.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out="${OUT:-/tmp}"
@@ -21,10 +23,11 @@ metrics+=,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum
 metrics+=,lts__t_sectors_op_read_lookup_hit.sum,lts__t_sectors_op_read_lookup_miss.sum
 metrics+=,lts__t_sectors_op_write.sum,lts__t_sectors_srcunit_ltcfabric.sum
 rc=0
-for shape in "512 512 512" "2048 2048 2048" "8192 8192 8192" "4096 1024 8192" "1024 8192 2048"; do
+IFS=';' read -r -a shapes <<<"${SHAPES:-512 512 512;2048 2048 2048;8192 8192 8192;4096 1024 8192;1024 8192 2048}"
+for shape in "${shapes[@]}"; do
   set -- $shape
   "$NCU" --clock-control none --metrics "$metrics" -k regex:sm90_matmul --csv --page raw \
-    "$bin" --m "$1" --n "$2" --k "$3" --all --runs 1 > "$out/ncu_${1}x${2}x${3}.txt" 2>&1 || rc=1
+    "$bin" --m "$1" --n "$2" --k "$3" --all --runs 1 ${BENCH_ARGS:-} > "$out/ncu_${1}x${2}x${3}.txt" 2>&1 || rc=1
 done
 python3 - "$out"/ncu_*x*x*.txt > "$out/ncu_memory.csv" <<'PY' || rc=1
 import csv, re, sys

@@ -390,7 +390,7 @@ class Gpu {
   // shared by all SMs (Params::tma_oob_rows_per_cycle > 0): reserves `rows`
   // offered at `start` and returns when they have passed.
   Cycle oob_fill(Cycle start, uint32_t rows);
-  L2Cache& l2() { return l2_; }
+  L2& l2() { return l2_; }
   uint64_t hbm_bytes() const { return hbm_bytes_; }
   // Bytes TMA loads read out of L2 (a multicast box once, however many CTAs
   // it lands in); what they wrote into shared memory is the CTAs' bytes_loaded.
@@ -467,7 +467,7 @@ class Gpu {
   uint64_t hbm_bytes_ = 0;
   uint64_t tma_l2_read_bytes_ = 0;
   int loading_sms_ = 0;
-  L2Cache l2_;
+  L2 l2_;
   uint32_t gpu_track_ = 0;
   // Per-lane code moves real bytes only in functional mode; in timing mode
   // its cost is carried by the surrounding intrinsics, so no lane runs it.

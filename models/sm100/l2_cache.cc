@@ -1,5 +1,8 @@
 #include "models/sm100/l2_cache.h"
 
+#include <algorithm>
+#include <utility>
+
 namespace sk::models::sm100 {
 
 L2Cache::Lookup L2Cache::access(const BoxKey& key, uint64_t bytes) {
@@ -18,6 +21,13 @@ L2Cache::Lookup L2Cache::access(const BoxKey& key, uint64_t bytes) {
   return Lookup{};
 }
 
+L2Cache::Lookup L2Cache::touch(const BoxKey& key) {
+  auto it = index_.find(key);
+  if (it == index_.end()) return Lookup{};
+  lru_.splice(lru_.begin(), lru_, it->second);
+  return Lookup{true, it->second->ready};
+}
+
 void L2Cache::fill(const BoxKey& key, uint64_t ready_cycle) {
   auto it = index_.find(key);
   if (it != index_.end()) it->second->ready = ready_cycle;
@@ -28,6 +38,62 @@ void L2Cache::evict_to(uint64_t limit) {
     resident_ -= lru_.back().bytes;
     index_.erase(lru_.back().key);
     lru_.pop_back();
+  }
+}
+
+L2::L2(uint64_t capacity_bytes, std::vector<uint32_t> side)
+    : side_(std::move(side)),
+      one_(side_.empty() ? capacity_bytes : 0),
+      half_{L2Cache(side_.empty() ? 0 : capacity_bytes / 2),
+            L2Cache(side_.empty() ? 0 : capacity_bytes / 2)} {}
+
+void L2::lookup(L2Cache& c, const BoxKey& key, uint64_t bytes, L2Reads& out, bool& missed) {
+  const L2Cache::Lookup l = c.access(key, bytes);
+  if (l.hit) {
+    out.any_hit = true;
+    out.hit_ready = std::max(out.hit_ready, l.ready);
+    return;
+  }
+  out.hbm_bytes += bytes;
+  out.add_fill(&c, key);
+  missed = true;
+}
+
+void L2::read(int sm, const BoxKey& key, uint64_t bytes, L2Reads& out) {
+  ++lookups_;
+  bool missed = false;
+  if (side_.empty()) {
+    lookup(one_, key, bytes, out, missed);
+  } else {
+    const uint32_t h = static_cast<size_t>(sm) < side_.size() ? side_[static_cast<size_t>(sm)] : 0;
+    L2Cache& near = half_[h];
+    const uint64_t home = bytes / 2, far = bytes - home;
+    lookup(near, key, home, out, missed);  // the lines homed beside the SM
+    BoxKey copy = key;
+    copy.copy = 1;
+    const L2Cache::Lookup c = near.access(copy, far);
+    if (c.hit) {
+      out.any_hit = true;
+      out.hit_ready = std::max(out.hit_ready, c.ready);
+    } else {
+      out.add_fill(&near, copy);  // kept beside the SM once it lands
+      const L2Cache::Lookup f = half_[1 - h].touch(key);  // across, not taken in on a miss
+      if (f.hit) {
+        out.any_hit = true;
+        out.hit_ready = std::max(out.hit_ready, f.ready);
+      } else {
+        out.hbm_bytes += far;
+        missed = true;
+      }
+    }
+  }
+  if (!missed) ++out.parts_hit;
+}
+
+void L2::land(const L2Reads& r, uint64_t ready) {
+  for (size_t i = 0; i < r.fills; ++i) {
+    const L2Reads::Fill& f = i < L2Reads::kInline ? r.inline_fills[i] : r.more_fills[i - L2Reads::kInline];
+    f.cache->fill(f.key, ready);
   }
 }
 

@@ -9,14 +9,27 @@
 // HBM again (miss merging). The model is used in timing and functional mode
 // alike; it only decides times, never data.
 //
+// L2 (below) is the GPU's L2 built from such caches: one, or two halves of
+// half the capacity each. With two halves (the H100 and H200: measured in
+// docs/hardware.md, "Two halves of L2") half the lines of every box are
+// homed in each half; an SM finds the lines homed beside it in its half, and
+// for the others looks for a copy in its half first, then in the other half
+// (the lines cross between the halves), then HBM, and keeps a copy in its
+// half (only there: a line from HBM for a reader on the other side is not
+// also kept in its home half). So data that SMs of both halves read takes
+// capacity in both, and data that stays with its readers takes it once.
+//
 // Invariants: resident bytes <= capacity after every access; every key in the
-// index is in the LRU list exactly once.
+// index is in the LRU list exactly once; an L2 read counts its HBM bytes only
+// for entries that missed in the half that homes them.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <list>
 #include <unordered_map>
+#include <vector>
 
 namespace sk::models::sm100 {
 
@@ -24,8 +37,12 @@ struct BoxKey {
   uint64_t base = 0;
   int32_t c0 = 0, c1 = 0;
   uint32_t box0 = 0, box1 = 0;
+  // In a half of a two-half L2: 0 the box's lines homed there, 1 the copy of
+  // those homed in the other half.
+  uint32_t copy = 0;
   bool operator==(const BoxKey& o) const {
-    return base == o.base && c0 == o.c0 && c1 == o.c1 && box0 == o.box0 && box1 == o.box1;
+    return base == o.base && c0 == o.c0 && c1 == o.c1 && box0 == o.box0 && box1 == o.box1 &&
+           copy == o.copy;
   }
 };
 
@@ -35,6 +52,7 @@ struct BoxKeyHash {
     h ^= (static_cast<uint64_t>(static_cast<uint32_t>(k.c0)) << 32 |
           static_cast<uint32_t>(k.c1)) + 0x7f4a7c159e3779b9ull + (h << 6) + (h >> 2);
     h ^= (uint64_t{k.box0} << 32 | k.box1) + (h << 6) + (h >> 2);
+    h ^= uint64_t{k.copy} * 0xbf58476d1ce4e5b9ull;
     return static_cast<size_t>(h);
   }
 };
@@ -52,6 +70,9 @@ class L2Cache {
   // Looks the box up and makes it most recently used. On a miss the caller
   // fetches it and reports when it lands with fill().
   Lookup access(const BoxKey& key, uint64_t bytes);
+  // The same without taking a miss in: a hit is made most recently used, a
+  // miss leaves the cache as it was.
+  Lookup touch(const BoxKey& key);
   void fill(const BoxKey& key, uint64_t ready_cycle);
 
   uint64_t hits() const { return hits_; }
@@ -71,6 +92,54 @@ class L2Cache {
   uint64_t hits_ = 0, misses_ = 0;
   std::list<Entry> lru_;  // front: most recently used
   std::unordered_map<BoxKey, std::list<Entry>::iterator, BoxKeyHash> index_;
+};
+
+// What one load found in L2 over its parts: the bytes that come from HBM, the
+// latest time at which a part that hit is in L2, and the entries to mark
+// filled when the load lands (L2::land).
+struct L2Reads {
+  uint64_t hbm_bytes = 0;
+  uint64_t hit_ready = 0;
+  bool any_hit = false;
+  uint32_t parts_hit = 0;  // parts that needed nothing from HBM
+  struct Fill {
+    L2Cache* cache;
+    BoxKey key;
+  };
+  static constexpr size_t kInline = 32;  // fills kept without a heap allocation
+  std::array<Fill, kInline> inline_fills;
+  std::vector<Fill> more_fills;
+  size_t fills = 0;
+  void add_fill(L2Cache* c, const BoxKey& k) {
+    if (fills < kInline)
+      inline_fills[fills] = Fill{c, k};
+    else
+      more_fills.push_back(Fill{c, k});
+    ++fills;
+  }
+};
+
+class L2 {
+ public:
+  // side: the half beside each SM (Params::l2_side); empty: one cache.
+  L2(uint64_t capacity_bytes, std::vector<uint32_t> side);
+
+  // Reads one part of a load (a box, or an im2col row chunk) of `bytes` for
+  // SM `sm` and adds what it found to `out`.
+  void read(int sm, const BoxKey& key, uint64_t bytes, L2Reads& out);
+  // The load of `r` lands at `ready`: its missed entries hold data from then.
+  void land(const L2Reads& r, uint64_t ready);
+
+  uint64_t lookups() const { return lookups_; }  // parts read
+  bool halves() const { return !side_.empty(); }
+
+ private:
+  void lookup(L2Cache& c, const BoxKey& key, uint64_t bytes, L2Reads& out, bool& missed);
+
+  std::vector<uint32_t> side_;
+  L2Cache one_;
+  std::array<L2Cache, 2> half_;
+  uint64_t lookups_ = 0;
 };
 
 }  // namespace sk::models::sm100

@@ -27,6 +27,13 @@ struct Params {
   uint32_t tma_base_latency = 0;     // unloaded TMA round trip from HBM (cycles)
   uint32_t tma_l2_latency = 0;       // unloaded TMA round trip on an L2 hit
   uint64_t l2_bytes = 0;             // L2 capacity
+  // The half of L2 each SM sits beside (0 or 1), by the SM the model runs
+  // CTA c of a one-CTA-per-SM launch on (c: the hardware's block order);
+  // empty: one L2. With two halves each holds l2_bytes / 2, half the lines of
+  // every box are homed in each, and an SM that reads lines homed in the
+  // other half also keeps a copy of them in its own (models/sm100/
+  // l2_cache.h, docs/hardware.md "Two halves of L2").
+  std::vector<uint32_t> l2_side;
   double l2_bytes_per_cycle = 0;     // L2 read bandwidth, shared by all SMs
   // Loaded memory path (0 where not calibrated). With tma_fair_share, an
   // SM's loads stream at most at l2_bytes_per_cycle / (SMs with loads in

@@ -243,34 +243,15 @@ inline Cycle load_done(Cta& cta, uint64_t box_bytes, std::span<const L2Part> par
   if (oob > 0 && p.tma_oob_rows_per_cycle > 0)
     port_done = std::max(port_done, gpu().oob_fill(static_cast<Cycle>(port_start), oob));
   cta.tma_free = port_done;
-  uint64_t missed = 0;
-  Cycle hit_ready = 0;
-  bool any_hit = false;
-  // Up to this many parts are filled without a heap allocation.
-  constexpr size_t kInline = 16;
-  const BoxKey* missed_inline[kInline];
-  std::vector<const BoxKey*> missed_more;
-  size_t n_missed = 0;
-  for (const L2Part& part : parts) {
-    const L2Cache::Lookup l2 = gpu().l2().access(part.key, part.bytes);
-    if (l2.hit) {
-      any_hit = true;
-      ++cta.l2_hits;
-      hit_ready = std::max<Cycle>(hit_ready, l2.ready);
-      continue;
-    }
-    missed += part.bytes;
-    if (n_missed < kInline)
-      missed_inline[n_missed] = &part.key;
-    else
-      missed_more.push_back(&part.key);
-    ++n_missed;
-  }
+  L2Reads l2;
+  for (const L2Part& part : parts) gpu().l2().read(cta.sm, part.key, part.bytes, l2);
+  cta.l2_hits += l2.parts_hit;
+  const uint64_t missed = l2.hbm_bytes;
   Cycle done;
-  if (n_missed == 0) {
+  if (missed == 0) {
     const Cycle l2_done = gpu().l2_transfer(now, bytes);
     done = std::max({now + p.tma_l2_latency, port_done + p.tma_l2_latency / 2, l2_done,
-                     hit_ready + p.tma_l2_latency / 2});
+                     static_cast<Cycle>(l2.hit_ready) + p.tma_l2_latency / 2});
   } else {
     const Cycle l2_done =
         gpu().l2_transfer(now, bytes + static_cast<uint64_t>(p.l2_fill_factor * static_cast<double>(missed)));
@@ -279,10 +260,9 @@ inline Cycle load_done(Cta& cta, uint64_t box_bytes, std::span<const L2Part> par
     // passed the SM's port: the calibration's base + bytes / rate (H200: a
     // lone 32 KiB box 1,206 cycles, a stage's two 16 KiB boxes 1,171).
     done = std::max({port_done + p.tma_base_latency, hbm_done, l2_done});
-    if (any_hit) done = std::max<Cycle>(done, hit_ready + p.tma_l2_latency / 2);
-    for (size_t i = 0; i < n_missed; ++i)
-      gpu().l2().fill(i < kInline ? *missed_inline[i] : *missed_more[i - kInline], done);
+    if (l2.any_hit) done = std::max<Cycle>(done, l2.hit_ready + p.tma_l2_latency / 2);
   }
+  gpu().l2().land(l2, done);
   if (p.tma_loaded_latency > 0)
     done += static_cast<Cycle>(p.tma_loaded_latency * loading / p.num_sms + 0.5);
   if (p.tlb_entries > 0 && tlb_miss(cta, pages, p.tlb_entries)) done += p.tlb_miss_latency;

@@ -42,6 +42,10 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
   r.tma_l2_latency = static_cast<uint32_t>(count(p, "tma_l2_latency", 1, 1ull << 20));
   r.l2_bytes = static_cast<uint64_t>(count(p, "l2_bytes", 0, 1ull << 40));
   r.l2_bytes_per_cycle = real(p, "l2_bytes_per_cycle", 0.001, 1000000.0);
+  r.l2_side = models::param_list(p, "l2_side", "sm90", 0, 1);
+  if (!r.l2_side.empty() && r.l2_side.size() != static_cast<size_t>(r.num_sms))
+    throw std::runtime_error("sm90 params: \"l2_side\" has " + std::to_string(r.l2_side.size()) +
+                             " entries for " + std::to_string(r.num_sms) + " SMs (one per SM, or none)");
   r.tma_fair_share = count(p, "tma_fair_share", 0, 1) == 1;
   r.tma_loaded_latency = static_cast<uint32_t>(count(p, "tma_loaded_latency", 0, 1ull << 20));
   r.l2_fill_factor = real(p, "l2_fill_factor", 0.0, 16.0);

@@ -61,7 +61,7 @@ void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r, double
   uint64_t hits = 0, boxes = 0;
   for (int c = 0; c < gpu.num_ctas(); ++c)
     if (gpu.started(c)) hits += gpu.cta(c).l2_hits;
-  boxes = gpu.l2().hits() + gpu.l2().misses();
+  boxes = gpu.l2().lookups();
   r.l2_hit_pct = boxes == 0 ? 0.0 : 100.0 * static_cast<double>(hits) / static_cast<double>(boxes);
   r.hbm_bytes = gpu.hbm_bytes();
   r.smem_fill_bytes = bytes;

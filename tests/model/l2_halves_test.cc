@@ -1,0 +1,74 @@
+// l2_halves_test.cc: the L2 of two halves (models/sm100/l2_cache.h, L2)
+// against the single cache it replaces. An SM of the other side finds the
+// lines of a box homed across, and reads those homed beside it from HBM
+// (kept only as the first reader's copy);
+// a cyclic footprint of 3/4 of the capacity that stays with its SMs stays in
+// L2, and the same footprint moving to the other side on every pass does not
+// (each side then keeps a copy of what it reads), where one cache holds both.
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "models/sm100/l2_cache.h"
+
+namespace {
+using sk::models::sm100::BoxKey;
+using sk::models::sm100::L2;
+using sk::models::sm100::L2Reads;
+
+constexpr uint64_t kBox = 16384;
+
+// Reads box b for `sm` and lands it at once; returns the bytes from HBM.
+uint64_t read(L2& l2, int sm, int b) {
+  L2Reads r;
+  l2.read(sm, BoxKey{0x1000, 0, b * 128, 64, 128}, kBox, r);
+  l2.land(r, 1);
+  return r.hbm_bytes;
+}
+
+// HBM bytes of the last of `passes` passes over `boxes` boxes, box i read on
+// pass p by SM (i + p * shift) % 4, with SMs 0-1 on side 0 and 2-3 on side 1.
+uint64_t last_pass(L2& l2, int boxes, int passes, int shift) {
+  uint64_t hbm = 0;
+  for (int p = 0; p < passes; ++p) {
+    hbm = 0;
+    for (int i = 0; i < boxes; ++i) hbm += read(l2, (i + p * shift) % 4, i);
+  }
+  return hbm;
+}
+
+}  // namespace
+
+TEST_CASE("two halves: the other side finds the lines homed across, not its own") {
+  L2 l2(64 * kBox, {0, 0, 1, 1});
+  CHECK(l2.halves());
+  CHECK(read(l2, 0, 7) == kBox);  // cold: all of it from HBM
+  CHECK(read(l2, 1, 7) == 0);     // the same side: homed there, or its copy
+  // The other side: the lines homed on SM 0's side cross over; those homed on
+  // its own were kept only as SM 0's copy, so they come from HBM.
+  CHECK(read(l2, 2, 7) == kBox / 2);
+  CHECK(read(l2, 3, 7) == 0);
+  CHECK(l2.lookups() == 4);
+}
+
+TEST_CASE("two halves: a footprint that changes sides takes capacity in both") {
+  const int boxes = 48;  // 3/4 of the capacity
+  {
+    L2 one(64 * kBox, {});
+    CHECK(last_pass(one, boxes, 6, 2) == 0);  // one cache holds it whoever reads
+  }
+  {
+    L2 halves(64 * kBox, {0, 0, 1, 1});
+    CHECK(last_pass(halves, boxes, 6, 0) == 0);  // each SM its own boxes
+  }
+  {
+    L2 halves(64 * kBox, {0, 0, 1, 1});
+    // Every box changes sides each pass: each side wants all 48 boxes' home
+    // lines and copies in 32 boxes' worth.
+    CHECK(last_pass(halves, boxes, 6, 2) > 0);
+  }
+  {
+    L2 halves(64 * kBox, {0, 0, 1, 1});
+    CHECK(last_pass(halves, 16, 6, 2) == 0);  // small enough for both sides
+  }
+}

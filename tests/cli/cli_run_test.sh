@@ -283,7 +283,9 @@ assert ca["tensor_phase_ghz"] < ca["rest_phase_ghz"] <= 1.98, ca
 # Most of the launch is its tensor phase; the average clock lies between.
 assert 0.6 * auto["cycles"] < ca["tensor_phase_cycles"] < auto["cycles"], (ca, auto["cycles"])
 assert ca["tensor_phase_ghz"] < auto["clock_ghz"] < ca["rest_phase_ghz"], auto["clock_ghz"]
-assert auto["power_w"] < 700.5, auto["power_w"]
+# The search stops once neither clock moves by 1 % (runner/kernels/power_clocks.h),
+# so the draw at the clocks found may pass the limit by that much.
+assert auto["power_w"] < 1.01 * 700, auto["power_w"]
 assert abs(top["clock_ghz"] - 1.98) < 1e-9 and top["power_w"] > 700, (top["clock_ghz"], top["power_w"])
 assert abs(slow["clock_ghz"] - 1.4) < 1e-9 and slow["power_w"] < 700, (slow["clock_ghz"], slow["power_w"])
 assert top["predicted_time_us"] < auto["predicted_time_us"] < slow["predicted_time_us"]

@@ -1,6 +1,7 @@
 #include "models/sm100/l2_cache.h"
 
 #include <algorithm>
+#include <iterator>
 #include <utility>
 
 namespace sk::models::sm100 {
@@ -21,11 +22,20 @@ L2Cache::Lookup L2Cache::access(const BoxKey& key, uint64_t bytes) {
   return Lookup{};
 }
 
-L2Cache::Lookup L2Cache::touch(const BoxKey& key) {
+L2Cache::Lookup L2Cache::access_cold(const BoxKey& key, uint64_t bytes) {
   auto it = index_.find(key);
-  if (it == index_.end()) return Lookup{};
-  lru_.splice(lru_.begin(), lru_, it->second);
-  return Lookup{true, it->second->ready};
+  if (it != index_.end()) {
+    lru_.splice(lru_.begin(), lru_, it->second);
+    ++hits_;
+    return Lookup{true, it->second->ready};
+  }
+  ++misses_;
+  if (bytes > capacity_) return Lookup{};
+  evict_to(capacity_ - bytes);
+  lru_.push_back(Entry{key, bytes, UINT64_MAX});
+  index_.emplace(key, std::prev(lru_.end()));
+  resident_ += bytes;
+  return Lookup{};
 }
 
 void L2Cache::fill(const BoxKey& key, uint64_t ready_cycle) {
@@ -77,12 +87,14 @@ void L2::read(int sm, const BoxKey& key, uint64_t bytes, L2Reads& out) {
       out.hit_ready = std::max(out.hit_ready, c.ready);
     } else {
       out.add_fill(&near, copy);  // kept beside the SM once it lands
-      const L2Cache::Lookup f = half_[1 - h].touch(key);  // across, not taken in on a miss
+      L2Cache& home = half_[1 - h];  // across; a miss is kept there at the cold end
+      const L2Cache::Lookup f = home.access_cold(key, far);
       if (f.hit) {
         out.any_hit = true;
         out.hit_ready = std::max(out.hit_ready, f.ready);
       } else {
         out.hbm_bytes += far;
+        out.add_fill(&home, key);
         missed = true;
       }
     }

@@ -15,9 +15,10 @@
 // homed in each half; an SM finds the lines homed beside it in its half, and
 // for the others looks for a copy in its half first, then in the other half
 // (the lines cross between the halves), then HBM, and keeps a copy in its
-// half (only there: a line from HBM for a reader on the other side is not
-// also kept in its home half). So data that SMs of both halves read takes
-// capacity in both, and data that stays with its readers takes it once.
+// half. A line fetched from HBM for a reader on the other side is kept in its
+// home half too, but at the cold end of its LRU, so that it goes first unless
+// read again. So data that SMs of both halves read takes capacity in both, and
+// data that stays with its readers takes it about once.
 //
 // Invariants: resident bytes <= capacity after every access; every key in the
 // index is in the LRU list exactly once; an L2 read counts its HBM bytes only
@@ -70,9 +71,9 @@ class L2Cache {
   // Looks the box up and makes it most recently used. On a miss the caller
   // fetches it and reports when it lands with fill().
   Lookup access(const BoxKey& key, uint64_t bytes);
-  // The same without taking a miss in: a hit is made most recently used, a
-  // miss leaves the cache as it was.
-  Lookup touch(const BoxKey& key);
+  // The same, but a miss is taken in at the cold end, the first to go when
+  // room is needed, unless it is read again before.
+  Lookup access_cold(const BoxKey& key, uint64_t bytes);
   void fill(const BoxKey& key, uint64_t ready_cycle);
 
   uint64_t hits() const { return hits_; }

@@ -104,7 +104,7 @@ void L2::read(int sm, const BoxKey& key, uint64_t bytes, L2Reads& out) {
 
 void L2::land(const L2Reads& r, uint64_t ready) {
   for (size_t i = 0; i < r.fills; ++i) {
-    const L2Reads::Fill& f = i < L2Reads::kInline ? r.inline_fills[i] : r.more_fills[i - L2Reads::kInline];
+    const L2Reads::Fill& f = r.fill(i);
     f.cache->fill(f.key, ready);
   }
 }

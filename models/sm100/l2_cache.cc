@@ -1,12 +1,11 @@
 #include "models/sm100/l2_cache.h"
 
 #include <algorithm>
-#include <iterator>
 #include <utility>
 
 namespace sk::models::sm100 {
 
-L2Cache::Lookup L2Cache::access(const BoxKey& key, uint64_t bytes) {
+L2Cache::Lookup L2Cache::access(const BoxKey& key, uint64_t bytes, Insert where) {
   auto it = index_.find(key);
   if (it != index_.end()) {
     lru_.splice(lru_.begin(), lru_, it->second);
@@ -16,24 +15,8 @@ L2Cache::Lookup L2Cache::access(const BoxKey& key, uint64_t bytes) {
   ++misses_;
   if (bytes > capacity_) return Lookup{};  // never fits: always streams
   evict_to(capacity_ - bytes);
-  lru_.push_front(Entry{key, bytes, UINT64_MAX});
-  index_.emplace(key, lru_.begin());
-  resident_ += bytes;
-  return Lookup{};
-}
-
-L2Cache::Lookup L2Cache::access_cold(const BoxKey& key, uint64_t bytes) {
-  auto it = index_.find(key);
-  if (it != index_.end()) {
-    lru_.splice(lru_.begin(), lru_, it->second);
-    ++hits_;
-    return Lookup{true, it->second->ready};
-  }
-  ++misses_;
-  if (bytes > capacity_) return Lookup{};
-  evict_to(capacity_ - bytes);
-  lru_.push_back(Entry{key, bytes, UINT64_MAX});
-  index_.emplace(key, std::prev(lru_.end()));
+  const auto at = where == Insert::kHot ? lru_.begin() : lru_.end();
+  index_.emplace(key, lru_.insert(at, Entry{key, bytes, UINT64_MAX}));
   resident_ += bytes;
   return Lookup{};
 }
@@ -57,11 +40,11 @@ L2::L2(uint64_t capacity_bytes, std::vector<uint32_t> side)
       half_{L2Cache(side_.empty() ? 0 : capacity_bytes / 2),
             L2Cache(side_.empty() ? 0 : capacity_bytes / 2)} {}
 
-void L2::lookup(L2Cache& c, const BoxKey& key, uint64_t bytes, L2Reads& out, bool& missed) {
-  const L2Cache::Lookup l = c.access(key, bytes);
+void L2::lookup(L2Cache& c, const BoxKey& key, uint64_t bytes, L2Reads& out, bool& missed,
+                L2Cache::Insert where) {
+  const L2Cache::Lookup l = c.access(key, bytes, where);
   if (l.hit) {
-    out.any_hit = true;
-    out.hit_ready = std::max(out.hit_ready, l.ready);
+    out.note_hit(l.ready);
     return;
   }
   out.hbm_bytes += bytes;
@@ -77,26 +60,19 @@ void L2::read(int sm, const BoxKey& key, uint64_t bytes, L2Reads& out) {
   } else {
     const uint32_t h = static_cast<size_t>(sm) < side_.size() ? side_[static_cast<size_t>(sm)] : 0;
     L2Cache& near = half_[h];
-    const uint64_t home = bytes / 2, far = bytes - home;
-    lookup(near, key, home, out, missed);  // the lines homed beside the SM
+    const uint64_t homed_here = bytes / 2, homed_across = bytes - homed_here;
+    lookup(near, key, homed_here, out, missed);
+    // The lines homed across: the copy beside the SM, else the other half
+    // (which keeps a line it fetches from HBM for this reader at its cold
+    // end); the copy is taken in once the load lands.
     BoxKey copy = key;
     copy.copy = 1;
-    const L2Cache::Lookup c = near.access(copy, far);
+    const L2Cache::Lookup c = near.access(copy, homed_across);
     if (c.hit) {
-      out.any_hit = true;
-      out.hit_ready = std::max(out.hit_ready, c.ready);
+      out.note_hit(c.ready);
     } else {
-      out.add_fill(&near, copy);  // kept beside the SM once it lands
-      L2Cache& home = half_[1 - h];  // across; a miss is kept there at the cold end
-      const L2Cache::Lookup f = home.access_cold(key, far);
-      if (f.hit) {
-        out.any_hit = true;
-        out.hit_ready = std::max(out.hit_ready, f.ready);
-      } else {
-        out.hbm_bytes += far;
-        out.add_fill(&home, key);
-        missed = true;
-      }
+      out.add_fill(&near, copy);
+      lookup(half_[1 - h], key, homed_across, out, missed, L2Cache::Insert::kCold);
     }
   }
   if (!missed) ++out.parts_hit;

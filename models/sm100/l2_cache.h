@@ -25,6 +25,7 @@
 // for entries that missed in the half that homes them.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -69,12 +70,13 @@ class L2Cache {
     bool hit = false;
     uint64_t ready = 0;  // hit: when the data is (or will be) in L2
   };
-  // Looks the box up and makes it most recently used. On a miss the caller
-  // fetches it and reports when it lands with fill().
-  Lookup access(const BoxKey& key, uint64_t bytes);
-  // The same, but a miss is taken in at the cold end, the first to go when
-  // room is needed, unless it is read again before.
-  Lookup access_cold(const BoxKey& key, uint64_t bytes);
+  // Where a miss is taken in: most recently used, or at the cold end (the
+  // first to go when room is needed, unless it is read again before).
+  enum class Insert { kHot, kCold };
+  // Looks the box up and makes it most recently used; a miss is taken in
+  // `where` says. On a miss the caller fetches it and reports when it lands
+  // with fill().
+  Lookup access(const BoxKey& key, uint64_t bytes, Insert where = Insert::kHot);
   void fill(const BoxKey& key, uint64_t ready_cycle);
 
   uint64_t hits() const { return hits_; }
@@ -111,6 +113,10 @@ struct L2Reads {
   // Up to kInline fills are kept without a heap allocation (a tiled box makes
   // at most three), in slots left uninitialized until used: a load builds an
   // L2Reads for every box, and zeroing unused slots showed in the profile.
+  void note_hit(uint64_t ready) {
+    any_hit = true;
+    hit_ready = std::max(hit_ready, ready);
+  }
   static constexpr size_t kInline = 12;
   union Slot {
     Fill fill;
@@ -146,7 +152,10 @@ class L2 {
   bool halves() const { return !side_.empty(); }
 
  private:
-  void lookup(L2Cache& c, const BoxKey& key, uint64_t bytes, L2Reads& out, bool& missed);
+  // Looks `key` up in `c`: a hit is noted in `out`, a miss adds its bytes to
+  // HBM's and its entry to the fills, and sets `missed`.
+  void lookup(L2Cache& c, const BoxKey& key, uint64_t bytes, L2Reads& out, bool& missed,
+              L2Cache::Insert where = L2Cache::Insert::kHot);
 
   std::vector<uint32_t> side_;
   L2Cache one_;

@@ -41,7 +41,8 @@
 // 8. ring_trip: the stage ring alone (a stage's A and B boxes loaded and
 //    released at once), 1 or 2 stages, on 1-132 SMs, boxes shared or each
 //    CTA's own: the round trip and each load's latency by the SMs loading.
-// 9. reuse: what of a matmul's A stays in L2 from one wave to the next. Every
+// 9. reuse (sections 9-11 live in l2_sides.cuh): what of a matmul's A stays in
+//    L2 from one wave to the next. Every
 //    SM reads, pass after pass, one 128-row block of a tensor of 128 rows per
 //    SM (K = 64 x kblocks, the row block all its k-blocks, as a tile reads A),
 //    the block moving `rotate` SMs on each pass (0: always its own; 8: as
@@ -90,25 +91,39 @@ __device__ uint8_t* aligned_base(uint8_t* smem) {
   return smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023);
 }
 
-// 1 and 2: CTA c reads boxes first + (c / share) * ring + (i % ring), i < loads.
-__global__ void share_stream(const __grid_constant__ CUtensorMap map, uint32_t share, uint32_t ring,
-                             uint32_t inflight, uint32_t loads, uint32_t first_box = 0) {
+// Thread 0's stream of `loads` 16 KiB boxes (64 x 128 BF16) of `map` into a
+// ring of `inflight` buffers, one mbarrier each: load i goes to the buffer
+// i % inflight once its last box has landed, at coords(i) = {column, row};
+// then waits for the last boxes. Sections 1, 2, 5 and 9 differ only in coords.
+struct BoxAt {
+  int32_t col, row;
+};
+template <class Coords>
+__device__ void stream_boxes(const CUtensorMap& map, uint32_t inflight, uint32_t loads, Coords coords) {
   extern __shared__ __align__(1024) uint8_t smem[];
   __shared__ uint64_t bars[16];
-  if (threadIdx.x != 0) return;
   uint8_t* base = aligned_base(smem);
   for (uint32_t s = 0; s < inflight; ++s) sk::arch::mbarrier_init(&bars[s], 1);
   sk::arch::fence_mbarrier_init();
-  const uint32_t first = first_box + (blockIdx.x / share) * ring;
   for (uint32_t i = 0; i < loads; ++i) {
     const uint32_t s = i % inflight;
     if (i >= inflight) wait_phase(&bars[s], ((i / inflight) - 1) & 1);
     sk::arch::mbarrier_arrive_expect_tx(&bars[s], 128 * 128);
-    sk::arch::tma_load_2d(base + s * 128 * 128, &map, &bars[s], 0,
-                          static_cast<int32_t>((first + i % ring) * 128));
+    const BoxAt at = coords(i);
+    sk::arch::tma_load_2d(base + s * 128 * 128, &map, &bars[s], at.col, at.row);
   }
   for (uint32_t i = loads; i < loads + inflight; ++i)
     if (i >= inflight) wait_phase(&bars[i % inflight], ((i / inflight) - 1) & 1);
+}
+
+// 1 and 2: CTA c reads boxes first + (c / share) * ring + (i % ring), i < loads.
+__global__ void share_stream(const __grid_constant__ CUtensorMap map, uint32_t share, uint32_t ring,
+                             uint32_t inflight, uint32_t loads, uint32_t first_box = 0) {
+  if (threadIdx.x != 0) return;
+  const uint32_t first = first_box + (blockIdx.x / share) * ring;
+  stream_boxes(map, inflight, loads, [=](uint32_t i) {
+    return BoxAt{0, static_cast<int32_t>((first + i % ring) * 128)};
+  });
 }
 
 // 1c: as share_stream, with `boxes` boxes of 16 KiB per stage on one barrier,
@@ -157,21 +172,10 @@ __device__ bool sm_selected(uint32_t select, uint32_t sms) {
 
 __global__ void oob_stream(const __grid_constant__ CUtensorMap map, uint32_t ring, uint32_t skew,
                            uint32_t inflight, uint32_t loads, uint32_t select = 0, uint32_t sms = 0) {
-  extern __shared__ __align__(1024) uint8_t smem[];
-  __shared__ uint64_t bars[16];
   if (threadIdx.x != 0 || !sm_selected(select, sms)) return;
-  uint8_t* base = aligned_base(smem);
-  for (uint32_t s = 0; s < inflight; ++s) sk::arch::mbarrier_init(&bars[s], 1);
-  sk::arch::fence_mbarrier_init();
-  for (uint32_t i = 0; i < loads; ++i) {
-    const uint32_t s = i % inflight;
-    if (i >= inflight) wait_phase(&bars[s], ((i / inflight) - 1) & 1);
-    sk::arch::mbarrier_arrive_expect_tx(&bars[s], 128 * 128);
-    sk::arch::tma_load_2d(base + s * 128 * 128, &map, &bars[s],
-                          static_cast<int32_t>(((i + blockIdx.x * skew) % ring) * 64), 0);
-  }
-  for (uint32_t i = loads; i < loads + inflight; ++i)
-    if (i >= inflight) wait_phase(&bars[i % inflight], ((i / inflight) - 1) & 1);
+  stream_boxes(map, inflight, loads, [=](uint32_t i) {
+    return BoxAt{static_cast<int32_t>(((i + blockIdx.x * skew) % ring) * 64), 0};
+  });
 }
 
 // 7: every warp stores `boxes` boxes of 64 x 16 BF16 (2 KiB, 128B swizzle)
@@ -246,52 +250,6 @@ __global__ void __launch_bounds__(64, 1)
     atomicAdd(&lat[0], sum);
     atomicAdd(&lat[1], static_cast<unsigned long long>(kblocks));
   }
-}
-
-// 9: CTA c reads, on pass p, the `kblocks` 128 x 64 boxes of row block
-// (c + p * rotate) mod gridDim.x, k-block after k-block, `inflight` loads
-// outstanding.
-__global__ void reuse_stream(const __grid_constant__ CUtensorMap map, uint32_t kblocks, uint32_t passes,
-                             uint32_t rotate, uint32_t inflight) {
-  extern __shared__ __align__(1024) uint8_t smem[];
-  __shared__ uint64_t bars[16];
-  if (threadIdx.x != 0) return;
-  uint8_t* base = aligned_base(smem);
-  for (uint32_t s = 0; s < inflight; ++s) sk::arch::mbarrier_init(&bars[s], 1);
-  sk::arch::fence_mbarrier_init();
-  const uint32_t loads = passes * kblocks;
-  for (uint32_t i = 0; i < loads; ++i) {
-    const uint32_t s = i % inflight, pass = i / kblocks, kb = i % kblocks;
-    const uint32_t block = (blockIdx.x + pass * rotate) % gridDim.x;
-    if (i >= inflight) wait_phase(&bars[s], ((i / inflight) - 1) & 1);
-    sk::arch::mbarrier_arrive_expect_tx(&bars[s], 128 * 128);
-    sk::arch::tma_load_2d(base + s * 128 * 128, &map, &bars[s], static_cast<int32_t>(kb * 64),
-                          static_cast<int32_t>(block * 128));
-  }
-  for (uint32_t i = loads; i < loads + inflight; ++i)
-    if (i >= inflight) wait_phase(&bars[i % inflight], ((i / inflight) - 1) & 1);
-}
-
-// 10: the CTA on SM `sm` reads `words` 16-byte words from `buf` through L2
-// (ld.global.cg), 256 threads side by side; the others exit.
-__global__ void __launch_bounds__(256, 1)
-    halves_read(const uint4* buf, uint64_t words, uint32_t sm, unsigned* sink) {
-  uint32_t id;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-  if (id != sm) return;
-  unsigned x = 0;
-  for (uint64_t i = threadIdx.x; i < words; i += blockDim.x) {
-    const uint4 v = __ldcg(buf + i);
-    x ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (x == 0x9e3779b9u) sink[threadIdx.x] = x;  // keeps the loads
-}
-
-// 11: records the SM each CTA runs on.
-__global__ void __launch_bounds__(32, 1) which_sm(uint32_t* out) {
-  uint32_t id;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-  if (threadIdx.x == 0) out[blockIdx.x] = id;
 }
 
 struct GemmCfg {
@@ -738,71 +696,7 @@ void run_ring_trip(void* buf, uint64_t buf_bytes) {
   CK(cudaFree(lat));
 }
 
-// 9: one CTA per SM, 8 loads in flight each, 8 passes per launch; the
-// launches repeat over the same footprint (the warm-ups fill L2 as far as it
-// holds it).
-void run_reuse(void* buf) {
-  std::printf("section,reuse\nrotate,kblocks,footprint_mib,passes,us,mhz,bytes_per_ns,bytes_per_sm_cycle\n");
-  const uint32_t passes = 8, inflight = 8;
-  const int smem = static_cast<int>(inflight * 16384 + 1024);
-  CK(cudaFuncSetAttribute(reuse_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  for (uint32_t rotate : {0u, 8u, 67u})
-    for (uint32_t kblocks : {4u, 8u, 12u, 16u, 20u, 22u, 24u, 26u, 28u, 30u, 32u, 36u, 40u, 48u, 64u}) {
-      const uint64_t k = 64ull * kblocks, rows = 128ull * g_sms;
-      const CUtensorMap m = map2d(buf, k, rows, 2 * k, 128);
-      auto [us, mhz] = timed([&](int) { reuse_stream<<<g_sms, 32, smem>>>(m, kblocks, passes, rotate, inflight); });
-      const double footprint = 2.0 * k * rows, bytes = footprint * passes;
-      std::printf("%u,%u,%.2f,%u,%.1f,%.0f,%.1f,%.2f\n", rotate, kblocks, footprint / (1 << 20), passes, us, mhz,
-                  bytes / (us * 1e3), bytes / (us * mhz) / g_sms);
-    }
-}
-
-// 10: region s of the buffer (4 MiB, untouched so far) for SM s: read on SM
-// 0, then on SM s. The launches are kernels of their own (one CTA per SM by
-// shared memory), so Nsight Compute reports each apart, in this order.
-void run_halves(void* buf) {
-  std::printf("section,halves\nsm,first_us,second_us\n");
-  unsigned* sink = nullptr;
-  CK(cudaMalloc(&sink, 256 * sizeof(unsigned)));
-  const uint64_t region = 4ull << 20;
-  const int smem = 120 * 1024;
-  CK(cudaFuncSetAttribute(halves_read, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  cudaEvent_t e[3];
-  for (cudaEvent_t& x : e) CK(cudaEventCreate(&x));
-  for (int sm = 0; sm < g_sms; ++sm) {
-    const auto* r = reinterpret_cast<const uint4*>(static_cast<uint8_t*>(buf) + sm * region);
-    CK(cudaEventRecord(e[0]));
-    halves_read<<<g_sms, 256, smem>>>(r, region / 16, 0, sink);
-    CK(cudaEventRecord(e[1]));
-    halves_read<<<g_sms, 256, smem>>>(r, region / 16, static_cast<uint32_t>(sm), sink);
-    CK(cudaEventRecord(e[2]));
-    CK(cudaEventSynchronize(e[2]));
-    float a = 0, b = 0;
-    CK(cudaEventElapsedTime(&a, e[0], e[1]));
-    CK(cudaEventElapsedTime(&b, e[1], e[2]));
-    std::printf("%d,%.1f,%.1f\n", sm, a * 1e3, b * 1e3);
-  }
-  for (cudaEvent_t& x : e) CK(cudaEventDestroy(x));
-  CK(cudaFree(sink));
-}
-
-// 11: one row per launch: the SM of block 0, 1, ...
-void run_smids() {
-  std::printf("section,smids\nlaunch,smid_by_block\n");
-  uint32_t* d = nullptr;
-  CK(cudaMalloc(&d, g_sms * sizeof(uint32_t)));
-  const int smem = 120 * 1024;  // one CTA per SM
-  CK(cudaFuncSetAttribute(which_sm, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  std::vector<uint32_t> h(g_sms);
-  for (int launch = 0; launch < 5; ++launch) {
-    which_sm<<<g_sms, 32, smem>>>(d);
-    CK(cudaMemcpy(h.data(), d, g_sms * sizeof(uint32_t), cudaMemcpyDeviceToHost));
-    std::printf("%d,", launch);
-    for (int b = 0; b < g_sms; ++b) std::printf("%s%u", b == 0 ? "" : " ", h[b]);
-    std::printf("\n");
-  }
-  CK(cudaFree(d));
-}
+#include "hw/h200/l2_sides.cuh"  // sections 9-11, in this namespace
 
 }  // namespace
 

@@ -14,9 +14,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out="${OUT:-/tmp}"
-NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-[ -n "$NCU" ] || { echo "run_l2_halves: no ncu on this machine" >&2; exit 2; }
-nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader
+. hw/h200/ncu_bin.sh
 bin="${L2_STREAM:-}"
 if [ -z "$bin" ]; then
   bin=/tmp/l2_stream

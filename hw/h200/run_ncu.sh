@@ -14,9 +14,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out="${OUT:-/tmp}"
-NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-[ -n "$NCU" ] || { echo "run_ncu: no ncu on this machine" >&2; exit 2; }
-nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader
+. hw/h200/ncu_bin.sh
 . hw/h200/gemm_bench_bin.sh
 metrics=gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__cycles_elapsed.max
 metrics+=,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum

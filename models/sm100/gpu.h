@@ -255,7 +255,10 @@ class Cta {
   // whether it is blocked in barrier.cluster.wait.
   std::vector<int64_t> cluster_arrived;
   std::vector<uint8_t> waiting_cluster;
-  Cycle tc_free = 0;    // tensor core: next issue slot
+  Cycle tc_free = 0;    // tensor core: next issue slot (SM90: the latest of tc_quarter_free)
+  // SM90: per sub-partition (warp index % 4), when its tensor core is next
+  // free for a wgmma quarter (api_wgmma.cc).
+  Cycle tc_quarter_free[4] = {};
   // Per sub-partition (warp index % 4): when its FP32 pipe and its SFU are
   // next free for accounted per-lane math (api_alu.cc).
   Cycle fp32_free[4] = {}, sfu_free[4] = {};

@@ -6,11 +6,16 @@
 // layout the descriptors describe (kernels/arch/sm90/smem_desc.h), at issue:
 // the stage cannot change before the op's group is waited for in a correct
 // kernel, and in a wrong one the race detector sees the SMEM reads stay live
-// until that wait. Timing: the op takes N * wgmma_ii_per_n cycles of the SM's
-// tensor core (a quarter per warp) and completes wgmma_latency_extra later;
-// with wgmma_interleave, the tensor core serves the warpgroups' streams
-// interleaved, so a warp waiting for its youngest group waits for all the work
-// queued on the SM's tensor core by then.
+// until that wait. Timing, with wgmma_tensor_cores = 1: the op takes
+// N * wgmma_ii_per_n cycles of the SM's one tensor core (a quarter per warp,
+// in issue order); with 4, each of the SM's four sub-partitions has its own,
+// and warp w's quarter of the op (its 16 rows) runs on sub-partition w % 4's
+// for the whole N * wgmma_ii_per_n cycles (the four quarters in parallel: a
+// warp that runs ahead of the others of its warpgroup gains nothing from
+// their idle tensor cores). The op completes wgmma_latency_extra after it.
+// With wgmma_interleave, the tensor core (the warp's sub-partition's with 4)
+// serves the warpgroups' streams interleaved, so a warp waiting for its
+// youngest group waits for all the work queued on it by then.
 //
 // Every op tells the launch's PhaseClock (phase_clock.h) how long its SM's
 // tensor core has work, so the SM clock follows the tensor phase.
@@ -297,18 +302,20 @@ void wgmma_op(float* acc, int regs, uint64_t desc_a, const uint32_t* a_regs, uin
     obs->access(w, op, sim::Space::kSmem, rb, false, sim::Proxy::kAsync, "wgmma (B)", loc);
     wg.open.ops.push_back(op);
   }
-  // The op's interval, split over its four quarters so that they sum to it
-  // exactly (rounding each quarter alone made an N = 256 op 132 cycles and an
-  // N = 128 op 64, against 130 and 65).
+  // The quarter's interval: on the SM's one tensor core a quarter of the
+  // op's (split so that the four sum to it exactly: rounding each alone made
+  // an N = 256 op 132 cycles and an N = 128 op 64, against 130 and 65), on
+  // its sub-partition's the whole of it.
   const Cycle whole = static_cast<Cycle>(n * extras().wgmma_ii_per_n + 0.5);
-  const Cycle ii = whole * (quarter + 1) / 4 - whole * quarter / 4;
-  const Cycle start = std::max(local_now(w), cta.tc_free) +
+  const bool per_partition = extras().wgmma_tensor_cores == 4;
+  const Cycle ii = per_partition ? whole : whole * (quarter + 1) / 4 - whole * quarter / 4;
+  Cycle& free = per_partition ? cta.tc_quarter_free[quarter] : cta.tc_free;
+  const Cycle start = std::max(local_now(w), free) +
                       gpu().engine().schedule().agent_delay(sim::Agent::kTensorCore, ii);
-  cta.tc_free = start + ii;
+  free = start + ii;
+  cta.tc_free = std::max(cta.tc_free, free);
   sm100::note_busy(cta.tc_busy, start, start + ii);
   phase_clock().tensor_work(cta.tc_free);
-  // The warpgroup's op is complete when all four quarters are: a quarter
-  // issued at `start` finishes with the op about a whole interval later.
   const Cycle latency_extra =
       extras().wgmma_latency_extra - (rs ? extras().wgmma_rs_latency_saving : 0);
   wg.open.done = std::max(wg.open.done, start + whole + latency_extra);
@@ -366,8 +373,10 @@ void wgmma_wait_group(int n, const Loc& loc) {
   while (wg.committed.size() > static_cast<size_t>(n)) {
     Group& g = wg.committed.front();
     const Cycle now = local_now(w) - slot;
-    if (extras().wgmma_interleave && wg.committed.size() == 1 && cta.tc_free > now)
-      g.done = std::max(g.done, cta.tc_free + extras().wgmma_latency_extra +
+    const Cycle queued =
+        extras().wgmma_tensor_cores == 4 ? cta.tc_quarter_free[w.index() % 4] : cta.tc_free;
+    if (extras().wgmma_interleave && wg.committed.size() == 1 && queued > now)
+      g.done = std::max(g.done, queued + extras().wgmma_latency_extra +
                                     static_cast<Cycle>(extras().wgmma_drain_per_n * g.n + 0.5));
     if (g.done > now) {
       w.stall_local(g.done - now, kWaitGroup);

@@ -68,6 +68,10 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
   x.wgmma_rs_latency_saving =
       static_cast<uint32_t>(count(p, "wgmma_rs_latency_saving", 0, x.wgmma_latency_extra));
   x.wgmma_interleave = count(p, "wgmma_interleave", 0, 1) == 1;
+  x.wgmma_tensor_cores = static_cast<uint32_t>(count(p, "wgmma_tensor_cores", 1, 4));
+  if (x.wgmma_tensor_cores != 1 && x.wgmma_tensor_cores != 4)
+    throw std::runtime_error("sm90 params: \"wgmma_tensor_cores\" must be 1 or 4, got " +
+                             std::to_string(x.wgmma_tensor_cores));
   x.wgmma_drain_per_n = real(p, "wgmma_drain_per_n", 0.0, 1000.0);
   x.store_bytes_per_cycle = real(p, "store_bytes_per_cycle", 0.0, 1000000.0);
   x.store_series_bytes_per_cycle = real(p, "store_series_bytes_per_cycle", 0.0, 1000000.0);

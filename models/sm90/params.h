@@ -18,6 +18,10 @@ struct Extras {
   uint32_t wgmma_latency_extra = 0;  // latency = interval + this
   uint32_t wgmma_rs_latency_saving = 0;  // A from registers: latency this much shorter
   bool wgmma_interleave = false;     // warpgroups' ops interleave (api_wgmma.cc)
+  // 1: one tensor core per SM, each warp's quarter of an op a quarter of its
+  // interval; 4: one per sub-partition, each quarter the whole interval on
+  // sub-partition (warp % 4)'s (api_wgmma.cc).
+  uint32_t wgmma_tensor_cores = 1;
   double wgmma_drain_per_n = 0;      // with it: drain of a waited group, per column
   uint32_t launch_overhead_cycles = 0;  // launch to first instruction and back, as events see it
   // Per-SM rate at which st.global data from registers leaves the SM (the

@@ -4,9 +4,14 @@
 // must be clean under the race detector. Timing mode must complete too.
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
 #include <boost/json.hpp>
 
 #include "engine/isolate.h"
+#include "models/sm90/params.h"
 #include "runner/kernels/sm90_matmul_run.h"
 
 namespace {
@@ -201,6 +206,17 @@ TEST_CASE("sm90 matmul: --stamp-tiles reads the kernel's probe points without mo
     const auto& m = stamped.stamps.at("tile_medians").as_object();
     // 32 tiles of 128 x 256 on 32 CTAs: one tile each, none with a next one.
     CHECK(m.at("tiles").to_number<double>() == 0);
+    // ... but all_tiles has each of them, for both warpgroups, and the span
+    // from the first tile's start to the last one's stores covers a tile.
+    const auto& w = stamped.stamps.at("all_tiles").as_object();
+    auto ph = [&w](const char* k) { return w.at(k).to_number<double>(); };
+    CHECK(ph("tiles") == 64);
+    // at least the warpgroup's own 64 rows of the 5 k-blocks (the other
+    // warpgroup's may have started before this one's first stage stamp)
+    CHECK(ph("mainloop") >= 5.0 * 64 * 256 * 64 / 2048);
+    CHECK(ph("epilogue") > 0);
+    CHECK(ph("span_cycles") >= ph("first_wait") + ph("mainloop") + ph("epilogue"));
+    CHECK(ph("span_cycles") < stamped.cycles);
   }
   // 33 x 8 tiles of 128 x 256 on 132 CTAs: two tiles each, the first with a
   // next one, for each of the two consumer warpgroups.
@@ -215,4 +231,63 @@ TEST_CASE("sm90 matmul: --stamp-tiles reads the kernel's probe points without mo
     CHECK(ph("epilogue") > 0);
     CHECK(r.stamps.at("cta0_tiles").as_array().size() == 2);  // tile 0 of each warpgroup
   }
+}
+
+namespace {
+// The H200 file with wgmma_tensor_cores and wgmma_interleave set.
+std::string params_with_tensor_cores(int cores, int interleave) {
+  std::ifstream f("models/sm90/params.json");
+  REQUIRE(f.good());
+  std::stringstream text;
+  text << f.rdbuf();
+  boost::json::value v = boost::json::parse(text.str());
+  auto& p = v.at("params").as_object();
+  p.at("wgmma_tensor_cores").as_object()["value"] = cores;
+  p.at("wgmma_interleave").as_object()["value"] = interleave;
+  return boost::json::serialize(v);
+}
+}  // namespace
+
+// With a tensor core per sub-partition (wgmma_tensor_cores 4) a warp's
+// quarter of an op takes the whole op's interval on its own sub-partition:
+// a warp that runs ahead of the other three of its warpgroup gains nothing
+// from their idle tensor cores, so a warpgroup's main loop of 4 k-blocks of
+// 4 m64n128k16 ops takes at least 16 x 65 cycles; with one tensor core per
+// SM (the default) a warp running ahead gets the whole SM's rate and its main
+// loop can take less. Both keep the compute-bound k-block at the tensor
+// core's 518.5 cycles (8 ops of 64.8) with one tile per CTA.
+TEST_CASE("sm90 matmul: wgmma_tensor_cores 4 runs each warp's quarters on its own sub-partition") {
+  auto phases = [](int cores, int interleave, uint32_t m, uint32_t n, uint32_t k, int sms) {
+    const std::string text = params_with_tensor_cores(cores, interleave);
+    auto res = sk::sim::run_isolated(
+        [&] {
+          sk::models::sm90::use_params(text);
+          sk::sim::MatmulRequest q;
+          q.m = m, q.n = n, q.k = k, q.tile_n = 128, q.stages = 5;
+          q.num_sms = sms;
+          q.stamp_tiles = true;
+          q.sm_clock_ghz = q.rest_clock_ghz = 1.7;
+          return boost::json::serialize(sk::sim::to_json(sk::sim::run_sm90_matmul(q)));
+        },
+        300);
+    REQUIRE_MESSAGE(res.ok, res.error);
+    const auto r = sk::sim::run_result_from_json(boost::json::parse(res.payload));
+    return r.stamps.at("all_tiles").as_object();
+  };
+  auto ph = [](const boost::json::object& o, const char* k) { return o.at(k).to_number<double>(); };
+  // Short K with deep stages on the whole GPU (8192x4864x256: 64 x 38 tiles
+  // of 128 x 128 on 132 SMs, 4 k-blocks a tile), where the warps drift.
+  const auto quarters = phases(4, 0, 64 * 128, 38 * 128, 256, 0);
+  CHECK(ph(quarters, "mainloop") >= 16 * 65);
+  const auto one = phases(1, 1, 64 * 128, 38 * 128, 256, 0);
+  CHECK(ph(one, "mainloop") < 16 * 65);
+  // Compute-bound, one tile per CTA (16 CTAs): 64 k-blocks at the tensor core's rate.
+  for (const auto& [cores, interleave] : {std::pair{4, 0}, std::pair{1, 1}}) {
+    INFO("wgmma_tensor_cores " << cores);
+    const double per_k_block = ph(phases(cores, interleave, 4 * 128, 4 * 128, 4096, 16), "mainloop") / 64;
+    CHECK(per_k_block >= 518);
+    CHECK(per_k_block <= 530);
+  }
+  // Only 1 and 4 are tensor-core counts.
+  CHECK_THROWS_AS(sk::models::sm90::use_params(params_with_tensor_cores(2, 0)), std::runtime_error);
 }

@@ -13,7 +13,20 @@
 //   epilogue    -> the tile's stores issued
 //   to_next     -> the next tile's start
 //   period      tile start -> the next tile's start
-// in SM cycles of the SM the warp ran on.
+// in SM cycles of the SM the warp ran on; then a row "all" with the medians
+// of the first three over every tile (the last ones and one-tile CTAs too),
+// and a row "clock" with the SM clock each phase ran at, from %globaltimer
+// read beside every clock64 stamp (GHz: median over all tiles of the
+// main loop's cycles over its nanoseconds, and of first_wait + epilogue's)
+// and the launch's span in ns (the first tile start to the last tile's
+// stores issued, over every CTA). %globaltimer ticks in steps of up to 32 ns,
+// so the clocks of phases shorter than a few microseconds are rough. Then
+// rows "spread", one per tile index t of the CTAs' first 8: the 10th, 50th
+// and 90th percentile over the CTAs of their t-th main loop's end (ns after
+// the first tile start), the median epilogue (cycles) and the CTAs counted,
+// so that it shows whether the CTAs store together or apart; and rows
+// "lead", one per CTA: its SM (%smid) and how far its 4th and 8th main loops
+// end before the median CTA's (ns).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -31,6 +44,8 @@ namespace sk::bench::matmul_stamps {
 constexpr uint32_t kMaxCtas = 256, kWgs = 2, kMaxTiles = 64;
 constexpr size_t kWords = size_t{kMaxCtas} * kWgs * kMaxTiles * kMmPoints;
 __device__ unsigned long long g_stamps[kWords];
+__device__ unsigned long long g_ns[kWords];  // %globaltimer beside each stamp
+__device__ unsigned g_smid[kMaxCtas];         // the SM each CTA ran on
 
 struct ClockProbe {
   __device__ static void mark(MatmulPoint point, uint64_t tile) {
@@ -38,7 +53,16 @@ struct ClockProbe {
     const uint32_t wg = threadIdx.x / 128 - 1;
     const uint64_t local = (tile - blockIdx.x) / gridDim.x;
     if (blockIdx.x >= kMaxCtas || local >= kMaxTiles) return;
-    g_stamps[((static_cast<size_t>(blockIdx.x) * kWgs + wg) * kMaxTiles + local) * kMmPoints + point] = clock64();
+    const size_t at = ((static_cast<size_t>(blockIdx.x) * kWgs + wg) * kMaxTiles + local) * kMmPoints + point;
+    unsigned long long ns;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+    g_stamps[at] = clock64();
+    g_ns[at] = ns;
+    if (local == 0 && point == kMmTileStart && wg == 0) {
+      unsigned smid;
+      asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+      g_smid[blockIdx.x] = smid;
+    }
   }
 };
 
@@ -46,17 +70,41 @@ inline void clear(const char* prog) {
   void* p = nullptr;
   check_cuda(cudaGetSymbolAddress(&p, g_stamps), prog, "cudaGetSymbolAddress", __FILE__, __LINE__);
   check_cuda(cudaMemset(p, 0, kWords * 8), prog, "cudaMemset", __FILE__, __LINE__);
+  check_cuda(cudaGetSymbolAddress(&p, g_ns), prog, "cudaGetSymbolAddress", __FILE__, __LINE__);
+  check_cuda(cudaMemset(p, 0, kWords * 8), prog, "cudaMemset", __FILE__, __LINE__);
 }
 
 // Prints the section for a launch of `grid` CTAs; `label` names the
 // configuration (shape,tile_n,stages,epilogue).
 inline void print(const char* label, uint32_t grid, const char* prog) {
-  std::vector<unsigned long long> h(kWords);
+  std::vector<unsigned long long> h(kWords), hn(kWords);
   check_cuda(cudaMemcpyFromSymbol(h.data(), g_stamps, kWords * 8), prog, "cudaMemcpyFromSymbol", __FILE__,
              __LINE__);
-  auto at = [&](uint32_t cta, uint32_t wg, uint32_t t, int pt) {
-    return static_cast<double>(h[((static_cast<size_t>(cta) * kWgs + wg) * kMaxTiles + t) * kMmPoints + pt]);
+  check_cuda(cudaMemcpyFromSymbol(hn.data(), g_ns, kWords * 8), prog, "cudaMemcpyFromSymbol", __FILE__,
+             __LINE__);
+  auto index = [](uint32_t cta, uint32_t wg, uint32_t t, int pt) {
+    return ((static_cast<size_t>(cta) * kWgs + wg) * kMaxTiles + t) * kMmPoints + pt;
   };
+  auto at = [&](uint32_t cta, uint32_t wg, uint32_t t, int pt) { return static_cast<double>(h[index(cta, wg, t, pt)]); };
+  auto ns = [&](uint32_t cta, uint32_t wg, uint32_t t, int pt) { return static_cast<double>(hn[index(cta, wg, t, pt)]); };
+  // Every tile stamped to its stores: the first three phases, the clocks and the span.
+  std::vector<double> whole[3], ghz_main, ghz_rest;
+  double first_ns = 0, last_ns = 0;
+  for (uint32_t cta = 0; cta < std::min(grid, kMaxCtas); ++cta)
+    for (uint32_t wg = 0; wg < kWgs; ++wg)
+      for (uint32_t t = 0; t < kMaxTiles && at(cta, wg, t, kMmTileStored) != 0; ++t) {
+        const double s = at(cta, wg, t, kMmTileStart), f = at(cta, wg, t, kMmFirstFull);
+        const double m = at(cta, wg, t, kMmMainloopDone), e = at(cta, wg, t, kMmTileStored);
+        whole[0].push_back(f - s);
+        whole[1].push_back(m - f);
+        whole[2].push_back(e - m);
+        const double sn = ns(cta, wg, t, kMmTileStart), fn = ns(cta, wg, t, kMmFirstFull);
+        const double mn = ns(cta, wg, t, kMmMainloopDone), en = ns(cta, wg, t, kMmTileStored);
+        if (mn > fn) ghz_main.push_back((m - f) / (mn - fn));
+        if ((fn - sn) + (en - mn) > 0) ghz_rest.push_back(((f - s) + (e - m)) / ((fn - sn) + (en - mn)));
+        first_ns = first_ns == 0 ? sn : std::min(first_ns, sn);
+        last_ns = std::max(last_ns, en);
+      }
   std::printf("section,matmul_tile_stamps\nconfig,cta,wg,tile,first_wait,mainloop,epilogue,to_next,period\n");
   std::vector<double> phase[5];
   for (uint32_t cta = 0; cta < std::min(grid, kMaxCtas); ++cta)
@@ -71,12 +119,54 @@ inline void print(const char* label, uint32_t grid, const char* prog) {
         if (cta == 0)
           std::printf("%s,%u,%u,%u,%.0f,%.0f,%.0f,%.0f,%.0f\n", label, cta, wg, t, v[0], v[1], v[2], v[3], v[4]);
       }
-  if (phase[0].empty()) {
+  if (phase[0].empty())
     std::printf("%s,median,-,0,-,-,-,-,-\n", label);
-    return;
+  else
+    std::printf("%s,median,-,%zu,%.0f,%.0f,%.0f,%.0f,%.0f\n", label, phase[0].size(), median(phase[0]),
+                median(phase[1]), median(phase[2]), median(phase[3]), median(phase[4]));
+  if (whole[0].empty()) return;
+  std::printf("%s,all,-,%zu,%.0f,%.0f,%.0f,-,-\n", label, whole[0].size(), median(whole[0]), median(whole[1]),
+              median(whole[2]));
+  // clock: the main loop's GHz, the rest's GHz and the span in ns in the phase columns.
+  std::printf("%s,clock,-,%zu,%.3f,%.3f,%.0f,-,-\n", label, whole[0].size(),
+              ghz_main.empty() ? 0.0 : median(ghz_main), ghz_rest.empty() ? 0.0 : median(ghz_rest),
+              last_ns - first_ns);
+  // How far apart the CTAs' epilogues lie: for each CTA's t-th tile (the
+  // first 8), over the CTAs (warpgroup 0), the 10th, 50th and 90th percentile
+  // of its main loop's end in ns after the launch's first tile start, the
+  // median epilogue in SM cycles and the CTAs counted.
+  for (uint32_t t = 0; t < 8; ++t) {
+    std::vector<double> end_ns, epi;
+    for (uint32_t cta = 0; cta < std::min(grid, kMaxCtas); ++cta)
+      if (at(cta, 0, t, kMmTileStored) != 0) {
+        end_ns.push_back(ns(cta, 0, t, kMmMainloopDone) - first_ns);
+        epi.push_back(at(cta, 0, t, kMmTileStored) - at(cta, 0, t, kMmMainloopDone));
+      }
+    if (end_ns.empty()) break;
+    std::sort(end_ns.begin(), end_ns.end());
+    auto pct = [&end_ns](double q) { return end_ns[static_cast<size_t>(q * (end_ns.size() - 1) + 0.5)]; };
+    std::printf("%s,spread,-,%u,%.0f,%.0f,%.0f,%.0f,%zu\n", label, t, pct(0.1), pct(0.5), pct(0.9),
+                median(epi), end_ns.size());
   }
-  std::printf("%s,median,-,%zu,%.0f,%.0f,%.0f,%.0f,%.0f\n", label, phase[0].size(), median(phase[0]),
-              median(phase[1]), median(phase[2]), median(phase[3]), median(phase[4]));
+  // Which CTAs lead: per CTA, its SM and how far its 4th and 8th main loops
+  // end before the median CTA's (ns; 0 where it has no such tile).
+  std::vector<unsigned> smid(kMaxCtas);
+  check_cuda(cudaMemcpyFromSymbol(smid.data(), g_smid, kMaxCtas * sizeof(unsigned)), prog,
+             "cudaMemcpyFromSymbol", __FILE__, __LINE__);
+  double med_end[2] = {0, 0};
+  const uint32_t at_tile[2] = {3, 7};
+  for (int i = 0; i < 2; ++i) {
+    std::vector<double> e;
+    for (uint32_t cta = 0; cta < std::min(grid, kMaxCtas); ++cta)
+      if (at(cta, 0, at_tile[i], kMmMainloopDone) != 0) e.push_back(ns(cta, 0, at_tile[i], kMmMainloopDone));
+    med_end[i] = e.empty() ? 0 : median(e);
+  }
+  for (uint32_t cta = 0; cta < std::min(grid, kMaxCtas); ++cta) {
+    double lead[2];
+    for (int i = 0; i < 2; ++i)
+      lead[i] = at(cta, 0, at_tile[i], kMmMainloopDone) != 0 ? med_end[i] - ns(cta, 0, at_tile[i], kMmMainloopDone) : 0;
+    std::printf("%s,lead,-,%u,%u,%.0f,%.0f,-,-\n", label, cta, smid[cta], lead[0], lead[1]);
+  }
 }
 
 }  // namespace sk::bench::matmul_stamps

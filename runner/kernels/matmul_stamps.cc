@@ -1,6 +1,7 @@
 // matmul_stamps.cc: see matmul_stamps.h.
 #include "runner/kernels/matmul_stamps.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -27,10 +28,18 @@ void MatmulStampLog::record(MatmulPoint point, uint64_t tile) {
 }
 
 json::object MatmulStampLog::to_json(uint32_t grid) const {
-  std::vector<double> all[5];
+  std::vector<double> all[5], whole[3];
   json::array shown;
+  uint64_t first = 0, last = 0;
   for (const auto& [key, t] : tiles_) {
     const auto [cta, wg, tile] = key;
+    if (t[kMmTileStored] != 0) {
+      whole[0].push_back(double(t[kMmFirstFull]) - double(t[kMmTileStart]));
+      whole[1].push_back(double(t[kMmMainloopDone]) - double(t[kMmFirstFull]));
+      whole[2].push_back(double(t[kMmTileStored]) - double(t[kMmMainloopDone]));
+      first = whole[0].size() == 1 ? t[kMmTileStart] : std::min(first, t[kMmTileStart]);
+      last = std::max(last, t[kMmTileStored]);
+    }
     const auto next = tiles_.find({cta, wg, tile + grid});
     if (next == tiles_.end() || t[kMmTileStored] == 0) continue;
     const double v[5] = {double(t[kMmFirstFull]) - double(t[kMmTileStart]),
@@ -47,7 +56,30 @@ json::object MatmulStampLog::to_json(uint32_t grid) const {
   }
   json::object medians{{"tiles", all[0].size()}};
   for (int i = 0; i < 5; ++i) medians[kPhases[i]] = median(all[i]);
-  return json::object{{"tile_medians", std::move(medians)}, {"cta0_tiles", std::move(shown)}};
+  // Per tile index t (a CTA's t-th tile, the first kShown), over the CTAs'
+  // warpgroup 0: the percentiles of the main loop's end after the first tile
+  // start, and the median epilogue.
+  json::array spread;
+  for (uint64_t t = 0; t < kShown; ++t) {
+    std::vector<double> ends, epi;
+    for (const auto& [key, v] : tiles_) {
+      const auto [cta, wg, tile] = key;
+      if (wg != 0 || tile / grid != t || v[kMmTileStored] == 0) continue;
+      ends.push_back(double(v[kMmMainloopDone]) - double(first));
+      epi.push_back(double(v[kMmTileStored]) - double(v[kMmMainloopDone]));
+    }
+    if (ends.empty()) break;
+    std::sort(ends.begin(), ends.end());
+    auto pct = [&ends](double q) { return ends[static_cast<size_t>(q * double(ends.size() - 1) + 0.5)]; };
+    spread.push_back(json::object{{"tile", t}, {"p10", pct(0.1)}, {"p50", pct(0.5)}, {"p90", pct(0.9)},
+                                  {"epilogue", median(epi)}, {"ctas", ends.size()}});
+  }
+  json::object whole_medians{{"tiles", whole[0].size()}, {"span_cycles", last - first}};
+  for (int i = 0; i < 3; ++i) whole_medians[kPhases[i]] = median(whole[i]);
+  return json::object{{"tile_medians", std::move(medians)},
+                      {"all_tiles", std::move(whole_medians)},
+                      {"tile_spread", std::move(spread)},
+                      {"cta0_tiles", std::move(shown)}};
 }
 
 }  // namespace sk::sim

@@ -9,7 +9,13 @@
 // summary (to_json) gives, like the bench, the medians over every CTA's tiles
 // that have a next one of first_wait (tile start -> first stage acquired),
 // mainloop (-> last k-block complete), epilogue (-> stores issued), to_next
-// (-> the next tile's start) and period (start -> next start), and CTA 0's
+// (-> the next tile's start) and period (start -> next start); all_tiles,
+// like the bench's "all" row, the medians of the first three over every tile
+// (the last ones and one-tile CTAs too) and span_cycles, the first tile start
+// to the last tile's stores issued over every CTA; tile_spread, per tile
+// index t (a CTA's t-th tile, the first 8) the 10th/50th/90th percentile over
+// the CTAs of its main loop's end after the first tile start and the median
+// epilogue (whether the CTAs store together); and CTA 0's
 // first tiles one by one (with "start", the tile's start in cycles of the
 // launch, so that the two warpgroups can be put side by side).
 //

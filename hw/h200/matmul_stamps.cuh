@@ -24,7 +24,9 @@
 // rows "spread", one per tile index t of the CTAs' first 8: the 10th, 50th
 // and 90th percentile over the CTAs of their t-th main loop's end (ns after
 // the first tile start), the median epilogue (cycles) and the CTAs counted,
-// so that it shows whether the CTAs store together or apart; and rows
+// so that it shows whether the CTAs store together or apart; rows "wgstart",
+// CTA 0's two warpgroups' points per tile (the first 16) in SM cycles after
+// warpgroup 0's first tile start, to see whether they keep in step; and rows
 // "lead", one per CTA: its SM (%smid) and how far its 4th and 8th main loops
 // end before the median CTA's (ns).
 #pragma once
@@ -148,6 +150,14 @@ inline void print(const char* label, uint32_t grid, const char* prog) {
     std::printf("%s,spread,-,%u,%.0f,%.0f,%.0f,%.0f,%zu\n", label, t, pct(0.1), pct(0.5), pct(0.9),
                 median(epi), end_ns.size());
   }
+  // CTA 0's two warpgroups side by side: per warpgroup and tile (the first
+  // 16), its four points in SM cycles after warpgroup 0's first tile start.
+  const double t0 = at(0, 0, 0, kMmTileStart);
+  for (uint32_t wg = 0; wg < kWgs; ++wg)
+    for (uint32_t t = 0; t < 16 && at(0, wg, t, kMmTileStored) != 0; ++t)
+      std::printf("%s,wgstart,%u,%u,%.0f,%.0f,%.0f,%.0f,-\n", label, wg, t, at(0, wg, t, kMmTileStart) - t0,
+                  at(0, wg, t, kMmFirstFull) - t0, at(0, wg, t, kMmMainloopDone) - t0,
+                  at(0, wg, t, kMmTileStored) - t0);
   // Which CTAs lead: per CTA, its SM and how far its 4th and 8th main loops
   // end before the median CTA's (ns; 0 where it has no such tile).
   std::vector<unsigned> smid(kMaxCtas);

@@ -12,6 +12,11 @@
 // 4. wgmma issue interval: m64nNk16 BF16 (N = 64, 128, 256), 64 back-to-back
 //    ops per warpgroup then one wait, with 1 and with 2 warpgroups issuing on
 //    the SM; cycles per op per warpgroup (operands are random, never zeros).
+// 5. Launch overhead: CUDA events around one launch of an empty kernel (384
+//    threads, as the matmul's CTAs), 1, 16 or one CTA per SM, with no dynamic
+//    SMEM or the matmul's 200 KiB; each launch synchronized before the next, as
+//    gemm_bench times its launches; median of 50 after 5 warm-ups, in us. The
+//    model's launch_overhead_cycles stands for this on top of a kernel's span.
 // Every CUDA call is checked; results are medians of repeated runs.
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -139,6 +144,8 @@ uint64_t median_of(uint64_t* dev, int n, int skip) {
   return v[v.size() / 2];
 }
 
+__global__ void empty_kernel() {}
+
 }  // namespace
 
 int main() {
@@ -221,6 +228,24 @@ int main() {
   wg(wgmma_interval<64>, 64);
   wg(wgmma_interval<128>, 128);
   wg(wgmma_interval<256>, 256);
+  std::printf("section,launch_overhead\nctas,smem_bytes,event_us\n");
+  CK(cudaFuncSetAttribute(empty_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+  for (int ctas : {1, 16, sms})
+    for (int smem : {0, 200 * 1024}) {
+      std::vector<float> ms;
+      for (int r = 0; r < 55; ++r) {
+        CK(cudaEventRecord(e0));
+        empty_kernel<<<ctas, 384, smem>>>();
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaGetLastError());
+        float x;
+        CK(cudaEventElapsedTime(&x, e0, e1));
+        if (r >= 5) ms.push_back(x);
+      }
+      std::sort(ms.begin(), ms.end());
+      std::printf("%d,%d,%.2f\n", ctas, smem, ms[ms.size() / 2] * 1e3);
+    }
   std::printf("section,device\nsms,%d\nclock_khz,%d\n", sms, clock_khz);
   return 0;
 }

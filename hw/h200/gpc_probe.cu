@@ -11,7 +11,9 @@
 //    an L2-resident buffer (ld.global.cg.v4, 8 in flight per thread); "fragment"
 //    stores the 64 KiB in the matmul epilogue's layout (below); the CTAs of the selected SMs
 //    start together (a grid barrier) and each reports its SM cycles. Runs:
-//    every SM; the SMs of one GPC alone, for each GPC; one SM alone.
+//    every SM; the SMs of one GPC alone, for each GPC; one SM alone; one SM of
+//    every TPC (tpc_one); both SMs of the first half of each GPC's TPCs
+//    (tpc_pairs: as many SMs per GPC as tpc_one, two per TPC).
 //    Output rows: kind,run,smid,gpc,gpc_active,bytes,cycles,ns.
 // Build: nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a hw/h200/gpc_probe.cu -o gpc_probe
 #include <cuda_runtime.h>
@@ -283,6 +285,15 @@ int main() {
     std::vector<uint8_t> one(sms, 0);
     one[gpcs[0][0]] = 1;
     run(kind, "one", one);
+    // A TPC's path or the GPC's: one SM of every TPC (SMs 2t and 2t + 1
+    // share a TPC) across the GPU, against both SMs of the first half of each
+    // GPC's TPCs, as many SMs per GPC.
+    std::vector<uint8_t> tpc_one(sms, 0), tpc_pairs(sms, 0);
+    for (int s = 0; s < sms; s += 2) tpc_one[s] = 1;
+    for (const auto& g : gpcs)
+      for (size_t i = 0; i < g.size() / 2; ++i) tpc_pairs[g[i]] = 1;
+    run(kind, "tpc_one", tpc_one);
+    run(kind, "tpc_pairs", tpc_pairs);
   }
   return 0;
 }

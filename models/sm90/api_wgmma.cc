@@ -207,8 +207,10 @@ void reset() {
   gpu().set_warp_exit_hook(check_groups_at_exit);
   phase_clock().stop();
   reset_path(write_path(), [] {
-    return WritePath::Rates{extras().store_bytes_per_cycle, gpu().params().gpu_store_bytes_per_cycle,
-                            extras().store_series_bytes_per_cycle};
+    const Extras& x = extras();
+    return WritePath::Rates{x.store_bytes_per_cycle, gpu().params().gpu_store_bytes_per_cycle,
+                            x.store_series_bytes_per_cycle, x.gpc_store_bytes_per_cycle, &x.store_gpc,
+                            &x.store_first};
   });
   reset_path(write_path_v4(), [] { return WritePath::Rates{extras().store_v4_bytes_per_cycle, 0, 0}; });
 }

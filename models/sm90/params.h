@@ -7,6 +7,8 @@
 // project's H200 (docs/hardware.md).
 #pragma once
 
+#include <vector>
+
 #include <string>
 
 #include "models/sm100/params.h"
@@ -22,6 +24,11 @@ struct Extras {
   // interval; 4: one per sub-partition, each quarter the whole interval on
   // sub-partition (warp % 4)'s (api_wgmma.cc).
   uint32_t wgmma_tensor_cores = 1;
+  // A store path per GPC (write_path.h), bytes per SM cycle (0: none); per
+  // block index, the GPC + 1 of its SM (0: none) and whether the GPC's path
+  // serves it first.
+  double gpc_store_bytes_per_cycle = 0;
+  std::vector<uint32_t> store_gpc, store_first;
   double wgmma_drain_per_n = 0;      // with it: drain of a waited group, per column
   uint32_t launch_overhead_cycles = 0;  // launch to first instruction and back, as events see it
   // Per-SM rate at which st.global data from registers leaves the SM (the

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <utility>
+#include <vector>
 
 namespace sk::models::sm90 {
 namespace {
@@ -70,7 +72,79 @@ void WritePath::complete_due(Sm& s) {
   set_deadline(s);
 }
 
+void WritePath::sm_rates(const Rates& r) {
+  rho_.assign(sms_.size(), 0.0);
+  double base = r.sm;
+  if (r.series > 0 && storing_ > 0) base = 1.0 / (1.0 / r.sm + storing_ / r.series);
+  auto gpc_of = [&r](size_t i) -> uint32_t {
+    return r.gpc_of != nullptr && i < r.gpc_of->size() ? (*r.gpc_of)[i] : 0;
+  };
+  auto first = [&r](size_t i) { return r.first != nullptr && i < r.first->size() && (*r.first)[i] != 0; };
+  // Storing SMs per GPC: served first, and the others.
+  std::vector<std::pair<int, int>> count;
+  for (size_t i = 0; i < sms_.size(); ++i) {
+    if (sms_[i].jobs.empty() || gpc_of(i) == 0) continue;
+    if (gpc_of(i) >= count.size()) count.resize(gpc_of(i) + 1);
+    (first(i) ? count[gpc_of(i)].first : count[gpc_of(i)].second) += 1;
+  }
+  std::vector<double> rate(sms_.size(), 0.0);
+  double total = 0;
+  for (size_t i = 0; i < sms_.size(); ++i) {
+    if (sms_[i].jobs.empty()) continue;
+    double x = base;
+    if (gpc_of(i) != 0) {
+      const auto [nf, no] = count[gpc_of(i)];
+      if ((nf + no) * base > r.gpc) {
+        const double fast = nf > 0 ? std::min(base, r.gpc / nf) : 0.0;
+        x = first(i) ? fast : std::min(base, std::max(r.gpc - nf * fast, 0.0) / no);
+      }
+    }
+    rate[i] = x;
+    total += x;
+  }
+  const double scale = r.gpu > 0 && total > r.gpu ? r.gpu / total : 1.0;
+  for (size_t i = 0; i < sms_.size(); ++i)
+    if (!sms_[i].jobs.empty()) rho_[i] = rate[i] * scale / sms_[i].n();
+}
+
+double WritePath::until_first() const {
+  double until = INFINITY;
+  for (size_t i = 0; i < sms_.size(); ++i)
+    if (!sms_[i].jobs.empty() && rho_[i] > 0)
+      until = std::min(until, std::max(sms_[i].jobs.front().first - sms_[i].v, 0.0) / rho_[i]);
+  return until;
+}
+
+void WritePath::advance_per_sm(double to, const Rates& r) {
+  while (t_ < to && storing_ > 0) {
+    sm_rates(r);
+    const double step = std::min(until_first(), to - t_);
+    for (size_t i = 0; i < sms_.size(); ++i)
+      if (!sms_[i].jobs.empty()) sms_[i].v += rho_[i] * step;
+    t_ += step;
+    for (Sm& sm : sms_) {
+      if (sm.jobs.empty() || sm.jobs.front().first - sm.v > kDone) continue;
+      while (!sm.jobs.empty() && sm.jobs.front().first - sm.v <= kDone) {
+        Job* job = sm.jobs.front().second;
+        std::pop_heap(sm.jobs.begin(), sm.jobs.end(), kLater);
+        sm.jobs.pop_back();
+        job->done = true;
+        completed(job->sm).notify(sc_core::SC_ZERO_TIME);
+      }
+      if (sm.jobs.empty()) {
+        --storing_;
+        sm.v = 0;
+      }
+    }
+  }
+  t_ = std::max(t_, to);
+}
+
 void WritePath::advance(double to) {
+  if (rates_) {
+    const Rates r = rates_();
+    if (r.gpc > 0) return advance_per_sm(to, r);
+  }
   while (t_ < to && storing_ > 0) {
     const double rate = per_sm_rate();
     const double deadline = first_due()->deadline;
@@ -94,6 +168,13 @@ void WritePath::advance(double to) {
 
 void WritePath::plan() {
   ++generation_;
+  if (const Rates r = rates_(); r.gpc > 0) {
+    if (storing_ == 0) return;
+    sm_rates(r);
+    const double at = std::min(std::ceil(t_ + until_first() - 1e-9), 0x1p62);
+    schedule_(static_cast<uint64_t>(at), generation_);
+    return;
+  }
   const Sm* first = first_due();
   if (first == nullptr) return;
   const double until = std::max(first->deadline - s_, 0.0) / per_sm_rate();

@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace sk::models::sm90 {
@@ -54,6 +55,14 @@ class WritePath {
     double gpu = 0;  // bytes per SM cycle through the shared path (0: none)
     double series = 0;  // the path every storing SM passes in turn (0: none):
                         // each SM gets 1 / (1 / sm + storing / series)
+    // A path per GPC (0: none), bytes per SM cycle: the storing SMs of GPC
+    // gpc_of[i] - 1 (0: in none) share it, those with first[i] served first
+    // (each up to its own rate), the others the rest equally; `gpu` then
+    // scales every SM's rate down in proportion when their sum exceeds it
+    // (instead of capping each SM at an equal share).
+    double gpc = 0;
+    const std::vector<uint32_t>* gpc_of = nullptr;
+    const std::vector<uint32_t>* first = nullptr;
   };
   using Schedule = std::function<void(uint64_t at, uint64_t generation)>;
 
@@ -79,6 +88,13 @@ class WritePath {
   };
   void advance(double to);
   void plan();
+  // With a GPC path (Rates::gpc > 0) the SMs' rates differ: each storing
+  // SM's per-job rate by SM index (rho_), its per-job counter advanced at it
+  // on every change, and the cycles from t_ to the first completion.
+  void sm_rates(const Rates& r);
+  double until_first() const;
+  void advance_per_sm(double to, const Rates& r);
+  std::vector<double> rho_;
   double per_sm_rate() const;  // bytes per SM cycle to each storing SM
   void mark(Sm& s) const;      // v and s_mark at the current S
   void set_deadline(Sm& s) const;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "models/sm100/gpu.h"
+#include <boost/json.hpp>
 #include "models/sm90/api.h"
 #include "models/sm90/params.h"
 
@@ -138,6 +139,46 @@ TEST_CASE("whole-sector stores run at each SM's own rate, shared only by its war
   const auto one_sm = run({{0, 0, 0, 4096}, {0, 1, 0, 4096}}, 1, 2, 0, true);
   CHECK(one_sm[0] == cycles(8192, y));
   CHECK(one_sm[1] == cycles(8192, y));
+}
+
+// The H200 file with a store path per GPC of `gpc` bytes per cycle over
+// SMs 0-3 (GPC 1; the rest in none), SM 0 served first.
+std::string params_with_gpc_path(double gpc) {
+  std::ifstream f("models/sm90/params.json");
+  REQUIRE(f.good());
+  std::stringstream text;
+  text << f.rdbuf();
+  boost::json::value v = boost::json::parse(text.str());
+  auto& p = v.at("params").as_object();
+  const int sms = static_cast<int>(p.at("num_sms").as_object().at("value").to_number<double>());
+  boost::json::array groups(sms, 0), first(sms, 0);
+  for (int i = 0; i < 4; ++i) groups[i] = 1;
+  first[0] = 1;
+  p.at("gpc_store_bytes_per_cycle").as_object()["value"] = gpc;
+  p.at("store_gpc").as_object()["value"] = groups;
+  p.at("store_first").as_object()["value"] = first;
+  return boost::json::serialize(v);
+}
+
+TEST_CASE("a GPC's store path serves its first SMs at their own rate and shares the rest") {
+  const double x = sm90::extras().store_bytes_per_cycle;
+  const std::string saved = params_with_gpc_path(0);
+  sm90::use_params(params_with_gpc_path(2.5 * x));
+  // Two of the GPC's SMs fit its path: each at its own rate.
+  const auto two = run({{0, 0, 0, 4096}, {1, 0, 0, 4096}}, 2, 1, 0);
+  // Four do not: SM 0 at x, the other three share 1.5 x until it is done
+  // (2,048 bytes each by then), then 2.5 x / 3 each.
+  const auto four = run({{0, 0, 0, 4096}, {1, 0, 0, 4096}, {2, 0, 0, 4096}, {3, 0, 0, 4096}}, 4, 1, 0);
+  // An SM outside the GPC (SM 4) is not held back by it.
+  const auto outside = run({{0, 0, 0, 4096}, {1, 0, 0, 4096}, {2, 0, 0, 4096}, {3, 0, 0, 4096},
+                            {4, 0, 0, 4096}}, 5, 1, 0);
+  sm90::use_params(saved);
+  CHECK(two[0] == cycles(4096, x));
+  CHECK(two[1] == cycles(4096, x));
+  CHECK(four[0] == cycles(4096, x));
+  const double rest = 4096 / x + 2048 / (2.5 * x / 3);
+  for (int i = 1; i < 4; ++i) CHECK(static_cast<double>(four[i]) == doctest::Approx(rest).epsilon(0.002));
+  CHECK(outside[4] == cycles(4096, x));
 }
 
 TEST_CASE("a store path without a shared limit runs each SM at its own rate") {

@@ -16,6 +16,7 @@ constexpr auto kLater = std::greater<std::pair<double, WritePath::Job*>>();  // 
 
 void WritePath::reset(std::function<Rates()> rates, Schedule schedule) {
   rates_ = std::move(rates);
+  per_sm_ = rates_().gpc > 0;
   schedule_ = std::move(schedule);
   sms_.clear();
   storing_ = 0;
@@ -56,8 +57,7 @@ WritePath::Sm* WritePath::first_due() {
   return first;
 }
 
-void WritePath::complete_due(Sm& s) {
-  mark(s);
+void WritePath::pop_done(Sm& s) {
   while (!s.jobs.empty() && s.jobs.front().first - s.v <= kDone) {
     Job* job = s.jobs.front().second;
     std::pop_heap(s.jobs.begin(), s.jobs.end(), kLater);
@@ -69,6 +69,11 @@ void WritePath::complete_due(Sm& s) {
     --storing_;
     s.v = 0;  // the counter restarts with the SM's next job
   }
+}
+
+void WritePath::complete_due(Sm& s) {
+  mark(s);
+  pop_done(s);
   set_deadline(s);
 }
 
@@ -122,29 +127,14 @@ void WritePath::advance_per_sm(double to, const Rates& r) {
     for (size_t i = 0; i < sms_.size(); ++i)
       if (!sms_[i].jobs.empty()) sms_[i].v += rho_[i] * step;
     t_ += step;
-    for (Sm& sm : sms_) {
-      if (sm.jobs.empty() || sm.jobs.front().first - sm.v > kDone) continue;
-      while (!sm.jobs.empty() && sm.jobs.front().first - sm.v <= kDone) {
-        Job* job = sm.jobs.front().second;
-        std::pop_heap(sm.jobs.begin(), sm.jobs.end(), kLater);
-        sm.jobs.pop_back();
-        job->done = true;
-        completed(job->sm).notify(sc_core::SC_ZERO_TIME);
-      }
-      if (sm.jobs.empty()) {
-        --storing_;
-        sm.v = 0;
-      }
-    }
+    for (Sm& sm : sms_)
+      if (!sm.jobs.empty() && sm.jobs.front().first - sm.v <= kDone) pop_done(sm);
   }
   t_ = std::max(t_, to);
 }
 
 void WritePath::advance(double to) {
-  if (rates_) {
-    const Rates r = rates_();
-    if (r.gpc > 0) return advance_per_sm(to, r);
-  }
+  if (per_sm_) return advance_per_sm(to, rates_());
   while (t_ < to && storing_ > 0) {
     const double rate = per_sm_rate();
     const double deadline = first_due()->deadline;
@@ -168,9 +158,9 @@ void WritePath::advance(double to) {
 
 void WritePath::plan() {
   ++generation_;
-  if (const Rates r = rates_(); r.gpc > 0) {
+  if (per_sm_) {
     if (storing_ == 0) return;
-    sm_rates(r);
+    sm_rates(rates_());
     const double at = std::min(std::ceil(t_ + until_first() - 1e-9), 0x1p62);
     schedule_(static_cast<uint64_t>(at), generation_);
     return;

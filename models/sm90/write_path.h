@@ -95,12 +95,14 @@ class WritePath {
   double until_first() const;
   void advance_per_sm(double to, const Rates& r);
   std::vector<double> rho_;
+  bool per_sm_ = false;  // a GPC path (Rates::gpc > 0 at reset; the parameters of a launch)
   double per_sm_rate() const;  // bytes per SM cycle to each storing SM
   void mark(Sm& s) const;      // v and s_mark at the current S
   void set_deadline(Sm& s) const;
   // The SM whose first job completes first, or null when nothing is stored.
   Sm* first_due();
   void complete_due(Sm& s);    // the jobs of `s` done by now
+  void pop_done(Sm& s);        // ... by its per-job counter v as it stands
 
   std::function<Rates()> rates_;
   Schedule schedule_;

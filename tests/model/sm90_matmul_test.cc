@@ -4,14 +4,13 @@
 // must be clean under the race detector. Timing mode must complete too.
 #include <doctest/doctest.h>
 
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include <boost/json.hpp>
 
 #include "engine/isolate.h"
 #include "models/sm90/params.h"
+#include "tests/model/sm90_param_file.h"
 #include "runner/kernels/sm90_matmul_run.h"
 
 namespace {
@@ -236,15 +235,7 @@ TEST_CASE("sm90 matmul: --stamp-tiles reads the kernel's probe points without mo
 namespace {
 // The H200 file with wgmma_tensor_cores and wgmma_interleave set.
 std::string params_with_tensor_cores(int cores, int interleave) {
-  std::ifstream f("models/sm90/params.json");
-  REQUIRE(f.good());
-  std::stringstream text;
-  text << f.rdbuf();
-  boost::json::value v = boost::json::parse(text.str());
-  auto& p = v.at("params").as_object();
-  p.at("wgmma_tensor_cores").as_object()["value"] = cores;
-  p.at("wgmma_interleave").as_object()["value"] = interleave;
-  return boost::json::serialize(v);
+  return sk::test::sm90_params_with({{"wgmma_tensor_cores", cores}, {"wgmma_interleave", interleave}});
 }
 }  // namespace
 

@@ -10,16 +10,15 @@
 // the SM's own path at store_v4_bytes_per_cycle, with no shared limit.
 #include <doctest/doctest.h>
 
+#include <boost/json.hpp>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "models/sm100/gpu.h"
-#include <boost/json.hpp>
 #include "models/sm90/api.h"
 #include "models/sm90/params.h"
+#include "tests/model/sm90_param_file.h"
 
 namespace {
 namespace sm100 = sk::models::sm100;
@@ -97,17 +96,7 @@ TEST_CASE("an SM that starts storing later slows the one already storing from th
 
 // The parameter file with store_series_bytes_per_cycle set to `series`.
 std::string params_with_series(double series) {
-  std::ifstream f("models/sm90/params.json");
-  REQUIRE(f.good());
-  std::stringstream text;
-  text << f.rdbuf();
-  std::string s = text.str();
-  const std::string key = "\"store_series_bytes_per_cycle\": {";
-  const size_t at = s.find(key);
-  REQUIRE(at != std::string::npos);
-  const size_t v = s.find("\"value\":", at);
-  const size_t end = s.find(',', v);
-  return s.substr(0, v) + "\"value\": " + std::to_string(series) + s.substr(end);
+  return sk::test::sm90_params_with({{"store_series_bytes_per_cycle", series}});
 }
 
 TEST_CASE("with a series path each SM's rate falls with the SMs storing at once") {
@@ -144,20 +133,12 @@ TEST_CASE("whole-sector stores run at each SM's own rate, shared only by its war
 // The H200 file with a store path per GPC of `gpc` bytes per cycle over
 // SMs 0-3 (GPC 1; the rest in none), SM 0 served first.
 std::string params_with_gpc_path(double gpc) {
-  std::ifstream f("models/sm90/params.json");
-  REQUIRE(f.good());
-  std::stringstream text;
-  text << f.rdbuf();
-  boost::json::value v = boost::json::parse(text.str());
-  auto& p = v.at("params").as_object();
-  const int sms = static_cast<int>(p.at("num_sms").as_object().at("value").to_number<double>());
+  const int sms = sm90::gpu_params().num_sms;
   boost::json::array groups(sms, 0), first(sms, 0);
   for (int i = 0; i < 4; ++i) groups[i] = 1;
   first[0] = 1;
-  p.at("gpc_store_bytes_per_cycle").as_object()["value"] = gpc;
-  p.at("store_gpc").as_object()["value"] = groups;
-  p.at("store_first").as_object()["value"] = first;
-  return boost::json::serialize(v);
+  return sk::test::sm90_params_with(
+      {{"gpc_store_bytes_per_cycle", gpc}, {"store_gpc", groups}, {"store_first", first}});
 }
 
 TEST_CASE("a GPC's store path serves its first SMs at their own rate and shares the rest") {

@@ -5,6 +5,10 @@
 # _gG for G > 1), then DRAM and L2 traffic under Nsight Compute for 8192^3
 # with groups 1 and 8 (ncu_memory.csv, as run_ncu.sh: the shape column ends in
 # _gG). Output in $OUT (or /tmp).
+# SHAPES="M N K;M N K" measures those shapes instead of the four, TILE_GROUPS="1 8"
+# those tile groups, ROUNDS=R that many rounds, BENCH_ARGS (e.g.
+# --tma-epilogue) goes to every gemm_bench run; NO_NCU=1 skips Nsight Compute.
+# GEMM_BENCH=path runs a gemm_bench already built (gemm_bench_bin.sh).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out="${OUT:-/tmp}"
@@ -14,17 +18,18 @@ echo "$board"
 header="shape,tile_n,stages,ours_us,ours_tflops,cublas_us,cublas_tflops,rel_err,status,sm_mhz,cublas_mhz"
 { echo "# $board"; echo "round,$header"; } > "$out/tile_group.csv"
 rc=0
-for round in 1 2 3; do
-  for shape in "8192 8192 8192" "4096 4096 4096" "4096 57344 8192" "4096 12288 4096"; do
-    for g in 1 4 8 16; do
+IFS=';' read -r -a shapes <<<"${SHAPES:-8192 8192 8192;4096 4096 4096;4096 57344 8192;4096 12288 4096}"
+for round in $(seq 1 "${ROUNDS:-3}"); do
+  for shape in "${shapes[@]}"; do
+    for g in ${TILE_GROUPS:-1 4 8 16}; do
       set -- $shape
-      "$bin" --m "$1" --n "$2" --k "$3" --tile-group "$g" --all --runs 10 | sed "s/^/$round,/" >> "$out/tile_group.csv" || rc=1
+      "$bin" --m "$1" --n "$2" --k "$3" --tile-group "$g" --all --runs 10 ${BENCH_ARGS:-} | sed "s/^/$round,/" >> "$out/tile_group.csv" || rc=1
     done
   done
   echo "round $round: $(grep -c ",ok," "$out/tile_group.csv") rows ok"
 done
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-if [ -n "$NCU" ]; then
+if [ -n "$NCU" ] && [ -z "${NO_NCU:-}" ]; then
   metrics=gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__cycles_elapsed.max
   metrics+=,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum
   metrics+=,lts__t_sectors_op_read_lookup_hit.sum,lts__t_sectors_op_read_lookup_miss.sum

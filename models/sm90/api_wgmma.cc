@@ -308,7 +308,16 @@ void wgmma_op(float* acc, int regs, uint64_t desc_a, const uint32_t* a_regs, uin
   // op's (split so that the four sum to it exactly: rounding each alone made
   // an N = 256 op 132 cycles and an N = 128 op 64, against 130 and 65), on
   // its sub-partition's the whole of it.
-  const Cycle whole = static_cast<Cycle>(n * extras().wgmma_ii_per_n + 0.5);
+  // While warps of this SM store, each op takes longer by the bytes of their
+  // stream it waits out at the rate they leave (wgmma_store_bytes: the
+  // tensor core's operand reads share the SM's path with the stores;
+  // measured apart, hw/h200/mma_beside_stores.cu).
+  double stretch = 0;
+  if (extras().wgmma_store_bytes > 0) {
+    const double rate = write_path().storing_rate(cta.sm) + write_path_v4().storing_rate(cta.sm);
+    if (rate > 0) stretch = extras().wgmma_store_bytes / rate;
+  }
+  const Cycle whole = static_cast<Cycle>(n * extras().wgmma_ii_per_n + stretch + 0.5);
   const bool per_partition = extras().wgmma_tensor_cores == 4;
   const Cycle ii = per_partition ? whole : whole * (quarter + 1) / 4 - whole * quarter / 4;
   Cycle& free = per_partition ? cta.tc_quarter_free[quarter] : cta.tc_free;

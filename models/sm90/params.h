@@ -30,6 +30,10 @@ struct Extras {
   double gpc_store_bytes_per_cycle = 0;
   std::vector<uint32_t> store_gpc, store_first;
   double wgmma_drain_per_n = 0;      // with it: drain of a waited group, per column
+  // Bytes of the SM's st.global stream that each wgmma op waits out while
+  // warps of its SM store (an op then takes this over the SM's current store
+  // rate longer; api_wgmma.cc); 0: the stores do not slow the tensor core.
+  double wgmma_store_bytes = 0;
   uint32_t launch_overhead_cycles = 0;  // launch to first instruction and back, as events see it
   // Per-SM rate at which st.global data from registers leaves the SM (the
   // epilogue's stores), shared by the SM's storing warps (write_path.h); a

@@ -33,6 +33,12 @@ sc_core::sc_event& WritePath::completed(int sm) {
   return *events_[i];
 }
 
+double WritePath::storing_rate(int sm) const {
+  const size_t i = static_cast<size_t>(sm);
+  if (i >= sms_.size() || sms_[i].jobs.empty()) return 0;
+  return per_sm_ ? rho_[i] * sms_[i].n() : per_sm_rate();
+}
+
 double WritePath::per_sm_rate() const {
   const Rates r = rates_();
   double per_sm = r.sm;

@@ -75,6 +75,9 @@ class WritePath {
   void on_event(uint64_t now, uint64_t generation);
   // Notified whenever a job of `sm` completes.
   sc_core::sc_event& completed(int sm);
+  // The rate, bytes per SM cycle, at which `sm`'s stores leave it as the
+  // jobs in flight stand now (0: it stores nothing).
+  double storing_rate(int sm) const;
 
  private:
   // One SM's jobs in flight: its per-job counter read v when S read s_mark

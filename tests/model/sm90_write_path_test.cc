@@ -8,6 +8,9 @@
 // until one is done, and the rest then speed up; an SM that joins later slows
 // the one already storing from then on. Whole-sector (16-byte) stores take
 // the SM's own path at store_v4_bytes_per_cycle, with no shared limit.
+// While warps of an SM store, each wgmma op of its other warps takes
+// wgmma_store_bytes over the SM's current store rate longer
+// (hw/h200/mma_beside_stores.cu measures it).
 #include <doctest/doctest.h>
 
 #include <boost/json.hpp>
@@ -17,6 +20,7 @@
 
 #include "models/sm100/gpu.h"
 #include "models/sm90/api.h"
+#include "kernels/arch/sm90/smem_desc.h"
 #include "models/sm90/params.h"
 #include "tests/model/sm90_param_file.h"
 
@@ -167,6 +171,73 @@ TEST_CASE("a store path without a shared limit runs each SM at its own rate") {
   const auto done = run({{0, 0, 0, 4096}, {1, 0, 0, 4096}}, 2, 1, 0);
   CHECK(done[0] == cycles(4096, x));
   CHECK(done[1] == cycles(4096, x));
+}
+
+// One CTA of eight warps: warps 4-7 (a warpgroup) run `kblocks` of the
+// matmul's k-block (fence, four m64n128k16 ops from shared memory, commit,
+// wait_group 0) from kT0; warps 0-3 each store `bytes` at kT0 (none when 0).
+// Returns warp 4's cycles per k-block while the stores are in flight (the
+// k-blocks that end before the first store returns), or over all k-blocks
+// without stores.
+double kblock_cycles(uint32_t bytes, int kblocks) {
+  sm100::Params p = sm90::gpu_params();
+  p.cta_start_latency = 0;
+  sm100::Gpu gpu(p, false);
+  sm90::api::reset();
+  uint64_t t0 = 0, stored = ~uint64_t{0};
+  std::vector<uint64_t> ends;
+  const std::string err = gpu.launch(1, 8, 65536, [&] {
+    sk::sim::Warp& w = gpu.warp();
+    if (t0 == 0) t0 = gpu.engine().now() + kT0;
+    w.stall(t0 - gpu.engine().now(), "wait");
+    const auto loc = std::source_location::current();
+    if (w.index() < 4) {
+      if (bytes == 0) return;
+      sm90::api::account_global_store(bytes, loc);
+      stored = std::min<uint64_t>(stored, gpu.engine().now());
+      return;
+    }
+    std::vector<float> acc(32 * 64, 0.0f);
+    const uint32_t a = 0, b = 8192;  // A: 64 x 64 BF16, B: 128 x 64
+    for (int kb = 0; kb < kblocks; ++kb) {
+      sm90::api::wgmma_fence(loc);
+      for (uint32_t k = 0; k < 4; ++k)
+        sm90::api::wgmma_mma(acc.data(), 64, sk::arch::make_smem_desc_sw128(a + 32 * k),
+                             sk::arch::make_smem_desc_sw128(b + 32 * k), kb > 0 || k > 0, loc);
+      sm90::api::wgmma_commit_group(loc);
+      sm90::api::wgmma_wait_group(0, loc);
+      w.sync();
+      if (w.index() == 4) ends.push_back(gpu.engine().now());
+    }
+  });
+  REQUIRE(err.empty());
+  REQUIRE(gpu.run(10000000) == sk::sim::RunStatus::kCompleted);
+  std::vector<uint64_t> in;
+  uint64_t prev = t0;
+  for (uint64_t e : ends) {
+    if (e <= stored) in.push_back(e - prev);
+    prev = e;
+  }
+  REQUIRE(in.size() >= 4);
+  // The first k-block starts the tensor core's queue; judge the rest.
+  return static_cast<double>(in.back() + in[in.size() - 2] + in[in.size() - 3]) / 3.0;
+}
+
+TEST_CASE("a warpgroup's wgmma ops take longer while the SM's other warps store") {
+  const double x = sm90::extras().store_bytes_per_cycle, bytes = sm90::extras().wgmma_store_bytes;
+  REQUIRE(bytes > 0);
+  const double alone = kblock_cycles(0, 16);
+  // Four warps storing 16 KiB each: the SM's path at x (one SM storing),
+  // 8 * 4096 / x cycles, long past the k-blocks judged.
+  const double beside = kblock_cycles(16384, 16);
+  // Four ops per k-block, each wgmma_store_bytes / x longer.
+  CHECK(beside - alone == doctest::Approx(4 * bytes / x).epsilon(0.05));
+  // Without the mechanism the stores do not touch the tensor core.
+  const std::string saved = sk::test::sm90_params_with({});
+  sm90::use_params(sk::test::sm90_params_with({{"wgmma_store_bytes", 0.0}}));
+  const double plain = kblock_cycles(16384, 16);
+  sm90::use_params(saved);
+  CHECK(plain == doctest::Approx(alone).epsilon(0.001));
 }
 
 }  // namespace

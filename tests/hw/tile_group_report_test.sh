@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# tile_group_report_test.sh README: for every model-against-measurement CSV of
+# the tile order on the shape set (docs/results/h200_shapes_tile_group_model_*.csv),
+# the lines hw/h200/tile_group_report.py summary derives from it appear
+# verbatim in docs/hardware.md, so the quoted errors and picks cannot drift
+# from the data; and a doctored CSV (one predicted time changed) is caught.
+set -euo pipefail
+root=$(dirname "$(realpath "$1")")
+cd "$root"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+shopt -s nullglob
+models=(docs/results/h200_shapes_tile_group_model_*.csv)
+[ ${#models[@]} -gt 0 ] || fail "no docs/results/h200_shapes_tile_group_model_*.csv"
+quoted() {  # model.csv [name]: every summary line is in docs/hardware.md
+  local line ok=0
+  while IFS= read -r line; do
+    line=${line/#$2:/$3:}
+    grep -qF -- "$line" docs/hardware.md || { echo "not in docs/hardware.md: $line"; ok=1; }
+  done < <(python3 hw/h200/tile_group_report.py summary "$1")
+  return $ok
+}
+for model in "${models[@]}"; do
+  quoted "$model" x x || fail "$model: docs/hardware.md does not quote its figures"
+done
+# The check can fail: one prediction 3x off changes a quoted figure (the
+# doctored copy is named as the original, so only its numbers differ).
+t=${TEST_TMPDIR:-$(mktemp -d)}/doctored.csv
+python3 tests/hw/doctor_csv.py "${models[0]}" "$t" predicted_us
+name=$(basename "${models[0]}" .csv)
+if quoted "$t" doctored "$name" >/dev/null; then fail "a doctored CSV passed"; fi
+echo PASS

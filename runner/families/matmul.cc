@@ -57,7 +57,8 @@ Family matmul_family() {
        uint_field("tile-group", "visit the output tiles in bands of G tile columns, G at a time "
                                 "row after row (CUTLASS's swizzle, Triton's GROUP_SIZE), so that "
                                 "the CTAs running at once share A and B panels in L2; 1 (default): "
-                                "along M (sm90)",
+                                "along M (sm90); sim sweep takes a comma list (1,4,8) and runs "
+                                "each",
                   1, 256),
        choice_field("cluster", "thread-block cluster of MxN CTAs. sm90: the N CTAs of a row "
                                "share their A tile and the M of a column their B tile, each "

@@ -164,7 +164,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 int sweep_task(const SweepArgs& a) {
   const auto t0 = std::chrono::steady_clock::now();
   const DistributedArgs& dist = a.dist;
-  Sweep s = plan_sweep(a.problem, a.base, a.tile_ns, a.stages, a.variants, a.clusters);
+  Sweep s = plan_sweep(a.problem, a.base, a.axes());
   const std::vector<size_t> which = slice_items(s.points.size(), dist.slice, dist.slice_count);
   std::vector<json::object> raw(s.points.size());
   run_sweep_points(
@@ -173,6 +173,7 @@ int sweep_task(const SweepArgs& a) {
         json::object o{{"index", i}, {"tile_n", s.points[i].q.tile_n},
                        {"stages", s.points[i].q.stages}};
         if (!a.variants.empty()) o["kernel"] = s.points[i].q.amd_kernel;
+        if (!a.tile_groups.empty()) o["tile_group"] = s.points[i].q.tile_group;
         if (r.ok)
           o["result"] = json::parse(r.payload);
         else
@@ -300,10 +301,13 @@ std::vector<const SliceStatus*> missing_slices(const std::vector<SliceStatus>& s
 std::string describe_item(const std::string& command, const json::value& item) {
   if (command == "sweep") {
     const auto& o = item.as_object();
-    return fmt::format("tile N {} stages {}{}", json::serialize(o.at("tile_n")),
+    return fmt::format("tile N {} stages {}{}{}", json::serialize(o.at("tile_n")),
                        json::serialize(o.at("stages")),
                        o.contains("kernel") ? " " + json::value_to<std::string>(o.at("kernel"))
-                                            : std::string());
+                                            : std::string(),
+                       o.contains("tile_group")
+                           ? " tile group " + json::serialize(o.at("tile_group"))
+                           : std::string());
   }
   return "seed " + json::serialize(item);
 }
@@ -349,7 +353,7 @@ int merge_sweep(const JobDir& d, const Manifest& m, std::vector<SliceStatus>& st
                 const std::string& json_path) {
   Argv args(m);
   const SweepArgs a = parse_sweep_args(args.argc(), args.argv());
-  Sweep s = plan_sweep(a.problem, a.base, a.tile_ns, a.stages, a.variants, a.clusters);
+  Sweep s = plan_sweep(a.problem, a.base, a.axes());
   const uint32_t n = static_cast<uint32_t>(m.slices.size());
   bool same = s.points.size() == m.items;
   for (uint32_t i = 0; same && i < n; ++i) {
@@ -362,7 +366,10 @@ int merge_sweep(const JobDir& d, const Manifest& m, std::vector<SliceStatus>& st
              json::value_to<uint32_t>(o.at("stages")) == s.points[want[k]].q.stages &&
              (a.variants.empty() ||
               (o.contains("kernel") &&
-               json::value_to<std::string>(o.at("kernel")) == s.points[want[k]].q.amd_kernel));
+               json::value_to<std::string>(o.at("kernel")) == s.points[want[k]].q.amd_kernel)) &&
+             (a.tile_groups.empty() ||
+              (o.contains("tile_group") &&
+               json::value_to<uint32_t>(o.at("tile_group")) == s.points[want[k]].q.tile_group));
     }
   }
   if (!same)
@@ -507,7 +514,7 @@ int merge_job(const JobDir& d, Manifest& m, const std::string& json_path) {
 
 int sweep_distributed(const SweepArgs& a) {
   if (a.dist.task()) return sweep_task(a);
-  const Sweep plan = plan_sweep(a.problem, a.base, a.tile_ns, a.stages, a.variants, a.clusters);
+  const Sweep plan = plan_sweep(a.problem, a.base, a.axes());
   require_runnable(plan);
   JobPlan p;
   p.command = "sweep";
@@ -519,6 +526,7 @@ int sweep_distributed(const SweepArgs& a) {
     json::object o{{"index", i}, {"tile_n", plan.points[i].q.tile_n},
                    {"stages", plan.points[i].q.stages}};
     if (!a.variants.empty()) o["kernel"] = plan.points[i].q.amd_kernel;
+    if (!a.tile_groups.empty()) o["tile_group"] = plan.points[i].q.tile_group;
     return o;
   };
   return submit_job(p);

@@ -23,15 +23,32 @@ namespace {
 int group(const SweepPoint& p) { return !p.ran ? 2 : p.result.status != "completed" ? 1 : 0; }
 
 // A run reports its tile; otherwise the family's fixed M and K show. A
-// cluster other than 1 x 1 follows the tile ("128x256x64/2x1").
+// cluster other than 1 x 1 follows the tile ("128x256x64/2x1"), then the
+// tile group where the sweep shows it ("128x256x64/2x1/g8").
 std::string cluster_name(const sim::MatmulRequest& q) {
   return q.cluster_m * q.cluster_n > 1 ? fmt::format("{}x{}", q.cluster_m, q.cluster_n) : "";
 }
-std::string tile_name(const SweepPoint& p, const sim::ArchSpace& space) {
+std::string group_suffix(uint32_t tile_group, bool show) {
+  return show ? fmt::format("/g{}", tile_group) : "";
+}
+std::string tile_name(const SweepPoint& p, const sim::ArchSpace& space, bool show_group) {
   const std::string c = cluster_name(p.q);
   const std::string t = p.ran ? fmt::format("{}x{}x{}", p.result.tile_m, p.result.tile_n, p.result.tile_k)
                               : fmt::format("{}x{}x{}", space.tile_m, p.q.tile_n, space.tile_k);
-  return c.empty() ? t : t + "/" + c;
+  return (c.empty() ? t : t + "/" + c) + group_suffix(p.q.tile_group, show_group);
+}
+
+// The items of a comma list ("1,4,8"); an empty item stays (and is refused
+// by its check).
+std::vector<std::string> comma_items(const std::string& list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = list.find(',', start);
+    out.push_back(list.substr(start, comma == std::string::npos ? comma : comma - start));
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
 }
 
 }  // namespace
@@ -48,32 +65,42 @@ int sweep_exit_code(const std::vector<SweepPoint>& points) {
   return limited ? kExitLimit : kExitClean;
 }
 
-Sweep plan_sweep(const Problem& problem, const sim::MatmulRequest& base,
-                 const std::vector<uint32_t>& tile_ns, const std::vector<uint32_t>& stages,
-                 const std::vector<std::string>& variants,
-                 const std::vector<ClusterDims>& clusters) {
+Sweep plan_sweep(const Problem& problem, const sim::MatmulRequest& base, const SweepAxes& axes) {
   Sweep s;
   const std::vector<std::string> kernels =
-      variants.empty() ? std::vector<std::string>{""} : variants;
+      axes.variants.empty() ? std::vector<std::string>{""} : axes.variants;
   const std::vector<ClusterDims> shapes =
-      clusters.empty() ? std::vector<ClusterDims>{{base.cluster_m, base.cluster_n}} : clusters;
+      axes.clusters.empty() ? std::vector<ClusterDims>{{base.cluster_m, base.cluster_n}}
+                            : axes.clusters;
+  const std::vector<uint32_t> groups =
+      axes.tile_groups.empty() ? std::vector<uint32_t>{base.tile_group} : axes.tile_groups;
   for (const ClusterDims& c : shapes)
-    for (const std::string& v : kernels)
-      for (uint32_t tn : tile_ns)
-        for (uint32_t st : stages) {
-          SweepPoint p;
-          p.q = base;
-          if (!v.empty()) p.q.amd_kernel = v;
-          p.q.cluster_m = c.m;
-          p.q.cluster_n = c.n;
-          p.q.tile_n = tn;
-          p.q.stages = st;
-          if (std::string why = problem.validate(p.q); !why.empty())
-            s.skipped.push_back(Skipped{tn, st, why, v, clusters.empty() ? "" : cluster_name(p.q)});
-          else
-            s.points.push_back(std::move(p));
-        }
+    for (uint32_t g : groups)
+      for (const std::string& v : kernels)
+        for (uint32_t tn : axes.tile_ns)
+          for (uint32_t st : axes.stages) {
+            SweepPoint p;
+            p.q = base;
+            if (!v.empty()) p.q.amd_kernel = v;
+            p.q.cluster_m = c.m;
+            p.q.cluster_n = c.n;
+            p.q.tile_group = g;
+            p.q.tile_n = tn;
+            p.q.stages = st;
+            if (std::string why = problem.validate(p.q); !why.empty())
+              s.skipped.push_back(Skipped{tn, st, why, v,
+                                          axes.clusters.empty() ? "" : cluster_name(p.q), g});
+            else
+              s.points.push_back(std::move(p));
+          }
   return s;
+}
+
+bool show_tile_group(const Sweep& s, const sim::MatmulRequest& base) {
+  bool show = base.tile_group != 1;
+  for (const SweepPoint& p : s.points) show |= p.q.tile_group != 1;
+  for (const Skipped& k : s.skipped) show |= k.tile_group != 1;
+  return show;
 }
 
 void require_runnable(const Sweep& plan) {
@@ -114,20 +141,17 @@ void rank_sweep(Sweep& s) {
     const double ta = group(a) == 0 ? a.result.predicted_time_us : 0;
     const double tb = group(b) == 0 ? b.result.predicted_time_us : 0;
     return std::make_tuple(group(a), ta, a.q.tile_n, a.q.stages, a.q.amd_kernel, a.q.cluster_m,
-                           a.q.cluster_n) <
+                           a.q.cluster_n, a.q.tile_group) <
            std::make_tuple(group(b), tb, b.q.tile_n, b.q.stages, b.q.amd_kernel, b.q.cluster_m,
-                           b.q.cluster_n);
+                           b.q.cluster_n, b.q.tile_group);
   });
 }
 
-Sweep run_sweep(const Problem& problem, const sim::MatmulRequest& base,
-                const std::vector<uint32_t>& tile_ns, const std::vector<uint32_t>& stages,
+Sweep run_sweep(const Problem& problem, const sim::MatmulRequest& base, const SweepAxes& axes,
                 int jobs, double wall_limit_s,
-                const std::function<sim::RunResult(const sim::MatmulRequest&)>& run,
-                const std::vector<std::string>& variants,
-                const std::vector<ClusterDims>& clusters) {
+                const std::function<sim::RunResult(const sim::MatmulRequest&)>& run) {
   const auto t0 = std::chrono::steady_clock::now();
-  Sweep s = plan_sweep(problem, base, tile_ns, stages, variants, clusters);
+  Sweep s = plan_sweep(problem, base, axes);
   std::vector<size_t> all(s.points.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
   run_sweep_points(s, all, jobs, wall_limit_s, run);
@@ -149,9 +173,11 @@ std::string format_sweep_text(const Sweep& s, const Problem& problem,
   auto kernel_col = [kernels](const std::string& v) {
     return kernels ? fmt::format("{:<16}  ", v) : std::string();
   };
-  // The tile column is as wide as its longest entry (a cluster widens it).
+  // The tile column is as wide as its longest entry (a cluster or a tile
+  // group widens it).
+  const bool groups = show_tile_group(s, base);
   size_t tw = 10;
-  for (const SweepPoint& p : s.points) tw = std::max(tw, tile_name(p, space).size());
+  for (const SweepPoint& p : s.points) tw = std::max(tw, tile_name(p, space, groups).size());
   auto row = [tw](const auto& rank, const auto& tile, const std::string& kernel, const auto&... cols) {
     return fmt::format("{:>4}  {:<{}}  {}", rank, tile, tw, kernel) +
            fmt::format("{:>6}  {:>12}  {:>7}  {:>9}  {:>9}  {}\n", cols...);
@@ -161,23 +187,23 @@ std::string format_sweep_text(const Sweep& s, const Problem& problem,
   for (size_t i = 0; i < s.points.size(); ++i) {
     const SweepPoint& p = s.points[i];
     if (!p.ran) {
-      t += row(i + 1, tile_name(p, space), kernel_col(p.q.amd_kernel), p.q.stages, "-", "-", "-",
-               "-", "error: " + p.error);
+      t += row(i + 1, tile_name(p, space, groups), kernel_col(p.q.amd_kernel), p.q.stages, "-",
+               "-", "-", "-", "error: " + p.error);
       continue;
     }
     const sim::RunResult& r = p.result;
     std::string note = r.bottleneck;
     if (r.status != "completed") note += fmt::format("  [{}]", r.status);
     if (!r.findings.empty()) note += fmt::format("  [{} findings]", r.findings.size());
-    t += row(i + 1, tile_name(p, space), kernel_col(p.q.amd_kernel), r.stages,
+    t += row(i + 1, tile_name(p, space, groups), kernel_col(p.q.amd_kernel), r.stages,
              fmt::format("{:.2f}", r.predicted_time_us),
                      fmt::format("{:.1f}", r.tflops), fmt::format("{:.1f}", 100 * r.peak_fraction),
                      fmt::format("{:.1f}", r.overlap_pct), note);
   }
   if (!s.skipped.empty()) t += "skipped:\n";
   for (const Skipped& k : s.skipped)
-    t += fmt::format("  {}x{}x{}{}{} stages {}: {}\n", space.tile_m, k.tile_n, space.tile_k,
-                     k.cluster.empty() ? "" : "/" + k.cluster,
+    t += fmt::format("  {}x{}x{}{}{}{} stages {}: {}\n", space.tile_m, k.tile_n, space.tile_k,
+                     k.cluster.empty() ? "" : "/" + k.cluster, group_suffix(k.tile_group, groups),
                      k.variant.empty() ? "" : " " + k.variant, k.stages, k.reason);
   t += fmt::format("wall {:.2f} s\n", s.wall_s);
   return t;
@@ -188,6 +214,7 @@ boost::json::object sweep_to_json(const Sweep& s, const Problem& problem,
   const sim::ArchSpace& space = problem.space(base.arch);
   bool any_cluster = false;  // the cluster column, when any point has one
   for (const SweepPoint& p : s.points) any_cluster |= p.q.cluster_m * p.q.cluster_n > 1;
+  const bool groups = show_tile_group(s, base);  // "tile_group" on every row
   boost::json::array results;
   for (const SweepPoint& p : s.points) {
     const sim::RunResult& r = p.result;
@@ -206,6 +233,7 @@ boost::json::object sweep_to_json(const Sweep& s, const Problem& problem,
     if (!space.variants.empty()) o["amd_kernel"] = p.q.amd_kernel;
     if (p.q.cluster_m * p.q.cluster_n > 1 || base.cluster_m * base.cluster_n > 1 || any_cluster)
       o["cluster"] = fmt::format("{}x{}", p.q.cluster_m, p.q.cluster_n);
+    if (groups) o["tile_group"] = p.q.tile_group;
     if (!p.ran) o["error"] = p.error;
     results.push_back(std::move(o));
   }
@@ -214,6 +242,7 @@ boost::json::object sweep_to_json(const Sweep& s, const Problem& problem,
     boost::json::object o{{"tile_n", k.tile_n}, {"stages", k.stages}, {"reason", k.reason}};
     if (!k.variant.empty()) o["amd_kernel"] = k.variant;
     if (!k.cluster.empty()) o["cluster"] = k.cluster;
+    if (groups) o["tile_group"] = k.tile_group;
     skipped.push_back(std::move(o));
   }
   boost::json::object doc{{"kernel", problem.kernel()}, {"arch", base.arch},
@@ -254,28 +283,36 @@ SweepArgs parse_sweep_args(int argc, char** argv) {
   SweepArgs a;
   a.help = print_help(vm, "sweep", opts);
   if (a.help) return a;
-  // --cluster takes a list here: the first stands for the problem, the
-  // sweep runs each (kernels/sched/cluster_shape.h).
+  // --cluster and --tile-group take a list here: the first stands for the
+  // problem, the sweep runs each (kernels/sched/cluster_shape.h), once. Each
+  // value is checked as the family's field checks one (parse_field); a family
+  // without the field refuses the option in parse_problem.
   std::map<std::string, std::string> first;
+  const sim::Family* fam = sim::find_family(vm["kernel"].as<std::string>());
+  const sim::Field* cluster_field = fam != nullptr ? fam->field("cluster") : nullptr;
+  const sim::Field* group_field = fam != nullptr ? fam->field("tile-group") : nullptr;
   if (vm.count("cluster")) {
-    const std::string list = vm["cluster"].as<std::string>();
-    size_t start = 0;
-    for (;;) {
-      const size_t comma = list.find(',', start);
-      const std::string c = list.substr(start, comma == std::string::npos ? comma : comma - start);
-      if (first.empty()) first["cluster"] = c;
+    for (const std::string& c : comma_items(vm["cluster"].as<std::string>())) {
+      if (first.count("cluster") == 0) first["cluster"] = c;
       // Each value must be one of the family's cluster choices.
-      if (const sim::Family* fam = sim::find_family(vm["kernel"].as<std::string>()))
-        if (const sim::Field* f = fam->field("cluster"))
-          if (std::string err = sim::parse_field(*f, c); !err.empty()) throw UsageError(err);
+      if (cluster_field != nullptr)
+        if (std::string err = sim::parse_field(*cluster_field, c); !err.empty())
+          throw UsageError(err);
       if (c.size() == 3 && c[1] == 'x') {
         const ClusterDims d{static_cast<uint32_t>(c[0] - '0'), static_cast<uint32_t>(c[2] - '0')};
         bool dup = false;
         for (const ClusterDims& e : a.clusters) dup |= e.m == d.m && e.n == d.n;
         if (!dup) a.clusters.push_back(d);
       }
-      if (comma == std::string::npos) break;
-      start = comma + 1;
+    }
+  }
+  if (vm.count("tile-group") && group_field != nullptr) {
+    for (const std::string& g : comma_items(vm["tile-group"].as<std::string>())) {
+      if (first.count("tile-group") == 0) first["tile-group"] = g;
+      if (std::string err = sim::parse_field(*group_field, g); !err.empty()) throw UsageError(err);
+      const uint32_t v = static_cast<uint32_t>(std::stoul(g));
+      if (std::find(a.tile_groups.begin(), a.tile_groups.end(), v) == a.tile_groups.end())
+        a.tile_groups.push_back(v);
     }
   }
   a.problem = parse_problem(vm, "sweep", a.base, first);
@@ -304,18 +341,12 @@ SweepArgs parse_sweep_args(int argc, char** argv) {
     if (!vm.count("amd-kernel")) {
       a.variants = space.variants;
     } else {
-      const std::string list = vm["amd-kernel"].as<std::string>();
-      size_t start = 0;
-      for (;;) {
-        const size_t comma = list.find(',', start);
-        const std::string v = list.substr(start, comma == std::string::npos ? comma : comma - start);
+      for (const std::string& v : comma_items(vm["amd-kernel"].as<std::string>())) {
         if (std::find(space.variants.begin(), space.variants.end(), v) == space.variants.end())
           throw UsageError(fmt::format("--amd-kernel: '{}' is not one of {}", v,
                                        sim::joined(space.variants, ", ")));
         if (std::find(a.variants.begin(), a.variants.end(), v) == a.variants.end())
           a.variants.push_back(v);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
       }
     }
   }
@@ -335,7 +366,7 @@ int sweep_locally(const SweepArgs& a) {
   const Problem& problem = a.problem;
   // run_sweep, with the estimate before and done/total during.
   const auto t0 = std::chrono::steady_clock::now();
-  Sweep s = plan_sweep(problem, base, a.tile_ns, a.stages, a.variants, a.clusters);
+  Sweep s = plan_sweep(problem, base, a.axes());
   require_runnable(s);
   double est_s = 0;
   for (const SweepPoint& p : s.points) est_s += problem.estimate(p.q).wall_s;

@@ -1,8 +1,11 @@
 // sweep.h: `sim sweep`, one problem of any registered family over many tile
-// widths and stage counts in timing mode, ranked by predicted time.
+// widths and stage counts (and, where given, kernels, clusters and tile
+// groups: SweepAxes) in timing mode, ranked by predicted time.
 //
-// Invariants: every configuration runs in its own process (run_isolated), so
-// one that crashes or hangs is an error row, never the end of the sweep;
+// Invariants: every point is one value of each axis (parse_sweep_args's axes
+// hold no duplicates, so each combination runs once); every configuration
+// runs in its own process (run_isolated), so one that crashes or hangs is an
+// error row, never the end of the sweep;
 // configurations the family refuses (its validate) are skipped with the
 // reason and never run; the ranking and everything printed, except the wall
 // time in the text report, depend only on the inputs.
@@ -34,6 +37,7 @@ struct Skipped {
   std::string reason;
   std::string variant;  // the architecture's kernel (ArchSpace::variants), or ""
   std::string cluster;  // "MxN" when the sweep varies the cluster (--cluster list), or ""
+  uint32_t tile_group = 1;  // q.tile_group; printed where the sweep names them (show_tile_group)
 };
 
 // A thread-block cluster of the sweep (--cluster MxN,...): CTAs along M and N.
@@ -41,33 +45,35 @@ struct ClusterDims {
   uint32_t m = 1, n = 1;
 };
 
+// The axes of a sweep: it runs every combination of one value of each. An
+// empty axis other than tile_ns and stages stands for base's value.
+struct SweepAxes {
+  std::vector<uint32_t> tile_ns, stages;  // q.tile_n, q.stages
+  std::vector<std::string> variants;      // the arch's kernels (ArchSpace::variants, q.amd_kernel)
+  std::vector<ClusterDims> clusters;      // q.cluster_m, q.cluster_n (--cluster list)
+  std::vector<uint32_t> tile_groups;      // q.tile_group (--tile-group list)
+};
+
 struct Sweep {
   std::vector<SweepPoint> points;  // ranked
-  std::vector<Skipped> skipped;    // by tile N, then stages
+  std::vector<Skipped> skipped;    // in plan order (plan_sweep)
   double wall_s = 0;
 };
 
-// Runs `base` for every tile N x stages, `jobs` processes at a time, each
+// Runs `base` at every point of `axes`, `jobs` processes at a time, each
 // under `wall_limit_s`, and ranks the outcomes: completed runs fastest first,
-// then runs that did not complete, then errors (ties by tile N, stages).
-// It is plan_sweep, run_sweep_points over every point and rank_sweep.
-// `variants`: the kernels (ArchSpace::variants, set as q.amd_kernel) to sweep
-// too; empty: base's. `clusters`: the thread-block clusters to sweep too
-// (q.cluster_m, q.cluster_n); empty: base's.
-Sweep run_sweep(const Problem& problem, const sim::MatmulRequest& base,
-                const std::vector<uint32_t>& tile_ns, const std::vector<uint32_t>& stages,
+// then runs that did not complete, then errors (ties by tile N, stages,
+// kernel, cluster, tile group). It is plan_sweep, run_sweep_points over every
+// point and rank_sweep.
+Sweep run_sweep(const Problem& problem, const sim::MatmulRequest& base, const SweepAxes& axes,
                 int jobs, double wall_limit_s,
-                const std::function<sim::RunResult(const sim::MatmulRequest&)>& run,
-                const std::vector<std::string>& variants = {},
-                const std::vector<ClusterDims>& clusters = {});
+                const std::function<sim::RunResult(const sim::MatmulRequest&)>& run);
 
 // The pieces of run_sweep, for a sweep split over machines (sim/cli/distributed.h).
-// plan_sweep: the points to run (by tile N, then stages; none run yet) and
-// the skipped configurations, without simulating.
-Sweep plan_sweep(const Problem& problem, const sim::MatmulRequest& base,
-                 const std::vector<uint32_t>& tile_ns, const std::vector<uint32_t>& stages,
-                 const std::vector<std::string>& variants = {},
-                 const std::vector<ClusterDims>& clusters = {});
+// plan_sweep: the points to run (by cluster, tile group, kernel, tile N, then
+// stages; none run yet) and the skipped configurations, without simulating;
+// the same arguments give the same plan.
+Sweep plan_sweep(const Problem& problem, const sim::MatmulRequest& base, const SweepAxes& axes);
 // Throws UsageError when no configuration of the plan can run (every one
 // skipped): the problem itself is refused, as sim run refuses it; one line,
 // the reason when all share it.
@@ -91,19 +97,26 @@ bool failed(const SweepPoint& p);
 // stopped at a limit; else 0.
 int sweep_exit_code(const std::vector<SweepPoint>& points);
 
+// Whether the table and the JSON name each row's tile group: when a point, a
+// skipped configuration or base has one other than 1 (the sweep varies it,
+// or its one tile group is not the default).
+bool show_tile_group(const Sweep& s, const sim::MatmulRequest& base);
+
 // The table and the JSON; the JSON holds the family's fields under "problem"
-// unless they are only the GEMM's m, n and k.
+// unless they are only the GEMM's m, n and k. With show_tile_group, the table
+// shows it after the tile (and cluster): "128x256x64/2x1/g8", and each result
+// and skipped configuration of the JSON has "tile_group".
 std::string format_sweep_text(const Sweep& s, const Problem& problem,
                               const sim::MatmulRequest& base);
 boost::json::object sweep_to_json(const Sweep& s, const Problem& problem,
                                   const sim::MatmulRequest& base);
 
-struct SweepArgs {
+// The parsed command: the axes (--tile-n, --stages, --amd-kernel, and the
+// --cluster and --tile-group lists, whose first values are base's), and the rest.
+struct SweepArgs : SweepAxes {
+  const SweepAxes& axes() const { return *this; }
   Problem problem;          // the family and its fields
   sim::MatmulRequest base;  // its GEMM view, arch and output type
-  std::vector<uint32_t> tile_ns, stages;
-  std::vector<std::string> variants;  // the arch's kernels to sweep (--amd-kernel); empty: one
-  std::vector<ClusterDims> clusters;  // the clusters to sweep (--cluster list); empty: base's
   int jobs = 2;
   double wall = 600;      // seconds per configuration
   std::string json_path;  // "", "-" or a writable path

@@ -1,6 +1,7 @@
 // sweep_test.cc: `sim sweep` pieces on synthetic runs (no simulation): list
 // and range parsing, skipping configurations that do not fit, ranking, a
-// configuration whose process dies, and the JSON and text forms.
+// configuration whose process dies, the JSON and text forms, the cluster and
+// tile-group axes, and a sweep split in slices and merged.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
@@ -70,7 +71,7 @@ TEST_CASE("a sweep ranks, skips and reports errors") {
   base.m = base.n = base.k = 256;
   const Problem matmul = matmul_256();
   // 256 x 5 stages does not fit in shared memory.
-  const Sweep s = run_sweep(matmul, base, {64, 128, 256}, {3, 4, 5}, 3, 60, fake);
+  const Sweep s = run_sweep(matmul, base, {{64, 128, 256}, {3, 4, 5}}, 3, 60, fake);
   REQUIRE(s.skipped.size() == 1);
   CHECK(s.skipped[0].tile_n == 256);
   CHECK(s.skipped[0].stages == 5);
@@ -113,7 +114,7 @@ TEST_CASE("a sweep over clusters runs every cluster shape, names it and skips wh
   base.m = base.n = base.k = 256;
   const Problem matmul = matmul_256();
   const std::vector<ClusterDims> clusters{{1, 1}, {2, 1}, {2, 2}};
-  const Sweep s = plan_sweep(matmul, base, {128, 256}, {3, 4}, {}, clusters);
+  const Sweep s = plan_sweep(matmul, base, {{128, 256}, {3, 4}, {}, clusters});
   CHECK(s.skipped.empty());
   REQUIRE(s.points.size() == 12);
   int pairs = 0, quads = 0;
@@ -124,7 +125,7 @@ TEST_CASE("a sweep over clusters runs every cluster shape, names it and skips wh
   CHECK(pairs == 4);
   CHECK(quads == 4);
   base.a_mn_major = true;
-  const Sweep mn = plan_sweep(matmul, base, {128, 256}, {3, 4}, {}, clusters);
+  const Sweep mn = plan_sweep(matmul, base, {{128, 256}, {3, 4}, {}, clusters});
   CHECK(mn.points.size() == 4);
   REQUIRE(mn.skipped.size() == 8);
   CHECK(mn.skipped[0].cluster == "2x1");
@@ -135,18 +136,16 @@ TEST_CASE("a sweep over clusters runs every cluster shape, names it and skips wh
   CHECK(j.at("skipped").as_array()[0].as_object().at("cluster").as_string() == "2x1");
 }
 
-TEST_CASE("a sweep run in slices and merged is the whole sweep") {
-  // What a Slurm job does (sim/cli/distributed.h): plan, run each slice's
-  // points keeping what their processes returned, then set the results on a
-  // fresh plan and rank it.
-  sim::MatmulRequest base;
-  base.m = base.n = base.k = 256;
-  const Problem matmul = matmul_256();
-  const std::vector<uint32_t> tile_ns{64, 128, 256}, stages{3, 4, 5};
-  const Sweep whole = run_sweep(matmul, base, tile_ns, stages, 2, 60, fake);
-  Sweep merged = plan_sweep(matmul, base, tile_ns, stages);
+// Plans, runs each of three slices' points keeping what their processes
+// returned, sets the results on a fresh plan and ranks it: what a Slurm job
+// does (sim/cli/distributed.h). The merged JSON must be the local sweep's.
+void check_sliced_sweep_is_whole(const Problem& problem, const sim::MatmulRequest& base,
+                                 const SweepAxes& axes) {
+  const Sweep whole = run_sweep(problem, base, axes, 2, 60, fake);
+  Sweep merged = plan_sweep(problem, base, axes);
+  REQUIRE(merged.points.size() == whole.points.size());
   for (uint32_t slice = 0; slice < 3; ++slice) {
-    Sweep part = plan_sweep(matmul, base, tile_ns, stages);
+    Sweep part = plan_sweep(problem, base, axes);
     std::vector<size_t> which;
     for (size_t i = slice; i < part.points.size(); i += 3) which.push_back(i);
     run_sweep_points(part, which, 1, 60, fake, [&](size_t i, const sim::IsolatedResult& r) {
@@ -154,9 +153,117 @@ TEST_CASE("a sweep run in slices and merged is the whole sweep") {
     });
   }
   rank_sweep(merged);
-  CHECK(boost::json::serialize(sweep_to_json(merged, matmul, base)) ==
-        boost::json::serialize(sweep_to_json(whole, matmul, base)));
-  CHECK(sweep_to_json(whole, matmul, base).count("wall_s") == 0);
+  CHECK(boost::json::serialize(sweep_to_json(merged, problem, base)) ==
+        boost::json::serialize(sweep_to_json(whole, problem, base)));
+  CHECK(sweep_to_json(whole, problem, base).count("wall_s") == 0);
+}
+
+TEST_CASE("a sweep run in slices and merged is the whole sweep") {
+  sim::MatmulRequest base;
+  base.m = base.n = base.k = 256;
+  check_sliced_sweep_is_whole(matmul_256(), base, {{64, 128, 256}, {3, 4, 5}});
+}
+
+// `sim sweep ARGS...` parsed (parse_sweep_args).
+SweepArgs parse_sweep(std::vector<std::string> args) {
+  args.insert(args.begin(), "sweep");
+  std::vector<char*> argv;
+  for (std::string& t : args) argv.push_back(t.data());
+  argv.push_back(nullptr);
+  return parse_sweep_args(static_cast<int>(args.size()), argv.data());
+}
+
+std::string sweep_error(std::vector<std::string> args) {
+  try {
+    parse_sweep(std::move(args));
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST_CASE("a sweep over tile groups runs every group once, names it and is the same sliced") {
+  // sim sweep --arch sm90 --m 256 --n 256 --k 256 --tile-n 128,256 --stages 3,4
+  //   --tile-group 1,4,8,4: the first stands for the problem, 4 runs once.
+  const SweepArgs a = parse_sweep({"--arch", "sm90", "--m", "256", "--n", "256", "--k", "256",
+                                   "--tile-n", "128,256", "--stages", "3,4", "--tile-group",
+                                   "1,4,8,4"});
+  CHECK(a.tile_groups == std::vector<uint32_t>{1, 4, 8});
+  CHECK(a.base.tile_group == 1);
+  CHECK(parse_sweep({"--arch", "sm90", "--m", "256", "--n", "256", "--k", "256", "--tile-group",
+                     "8,1"})
+            .base.tile_group == 8);
+  const Sweep s = plan_sweep(a.problem, a.base, a.axes());
+  CHECK(s.skipped.empty());
+  REQUIRE(s.points.size() == 2 * 2 * 3);
+  for (uint32_t g : {1u, 4u, 8u})
+    for (uint32_t tn : {128u, 256u})
+      for (uint32_t st : {3u, 4u}) {
+        int n = 0;
+        for (const auto& p : s.points)
+          n += p.q.tile_group == g && p.q.tile_n == tn && p.q.stages == st;
+        CHECK_MESSAGE(n == 1, "group ", g, " tile ", tn, " stages ", st);
+      }
+
+  // Ranked, named in the table and in every JSON row; equal times rank by
+  // group (planned 8, 4, 1 here, so the plan's order does not give it).
+  SweepAxes down = a.axes();
+  down.tile_groups = {8, 4, 1};
+  const Sweep ranked = run_sweep(a.problem, a.base, down, 2, 60, fake);
+  REQUIRE(ranked.points.size() == 12);
+  CHECK(ranked.points[0].q.tile_group == 1);
+  CHECK(ranked.points[1].q.tile_group == 4);
+  CHECK(ranked.points[2].q.tile_group == 8);
+  const std::string text = format_sweep_text(ranked, a.problem, a.base);
+  CHECK(text.find("128x256x64/g1 ") != std::string::npos);
+  CHECK(text.find("128x256x64/g8 ") != std::string::npos);
+  const boost::json::object j = sweep_to_json(ranked, a.problem, a.base);
+  for (const auto& r : j.at("results").as_array())
+    CHECK(r.as_object().count("tile_group") == 1);
+  CHECK(j.at("results").as_array()[2].as_object().at("tile_group").to_number<int>() == 8);
+
+  // A group the arch refuses is skipped and named (sm100 walks along M only).
+  const SweepArgs b = parse_sweep({"--arch", "sm100", "--m", "256", "--n", "256", "--k", "256",
+                                   "--tile-n", "128", "--stages", "4", "--tile-group", "1,4,8"});
+  const Sweep refused = plan_sweep(b.problem, b.base, b.axes());
+  REQUIRE(refused.points.size() == 1);
+  REQUIRE(refused.skipped.size() == 2);
+  CHECK(refused.skipped[0].tile_group == 4);
+  CHECK(format_sweep_text(refused, b.problem, b.base)
+            .find("128x128x64/g4 stages 4: --tile-group 4") != std::string::npos);
+  CHECK(sweep_to_json(refused, b.problem, b.base)
+            .at("skipped").as_array()[1].as_object().at("tile_group").to_number<int>() == 8);
+
+  // Without a list, or with --tile-group 1, no row names a group.
+  const SweepArgs plain = parse_sweep({"--arch", "sm90", "--m", "256", "--n", "256", "--k", "256",
+                                       "--tile-n", "128", "--stages", "4", "--tile-group", "1"});
+  const Sweep one = run_sweep(plain.problem, plain.base, plain.axes(), 1, 60, fake);
+  CHECK(format_sweep_text(one, plain.problem, plain.base).find("/g") == std::string::npos);
+  CHECK(sweep_to_json(one, plain.problem, plain.base)
+            .at("results").as_array()[0].as_object().count("tile_group") == 0);
+  // One group other than 1 is named.
+  const SweepArgs eight = parse_sweep({"--arch", "sm90", "--m", "256", "--n", "256", "--k", "256",
+                                       "--tile-n", "128", "--stages", "4", "--tile-group", "8"});
+  const Sweep g8 = run_sweep(eight.problem, eight.base, eight.axes(), 1, 60, fake);
+  CHECK(format_sweep_text(g8, eight.problem, eight.base).find("128x128x64/g8") !=
+        std::string::npos);
+
+  // Sliced over machines and merged, the same points and JSON.
+  check_sliced_sweep_is_whole(a.problem, a.base, a.axes());
+}
+
+TEST_CASE("a bad tile group in the sweep's list is a one-line usage error") {
+  const std::vector<std::string> shape{"--arch", "sm90", "--m", "256", "--n", "256", "--k", "256",
+                                       "--tile-group"};
+  for (const char* bad : {"0", "x", "1,0", "4,x", "1,,4", "1,", "257"}) {
+    std::vector<std::string> args = shape;
+    args.push_back(bad);
+    const std::string err = sweep_error(args);
+    CHECK_MESSAGE(err.find("--tile-group") != std::string::npos, bad, ": ", err);
+    CHECK(err.find('\n') == std::string::npos);
+  }
+  CHECK(sweep_error({"--arch", "sm90", "--m", "256", "--n", "256", "--k", "256", "--tile-group",
+                     "1,256"}) == "");
 }
 
 }  // namespace sk::cli

@@ -13,6 +13,11 @@
 // for the whole N * wgmma_ii_per_n cycles (the four quarters in parallel: a
 // warp that runs ahead of the others of its warpgroup gains nothing from
 // their idle tensor cores). The op completes wgmma_latency_extra after it.
+// With wgmma_warpgroup_op, an op is the warpgroup's, as the PTX instruction
+// is (.sync.aligned): it starts once the last of the warpgroup's warps has
+// issued it, takes the whole interval on the SM's tensor core, and completes
+// for all four warps at once; a warp that waits for it before its siblings
+// have issued it blocks until they have.
 // With wgmma_interleave, the tensor core (the warp's sub-partition's with 4)
 // serves the warpgroups' streams interleaved, so a warp waiting for its
 // youngest group waits for all the work queued on it by then.
@@ -28,6 +33,7 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -55,6 +61,9 @@ struct Group {
   std::vector<sim::OpId> ops;
   int mmas = 0;      // wgmma.mma_async issued into the group
   sim::Site first;   // where the first was issued
+  // With wgmma_warpgroup_op: the warpgroup's ops [seq_first, seq_end) (by
+  // their number in the warpgroup's stream), whose completion is the group's.
+  uint64_t seq_first = 0, seq_end = 0;
 };
 struct WarpGroups {
   Group open;
@@ -65,6 +74,7 @@ struct WarpGroups {
   bool fenced = false;
   bool fence_reported = false;  // one wgmma.missing_fence per warp
   bool waited = false;          // a wgmma.wait_group has run
+  uint64_t seq = 0;             // with wgmma_warpgroup_op: this warp's next op's number
 };
 // Per warp (the Gpu is one per process, and so is this table).
 std::unordered_map<const sim::Warp*, WarpGroups>& groups() {
@@ -88,6 +98,41 @@ WarpGroups& groups_of(const sim::Warp& w) {
   LastGroups& l = last_groups();
   if (l.warp != &w) l = {&w, &groups()[&w]};
   return *l.groups;
+}
+
+// With wgmma_warpgroup_op, a warpgroup's ops in issue order: op k of the
+// stream is each of its warps' k-th wgmma.mma_async. It is scheduled on the
+// tensor core when the last of the warpgroup's warps has issued it; a warp
+// that waits for it before then blocks on `scheduled`. Ops leave the front
+// once every warp has waited for them.
+struct WgOp {
+  int issued = 0;   // warps of the warpgroup that issued it
+  int retired = 0;  // warps whose wait_group covered it
+  Cycle latest = 0; // the latest of their issue times
+  Cycle done = 0;   // once scheduled (issued == members)
+  int n = 0;
+  bool rs = false;
+};
+struct WarpgroupOps {
+  int members = 4;    // the warpgroup's warps in its CTA
+  uint64_t base = 0;  // the number of ops.front()
+  std::deque<WgOp> ops;
+  std::unique_ptr<sc_core::sc_event> scheduled = std::make_unique<sc_core::sc_event>();
+  WgOp& at(uint64_t seq) {
+    while (base + ops.size() <= seq) ops.emplace_back();
+    return ops[seq - base];
+  }
+};
+// By CTA and warpgroup (warp index / 4); cleared by reset() with groups().
+std::unordered_map<uint64_t, WarpgroupOps>& wg_ops() {
+  static std::unordered_map<uint64_t, WarpgroupOps> t;
+  return t;
+}
+WarpgroupOps& wg_ops_of(const Cta& cta, const sim::Warp& w) {
+  const uint64_t key = static_cast<uint64_t>(cta.id) << 8 | static_cast<uint64_t>(w.index() / 4);
+  auto [it, fresh] = wg_ops().try_emplace(key);
+  if (fresh) it->second.members = std::min(4, cta.warps - w.index() / 4 * 4);
+  return it->second;
 }
 
 // The wgmma shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor
@@ -203,6 +248,7 @@ void check_groups_at_exit(Cta& cta, const sim::Warp& w) {
 
 void reset() {
   groups().clear();
+  wg_ops().clear();
   last_groups() = {};
   gpu().set_warp_exit_hook(check_groups_at_exit);
   phase_clock().stop();
@@ -216,6 +262,31 @@ void reset() {
 }
 
 namespace {
+// With wgmma_warpgroup_op: the warpgroup's op `op`, issued now by the last
+// of its warps, on the SM's tensor core: from the latest issue on, the op's
+// whole interval (with `stretch`), done wgmma_latency_extra after (less for
+// an RS op). The four sub-partitions' tensor cores work on it together.
+void schedule_op(Cta& cta, WarpgroupOps& g, WgOp& op, double stretch, sim::Warp& w) {
+  const Cycle whole = static_cast<Cycle>(op.n * extras().wgmma_ii_per_n + stretch + 0.5);
+  const Cycle start = std::max(op.latest, cta.tc_free) +
+                      gpu().engine().schedule().agent_delay(sim::Agent::kTensorCore, whole);
+  cta.tc_free = start + whole;
+  for (Cycle& q : cta.tc_quarter_free) q = cta.tc_free;
+  sm100::note_busy(cta.tc_busy, start, start + whole);
+  phase_clock().tensor_work(cta.tc_free);
+  op.done = start + whole + extras().wgmma_latency_extra -
+            (op.rs ? extras().wgmma_rs_latency_saving : 0);
+  if (cta.traced)
+    gpu().engine().trace().slice(sim::TraceSlice{gpu().engine_track(cta, "tensor core", 10), start,
+                                                 start + whole,
+                                                 fmt::format("wgmma m64n{}k16{} wg{}", op.n, op.rs ? " RS" : "",
+                                                             w.index() / 4),
+                                                 {},
+                                                 0,
+                                                 w.take_flow()});
+  g.scheduled->notify(sc_core::SC_ZERO_TIME);
+}
+
 // One m64nNk16 op of this warp's quarter: A from SMEM (desc_a) or, when
 // a_regs is set, from the 32 lanes' registers.
 void wgmma_op(float* acc, int regs, uint64_t desc_a, const uint32_t* a_regs, uint64_t desc_b,
@@ -317,6 +388,20 @@ void wgmma_op(float* acc, int regs, uint64_t desc_a, const uint32_t* a_regs, uin
     const double rate = write_path().storing_rate(cta.sm) + write_path_v4().storing_rate(cta.sm);
     if (rate > 0) stretch = extras().wgmma_store_bytes / rate;
   }
+  if (extras().wgmma_warpgroup_op) {
+    WarpgroupOps& g = wg_ops_of(cta, w);
+    const uint64_t seq = wg.seq++;
+    if (wg.open.mmas == 0) wg.open.seq_first = seq;
+    wg.open.seq_end = seq + 1;
+    wg.open.n = std::max(wg.open.n, n);
+    if (wg.open.mmas++ == 0) wg.open.first = gpu().engine().site_here(loc);
+    WgOp& op = g.at(seq);
+    op.latest = std::max(op.latest, local_now(w));
+    op.n = std::max(op.n, n);
+    op.rs = op.rs || rs;
+    if (++op.issued == g.members) schedule_op(cta, g, op, stretch, w);
+    return;
+  }
   const Cycle whole = static_cast<Cycle>(n * extras().wgmma_ii_per_n + stretch + 0.5);
   const bool per_partition = extras().wgmma_tensor_cores == 4;
   const Cycle ii = per_partition ? whole : whole * (quarter + 1) / 4 - whole * quarter / 4;
@@ -383,9 +468,36 @@ void wgmma_wait_group(int n, const Loc& loc) {
   Cycle slot = w.pending();
   while (wg.committed.size() > static_cast<size_t>(n)) {
     Group& g = wg.committed.front();
+    if (extras().wgmma_warpgroup_op && g.mmas > 0) {
+      // The group completes with its warpgroup ops, each scheduled once the
+      // last of the warpgroup's warps has issued it: wait for that first.
+      WarpgroupOps& ops = wg_ops_of(cta, w);
+      for (uint64_t k = g.seq_first; k < g.seq_end; ++k) {
+        if (ops.at(k).issued < ops.members) {
+          w.block_until(
+              *ops.scheduled, [&ops, k] { return ops.at(k).issued >= ops.members; },
+              [&w, k] {
+                return fmt::format("wgmma.wait_group: warp {} waits for the other warps of its warpgroup to "
+                                   "issue their wgmma.mma_async number {} (a warpgroup's wgmma is issued by "
+                                   "all four of its warps)",
+                                   w.index(), k);
+              },
+              kWaitGroup);
+          slot = 0;
+        }
+        WgOp& op = ops.at(k);
+        g.done = std::max(g.done, op.done);
+        ++op.retired;
+      }
+      while (!ops.ops.empty() && ops.ops.front().retired >= ops.members) {
+        ops.ops.pop_front();
+        ++ops.base;
+      }
+    }
     const Cycle now = local_now(w) - slot;
-    const Cycle queued =
-        extras().wgmma_tensor_cores == 4 ? cta.tc_quarter_free[w.index() % 4] : cta.tc_free;
+    const Cycle queued = extras().wgmma_tensor_cores == 4 && !extras().wgmma_warpgroup_op
+                             ? cta.tc_quarter_free[w.index() % 4]
+                             : cta.tc_free;
     if (extras().wgmma_interleave && wg.committed.size() == 1 && queued > now)
       g.done = std::max(g.done, queued + extras().wgmma_latency_extra +
                                     static_cast<Cycle>(extras().wgmma_drain_per_n * g.n + 0.5));

@@ -69,6 +69,7 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
       static_cast<uint32_t>(count(p, "wgmma_rs_latency_saving", 0, x.wgmma_latency_extra));
   x.wgmma_interleave = count(p, "wgmma_interleave", 0, 1) == 1;
   x.wgmma_tensor_cores = static_cast<uint32_t>(count(p, "wgmma_tensor_cores", 1, 4));
+  x.wgmma_warpgroup_op = count(p, "wgmma_warpgroup_op", 0, 1) == 1;
   x.gpc_store_bytes_per_cycle = real(p, "gpc_store_bytes_per_cycle", 0.0, 1000000.0);
   x.store_gpc = models::param_list(p, "store_gpc", "sm90", 0, 64);
   x.store_first = models::param_list(p, "store_first", "sm90", 0, 1);

@@ -24,6 +24,11 @@ struct Extras {
   // interval; 4: one per sub-partition, each quarter the whole interval on
   // sub-partition (warp % 4)'s (api_wgmma.cc).
   uint32_t wgmma_tensor_cores = 1;
+  // 1: an op is the warpgroup's (PTX's .sync.aligned wgmma): it starts on the
+  // SM's tensor core once the last of the warpgroup's warps has issued it,
+  // takes its whole interval there, and completes for all four warps at once;
+  // 0: each warp's quarter on its own (above). api_wgmma.cc.
+  bool wgmma_warpgroup_op = false;
   // A store path per GPC (write_path.h), bytes per SM cycle (0: none); per
   // block index, the GPC + 1 of its SM (0: none) and whether the GPC's path
   // serves it first.

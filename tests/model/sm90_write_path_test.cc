@@ -10,7 +10,10 @@
 // the SM's own path at store_v4_bytes_per_cycle, with no shared limit.
 // While warps of an SM store, each wgmma op of its other warps takes
 // wgmma_store_bytes over the SM's current store rate longer
-// (hw/h200/mma_beside_stores.cu measures it).
+// (hw/h200/mma_beside_stores.cu measures it). With wgmma_warpgroup_op an op
+// is the warpgroup's: it starts when the last of its warps issues it and
+// completes for all four at once; a warp waiting for an op its siblings
+// never issue is a deadlock the run reports, not a hang.
 #include <doctest/doctest.h>
 
 #include <boost/json.hpp>
@@ -238,6 +241,63 @@ TEST_CASE("a warpgroup's wgmma ops take longer while the SM's other warps store"
   const double plain = kblock_cycles(16384, 16);
   sm90::use_params(saved);
   CHECK(plain == doctest::Approx(alone).epsilon(0.001));
+}
+
+// One CTA of four warps (one warpgroup) with wgmma_warpgroup_op set: warp w
+// reaches its k-blocks `delay[w]` cycles after the others' start and runs
+// `kblocks` of them (fence, four m64n128k16, commit, wait_group 0); `issuers`
+// of the four issue at all. Returns each warp's cycle (from t0) after its
+// last wait, and the run's status.
+std::pair<std::vector<uint64_t>, sk::sim::RunStatus> warpgroup_run(std::vector<uint64_t> delay, int kblocks,
+                                                                  int issuers = 4) {
+  sm100::Params p = sm90::gpu_params();
+  p.cta_start_latency = 0;
+  sm100::Gpu gpu(p, false);
+  const std::string saved = sk::test::sm90_params_with({});
+  sm90::use_params(sk::test::sm90_params_with({{"wgmma_warpgroup_op", 1}}));
+  sm90::api::reset();
+  uint64_t t0 = 0;
+  std::vector<uint64_t> done(4, 0);
+  const std::string err = gpu.launch(1, 4, 65536, [&] {
+    sk::sim::Warp& w = gpu.warp();
+    if (t0 == 0) t0 = gpu.engine().now() + kT0;
+    w.stall(t0 + delay[w.index()] - gpu.engine().now(), "wait");
+    if (w.index() >= issuers) return;
+    const auto loc = std::source_location::current();
+    std::vector<float> acc(32 * 64, 0.0f);
+    for (int kb = 0; kb < kblocks; ++kb) {
+      sm90::api::wgmma_fence(loc);
+      for (uint32_t k = 0; k < 4; ++k)
+        sm90::api::wgmma_mma(acc.data(), 64, sk::arch::make_smem_desc_sw128(32 * k),
+                             sk::arch::make_smem_desc_sw128(8192 + 32 * k), kb > 0 || k > 0, loc);
+      sm90::api::wgmma_commit_group(loc);
+      sm90::api::wgmma_wait_group(0, loc);
+    }
+    w.sync();
+    done[w.index()] = gpu.engine().now() - t0;
+  });
+  REQUIRE(err.empty());
+  const auto status = gpu.run(10000000);
+  sm90::use_params(saved);
+  return {done, status};
+}
+
+TEST_CASE("with wgmma_warpgroup_op a warpgroup's op starts with its last warp and ends for all four") {
+  const double per_op = 128 * sm90::extras().wgmma_ii_per_n;
+  // Together: every warp done at the same cycle.
+  const auto [together, s1] = warpgroup_run({0, 0, 0, 0}, 4);
+  REQUIRE(s1 == sk::sim::RunStatus::kCompleted);
+  for (int w = 1; w < 4; ++w) CHECK(together[w] == together[0]);
+  // One warp 1,000 cycles late: the others wait for it, and all end 1,000
+  // cycles later than together (per-warp quarters would let three finish first).
+  const auto [late, s2] = warpgroup_run({0, 0, 0, 1000}, 4);
+  REQUIRE(s2 == sk::sim::RunStatus::kCompleted);
+  for (int w = 0; w < 4; ++w) CHECK(late[w] == together[w] + 1000);
+  // Four k-blocks of four ops back to back at least fill the tensor core.
+  CHECK(static_cast<double>(together[0]) >= 16 * per_op);
+  // A warp that never issues its wgmma: the three that wait are a deadlock.
+  const auto [partial, s3] = warpgroup_run({0, 0, 0, 0}, 1, 3);
+  CHECK(s3 == sk::sim::RunStatus::kDeadlock);
 }
 
 }  // namespace

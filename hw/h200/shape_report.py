@@ -65,6 +65,31 @@ def merged(path):
     return rows
 
 
+class PredictionCache:
+    """Predictions kept in a file as they come (a run of the whole set takes
+    hours on two cores), so that an interrupted run resumes: one CSV line
+    key,value a prediction. Safe to use from several threads."""
+
+    def __init__(self, path):
+        self.path, self.values, self.lock = path, {}, threading.Lock()
+        if os.path.exists(path):
+            with open(path) as f:
+                for key, value in csv.reader(f):
+                    self.values[key] = float(value)
+
+    def get(self, key, compute):
+        """The value kept for key, or compute()'s, kept."""
+        if key not in self.values:
+            value = compute()
+            with self.lock, open(self.path, 'a', newline='') as f:
+                csv.writer(f).writerow([key, value])
+                self.values[key] = value
+        return self.values[key]
+
+    def __getitem__(self, key):
+        return self.values[key]
+
+
 def cmd_predict(args):
     sim, measured, out = args[:3]
     opt = lambda name, default=None: args[args.index(name) + 1] if name in args else default
@@ -74,29 +99,16 @@ def cmd_predict(args):
     unknown = sorted({r['shape'] for r in rows} - set(info))
     if unknown:
         raise SystemExit(f'shape_report: shapes not in shape_set.py: {", ".join(unknown)}')
-    # Predictions are kept in out.csv.pred as they come (a run of the whole
-    # set takes hours on two cores), so an interrupted run resumes.
-    cache_path = out + '.pred'
-    cache = {}
-    if os.path.exists(cache_path):
-        with open(cache_path) as f:
-            for key, value in csv.reader(f):
-                cache[key] = float(value)
-    lock = threading.Lock()
+    cache = PredictionCache(out + '.pred')
 
     def key_of(r):
         tma = '/tma' if r['epilogue'] == 'tma' else ''
         return f"{r['shape']}/{r['tile_n']}/{r['stages']}/{params or ''}{tma}"
 
     def one(r):
-        key = key_of(r)
-        if key not in cache:
-            value = predict(sim, r['shape'], r['tile_n'], r['stages'], params=params,
-                            epilogue='tma' if r['epilogue'] == 'tma' else None)
-            with lock, open(cache_path, 'a', newline='') as f:
-                csv.writer(f).writerow([key, value])
-                cache[key] = value
-        return cache[key]
+        return cache.get(key_of(r), lambda: predict(
+            sim, r['shape'], r['tile_n'], r['stages'], params=params,
+            epilogue='tma' if r['epilogue'] == 'tma' else None))
 
     # Smallest problems first: an interrupted run has predicted every shape
     # below some size.

@@ -32,10 +32,9 @@ import csv
 import os
 import statistics
 import sys
-import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from shape_report import merged  # noqa: E402
+from shape_report import PredictionCache, merged  # noqa: E402
 from sweep_report import predict  # noqa: E402
 
 COLUMNS = ['shape', 'tile_group', 'tile_n', 'stages', 'rounds', 'measured_us', 'spread_pct',
@@ -52,24 +51,13 @@ def cmd_predict(args):
     sim, measured, out = args[:3]
     jobs = int(args[args.index('--jobs') + 1]) if '--jobs' in args else 2
     rows = merged(measured)
-    cache_path = out + '.pred'
-    cache = {}
-    if os.path.exists(cache_path):
-        with open(cache_path) as f:
-            for key, value in csv.reader(f):
-                cache[key] = float(value)
-    lock = threading.Lock()
+    cache = PredictionCache(out + '.pred')
 
     def key_of(r):
         return f"{r['shape']}/{r['tile_n']}/{r['stages']}"
 
     def one(r):
-        key = key_of(r)
-        if key not in cache:
-            value = predict(sim, r['shape'], r['tile_n'], r['stages'])
-            with lock, open(cache_path, 'a', newline='') as f:
-                csv.writer(f).writerow([key, value])
-                cache[key] = value
+        cache.get(key_of(r), lambda: predict(sim, r['shape'], r['tile_n'], r['stages']))
 
     def volume(r):
         m, n, k = (int(x) for x in split_group(r['shape'])[0].split('x'))

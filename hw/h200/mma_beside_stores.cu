@@ -19,8 +19,8 @@
 //   mma_beside_math     the same with m = 0 (every pair skipped: the epilogue's
 //                   math and branches without a store).
 // Printed per row: mode, BN, SMs, tiles, warpgroup 1's median cycles per
-// k-block (over the k-blocks that end inside warpgroup 0's store window in
-// the beside rows, past the first eight otherwise), the k-blocks in that
+// k-block (over the k-blocks that lie wholly inside warpgroup 0's store
+// window in the beside rows, past the first eight otherwise), the k-blocks in that
 // window, and warpgroup 0's cycles from the barrier to its last store issued
 // (CTA 0, median over launches).
 //

@@ -267,15 +267,15 @@ namespace {
 // whole interval (with `stretch`), done wgmma_latency_extra after (less for
 // an RS op). The four sub-partitions' tensor cores work on it together.
 void schedule_op(Cta& cta, WarpgroupOps& g, WgOp& op, double stretch, sim::Warp& w) {
-  const Cycle whole = static_cast<Cycle>(op.n * extras().wgmma_ii_per_n + stretch + 0.5);
+  const Extras& x = extras();
+  const Cycle whole = static_cast<Cycle>(op.n * x.wgmma_ii_per_n + stretch + 0.5);
   const Cycle start = std::max(op.latest, cta.tc_free) +
                       gpu().engine().schedule().agent_delay(sim::Agent::kTensorCore, whole);
   cta.tc_free = start + whole;
   for (Cycle& q : cta.tc_quarter_free) q = cta.tc_free;
   sm100::note_busy(cta.tc_busy, start, start + whole);
   phase_clock().tensor_work(cta.tc_free);
-  op.done = start + whole + extras().wgmma_latency_extra -
-            (op.rs ? extras().wgmma_rs_latency_saving : 0);
+  op.done = start + whole + x.wgmma_latency_extra - (op.rs ? x.wgmma_rs_latency_saving : 0);
   if (cta.traced)
     gpu().engine().trace().slice(sim::TraceSlice{gpu().engine_track(cta, "tensor core", 10), start,
                                                  start + whole,
@@ -383,12 +383,13 @@ void wgmma_op(float* acc, int regs, uint64_t desc_a, const uint32_t* a_regs, uin
   // stream it waits out at the rate they leave (wgmma_store_bytes: the
   // tensor core's operand reads share the SM's path with the stores;
   // measured apart, hw/h200/mma_beside_stores.cu).
+  const Extras& x = extras();
   double stretch = 0;
-  if (extras().wgmma_store_bytes > 0) {
+  if (x.wgmma_store_bytes > 0) {
     const double rate = write_path().storing_rate(cta.sm) + write_path_v4().storing_rate(cta.sm);
-    if (rate > 0) stretch = extras().wgmma_store_bytes / rate;
+    if (rate > 0) stretch = x.wgmma_store_bytes / rate;
   }
-  if (extras().wgmma_warpgroup_op) {
+  if (x.wgmma_warpgroup_op) {
     WarpgroupOps& g = wg_ops_of(cta, w);
     const uint64_t seq = wg.seq++;
     if (wg.open.mmas == 0) wg.open.seq_first = seq;
@@ -402,8 +403,8 @@ void wgmma_op(float* acc, int regs, uint64_t desc_a, const uint32_t* a_regs, uin
     if (++op.issued == g.members) schedule_op(cta, g, op, stretch, w);
     return;
   }
-  const Cycle whole = static_cast<Cycle>(n * extras().wgmma_ii_per_n + stretch + 0.5);
-  const bool per_partition = extras().wgmma_tensor_cores == 4;
+  const Cycle whole = static_cast<Cycle>(n * x.wgmma_ii_per_n + stretch + 0.5);
+  const bool per_partition = x.wgmma_tensor_cores == 4;
   const Cycle ii = per_partition ? whole : whole * (quarter + 1) / 4 - whole * quarter / 4;
   Cycle& free = per_partition ? cta.tc_quarter_free[quarter] : cta.tc_free;
   const Cycle start = std::max(local_now(w), free) +
@@ -413,7 +414,7 @@ void wgmma_op(float* acc, int regs, uint64_t desc_a, const uint32_t* a_regs, uin
   sm100::note_busy(cta.tc_busy, start, start + ii);
   phase_clock().tensor_work(cta.tc_free);
   const Cycle latency_extra =
-      extras().wgmma_latency_extra - (rs ? extras().wgmma_rs_latency_saving : 0);
+      x.wgmma_latency_extra - (rs ? x.wgmma_rs_latency_saving : 0);
   wg.open.done = std::max(wg.open.done, start + whole + latency_extra);
   wg.open.n = std::max(wg.open.n, n);
   if (wg.open.mmas++ == 0) wg.open.first = gpu().engine().site_here(loc);
@@ -462,13 +463,14 @@ void wgmma_wait_group(int n, const Loc& loc) {
   sim::Warp& w = issue(loc);
   WarpGroups& wg = groups_of(w);
   Cta& cta = gpu().cta_of_current();
+  const Extras& x = extras();
   // The wait's own issue slot comes after the completion it waits for (as
   // when the stall was slept): `now` is the warp's time before that slot
   // until the warp has stalled.
   Cycle slot = w.pending();
   while (wg.committed.size() > static_cast<size_t>(n)) {
     Group& g = wg.committed.front();
-    if (extras().wgmma_warpgroup_op && g.mmas > 0) {
+    if (x.wgmma_warpgroup_op && g.mmas > 0) {
       // The group completes with its warpgroup ops, each scheduled once the
       // last of the warpgroup's warps has issued it: wait for that first.
       WarpgroupOps& ops = wg_ops_of(cta, w);
@@ -495,12 +497,12 @@ void wgmma_wait_group(int n, const Loc& loc) {
       }
     }
     const Cycle now = local_now(w) - slot;
-    const Cycle queued = extras().wgmma_tensor_cores == 4 && !extras().wgmma_warpgroup_op
+    const Cycle queued = x.wgmma_tensor_cores == 4 && !x.wgmma_warpgroup_op
                              ? cta.tc_quarter_free[w.index() % 4]
                              : cta.tc_free;
-    if (extras().wgmma_interleave && wg.committed.size() == 1 && queued > now)
-      g.done = std::max(g.done, queued + extras().wgmma_latency_extra +
-                                    static_cast<Cycle>(extras().wgmma_drain_per_n * g.n + 0.5));
+    if (x.wgmma_interleave && wg.committed.size() == 1 && queued > now)
+      g.done = std::max(g.done, queued + x.wgmma_latency_extra +
+                                    static_cast<Cycle>(x.wgmma_drain_per_n * g.n + 0.5));
     if (g.done > now) {
       w.stall_local(g.done - now, kWaitGroup);
       slot = 0;

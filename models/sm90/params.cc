@@ -91,7 +91,14 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
 }
 
 const sm100::Params& gpu_params() { return builtin().p; }
-const Extras& extras() { return builtin().x; }
+
+namespace detail {
+const Extras* current_extras = nullptr;
+const Extras& load_extras() {
+  current_extras = &builtin().x;
+  return *current_extras;
+}
+}  // namespace detail
 
 void use_params(const std::string& text) {
   models::check_param_keys(text, kBuiltin, "sm90");

@@ -55,9 +55,16 @@ struct Extras {
 };
 
 // The shared model's parameters with SM90 values (fields Hopper lacks, such
-// as TMEM and UMMA timing, are zero).
+// as TMEM and UMMA timing, are zero). extras() is read on every wgmma and
+// store: inline, one load once the parameters are loaded.
 const sm100::Params& gpu_params();
-const Extras& extras();
+namespace detail {
+extern const Extras* current_extras;  // null until the parameters are first loaded
+const Extras& load_extras();
+}  // namespace detail
+inline const Extras& extras() {
+  return detail::current_extras != nullptr ? *detail::current_extras : detail::load_extras();
+}
 
 // Replaces this process's parameters (gpu_params() and extras()) with a
 // file's (sim --params); throws std::runtime_error.

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <systemc>
 
 #include "models/sm100/mbarrier_ops.h"
@@ -14,9 +16,16 @@ namespace sk::models::sm100 {
 Cta::Cta(int id_, uint32_t smem_bytes, bool functional, uint32_t tmem_columns,
          std::shared_ptr<uint8_t[]> storage)
     : id(id_), smem_size(smem_bytes) {
-  smem_storage_ =
-      storage ? std::move(storage) : std::shared_ptr<uint8_t[]>(new uint8_t[smem_bytes + 1024]);
-  std::memset(smem_storage_.get(), 0, smem_bytes + 1024);
+  // A fresh SM's shared memory comes zeroed from calloc (untouched pages stay
+  // unmapped: a timing run reads little of it); a reused one is zeroed here.
+  if (storage) {
+    smem_storage_ = std::move(storage);
+    std::memset(smem_storage_.get(), 0, smem_bytes + 1024);
+  } else {
+    auto* fresh = static_cast<uint8_t*>(std::calloc(smem_bytes + 1024, 1));
+    if (fresh == nullptr) throw std::bad_alloc();
+    smem_storage_ = std::shared_ptr<uint8_t[]>(fresh, [](uint8_t* q) { std::free(q); });
+  }
   smem = reinterpret_cast<uint8_t*>(
       (reinterpret_cast<uint64_t>(smem_storage_.get()) + 1023) & ~uint64_t{1023});
   for (auto& nb : named) nb.done = std::make_unique<sc_core::sc_event>();

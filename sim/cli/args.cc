@@ -25,6 +25,17 @@ uint64_t parse_uint(const std::string& flag, const std::string& text, uint64_t l
   return std::stoull(text);
 }
 
+std::vector<std::string> comma_items(const std::string& list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = list.find(',', start);
+    out.push_back(list.substr(start, comma == std::string::npos ? comma : comma - start));
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
 std::vector<uint64_t> parse_uint_list(const std::string& flag, const std::string& text, uint64_t lo,
                                       uint64_t hi, const std::vector<uint64_t>& allowed) {
   auto syntax = [&] {
@@ -40,10 +51,7 @@ std::vector<uint64_t> parse_uint_list(const std::string& flag, const std::string
     return s;
   };
   std::set<uint64_t> out;
-  size_t start = 0;
-  for (;;) {
-    const size_t comma = text.find(',', start);
-    const std::string item = text.substr(start, comma == std::string::npos ? comma : comma - start);
+  for (const std::string& item : comma_items(text)) {
     const size_t dash = item.find('-');
     if (item.empty() || (dash != std::string::npos &&
                          (dash == 0 || dash + 1 == item.size() || item.find('-', dash + 1) != std::string::npos)))
@@ -65,8 +73,6 @@ std::vector<uint64_t> parse_uint_list(const std::string& flag, const std::string
         throw UsageError(
             fmt::format("{}: the range {} holds no supported value ({})", flag, item, allowed_text()));
     }
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
   return std::vector<uint64_t>(out.begin(), out.end());
 }

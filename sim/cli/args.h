@@ -16,6 +16,10 @@ struct UsageError : std::runtime_error {
 // Decimal digits only (no sign, no spaces), value in [lo, hi].
 uint64_t parse_uint(const std::string& flag, const std::string& text, uint64_t lo, uint64_t hi);
 
+// The items of a comma list ("1,4,8"), in order; an empty item stays (its
+// caller's check refuses it).
+std::vector<std::string> comma_items(const std::string& list);
+
 // A comma list of values and ranges ("2,4", "2-8", "2-4,7"), each value
 // parsed as by parse_uint; returned sorted, without repeats. With `allowed`
 // non-empty, a value must be one of it and a range selects the allowed values

@@ -21,10 +21,7 @@ namespace {
 constexpr size_t kMaxTimelineCtas = 8;
 std::vector<int> parse_timeline_ctas(const std::string& text) {
   std::vector<int> out;
-  size_t start = 0;
-  for (;;) {
-    const size_t comma = text.find(',', start);
-    const std::string item = text.substr(start, comma == std::string::npos ? comma : comma - start);
+  for (const std::string& item : comma_items(text)) {
     int cta = 0;
     if (item == "busiest")
       cta = sim::MatmulRequest::kTimelineBusiest;
@@ -40,9 +37,8 @@ std::vector<int> parse_timeline_ctas(const std::string& text) {
     if (out.size() > kMaxTimelineCtas)
       throw UsageError(fmt::format("--timeline-cta draws at most {} CTAs, got '{}'",
                                    kMaxTimelineCtas, text));
-    if (comma == std::string::npos) return out;
-    start = comma + 1;
   }
+  return out;
 }
 
 }  // namespace

@@ -38,19 +38,6 @@ std::string tile_name(const SweepPoint& p, const sim::ArchSpace& space, bool sho
   return (c.empty() ? t : t + "/" + c) + group_suffix(p.q.tile_group, show_group);
 }
 
-// The items of a comma list ("1,4,8"); an empty item stays (and is refused
-// by its check).
-std::vector<std::string> comma_items(const std::string& list) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (;;) {
-    const size_t comma = list.find(',', start);
-    out.push_back(list.substr(start, comma == std::string::npos ? comma : comma - start));
-    if (comma == std::string::npos) return out;
-    start = comma + 1;
-  }
-}
-
 }  // namespace
 
 bool failed(const SweepPoint& p) { return group(p) != 0 || !p.result.findings.empty(); }

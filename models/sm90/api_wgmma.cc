@@ -262,28 +262,56 @@ void reset() {
 }
 
 namespace {
-// With wgmma_warpgroup_op: the warpgroup's op `op`, issued now by the last
-// of its warps, on the SM's tensor core: from the latest issue on, the op's
-// whole interval (with `stretch`), done wgmma_latency_extra after (less for
-// an RS op). The four sub-partitions' tensor cores work on it together.
-void schedule_op(Cta& cta, WarpgroupOps& g, WgOp& op, double stretch, sim::Warp& w) {
-  const Extras& x = extras();
-  const Cycle whole = static_cast<Cycle>(op.n * x.wgmma_ii_per_n + stretch + 0.5);
-  const Cycle start = std::max(op.latest, cta.tc_free) +
-                      gpu().engine().schedule().agent_delay(sim::Agent::kTensorCore, whole);
-  cta.tc_free = start + whole;
-  for (Cycle& q : cta.tc_quarter_free) q = cta.tc_free;
-  sm100::note_busy(cta.tc_busy, start, start + whole);
+// How much longer an op on `cta`'s SM takes while warps of the SM store: the
+// bytes of their stream it waits out (wgmma_store_bytes) at the rate they
+// leave (the tensor core's operand reads share the SM's path with the
+// stores; measured apart, hw/h200/mma_beside_stores.cu); 0 when none store.
+double store_stretch(const Extras& x, const Cta& cta) {
+  if (x.wgmma_store_bytes <= 0) return 0;
+  const double rate = write_path().storing_rate(cta.sm) + write_path_v4().storing_rate(cta.sm);
+  return rate > 0 ? x.wgmma_store_bytes / rate : 0;
+}
+
+// `ii` cycles of tensor-core work from `ready` on the tensor core whose next
+// free cycle is `free` (the SM's, or a sub-partition's): returns its start.
+// The SM's tc_free, busy intervals and phase clock follow.
+Cycle occupy_tensor_core(Cta& cta, Cycle& free, Cycle ready, Cycle ii) {
+  const Cycle start =
+      std::max(ready, free) + gpu().engine().schedule().agent_delay(sim::Agent::kTensorCore, ii);
+  free = start + ii;
+  cta.tc_free = std::max(cta.tc_free, free);
+  sm100::note_busy(cta.tc_busy, start, start + ii);
   phase_clock().tensor_work(cta.tc_free);
-  op.done = start + whole + x.wgmma_latency_extra - (op.rs ? x.wgmma_rs_latency_saving : 0);
+  return start;
+}
+
+// An op's completion after its interval ends (an RS op's is shorter).
+Cycle completion_latency(const Extras& x, bool rs) {
+  return x.wgmma_latency_extra - (rs ? x.wgmma_rs_latency_saving : 0);
+}
+
+// The op's slice on the CTA's tensor-core track, closing the warp's flow
+// (name() builds its label, only for a traced CTA).
+template <class Name>
+void trace_op(Cta& cta, sim::Warp& w, Cycle start, Cycle end, Name&& name) {
   if (cta.traced)
     gpu().engine().trace().slice(sim::TraceSlice{gpu().engine_track(cta, "tensor core", 10), start,
-                                                 start + whole,
-                                                 fmt::format("wgmma m64n{}k16{} wg{}", op.n, op.rs ? " RS" : "",
-                                                             w.index() / 4),
-                                                 {},
-                                                 0,
-                                                 w.take_flow()});
+                                                 end, name(), {}, 0, w.take_flow()});
+}
+
+// With wgmma_warpgroup_op: the warpgroup's op `op`, issued now by the last
+// of its warps, on the SM's tensor core: from the latest issue on, the op's
+// whole interval, done completion_latency after. The four sub-partitions'
+// tensor cores work on it together.
+void schedule_op(Cta& cta, WarpgroupOps& g, WgOp& op, sim::Warp& w) {
+  const Extras& x = extras();
+  const Cycle whole = static_cast<Cycle>(op.n * x.wgmma_ii_per_n + store_stretch(x, cta) + 0.5);
+  const Cycle start = occupy_tensor_core(cta, cta.tc_free, op.latest, whole);
+  for (Cycle& q : cta.tc_quarter_free) q = cta.tc_free;
+  op.done = start + whole + completion_latency(x, op.rs);
+  trace_op(cta, w, start, start + whole, [&] {
+    return fmt::format("wgmma m64n{}k16{} wg{}", op.n, op.rs ? " RS" : "", w.index() / 4);
+  });
   g.scheduled->notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -375,56 +403,34 @@ void wgmma_op(float* acc, int regs, uint64_t desc_a, const uint32_t* a_regs, uin
     obs->access(w, op, sim::Space::kSmem, rb, false, sim::Proxy::kAsync, "wgmma (B)", loc);
     wg.open.ops.push_back(op);
   }
-  // The quarter's interval: on the SM's one tensor core a quarter of the
-  // op's (split so that the four sum to it exactly: rounding each alone made
-  // an N = 256 op 132 cycles and an N = 128 op 64, against 130 and 65), on
-  // its sub-partition's the whole of it.
-  // While warps of this SM store, each op takes longer by the bytes of their
-  // stream it waits out at the rate they leave (wgmma_store_bytes: the
-  // tensor core's operand reads share the SM's path with the stores;
-  // measured apart, hw/h200/mma_beside_stores.cu).
   const Extras& x = extras();
-  double stretch = 0;
-  if (x.wgmma_store_bytes > 0) {
-    const double rate = write_path().storing_rate(cta.sm) + write_path_v4().storing_rate(cta.sm);
-    if (rate > 0) stretch = x.wgmma_store_bytes / rate;
-  }
+  wg.open.n = std::max(wg.open.n, n);
+  const bool first_in_group = wg.open.mmas++ == 0;
+  if (first_in_group) wg.open.first = gpu().engine().site_here(loc);
   if (x.wgmma_warpgroup_op) {
     WarpgroupOps& g = wg_ops_of(cta, w);
     const uint64_t seq = wg.seq++;
-    if (wg.open.mmas == 0) wg.open.seq_first = seq;
+    if (first_in_group) wg.open.seq_first = seq;
     wg.open.seq_end = seq + 1;
-    wg.open.n = std::max(wg.open.n, n);
-    if (wg.open.mmas++ == 0) wg.open.first = gpu().engine().site_here(loc);
     WgOp& op = g.at(seq);
     op.latest = std::max(op.latest, local_now(w));
     op.n = std::max(op.n, n);
     op.rs = op.rs || rs;
-    if (++op.issued == g.members) schedule_op(cta, g, op, stretch, w);
+    if (++op.issued == g.members) schedule_op(cta, g, op, w);
     return;
   }
-  const Cycle whole = static_cast<Cycle>(n * x.wgmma_ii_per_n + stretch + 0.5);
+  // The quarter's interval: on the SM's one tensor core a quarter of the
+  // op's (split so that the four sum to it exactly: rounding each alone made
+  // an N = 256 op 132 cycles and an N = 128 op 64, against 130 and 65), on
+  // its sub-partition's the whole of it; longer while the SM stores.
+  const Cycle whole = static_cast<Cycle>(n * x.wgmma_ii_per_n + store_stretch(x, cta) + 0.5);
   const bool per_partition = x.wgmma_tensor_cores == 4;
   const Cycle ii = per_partition ? whole : whole * (quarter + 1) / 4 - whole * quarter / 4;
-  Cycle& free = per_partition ? cta.tc_quarter_free[quarter] : cta.tc_free;
-  const Cycle start = std::max(local_now(w), free) +
-                      gpu().engine().schedule().agent_delay(sim::Agent::kTensorCore, ii);
-  free = start + ii;
-  cta.tc_free = std::max(cta.tc_free, free);
-  sm100::note_busy(cta.tc_busy, start, start + ii);
-  phase_clock().tensor_work(cta.tc_free);
-  const Cycle latency_extra =
-      x.wgmma_latency_extra - (rs ? x.wgmma_rs_latency_saving : 0);
-  wg.open.done = std::max(wg.open.done, start + whole + latency_extra);
-  wg.open.n = std::max(wg.open.n, n);
-  if (wg.open.mmas++ == 0) wg.open.first = gpu().engine().site_here(loc);
-  if (cta.traced)
-    gpu().engine().trace().slice(sim::TraceSlice{gpu().engine_track(cta, "tensor core", 10), start,
-                                                 start + ii,
-                                                 fmt::format("wgmma m64n{}k16{} q{}", n, rs ? " RS" : "", quarter),
-                                                 {},
-                                                 0,
-                                                 w.take_flow()});
+  const Cycle start = occupy_tensor_core(
+      cta, per_partition ? cta.tc_quarter_free[quarter] : cta.tc_free, local_now(w), ii);
+  wg.open.done = std::max(wg.open.done, start + whole + completion_latency(x, rs));
+  trace_op(cta, w, start, start + ii,
+           [&] { return fmt::format("wgmma m64n{}k16{} q{}", n, rs ? " RS" : "", quarter); });
 }
 
 }  // namespace

@@ -117,11 +117,8 @@ __global__ void __launch_bounds__(256, 1) beside(uint64_t* times, uint16_t* d, i
   }
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+// bench_common's median, 0 for none (a row without stores has no store span).
+double median_or_zero(const std::vector<double>& v) { return v.empty() ? 0 : sk::bench::median(v); }
 
 template <int BN, int M>
 void row(uint64_t* times, uint16_t* d, int ctas, int tiles, int kblocks) {
@@ -155,10 +152,10 @@ void row(uint64_t* times, uint16_t* d, int ctas, int tiles, int kblocks) {
       if (window ? (a >= s0 && b <= s1) : kb >= 8) kbs.push_back(static_cast<double>(b - a));
     }
     in_window.push_back(static_cast<double>(kbs.size()));
-    per_kb.push_back(median(kbs));
+    per_kb.push_back(median_or_zero(kbs));
   }
-  std::printf("%s,%d,%d,%d,%.1f,%.0f,%.0f\n", mode_name(M), BN, ctas, tiles, median(per_kb), median(in_window),
-              median(store_span));
+  std::printf("%s,%d,%d,%d,%.1f,%.0f,%.0f\n", mode_name(M), BN, ctas, tiles, median_or_zero(per_kb),
+              median_or_zero(in_window), median_or_zero(store_span));
 }
 
 template <int BN>

@@ -176,6 +176,19 @@ TEST_CASE("a store path without a shared limit runs each SM at its own rate") {
   CHECK(done[1] == cycles(4096, x));
 }
 
+// k-block `kb` of the matmul's main loop from the calling warp: fence, four
+// m64n128k16 ops on A (64 x 64 BF16 at 0) and B (128 x 64 at 8192) in shared
+// memory, commit, wait_group 0.
+void kblock(std::vector<float>& acc, int kb) {
+  const auto loc = std::source_location::current();
+  sm90::api::wgmma_fence(loc);
+  for (uint32_t k = 0; k < 4; ++k)
+    sm90::api::wgmma_mma(acc.data(), 64, sk::arch::make_smem_desc_sw128(32 * k),
+                         sk::arch::make_smem_desc_sw128(8192 + 32 * k), kb > 0 || k > 0, loc);
+  sm90::api::wgmma_commit_group(loc);
+  sm90::api::wgmma_wait_group(0, loc);
+}
+
 // One CTA of eight warps: warps 4-7 (a warpgroup) run `kblocks` of the
 // matmul's k-block (fence, four m64n128k16 ops from shared memory, commit,
 // wait_group 0) from kT0; warps 0-3 each store `bytes` at kT0 (none when 0).
@@ -193,22 +206,15 @@ double kblock_cycles(uint32_t bytes, int kblocks) {
     sk::sim::Warp& w = gpu.warp();
     if (t0 == 0) t0 = gpu.engine().now() + kT0;
     w.stall(t0 - gpu.engine().now(), "wait");
-    const auto loc = std::source_location::current();
     if (w.index() < 4) {
       if (bytes == 0) return;
-      sm90::api::account_global_store(bytes, loc);
+      sm90::api::account_global_store(bytes, std::source_location::current());
       stored = std::min<uint64_t>(stored, gpu.engine().now());
       return;
     }
     std::vector<float> acc(32 * 64, 0.0f);
-    const uint32_t a = 0, b = 8192;  // A: 64 x 64 BF16, B: 128 x 64
     for (int kb = 0; kb < kblocks; ++kb) {
-      sm90::api::wgmma_fence(loc);
-      for (uint32_t k = 0; k < 4; ++k)
-        sm90::api::wgmma_mma(acc.data(), 64, sk::arch::make_smem_desc_sw128(a + 32 * k),
-                             sk::arch::make_smem_desc_sw128(b + 32 * k), kb > 0 || k > 0, loc);
-      sm90::api::wgmma_commit_group(loc);
-      sm90::api::wgmma_wait_group(0, loc);
+      kblock(acc, kb);
       w.sync();
       if (w.index() == 4) ends.push_back(gpu.engine().now());
     }
@@ -263,16 +269,8 @@ std::pair<std::vector<uint64_t>, sk::sim::RunStatus> warpgroup_run(std::vector<u
     if (t0 == 0) t0 = gpu.engine().now() + kT0;
     w.stall(t0 + delay[w.index()] - gpu.engine().now(), "wait");
     if (w.index() >= issuers) return;
-    const auto loc = std::source_location::current();
     std::vector<float> acc(32 * 64, 0.0f);
-    for (int kb = 0; kb < kblocks; ++kb) {
-      sm90::api::wgmma_fence(loc);
-      for (uint32_t k = 0; k < 4; ++k)
-        sm90::api::wgmma_mma(acc.data(), 64, sk::arch::make_smem_desc_sw128(32 * k),
-                             sk::arch::make_smem_desc_sw128(8192 + 32 * k), kb > 0 || k > 0, loc);
-      sm90::api::wgmma_commit_group(loc);
-      sm90::api::wgmma_wait_group(0, loc);
-    }
+    for (int kb = 0; kb < kblocks; ++kb) kblock(acc, kb);
     w.sync();
     done[w.index()] = gpu.engine().now() - t0;
   });

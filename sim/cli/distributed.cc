@@ -161,6 +161,25 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// What names a sweep's configuration i in a job's manifest and slices: its
+// index, tile N and stages, and each axis the sweep varies (kernel, cluster,
+// tile group); same_item checks a manifest item against the plan's point.
+json::object sweep_item(const SweepArgs& a, const Sweep& s, size_t i) {
+  const sim::MatmulRequest& q = s.points[i].q;
+  json::object o{{"index", i}, {"tile_n", q.tile_n}, {"stages", q.stages}};
+  if (!a.variants.empty()) o["kernel"] = q.amd_kernel;
+  if (!a.clusters.empty()) o["cluster"] = fmt::format("{}x{}", q.cluster_m, q.cluster_n);
+  if (!a.tile_groups.empty()) o["tile_group"] = q.tile_group;
+  return o;
+}
+
+bool same_item(const SweepArgs& a, const Sweep& s, size_t i, const json::object& item) {
+  json::object want = sweep_item(a, s, i);
+  for (const auto& [key, value] : want)
+    if (!item.contains(key) || item.at(key) != value) return false;
+  return true;
+}
+
 int sweep_task(const SweepArgs& a) {
   const auto t0 = std::chrono::steady_clock::now();
   const DistributedArgs& dist = a.dist;
@@ -170,10 +189,7 @@ int sweep_task(const SweepArgs& a) {
   run_sweep_points(
       s, which, a.jobs, a.wall, [&a](const sim::MatmulRequest& q) { return a.problem.run(q); },
       [&](size_t i, const sim::IsolatedResult& r) {
-        json::object o{{"index", i}, {"tile_n", s.points[i].q.tile_n},
-                       {"stages", s.points[i].q.stages}};
-        if (!a.variants.empty()) o["kernel"] = s.points[i].q.amd_kernel;
-        if (!a.tile_groups.empty()) o["tile_group"] = s.points[i].q.tile_group;
+        json::object o = sweep_item(a, s, i);
         if (r.ok)
           o["result"] = json::parse(r.payload);
         else
@@ -301,10 +317,13 @@ std::vector<const SliceStatus*> missing_slices(const std::vector<SliceStatus>& s
 std::string describe_item(const std::string& command, const json::value& item) {
   if (command == "sweep") {
     const auto& o = item.as_object();
-    return fmt::format("tile N {} stages {}{}{}", json::serialize(o.at("tile_n")),
+    return fmt::format("tile N {} stages {}{}{}{}", json::serialize(o.at("tile_n")),
                        json::serialize(o.at("stages")),
                        o.contains("kernel") ? " " + json::value_to<std::string>(o.at("kernel"))
                                             : std::string(),
+                       o.contains("cluster")
+                           ? " cluster " + json::value_to<std::string>(o.at("cluster"))
+                           : std::string(),
                        o.contains("tile_group")
                            ? " tile group " + json::serialize(o.at("tile_group"))
                            : std::string());
@@ -360,16 +379,7 @@ int merge_sweep(const JobDir& d, const Manifest& m, std::vector<SliceStatus>& st
     const auto want = slice_items(s.points.size(), i, n);
     same = want.size() == m.slices[i].size();
     for (size_t k = 0; same && k < want.size(); ++k) {
-      const auto& o = m.slices[i][k].as_object();
-      same = json::value_to<size_t>(o.at("index")) == want[k] &&
-             json::value_to<uint32_t>(o.at("tile_n")) == s.points[want[k]].q.tile_n &&
-             json::value_to<uint32_t>(o.at("stages")) == s.points[want[k]].q.stages &&
-             (a.variants.empty() ||
-              (o.contains("kernel") &&
-               json::value_to<std::string>(o.at("kernel")) == s.points[want[k]].q.amd_kernel)) &&
-             (a.tile_groups.empty() ||
-              (o.contains("tile_group") &&
-               json::value_to<uint32_t>(o.at("tile_group")) == s.points[want[k]].q.tile_group));
+      same = same_item(a, s, want[k], m.slices[i][k].as_object());
     }
   }
   if (!same)
@@ -522,13 +532,7 @@ int sweep_distributed(const SweepArgs& a) {
   p.json_path = a.json_path;
   p.items = plan.points.size();
   p.jobs = a.jobs;
-  p.describe = [&plan, &a](size_t i) -> json::value {
-    json::object o{{"index", i}, {"tile_n", plan.points[i].q.tile_n},
-                   {"stages", plan.points[i].q.stages}};
-    if (!a.variants.empty()) o["kernel"] = plan.points[i].q.amd_kernel;
-    if (!a.tile_groups.empty()) o["tile_group"] = plan.points[i].q.tile_group;
-    return o;
-  };
+  p.describe = [&plan, &a](size_t i) -> json::value { return sweep_item(a, plan, i); };
   return submit_job(p);
 }
 

@@ -18,7 +18,9 @@
 #      and a verify (sm100 matmul 256^3, 8 schedules) in 4 tasks, with
 #      --wait: the merged JSON must be byte-identical (cmp) to the local
 #      run's, the text the same apart from the wall time, and sim collect
-#      must merge them again the same way;
+#      must merge them again the same way; the same for a sweep over
+#      cluster shapes (sm90, 1x1 and 2x1), whose manifest names each
+#      configuration's cluster;
 #   2. a verify of 2 slow schedules (1024^3, about 6 s each) in 2 tasks: task
 #      1 is cancelled with scancel while it runs; sim collect --wait must
 #      exit 3 and report slice 1 as cancelled, in the text and in the JSON
@@ -62,6 +64,7 @@ expect_usage_error() {
 
 SWEEP=(sweep --kernel matmul --arch sm100 --m 512 --n 512 --k 512 --stages 2-4 --tile-n 128,256)
 VERIFY=(verify --kernel matmul --arch sm100 --m 256 --n 256 --k 256 --schedules 8)
+SWEEP_CLUSTER=(sweep --kernel matmul --arch sm90 --m 512 --n 384 --k 256 --stages 2,3 --tile-n 128 --cluster 1x1,2x1)
 mkdir -p "$tmp/usage/not_empty"
 touch "$tmp/usage/not_empty/x" "$tmp/usage/file"
 expect_usage_error "not found: sbatch" env PATH=/nonexistent "$sim" "${SWEEP[@]}" --slurm "$tmp/usage/j"
@@ -141,6 +144,18 @@ local_vs_slurm() {
 }
 local_vs_slurm sweep "${SWEEP[@]}"
 local_vs_slurm verify "${VERIFY[@]}"
+# A sweep over cluster shapes: the same, and the job's manifest names each
+# configuration's cluster (what a PARTIAL report lists for a missing slice).
+local_vs_slurm sweep_cluster "${SWEEP_CLUSTER[@]}"
+python3 - "$tmp/sweep_cluster.job/manifest.json" <<'PY' || fail "sweep_cluster: the manifest's items (above)"
+import json, sys
+items = [i for s in json.load(open(sys.argv[1]))["slices"] for i in s["items"]]
+got = sorted(i.get("cluster", "none") for i in items)
+want = ["1x1", "1x1", "2x1", "2x1"]
+if got != want:
+    print(f"clusters of the manifest's items {got}, want {want}")
+    sys.exit(1)
+PY
 
 # --------------------------------------- 2. a task cancelled while it runs
 # One schedule must outlast the second the test waits after the task starts:

@@ -399,6 +399,10 @@ class Gpu {
   // it lands in); what they wrote into shared memory is the CTAs' bytes_loaded.
   uint64_t tma_l2_read_bytes() const { return tma_l2_read_bytes_; }
   void note_tma_l2_read(uint64_t bytes) { tma_l2_read_bytes_ += bytes; }
+  // Bytes of a multicast box's copies past the first that still took the
+  // L2's rate (Params::tma_multicast_l2_share of each copy).
+  uint64_t tma_l2_copy_bytes() const { return tma_l2_copy_bytes_; }
+  void note_tma_l2_copy(uint64_t bytes) { tma_l2_copy_bytes_ += bytes; }
   // SMs with TMA loads in flight; load_started/load_landed keep the count.
   int loading_sms() const { return loading_sms_; }
   void load_started(Cta& cta) {
@@ -469,6 +473,7 @@ class Gpu {
   SharedLink hbm_link_, l2_link_, oob_link_;
   uint64_t hbm_bytes_ = 0;
   uint64_t tma_l2_read_bytes_ = 0;
+  uint64_t tma_l2_copy_bytes_ = 0;
   int loading_sms_ = 0;
   L2 l2_;
   uint32_t gpu_track_ = 0;

@@ -113,11 +113,16 @@ struct Params {
   // barrier.cluster from the last arrival to the waiters' release; the
   // memory barrier a release at cluster scope (mbarrier.arrive.release.
   // cluster, fence.acq_rel.cluster) stalls its warp before it takes effect.
+  // A multicast box is read from L2 (and HBM) once; each destination past
+  // the issuer also takes tma_multicast_l2_share x the box's bytes of the
+  // L2's rate (0: the box passes the L2 once, whatever the destinations; 1:
+  // the L2's rate is spent on every destination's copy).
   std::vector<uint32_t> gpc_sms;
   uint32_t dsmem_latency = 0;
   uint32_t dsmem_load_latency = 0;
   uint32_t cluster_barrier_latency = 0;
   uint32_t cluster_release_latency = 0;
+  double tma_multicast_l2_share = 0;
   // The board's power limit and the kernel's energy: the SM clocks of a
   // launch's two phases (power.h, phase_clock.h); clock_ghz is the maximum
   // clock. The tensor phase outlasts the last tensor-core work by
@@ -146,7 +151,7 @@ struct Params {
 // std::runtime_error.
 void read_power(const boost::json::object& table, const char* arch, Params& r);
 // Reads the cluster keys (gpc_sms, dsmem_latency, dsmem_load_latency,
-// cluster_barrier_latency, cluster_release_latency).
+// cluster_barrier_latency, cluster_release_latency, tma_multicast_l2_share).
 void read_cluster(const boost::json::object& table, const char* arch, Params& r);
 // Reads the per-lane math keys (sfu_cycles, half_rate_cycles, alu_chain_step,
 // quad_reduce_step, alu_under_mma_{fp32,half,sfu,chain}).

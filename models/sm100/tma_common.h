@@ -293,7 +293,8 @@ inline Cycle port_done(Cta& cta, uint64_t bytes, Cycle now) {
 // Issues one load per active lane of `w` (of CTA `cta`) into SMEM offset
 // `off` of every destination, completing on each destination's barrier. The
 // box is read from L2 (and HBM) once, whatever the number of destinations;
-// each destination SM ingests its bytes. `map` is the map as the kernel
+// each destination SM ingests its bytes, and each past the issuer spends
+// tma_multicast_l2_share x the bytes of the L2's rate. `map` is the map as the kernel
 // passed it (its tensormap-proxy use is recorded); the load itself works on
 // the copy `m` taken at issue. Callbacks, called only when needed:
 //   rows()        -> std::vector<sim::Range>: global bytes read (observer on)
@@ -331,11 +332,18 @@ void issue_load(sim::Warp& w, Cta& cta, std::span<const LoadDest> dests, const T
     gpu().note_tma_l2_read(bytes);
     Cycle last = issuer_done;
     auto& tr = gpu().engine().trace();
+    const double share = gpu().params().tma_multicast_l2_share;
     for (const LoadDest& d : dests) {
       Cta& dc = *d.cta;
-      const Cycle done = &dc == &cta ? issuer_done
-                                     : std::max(issuer_done, port_done(dc, bytes, start) +
-                                                                 gpu().params().tma_l2_latency / 2);
+      Cycle done = issuer_done;
+      if (&dc != &cta) {
+        done = std::max(done, port_done(dc, bytes, start) + gpu().params().tma_l2_latency / 2);
+        if (share > 0) {  // the peer's copy spends the L2's rate too
+          const auto copy = static_cast<uint64_t>(share * bytes + 0.5);
+          gpu().note_tma_l2_copy(copy);
+          done = std::max(done, gpu().l2_transfer(start, copy));
+        }
+      }
       last = std::max(last, done);
       gpu().load_started(dc);
       note_busy(dc.tma_busy, begin, done);

@@ -73,6 +73,9 @@ struct RunResult {
   // them; they differ by what multicast saved (a box read once for every CTA
   // of a cluster it lands in). 0: not modelled (MI300X).
   uint64_t smem_fill_bytes = 0, tma_l2_read_bytes = 0;
+  // NVIDIA: bytes of multicast copies past the first that the L2's rate
+  // still carried (the model's tma_multicast_l2_share of each copy).
+  uint64_t tma_l2_copy_bytes = 0;
   // Functional runs: the race detector's digest of the synchronization order
   // this schedule established (engine/observer.h, order_digest); the
   // explorer counts distinct values. 0: none (timing runs).

@@ -6,6 +6,7 @@
 // remote arrive orders a peer's accesses; without it they race.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -126,6 +127,63 @@ TEST_CASE("a multicast box lands in every CTA of the mask and completes each bar
   CHECK(r.status == "completed");
   REQUIRE(r.notes.size() == 4);
   for (const auto& n : r.notes) CHECK(n.substr(1) == std::string(" wrong 0"));
+}
+
+namespace {
+// A cluster of two streams the matrix's eight 32-row boxes (4 KiB each)
+// into both CTAs under an L2 of 4 bytes per cycle (its rate binds, not the
+// SMs' ports): multicast from rank 0, or each CTA loading its own copies.
+// Returns the cycle both CTAs had every box, or 0 if the run failed.
+uint64_t stream_to_pair(bool multicast, double l2_share) {
+  ScenarioOptions o{.ctas = 2, .warps = 1, .cluster_size = 2};
+  o.l2_bytes_per_cycle = 4;
+  o.tma_multicast_l2_share = l2_share;
+  o.setup = setup_matrix;
+  auto r = run_scenario(o, [multicast] {
+    init_cluster_barriers(1, 1);
+    const uint32_t rank = sk::arch::cluster_ctarank();
+    uint8_t* tile = sk::arch::dynamic_smem() + 1024;
+    if (auto l = sk::elect_one()) {
+      sk::arch::mbarrier_arrive_expect_tx(bar_at(0), 8 * 32 * 128);
+      for (int b = 0; b < 8; ++b) {
+        uint8_t* dst = tile + b * 32 * 128;
+        if (!multicast)
+          sk::arch::tma_load_2d(dst, &g_map, bar_at(0), 0, 32 * b);
+        else if (rank == 0)
+          sk::arch::tma_load_2d_multicast(dst, &g_map, bar_at(0), 0, 32 * b, 0b11);
+      }
+    }
+    while (!sk::arch::mbarrier_try_wait_parity(bar_at(0), 0)) {
+    }
+    note(std::to_string(sk::models::sm100::Gpu::current().engine().now()));
+    sk::arch::cluster_sync();
+  });
+  if (!r.ok || r.status != "completed" || !r.findings.empty() || r.notes.size() != 2) return 0;
+  return std::max(std::stoull(r.notes[0]), std::stoull(r.notes[1]));
+}
+}  // namespace
+
+TEST_CASE("a multicast destination spends tma_multicast_l2_share of the box's bytes of the L2's rate") {
+  // 64 KiB land in all (8 boxes in each of two CTAs): 16 k cycles at 4 B per
+  // cycle when every copy passes the L2, half when a multicast box passes once.
+  const uint64_t own = stream_to_pair(false, 0);
+  const uint64_t once = stream_to_pair(true, 0);
+  const uint64_t every = stream_to_pair(true, 1);
+  const uint64_t half = stream_to_pair(true, 0.5);
+  REQUIRE(own > 0);
+  REQUIRE(once > 0);
+  REQUIRE(every > 0);
+  REQUIRE(half > 0);
+  CHECK(own >= 16384);
+  CHECK(own < 16384 + 3000);
+  CHECK(once >= 8192);
+  CHECK(once < 8192 + 3000);
+  // With the whole share a multicast is no faster than the CTAs' own loads.
+  CHECK(every >= 16384);
+  CHECK(every < own + 500);
+  CHECK(half >= 12288);
+  CHECK(half < every);
+  CHECK(half > once);
 }
 
 TEST_CASE("a multicast to a CTA that never expected the bytes is reported when the phase completes") {

@@ -46,6 +46,8 @@ ScenarioResult run_scenario(const ScenarioOptions& opt, const std::function<void
     params.tma_unaligned_row_factor = opt.tma_unaligned_row_factor;
     params.tma_oob_rows_per_cycle = opt.tma_oob_rows_per_cycle;
     params.tma_store_read_latency = opt.tma_store_read_latency;
+    if (opt.l2_bytes_per_cycle > 0) params.l2_bytes_per_cycle = opt.l2_bytes_per_cycle;
+    params.tma_multicast_l2_share = opt.tma_multicast_l2_share;
     params.alu_under_mma = {opt.alu_under_mma.fp32, opt.alu_under_mma.half, opt.alu_under_mma.sfu,
                             opt.alu_under_mma.chain};
     models::sm100::Gpu gpu(params, opt.functional);

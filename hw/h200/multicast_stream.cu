@@ -1,0 +1,224 @@
+// multicast_stream.cu: what a TMA multicast saves the load path of a
+// clustered matmul, measured apart from the tensor cores (docs/hardware.md,
+// "Multicast's share of the L2").
+//
+// The producer of the SM90 matmul in clusters, without its tensor cores (as
+// l2_stream.cu's section gemm is without clusters): one CTA per SM, in
+// clusters of cluster_m x cluster_n CTAs along M and N; each cluster walks
+// blocks of cluster_m x cluster_n output tiles in the kernel's order
+// (kernels/sched/cluster_shape.h) and, for each k-block, every CTA fills a
+// stage of its ring with A's 128 x 64 box and B's tile_n x 64 box. Modes:
+//   multicast: as the matmul does (kernels/matmul/sm90_matmul.h): the
+//     cluster_n CTAs of a row share A, each loads 128 / cluster_n of its rows
+//     and multicasts them to the row; B likewise down a column, tile_n /
+//     cluster_m rows each. A stage is released to a producer by the consumers
+//     of every CTA its loads land in (remote arrives).
+//   own: the same cluster launch, tiles and ring, but every CTA loads its
+//     whole A and B boxes itself (no multicast): the control.
+// A consumer thread waits for each stage, holds it `compute` cycles (0: the
+// loads alone; the tensor core's k-block time: a matmul whose wgmma costs
+// exactly that) and releases it.
+// Output (CSV): time, SM clock, SM cycles per k-block, the bytes that land
+// in shared memory per ns (fill) and the bytes the loads ask of L2 per ns
+// (requested: a multicast box once). If the L2 serves a multicast box once,
+// multicast's fill rate exceeds the control's where the control is held by
+// the L2's rate; if the fill rate is the same, the limit is on the bytes
+// delivered, not on those read.
+// Every CUDA call is checked (one line and exit 2 on an error); times are
+// medians of five timed launches after warm-ups (bench_common.cuh).
+// Build: nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -I. hw/h200/multicast_stream.cu -lcuda -o multicast_stream
+// Run: multicast_stream   (CSV on stdout)
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cudaTypedefs.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+#include "hw/h200/bench_common.cuh"
+#include "kernels/arch/sm90.h"
+#include "kernels/sched/cluster_shape.h"
+
+namespace {
+
+constexpr const char* kProg = "multicast_stream";
+#define CK(x) sk::bench::check_cuda((x), kProg, #x, __FILE__, __LINE__)
+
+using sk::bench::clk;
+using sk::bench::wait_phase;
+
+struct Cfg {
+  uint32_t tiles_m, tiles_n, kblocks, tile_n, stages, compute, cluster_m, cluster_n, multicast;
+};
+
+// Thread 0 loads, thread 32 consumes (two warps, both meet the cluster
+// barriers). Launched with cluster dimension cluster_m * cluster_n.
+__global__ void __launch_bounds__(64, 1)
+    cluster_loads(const __grid_constant__ CUtensorMap a, const __grid_constant__ CUtensorMap b, Cfg c) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  __shared__ uint64_t full[8], empty[8];
+  uint8_t* base = smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023);
+  const sk::ClusterShape cs{c.cluster_m, c.cluster_n};
+  const bool clustered = cs.size() > 1;
+  const uint32_t rank = clustered ? sk::arch::cluster_ctarank() : 0;
+  const bool share_a = c.multicast && cs.n > 1, share_b = c.multicast && cs.m > 1;
+  // Each stage's producer hears from the consumers of every CTA its loads
+  // land in: its row (A) and its column (B), itself once.
+  const uint32_t releasers = (share_a ? cs.n : 1) + (share_b ? cs.m : 1) - 1;
+  const uint32_t stage_bytes = 128 * 128 + c.tile_n * 128;
+  if (threadIdx.x == 0) {
+    for (uint32_t s = 0; s < c.stages; ++s) {
+      sk::arch::mbarrier_init(&full[s], 1);
+      sk::arch::mbarrier_init(&empty[s], releasers);
+    }
+    sk::arch::fence_mbarrier_init();
+  }
+  if (clustered) sk::arch::cluster_sync(); else __syncthreads();
+  const uint32_t rm = cs.rank_m(rank), rn = cs.rank_n(rank);
+  // The ranks of this CTA's row (same rank_m) and column (same rank_n).
+  uint16_t row_mask = 0, col_mask = 0;
+  for (uint32_t j = 0; j < cs.n; ++j) row_mask |= static_cast<uint16_t>(1u << (rm + j * cs.m));
+  for (uint32_t i = 0; i < cs.m; ++i) col_mask |= static_cast<uint16_t>(1u << (i + rn * cs.m));
+  const uint32_t a_rows = share_a ? 128 / cs.n : 128, b_rows = share_b ? c.tile_n / cs.m : c.tile_n;
+  const uint64_t blocks = sk::cluster_blocks(c.tiles_m, c.tiles_n, 1, cs);
+  const uint32_t clusters = gridDim.x / cs.size(), cluster = blockIdx.x / cs.size();
+  uint32_t it = 0;
+  if (threadIdx.x == 0) {
+    for (uint64_t t = cluster; t < blocks; t += clusters) {
+      const sk::WorkInfo w = sk::cluster_tile_work(t, c.tiles_m, c.tiles_n, 1, 1, cs, rank);
+      for (uint32_t kb = 0; kb < c.kblocks; ++kb, ++it) {
+        const uint32_t s = it % c.stages;
+        if (it >= c.stages) wait_phase(&empty[s], ((it / c.stages) - 1) & 1);
+        sk::arch::mbarrier_arrive_expect_tx(&full[s], stage_bytes);
+        uint8_t* dst = base + s * stage_bytes;
+        const int32_t k0 = static_cast<int32_t>(kb * 64);
+        const int32_t a_row = w.m_tile * 128 + static_cast<int32_t>(share_a ? rn * a_rows : 0);
+        const int32_t b_row = w.n_tile * static_cast<int32_t>(c.tile_n) + static_cast<int32_t>(share_b ? rm * b_rows : 0);
+        uint8_t* a_dst = dst + (share_a ? rn * a_rows * 128 : 0);
+        uint8_t* b_dst = dst + 128 * 128 + (share_b ? rm * b_rows * 128 : 0);
+        if (share_a) sk::arch::tma_load_2d_multicast(a_dst, &a, &full[s], k0, a_row, row_mask);
+        else sk::arch::tma_load_2d(a_dst, &a, &full[s], k0, a_row);
+        if (share_b) sk::arch::tma_load_2d_multicast(b_dst, &b, &full[s], k0, b_row, col_mask);
+        else sk::arch::tma_load_2d(b_dst, &b, &full[s], k0, b_row);
+      }
+    }
+  } else if (threadIdx.x == 32) {
+    for (uint64_t t = cluster; t < blocks; t += clusters)
+      for (uint32_t kb = 0; kb < c.kblocks; ++kb, ++it) {
+        const uint32_t s = it % c.stages;
+        wait_phase(&full[s], (it / c.stages) & 1);
+        const uint64_t t0 = clk();
+        while (clk() - t0 < c.compute) {
+        }
+        // Release the stage to every producer that loads into it.
+        const uint16_t to = (share_a ? row_mask : 0) | (share_b ? col_mask : 0) | static_cast<uint16_t>(1u << rank);
+        for (uint32_t r = 0; r < cs.size(); ++r)
+          if (to & (1u << r)) {
+            if (clustered) sk::arch::mbarrier_arrive_cluster(&empty[s], r);
+            else sk::arch::mbarrier_arrive(&empty[s]);
+          }
+      }
+  }
+  // No CTA leaves while a peer may still load into it or arrive on it.
+  if (clustered) sk::arch::cluster_sync();
+}
+
+// A 2-D BF16 map over `rows` rows of `cols` elements, boxes of 64 x box_rows.
+CUtensorMap map2d(void* base, uint64_t cols, uint64_t rows, uint32_t box_rows) {
+  CUtensorMap m;
+  const cuuint64_t dims[2] = {cols, rows};
+  const cuuint64_t strides[1] = {cols * 2};
+  const cuuint32_t box[2] = {64, box_rows}, es[2] = {1, 1};
+  if (sk::bench::encode_fn(kProg)(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, dims, strides, box, es,
+                                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+    std::fprintf(stderr, "%s: tensor map encoding failed\n", kProg);
+    std::exit(2);
+  }
+  return m;
+}
+
+void run() {
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  std::printf("shape,tile_n,stages,compute,cluster,mode,ctas,us,mhz,kblock_cycles,fill_bytes_per_ns,"
+              "requested_bytes_per_ns\n");
+  struct Shape {
+    uint32_t m, n, k;
+  };
+  const Shape shapes[] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {2048, 2048, 8192}};
+  struct Cl {
+    uint32_t m, n, multicast;
+  };
+  const Cl clusters[] = {{1, 1, 0}, {2, 1, 1}, {1, 2, 1}, {2, 1, 0}, {1, 2, 0}, {2, 2, 1}};
+  for (const Shape& s : shapes) {
+    // Enough copies that consecutive launches do not find the last one's
+    // operands in L2 (as gemm_bench rotates its inputs).
+    const uint64_t set = 2ull * s.k * (s.m + s.n);
+    const int sets = std::max(1, std::min(8, static_cast<int>(3 * 64e6 / static_cast<double>(set) + 0.999)));
+    std::vector<void*> bufs(sets);
+    for (void*& p : bufs) {
+      CK(cudaMalloc(&p, set));
+      CK(cudaMemset(p, 0x3c, set));
+    }
+    struct TileCfg {
+      uint32_t tile_n, stages;
+    };
+    for (const TileCfg tc : {TileCfg{128, 4}, TileCfg{128, 6}, TileCfg{256, 4}})
+      for (const Cl& cl : clusters)
+        for (uint32_t compute : {0u, tc.tile_n == 128 ? 520u : 1040u}) {
+          const uint32_t size = cl.m * cl.n;
+          Cfg c{s.m / 128, s.n / tc.tile_n, s.k / 64, tc.tile_n, tc.stages, compute, cl.m, cl.n, cl.multicast};
+          const uint32_t a_rows = cl.multicast && cl.n > 1 ? 128 / cl.n : 128;
+          const uint32_t b_rows = cl.multicast && cl.m > 1 ? tc.tile_n / cl.m : tc.tile_n;
+          std::vector<CUtensorMap> ma, mb;
+          for (void* p : bufs) {
+            ma.push_back(map2d(p, s.k, s.m, a_rows));
+            mb.push_back(map2d(static_cast<uint8_t*>(p) + 2ull * s.k * s.m, s.k, s.n, b_rows));
+          }
+          const int smem = static_cast<int>(tc.stages * (128 + tc.tile_n) * 128 + 1024);
+          CK(cudaFuncSetAttribute(cluster_loads, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+          // As many whole clusters as fit at once: one CTA per SM.
+          int fit = sms;
+          {
+            sk::bench::ClusterLaunch probe(static_cast<uint32_t>(sms / size * size), 64, smem, size);
+            int n = 0;
+            CK(cudaOccupancyMaxActiveClusters(&n, cluster_loads, &probe.cfg));
+            fit = std::min(sms / static_cast<int>(size), n) * static_cast<int>(size);
+          }
+          sk::bench::ClusterLaunch l(static_cast<uint32_t>(fit), 64, smem, size);
+          double mhz = 0;
+          const float ms = sk::bench::time_median(
+              5,
+              [&](int i) {
+                const int at = i % sets;
+                CK(cudaLaunchKernelEx(&l.cfg, cluster_loads, ma[at], mb[at], c));
+              },
+              [] { CK(cudaDeviceSynchronize()); }, mhz, kProg);
+          const double us = ms * 1e3;
+          const double tiles = static_cast<double>(c.tiles_m) * c.tiles_n;
+          const double fill = tiles * c.kblocks * (128 + tc.tile_n) * 128;
+          // A multicast box is asked of L2 once for the cluster_n (A) or
+          // cluster_m (B) CTAs it lands in.
+          const double requested = tiles * c.kblocks * 128 *
+                                   (128.0 / (cl.multicast ? cl.n : 1) + tc.tile_n / static_cast<double>(cl.multicast ? cl.m : 1));
+          const uint64_t blocks = sk::cluster_blocks(c.tiles_m, c.tiles_n, 1, sk::ClusterShape{cl.m, cl.n});
+          const double per_cta = static_cast<double>((blocks + fit / size - 1) / (fit / size)) * c.kblocks;
+          std::printf("%ux%ux%u,%u,%u,%u,%ux%u,%s,%d,%.1f,%.0f,%.0f,%.1f,%.1f\n", s.m, s.n, s.k, tc.tile_n,
+                      tc.stages, compute, cl.m, cl.n, cl.multicast ? "multicast" : "own", fit, us, mhz,
+                      us * mhz / per_cta, fill / (us * 1e3), requested / (us * 1e3));
+          std::fflush(stdout);
+        }
+    for (void* p : bufs) CK(cudaFree(p));
+  }
+}
+
+}  // namespace
+
+int main() {
+  run();
+  return 0;
+}

@@ -62,13 +62,13 @@ inline PFN_cuTensorMapEncodeTiled_v12000 encode_fn(const char* prog) {
   return fn;
 }
 
-// A 2-D BF16 tensor map over `rows` rows of 64 elements (128 bytes), boxes
-// of 64 x box_rows, 128B swizzle: the calibration programs' tiles. Exits
-// with status 2 and one line when the driver refuses it.
-inline CUtensorMap bf16_rows_map(void* base, uint64_t rows, uint32_t box_rows, const char* prog) {
+// A 2-D BF16 tensor map over `rows` rows of `cols` elements (rows packed,
+// 2 * cols bytes apart), boxes of 64 x box_rows, 128B swizzle. Exits with
+// status 2 and one line when the driver refuses it.
+inline CUtensorMap bf16_map(void* base, uint64_t cols, uint64_t rows, uint32_t box_rows, const char* prog) {
   CUtensorMap m;
-  const cuuint64_t dims[2] = {64, rows};
-  const cuuint64_t strides[1] = {128};
+  const cuuint64_t dims[2] = {cols, rows};
+  const cuuint64_t strides[1] = {cols * 2};
   const cuuint32_t box[2] = {64, box_rows}, es[2] = {1, 1};
   if (encode_fn(prog)(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, dims, strides, box, es,
                       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
@@ -78,6 +78,11 @@ inline CUtensorMap bf16_rows_map(void* base, uint64_t rows, uint32_t box_rows, c
     std::exit(2);
   }
   return m;
+}
+
+// The calibration programs' tiles: rows of 64 elements (128 bytes).
+inline CUtensorMap bf16_rows_map(void* base, uint64_t rows, uint32_t box_rows, const char* prog) {
+  return bf16_map(base, 64, rows, box_rows, prog);
 }
 
 // The launch configuration of a 1-D grid in thread-block clusters of `size`

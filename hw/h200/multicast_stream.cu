@@ -125,22 +125,6 @@ __global__ void __launch_bounds__(64, 1)
   if (clustered) sk::arch::cluster_sync();
 }
 
-// A 2-D BF16 map over `rows` rows of `cols` elements, boxes of 64 x box_rows.
-CUtensorMap map2d(void* base, uint64_t cols, uint64_t rows, uint32_t box_rows) {
-  CUtensorMap m;
-  const cuuint64_t dims[2] = {cols, rows};
-  const cuuint64_t strides[1] = {cols * 2};
-  const cuuint32_t box[2] = {64, box_rows}, es[2] = {1, 1};
-  if (sk::bench::encode_fn(kProg)(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, dims, strides, box, es,
-                                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
-    std::fprintf(stderr, "%s: tensor map encoding failed\n", kProg);
-    std::exit(2);
-  }
-  return m;
-}
-
 void run() {
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -176,8 +160,8 @@ void run() {
           const uint32_t b_rows = cl.multicast && cl.m > 1 ? tc.tile_n / cl.m : tc.tile_n;
           std::vector<CUtensorMap> ma, mb;
           for (void* p : bufs) {
-            ma.push_back(map2d(p, s.k, s.m, a_rows));
-            mb.push_back(map2d(static_cast<uint8_t*>(p) + 2ull * s.k * s.m, s.k, s.n, b_rows));
+            ma.push_back(sk::bench::bf16_map(p, s.k, s.m, a_rows, kProg));
+            mb.push_back(sk::bench::bf16_map(static_cast<uint8_t*>(p) + 2ull * s.k * s.m, s.k, s.n, b_rows, kProg));
           }
           const int smem = static_cast<int>(tc.stages * (128 + tc.tile_n) * 128 + 1024);
           CK(cudaFuncSetAttribute(cluster_loads, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));

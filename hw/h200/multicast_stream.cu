@@ -27,7 +27,8 @@
 // Every CUDA call is checked (one line and exit 2 on an error); times are
 // medians of five timed launches after warm-ups (bench_common.cuh).
 // Build: nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -I. hw/h200/multicast_stream.cu -lcuda -o multicast_stream
-// Run: multicast_stream   (CSV on stdout)
+// Run: multicast_stream   (CSV on stdout); hw/h200/run_multicast.sh builds,
+// runs and compares it.
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>

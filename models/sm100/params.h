@@ -113,15 +113,15 @@ struct Params {
   // barrier.cluster from the last arrival to the waiters' release; the
   // memory barrier a release at cluster scope (mbarrier.arrive.release.
   // cluster, fence.acq_rel.cluster) stalls its warp before it takes effect.
-  // A multicast box is read from L2 (and HBM) once; each destination past
-  // the issuer also takes tma_multicast_l2_share x the box's bytes of the
-  // L2's rate (0: the box passes the L2 once, whatever the destinations; 1:
-  // the L2's rate is spent on every destination's copy).
   std::vector<uint32_t> gpc_sms;
   uint32_t dsmem_latency = 0;
   uint32_t dsmem_load_latency = 0;
   uint32_t cluster_barrier_latency = 0;
   uint32_t cluster_release_latency = 0;
+  // A multicast box is read from L2 (and HBM) once; each destination past
+  // the issuer also takes tma_multicast_l2_share x the box's bytes of the
+  // L2's rate (0: the box passes the L2 once, whatever the destinations; 1:
+  // the L2's rate is spent on every destination's copy).
   double tma_multicast_l2_share = 0;
   // The board's power limit and the kernel's energy: the SM clocks of a
   // launch's two phases (power.h, phase_clock.h); clock_ghz is the maximum

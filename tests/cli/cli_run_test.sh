@@ -84,8 +84,21 @@ python3 "$checks" trace "$checker" "$tmp/pair.pftrace" --ctas 16 --cross-sm-flow
   fail "pair: no flow from one SM of a pair to the other"
 # The SM90 matmul in 2x1 clusters: the multicast boxes' flows cross SMs.
 timeout 50 "$sim" run --kernel matmul --arch sm90 --m 300 --n 260 --k 192 --tile-n 128 \
-  --cluster 2x1 --functional --trace "$tmp/sm90c.pftrace" >"$tmp/sm90c.out" 2>&1 ||
+  --cluster 2x1 --functional --trace "$tmp/sm90c.pftrace" --json "$tmp/sm90c.json" >"$tmp/sm90c.out" 2>&1 ||
   fail "sm90 cluster trace run: exit status $?: $(head -c 2000 "$tmp/sm90c.out")"
+# Multicast's bytes: B's halves land in both CTAs of a pair but are looked up
+# in L2 once, and on Hopper each second copy still takes the L2's rate
+# (tma_multicast_l2_share 1): the copies are what the lookups saved.
+python3 - "$tmp/sm90c.json" "$tmp/sm90c.out" <<'PY' || fail "sm90 cluster: multicast's bytes (above)"
+import json, sys
+u = json.load(open(sys.argv[1]))["utilization"]
+fill, read, copies = u["smem_fill_bytes"], u["tma_l2_read_bytes"], u["tma_l2_copy_bytes"]
+text = open(sys.argv[2]).read()
+ok = 0 < read < fill and copies == fill - read and "of L2 reads saved; the L2's rate still carried" in text
+if not ok:
+    print(f"fill {fill}, L2 lookups {read}, copies {copies}; summary: {[l for l in text.splitlines() if 'multicast' in l]}")
+sys.exit(0 if ok else 1)
+PY
 out=$(python3 "$checker" "$tmp/sm90c.pftrace") || fail "check_trace.py rejected the sm90 cluster trace: $out"
 python3 - "$checks" "$checker" "$tmp/sm90c.pftrace" <<'PY' || fail "sm90 cluster trace: no flow between SMs"
 import subprocess, sys

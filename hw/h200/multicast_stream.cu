@@ -52,6 +52,13 @@ using sk::bench::wait_phase;
 
 struct Cfg {
   uint32_t tiles_m, tiles_n, kblocks, tile_n, stages, compute, cluster_m, cluster_n, multicast;
+  __host__ __device__ sk::ClusterShape shape() const { return {cluster_m, cluster_n}; }
+  // Whether the cluster's rows share A and its columns B (by multicast).
+  __host__ __device__ bool share_a() const { return multicast && cluster_n > 1; }
+  __host__ __device__ bool share_b() const { return multicast && cluster_m > 1; }
+  // The rows of A's and B's boxes that each CTA loads.
+  __host__ __device__ uint32_t a_rows() const { return share_a() ? 128 / cluster_n : 128; }
+  __host__ __device__ uint32_t b_rows() const { return share_b() ? tile_n / cluster_m : tile_n; }
 };
 
 // Thread 0 loads, thread 32 consumes (two warps, both meet the cluster
@@ -61,13 +68,15 @@ __global__ void __launch_bounds__(64, 1)
   extern __shared__ __align__(1024) uint8_t smem[];
   __shared__ uint64_t full[8], empty[8];
   uint8_t* base = smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023);
-  const sk::ClusterShape cs{c.cluster_m, c.cluster_n};
+  const sk::ClusterShape cs = c.shape();
   const bool clustered = cs.size() > 1;
   const uint32_t rank = clustered ? sk::arch::cluster_ctarank() : 0;
-  const bool share_a = c.multicast && cs.n > 1, share_b = c.multicast && cs.m > 1;
+  const bool share_a = c.share_a(), share_b = c.share_b();
   // Each stage's producer hears from the consumers of every CTA its loads
-  // land in: its row (A) and its column (B), itself once.
-  const uint32_t releasers = (share_a ? cs.n : 1) + (share_b ? cs.m : 1) - 1;
+  // land in: with multicast its row (A) and its column (B), itself once;
+  // each consumer releases its stage to those producers.
+  const uint32_t releasers = c.multicast ? cs.releasers() : 1;
+  const uint16_t release_to = c.multicast ? cs.release_peers(rank) : static_cast<uint16_t>(1u << rank);
   const uint32_t stage_bytes = 128 * 128 + c.tile_n * 128;
   if (threadIdx.x == 0) {
     for (uint32_t s = 0; s < c.stages; ++s) {
@@ -78,11 +87,7 @@ __global__ void __launch_bounds__(64, 1)
   }
   if (clustered) sk::arch::cluster_sync(); else __syncthreads();
   const uint32_t rm = cs.rank_m(rank), rn = cs.rank_n(rank);
-  // The ranks of this CTA's row (same rank_m) and column (same rank_n).
-  uint16_t row_mask = 0, col_mask = 0;
-  for (uint32_t j = 0; j < cs.n; ++j) row_mask |= static_cast<uint16_t>(1u << (rm + j * cs.m));
-  for (uint32_t i = 0; i < cs.m; ++i) col_mask |= static_cast<uint16_t>(1u << (i + rn * cs.m));
-  const uint32_t a_rows = share_a ? 128 / cs.n : 128, b_rows = share_b ? c.tile_n / cs.m : c.tile_n;
+  const uint32_t a_rows = c.a_rows(), b_rows = c.b_rows();
   const uint64_t blocks = sk::cluster_blocks(c.tiles_m, c.tiles_n, 1, cs);
   const uint32_t clusters = gridDim.x / cs.size(), cluster = blockIdx.x / cs.size();
   uint32_t it = 0;
@@ -99,9 +104,9 @@ __global__ void __launch_bounds__(64, 1)
         const int32_t b_row = w.n_tile * static_cast<int32_t>(c.tile_n) + static_cast<int32_t>(share_b ? rm * b_rows : 0);
         uint8_t* a_dst = dst + (share_a ? rn * a_rows * 128 : 0);
         uint8_t* b_dst = dst + 128 * 128 + (share_b ? rm * b_rows * 128 : 0);
-        if (share_a) sk::arch::tma_load_2d_multicast(a_dst, &a, &full[s], k0, a_row, row_mask);
+        if (share_a) sk::arch::tma_load_2d_multicast(a_dst, &a, &full[s], k0, a_row, cs.a_peers(rank));
         else sk::arch::tma_load_2d(a_dst, &a, &full[s], k0, a_row);
-        if (share_b) sk::arch::tma_load_2d_multicast(b_dst, &b, &full[s], k0, b_row, col_mask);
+        if (share_b) sk::arch::tma_load_2d_multicast(b_dst, &b, &full[s], k0, b_row, cs.b_peers(rank));
         else sk::arch::tma_load_2d(b_dst, &b, &full[s], k0, b_row);
       }
     }
@@ -113,10 +118,8 @@ __global__ void __launch_bounds__(64, 1)
         const uint64_t t0 = clk();
         while (clk() - t0 < c.compute) {
         }
-        // Release the stage to every producer that loads into it.
-        const uint16_t to = (share_a ? row_mask : 0) | (share_b ? col_mask : 0) | static_cast<uint16_t>(1u << rank);
         for (uint32_t r = 0; r < cs.size(); ++r)
-          if (to & (1u << r)) {
+          if (release_to & (1u << r)) {
             if (clustered) sk::arch::mbarrier_arrive_cluster(&empty[s], r);
             else sk::arch::mbarrier_arrive(&empty[s]);
           }
@@ -157,23 +160,20 @@ void run() {
         for (uint32_t compute : {0u, tc.tile_n == 128 ? 520u : 1040u}) {
           const uint32_t size = cl.m * cl.n;
           Cfg c{s.m / 128, s.n / tc.tile_n, s.k / 64, tc.tile_n, tc.stages, compute, cl.m, cl.n, cl.multicast};
-          const uint32_t a_rows = cl.multicast && cl.n > 1 ? 128 / cl.n : 128;
-          const uint32_t b_rows = cl.multicast && cl.m > 1 ? tc.tile_n / cl.m : tc.tile_n;
           std::vector<CUtensorMap> ma, mb;
           for (void* p : bufs) {
-            ma.push_back(sk::bench::bf16_map(p, s.k, s.m, a_rows, kProg));
-            mb.push_back(sk::bench::bf16_map(static_cast<uint8_t*>(p) + 2ull * s.k * s.m, s.k, s.n, b_rows, kProg));
+            ma.push_back(sk::bench::bf16_map(p, s.k, s.m, c.a_rows(), kProg));
+            mb.push_back(sk::bench::bf16_map(static_cast<uint8_t*>(p) + 2ull * s.k * s.m, s.k, s.n, c.b_rows(), kProg));
           }
           const int smem = static_cast<int>(tc.stages * (128 + tc.tile_n) * 128 + 1024);
           CK(cudaFuncSetAttribute(cluster_loads, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
           // As many whole clusters as fit at once: one CTA per SM.
-          int fit = sms;
+          int fitting = 0;
           {
             sk::bench::ClusterLaunch probe(static_cast<uint32_t>(sms / size * size), 64, smem, size);
-            int n = 0;
-            CK(cudaOccupancyMaxActiveClusters(&n, cluster_loads, &probe.cfg));
-            fit = std::min(sms / static_cast<int>(size), n) * static_cast<int>(size);
+            CK(cudaOccupancyMaxActiveClusters(&fitting, cluster_loads, &probe.cfg));
           }
+          const int fit = std::min(sms / static_cast<int>(size), fitting) * static_cast<int>(size);
           sk::bench::ClusterLaunch l(static_cast<uint32_t>(fit), 64, smem, size);
           double mhz = 0;
           const float ms = sk::bench::time_median(
@@ -186,11 +186,10 @@ void run() {
           const double us = ms * 1e3;
           const double tiles = static_cast<double>(c.tiles_m) * c.tiles_n;
           const double fill = tiles * c.kblocks * (128 + tc.tile_n) * 128;
-          // A multicast box is asked of L2 once for the cluster_n (A) or
-          // cluster_m (B) CTAs it lands in.
-          const double requested = tiles * c.kblocks * 128 *
-                                   (128.0 / (cl.multicast ? cl.n : 1) + tc.tile_n / static_cast<double>(cl.multicast ? cl.m : 1));
-          const uint64_t blocks = sk::cluster_blocks(c.tiles_m, c.tiles_n, 1, sk::ClusterShape{cl.m, cl.n});
+          // Each CTA asks L2 for the rows it loads: a multicast box once for
+          // the cluster_n (A) or cluster_m (B) CTAs it lands in.
+          const double requested = tiles * c.kblocks * 128.0 * (c.a_rows() + c.b_rows());
+          const uint64_t blocks = sk::cluster_blocks(c.tiles_m, c.tiles_n, 1, c.shape());
           const double per_cta = static_cast<double>((blocks + fit / size - 1) / (fit / size)) * c.kblocks;
           std::printf("%ux%ux%u,%u,%u,%u,%ux%u,%s,%d,%.1f,%.0f,%.0f,%.1f,%.1f\n", s.m, s.n, s.k, tc.tile_n,
                       tc.stages, compute, cl.m, cl.n, cl.multicast ? "multicast" : "own", fit, us, mhz,

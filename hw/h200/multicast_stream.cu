@@ -14,7 +14,22 @@
 //     cluster_m rows each. A stage is released to a producer by the consumers
 //     of every CTA its loads land in (remote arrives).
 //   own: the same cluster launch, tiles and ring, but every CTA loads its
-//     whole A and B boxes itself (no multicast): the control.
+//     whole A and B boxes itself (no multicast): the control. Its consumer
+//     still releases through the cluster (mbarrier.arrive.shared::cluster
+//     on its own CTA's barrier), as a clustered kernel's does.
+//   own_local: own, releasing with a local arrive (what a cluster launch
+//     costs without the remote release);
+//   own_order1x1: own_local with the tiles handed out as without a cluster
+//     (what the cluster's placement costs without its tile order);
+//   own_remote (1x1 only): no cluster, releasing through the cluster path
+//     to itself (what the remote release costs alone);
+//   own_smid: no cluster, the tiles handed out as the cluster shape's order
+//     would with the SM id for the CTA's place (%smid / size the cluster,
+//     %smid % size the rank): SMs 2i and 2i+1 take the tiles that a cluster
+//     of two places on them (what a cluster's tiles on neighbouring SMs cost
+//     without a cluster launch).
+// A last launch of each configuration counts the k-blocks its consumers
+// took; one short of the tiles' (an SM id past the grid) exits 2.
 // A consumer thread waits for each stage, holds it `compute` cycles (0: the
 // loads alone; the tensor core's k-block time: a matmul whose wgmma costs
 // exactly that) and releases it.
@@ -27,8 +42,10 @@
 // Every CUDA call is checked (one line and exit 2 on an error); times are
 // medians of five timed launches after warm-ups (bench_common.cuh).
 // Build: nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -I. hw/h200/multicast_stream.cu -lcuda -o multicast_stream
-// Run: multicast_stream   (CSV on stdout); hw/h200/run_multicast.sh builds,
-// runs and compares it.
+// Run: multicast_stream   (CSV on stdout); multicast_stream stamps: 4096^3,
+// 128 x 128, 4 stages, 1x1 and clusters of two, the medians of each stamped
+// CTA's k-block, issue-to-full, producer wait, release-to-issue and consumer
+// wait (SM cycles); hw/h200/run_multicast.sh builds, runs and compares it.
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
@@ -36,6 +53,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <string_view>
 #include <vector>
 
 #include "hw/h200/bench_common.cuh"
@@ -52,7 +71,30 @@ using sk::bench::wait_phase;
 
 struct Cfg {
   uint32_t tiles_m, tiles_n, kblocks, tile_n, stages, compute, cluster_m, cluster_n, multicast;
+  // Each hold is compute + u, u uniform over [-jitter, jitter] from a hash
+  // of the CTA and the k-block: the spread of a tensor core's k-block.
+  uint32_t jitter;
+  // Controls (multicast 0 only): 0 as a clustered kernel releases, 1 local
+  // release, 2 local release and the 1x1 tile order, 3 remote release
+  // without a cluster, 4 no cluster and the cluster's order by SM id.
+  uint32_t control;
+  unsigned long long* taken;  // k-blocks consumed (the check launch)
+  // Per k-block stamps of the first kStampCtas CTAs' first kStampBlocks
+  // k-blocks (the stamped launch): producer before and after its wait for
+  // the empty stage, consumer on seeing the stage full and on releasing it.
+  unsigned long long* stamps;
   __host__ __device__ sk::ClusterShape shape() const { return {cluster_m, cluster_n}; }
+  // The cluster the CTAs are launched in.
+  __host__ __device__ sk::ClusterShape launched() const {
+    return control == 4 ? sk::ClusterShape{1, 1} : shape();
+  }
+  // The cluster shape that hands out the tiles.
+  __host__ __device__ sk::ClusterShape order() const {
+    return control == 2 ? sk::ClusterShape{1, 1} : shape();
+  }
+  __host__ __device__ bool remote_release() const {
+    return control == 3 || (control == 0 && shape().size() > 1);
+  }
   // Whether the cluster's rows share A and its columns B (by multicast).
   __host__ __device__ bool share_a() const { return multicast && cluster_n > 1; }
   __host__ __device__ bool share_b() const { return multicast && cluster_m > 1; }
@@ -61,6 +103,13 @@ struct Cfg {
   __host__ __device__ uint32_t b_rows() const { return share_b() ? tile_n / cluster_m : tile_n; }
 };
 
+constexpr uint32_t kStampCtas = 4, kStampBlocks = 512;
+
+__device__ __forceinline__ void stamp(const Cfg& c, uint32_t it, uint32_t which) {
+  if (c.stamps != nullptr && blockIdx.x < kStampCtas && it < kStampBlocks)
+    c.stamps[(blockIdx.x * kStampBlocks + it) * 4 + which] = clk();
+}
+
 // Thread 0 loads, thread 32 consumes (two warps, both meet the cluster
 // barriers). Launched with cluster dimension cluster_m * cluster_n.
 __global__ void __launch_bounds__(64, 1)
@@ -68,7 +117,7 @@ __global__ void __launch_bounds__(64, 1)
   extern __shared__ __align__(1024) uint8_t smem[];
   __shared__ uint64_t full[8], empty[8];
   uint8_t* base = smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023);
-  const sk::ClusterShape cs = c.shape();
+  const sk::ClusterShape cs = c.launched();
   const bool clustered = cs.size() > 1;
   const uint32_t rank = clustered ? sk::arch::cluster_ctarank() : 0;
   const bool share_a = c.share_a(), share_b = c.share_b();
@@ -88,15 +137,24 @@ __global__ void __launch_bounds__(64, 1)
   if (clustered) sk::arch::cluster_sync(); else __syncthreads();
   const uint32_t rm = cs.rank_m(rank), rn = cs.rank_n(rank);
   const uint32_t a_rows = c.a_rows(), b_rows = c.b_rows();
-  const uint64_t blocks = sk::cluster_blocks(c.tiles_m, c.tiles_n, 1, cs);
-  const uint32_t clusters = gridDim.x / cs.size(), cluster = blockIdx.x / cs.size();
+  const sk::ClusterShape os = c.order();
+  uint32_t place = blockIdx.x, orank = os.size() > 1 ? rank : 0;
+  if (c.control == 4) {
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(place));
+    orank = place % os.size();
+  }
+  const bool remote = c.remote_release();
+  const uint64_t blocks = sk::cluster_blocks(c.tiles_m, c.tiles_n, 1, os);
+  const uint32_t clusters = gridDim.x / os.size(), cluster = place / os.size();
   uint32_t it = 0;
   if (threadIdx.x == 0) {
     for (uint64_t t = cluster; t < blocks; t += clusters) {
-      const sk::WorkInfo w = sk::cluster_tile_work(t, c.tiles_m, c.tiles_n, 1, 1, cs, rank);
+      const sk::WorkInfo w = sk::cluster_tile_work(t, c.tiles_m, c.tiles_n, 1, 1, os, orank);
       for (uint32_t kb = 0; kb < c.kblocks; ++kb, ++it) {
         const uint32_t s = it % c.stages;
+        stamp(c, it, 0);
         if (it >= c.stages) wait_phase(&empty[s], ((it / c.stages) - 1) & 1);
+        stamp(c, it, 1);
         sk::arch::mbarrier_arrive_expect_tx(&full[s], stage_bytes);
         uint8_t* dst = base + s * stage_bytes;
         const int32_t k0 = static_cast<int32_t>(kb * 64);
@@ -115,34 +173,80 @@ __global__ void __launch_bounds__(64, 1)
       for (uint32_t kb = 0; kb < c.kblocks; ++kb, ++it) {
         const uint32_t s = it % c.stages;
         wait_phase(&full[s], (it / c.stages) & 1);
-        const uint64_t t0 = clk();
-        while (clk() - t0 < c.compute) {
+        stamp(c, it, 2);
+        uint64_t hold = c.compute;
+        if (c.jitter != 0) {
+          const uint64_t h = (static_cast<uint64_t>(blockIdx.x) * 0x9E3779B97F4A7C15ull) ^ (it * 0xD1B54A32D192ED03ull);
+          hold = hold - c.jitter + ((h ^ (h >> 29)) * 0xBF58476D1CE4E5B9ull >> 40) % (2 * c.jitter + 1);
         }
+        const uint64_t t0 = clk();
+        while (clk() - t0 < hold) {
+        }
+        stamp(c, it, 3);
         for (uint32_t r = 0; r < cs.size(); ++r)
           if (release_to & (1u << r)) {
-            if (clustered) sk::arch::mbarrier_arrive_cluster(&empty[s], r);
+            if (remote) sk::arch::mbarrier_arrive_cluster(&empty[s], r);
             else sk::arch::mbarrier_arrive(&empty[s]);
           }
       }
+    if (c.taken != nullptr) atomicAdd(c.taken, static_cast<unsigned long long>(it));
   }
   // No CTA leaves while a peer may still load into it or arrive on it.
   if (clustered) sk::arch::cluster_sync();
 }
 
-void run() {
+// The consumer's holds per 128 columns of tile N: none (the loads alone),
+// the tensor core's k-block time, and that time spread by a quarter.
+constexpr uint32_t kHolds[3][2] = {{0, 0}, {520, 0}, {520, 130}};
+
+// Medians over the stamped CTAs' k-blocks past the first laps, SM cycles.
+void print_stamps(const std::vector<unsigned long long>& st, uint32_t stages, const char* head) {
+  for (uint32_t cta = 0; cta < kStampCtas; ++cta) {
+    auto at = [&](uint32_t it, uint32_t w) { return static_cast<double>(st[(cta * kStampBlocks + it) * 4 + w]); };
+    std::vector<double> kb, tma, wait, trip, idle;
+    for (uint32_t it = 32; it < kStampBlocks; ++it) {
+      if (at(it, 2) == 0 || at(it - 1, 2) == 0) continue;  // past the CTA's last tile
+      kb.push_back(at(it, 2) - at(it - 1, 2));
+      tma.push_back(at(it, 2) - at(it, 1));
+      wait.push_back(at(it, 1) - at(it, 0));
+      trip.push_back(at(it, 1) - at(it - stages, 3));
+      idle.push_back(at(it, 2) - at(it - 1, 3));
+    }
+    auto med = [](std::vector<double> v) {
+      if (v.empty()) return 0.0;
+      std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+      return v[v.size() / 2];
+    };
+    std::printf("%s,%u,%.0f,%.0f,%.0f,%.0f,%.0f\n", head, cta, med(kb), med(tma), med(wait), med(trip), med(idle));
+  }
+}
+
+void run(bool stamped) {
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  std::printf("shape,tile_n,stages,compute,cluster,mode,ctas,us,mhz,kblock_cycles,fill_bytes_per_ns,"
-              "requested_bytes_per_ns\n");
+  if (stamped)
+    std::printf("shape,tile_n,stages,compute,jitter,cluster,mode,cta,kblock,issue_to_full,producer_wait,"
+                "release_to_issue,consumer_wait\n");
+  else
+    std::printf("shape,tile_n,stages,compute,jitter,cluster,mode,ctas,us,mhz,kblock_cycles,fill_bytes_per_ns,"
+                "requested_bytes_per_ns\n");
+  unsigned long long* stamps = nullptr;
+  CK(cudaMalloc(&stamps, sizeof(*stamps) * kStampCtas * kStampBlocks * 4));
   struct Shape {
     uint32_t m, n, k;
   };
   const Shape shapes[] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {2048, 2048, 8192}};
   struct Cl {
-    uint32_t m, n, multicast;
+    uint32_t m, n, multicast, control;
   };
-  const Cl clusters[] = {{1, 1, 0}, {2, 1, 1}, {1, 2, 1}, {2, 1, 0}, {1, 2, 0}, {2, 2, 1}};
+  const Cl clusters[] = {{1, 1, 0, 0}, {2, 1, 1, 0}, {1, 2, 1, 0}, {2, 1, 0, 0}, {1, 2, 0, 0}, {2, 2, 1, 0},
+                         {2, 1, 0, 1}, {1, 2, 0, 1}, {2, 1, 0, 2}, {1, 2, 0, 2}, {1, 1, 0, 3},
+                         {2, 1, 0, 4}, {1, 2, 0, 4}};
+  const char* const modes[] = {"own", "own_local", "own_order1x1", "own_remote", "own_smid"};
+  unsigned long long* taken = nullptr;
+  CK(cudaMalloc(&taken, sizeof(*taken)));
   for (const Shape& s : shapes) {
+    if (stamped && s.m != 4096) continue;
     // Enough copies that consecutive launches do not find the last one's
     // operands in L2 (as gemm_bench rotates its inputs).
     const uint64_t set = 2ull * s.k * (s.m + s.n);
@@ -157,9 +261,12 @@ void run() {
     };
     for (const TileCfg tc : {TileCfg{128, 4}, TileCfg{128, 6}, TileCfg{256, 4}})
       for (const Cl& cl : clusters)
-        for (uint32_t compute : {0u, tc.tile_n == 128 ? 520u : 1040u}) {
-          const uint32_t size = cl.m * cl.n;
-          Cfg c{s.m / 128, s.n / tc.tile_n, s.k / 64, tc.tile_n, tc.stages, compute, cl.m, cl.n, cl.multicast};
+        for (const uint32_t* cj : {kHolds[0], kHolds[1], kHolds[2]}) {
+          // Stamped: 128 x 128, 4 stages, no spread, the launch and release controls.
+          if (stamped && (tc.tile_n != 128 || tc.stages != 4 || cj[1] != 0 || cl.control > 1 || cl.m * cl.n > 2)) continue;
+          const uint32_t compute = cj[0] * (tc.tile_n / 128), jitter = cj[1] * (tc.tile_n / 128);
+          const uint32_t size = cl.control == 4 ? 1 : cl.m * cl.n;
+          Cfg c{s.m / 128, s.n / tc.tile_n, s.k / 64, tc.tile_n, tc.stages, compute, cl.m, cl.n, cl.multicast, jitter, cl.control, nullptr, nullptr};
           std::vector<CUtensorMap> ma, mb;
           for (void* p : bufs) {
             ma.push_back(sk::bench::bf16_map(p, s.k, s.m, c.a_rows(), kProg));
@@ -183,26 +290,63 @@ void run() {
                 CK(cudaLaunchKernelEx(&l.cfg, cluster_loads, ma[at], mb[at], c));
               },
               [] { CK(cudaDeviceSynchronize()); }, mhz, kProg);
+          // The check launch: every k-block of every tile consumed once.
+          CK(cudaMemset(taken, 0, sizeof(*taken)));
+          Cfg counted = c;
+          counted.taken = taken;
+          CK(cudaLaunchKernelEx(&l.cfg, cluster_loads, ma[0], mb[0], counted));
+          CK(cudaDeviceSynchronize());
+          unsigned long long got = 0;
+          CK(cudaMemcpy(&got, taken, sizeof(got), cudaMemcpyDeviceToHost));
+          const unsigned long long want = static_cast<unsigned long long>(c.tiles_m) * c.tiles_n * c.kblocks;
+          if (got != want) {
+            std::fprintf(stderr, "%s: %ux%ux%u %ux%u %s: %llu k-blocks consumed, want %llu\n", kProg, s.m, s.n, s.k,
+                         cl.m, cl.n, cl.multicast ? "multicast" : modes[cl.control], got, want);
+            std::exit(2);
+          }
+          const char* mode = cl.multicast ? "multicast" : modes[cl.control];
+          if (stamped) {
+            std::vector<unsigned long long> st(kStampCtas * kStampBlocks * 4, 0);
+            CK(cudaMemset(stamps, 0, sizeof(*stamps) * st.size()));
+            Cfg stamping = c;
+            stamping.stamps = stamps;
+            CK(cudaLaunchKernelEx(&l.cfg, cluster_loads, ma[0], mb[0], stamping));
+            CK(cudaDeviceSynchronize());
+            CK(cudaMemcpy(st.data(), stamps, sizeof(*stamps) * st.size(), cudaMemcpyDeviceToHost));
+            char head[160];
+            std::snprintf(head, sizeof(head), "%ux%ux%u,%u,%u,%u,%u,%ux%u,%s", s.m, s.n, s.k, tc.tile_n, tc.stages,
+                          compute, jitter, cl.m, cl.n, mode);
+            print_stamps(st, tc.stages, head);
+            continue;
+          }
           const double us = ms * 1e3;
           const double tiles = static_cast<double>(c.tiles_m) * c.tiles_n;
           const double fill = tiles * c.kblocks * (128 + tc.tile_n) * 128;
           // Each CTA asks L2 for the rows it loads: a multicast box once for
           // the cluster_n (A) or cluster_m (B) CTAs it lands in.
           const double requested = tiles * c.kblocks * 128.0 * (c.a_rows() + c.b_rows());
-          const uint64_t blocks = sk::cluster_blocks(c.tiles_m, c.tiles_n, 1, c.shape());
-          const double per_cta = static_cast<double>((blocks + fit / size - 1) / (fit / size)) * c.kblocks;
-          std::printf("%ux%ux%u,%u,%u,%u,%ux%u,%s,%d,%.1f,%.0f,%.0f,%.1f,%.1f\n", s.m, s.n, s.k, tc.tile_n,
-                      tc.stages, compute, cl.m, cl.n, cl.multicast ? "multicast" : "own", fit, us, mhz,
+          const uint32_t osize = c.order().size();
+          const uint64_t blocks = sk::cluster_blocks(c.tiles_m, c.tiles_n, 1, c.order());
+          const double per_cta = static_cast<double>((blocks + fit / osize - 1) / (fit / osize)) * c.kblocks;
+          std::printf("%ux%ux%u,%u,%u,%u,%u,%ux%u,%s,%d,%.1f,%.0f,%.0f,%.1f,%.1f\n", s.m, s.n, s.k, tc.tile_n,
+                      tc.stages, compute, jitter, cl.m, cl.n, mode, fit, us, mhz,
                       us * mhz / per_cta, fill / (us * 1e3), requested / (us * 1e3));
           std::fflush(stdout);
         }
     for (void* p : bufs) CK(cudaFree(p));
   }
+  CK(cudaFree(taken));
+  CK(cudaFree(stamps));
 }
 
 }  // namespace
 
-int main() {
-  run();
+int main(int argc, char** argv) {
+  const bool stamped = argc == 2 && std::string_view(argv[1]) == "stamps";
+  if (argc > 1 && !stamped) {
+    std::fprintf(stderr, "%s: usage: multicast_stream [stamps]\n", kProg);
+    return 2;
+  }
+  run(stamped);
   return 0;
 }

@@ -11,7 +11,8 @@
 # multicast asks of L2). The model's tma_multicast_l2_share (models/sm90/
 # params.json) is that share where the loads alone (compute 0) are L2-bound.
 # Output: $OUT/multicast_stream.csv (or /tmp), its first line the board
-# (name, UUID, driver, power limit); the comparison on stdout.
+# (name, UUID, driver, power limit), and $OUT/multicast_stamps.csv (the
+# stamped k-blocks, printed); the comparison on stdout.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out="${OUT:-/tmp}"
@@ -22,22 +23,24 @@ if [ -z "$bin" ]; then
 fi
 board=$(nvidia-smi --query-gpu=name,uuid,driver_version,power.limit --format=csv,noheader) || exit 2
 { echo "# $(date -u +%F), hw/h200/run_multicast.sh: $board"; "$bin"; } > "$out/multicast_stream.csv" || exit 2
+{ echo "# $(date -u +%F), hw/h200/run_multicast.sh: $board"; "$bin" stamps; } > "$out/multicast_stamps.csv" || exit 2
+cat "$out/multicast_stamps.csv"
 python3 - "$out/multicast_stream.csv" <<'PY' || exit 2
 import csv, sys
 rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith('#')))
-key = lambda r: (r['shape'], r['tile_n'], r['stages'], r['compute'], r['cluster'])
+key = lambda r: (r['shape'], r['tile_n'], r['stages'], r['compute'], r['jitter'], r['cluster'])
 own = {key(r): r for r in rows if r['mode'] == 'own'}
-base = {key(r)[:4]: r for r in rows if r['cluster'] == '1x1'}
-print('shape,tile_n,stages,compute,cluster,fill_1x1,fill_own,fill_multicast,multicast_over_own,share')
+base = {key(r)[:5]: r for r in rows if r['cluster'] == '1x1' and r['mode'] == 'own'}
+print('shape,tile_n,stages,compute,jitter,cluster,fill_1x1,fill_own,fill_multicast,multicast_over_own,share')
 for r in rows:
     if r['mode'] != 'multicast':
         continue
-    o, b = own.get(key(r)), base.get(key(r)[:4])
+    o, b = own.get(key(r)), base.get(key(r)[:5])
     fill, req = float(r['fill_bytes_per_ns']), float(r['requested_bytes_per_ns'])
     if o is None or fill <= 0:
         continue
     q, f_own = req / fill, float(o['fill_bytes_per_ns'])
     share = (f_own / fill - q) / (1 - q) if q < 1 else float('nan')
-    print(f"{r['shape']},{r['tile_n']},{r['stages']},{r['compute']},{r['cluster']},"
+    print(f"{r['shape']},{r['tile_n']},{r['stages']},{r['compute']},{r['jitter']},{r['cluster']},"
           f"{b['fill_bytes_per_ns'] if b else ''},{f_own:.1f},{fill:.1f},{fill / f_own:.3f},{share:.2f}")
 PY

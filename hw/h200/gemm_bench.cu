@@ -27,7 +27,7 @@
 // --ctas N launches at most N persistent CTAs (default one per SM, at most one
 // per tile; not with --cluster): each walks its share of the tiles in turn, as
 // on a GPU of N SMs; the shape column then ends in _nN.
-// --stamp-tiles (no cluster) also runs each configuration once more built
+// --stamp-tiles also runs each configuration once more built
 // with hw/h200/matmul_stamps.cuh's clock probe and prints its tile phases,
 // the clocks they ran at and the launch's span (section matmul_tile_stamps)
 // after the configuration's line.
@@ -274,7 +274,7 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
   std::printf("%s,%d,%d,%.2f,%.1f,%.2f,%.1f,%.2e,%s,%.0f,%.0f\n", shape(pr).c_str(), BN, S,
               ms * 1e3, flops / (ms * 1e-3) / 1e12, cublas_ms * 1e3,
               flops / (cublas_ms * 1e-3) / 1e12, err, ok ? "ok" : "MISMATCH", mhz, cublas_mhz);
-  if (pr.stamp && csize == 1) {
+  if (pr.stamp) {
     // The same launch built with the clock probe, after the timed ones, on
     // the input set a next timed launch would take (its operands as far out
     // of L2 as a timed launch's).
@@ -284,10 +284,16 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
     // Once to warm the variant's code (its instructions would otherwise come
     // from memory on the first tile of the one stamped launch: microseconds
     // of its first epilogue), then the stamped launch.
-    stamped<<<grid, Cfg::kThreads, Cfg::kSmemBytes>>>(params[(runs + 1) % pr.sets]);
+    auto launch_stamped = [&](int s) {
+      if (csize == 1)
+        stamped<<<grid, Cfg::kThreads, Cfg::kSmemBytes>>>(params[s]);
+      else
+        CHECK_CUDA(cudaLaunchKernelEx(&cfg, stamped, params[s]));
+    };
+    launch_stamped((runs + 1) % pr.sets);
     CHECK_CUDA(cudaDeviceSynchronize());
     sk::bench::matmul_stamps::clear("gemm_bench");
-    stamped<<<grid, Cfg::kThreads, Cfg::kSmemBytes>>>(params[runs % pr.sets]);
+    launch_stamped(runs % pr.sets);
     CHECK_CUDA(cudaGetLastError());
     CHECK_CUDA(cudaDeviceSynchronize());
     const std::string label = shape(pr) + "," + std::to_string(BN) + "," + std::to_string(S) + "," +

@@ -53,7 +53,11 @@ struct ClockProbe {
   __device__ static void mark(MatmulPoint point, uint64_t tile) {
     if (threadIdx.x < 128 || threadIdx.x % 128 != 0) return;  // lane 0 of warps 4 and 8
     const uint32_t wg = threadIdx.x / 128 - 1;
-    const uint64_t local = (tile - blockIdx.x) / gridDim.x;
+    // The CTA's tile count so far: the kernel walks tiles (cluster blocks)
+    // from blockIdx.x / cluster size in steps of the grid's clusters.
+    uint32_t csize;
+    asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(csize));
+    const uint64_t local = (tile - blockIdx.x / csize) / (gridDim.x / csize);
     if (blockIdx.x >= kMaxCtas || local >= kMaxTiles) return;
     const size_t at = ((static_cast<size_t>(blockIdx.x) * kWgs + wg) * kMaxTiles + local) * kMmPoints + point;
     unsigned long long ns;

@@ -179,8 +179,6 @@ std::string validate_matmul(const MatmulRequest& q) {
                        q.cluster_m, q.cluster_n);
   if (q.stamp_tiles && q.arch != "sm90")
     return "--stamp-tiles reads the SM90 matmul's probe points; needs --arch sm90";
-  if (q.stamp_tiles && q.cluster_m * q.cluster_n > 1)
-    return "--stamp-tiles reads a CTA's k-th tile as tile cta + k x grid: not with a cluster";
   if (q.tma_epilogue && q.arch != "sm90")
     return "--epilogue tma needs --arch sm90 (the SM100 epilogue always stores D by TMA)";
   if (q.tile_group > 1 && q.arch != "sm90")

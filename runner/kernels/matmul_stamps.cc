@@ -27,7 +27,7 @@ void MatmulStampLog::record(MatmulPoint point, uint64_t tile) {
   tiles_[{static_cast<uint32_t>(w.cta()), wg, tile}][point] = gpu.engine().now() + w.pending();
 }
 
-json::object MatmulStampLog::to_json(uint32_t grid) const {
+json::object MatmulStampLog::to_json(uint32_t step) const {
   std::vector<double> all[5], whole[3];
   json::array shown;
   uint64_t first = 0, last = 0;
@@ -40,7 +40,7 @@ json::object MatmulStampLog::to_json(uint32_t grid) const {
       first = whole[0].size() == 1 ? t[kMmTileStart] : std::min(first, t[kMmTileStart]);
       last = std::max(last, t[kMmTileStored]);
     }
-    const auto next = tiles_.find({cta, wg, tile + grid});
+    const auto next = tiles_.find({cta, wg, tile + step});
     if (next == tiles_.end() || t[kMmTileStored] == 0) continue;
     const double v[5] = {double(t[kMmFirstFull]) - double(t[kMmTileStart]),
                          double(t[kMmMainloopDone]) - double(t[kMmFirstFull]),
@@ -48,8 +48,8 @@ json::object MatmulStampLog::to_json(uint32_t grid) const {
                          double(next->second[kMmTileStart]) - double(t[kMmTileStored]),
                          double(next->second[kMmTileStart]) - double(t[kMmTileStart])};
     for (int i = 0; i < 5; ++i) all[i].push_back(v[i]);
-    if (cta == 0 && tile / grid < kShown) {
-      json::object row{{"warpgroup", wg}, {"tile", tile / grid}, {"start", t[kMmTileStart]}};
+    if (cta == 0 && tile / step < kShown) {
+      json::object row{{"warpgroup", wg}, {"tile", tile / step}, {"start", t[kMmTileStart]}};
       for (int i = 0; i < 5; ++i) row[kPhases[i]] = v[i];
       shown.push_back(std::move(row));
     }
@@ -64,7 +64,7 @@ json::object MatmulStampLog::to_json(uint32_t grid) const {
     std::vector<double> ends, epi;
     for (const auto& [key, v] : tiles_) {
       const auto [cta, wg, tile] = key;
-      if (wg != 0 || tile / grid != t || v[kMmTileStored] == 0) continue;
+      if (wg != 0 || tile / step != t || v[kMmTileStored] == 0) continue;
       ends.push_back(double(v[kMmMainloopDone]) - double(first));
       epi.push_back(double(v[kMmTileStored]) - double(v[kMmMainloopDone]));
     }

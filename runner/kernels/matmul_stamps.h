@@ -46,9 +46,10 @@ class MatmulStampLog {
   };
   using Scope = ActiveLog<MatmulStampLog>::Scope;
 
-  // The summary above; `grid` is the launch's CTA count (a CTA's k-th tile
-  // is tile cta + k * grid without a cluster).
-  boost::json::object to_json(uint32_t grid) const;
+  // The summary above; `step` is the launch's clusters (its CTA count
+  // without a cluster): a CTA's k-th tile is tile first + k * step, first =
+  // cta / cluster size < step.
+  boost::json::object to_json(uint32_t step) const;
 
  private:
   void record(MatmulPoint point, uint64_t tile);

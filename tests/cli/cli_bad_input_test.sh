@@ -145,7 +145,6 @@ expect_usage_error "K-major operands only" run "${MNK[@]}" --cluster 2x1 --layou
 expect_usage_error "no thread-block" run "${MNK[@]}" --arch mi300x --cluster 2x1
 expect_usage_error "--epilogue tma needs --arch sm90" run "${MNK[@]}" --epilogue tma
 expect_usage_error "--stamp-tiles reads the SM90 matmul's probe points; needs --arch sm90" run "${MNK[@]}" --stamp-tiles
-expect_usage_error "--stamp-tiles reads a CTA's k-th tile as tile cta + k x grid: not with a cluster" run "${MNK[@]}" --arch sm90 --cluster 2x1 --stamp-tiles
 expect_usage_error "--cluster" run "${MNK[@]}" --arch sm90 --tile-n 128 --cluster 3x1
 expect_usage_error "K-major operands only" run "${MNK[@]}" --arch sm90 --tile-n 128 --cluster 2x1 --layout-a col
 # MI300X limits: the CDNA3 kernels, their tile and stages, even K, BF16 output.

@@ -230,6 +230,22 @@ TEST_CASE("sm90 matmul: --stamp-tiles reads the kernel's probe points without mo
     CHECK(ph("epilogue") > 0);
     CHECK(r.stamps.at("cta0_tiles").as_array().size() == 2);  // tile 0 of each warpgroup
   }
+  // In 2x1 clusters a CTA's tiles are the cluster's blocks, which step by the
+  // 66 clusters, not the 132 CTAs: 66 x 4 tiles of 128 x 256 are 132 blocks
+  // of two, two tiles per CTA again, the first with a next one.
+  sk::sim::MatmulRequest q;
+  q.m = 66 * 128, q.n = 4 * 256, q.k = 320, q.tile_n = 256, q.stages = 4;
+  q.cluster_m = 2, q.cluster_n = 1;
+  q.stamp_tiles = true;
+  q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
+  auto res = sk::sim::run_isolated(
+      [&q] { return boost::json::serialize(sk::sim::to_json(sk::sim::run_sm90_matmul(q))); }, 300);
+  REQUIRE_MESSAGE(res.ok, res.error);
+  const auto r = sk::sim::run_result_from_json(boost::json::parse(res.payload));
+  const auto& m = r.stamps.at("tile_medians").as_object();
+  CHECK(m.at("tiles").to_number<double>() == 264);
+  CHECK(m.at("period").to_number<double>() >= 5.0 * 128 * 256 * 64 / 2048);
+  CHECK(r.stamps.at("cta0_tiles").as_array().size() == 2);
 }
 
 namespace {

@@ -45,7 +45,9 @@
 // Run: multicast_stream   (CSV on stdout); multicast_stream stamps: 4096^3,
 // 128 x 128, 4 stages, 1x1 and clusters of two, the medians of each stamped
 // CTA's k-block, issue-to-full, producer wait, release-to-issue and consumer
-// wait (SM cycles); hw/h200/run_multicast.sh builds, runs and compares it.
+// wait (SM cycles); multicast_stream only 4096x4096x4096,128,4,520,0,2x1,own_local
+// runs that one configuration (its CSV row's first columns), e.g. under
+// Nsight Compute; hw/h200/run_multicast.sh builds, runs and compares it.
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
@@ -221,7 +223,7 @@ void print_stamps(const std::vector<unsigned long long>& st, uint32_t stages, co
   }
 }
 
-void run(bool stamped) {
+void run(bool stamped, const char* only) {
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   if (stamped)
@@ -265,6 +267,13 @@ void run(bool stamped) {
           // Stamped: 128 x 128, 4 stages, no spread, the launch and release controls.
           if (stamped && (tc.tile_n != 128 || tc.stages != 4 || cj[1] != 0 || cl.control > 1 || cl.m * cl.n > 2)) continue;
           const uint32_t compute = cj[0] * (tc.tile_n / 128), jitter = cj[1] * (tc.tile_n / 128);
+          const char* mode = cl.multicast ? "multicast" : modes[cl.control];
+          if (only != nullptr) {
+            char name[160];
+            std::snprintf(name, sizeof(name), "%ux%ux%u,%u,%u,%u,%u,%ux%u,%s", s.m, s.n, s.k, tc.tile_n,
+                          tc.stages, compute, jitter, cl.m, cl.n, mode);
+            if (std::string_view(name) != only) continue;
+          }
           const uint32_t size = cl.control == 4 ? 1 : cl.m * cl.n;
           Cfg c{s.m / 128, s.n / tc.tile_n, s.k / 64, tc.tile_n, tc.stages, compute, cl.m, cl.n, cl.multicast, jitter, cl.control, nullptr, nullptr};
           std::vector<CUtensorMap> ma, mb;
@@ -304,7 +313,6 @@ void run(bool stamped) {
                          cl.m, cl.n, cl.multicast ? "multicast" : modes[cl.control], got, want);
             std::exit(2);
           }
-          const char* mode = cl.multicast ? "multicast" : modes[cl.control];
           if (stamped) {
             std::vector<unsigned long long> st(kStampCtas * kStampBlocks * 4, 0);
             CK(cudaMemset(stamps, 0, sizeof(*stamps) * st.size()));
@@ -343,10 +351,12 @@ void run(bool stamped) {
 
 int main(int argc, char** argv) {
   const bool stamped = argc == 2 && std::string_view(argv[1]) == "stamps";
-  if (argc > 1 && !stamped) {
-    std::fprintf(stderr, "%s: usage: multicast_stream [stamps]\n", kProg);
+  const bool one = argc == 3 && std::string_view(argv[1]) == "only";
+  if (argc > 1 && !stamped && !one) {
+    std::fprintf(stderr, "%s: usage: multicast_stream [stamps | only SHAPE,TILE_N,STAGES,HOLD,SPREAD,CLUSTER,MODE]\n",
+                 kProg);
     return 2;
   }
-  run(stamped);
+  run(stamped, one ? argv[2] : nullptr);
   return 0;
 }

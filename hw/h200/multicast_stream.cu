@@ -32,7 +32,8 @@
 // took; one short of the tiles' (an SM id past the grid) exits 2.
 // A consumer thread waits for each stage, holds it `compute` cycles (0: the
 // loads alone; the tensor core's k-block time: a matmul whose wgmma costs
-// exactly that) and releases it.
+// exactly that), spinning on clock64 or sleeping in short __nanosleep steps
+// (column hold: spin, sleep), and releases it.
 // Output (CSV): time, SM clock, SM cycles per k-block, the bytes that land
 // in shared memory per ns (fill) and the bytes the loads ask of L2 per ns
 // (requested: a multicast box once). If the L2 serves a multicast box once,
@@ -45,7 +46,7 @@
 // Run: multicast_stream   (CSV on stdout); multicast_stream stamps: 4096^3,
 // 128 x 128, 4 stages, 1x1 and clusters of two, the medians of each stamped
 // CTA's k-block, issue-to-full, producer wait, release-to-issue and consumer
-// wait (SM cycles); multicast_stream only 4096x4096x4096,128,4,520,0,2x1,own_local
+// wait (SM cycles); multicast_stream only 4096x4096x4096,128,4,520,0,spin,2x1,own_local
 // runs that one configuration (its CSV row's first columns), e.g. under
 // Nsight Compute; hw/h200/run_multicast.sh builds, runs and compares it.
 #include <cuda.h>
@@ -76,6 +77,9 @@ struct Cfg {
   // Each hold is compute + u, u uniform over [-jitter, jitter] from a hash
   // of the CTA and the k-block: the spread of a tensor core's k-block.
   uint32_t jitter;
+  // 1: the consumer sleeps through its hold (__nanosleep in short steps, as
+  // a warp waiting on its wgmma sleeps) instead of spinning on clock64.
+  uint32_t sleep;
   // Controls (multicast 0 only): 0 as a clustered kernel releases, 1 local
   // release, 2 local release and the 1x1 tile order, 3 remote release
   // without a cluster, 4 no cluster and the cluster's order by SM id.
@@ -182,8 +186,8 @@ __global__ void __launch_bounds__(64, 1)
           hold = hold - c.jitter + ((h ^ (h >> 29)) * 0xBF58476D1CE4E5B9ull >> 40) % (2 * c.jitter + 1);
         }
         const uint64_t t0 = clk();
-        while (clk() - t0 < hold) {
-        }
+        while (clk() - t0 < hold)
+          if (c.sleep != 0) __nanosleep(20);
         stamp(c, it, 3);
         for (uint32_t r = 0; r < cs.size(); ++r)
           if (release_to & (1u << r)) {
@@ -199,7 +203,8 @@ __global__ void __launch_bounds__(64, 1)
 
 // The consumer's holds per 128 columns of tile N: none (the loads alone),
 // the tensor core's k-block time, and that time spread by a quarter.
-constexpr uint32_t kHolds[3][2] = {{0, 0}, {520, 0}, {520, 130}};
+// Each with the hold spun on clock64 (0) or slept through (1).
+constexpr uint32_t kHolds[4][3] = {{0, 0, 0}, {520, 0, 0}, {520, 130, 0}, {520, 0, 1}};
 
 // Medians over the stamped CTAs' k-blocks past the first laps, SM cycles.
 void print_stamps(const std::vector<unsigned long long>& st, uint32_t stages, const char* head) {
@@ -227,10 +232,10 @@ void run(bool stamped, const char* only) {
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   if (stamped)
-    std::printf("shape,tile_n,stages,compute,jitter,cluster,mode,cta,kblock,issue_to_full,producer_wait,"
+    std::printf("shape,tile_n,stages,compute,jitter,hold,cluster,mode,cta,kblock,issue_to_full,producer_wait,"
                 "release_to_issue,consumer_wait\n");
   else
-    std::printf("shape,tile_n,stages,compute,jitter,cluster,mode,ctas,us,mhz,kblock_cycles,fill_bytes_per_ns,"
+    std::printf("shape,tile_n,stages,compute,jitter,hold,cluster,mode,ctas,us,mhz,kblock_cycles,fill_bytes_per_ns,"
                 "requested_bytes_per_ns\n");
   unsigned long long* stamps = nullptr;
   CK(cudaMalloc(&stamps, sizeof(*stamps) * kStampCtas * kStampBlocks * 4));
@@ -263,19 +268,20 @@ void run(bool stamped, const char* only) {
     };
     for (const TileCfg tc : {TileCfg{128, 4}, TileCfg{128, 6}, TileCfg{256, 4}})
       for (const Cl& cl : clusters)
-        for (const uint32_t* cj : {kHolds[0], kHolds[1], kHolds[2]}) {
+        for (const uint32_t* cj : {kHolds[0], kHolds[1], kHolds[2], kHolds[3]}) {
           // Stamped: 128 x 128, 4 stages, no spread, the launch and release controls.
           if (stamped && (tc.tile_n != 128 || tc.stages != 4 || cj[1] != 0 || cl.control > 1 || cl.m * cl.n > 2)) continue;
           const uint32_t compute = cj[0] * (tc.tile_n / 128), jitter = cj[1] * (tc.tile_n / 128);
+          const char* hold = cj[2] != 0 ? "sleep" : "spin";
           const char* mode = cl.multicast ? "multicast" : modes[cl.control];
           if (only != nullptr) {
             char name[160];
-            std::snprintf(name, sizeof(name), "%ux%ux%u,%u,%u,%u,%u,%ux%u,%s", s.m, s.n, s.k, tc.tile_n,
-                          tc.stages, compute, jitter, cl.m, cl.n, mode);
+            std::snprintf(name, sizeof(name), "%ux%ux%u,%u,%u,%u,%u,%s,%ux%u,%s", s.m, s.n, s.k, tc.tile_n,
+                          tc.stages, compute, jitter, hold, cl.m, cl.n, mode);
             if (std::string_view(name) != only) continue;
           }
           const uint32_t size = cl.control == 4 ? 1 : cl.m * cl.n;
-          Cfg c{s.m / 128, s.n / tc.tile_n, s.k / 64, tc.tile_n, tc.stages, compute, cl.m, cl.n, cl.multicast, jitter, cl.control, nullptr, nullptr};
+          Cfg c{s.m / 128, s.n / tc.tile_n, s.k / 64, tc.tile_n, tc.stages, compute, cl.m, cl.n, cl.multicast, jitter, cj[2], cl.control, nullptr, nullptr};
           std::vector<CUtensorMap> ma, mb;
           for (void* p : bufs) {
             ma.push_back(sk::bench::bf16_map(p, s.k, s.m, c.a_rows(), kProg));
@@ -322,8 +328,8 @@ void run(bool stamped, const char* only) {
             CK(cudaDeviceSynchronize());
             CK(cudaMemcpy(st.data(), stamps, sizeof(*stamps) * st.size(), cudaMemcpyDeviceToHost));
             char head[160];
-            std::snprintf(head, sizeof(head), "%ux%ux%u,%u,%u,%u,%u,%ux%u,%s", s.m, s.n, s.k, tc.tile_n, tc.stages,
-                          compute, jitter, cl.m, cl.n, mode);
+            std::snprintf(head, sizeof(head), "%ux%ux%u,%u,%u,%u,%u,%s,%ux%u,%s", s.m, s.n, s.k, tc.tile_n,
+                          tc.stages, compute, jitter, hold, cl.m, cl.n, mode);
             print_stamps(st, tc.stages, head);
             continue;
           }
@@ -336,8 +342,8 @@ void run(bool stamped, const char* only) {
           const uint32_t osize = c.order().size();
           const uint64_t blocks = sk::cluster_blocks(c.tiles_m, c.tiles_n, 1, c.order());
           const double per_cta = static_cast<double>((blocks + fit / osize - 1) / (fit / osize)) * c.kblocks;
-          std::printf("%ux%ux%u,%u,%u,%u,%u,%ux%u,%s,%d,%.1f,%.0f,%.0f,%.1f,%.1f\n", s.m, s.n, s.k, tc.tile_n,
-                      tc.stages, compute, jitter, cl.m, cl.n, mode, fit, us, mhz,
+          std::printf("%ux%ux%u,%u,%u,%u,%u,%s,%ux%u,%s,%d,%.1f,%.0f,%.0f,%.1f,%.1f\n", s.m, s.n, s.k, tc.tile_n,
+                      tc.stages, compute, jitter, hold, cl.m, cl.n, mode, fit, us, mhz,
                       us * mhz / per_cta, fill / (us * 1e3), requested / (us * 1e3));
           std::fflush(stdout);
         }
@@ -353,7 +359,7 @@ int main(int argc, char** argv) {
   const bool stamped = argc == 2 && std::string_view(argv[1]) == "stamps";
   const bool one = argc == 3 && std::string_view(argv[1]) == "only";
   if (argc > 1 && !stamped && !one) {
-    std::fprintf(stderr, "%s: usage: multicast_stream [stamps | only SHAPE,TILE_N,STAGES,HOLD,SPREAD,CLUSTER,MODE]\n",
+    std::fprintf(stderr, "%s: usage: multicast_stream [stamps | only SHAPE,TILE_N,STAGES,HOLD,SPREAD,spin|sleep,CLUSTER,MODE]\n",
                  kProg);
     return 2;
   }

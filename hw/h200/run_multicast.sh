@@ -28,19 +28,19 @@ cat "$out/multicast_stamps.csv"
 python3 - "$out/multicast_stream.csv" <<'PY' || exit 2
 import csv, sys
 rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith('#')))
-key = lambda r: (r['shape'], r['tile_n'], r['stages'], r['compute'], r['jitter'], r['cluster'])
+key = lambda r: (r['shape'], r['tile_n'], r['stages'], r['compute'], r['jitter'], r['hold'], r['cluster'])
 own = {key(r): r for r in rows if r['mode'] == 'own'}
-base = {key(r)[:5]: r for r in rows if r['cluster'] == '1x1' and r['mode'] == 'own'}
-print('shape,tile_n,stages,compute,jitter,cluster,fill_1x1,fill_own,fill_multicast,multicast_over_own,share')
+base = {key(r)[:6]: r for r in rows if r['cluster'] == '1x1' and r['mode'] == 'own'}
+print('shape,tile_n,stages,compute,jitter,hold,cluster,fill_1x1,fill_own,fill_multicast,multicast_over_own,share')
 for r in rows:
     if r['mode'] != 'multicast':
         continue
-    o, b = own.get(key(r)), base.get(key(r)[:5])
+    o, b = own.get(key(r)), base.get(key(r)[:6])
     fill, req = float(r['fill_bytes_per_ns']), float(r['requested_bytes_per_ns'])
     if o is None or fill <= 0:
         continue
     q, f_own = req / fill, float(o['fill_bytes_per_ns'])
     share = (f_own / fill - q) / (1 - q) if q < 1 else float('nan')
-    print(f"{r['shape']},{r['tile_n']},{r['stages']},{r['compute']},{r['jitter']},{r['cluster']},"
+    print(f"{r['shape']},{r['tile_n']},{r['stages']},{r['compute']},{r['jitter']},{r['hold']},{r['cluster']},"
           f"{b['fill_bytes_per_ns'] if b else ''},{f_own:.1f},{fill:.1f},{fill / f_own:.3f},{share:.2f}")
 PY

@@ -27,6 +27,11 @@
 // --ctas N launches at most N persistent CTAs (default one per SM, at most one
 // per tile; not with --cluster): each walks its share of the tiles in turn, as
 // on a GPU of N SMs; the shape column then ends in _nN.
+// --cluster-launch-only launches the clusters as --cluster says but runs the
+// kernel as without one (its Params name a 1x1 cluster: the 1x1 tile order,
+// no multicast, local releases), the shape column then ending in _cMxN_lo:
+// what the cluster launch itself costs. (No tile stamps then: the clock
+// probe takes the launch's clusters for the kernel's.)
 // --stamp-tiles also runs each configuration once more built
 // with hw/h200/matmul_stamps.cuh's clock probe and prints its tile phases,
 // the clocks they ran at and the launch's span (section matmul_tile_stamps)
@@ -150,6 +155,7 @@ struct Problem {
   bool tma_epilogue = false;  // D staged in SMEM and stored by TMA (the config's TmaEpilogue)
   uint32_t max_ctas = 0;      // --ctas: at most this many persistent CTAs (0: one per SM)
   bool stamp = false;         // --stamp-tiles: also a launch of the kernel with ClockProbe
+  bool launch_only = false;   // --cluster-launch-only: clusters launched, the kernel told 1x1
   bool a_col, b_row;  // A M-contiguous, B N-contiguous
   int sets;
   std::vector<uint16_t*> a, b;
@@ -200,7 +206,8 @@ std::string shape(const Problem& pr) {
          (pr.cluster.size() > 1
               ? "_c" + std::to_string(pr.cluster.m) + "x" + std::to_string(pr.cluster.n)
               : "") +
-         (pr.tma_epilogue ? "_et" : "") + (pr.max_ctas > 0 ? "_n" + std::to_string(pr.max_ctas) : "");
+         (pr.launch_only && pr.cluster.size() > 1 ? "_lo" : "") + (pr.tma_epilogue ? "_et" : "") +
+         (pr.max_ctas > 0 ? "_n" + std::to_string(pr.max_ctas) : "");
 }
 
 template <int BN, int S, bool Tma>
@@ -212,8 +219,11 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
                                   static_cast<int>(Cfg::kSmemBytes)));
   int sms = 0;
   CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const sk::ClusterShape cs = pr.cluster;
-  const uint32_t csize = cs.size();
+  // The kernel's cluster shape (its tile walk, multicast and releases) and
+  // the launch's: the same unless --cluster-launch-only, which launches the
+  // clusters but runs the kernel as without one.
+  const sk::ClusterShape cs = pr.launch_only ? sk::ClusterShape{1, 1} : pr.cluster;
+  const uint32_t csize = pr.cluster.size();
   const uint32_t tiles_m = (pr.m + 127) / 128, tiles_n = (pr.n + BN - 1) / BN;
   const uint32_t tiles = tiles_m * tiles_n * pr.batch;
   int grid = static_cast<int>(std::min<uint32_t>(tiles, static_cast<uint32_t>(sms)));
@@ -274,7 +284,7 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
   std::printf("%s,%d,%d,%.2f,%.1f,%.2f,%.1f,%.2e,%s,%.0f,%.0f\n", shape(pr).c_str(), BN, S,
               ms * 1e3, flops / (ms * 1e-3) / 1e12, cublas_ms * 1e3,
               flops / (cublas_ms * 1e-3) / 1e12, err, ok ? "ok" : "MISMATCH", mhz, cublas_mhz);
-  if (pr.stamp) {
+  if (pr.stamp && !pr.launch_only) {  // the probe reads the tile walk of the launch's clusters
     // The same launch built with the clock probe, after the timed ones, on
     // the input set a next timed launch would take (its operands as far out
     // of L2 as a timed launch's).
@@ -376,6 +386,7 @@ int main(int argc, char** argv) {
   pr.tma_epilogue = flag(argc, argv, "--tma-epilogue");
   pr.max_ctas = arg(argc, argv, "--ctas", 0);
   pr.stamp = flag(argc, argv, "--stamp-tiles");
+  pr.launch_only = flag(argc, argv, "--cluster-launch-only");
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--layout-a") == 0) pr.a_col = std::strcmp(argv[i + 1], "col") == 0;
     if (std::strcmp(argv[i], "--layout-b") == 0) pr.b_row = std::strcmp(argv[i + 1], "row") == 0;

@@ -27,7 +27,9 @@
 //     would with the SM id for the CTA's place (%smid / size the cluster,
 //     %smid % size the rank): SMs 2i and 2i+1 take the tiles that a cluster
 //     of two places on them (what a cluster's tiles on neighbouring SMs cost
-//     without a cluster launch).
+//     without a cluster launch);
+//   own_smid_far: as own_smid with SMs i and i + 66 (of 132) taking a
+//     cluster block's tiles: the same order on SMs far apart.
 // A last launch of each configuration counts the k-blocks its consumers
 // took; one short of the tiles' (an SM id past the grid) exits 2.
 // A consumer thread waits for each stage, holds it `compute` cycles (0: the
@@ -82,7 +84,8 @@ struct Cfg {
   uint32_t sleep;
   // Controls (multicast 0 only): 0 as a clustered kernel releases, 1 local
   // release, 2 local release and the 1x1 tile order, 3 remote release
-  // without a cluster, 4 no cluster and the cluster's order by SM id.
+  // without a cluster, 4 no cluster and the cluster's order by SM id, 5 the
+  // same with a block's tiles on SMs half the grid apart.
   uint32_t control;
   unsigned long long* taken;  // k-blocks consumed (the check launch)
   // Per k-block stamps of the first kStampCtas CTAs' first kStampBlocks
@@ -92,7 +95,7 @@ struct Cfg {
   __host__ __device__ sk::ClusterShape shape() const { return {cluster_m, cluster_n}; }
   // The cluster the CTAs are launched in.
   __host__ __device__ sk::ClusterShape launched() const {
-    return control == 4 ? sk::ClusterShape{1, 1} : shape();
+    return control >= 4 ? sk::ClusterShape{1, 1} : shape();
   }
   // The cluster shape that hands out the tiles.
   __host__ __device__ sk::ClusterShape order() const {
@@ -145,8 +148,11 @@ __global__ void __launch_bounds__(64, 1)
   const uint32_t a_rows = c.a_rows(), b_rows = c.b_rows();
   const sk::ClusterShape os = c.order();
   uint32_t place = blockIdx.x, orank = os.size() > 1 ? rank : 0;
-  if (c.control == 4) {
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(place));
+  if (c.control >= 4) {
+    uint32_t smid;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+    const uint32_t half = gridDim.x / os.size();
+    place = c.control == 5 ? (smid % half) * os.size() + smid / half : smid;
     orank = place % os.size();
   }
   const bool remote = c.remote_release();
@@ -248,8 +254,8 @@ void run(bool stamped, const char* only) {
   };
   const Cl clusters[] = {{1, 1, 0, 0}, {2, 1, 1, 0}, {1, 2, 1, 0}, {2, 1, 0, 0}, {1, 2, 0, 0}, {2, 2, 1, 0},
                          {2, 1, 0, 1}, {1, 2, 0, 1}, {2, 1, 0, 2}, {1, 2, 0, 2}, {1, 1, 0, 3},
-                         {2, 1, 0, 4}, {1, 2, 0, 4}};
-  const char* const modes[] = {"own", "own_local", "own_order1x1", "own_remote", "own_smid"};
+                         {2, 1, 0, 4}, {1, 2, 0, 4}, {2, 1, 0, 5}, {1, 2, 0, 5}};
+  const char* const modes[] = {"own", "own_local", "own_order1x1", "own_remote", "own_smid", "own_smid_far"};
   unsigned long long* taken = nullptr;
   CK(cudaMalloc(&taken, sizeof(*taken)));
   for (const Shape& s : shapes) {
@@ -280,7 +286,7 @@ void run(bool stamped, const char* only) {
                           tc.stages, compute, jitter, hold, cl.m, cl.n, mode);
             if (std::string_view(name) != only) continue;
           }
-          const uint32_t size = cl.control == 4 ? 1 : cl.m * cl.n;
+          const uint32_t size = cl.control >= 4 ? 1 : cl.m * cl.n;
           Cfg c{s.m / 128, s.n / tc.tile_n, s.k / 64, tc.tile_n, tc.stages, compute, cl.m, cl.n, cl.multicast, jitter, cj[2], cl.control, nullptr, nullptr};
           std::vector<CUtensorMap> ma, mb;
           for (void* p : bufs) {

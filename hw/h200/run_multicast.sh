@@ -12,7 +12,8 @@
 # params.json) is that share where the loads alone (compute 0) are L2-bound.
 # Output: $OUT/multicast_stream.csv (or /tmp), its first line the board
 # (name, UUID, driver, power limit), and $OUT/multicast_stamps.csv (the
-# stamped k-blocks, printed); the comparison on stdout.
+# stamped k-blocks, printed); the share per multicast row and every mode's
+# cycles per k-block side by side on stdout.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out="${OUT:-/tmp}"
@@ -43,4 +44,11 @@ for r in rows:
     share = (f_own / fill - q) / (1 - q) if q < 1 else float('nan')
     print(f"{r['shape']},{r['tile_n']},{r['stages']},{r['compute']},{r['jitter']},{r['hold']},{r['cluster']},"
           f"{b['fill_bytes_per_ns'] if b else ''},{f_own:.1f},{fill:.1f},{fill / f_own:.3f},{share:.2f}")
+# Every mode side by side: SM cycles per k-block, per configuration and
+# cluster shape (docs/hardware.md, "What a cluster costs the load path").
+modes = ['own', 'own_remote', 'own_smid', 'own_smid_far', 'own_order1x1', 'own_local', 'multicast']
+cycles = {(key(r), r['mode']): r['kblock_cycles'] for r in rows}
+print('\nshape,tile_n,stages,compute,jitter,hold,cluster,' + ','.join(modes) + '  (SM cycles per k-block)')
+for k in sorted({key(r) for r in rows}):
+    print(','.join(k) + ',' + ','.join(cycles.get((k, m), '-') for m in modes))
 PY

@@ -1,6 +1,7 @@
-// multicast_stream.cu: what a TMA multicast saves the load path of a
-// clustered matmul, measured apart from the tensor cores (docs/hardware.md,
-// "Multicast's share of the L2").
+// multicast_stream.cu: what a cluster and its TMA multicast do to the load
+// path of a clustered matmul, measured apart from the tensor cores
+// (docs/hardware.md, "Multicast's share of the L2" and "What a cluster costs
+// the load path, measured apart").
 //
 // The producer of the SM90 matmul in clusters, without its tensor cores (as
 // l2_stream.cu's section gemm is without clusters): one CTA per SM, in
@@ -34,7 +35,7 @@
 // took; one short of the tiles' (an SM id past the grid) exits 2.
 // A consumer thread waits for each stage, holds it `compute` cycles (0: the
 // loads alone; the tensor core's k-block time: a matmul whose wgmma costs
-// exactly that), spinning on clock64 or sleeping in short __nanosleep steps
+// exactly that; or that time spread by a quarter, column jitter), spinning on clock64 or sleeping in short __nanosleep steps
 // (column hold: spin, sleep), and releases it.
 // Output (CSV): time, SM clock, SM cycles per k-block, the bytes that land
 // in shared memory per ns (fill) and the bytes the loads ask of L2 per ns

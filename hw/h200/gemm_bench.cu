@@ -308,7 +308,8 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
     CHECK_CUDA(cudaDeviceSynchronize());
     const std::string label = shape(pr) + "," + std::to_string(BN) + "," + std::to_string(S) + "," +
                               (Tma ? "tma" : "regs");
-    sk::bench::matmul_stamps::print(label.c_str(), static_cast<uint32_t>(grid), "gemm_bench");
+    sk::bench::matmul_stamps::print(label.c_str(), static_cast<uint32_t>(grid), "gemm_bench", S,
+                                    (pr.k + 63) / 64);
   }
   std::fflush(stdout);
   return ok ? 0 : 1;

@@ -28,7 +28,10 @@
 // CTA 0's two warpgroups' points per tile (the first 16) in SM cycles after
 // warpgroup 0's first tile start, to see whether they keep in step; and rows
 // "lead", one per CTA: its SM (%smid) and how far its 4th and 8th main loops
-// end before the median CTA's (ns).
+// end before the median CTA's (ns). Before it, section matmul_kblock_stamps:
+// the stage round trip from the k-blocks' points (KblockPoint) of the first
+// 8 CTAs' third and fourth tiles (runner/report/kblock_trip.h, which the
+// model's --stamp-tiles uses too).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -40,6 +43,7 @@
 
 #include "hw/h200/bench_common.cuh"
 #include "kernels/matmul/sm90_matmul.h"
+#include "runner/report/kblock_trip.h"
 
 namespace sk::bench::matmul_stamps {
 
@@ -48,8 +52,26 @@ constexpr size_t kWords = size_t{kMaxCtas} * kWgs * kMaxTiles * kMmPoints;
 __device__ unsigned long long g_stamps[kWords];
 __device__ unsigned long long g_ns[kWords];  // %globaltimer beside each stamp
 __device__ unsigned g_smid[kMaxCtas];         // the SM each CTA ran on
+// The k-blocks' points (KblockPoint) of the first kKbCtas CTAs' tiles
+// kKbFirstTile to kKbFirstTile + kKbTiles - 1 (past the launch's cold first
+// waves), k-blocks below kKbMax: role 0 the producer (thread 0), 1 and 2 the
+// consumer warpgroups (threads 128 and 256).
+constexpr uint32_t kKbCtas = 8, kKbRoles = 3, kKbFirstTile = 2, kKbTiles = 2, kKbMax = 128;
+constexpr size_t kKbWords = size_t{kKbCtas} * kKbRoles * kKbTiles * kKbMax * kKbPoints;
+__device__ unsigned long long g_kb[kKbWords];
 
 struct ClockProbe {
+  __device__ static void mark_kblock(KblockPoint point, uint64_t tile, uint32_t kb) {
+    const uint32_t role = threadIdx.x == 0 ? 0 : threadIdx.x == 128 ? 1 : threadIdx.x == 256 ? 2 : kKbRoles;
+    if (role == kKbRoles || blockIdx.x >= kKbCtas || kb >= kKbMax) return;
+    uint32_t csize;
+    asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(csize));
+    const uint64_t nth = (tile - blockIdx.x / csize) / (gridDim.x / csize);
+    if (nth < kKbFirstTile || nth >= kKbFirstTile + kKbTiles) return;
+    const uint64_t local = nth - kKbFirstTile;
+    g_kb[(((static_cast<size_t>(blockIdx.x) * kKbRoles + role) * kKbTiles + local) * kKbMax + kb) * kKbPoints +
+         point] = clock64();
+  }
   __device__ static void mark(MatmulPoint point, uint64_t tile) {
     if (threadIdx.x < 128 || threadIdx.x % 128 != 0) return;  // lane 0 of warps 4 and 8
     const uint32_t wg = threadIdx.x / 128 - 1;
@@ -78,11 +100,32 @@ inline void clear(const char* prog) {
   check_cuda(cudaMemset(p, 0, kWords * 8), prog, "cudaMemset", __FILE__, __LINE__);
   check_cuda(cudaGetSymbolAddress(&p, g_ns), prog, "cudaGetSymbolAddress", __FILE__, __LINE__);
   check_cuda(cudaMemset(p, 0, kWords * 8), prog, "cudaMemset", __FILE__, __LINE__);
+  check_cuda(cudaGetSymbolAddress(&p, g_kb), prog, "cudaGetSymbolAddress", __FILE__, __LINE__);
+  check_cuda(cudaMemset(p, 0, kKbWords * 8), prog, "cudaMemset", __FILE__, __LINE__);
 }
 
 // Prints the section for a launch of `grid` CTAs; `label` names the
-// configuration (shape,tile_n,stages,epilogue).
-inline void print(const char* label, uint32_t grid, const char* prog) {
+// configuration (shape,tile_n,stages,epilogue); with `stages` and
+// `k_blocks` (a tile's), also the section matmul_kblock_stamps: the stage
+// round trip of the first CTAs' third and fourth tiles (runner/report/kblock_trip.h) in the columns
+// samples, kblock, issue_to_full, hold, release_to_issue, consumer_wait.
+inline void print(const char* label, uint32_t grid, const char* prog, uint32_t stages = 0,
+                  uint32_t k_blocks = 0) {
+  if (stages > 0) {
+    std::vector<unsigned long long> kb(kKbWords);
+    check_cuda(cudaMemcpyFromSymbol(kb.data(), g_kb, kKbWords * 8), prog, "cudaMemcpyFromSymbol", __FILE__,
+               __LINE__);
+    auto at = [&kb](uint32_t c, uint32_t role, uint32_t t, uint32_t k, uint32_t point) -> uint64_t {
+      if (k >= kKbMax) return 0;
+      return kb[(((static_cast<size_t>(c) * kKbRoles + role) * kKbTiles + t) * kKbMax + k) * kKbPoints + point];
+    };
+    const sk::report::KblockTrip trip = sk::report::kblock_trip(at, std::min(grid, kKbCtas), kKbTiles,
+                                                                std::min(k_blocks, kKbMax), stages);
+    std::printf("section,matmul_kblock_stamps\nconfig,samples,kblock,issue_to_full,hold,release_to_issue,"
+                "consumer_wait\n%s,%d,%.0f,%.0f,%.0f,%.0f,%.0f\n",
+                label, trip.samples, trip.kblock, trip.issue_to_full, trip.hold, trip.release_to_issue,
+                trip.consumer_wait);
+  }
   std::vector<unsigned long long> h(kWords), hn(kWords);
   check_cuda(cudaMemcpyFromSymbol(h.data(), g_stamps, kWords * 8), prog, "cudaMemcpyFromSymbol", __FILE__,
              __LINE__);

@@ -134,8 +134,14 @@ enum MatmulPoint : uint32_t {
   kMmTileStored,    // the epilogue's stores issued (st.global or TMA)
   kMmPoints
 };
+// Points of a k-block that a Probe may stamp (gemm_bench --stamp-kblocks,
+// sim run --stamp-tiles): the producer's stage acquired (empty), and each
+// consumer warpgroup's stage acquired (full), its wgmma group waited for and
+// the stage released.
+enum KblockPoint : uint32_t { kKbEmpty, kKbFull, kKbWaited, kKbReleased, kKbPoints };
 struct NoMatmulProbe {
   SK_DEVICE static void mark(MatmulPoint, uint64_t /*tile*/) {}
+  SK_DEVICE static void mark_kblock(KblockPoint, uint64_t /*tile*/, uint32_t /*kb*/) {}
 };
 
 template <class Cfg, ClusterBug B = ClusterBug::kNone, class Probe = NoMatmulProbe>
@@ -253,6 +259,7 @@ struct Sm90Matmul {
       const int32_t n0 = w.n_tile * BN + static_cast<int32_t>(b_slice);
       for (uint32_t kb = 0; kb < k_blocks; ++kb) {
         auto stage = producer.acquire();
+        Probe::mark_kblock(kKbEmpty, t, kb);
         if (auto lane = elect_one()) {
           stage.expect_bytes(stage_bytes);
           const auto tl = stage.tiles();
@@ -313,6 +320,7 @@ struct Sm90Matmul {
       Acc acc;
       for (uint32_t kb = 0; kb < k_blocks; ++kb) {
         auto stage = consumer.acquire();
+        Probe::mark_kblock(kKbFull, t, kb);
         if (kb == 0) Probe::mark(kMmFirstFull, t);
         const auto tl = stage.tiles();
         // This warpgroup's 64 rows of A start 64 rows (8 KiB) into the tile.
@@ -324,7 +332,9 @@ struct Sm90Matmul {
           mma<TA, TB>(acc, desc<TA>(a_base, k), desc<TB>(b_base, k), kb > 0 || k > 0);
         arch::wgmma_commit_group();
         arch::wgmma_wait_group<0>();
+        Probe::mark_kblock(kKbWaited, t, kb);
         std::move(stage).release();
+        Probe::mark_kblock(kKbReleased, t, kb);
       }
       Probe::mark(kMmMainloopDone, t);
       if (walk.inside(w)) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/sm100/gpu.h"
+#include "runner/report/kblock_trip.h"
 #include "runner/report/median.h"
 
 namespace sk::sim {
@@ -27,7 +28,17 @@ void MatmulStampLog::record(MatmulPoint point, uint64_t tile) {
   tiles_[{static_cast<uint32_t>(w.cta()), wg, tile}][point] = gpu.engine().now() + w.pending();
 }
 
-json::object MatmulStampLog::to_json(uint32_t step) const {
+void MatmulStampLog::record_kblock(KblockPoint point, uint64_t tile, uint32_t kb) {
+  models::sm100::Gpu& gpu = models::sm100::Gpu::current();
+  const Warp& w = gpu.warp();
+  // The producer warp (warp 0) and the first warp of each consumer
+  // warpgroup, as the bench reads threads 0, 128 and 256.
+  if (w.index() % 4 != 0 || static_cast<uint32_t>(w.cta()) >= kKbCtas) return;
+  const uint32_t role = static_cast<uint32_t>(w.index() / 4);
+  kblocks_[{static_cast<uint32_t>(w.cta()), role, tile, kb}][point] = gpu.engine().now() + w.pending();
+}
+
+json::object MatmulStampLog::to_json(uint32_t step, uint32_t stages, uint32_t k_blocks) const {
   std::vector<double> all[5], whole[3];
   json::array shown;
   uint64_t first = 0, last = 0;
@@ -76,10 +87,31 @@ json::object MatmulStampLog::to_json(uint32_t step) const {
   }
   json::object whole_medians{{"tiles", whole[0].size()}, {"span_cycles", last - first}};
   for (int i = 0; i < 3; ++i) whole_medians[kPhases[i]] = median(whole[i]);
-  return json::object{{"tile_medians", std::move(medians)},
-                      {"all_tiles", std::move(whole_medians)},
-                      {"tile_spread", std::move(spread)},
-                      {"cta0_tiles", std::move(shown)}};
+  json::object out{{"tile_medians", std::move(medians)},
+                   {"all_tiles", std::move(whole_medians)},
+                   {"tile_spread", std::move(spread)},
+                   {"cta0_tiles", std::move(shown)}};
+  if (stages > 0 && !kblocks_.empty()) {
+    // The first CTAs' stamped tiles, by their index in the CTA's walk.
+    std::map<std::tuple<uint32_t, uint32_t, uint64_t, uint32_t>, std::array<uint64_t, kKbPoints>> by_local;
+    for (const auto& [key, v] : kblocks_) {
+      const auto [cta, role, tile, kb] = key;
+      const uint64_t nth = tile / step;
+      if (nth >= kKbFirstTile && nth < kKbFirstTile + kKbTiles) by_local[{cta, role, nth - kKbFirstTile, kb}] = v;
+    }
+    auto at = [&by_local](uint32_t c, uint32_t role, uint32_t t, uint32_t kb, uint32_t point) -> uint64_t {
+      const auto it = by_local.find({c, role, t, kb});
+      return it == by_local.end() ? 0 : it->second[point];
+    };
+    const report::KblockTrip trip = report::kblock_trip(at, kKbCtas, kKbTiles, k_blocks, stages);
+    out["kblocks"] = json::object{{"samples", trip.samples},
+                                  {"kblock", trip.kblock},
+                                  {"issue_to_full", trip.issue_to_full},
+                                  {"hold", trip.hold},
+                                  {"release_to_issue", trip.release_to_issue},
+                                  {"consumer_wait", trip.consumer_wait}};
+  }
+  return out;
 }
 
 }  // namespace sk::sim

@@ -43,16 +43,29 @@ class MatmulStampLog {
     static void mark(MatmulPoint point, uint64_t tile) {
       if (MatmulStampLog* log = ActiveLog<MatmulStampLog>::get()) log->record(point, tile);
     }
+    static void mark_kblock(KblockPoint point, uint64_t tile, uint32_t kb) {
+      if (MatmulStampLog* log = ActiveLog<MatmulStampLog>::get()) log->record_kblock(point, tile, kb);
+    }
   };
   using Scope = ActiveLog<MatmulStampLog>::Scope;
 
   // The summary above; `step` is the launch's clusters (its CTA count
   // without a cluster): a CTA's k-th tile is tile first + k * step, first =
-  // cta / cluster size < step.
-  boost::json::object to_json(uint32_t step) const;
+  // cta / cluster size < step. With the k-blocks' points, `kblocks` (the
+  // stage round trip of the first CTAs' third and fourth tiles,
+  // runner/report/kblock_trip.h) for a
+  // ring of `stages` stages and `k_blocks` k-blocks a tile.
+  boost::json::object to_json(uint32_t step, uint32_t stages = 0, uint32_t k_blocks = 0) const;
 
  private:
   void record(MatmulPoint point, uint64_t tile);
+  void record_kblock(KblockPoint point, uint64_t tile, uint32_t kb);
+  // (cta, role: 0 the producer, 1 + consumer warpgroup, tile, k-block) ->
+  // the points' cycles, for CTAs below kKbCtas; the summary takes their
+  // tiles kKbFirstTile to kKbFirstTile + kKbTiles - 1 (past the launch's
+  // cold first waves), as hw/h200/matmul_stamps.cuh does.
+  std::map<std::tuple<uint32_t, uint32_t, uint64_t, uint32_t>, std::array<uint64_t, kKbPoints>> kblocks_;
+  static constexpr uint32_t kKbCtas = 8, kKbFirstTile = 2, kKbTiles = 2;
   // (cta, warpgroup, tile) -> the points' cycles (0: not reached).
   std::map<std::tuple<uint32_t, uint32_t, uint64_t>, std::array<uint64_t, kMmPoints>> tiles_;
 };

@@ -115,7 +115,9 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
   // The summary's time is the clock log's: each phase's cycles at its clock.
   finish_sm90_launch(gpu, flops, f, r, [&q](const RunResult& x) { return activity(q, x); });
   settle_incomplete(r, gpu.engine().limit_reason());
-  if (q.stamp_tiles) r.stamps = stamps.to_json(static_cast<uint32_t>(grid) / cs.size());
+  if (q.stamp_tiles)
+    r.stamps = stamps.to_json(static_cast<uint32_t>(grid) / cs.size(), static_cast<uint32_t>(S),
+                              static_cast<uint32_t>((q.k + 63) / 64));
   r.check = check_run<bf16_t>(gpu, q, buf, status, &reference);
   r.output_errors = write_run_files(gpu, q, r);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

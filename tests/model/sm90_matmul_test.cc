@@ -248,6 +248,42 @@ TEST_CASE("sm90 matmul: --stamp-tiles reads the kernel's probe points without mo
   CHECK(r.stamps.at("cta0_tiles").as_array().size() == 2);
 }
 
+// The k-blocks' stamps give the stage round trip of the first CTAs' third
+// and fourth tiles (runner/report/kblock_trip.h): on 8 SMs with 4 tiles of
+// 128 x 256 each and 16 k-blocks a tile, a k-block takes the tensor core's
+// 8 ops of 129.6 cycles, the round trip (issue to full, the hold,
+// the release back to the producer) is the ring's 4 k-blocks, and no part of
+// it is negative but the release, which may stamp after the producer wakes.
+TEST_CASE("sm90 matmul: --stamp-tiles gives the stage round trip from the k-blocks' stamps") {
+  // 8 SMs (the L2's side table and GPC list of the 132-SM file dropped).
+  const std::string text = sk::test::sm90_params_with(
+      {{"num_sms", 8}, {"l2_side", boost::json::array{}}, {"gpc_sms", boost::json::array{}}});
+  auto res = sk::sim::run_isolated(
+      [&text] {
+        sk::models::sm90::use_params(text);
+        sk::sim::MatmulRequest q;
+        q.m = 8 * 128, q.n = 4 * 256, q.k = 16 * 64, q.tile_n = 256, q.stages = 4;
+        q.stamp_tiles = true;
+        q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
+        return boost::json::serialize(sk::sim::to_json(sk::sim::run_sm90_matmul(q)));
+      },
+      300);
+  REQUIRE_MESSAGE(res.ok, res.error);
+  const auto r = sk::sim::run_result_from_json(boost::json::parse(res.payload));
+  REQUIRE(r.stamps.contains("kblocks"));
+  const auto& kb = r.stamps.at("kblocks").as_object();
+  auto v = [&kb](const char* k) { return kb.at(k).to_number<double>(); };
+  // 8 CTAs x 2 tiles x k-blocks 8-11 (k-block 8 on, and k-block + 4 in the tile).
+  CHECK(v("samples") == 64);
+  // (a median of one warpgroup's gaps: the tensor core's pace within a few cycles)
+  CHECK(v("kblock") >= 0.97 * 8 * 129.6);
+  const double trip = v("issue_to_full") + v("hold") + v("release_to_issue");
+  CHECK(trip == doctest::Approx(4 * v("kblock")).epsilon(0.1));
+  CHECK(v("issue_to_full") > 0);
+  CHECK(v("hold") >= 8 * 129.6 - 1);
+  CHECK(v("consumer_wait") >= 0);
+}
+
 namespace {
 // The H200 file with wgmma_tensor_cores and wgmma_interleave set, and the
 // tensor core's slowing beside the SM's stores (wgmma_store_bytes) off, so

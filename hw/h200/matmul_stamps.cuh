@@ -59,27 +59,33 @@ __device__ unsigned g_smid[kMaxCtas];         // the SM each CTA ran on
 constexpr uint32_t kKbCtas = 8, kKbRoles = 3, kKbFirstTile = 2, kKbTiles = 2, kKbMax = 128;
 constexpr size_t kKbWords = size_t{kKbCtas} * kKbRoles * kKbTiles * kKbMax * kKbPoints;
 __device__ unsigned long long g_kb[kKbWords];
+// Where point `point` of k-block kb of CTA c's stamped tile t (0 or 1) by
+// `role` lies in g_kb.
+__host__ __device__ constexpr size_t kb_index(uint32_t c, uint32_t role, uint64_t t, uint32_t kb, uint32_t point) {
+  return (((static_cast<size_t>(c) * kKbRoles + role) * kKbTiles + t) * kKbMax + kb) * kKbPoints + point;
+}
+
+// How many tiles this CTA has started before `tile`: the kernel walks tiles
+// (cluster blocks) from blockIdx.x / cluster size in steps of the grid's
+// clusters.
+__device__ __forceinline__ uint64_t nth_tile(uint64_t tile) {
+  uint32_t csize;
+  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(csize));
+  return (tile - blockIdx.x / csize) / (gridDim.x / csize);
+}
 
 struct ClockProbe {
   __device__ static void mark_kblock(KblockPoint point, uint64_t tile, uint32_t kb) {
     const uint32_t role = threadIdx.x == 0 ? 0 : threadIdx.x == 128 ? 1 : threadIdx.x == 256 ? 2 : kKbRoles;
     if (role == kKbRoles || blockIdx.x >= kKbCtas || kb >= kKbMax) return;
-    uint32_t csize;
-    asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(csize));
-    const uint64_t nth = (tile - blockIdx.x / csize) / (gridDim.x / csize);
+    const uint64_t nth = nth_tile(tile);
     if (nth < kKbFirstTile || nth >= kKbFirstTile + kKbTiles) return;
-    const uint64_t local = nth - kKbFirstTile;
-    g_kb[(((static_cast<size_t>(blockIdx.x) * kKbRoles + role) * kKbTiles + local) * kKbMax + kb) * kKbPoints +
-         point] = clock64();
+    g_kb[kb_index(blockIdx.x, role, nth - kKbFirstTile, kb, point)] = clock64();
   }
   __device__ static void mark(MatmulPoint point, uint64_t tile) {
     if (threadIdx.x < 128 || threadIdx.x % 128 != 0) return;  // lane 0 of warps 4 and 8
     const uint32_t wg = threadIdx.x / 128 - 1;
-    // The CTA's tile count so far: the kernel walks tiles (cluster blocks)
-    // from blockIdx.x / cluster size in steps of the grid's clusters.
-    uint32_t csize;
-    asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(csize));
-    const uint64_t local = (tile - blockIdx.x / csize) / (gridDim.x / csize);
+    const uint64_t local = nth_tile(tile);
     if (blockIdx.x >= kMaxCtas || local >= kMaxTiles) return;
     const size_t at = ((static_cast<size_t>(blockIdx.x) * kWgs + wg) * kMaxTiles + local) * kMmPoints + point;
     unsigned long long ns;
@@ -107,8 +113,9 @@ inline void clear(const char* prog) {
 // Prints the section for a launch of `grid` CTAs; `label` names the
 // configuration (shape,tile_n,stages,epilogue); with `stages` and
 // `k_blocks` (a tile's), also the section matmul_kblock_stamps: the stage
-// round trip of the first CTAs' third and fourth tiles (runner/report/kblock_trip.h) in the columns
-// samples, kblock, issue_to_full, hold, release_to_issue, consumer_wait.
+// round trip of the first CTAs' third and fourth tiles
+// (runner/report/kblock_trip.h) in the columns samples, kblock,
+// issue_to_full, hold, release_to_issue, consumer_wait.
 inline void print(const char* label, uint32_t grid, const char* prog, uint32_t stages = 0,
                   uint32_t k_blocks = 0) {
   if (stages > 0) {
@@ -116,8 +123,7 @@ inline void print(const char* label, uint32_t grid, const char* prog, uint32_t s
     check_cuda(cudaMemcpyFromSymbol(kb.data(), g_kb, kKbWords * 8), prog, "cudaMemcpyFromSymbol", __FILE__,
                __LINE__);
     auto at = [&kb](uint32_t c, uint32_t role, uint32_t t, uint32_t k, uint32_t point) -> uint64_t {
-      if (k >= kKbMax) return 0;
-      return kb[(((static_cast<size_t>(c) * kKbRoles + role) * kKbTiles + t) * kKbMax + k) * kKbPoints + point];
+      return k < kKbMax ? kb[kb_index(c, role, t, k, point)] : 0;
     };
     const sk::report::KblockTrip trip = sk::report::kblock_trip(at, std::min(grid, kKbCtas), kKbTiles,
                                                                 std::min(k_blocks, kKbMax), stages);

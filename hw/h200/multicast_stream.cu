@@ -35,8 +35,9 @@
 // took; one short of the tiles' (an SM id past the grid) exits 2.
 // A consumer thread waits for each stage, holds it `compute` cycles (0: the
 // loads alone; the tensor core's k-block time: a matmul whose wgmma costs
-// exactly that; or that time spread by a quarter, column jitter), spinning on clock64 or sleeping in short __nanosleep steps
-// (column hold: spin, sleep), and releases it.
+// exactly that; or that time spread by a quarter, column jitter), spinning
+// on clock64 or sleeping in short __nanosleep steps (column hold: spin,
+// sleep), and releases it.
 // Output (CSV): time, SM clock, SM cycles per k-block, the bytes that land
 // in shared memory per ns (fill) and the bytes the loads ask of L2 per ns
 // (requested: a multicast box once). If the L2 serves a multicast box once,
@@ -226,11 +227,7 @@ void print_stamps(const std::vector<unsigned long long>& st, uint32_t stages, co
       trip.push_back(at(it, 1) - at(it - stages, 3));
       idle.push_back(at(it, 2) - at(it - 1, 3));
     }
-    auto med = [](std::vector<double> v) {
-      if (v.empty()) return 0.0;
-      std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-      return v[v.size() / 2];
-    };
+    auto med = [](std::vector<double> v) { return v.empty() ? 0.0 : sk::bench::median(std::move(v)); };
     std::printf("%s,%u,%.0f,%.0f,%.0f,%.0f,%.0f\n", head, cta, med(kb), med(tma), med(wait), med(trip), med(idle));
   }
 }
@@ -281,12 +278,11 @@ void run(bool stamped, const char* only) {
           const uint32_t compute = cj[0] * (tc.tile_n / 128), jitter = cj[1] * (tc.tile_n / 128);
           const char* hold = cj[2] != 0 ? "sleep" : "spin";
           const char* mode = cl.multicast ? "multicast" : modes[cl.control];
-          if (only != nullptr) {
-            char name[160];
-            std::snprintf(name, sizeof(name), "%ux%ux%u,%u,%u,%u,%u,%s,%ux%u,%s", s.m, s.n, s.k, tc.tile_n,
-                          tc.stages, compute, jitter, hold, cl.m, cl.n, mode);
-            if (std::string_view(name) != only) continue;
-          }
+          // The configuration as its CSV row's first columns name it.
+          char name[160];
+          std::snprintf(name, sizeof(name), "%ux%ux%u,%u,%u,%u,%u,%s,%ux%u,%s", s.m, s.n, s.k, tc.tile_n,
+                        tc.stages, compute, jitter, hold, cl.m, cl.n, mode);
+          if (only != nullptr && std::string_view(name) != only) continue;
           const uint32_t size = cl.control >= 4 ? 1 : cl.m * cl.n;
           Cfg c{s.m / 128, s.n / tc.tile_n, s.k / 64, tc.tile_n, tc.stages, compute, cl.m, cl.n, cl.multicast, jitter, cj[2], cl.control, nullptr, nullptr};
           std::vector<CUtensorMap> ma, mb;
@@ -322,8 +318,7 @@ void run(bool stamped, const char* only) {
           CK(cudaMemcpy(&got, taken, sizeof(got), cudaMemcpyDeviceToHost));
           const unsigned long long want = static_cast<unsigned long long>(c.tiles_m) * c.tiles_n * c.kblocks;
           if (got != want) {
-            std::fprintf(stderr, "%s: %ux%ux%u %ux%u %s: %llu k-blocks consumed, want %llu\n", kProg, s.m, s.n, s.k,
-                         cl.m, cl.n, cl.multicast ? "multicast" : modes[cl.control], got, want);
+            std::fprintf(stderr, "%s: %s: %llu k-blocks consumed, want %llu\n", kProg, name, got, want);
             std::exit(2);
           }
           if (stamped) {
@@ -334,10 +329,7 @@ void run(bool stamped, const char* only) {
             CK(cudaLaunchKernelEx(&l.cfg, cluster_loads, ma[0], mb[0], stamping));
             CK(cudaDeviceSynchronize());
             CK(cudaMemcpy(st.data(), stamps, sizeof(*stamps) * st.size(), cudaMemcpyDeviceToHost));
-            char head[160];
-            std::snprintf(head, sizeof(head), "%ux%ux%u,%u,%u,%u,%u,%s,%ux%u,%s", s.m, s.n, s.k, tc.tile_n,
-                          tc.stages, compute, jitter, hold, cl.m, cl.n, mode);
-            print_stamps(st, tc.stages, head);
+            print_stamps(st, tc.stages, name);
             continue;
           }
           const double us = ms * 1e3;
@@ -349,8 +341,7 @@ void run(bool stamped, const char* only) {
           const uint32_t osize = c.order().size();
           const uint64_t blocks = sk::cluster_blocks(c.tiles_m, c.tiles_n, 1, c.order());
           const double per_cta = static_cast<double>((blocks + fit / osize - 1) / (fit / osize)) * c.kblocks;
-          std::printf("%ux%ux%u,%u,%u,%u,%u,%s,%ux%u,%s,%d,%.1f,%.0f,%.0f,%.1f,%.1f\n", s.m, s.n, s.k, tc.tile_n,
-                      tc.stages, compute, jitter, hold, cl.m, cl.n, mode, fit, us, mhz,
+          std::printf("%s,%d,%.1f,%.0f,%.0f,%.1f,%.1f\n", name, fit, us, mhz,
                       us * mhz / per_cta, fill / (us * 1e3), requested / (us * 1e3));
           std::fflush(stdout);
         }

@@ -134,7 +134,7 @@ enum MatmulPoint : uint32_t {
   kMmTileStored,    // the epilogue's stores issued (st.global or TMA)
   kMmPoints
 };
-// Points of a k-block that a Probe may stamp (gemm_bench --stamp-kblocks,
+// Points of a k-block that a Probe may stamp (gemm_bench --stamp-tiles and
 // sim run --stamp-tiles): the producer's stage acquired (empty), and each
 // consumer warpgroup's stage acquired (full), its wgmma group waited for and
 // the stage released.

@@ -75,12 +75,21 @@ __device__ __forceinline__ uint64_t nth_tile(uint64_t tile) {
 }
 
 struct ClockProbe {
-  __device__ static void mark_kblock(KblockPoint point, uint64_t tile, uint32_t kb) {
+  // A role's recorder for one tile: where its k-blocks' stamps go, or
+  // nothing (not a stamped thread, CTA or tile). Decided once per tile, so a
+  // k-block's point costs one predicated store.
+  struct Kblocks {
+    unsigned long long* at = nullptr;
+    __device__ void mark(KblockPoint point, uint32_t kb) const {
+      if (at != nullptr && kb < kKbMax) at[kb * kKbPoints + point] = clock64();
+    }
+  };
+  __device__ static Kblocks kblocks(uint64_t tile) {
     const uint32_t role = threadIdx.x == 0 ? 0 : threadIdx.x == 128 ? 1 : threadIdx.x == 256 ? 2 : kKbRoles;
-    if (role == kKbRoles || blockIdx.x >= kKbCtas || kb >= kKbMax) return;
+    if (role == kKbRoles || blockIdx.x >= kKbCtas) return {};
     const uint64_t nth = nth_tile(tile);
-    if (nth < kKbFirstTile || nth >= kKbFirstTile + kKbTiles) return;
-    g_kb[kb_index(blockIdx.x, role, nth - kKbFirstTile, kb, point)] = clock64();
+    if (nth < kKbFirstTile || nth >= kKbFirstTile + kKbTiles) return {};
+    return {&g_kb[kb_index(blockIdx.x, role, nth - kKbFirstTile, 0, 0)]};
   }
   __device__ static void mark(MatmulPoint point, uint64_t tile) {
     if (threadIdx.x < 128 || threadIdx.x % 128 != 0) return;  // lane 0 of warps 4 and 8

@@ -137,11 +137,17 @@ enum MatmulPoint : uint32_t {
 // Points of a k-block that a Probe may stamp (gemm_bench --stamp-tiles and
 // sim run --stamp-tiles): the producer's stage acquired (empty), and each
 // consumer warpgroup's stage acquired (full), its wgmma group waited for and
-// the stage released.
+// the stage released. A probe hands a role its tile's recorder once
+// (kblocks(tile), at the tile's top), so that what it decides per tile (is
+// this tile stamped, where do its stamps go) stays out of the k-block loop:
+// on the GPU a branchy probe there slowed the main loop by a quarter.
 enum KblockPoint : uint32_t { kKbEmpty, kKbFull, kKbWaited, kKbReleased, kKbPoints };
 struct NoMatmulProbe {
   SK_DEVICE static void mark(MatmulPoint, uint64_t /*tile*/) {}
-  SK_DEVICE static void mark_kblock(KblockPoint, uint64_t /*tile*/, uint32_t /*kb*/) {}
+  struct Kblocks {
+    SK_DEVICE void mark(KblockPoint, uint32_t /*kb*/) const {}
+  };
+  SK_DEVICE static Kblocks kblocks(uint64_t /*tile*/) { return {}; }
 };
 
 template <class Cfg, ClusterBug B = ClusterBug::kNone, class Probe = NoMatmulProbe>
@@ -257,9 +263,10 @@ struct Sm90Matmul {
       const WorkInfo w = walk.work(t, p);
       const int32_t m0 = w.m_tile * BM + static_cast<int32_t>(a_slice);
       const int32_t n0 = w.n_tile * BN + static_cast<int32_t>(b_slice);
+      const auto probe = Probe::kblocks(t);
       for (uint32_t kb = 0; kb < k_blocks; ++kb) {
         auto stage = producer.acquire();
-        Probe::mark_kblock(kKbEmpty, t, kb);
+        probe.mark(kKbEmpty, kb);
         if (auto lane = elect_one()) {
           stage.expect_bytes(stage_bytes);
           const auto tl = stage.tiles();
@@ -318,9 +325,10 @@ struct Sm90Matmul {
       Probe::mark(kMmTileStart, t);
       arch::account_alu(0, 0, 0, kTileStartChain);
       Acc acc;
+      const auto probe = Probe::kblocks(t);
       for (uint32_t kb = 0; kb < k_blocks; ++kb) {
         auto stage = consumer.acquire();
-        Probe::mark_kblock(kKbFull, t, kb);
+        probe.mark(kKbFull, kb);
         if (kb == 0) Probe::mark(kMmFirstFull, t);
         const auto tl = stage.tiles();
         // This warpgroup's 64 rows of A start 64 rows (8 KiB) into the tile.
@@ -332,9 +340,9 @@ struct Sm90Matmul {
           mma<TA, TB>(acc, desc<TA>(a_base, k), desc<TB>(b_base, k), kb > 0 || k > 0);
         arch::wgmma_commit_group();
         arch::wgmma_wait_group<0>();
-        Probe::mark_kblock(kKbWaited, t, kb);
+        probe.mark(kKbWaited, kb);
         std::move(stage).release();
-        Probe::mark_kblock(kKbReleased, t, kb);
+        probe.mark(kKbReleased, kb);
       }
       Probe::mark(kMmMainloopDone, t);
       if (walk.inside(w)) {

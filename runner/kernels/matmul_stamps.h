@@ -43,9 +43,14 @@ class MatmulStampLog {
     static void mark(MatmulPoint point, uint64_t tile) {
       if (MatmulStampLog* log = ActiveLog<MatmulStampLog>::get()) log->record(point, tile);
     }
-    static void mark_kblock(KblockPoint point, uint64_t tile, uint32_t kb) {
-      if (MatmulStampLog* log = ActiveLog<MatmulStampLog>::get()) log->record_kblock(point, tile, kb);
-    }
+    struct Kblocks {
+      MatmulStampLog* log = nullptr;
+      uint64_t tile = 0;
+      void mark(KblockPoint point, uint32_t kb) const {
+        if (log != nullptr) log->record_kblock(point, tile, kb);
+      }
+    };
+    static Kblocks kblocks(uint64_t tile) { return {ActiveLog<MatmulStampLog>::get(), tile}; }
   };
   using Scope = ActiveLog<MatmulStampLog>::Scope;
 

@@ -65,6 +65,12 @@ __host__ __device__ constexpr size_t kb_index(uint32_t c, uint32_t role, uint64_
   return (((static_cast<size_t>(c) * kKbRoles + role) * kKbTiles + t) * kKbMax + kb) * kKbPoints + point;
 }
 
+// Where point `point` of warpgroup wg's local tile t of CTA `cta` lies in
+// g_stamps and g_ns.
+__host__ __device__ constexpr size_t tile_index(uint32_t cta, uint32_t wg, uint64_t t, uint32_t point) {
+  return ((static_cast<size_t>(cta) * kWgs + wg) * kMaxTiles + t) * kMmPoints + point;
+}
+
 // How many tiles this CTA has started before `tile`: the kernel walks tiles
 // (cluster blocks) from blockIdx.x / cluster size in steps of the grid's
 // clusters.
@@ -78,25 +84,41 @@ struct ClockProbe {
   // A role's recorder for one tile: where its k-blocks' stamps go, or
   // nothing (not a stamped thread, CTA or tile). Decided once per tile, so a
   // k-block's point costs one predicated store.
+  // The consumer's recorder also stamps its tile's kMmFirstFull (at kb 0's
+  // kKbFull) where mark() would, through `first` (null: not stamped).
   struct Kblocks {
     unsigned long long* at = nullptr;
+    unsigned long long* first = nullptr;
+    unsigned long long* first_ns = nullptr;
     __device__ void mark(KblockPoint point, uint32_t kb) const {
       if (at != nullptr && kb < kKbMax) at[kb * kKbPoints + point] = clock64();
+      if (first != nullptr && kb == 0 && point == kKbFull) {
+        unsigned long long ns;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+        *first = clock64();
+        *first_ns = ns;
+      }
     }
   };
   __device__ static Kblocks kblocks(uint64_t tile) {
-    const uint32_t role = threadIdx.x == 0 ? 0 : threadIdx.x == 128 ? 1 : threadIdx.x == 256 ? 2 : kKbRoles;
-    if (role == kKbRoles || blockIdx.x >= kKbCtas) return {};
+    Kblocks r;
     const uint64_t nth = nth_tile(tile);
-    if (nth < kKbFirstTile || nth >= kKbFirstTile + kKbTiles) return {};
-    return {&g_kb[kb_index(blockIdx.x, role, nth - kKbFirstTile, 0, 0)]};
+    if (threadIdx.x >= 128 && threadIdx.x % 128 == 0 && blockIdx.x < kMaxCtas && nth < kMaxTiles) {
+      const size_t i = tile_index(blockIdx.x, threadIdx.x / 128 - 1, nth, kMmFirstFull);
+      r.first = &g_stamps[i];
+      r.first_ns = &g_ns[i];
+    }
+    const uint32_t role = threadIdx.x == 0 ? 0 : threadIdx.x == 128 ? 1 : threadIdx.x == 256 ? 2 : kKbRoles;
+    if (role < kKbRoles && blockIdx.x < kKbCtas && nth >= kKbFirstTile && nth < kKbFirstTile + kKbTiles)
+      r.at = &g_kb[kb_index(blockIdx.x, role, nth - kKbFirstTile, 0, 0)];
+    return r;
   }
   __device__ static void mark(MatmulPoint point, uint64_t tile) {
     if (threadIdx.x < 128 || threadIdx.x % 128 != 0) return;  // lane 0 of warps 4 and 8
     const uint32_t wg = threadIdx.x / 128 - 1;
     const uint64_t local = nth_tile(tile);
     if (blockIdx.x >= kMaxCtas || local >= kMaxTiles) return;
-    const size_t at = ((static_cast<size_t>(blockIdx.x) * kWgs + wg) * kMaxTiles + local) * kMmPoints + point;
+    const size_t at = tile_index(blockIdx.x, wg, local, point);
     unsigned long long ns;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
     g_stamps[at] = clock64();
@@ -146,11 +168,8 @@ inline void print(const char* label, uint32_t grid, const char* prog, uint32_t s
              __LINE__);
   check_cuda(cudaMemcpyFromSymbol(hn.data(), g_ns, kWords * 8), prog, "cudaMemcpyFromSymbol", __FILE__,
              __LINE__);
-  auto index = [](uint32_t cta, uint32_t wg, uint32_t t, int pt) {
-    return ((static_cast<size_t>(cta) * kWgs + wg) * kMaxTiles + t) * kMmPoints + pt;
-  };
-  auto at = [&](uint32_t cta, uint32_t wg, uint32_t t, int pt) { return static_cast<double>(h[index(cta, wg, t, pt)]); };
-  auto ns = [&](uint32_t cta, uint32_t wg, uint32_t t, int pt) { return static_cast<double>(hn[index(cta, wg, t, pt)]); };
+  auto at = [&](uint32_t cta, uint32_t wg, uint32_t t, int pt) { return static_cast<double>(h[tile_index(cta, wg, t, pt)]); };
+  auto ns = [&](uint32_t cta, uint32_t wg, uint32_t t, int pt) { return static_cast<double>(hn[tile_index(cta, wg, t, pt)]); };
   // Every tile stamped to its stores: the first three phases, the clocks and the span.
   std::vector<double> whole[3], ghz_main, ghz_rest;
   double first_ns = 0, last_ns = 0;

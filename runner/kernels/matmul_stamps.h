@@ -47,7 +47,9 @@ class MatmulStampLog {
       MatmulStampLog* log = nullptr;
       uint64_t tile = 0;
       void mark(KblockPoint point, uint32_t kb) const {
-        if (log != nullptr) log->record_kblock(point, tile, kb);
+        if (log == nullptr) return;
+        log->record_kblock(point, tile, kb);
+        if (point == kKbFull && kb == 0) log->record(kMmFirstFull, tile);
       }
     };
     static Kblocks kblocks(uint64_t tile) { return {ActiveLog<MatmulStampLog>::get(), tile}; }

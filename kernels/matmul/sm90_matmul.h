@@ -136,15 +136,18 @@ enum MatmulPoint : uint32_t {
 };
 // Points of a k-block that a Probe may stamp (gemm_bench --stamp-tiles and
 // sim run --stamp-tiles): the producer's stage acquired (empty), and each
-// consumer warpgroup's stage acquired (full), its wgmma group waited for and
-// the stage released. A probe hands a role its tile's recorder once
+// consumer warpgroup's stage acquired (full) and its wgmma group waited for
+// (the stage is released next). A probe hands a role its tile's recorder once
 // (kblocks(tile), at the tile's top), so that what it decides per tile (is
 // this tile stamped, where do its stamps go) stays out of the k-block loop:
 // on the GPU a probe that tested the thread, CTA and tile there put a
 // special-register read and a branch between each stage's wait and its
 // wgmma, and slowed the main loop by 12-25 %. A consumer's kKbFull of k-block
 // 0 is also its tile's kMmFirstFull.
-enum KblockPoint : uint32_t { kKbEmpty, kKbFull, kKbWaited, kKbReleased, kKbPoints };
+// No point follows the release (docs/hardware.md, "What the k-block probe
+// costs": with one there, the probe lengthened every CTA's main loop on the
+// GPU by 11 % without a cluster and 21 % with one; without it, 8 and 15 %).
+enum KblockPoint : uint32_t { kKbEmpty, kKbFull, kKbWaited, kKbPoints };
 struct NoMatmulProbe {
   SK_DEVICE static void mark(MatmulPoint, uint64_t /*tile*/) {}
   struct Kblocks {
@@ -342,9 +345,8 @@ struct Sm90Matmul {
           mma<TA, TB>(acc, desc<TA>(a_base, k), desc<TB>(b_base, k), kb > 0 || k > 0);
         arch::wgmma_commit_group();
         arch::wgmma_wait_group<0>();
-        probe.mark(kKbWaited, kb);
+        probe.mark(kKbWaited, kb);  // the release is the next instruction
         std::move(stage).release();
-        probe.mark(kKbReleased, kb);
       }
       Probe::mark(kMmMainloopDone, t);
       if (walk.inside(w)) {

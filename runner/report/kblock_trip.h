@@ -5,8 +5,8 @@
 //
 // The stamps (KblockPoint, kernels/matmul/sm90_matmul.h): the producer's
 // stage acquired (empty: its loads are issued next), and per consumer
-// warpgroup the stage acquired (full), its wgmma group waited for, the stage
-// released. For each stamped CTA and tile, k-block kb of a ring of S stages
+// warpgroup the stage acquired (full) and its wgmma group waited for, which
+// stands for the stage's release (the next instruction). For each stamped CTA and tile, k-block kb of a ring of S stages
 // (kb past the first laps and kb + S still in the tile), the medians over
 // all of them:
 //   kblock           full(kb) - full(kb - 1), warpgroup 0
@@ -37,7 +37,7 @@ struct KblockTrip {
 
 // at(cta, role, tile, kb, point) -> the stamp (0: none); role 0 is the
 // producer, 1 and 2 the consumer warpgroups; point is KblockPoint's value
-// (0 empty, 1 full, 2 waited, 3 released).
+// (0 empty, 1 full, 2 waited: the stage is released right after).
 template <class At>
 KblockTrip kblock_trip(At&& at, uint32_t ctas, uint32_t tiles, uint32_t k_blocks, uint32_t stages,
                        uint32_t skip = 8) {
@@ -46,11 +46,11 @@ KblockTrip kblock_trip(At&& at, uint32_t ctas, uint32_t tiles, uint32_t k_blocks
     for (uint32_t t = 0; t < tiles; ++t)
       for (uint32_t kb = std::max(skip, 1u); kb + stages < k_blocks; ++kb) {
         const double f0 = static_cast<double>(at(c, 1, t, kb, 1)), f1 = static_cast<double>(at(c, 2, t, kb, 1));
-        const double r0 = static_cast<double>(at(c, 1, t, kb, 3)), r1 = static_cast<double>(at(c, 2, t, kb, 3));
+        const double r0 = static_cast<double>(at(c, 1, t, kb, 2)), r1 = static_cast<double>(at(c, 2, t, kb, 2));
         const double e = static_cast<double>(at(c, 0, t, kb, 0));
         const double e_next = static_cast<double>(at(c, 0, t, kb + stages, 0));
         const double f0_prev = static_cast<double>(at(c, 1, t, kb - 1, 1));
-        const double r0_prev = static_cast<double>(at(c, 1, t, kb - 1, 3));
+        const double r0_prev = static_cast<double>(at(c, 1, t, kb - 1, 2));
         if (f0 == 0 || f1 == 0 || r0 == 0 || r1 == 0 || e == 0 || e_next == 0 || f0_prev == 0 || r0_prev == 0)
           continue;
         const double full = std::min(f0, f1), released = std::max(r0, r1);

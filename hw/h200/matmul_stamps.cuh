@@ -80,6 +80,14 @@ __device__ __forceinline__ uint64_t nth_tile(uint64_t tile) {
   return (tile - blockIdx.x / csize) / (gridDim.x / csize);
 }
 
+// A tile point: clock64 at `clock`, %globaltimer beside it at `ns`.
+__device__ __forceinline__ void stamp_tile(unsigned long long* clock, unsigned long long* ns) {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  *clock = clock64();
+  *ns = t;
+}
+
 struct ClockProbe {
   // A role's recorder for one tile: where its k-blocks' stamps go, or
   // nothing (not a stamped thread, CTA or tile). Decided once per tile, so a
@@ -92,16 +100,12 @@ struct ClockProbe {
     unsigned long long* first_ns = nullptr;
     __device__ void mark(KblockPoint point, uint32_t kb) const {
       if (at != nullptr && kb < kKbMax) at[kb * kKbPoints + point] = clock64();
-      if (first != nullptr && kb == 0 && point == kKbFull) {
-        unsigned long long ns;
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
-        *first = clock64();
-        *first_ns = ns;
-      }
+      if (first != nullptr && kb == 0 && point == kKbFull) stamp_tile(first, first_ns);
     }
   };
   __device__ static Kblocks kblocks(uint64_t tile) {
     Kblocks r;
+    if (threadIdx.x % 128 != 0) return r;  // only threads 0, 128 and 256 stamp
     const uint64_t nth = nth_tile(tile);
     if (threadIdx.x >= 128 && threadIdx.x % 128 == 0 && blockIdx.x < kMaxCtas && nth < kMaxTiles) {
       const size_t i = tile_index(blockIdx.x, threadIdx.x / 128 - 1, nth, kMmFirstFull);
@@ -119,10 +123,7 @@ struct ClockProbe {
     const uint64_t local = nth_tile(tile);
     if (blockIdx.x >= kMaxCtas || local >= kMaxTiles) return;
     const size_t at = tile_index(blockIdx.x, wg, local, point);
-    unsigned long long ns;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
-    g_stamps[at] = clock64();
-    g_ns[at] = ns;
+    stamp_tile(&g_stamps[at], &g_ns[at]);
     if (local == 0 && point == kMmTileStart && wg == 0) {
       unsigned smid;
       asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));

@@ -6,9 +6,9 @@
 // The stamps (KblockPoint, kernels/matmul/sm90_matmul.h): the producer's
 // stage acquired (empty: its loads are issued next), and per consumer
 // warpgroup the stage acquired (full) and its wgmma group waited for, which
-// stands for the stage's release (the next instruction). For each stamped CTA and tile, k-block kb of a ring of S stages
-// (kb past the first laps and kb + S still in the tile), the medians over
-// all of them:
+// stands for the stage's release (the next instruction). For each stamped
+// CTA and tile, k-block kb of a ring of S stages (kb past the first laps and
+// kb + S still in the tile), the medians over all of them:
 //   kblock           full(kb) - full(kb - 1), warpgroup 0
 //   issue_to_full    the earlier warpgroup's full(kb) - empty(kb)
 //   hold             the later warpgroup's release(kb) - the earlier full(kb)

@@ -26,19 +26,45 @@ namespace sk::sim {
 namespace {
 using models::sm100::Gpu;
 
-// What the power model needs of a finished launch.
+// What the power model needs of a finished launch, or of one stopped at its
+// max_cycles (the clock search's window, power_clocks.h): there the bytes TMA
+// brought that the tensor cores consumed (each CTA's producer runs about
+// S - 1 stages ahead of them) and the FLOPs of those k-blocks.
 models::sm100::KernelActivity activity(const MatmulRequest& q, const RunResult& r) {
   models::sm100::KernelActivity a;
   a.flops = 2.0 * q.m * q.n * q.k * q.batch;
   // Every k-block of every tile brings a 128 x 64 A box and a BN x 64 B box
   // (out-of-bounds parts zero-filled, full bytes).
+  const double stage = (128.0 + q.tile_n) * 64 * 2;
   a.tma_bytes = static_cast<double>(ceil_div<uint64_t>(q.m, 128) * ceil_div<uint64_t>(q.n, q.tile_n) *
-                                    q.batch * ceil_div<uint64_t>(q.k, 64) * (128 + q.tile_n) * 64 * 2);
+                                    q.batch * ceil_div<uint64_t>(q.k, 64)) * stage;
+  if (r.status != "completed" && a.tma_bytes > 0) {
+    const double ahead = static_cast<double>(r.ctas) * (q.stages - 1) * stage;
+    const double done = std::max(0.0, static_cast<double>(r.smem_fill_bytes) - ahead) / a.tma_bytes;
+    a.flops *= done;
+    a.tma_bytes *= done;
+  }
   a.hbm_bytes = static_cast<double>(r.hbm_bytes);
   a.cycles = r.cycles;
   a.tensor_cycles = r.tensor_phase_cycles;
   a.active_sms = static_cast<int>(r.ctas);
   return a;
+}
+
+// The clock search's first window (power_clocks.h): the launch's first
+// 200,000 cycles or two tiles per CTA if longer (the start-up's loads from a
+// cold L2 weigh on a shorter one), when that is at most 40 % of the launch
+// (estimated: each CTA's tiles, a tile at least its k-blocks at the tensor
+// core's rate and its output at the store stream's ~7 bytes per cycle);
+// 0 (the whole launch) otherwise.
+uint64_t clock_window(const MatmulRequest& q, uint64_t grid) {
+  if (grid == 0) return 0;
+  const uint64_t tiles = ceil_div<uint64_t>(q.m, 128) * ceil_div<uint64_t>(q.n, q.tile_n) * q.batch;
+  const double k_block = 8.0 * models::sm90::extras().wgmma_ii_per_n * q.tile_n;
+  const double tile = static_cast<double>(ceil_div<uint64_t>(q.k, 64)) * k_block + 128.0 * q.tile_n * 2 / 7.0;
+  const double launch = static_cast<double>(ceil_div(tiles, grid)) * tile;
+  const double window = std::max(200'000.0, 5'000 + 2 * tile);
+  return window <= 0.4 * launch ? static_cast<uint64_t>(window) : 0;
 }
 
 // One launch with the tensor phase at `f.tensor_ghz` and the rest at
@@ -220,7 +246,7 @@ RunResult run_sm90_matmul(const MatmulRequest& q) {
       [&](const MatmulRequest& x, models::sm100::LaunchClocks f) {
         return run(x, f, in.operands, in.reference);
       },
-      [&q](const RunResult& r) { return activity(q, r); });
+      [&q](const RunResult& r) { return activity(q, r); }, clock_window(q, sm90_matmul_grid(q)));
 }
 
 }  // namespace sk::sim

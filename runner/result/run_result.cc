@@ -151,7 +151,7 @@ json::object to_json(const RunResult& r) {
                               {"detail", r.check.detail}};
   // The one member that depends on the host rather than the inputs: every
   // other member is byte-identical for the same inputs (docs/reliability.md).
-  o["host_timing"] = json::object{{"wall_s", r.wall_s}};
+  o["host_timing"] = json::object{{"wall_s", r.wall_s}, {"simulations", r.simulations}};
   return o;
 }
 
@@ -272,6 +272,8 @@ RunResult run_result_from_json(const json::value& v) {
   r.events = get<uint64_t>(o, "events");
   if (const auto* st = o.if_contains("stamps")) r.stamps = st->as_object();
   r.wall_s = get<double>(o.at("host_timing").as_object(), "wall_s");
+  if (const auto* n = o.at("host_timing").as_object().if_contains("simulations"))
+    r.simulations = static_cast<int>(n->to_number<int64_t>());
   if (o.contains("check")) {
     const auto& ch = o.at("check").as_object();
     r.check.ran = true;

@@ -97,6 +97,9 @@ struct RunResult {
   std::vector<Finding> findings;
   uint64_t seed = 0, events = 0;
   double wall_s = 0;
+  // Simulations behind this result: the clock search's (a window counts as
+  // one) and the one with the run's files (host_timing.simulations).
+  int simulations = 1;
   bool functional = false;
   CheckResult check;
   // --trace or --timeline files that could not be written, one line each.

@@ -1,0 +1,157 @@
+// wgmma_group.cu: when a k-block's wgmma group completes, on one SM, with
+// one or two warpgroups issuing (the SM90 matmul's consumer warpgroups).
+//
+//   wgmma_group            (prints CSV; a second on an H200)
+//
+// Each warpgroup runs `iters` k-blocks: `ops` m64nNk16 BF16 ops from shared
+// memory (random operands), commit, wait_group 0, as the matmul's consumer
+// does per stage. Modes:
+//   sync   both warpgroups pass a named barrier (bar.sync 1, 256) before each
+//          k-block, as both acquire one full stage at once when the ring is
+//          what limits; warpgroup 1 then spins `delay` cycles first;
+//   free   no barrier: each warpgroup issues its next group as soon as its
+//          own has completed (a stage always full).
+// Per k-block and warpgroup: start (clock64 before wgmma.fence) and done
+// (after wgmma.wait_group 0); clock64 is the SM's, so both warpgroups' stamps
+// compare. Printed per row, medians over k-blocks 8 .. iters - 1:
+//   wg0_cycles, wg1_cycles  done - start of each warpgroup's group
+//   hold                    the later done - the earlier start (the stage
+//                           held when both consume it)
+//   skew                    wg1's start - wg0's start
+//   period                  wg0's start(k + 1) - start(k)
+// The SM90 model's rule (models/sm90/params.json wgmma_interleave,
+// wgmma_latency_extra): the tensor core interleaves the two warpgroups' ops,
+// so with sync and delay 0 both groups complete together after 2 x ops ops
+// plus the latency; the other reading is one group after the other.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "hw/h200/bench_common.cuh"
+#include "kernels/arch/sm90.h"
+#include "kernels/core/numeric.h"
+
+namespace {
+
+#define CK(x)                                                                                  \
+  do {                                                                                         \
+    cudaError_t e_ = (x);                                                                      \
+    if (e_ != cudaSuccess) {                                                                   \
+      std::fprintf(stderr, "wgmma_group: %s: %s (line %d)\n", #x, cudaGetErrorString(e_), __LINE__); \
+      std::exit(2);                                                                            \
+    }                                                                                          \
+  } while (0)
+
+__device__ __forceinline__ uint64_t clock_now() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
+  return t;
+}
+
+template <int N>
+__device__ __forceinline__ void one_op(sk::LaneArray<float, N / 2>& acc, uint32_t a, uint32_t b, int i) {
+  const uint64_t da = sk::arch::make_smem_desc_sw128(a + 32 * (i & 3));
+  const uint64_t db = sk::arch::make_smem_desc_sw128(b + 32 * (i & 3));
+  if constexpr (N == 128) sk::arch::wgmma_m64n128k16_bf16_ss(acc, da, db, true);
+  if constexpr (N == 256) sk::arch::wgmma_m64n256k16_bf16_ss(acc, da, db, true);
+}
+
+// out[(k * 2 + wg) * 2 + {0, 1}] = start, done of k-block k on warpgroup wg.
+template <int N, int Ops>
+__global__ void __launch_bounds__(256, 1) wgmma_group(uint64_t* out, int delay, int iters, int sync) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  uint8_t* base = smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023);
+  for (uint32_t i = threadIdx.x; i < (64 + N) * 64; i += blockDim.x) {
+    uint32_t x = i * 2654435761u + 12345u;
+    x ^= x >> 13;
+    reinterpret_cast<uint16_t*>(base)[i] = sk::to_bf16(static_cast<float>(x & 0xffff) / 65536.0f - 0.5f).bits;
+  }
+  sk::arch::fence_proxy_async_shared();
+  __syncthreads();
+  const uint32_t a = sk::arch::smem_addr(base), b = a + 64 * 128;
+  const int wg = threadIdx.x / 128;
+  sk::LaneArray<float, N / 2> acc;
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) acc.regs[0][i] = 0.0f;
+  for (int k = 0; k < iters; ++k) {
+    if (sync && blockDim.x == 256) asm volatile("bar.sync 1, 256;" ::: "memory");
+    if (wg == 1 && delay > 0) {
+      const uint64_t until = clock_now() + static_cast<uint64_t>(delay);
+      while (clock_now() < until) {
+      }
+    }
+    const uint64_t t0 = clock_now();
+    sk::arch::wgmma_fence();
+#pragma unroll
+    for (int i = 0; i < Ops; ++i) one_op<N>(acc, a, b, i);
+    sk::arch::wgmma_commit_group();
+    sk::arch::wgmma_wait_group<0>();
+    const uint64_t t1 = clock_now();
+    if (threadIdx.x % 128 == 0) {
+      out[(k * 2 + wg) * 2] = t0;
+      out[(k * 2 + wg) * 2 + 1] = t1;
+    }
+  }
+  float sum = 0;
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) sum += acc.regs[0][i];
+  if (sum == 12345.0f) out[0] = 0;  // keeps the accumulators live
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+template <int N, int Ops>
+void rows(uint64_t* dev, int iters) {
+  const int smem = (64 + N) * 128 + 1024;
+  CK(cudaFuncSetAttribute(wgmma_group<N, Ops>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  std::vector<uint64_t> h(static_cast<size_t>(iters) * 4);
+  const int ops = Ops;
+  for (int sync : {1, 0})
+    for (int groups : {1, 2})
+      for (int delay : {0, N / 4, N / 2, N, 2 * N}) {
+        if ((groups == 1 || !sync) && delay > 0) continue;
+        wgmma_group<N, Ops><<<1, 128 * groups, smem>>>(dev, delay, iters, sync);
+        CK(cudaGetLastError());
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(h.data(), dev, h.size() * 8, cudaMemcpyDeviceToHost));
+        std::vector<double> d0, d1, hold, skew, period;
+        for (int k = 8; k < iters; ++k) {
+          const double s0 = h[(k * 2) * 2], e0 = h[(k * 2) * 2 + 1];
+          d0.push_back(e0 - s0);
+          if (k + 1 < iters) period.push_back(static_cast<double>(h[((k + 1) * 2) * 2]) - s0);
+          if (groups == 2) {
+            const double s1 = h[(k * 2 + 1) * 2], e1 = h[(k * 2 + 1) * 2 + 1];
+            d1.push_back(e1 - s1);
+            hold.push_back(std::max(e0, e1) - std::min(s0, s1));
+            skew.push_back(s1 - s0);
+          }
+        }
+        std::printf("%d,%s,%d,%d,%d,%.0f,%.0f,%.0f,%.0f,%.0f\n", N, sync ? "sync" : "free", groups,
+                    ops, delay, median(d0), median(d1), groups == 2 ? median(hold) : median(d0),
+                    median(skew), median(period));
+      }
+}
+
+}  // namespace
+
+int main() {
+  constexpr int kIters = 64;
+  uint64_t* dev;
+  CK(cudaMalloc(&dev, kIters * 4 * 8));
+  std::printf("section,wgmma_group\nn,mode,warpgroups,ops,delay,wg0_cycles,wg1_cycles,hold,skew,period\n");
+  rows<128, 1>(dev, kIters);
+  rows<128, 4>(dev, kIters);
+  rows<128, 8>(dev, kIters);
+  rows<256, 1>(dev, kIters);
+  rows<256, 4>(dev, kIters);
+  rows<256, 8>(dev, kIters);
+  CK(cudaFree(dev));
+  return 0;
+}

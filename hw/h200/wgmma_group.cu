@@ -36,20 +36,9 @@
 
 namespace {
 
-#define CK(x)                                                                                  \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      std::fprintf(stderr, "wgmma_group: %s: %s (line %d)\n", #x, cudaGetErrorString(e_), __LINE__); \
-      std::exit(2);                                                                            \
-    }                                                                                          \
-  } while (0)
+#define CK(x) sk::bench::check_cuda((x), "wgmma_group", #x, __FILE__, __LINE__)
 
-__device__ __forceinline__ uint64_t clock_now() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-  return t;
-}
+using sk::bench::clk;
 
 template <int N>
 __device__ __forceinline__ void one_op(sk::LaneArray<float, N / 2>& acc, uint32_t a, uint32_t b, int i) {
@@ -79,17 +68,17 @@ __global__ void __launch_bounds__(256, 1) wgmma_group(uint64_t* out, int delay, 
   for (int k = 0; k < iters; ++k) {
     if (sync && blockDim.x == 256) asm volatile("bar.sync 1, 256;" ::: "memory");
     if (wg == 1 && delay > 0) {
-      const uint64_t until = clock_now() + static_cast<uint64_t>(delay);
-      while (clock_now() < until) {
+      const uint64_t until = clk() + static_cast<uint64_t>(delay);
+      while (clk() < until) {
       }
     }
-    const uint64_t t0 = clock_now();
+    const uint64_t t0 = clk();
     sk::arch::wgmma_fence();
 #pragma unroll
     for (int i = 0; i < Ops; ++i) one_op<N>(acc, a, b, i);
     sk::arch::wgmma_commit_group();
     sk::arch::wgmma_wait_group<0>();
-    const uint64_t t1 = clock_now();
+    const uint64_t t1 = clk();
     if (threadIdx.x % 128 == 0) {
       out[(k * 2 + wg) * 2] = t0;
       out[(k * 2 + wg) * 2 + 1] = t1;

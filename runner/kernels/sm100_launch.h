@@ -65,7 +65,9 @@ inline models::sm100::KernelActivity finish_sm100_clocks(models::sm100::Gpu& gpu
     r.tensor_phase_cycles = models::sm100::phase_clock().tensor_cycles(r.cycles);
   }
   models::sm100::KernelActivity act;
-  act.flops = flops;
+  // A run stopped at its max_cycles (the clock search's window) counts no
+  // FLOPs: the window is taken only where none are charged (clock_window).
+  act.flops = r.status == "completed" ? flops : 0;
   for (int c = 0; c < gpu.num_ctas(); ++c)
     if (gpu.started(c)) act.tma_bytes += static_cast<double>(gpu.cta(c).bytes_loaded);
   act.hbm_bytes = static_cast<double>(r.hbm_bytes);
@@ -129,6 +131,20 @@ RunResult simulate_sm100_at(const MatmulRequest& q, const Sm100Launch& launch, S
   return r;
 }
 
+// The clock search's first window (power_clocks.h): 200,000 cycles where
+// that is at most 40 % of the launch at the tensor cores' peak rate (8192
+// dense BF16 FLOP per SM and cycle, times the format's factor) on its SMs,
+// and only where the power model charges no energy per FLOP (a window's
+// FLOPs are not counted); 0 (the whole launch) otherwise. The window's TMA
+// bytes include the stages loaded ahead of the MMAs (a bias of a few per
+// cent over 200,000 cycles), which the check on the whole launch covers.
+inline uint64_t sm100_clock_window(const models::sm100::Params& params, const Sm100Launch& launch,
+                                   int sms) {
+  if (params.power.pj_per_flop != 0 || sms <= 0 || launch.peak_factor <= 0) return 0;
+  const double launch_cycles = launch.flops / (8192.0 * launch.peak_factor * sms);
+  return 200'000.0 <= 0.4 * launch_cycles ? 200'000 : 0;
+}
+
 // The launch at its power-limited clocks (runner/kernels/power_clocks.h):
 // the B200's tensor phase below its maximum clock when the draw meets the
 // board's limit (models/sm100/params.json), or at --sm-clock.
@@ -142,7 +158,8 @@ RunResult simulate_sm100(const MatmulRequest& q, const Sm100Launch& launch, Setu
       [&](const MatmulRequest& x, models::sm100::LaunchClocks f) {
         return simulate_sm100_at<C, Kernel>(x, launch, setup, check, f, act);
       },
-      [&act](const RunResult&) { return act; });
+      [&act](const RunResult&) { return act; },
+      sm100_clock_window(params, launch, q.num_sms > 0 ? static_cast<int>(q.num_sms) : params.num_sms));
 }
 
 template <class T>

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "kernels/arch/sm90.h"
+#include "kernels/core/numeric.h"
 
 namespace sk::bench {
 
@@ -105,6 +106,17 @@ struct ClusterLaunch {
   ClusterLaunch(const ClusterLaunch&) = delete;
   ClusterLaunch& operator=(const ClusterLaunch&) = delete;
 };
+
+// The calibration programs' wgmma operands (calibrate.cu, wgmma_group.cu):
+// `elems` BF16 values at `dst` in [-0.5, 0.5), a hash of the index, written by
+// the block's threads together (fence and barrier are the caller's).
+__device__ __forceinline__ void fill_bf16_operands(uint8_t* dst, uint32_t elems) {
+  for (uint32_t i = threadIdx.x; i < elems; i += blockDim.x) {
+    uint32_t x = i * 2654435761u + 12345u;
+    x ^= x >> 13;
+    reinterpret_cast<uint16_t*>(dst)[i] = sk::to_bf16(static_cast<float>(x & 0xffff) / 65536.0f - 0.5f).bits;
+  }
+}
 
 // A uniform value in [0, 1) from a hash of element index i and a seed (the
 // benchmarks' random inputs, new per seed, 24 bits of the hash).

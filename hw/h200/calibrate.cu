@@ -106,11 +106,7 @@ __global__ void __launch_bounds__(256, 1) wgmma_interval(uint64_t* out) {
   extern __shared__ __align__(1024) uint8_t smem[];
   uint8_t* base = smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023);
   // Random BF16 operands: A 64 x 64 then B N x 64, 128B rows.
-  for (uint32_t i = threadIdx.x; i < (64 + N) * 64; i += blockDim.x) {
-    uint32_t x = i * 2654435761u + 12345u;
-    x ^= x >> 13;
-    reinterpret_cast<uint16_t*>(base)[i] = sk::to_bf16(static_cast<float>(x & 0xffff) / 65536.0f - 0.5f).bits;
-  }
+  sk::bench::fill_bf16_operands(base, (64 + N) * 64);
   sk::arch::fence_proxy_async_shared();
   __syncthreads();
   const uint32_t a = sk::arch::smem_addr(base), b = a + 64 * 128;

@@ -53,11 +53,7 @@ template <int N, int Ops>
 __global__ void __launch_bounds__(256, 1) wgmma_group(uint64_t* out, int delay, int iters, int sync) {
   extern __shared__ __align__(1024) uint8_t smem[];
   uint8_t* base = smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023);
-  for (uint32_t i = threadIdx.x; i < (64 + N) * 64; i += blockDim.x) {
-    uint32_t x = i * 2654435761u + 12345u;
-    x ^= x >> 13;
-    reinterpret_cast<uint16_t*>(base)[i] = sk::to_bf16(static_cast<float>(x & 0xffff) / 65536.0f - 0.5f).bits;
-  }
+  sk::bench::fill_bf16_operands(base, (64 + N) * 64);
   sk::arch::fence_proxy_async_shared();
   __syncthreads();
   const uint32_t a = sk::arch::smem_addr(base), b = a + 64 * 128;
@@ -90,11 +86,8 @@ __global__ void __launch_bounds__(256, 1) wgmma_group(uint64_t* out, int delay, 
   if (sum == 12345.0f) out[0] = 0;  // keeps the accumulators live
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+// The median of v, 0 for none (one warpgroup has no second one's figures).
+double median(const std::vector<double>& v) { return v.empty() ? 0.0 : sk::bench::median(v); }
 
 template <int N, int Ops>
 void rows(uint64_t* dev, int iters) {

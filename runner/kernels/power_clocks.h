@@ -15,8 +15,9 @@
 //       bytes per cycle of each phase) gives the first clocks; the launch is
 //       then always simulated whole at them, so a long launch takes one
 //       whole simulation where it took two when that window's rates land
-//       within the 1 % of the whole launch's. The runner picks a window of
-//       a few tiles per SM, or 0 for a launch too short to gain.
+//       within the 1 % of the whole launch's. Each runner picks its window
+//       (sm90_matmul_run.cc, sm100_launch.h), or 0 for a launch too short
+//       to gain.
 //       These probes write no trace or timeline; a run that asks for them is
 //       simulated once more at the clocks found, with its files. --sm-clock
 //       (q.sm_clock_ghz, q.rest_clock_ghz) pins the clocks: one simulation.
@@ -56,9 +57,14 @@ RunResult run_power_limited(const MatmulRequest& q, const models::sm100::PowerMo
   RunResult r = run_at(first, at);
   double wall = r.wall_s;
   int simulations = 1;
-  auto left = [&q, &wall](MatmulRequest x) {
+  // Each further simulation: a fresh SystemC context (its time does not
+  // restart in a used one), the wall-clock limit that is left, the counts.
+  auto again = [&](MatmulRequest x) {
     if (q.wall_limit_s > 0) x.wall_limit_s = std::max(0.001, q.wall_limit_s - wall);
-    return x;
+    reset_systemc();
+    r = run_at(x, at);
+    wall += r.wall_s;
+    ++simulations;
   };
   auto moved = [](double a, double b) { return std::abs(a - b) >= 0.01 * b; };
   // The window stopped the first simulation: its rates set the clocks, and
@@ -67,25 +73,16 @@ RunResult run_power_limited(const MatmulRequest& q, const models::sm100::PowerMo
   const bool partial = windowed && r.status == "limit" && r.limit == "max_cycles";
   if (partial) {
     at = models::sm100::power_limited_clocks(power, f_max, activity(r));
-    reset_systemc();
-    r = run_at(left(probe), at);
-    wall += r.wall_s;
-    ++simulations;
+    again(probe);
   }
   for (int i = partial ? 1 : 0; i < 3 && r.status == "completed" && power.limit_w > 0; ++i) {
     const auto next = models::sm100::power_limited_clocks(power, f_max, activity(r));
     if (!moved(next.tensor_ghz, at.tensor_ghz) && !moved(next.rest_ghz, at.rest_ghz)) break;
     at = next;
-    reset_systemc();  // SystemC time does not restart in a used context
-    r = run_at(left(probe), at);
-    wall += r.wall_s;
-    ++simulations;
+    again(probe);
   }
   if ((!q.trace_path.empty() || !q.timeline_path.empty()) && r.status == "completed") {
-    reset_systemc();
-    r = run_at(left(q), at);
-    wall += r.wall_s;
-    ++simulations;
+    again(q);
   } else if (!q.trace_path.empty() || !q.timeline_path.empty()) {
     r.output_errors.push_back(
         "--trace and --timeline were not written: the run stopped while its power-limited clocks "

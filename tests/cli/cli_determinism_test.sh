@@ -6,9 +6,12 @@
 # The exact same command (same output paths) is run twice; the traces must be
 # byte-identical and the JSON bytes identical apart from host_timing. Done for
 # the timing-mode run of the brief, a functional run with another seed and a
-# CLC run whose grid exceeds the SMs. Then `sim verify` and `sim sweep`, which
-# run simulations in parallel, must give the same JSON bytes whatever --jobs
-# is (their JSON holds no wall time).
+# CLC run whose grid exceeds the SMs. A functional run must predict the cycles
+# of the timing run of the same launch on every architecture (the models
+# decide times, not data; a functional run's device addresses are host
+# addresses, and timing must not depend on where the host put them). Then
+# `sim verify` and `sim sweep`, which run simulations in parallel, must give
+# the same JSON bytes whatever --jobs is (their JSON holds no wall time).
 set -u
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 
@@ -65,6 +68,36 @@ twice() {
 twice timing --m 512 --n 384 --k 256
 twice functional_seed7 --m 300 --n 200 --k 100 --pad-rows --tile-n 64 --stages 3 --seed 7 --functional
 twice clc_timing --m 2048 --n 1024 --k 128 --tile-n 64 --scheduler clc --trace-sms 0-3
+
+# both_modes NAME SIM-RUN-OPTIONS...: timing and --functional, the same cycles.
+both_modes() {
+  local name="$1"
+  shift
+  local mode rc
+  for mode in timing functional; do
+    local extra=()
+    [ "$mode" = functional ] && extra=(--functional)
+    timeout 50 "$sim" run "$@" "${extra[@]}" --json "$tmp/$name.$mode.json" >"$tmp/$name.$mode.out" 2>&1
+    rc=$?
+    if [ "$rc" -ne 0 ]; then
+      fail "$name: sim run $* ${extra[*]}: exit status $rc: $(head -c 2000 "$tmp/$name.$mode.out")"
+      return
+    fi
+  done
+  local t f
+  t=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cycles"])' "$tmp/$name.timing.json")
+  f=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cycles"])' "$tmp/$name.functional.json")
+  [ -n "$t" ] && [ "$t" = "$f" ] || {
+    fail "$name: timing mode predicts $t cycles, functional mode $f"
+    return
+  }
+  echo "ok: $name ($t cycles in both modes)"
+}
+
+# Small launches, where timing mode puts A and B in one 2 MiB page.
+both_modes modes_sm100 --m 300 --n 200 --k 100 --pad-rows --tile-n 64 --stages 3
+both_modes modes_sm90 --arch sm90 --m 300 --n 200 --k 104
+both_modes modes_mi300x --arch mi300x --m 300 --n 200 --k 104
 
 # across_jobs NAME COMMAND OPTIONS...: the JSON with --jobs 1 and --jobs 3.
 across_jobs() {

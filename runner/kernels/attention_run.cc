@@ -40,6 +40,17 @@ models::sm100::KernelActivity activity(const AttentionRequest& req, const RunRes
   const double tiles = std::ceil(s.seqlen_q / 128.0) * s.heads * s.batch;
   const double blocks = std::ceil(s.seqlen_k / bn) * (s.causal ? 0.5 : 1.0);
   a.tma_bytes = tiles * s.head_dim * 2 * (128.0 + 2 * blocks * bn);
+  if (r.status != "completed" && a.tma_bytes > 0) {
+    // Stopped (the clock search's window): the share of the launch done is
+    // the share of its loads the tensor cores have taken, which is what TMA
+    // brought less what each producer holds ahead of them (its Q tile and
+    // S - 1 stages of K and V).
+    const double ahead = static_cast<double>(r.ctas) * s.head_dim * 2 *
+                         (128.0 + 2.0 * (std::max<uint32_t>(r.stages, 1) - 1) * bn);
+    const double done = std::max(0.0, static_cast<double>(r.smem_fill_bytes) - ahead) / a.tma_bytes;
+    a.flops *= done;
+    a.tma_bytes *= done;
+  }
   a.hbm_bytes = static_cast<double>(r.hbm_bytes);
   a.cycles = r.cycles;
   a.tensor_cycles = r.tensor_phase_cycles;
@@ -261,23 +272,46 @@ std::string validate_attention(const AttentionRequest& req) {
   return "";
 }
 
+namespace {
+// The SM90 clock search's first window (power_clocks.h): 200,000 cycles
+// where that is at most 40 % of the launch at the tensor cores' peak (4,096
+// dense FLOP per SM and cycle: an m64nNk16 op's 2,048 N FLOP in N / 2
+// cycles) on the SMs it occupies, a bound below the launch's time (softmax
+// and the loads only add to it); 0 (the whole launch) otherwise.
+uint64_t sm90_attention_window(const AttentionShape& s, uint32_t num_sms) {
+  const double ctas = std::min<double>(std::ceil(s.seqlen_q / 128.0) * s.heads * s.batch, num_sms);
+  if (ctas <= 0) return 0;
+  const double peak = 2.0 * 64 * 16 / models::sm90::extras().wgmma_ii_per_n;
+  return 200'000.0 <= 0.4 * s.flops() / (peak * ctas) ? 200'000 : 0;
+}
+}  // namespace
+
 RunResult run_attention(const AttentionRequest& req) {
   const std::string err = validate_attention(req);
   if (!err.empty()) throw std::invalid_argument(err);
   if (req.run.arch == "sm100") {
     const Sm100Runner run = sm100_lookup(req);
-    const models::sm100::Params& params = models::sm100::Params::builtin();
+    models::sm100::Params params = models::sm100::Params::builtin();
+    if (req.run.num_sms > 0) params.num_sms = req.run.num_sms;
     models::sm100::KernelActivity act;
+    // The window's rule is the SM100 matmul's: its launch at the tensor
+    // cores' peak, on the SMs the work units occupy.
+    Sm100Launch launch;
+    launch.flops = req.shape.flops();
+    const double units = std::ceil(req.shape.seqlen_q / 256.0) * req.shape.heads * req.shape.batch;
+    const int sms = static_cast<int>(std::min<double>(units, params.num_sms));
     return run_power_limited(
         req.run, params.power, params.clock_ghz,
         [&](const MatmulRequest& q, models::sm100::LaunchClocks f) { return run(req, q, f, act); },
-        [&act](const RunResult&) { return act; });
+        [&act](const RunResult&) { return act; }, sm100_clock_window(params, launch, sms));
   }
   const Runner run = lookup(req);
+  const models::sm100::Params& params = models::sm90::gpu_params();
   return run_power_limited(
-      req.run, models::sm90::gpu_params().power, models::sm90::gpu_params().clock_ghz,
+      req.run, params.power, params.clock_ghz,
       [&req, run](const MatmulRequest& q, models::sm100::LaunchClocks f) { return run(req, q, f); },
-      [&req](const RunResult& r) { return activity(req, r); });
+      [&req](const RunResult& r) { return activity(req, r); },
+      sm90_attention_window(req.shape, req.run.num_sms > 0 ? req.run.num_sms : params.num_sms));
 }
 
 }  // namespace sk::sim

@@ -35,7 +35,10 @@
 // --stamp-tiles also runs each configuration once more built
 // with hw/h200/matmul_stamps.cuh's clock probe and prints its tile phases,
 // the clocks they ran at and the launch's span (section matmul_tile_stamps)
-// after the configuration's line.
+// after the configuration's line, then a line "stamped_launch,CONFIG,US":
+// the stamped launch's own time (CUDA events), to hold against the timed
+// median. --stamp-tile-points does the same with TileClockProbe (the tile
+// points only, no k-block points).
 // --tma-epilogue stores D through SMEM by TMA (Sm90MatmulConfig's TmaEpilogue,
 // kernels/io/wgmma_tile_writer.h) instead of st.global from registers; the
 // shape column then ends in _et. --clusters LIST (comma-separated, e.g.
@@ -154,7 +157,9 @@ struct Problem {
   sk::ClusterShape cluster;  // CTAs of a cluster along M and N (1 x 1: no cluster)
   bool tma_epilogue = false;  // D staged in SMEM and stored by TMA (the config's TmaEpilogue)
   uint32_t max_ctas = 0;      // --ctas: at most this many persistent CTAs (0: one per SM)
-  bool stamp = false;         // --stamp-tiles: also a launch of the kernel with ClockProbe
+  // --stamp-tiles: also a launch of the kernel with ClockProbe (1), or with
+  // TileClockProbe (2, --stamp-tile-points).
+  int stamp = 0;
   bool launch_only = false;   // --cluster-launch-only: clusters launched, the kernel told 1x1
   bool a_col, b_row;  // A M-contiguous, B N-contiguous
   int sets;
@@ -288,7 +293,8 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
     // The same launch built with the clock probe, after the timed ones, on
     // the input set a next timed launch would take (its operands as far out
     // of L2 as a timed launch's).
-    auto stamped = sm90_matmul_kernel<Cfg, sk::bench::matmul_stamps::ClockProbe>;
+    auto stamped = pr.stamp == 2 ? sm90_matmul_kernel<Cfg, sk::bench::matmul_stamps::TileClockProbe>
+                                 : sm90_matmul_kernel<Cfg, sk::bench::matmul_stamps::ClockProbe>;
     CHECK_CUDA(cudaFuncSetAttribute(stamped, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     static_cast<int>(Cfg::kSmemBytes)));
     // Once to warm the variant's code (its instructions would otherwise come
@@ -303,13 +309,23 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
     launch_stamped((runs + 1) % pr.sets);
     CHECK_CUDA(cudaDeviceSynchronize());
     sk::bench::matmul_stamps::clear("gemm_bench");
+    cudaEvent_t e0, e1;
+    CHECK_CUDA(cudaEventCreate(&e0));
+    CHECK_CUDA(cudaEventCreate(&e1));
+    CHECK_CUDA(cudaEventRecord(e0));
     launch_stamped(runs % pr.sets);
+    CHECK_CUDA(cudaEventRecord(e1));
     CHECK_CUDA(cudaGetLastError());
     CHECK_CUDA(cudaDeviceSynchronize());
+    float stamped_ms = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&stamped_ms, e0, e1));
+    CHECK_CUDA(cudaEventDestroy(e0));
+    CHECK_CUDA(cudaEventDestroy(e1));
     const std::string label = shape(pr) + "," + std::to_string(BN) + "," + std::to_string(S) + "," +
                               (Tma ? "tma" : "regs");
     sk::bench::matmul_stamps::print(label.c_str(), static_cast<uint32_t>(grid), "gemm_bench", S,
                                     (pr.k + 63) / 64);
+    std::printf("stamped_launch,%s,%.2f\n", label.c_str(), stamped_ms * 1e3);
   }
   std::fflush(stdout);
   return ok ? 0 : 1;
@@ -386,7 +402,7 @@ int main(int argc, char** argv) {
   pr.tile_group = arg(argc, argv, "--tile-group", 1);
   pr.tma_epilogue = flag(argc, argv, "--tma-epilogue");
   pr.max_ctas = arg(argc, argv, "--ctas", 0);
-  pr.stamp = flag(argc, argv, "--stamp-tiles");
+  pr.stamp = flag(argc, argv, "--stamp-tile-points") ? 2 : flag(argc, argv, "--stamp-tiles") ? 1 : 0;
   pr.launch_only = flag(argc, argv, "--cluster-launch-only");
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--layout-a") == 0) pr.a_col = std::strcmp(argv[i + 1], "col") == 0;

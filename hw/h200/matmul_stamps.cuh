@@ -132,6 +132,24 @@ struct ClockProbe {
   }
 };
 
+// ClockProbe's tile points without its k-block points: each tile's start,
+// first full stage (a stamp in k-block 0 only), main loop done and stores
+// issued. A control for what the k-block points cost a launch.
+struct TileClockProbe {
+  struct Kblocks {
+    ClockProbe::Kblocks tile;  // `at` cleared: only kb 0's first-full stamp
+    __device__ void mark(KblockPoint point, uint32_t kb) const {
+      if (kb == 0) tile.mark(point, kb);
+    }
+  };
+  __device__ static Kblocks kblocks(uint64_t tile) {
+    Kblocks r{ClockProbe::kblocks(tile)};
+    r.tile.at = nullptr;
+    return r;
+  }
+  __device__ static void mark(MatmulPoint point, uint64_t tile) { ClockProbe::mark(point, tile); }
+};
+
 inline void clear(const char* prog) {
   void* p = nullptr;
   check_cuda(cudaGetSymbolAddress(&p, g_stamps), prog, "cudaGetSymbolAddress", __FILE__, __LINE__);

@@ -169,14 +169,28 @@ RunResult run_config_sm100(const AttentionRequest& req, const MatmulRequest& q,
   return r;
 }
 
-using Sm100Runner = RunResult (*)(const AttentionRequest&, const MatmulRequest&,
-                                  models::sm100::LaunchClocks, models::sm100::KernelActivity&);
+// The kernel's work units for a shape (its persistent CTAs share them).
+template <int D, int S, class Elem>
+uint32_t sm100_work_units(const AttentionShape& s) {
+  using Kernel = Sm100Attention<Sm100AttentionConfig<D, S, Elem>>;
+  typename Kernel::Params p{};
+  p.batch = s.batch, p.heads = s.heads, p.seqlen_q = s.seqlen_q;
+  return Kernel::work_units(p);
+}
+
+// A configuration's runner and its work units; run is null where it does not
+// fit in shared memory or tensor memory.
+struct Sm100Runner {
+  RunResult (*run)(const AttentionRequest&, const MatmulRequest&, models::sm100::LaunchClocks,
+                   models::sm100::KernelActivity&) = nullptr;
+  uint32_t (*work_units)(const AttentionShape&) = nullptr;
+};
 template <int D, int S, class Elem>
 Sm100Runner sm100_if_fits() {
   if constexpr (Sm100AttentionConfig<D, S, Elem>::kFits)
-    return &run_config_sm100<D, S, Elem>;
+    return {&run_config_sm100<D, S, Elem>, &sm100_work_units<D, S, Elem>};
   else
-    return nullptr;
+    return {};
 }
 template <int D, class Elem>
 Sm100Runner sm100_by_stages(uint32_t stages) {
@@ -184,7 +198,7 @@ Sm100Runner sm100_by_stages(uint32_t stages) {
     case 2: return sm100_if_fits<D, 2, Elem>();
     case 3: return sm100_if_fits<D, 3, Elem>();
     case 4: return sm100_if_fits<D, 4, Elem>();
-    default: return nullptr;
+    default: return {};
   }
 }
 template <class Elem>
@@ -192,7 +206,7 @@ Sm100Runner sm100_by_head_dim(const AttentionRequest& req) {
   switch (req.shape.head_dim) {
     case 64: return sm100_by_stages<64, Elem>(req.run.stages);
     case 128: return sm100_by_stages<128, Elem>(req.run.stages);
-    default: return nullptr;
+    default: return {};
   }
 }
 Sm100Runner sm100_lookup(const AttentionRequest& req) {
@@ -259,7 +273,7 @@ std::string validate_attention(const AttentionRequest& req) {
     return fmt::format("--stages {} is outside {} ({})", req.run.stages, sm100 ? "2-4" : "2-3",
                        sm100 ? "one ring of K and V tiles of 128 x head-dim"
                              : "K and V rings of 128 x head-dim tiles");
-  if (sm100 ? sm100_lookup(req) == nullptr : lookup(req) == nullptr)
+  if (sm100 ? sm100_lookup(req).run == nullptr : lookup(req) == nullptr)
     return fmt::format("{} stages of K and V at head dim {} do not fit in 227 KB of shared memory",
                        req.run.stages, s.head_dim);
   if (uint64_t{s.batch} * s.heads * ((s.seqlen_q + 127) / 128) > (1u << 31))
@@ -282,7 +296,7 @@ uint64_t sm90_attention_window(const AttentionShape& s, uint32_t num_sms) {
   const double ctas = std::min<double>(std::ceil(s.seqlen_q / 128.0) * s.heads * s.batch, num_sms);
   if (ctas <= 0) return 0;
   const double peak = 2.0 * 64 * 16 / models::sm90::extras().wgmma_ii_per_n;
-  return 200'000.0 <= 0.4 * s.flops() / (peak * ctas) ? 200'000 : 0;
+  return window_if_short(s.flops() / (peak * ctas));
 }
 }  // namespace
 
@@ -290,7 +304,7 @@ RunResult run_attention(const AttentionRequest& req) {
   const std::string err = validate_attention(req);
   if (!err.empty()) throw std::invalid_argument(err);
   if (req.run.arch == "sm100") {
-    const Sm100Runner run = sm100_lookup(req);
+    const Sm100Runner runner = sm100_lookup(req);
     models::sm100::Params params = models::sm100::Params::builtin();
     if (req.run.num_sms > 0) params.num_sms = req.run.num_sms;
     models::sm100::KernelActivity act;
@@ -298,11 +312,13 @@ RunResult run_attention(const AttentionRequest& req) {
     // cores' peak, on the SMs the work units occupy.
     Sm100Launch launch;
     launch.flops = req.shape.flops();
-    const double units = std::ceil(req.shape.seqlen_q / 256.0) * req.shape.heads * req.shape.batch;
-    const int sms = static_cast<int>(std::min<double>(units, params.num_sms));
+    const int sms = static_cast<int>(
+        std::min<uint32_t>(runner.work_units(req.shape), static_cast<uint32_t>(params.num_sms)));
     return run_power_limited(
         req.run, params.power, params.clock_ghz,
-        [&](const MatmulRequest& q, models::sm100::LaunchClocks f) { return run(req, q, f, act); },
+        [&](const MatmulRequest& q, models::sm100::LaunchClocks f) {
+          return runner.run(req, q, f, act);
+        },
         [&act](const RunResult&) { return act; }, sm100_clock_window(params, launch, sms));
   }
   const Runner run = lookup(req);

@@ -40,6 +40,15 @@
 
 namespace sk::sim {
 
+// The first window the runners take: `window` cycles when that is at most
+// 40 % of `launch_cycles`, a bound at or below the launch's length that the
+// runner estimates (a window that long has the whole launch's rates within
+// the search's 1 %, and the whole simulation at the clocks it gives follows);
+// 0, the whole launch, otherwise.
+inline uint64_t window_if_short(double launch_cycles, double window = 200'000) {
+  return window > 0 && window <= 0.4 * launch_cycles ? static_cast<uint64_t>(window) : 0;
+}
+
 template <class RunAt, class Activity>
 RunResult run_power_limited(const MatmulRequest& q, const models::sm100::PowerModel& power,
                             double f_max, RunAt&& run_at, Activity&& activity,

@@ -142,7 +142,7 @@ inline uint64_t sm100_clock_window(const models::sm100::Params& params, const Sm
                                    int sms) {
   if (params.power.pj_per_flop != 0 || sms <= 0 || launch.peak_factor <= 0) return 0;
   const double launch_cycles = launch.flops / (8192.0 * launch.peak_factor * sms);
-  return 200'000.0 <= 0.4 * launch_cycles ? 200'000 : 0;
+  return window_if_short(launch_cycles);
 }
 
 // The launch at its power-limited clocks (runner/kernels/power_clocks.h):

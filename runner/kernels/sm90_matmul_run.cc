@@ -63,8 +63,7 @@ uint64_t clock_window(const MatmulRequest& q, uint64_t grid) {
   const double k_block = 8.0 * models::sm90::extras().wgmma_ii_per_n * q.tile_n;
   const double tile = static_cast<double>(ceil_div<uint64_t>(q.k, 64)) * k_block + 128.0 * q.tile_n * 2 / 7.0;
   const double launch = static_cast<double>(ceil_div(tiles, grid)) * tile;
-  const double window = std::max(200'000.0, 5'000 + 2 * tile);
-  return window <= 0.4 * launch ? static_cast<uint64_t>(window) : 0;
+  return window_if_short(launch, std::max(200'000.0, 5'000 + 2 * tile));
 }
 
 // One launch with the tensor phase at `f.tensor_ghz` and the rest at

@@ -1,7 +1,6 @@
 // cli_dict_test.cc: fuzz/cli_args.dict is what cli_dict.cc generates from the
 // CLI and the family registry (so a new family's options and choices reach the
 // fuzzer), and the generator's output is a dictionary libFuzzer reads.
-#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
 #include <fstream>

@@ -5,7 +5,6 @@
 // record framing, sequence id on every packet, the cleared-state flag on the
 // first packet only, fixed64 flow ids. Validation tests check that each misuse
 // throws std::logic_error and writes nothing.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 

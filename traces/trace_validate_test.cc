@@ -3,7 +3,6 @@
 //
 // Defective traces are encoded with a few wire helpers written here (not the
 // writer's), so each defect is exactly the bytes the test spells out.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include <cstdint>

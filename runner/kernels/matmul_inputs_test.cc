@@ -3,7 +3,6 @@
 // MN-major operands, F16, a batch), and the shared inputs serve only runs of
 // the same data: another schedule seed on the same data seed gets them,
 // another data seed, shape, pitch or layout gets its own.
-#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
 #include <cstdlib>

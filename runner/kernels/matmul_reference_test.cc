@@ -3,7 +3,6 @@
 // computes it; MatmulReferenceCache hands a reference back only for
 // byte-identical operands; check_matmul gives the same result with and
 // without the cache, and still finds a wrong element and a write outside D.
-#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
 #include <cmath>

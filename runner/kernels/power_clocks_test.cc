@@ -2,7 +2,6 @@
 // is arithmetic, not simulated: which simulations it asks for (clocks and
 // max_cycles), that its answer is always a whole launch's, and what a window
 // saves and what it costs when its rates miss.
-#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
 #include <cmath>

@@ -2,7 +2,6 @@
 // kMaxTraceBytes before anything runs, must bound the real file from above
 // without refusing traces far below the limit: for each configuration here,
 // actual <= estimate <= 2 x actual.
-#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
 #include <boost/json.hpp>

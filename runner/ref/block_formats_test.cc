@@ -6,7 +6,6 @@
 // The naive GEMMs decode with the test's formula, pack FP4 with their own
 // nibble code, and sum all K terms in one pass (no blocks), so they share no
 // code path with the library beyond the input bytes.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include <algorithm>

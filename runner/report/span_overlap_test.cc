@@ -1,5 +1,4 @@
 // span_overlap_test.cc: mean_open against spans counted by hand.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "runner/report/span_overlap.h"

@@ -9,7 +9,6 @@
 // bytes. Then a real MI300X run (in a child process, as every simulation):
 // its timeline shows the waves' issue and waits, each SIMD's MFMAs and the
 // LDS pipe, with the slowest workgroup chosen after the run.
-#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
 #include <boost/json.hpp>

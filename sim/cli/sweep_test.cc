@@ -2,7 +2,6 @@
 // and range parsing, skipping configurations that do not fit, ranking, a
 // configuration whose process dies, the JSON and text forms, the cluster and
 // tile-group axes, and a sweep split in slices and merged.
-#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
 #include <unistd.h>

@@ -5,7 +5,6 @@
 // between families mean the same kind of option, and each seeded bug it names
 // is a case of the corpus (verify/corpus/BUILD, the first argument). The
 // CLI fuzzer's dictionary is generated from the registry (fuzz/cli_dict.cc).
-#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
 #include <fstream>

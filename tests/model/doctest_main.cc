@@ -1,7 +1,6 @@
 // doctest_main.cc: test entry point. libsystemc provides main() and calls
 // sc_main, so tests start from sc_main; every simulation itself runs in a
 // child process (tests/model/scenario.h, engine/isolate.h).
-#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
 #include <cstdlib>

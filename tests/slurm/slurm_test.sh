@@ -21,7 +21,7 @@
 #      must merge them again the same way; the same for a sweep over
 #      cluster shapes (sm90, 1x1 and 2x1), whose manifest names each
 #      configuration's cluster;
-#   2. a verify of 2 slow schedules (1024^3, about 6 s each) in 2 tasks: task
+#   2. (not under a sanitizer) a verify of 2 slow schedules (1024^3, about 6 s each) in 2 tasks: task
 #      1 is cancelled with scancel while it runs; sim collect --wait must
 #      exit 3 and report slice 1 as cancelled, in the text and in the JSON
 #      ("partial": true, "missing"); sim collect --resume --wait must run
@@ -158,6 +158,15 @@ if got != want:
 PY
 
 # --------------------------------------- 2. a task cancelled while it runs
+# Under a sanitizer (.bazelrc's ubsan and asan configurations set
+# SK_SLURM_TEST_SKIP_CANCEL=1) this section is left out: its four schedules of
+# 2048 x 2048 x 1024 are most of the test's time there, and the code they add
+# over section 1 (scancel's state read from squeue, collect --resume) the
+# plain suite runs.
+if [ -n "${SK_SLURM_TEST_SKIP_CANCEL:-}" ]; then
+  echo "ok: cancel: left out (SK_SLURM_TEST_SKIP_CANCEL)"
+  finish
+fi
 # One schedule must outlast the second the test waits after the task starts:
 # 1024^3 took 1.5 s a schedule once the reference was cached (2026-11-27), too
 # close; 2048 x 2048 x 1024 is four times the work.

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <stdexcept>
 #include <map>
 #include <set>
 #include <mutex>
@@ -18,6 +20,23 @@ std::vector<uint64_t> shard_seeds(uint64_t base, uint64_t count, int index, int 
   for (uint64_t i = static_cast<uint64_t>(index); i < count; i += static_cast<uint64_t>(shards))
     s.push_back(base + i);
   return s;
+}
+
+uint64_t clean_schedules(uint64_t schedules) {
+  const char* cap = std::getenv("SK_VERIFY_CLEAN_SCHEDULES");
+  if (cap == nullptr || *cap == 0) return schedules;
+  const std::string v = cap;
+  size_t used = 0;
+  unsigned long long x = 0;
+  try {
+    x = std::stoull(v, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != v.size() || v[0] == '-')
+    throw std::invalid_argument("SK_VERIFY_CLEAN_SCHEDULES takes a non-negative integer, got '" +
+                                v + "'");
+  return std::min<uint64_t>(schedules, x);
 }
 
 sim::Finding check_finding(const sim::RunResult& r) {

@@ -57,6 +57,13 @@ struct ExploreReport {
 // `shards` runs (schedule i belongs to shard i % shards).
 std::vector<uint64_t> shard_seeds(uint64_t base, uint64_t count, int index, int shards);
 
+// How many of `schedules` a clean exploration runs: all of them, or at most
+// SK_VERIFY_CLEAN_SCHEDULES when that is set (the sanitizer configurations
+// of .bazelrc set it: the sanitizers judge code paths, which the first
+// schedules take). An exploration hunting a seeded bug is never capped.
+// Throws std::invalid_argument when the variable is not a non-negative integer.
+uint64_t clean_schedules(uint64_t schedules);
+
 // A failed functional check as a finding (class "result").
 sim::Finding check_finding(const sim::RunResult& r);
 

@@ -1,12 +1,13 @@
 // explorer_test.cc: schedule exploration bookkeeping, on synthetic runs (no
 // simulation): seed sharding, merging of findings across schedules, the
 // functional check as a finding, and a crashing schedule reported as an error.
-#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
 #include <unistd.h>
 #include <cstdlib>
 #include <set>
+#include <stdexcept>
+#include <string>
 
 #include "verify/explore/explorer.h"
 
@@ -33,6 +34,28 @@ TEST_CASE("shards partition the schedules") {
   CHECK(all.size() == 10);
   CHECK(*all.begin() == 100);
   CHECK(*all.rbegin() == 109);
+}
+
+TEST_CASE("SK_VERIFY_CLEAN_SCHEDULES caps a clean exploration; a bad value is an error") {
+  const char* saved = std::getenv("SK_VERIFY_CLEAN_SCHEDULES");
+  const std::string keep = saved != nullptr ? saved : "";
+  unsetenv("SK_VERIFY_CLEAN_SCHEDULES");
+  CHECK(clean_schedules(200) == 200);
+  setenv("SK_VERIFY_CLEAN_SCHEDULES", "20", 1);
+  CHECK(clean_schedules(200) == 20);
+  CHECK(clean_schedules(8) == 8);
+  setenv("SK_VERIFY_CLEAN_SCHEDULES", "", 1);
+  CHECK(clean_schedules(200) == 200);
+  for (const char* bad : {"twenty", "20x", "-3"}) {
+    setenv("SK_VERIFY_CLEAN_SCHEDULES", bad, 1);
+    CHECK_THROWS_WITH_AS(clean_schedules(200),
+                         doctest::Contains("SK_VERIFY_CLEAN_SCHEDULES takes a non-negative integer"),
+                         std::invalid_argument);
+  }
+  if (saved != nullptr)
+    setenv("SK_VERIFY_CLEAN_SCHEDULES", keep.c_str(), 1);
+  else
+    unsetenv("SK_VERIFY_CLEAN_SCHEDULES");
 }
 
 TEST_CASE("a finding reported by several CTAs counts once per schedule") {

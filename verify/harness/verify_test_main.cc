@@ -114,10 +114,7 @@ CaseOutcome run_config(const Args& a, const KernelEntry& k, const std::string& t
   CaseOutcome o;
   const CaseConfig cfg = CaseConfig::parse(text);
   ExploreOptions opts;
-  uint64_t schedules = a.schedules;
-  if (a.expect == "clean")
-    if (const char* cap = std::getenv("SK_VERIFY_CLEAN_SCHEDULES"); cap != nullptr && *cap != 0)
-      schedules = std::min(schedules, number("SK_VERIFY_CLEAN_SCHEDULES", cap));
+  const uint64_t schedules = a.expect == "clean" ? clean_schedules(a.schedules) : a.schedules;
   opts.seeds = shard_seeds(a.seed, schedules, shard, shards);
   opts.jobs = a.jobs;
   opts.stop_on_first = a.expect != "clean";

@@ -298,7 +298,7 @@ __device__ __forceinline__ void wgmma_op(sk::LaneArray<float, N / 2>& acc, const
 
 // Random BF16 tiles A (64 x 64) and B (N x 64) in SMEM, and 4 A fragments in registers.
 __device__ __forceinline__ uint8_t* fill_operands(uint8_t* smem, int n, uint32_t* areg) {
-  uint8_t* base = smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023);
+  uint8_t* base = sk::bench::smem_align_1024(smem);
   for (uint32_t i = threadIdx.x; i < static_cast<uint32_t>((64 + n) * 64); i += blockDim.x)
     reinterpret_cast<uint16_t*>(base)[i] = rand_bf16(i);
 #pragma unroll
@@ -412,7 +412,7 @@ __global__ void __launch_bounds__(with_loads(Mode) ? 384 : 256, 1)
   using Cfg = sk::Sm90AttentionConfig<D, 2>;
   using A = sk::Sm90Attention<Cfg>;
   extern __shared__ __align__(1024) uint8_t smem[];
-  uint8_t* base = smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023);
+  uint8_t* base = sk::bench::smem_align_1024(smem);
   uint8_t* ring = base + StepSmem<D>::kOperands;
   uint64_t* bars = reinterpret_cast<uint64_t*>(ring + ep::kRing * ep::kChunkBytes);
   volatile uint32_t* running = reinterpret_cast<volatile uint32_t*>(bars + ep::kRing);

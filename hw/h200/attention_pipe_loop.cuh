@@ -69,7 +69,7 @@ __global__ void __launch_bounds__(384, 1)
   using A = sk::Sm90Attention<Cfg>;
   using KvPipe = sk::TilePipeline<typename Cfg::KvPayload, 2>;
   extern __shared__ __align__(1024) uint8_t smem[];
-  auto& st = *reinterpret_cast<typename Cfg::Smem*>(smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023));
+  auto& st = *reinterpret_cast<typename Cfg::Smem*>(sk::bench::smem_align_1024(smem));
   const uint32_t warp = sk::arch::warp_idx();
   using QPipe = sk::TilePipeline<typename Cfg::QPayload, 1>;
   if (warp == 0) {

@@ -31,6 +31,14 @@ __device__ __forceinline__ uint64_t clk() {
   return c;
 }
 
+// The first 1024-byte boundary at or after `smem` in shared memory: TMA's
+// 128-byte swizzle and the wgmma descriptors take tiles at 1024-byte
+// boundaries, and dynamic shared memory is not promised that alignment
+// (its __align__ is a request to the compiler, not to the launch).
+__device__ __forceinline__ uint8_t* smem_align_1024(uint8_t* smem) {
+  return smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023);
+}
+
 // Spins until the phase of `bar` with `parity` has completed.
 __device__ __forceinline__ void wait_phase(uint64_t* bar, uint32_t parity) {
   while (!sk::arch::mbarrier_try_wait_parity(bar, parity)) {

@@ -67,7 +67,7 @@ __global__ void tma_latency(const __grid_constant__ CUtensorMap map, uint32_t bo
   if (threadIdx.x != 0) return;
   sk::arch::mbarrier_init(&bar, 1);
   sk::arch::fence_mbarrier_init();
-  uint8_t* dst = smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023);
+  uint8_t* dst = sk::bench::smem_align_1024(smem);
   for (int i = 0; i < iters; ++i) {
     const uint32_t box = stride_boxes == 0 ? 0 : (i * stride_boxes) % boxes;
     const uint64_t t0 = clk();
@@ -84,7 +84,7 @@ __global__ void tma_stream(const __grid_constant__ CUtensorMap map, uint32_t box
   extern __shared__ __align__(1024) uint8_t smem[];
   __shared__ uint64_t bars[16];
   if (threadIdx.x != 0) return;
-  uint8_t* base = smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023);
+  uint8_t* base = sk::bench::smem_align_1024(smem);
   for (uint32_t s = 0; s < inflight; ++s) sk::arch::mbarrier_init(&bars[s], 1);
   sk::arch::fence_mbarrier_init();
   const uint32_t row0 = blockIdx.x * loads_per_cta * box_rows;
@@ -104,7 +104,7 @@ template <int N>
 __global__ void __launch_bounds__(256, 1) wgmma_interval(uint64_t* out) {
   constexpr int kOps = 64;
   extern __shared__ __align__(1024) uint8_t smem[];
-  uint8_t* base = smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023);
+  uint8_t* base = sk::bench::smem_align_1024(smem);
   // Random BF16 operands: A 64 x 64 then B N x 64, 128B rows.
   sk::bench::fill_bf16_operands(base, (64 + N) * 64);
   sk::arch::fence_proxy_async_shared();

@@ -255,7 +255,7 @@ __global__ void tma_round_trip(const __grid_constant__ CUtensorMap map, uint32_t
   __shared__ uint64_t cycles[kTmaIters], starts[kTmaIters], flips[kTmaIters];
   constexpr bool kCluster = Mode != kPlainSingle;
   const uint32_t rank = kCluster ? sk::arch::cluster_ctarank() : 0;
-  uint8_t* dst = smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023);
+  uint8_t* dst = sk::bench::smem_align_1024(smem);
   if (threadIdx.x == 0) {
     sk::arch::mbarrier_init(&bar, 1);
     sk::arch::fence_mbarrier_init();

@@ -110,7 +110,7 @@ __global__ void __launch_bounds__(384, 1) epilogue(uint64_t* times, uint16_t* o,
   using Cfg = sk::Sm90AttentionConfig<D, 2>;
   using A = sk::Sm90Attention<Cfg>;
   extern __shared__ __align__(1024) uint8_t smem[];
-  uint8_t* base = smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023);
+  uint8_t* base = sk::bench::smem_align_1024(smem);
   uint64_t* bars = reinterpret_cast<uint64_t*>(base + Layout<D>::kData);  // kRing full barriers
   volatile uint32_t* stores_left = reinterpret_cast<volatile uint32_t*>(bars + kRing);
   const uint32_t warp = sk::arch::warp_idx();

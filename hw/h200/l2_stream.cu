@@ -85,11 +85,8 @@ constexpr const char* kProg = "l2_stream";
 #define CK(x) sk::bench::check_cuda((x), kProg, #x, __FILE__, __LINE__)
 
 using sk::bench::clk;
+using sk::bench::smem_align_1024;
 using sk::bench::wait_phase;
-
-__device__ uint8_t* aligned_base(uint8_t* smem) {
-  return smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023);
-}
 
 // Thread 0's stream of `loads` 16 KiB boxes (64 x 128 BF16) of `map` into a
 // ring of `inflight` buffers, one mbarrier each: load i goes to the buffer
@@ -102,7 +99,7 @@ template <class Coords>
 __device__ void stream_boxes(const CUtensorMap& map, uint32_t inflight, uint32_t loads, Coords coords) {
   extern __shared__ __align__(1024) uint8_t smem[];
   __shared__ uint64_t bars[16];
-  uint8_t* base = aligned_base(smem);
+  uint8_t* base = smem_align_1024(smem);
   for (uint32_t s = 0; s < inflight; ++s) sk::arch::mbarrier_init(&bars[s], 1);
   sk::arch::fence_mbarrier_init();
   for (uint32_t i = 0; i < loads; ++i) {
@@ -135,7 +132,7 @@ __global__ void pair_stream(const __grid_constant__ CUtensorMap a, const __grid_
   extern __shared__ __align__(1024) uint8_t smem[];
   __shared__ uint64_t bars[16];
   if (threadIdx.x != 0) return;
-  uint8_t* base = aligned_base(smem);
+  uint8_t* base = smem_align_1024(smem);
   for (uint32_t s = 0; s < stages; ++s) sk::arch::mbarrier_init(&bars[s], 1);
   sk::arch::fence_mbarrier_init();
   const uint32_t first = (blockIdx.x / share) * ring * boxes;
@@ -187,7 +184,7 @@ __global__ void oob_stream(const __grid_constant__ CUtensorMap map, uint32_t rin
 __global__ void tma_store_stream(const __grid_constant__ CUtensorMap map, uint32_t cols, uint32_t region_rows,
                                  uint32_t boxes) {
   extern __shared__ __align__(1024) uint8_t smem[];
-  uint8_t* staging = aligned_base(smem) + (threadIdx.x / 32) * 4096;
+  uint8_t* staging = smem_align_1024(smem) + (threadIdx.x / 32) * 4096;
   const uint32_t warps = blockDim.x / 32, lane = threadIdx.x % 32;
   const uint32_t col_blocks = cols / 64, row_blocks = region_rows / 16;
   uint64_t g = (static_cast<uint64_t>(blockIdx.x) * warps + threadIdx.x / 32) * boxes;
@@ -218,7 +215,7 @@ __global__ void __launch_bounds__(64, 1)
   extern __shared__ __align__(1024) uint8_t smem[];
   __shared__ uint64_t full[8], empty[8];
   __shared__ uint64_t issued[8];
-  uint8_t* base = aligned_base(smem);
+  uint8_t* base = smem_align_1024(smem);
   if (threadIdx.x == 0) {
     for (uint32_t s = 0; s < stages; ++s) {
       sk::arch::mbarrier_init(&full[s], 1);
@@ -268,7 +265,7 @@ __global__ void __launch_bounds__(64, 1)
     gemm_loads(const __grid_constant__ CUtensorMap a, const __grid_constant__ CUtensorMap b, GemmCfg c) {
   extern __shared__ __align__(1024) uint8_t smem[];
   __shared__ uint64_t full[8], empty[8];
-  uint8_t* base = aligned_base(smem);
+  uint8_t* base = smem_align_1024(smem);
   const uint32_t a_rows = kAVariants ? c.a_rows : 128;
   const uint32_t stage_bytes = a_rows * 128 + c.tile_n * 128;
   if (threadIdx.x == 0) {

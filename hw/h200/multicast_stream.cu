@@ -127,7 +127,7 @@ __global__ void __launch_bounds__(64, 1)
     cluster_loads(const __grid_constant__ CUtensorMap a, const __grid_constant__ CUtensorMap b, Cfg c) {
   extern __shared__ __align__(1024) uint8_t smem[];
   __shared__ uint64_t full[8], empty[8];
-  uint8_t* base = smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023);
+  uint8_t* base = sk::bench::smem_align_1024(smem);
   const sk::ClusterShape cs = c.launched();
   const bool clustered = cs.size() > 1;
   const uint32_t rank = clustered ? sk::arch::cluster_ctarank() : 0;

@@ -52,7 +52,7 @@ __device__ __forceinline__ void one_op(sk::LaneArray<float, N / 2>& acc, uint32_
 template <int N, int Ops>
 __global__ void __launch_bounds__(256, 1) wgmma_group(uint64_t* out, int delay, int iters, int sync) {
   extern __shared__ __align__(1024) uint8_t smem[];
-  uint8_t* base = smem + ((1024 - (sk::arch::smem_addr(smem) & 1023)) & 1023);
+  uint8_t* base = sk::bench::smem_align_1024(smem);
   sk::bench::fill_bf16_operands(base, (64 + N) * 64);
   sk::arch::fence_proxy_async_shared();
   __syncthreads();

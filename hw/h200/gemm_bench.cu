@@ -39,6 +39,12 @@
 // the stamped launch's own time (CUDA events), to hold against the timed
 // median. --stamp-tile-points does the same with TileClockProbe (the tile
 // points only, no k-block points).
+// --hold-kblock LIST (SM cycles, comma-separated, e.g. 0,100,200) also times
+// each configuration built with matmul_stamps.cuh's HoldProbe once per value:
+// every consumer thread spins that many cycles after each k-block's wgmma
+// wait, before the release; a line "hold_kblock,CONFIG,HOLD,US,MHZ" each
+// (the median of --runs launches and their SM clock). 0 is the probe's own
+// cost. How the time answers the hold is the ring's slack, read without stamps.
 // --tma-epilogue stores D through SMEM by TMA (Sm90MatmulConfig's TmaEpilogue,
 // kernels/io/wgmma_tile_writer.h) instead of st.global from registers; the
 // shape column then ends in _et. --clusters LIST (comma-separated, e.g.
@@ -161,6 +167,7 @@ struct Problem {
   // TileClockProbe (2, --stamp-tile-points).
   int stamp = 0;
   bool launch_only = false;   // --cluster-launch-only: clusters launched, the kernel told 1x1
+  std::vector<uint32_t> holds;  // --hold-kblock: extra SM cycles each consumer holds a stage
   bool a_col, b_row;  // A M-contiguous, B N-contiguous
   int sets;
   std::vector<uint16_t*> a, b;
@@ -327,6 +334,24 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
                                     (pr.k + 63) / 64);
     std::printf("stamped_launch,%s,%.2f\n", label.c_str(), stamped_ms * 1e3);
   }
+  if (!pr.holds.empty()) {  // each stage held longer: the timed median of a launch per hold
+    auto held = sm90_matmul_kernel<Cfg, sk::bench::matmul_stamps::HoldProbe>;
+    CHECK_CUDA(cudaFuncSetAttribute(held, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(Cfg::kSmemBytes)));
+    auto launch_held = [&](int s) {
+      if (csize == 1)
+        held<<<grid, Cfg::kThreads, Cfg::kSmemBytes>>>(params[s]);
+      else
+        CHECK_CUDA(cudaLaunchKernelEx(&cfg, held, params[s]));
+    };
+    const std::string label = shape(pr) + "," + std::to_string(BN) + "," + std::to_string(S);
+    for (const uint32_t h : pr.holds) {
+      CHECK_CUDA(cudaMemcpyToSymbol(sk::bench::matmul_stamps::g_hold_cycles, &h, sizeof h));
+      double held_mhz = 0;
+      const float held_ms = time_median(runs, pr.sets, launch_held, held_mhz);
+      std::printf("hold_kblock,%s,%u,%.2f,%.0f\n", label.c_str(), h, held_ms * 1e3, held_mhz);
+    }
+  }
   std::fflush(stdout);
   return ok ? 0 : 1;
 }
@@ -404,6 +429,22 @@ int main(int argc, char** argv) {
   pr.max_ctas = arg(argc, argv, "--ctas", 0);
   pr.stamp = flag(argc, argv, "--stamp-tile-points") ? 2 : flag(argc, argv, "--stamp-tiles") ? 1 : 0;
   pr.launch_only = flag(argc, argv, "--cluster-launch-only");
+  if (const char* holds = str_arg(argc, argv, "--hold-kblock")) {
+    for (const char* at = holds; *at != 0;) {
+      char* end = nullptr;
+      const unsigned long h = std::strtoul(at, &end, 10);
+      if (end == at || h > 100000 || (*end != 0 && *end != ',')) {
+        std::fprintf(stderr, "gemm_bench: --hold-kblock takes SM cycles 0-100000, comma-separated, got '%s'\n",
+                     holds);
+        return 2;
+      }
+      pr.holds.push_back(static_cast<uint32_t>(h));
+      at = *end == ',' ? end + 1 : end;
+    }
+  } else if (flag(argc, argv, "--hold-kblock")) {
+    std::fprintf(stderr, "gemm_bench: --hold-kblock needs a list of SM cycles\n");
+    return 2;
+  }
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--layout-a") == 0) pr.a_col = std::strcmp(argv[i + 1], "col") == 0;
     if (std::strcmp(argv[i], "--layout-b") == 0) pr.b_row = std::strcmp(argv[i + 1], "row") == 0;

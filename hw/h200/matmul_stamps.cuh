@@ -279,4 +279,24 @@ inline void print(const char* label, uint32_t grid, const char* prog, uint32_t s
   }
 }
 
+// gemm_bench --hold-kblock: no stamps; every consumer thread spins
+// g_hold_cycles SM cycles after its k-block's wgmma wait, before the stage's
+// release, so each stage is held that much longer. How a launch's time
+// answers a longer hold says how much slack its stage ring has (a ring with
+// slack absorbs it; one that limits adds it to every k-block), measured by
+// launch times, which no stamp perturbs.
+__constant__ uint32_t g_hold_cycles;
+struct HoldProbe {
+  struct Kblocks {
+    __device__ void mark(KblockPoint point, uint32_t /*kb*/) const {
+      if (point != kKbWaited) return;
+      const long long t0 = clock64();
+      while (clock64() - t0 < static_cast<long long>(g_hold_cycles)) {
+      }
+    }
+  };
+  __device__ static Kblocks kblocks(uint64_t /*tile*/) { return {}; }
+  __device__ static void mark(MatmulPoint, uint64_t /*tile*/) {}
+};
+
 }  // namespace sk::bench::matmul_stamps

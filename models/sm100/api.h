@@ -172,6 +172,9 @@ void account_alu(uint32_t fma, uint32_t sfu, uint32_t half, uint32_t chain, cons
 // A quad reduction's two butterfly steps (shfl.sync.bfly and the operation),
 // dependent, quad_reduce_step cycles each.
 void account_quad_reduce(const Loc& loc);
+// The calling warp spins `cycles` SM cycles (a clock64 loop on the GPU): a
+// probe's deliberate delay (runner/kernels/matmul_stamps.h, --hold-kblock).
+void spin_cycles(uint32_t cycles, const Loc& loc);
 
 // The 2-SM forms, .cta_group::2 (api_tcgen05_pair.cc; the pair is ranks 2i
 // and 2i + 1 of a cluster, the even rank leads), and the TMA loads that

@@ -69,6 +69,10 @@ void account_alu(uint32_t fma, uint32_t sfu, uint32_t half, uint32_t chain, cons
   w.spend(end - now);
 }
 
+void spin_cycles(uint32_t cycles, const Loc& loc) {
+  issue_local(loc).spend(cycles);
+}
+
 void account_quad_reduce(const Loc& loc) {
   sim::Warp& w = issue_local(loc);
   w.spend(static_cast<sim::Cycle>(2 * gpu().params().quad_reduce_step + 0.5));

@@ -74,6 +74,11 @@ Family matmul_family() {
        flag_field("stamp-tiles", "sm90: the JSON's \"stamps\" gets the consumer's tile phases "
                                  "(first stage, main loop, epilogue, to the next tile) as "
                                  "hw/h200/gemm_bench --stamp-tiles reads them on a GPU"),
+       uint_field("hold-kblock", "sm90: each consumer warp holds every stage N more SM cycles (a "
+                                 "spin after its k-block's wgmma wait, before the release), as "
+                                 "hw/h200/gemm_bench --hold-kblock does on a GPU: how the time "
+                                 "answers says how much slack the stage ring has",
+                  0, 100000),
        flag_field("pad-rows", "round the pitches of A and B up to what the loads need (TMA: 16-byte "
                          "rows; LDS DMA: dwords), as a host copying its operands would; the "
                          "summary reports it")});
@@ -97,6 +102,7 @@ Family matmul_family() {
     }
     q.tma_epilogue = v.has("epilogue") && v.str("epilogue") == "tma";
     q.stamp_tiles = v.flag("stamp-tiles");
+    q.hold_kblock = v.has("hold-kblock") ? v.u32("hold-kblock") : 0;
     if (v.flag("pad-rows")) {
       const uint32_t lda = pad_pitch(q.arch, q.lda), ldb = pad_pitch(q.arch, q.ldb);
       q.padded = lda != q.lda || ldb != q.ldb;

@@ -179,6 +179,8 @@ std::string validate_matmul(const MatmulRequest& q) {
                        q.cluster_m, q.cluster_n);
   if (q.stamp_tiles && q.arch != "sm90")
     return "--stamp-tiles reads the SM90 matmul's probe points; needs --arch sm90";
+  if (q.hold_kblock > 0 && q.arch != "sm90")
+    return "--hold-kblock holds the SM90 matmul's stages at its probe point; needs --arch sm90";
   if (q.tma_epilogue && q.arch != "sm90")
     return "--epilogue tma needs --arch sm90 (the SM100 epilogue always stores D by TMA)";
   if (q.tile_group > 1 && q.arch != "sm90")

@@ -28,9 +28,11 @@
 #include <boost/json.hpp>
 #include <cstdint>
 #include <map>
+#include <source_location>
 #include <tuple>
 
 #include "kernels/matmul/sm90_matmul.h"
+#include "models/sm100/api.h"
 #include "runner/kernels/active_log.h"
 
 namespace sk::sim {
@@ -41,20 +43,32 @@ class MatmulStampLog {
   // is installed.
   struct Probe {
     static void mark(MatmulPoint point, uint64_t tile) {
-      if (MatmulStampLog* log = ActiveLog<MatmulStampLog>::get()) log->record(point, tile);
+      if (MatmulStampLog* log = ActiveLog<MatmulStampLog>::get(); log != nullptr && log->recording_)
+        log->record(point, tile);
     }
     struct Kblocks {
       MatmulStampLog* log = nullptr;
       uint64_t tile = 0;
       void mark(KblockPoint point, uint32_t kb) const {
         if (log == nullptr) return;
-        log->record_kblock(point, tile, kb);
-        if (point == kKbFull && kb == 0) log->record(kMmFirstFull, tile);
+        if (log->recording_) {
+          log->record_kblock(point, tile, kb);
+          if (point == kKbFull && kb == 0) log->record(kMmFirstFull, tile);
+        }
+        // As hw/h200/matmul_stamps.cuh's HoldProbe: the stage held longer.
+        if (point == kKbWaited && log->hold_cycles_ > 0)
+          models::sm100::api::spin_cycles(log->hold_cycles_, std::source_location::current());
       }
     };
     static Kblocks kblocks(uint64_t tile) { return {ActiveLog<MatmulStampLog>::get(), tile}; }
   };
   using Scope = ActiveLog<MatmulStampLog>::Scope;
+
+  // recording: keep the points (--stamp-tiles); hold_cycles: each consumer
+  // warp spins that many SM cycles after its k-block's wgmma wait, before the
+  // release (--hold-kblock), as gemm_bench --hold-kblock does on the GPU.
+  explicit MatmulStampLog(bool recording = true, uint32_t hold_cycles = 0)
+      : recording_(recording), hold_cycles_(hold_cycles) {}
 
   // The summary above; `step` is the launch's clusters (its CTA count
   // without a cluster): a CTA's k-th tile is tile first + k * step, first =
@@ -73,6 +87,8 @@ class MatmulStampLog {
   // cold first waves), as hw/h200/matmul_stamps.cuh does.
   std::map<std::tuple<uint32_t, uint32_t, uint64_t, uint32_t>, std::array<uint64_t, kKbPoints>> kblocks_;
   static constexpr uint32_t kKbCtas = 8, kKbFirstTile = 2, kKbTiles = 2;
+  bool recording_ = true;
+  uint32_t hold_cycles_ = 0;
   // (cta, warpgroup, tile) -> the points' cycles (0: not reached).
   std::map<std::tuple<uint32_t, uint32_t, uint64_t>, std::array<uint64_t, kMmPoints>> tiles_;
 };

@@ -83,6 +83,10 @@ struct MatmulRequest {
   // sm90: record the kernel's probe points (runner/kernels/matmul_stamps.h)
   // into RunResult::stamps.
   bool stamp_tiles = false;
+  // sm90: each consumer warp holds every stage this many SM cycles longer
+  // (a spin after its k-block's wgmma wait, before the release), as
+  // hw/h200/gemm_bench --hold-kblock does: how much slack the stage ring has.
+  uint32_t hold_kblock = 0;
   bool progress = false;
   bool progress_terminal = true;
   double estimate_events = 0;

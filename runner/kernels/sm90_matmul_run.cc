@@ -73,7 +73,8 @@ template <int BN, int S, bool F16, bool Tma>
 RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
                      MatmulOperandBytes& operands, MatmulReferenceCache& reference) {
   using C = Sm90MatmulConfig<BN, S, F16, Tma>;
-  // The probe costs nothing unless a log is installed (--stamp-tiles).
+  // The probe costs nothing unless a log is installed (--stamp-tiles,
+  // --hold-kblock).
   using Kernel = Sm90Matmul<C, ClusterBug::kNone, MatmulStampLog::Probe>;
   const auto t0 = std::chrono::steady_clock::now();
   Gpu gpu(models::sm90::gpu_params(), q.functional);
@@ -108,8 +109,8 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
   const auto races = attach_race_detector(gpu, q);
   const ClusterShape cs{q.cluster_m, q.cluster_n};
   const int grid = static_cast<int>(sm90_matmul_grid(q));
-  MatmulStampLog stamps;
-  const MatmulStampLog::Scope stamping(q.stamp_tiles ? &stamps : nullptr);
+  MatmulStampLog stamps(q.stamp_tiles, q.hold_kblock);
+  const MatmulStampLog::Scope stamping(q.stamp_tiles || q.hold_kblock > 0 ? &stamps : nullptr);
   const std::string err = gpu.launch(grid, C::kThreads / 32, C::kSmemBytes, [&p] { Kernel::run(p); },
                                      static_cast<int>(cs.size()));
   if (!err.empty()) throw std::runtime_error(err);

@@ -11,6 +11,7 @@
 #include "engine/isolate.h"
 #include "models/sm90/params.h"
 #include "tests/model/sm90_param_file.h"
+#include "runner/kernels/matmul_dispatch.h"
 #include "runner/kernels/sm90_matmul_run.h"
 
 namespace {
@@ -246,6 +247,35 @@ TEST_CASE("sm90 matmul: --stamp-tiles reads the kernel's probe points without mo
   CHECK(m.at("tiles").to_number<double>() == 264);
   CHECK(m.at("period").to_number<double>() >= 5.0 * 128 * 256 * 64 / 2048);
   CHECK(r.stamps.at("cta0_tiles").as_array().size() == 2);
+}
+
+// --hold-kblock H: each consumer warp spins H cycles after every k-block's
+// wgmma wait, before the release. One tile per CTA (1024 x 1024, 128 x 256
+// tiles, 32 CTAs) with 5 k-blocks: the last hold of the tile is on its path
+// to the stores, and no more than the 5 holds are, so the launch takes
+// between H and 5 H (plus the ring's effect on the next stage's refill)
+// more cycles; hold 0 installs nothing. The SM100 and CDNA3 matmuls refuse it.
+TEST_CASE("sm90 matmul: --hold-kblock holds each stage longer") {
+  auto held_run = [](uint32_t hold) {
+    sk::sim::MatmulRequest q;
+    q.m = 1024, q.n = 1024, q.k = 320, q.tile_n = 256, q.stages = 4;
+    q.hold_kblock = hold;
+    q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
+    auto res = sk::sim::run_isolated(
+        [&q] { return boost::json::serialize(sk::sim::to_json(sk::sim::run_sm90_matmul(q))); }, 300);
+    REQUIRE_MESSAGE(res.ok, res.error);
+    return sk::sim::run_result_from_json(boost::json::parse(res.payload));
+  };
+  const auto plain = held_run(0), held = held_run(1000);
+  CHECK(held.check.passed == plain.check.passed);
+  CHECK(plain.stamps.empty());
+  CHECK(held.stamps.empty());
+  CHECK(held.cycles >= plain.cycles + 1000);
+  CHECK(held.cycles <= plain.cycles + 5 * 1000 + 500);
+  sk::sim::MatmulRequest q;
+  q.m = q.n = 256, q.k = 128, q.hold_kblock = 10;
+  q.arch = "sm100";
+  CHECK(sk::sim::validate_matmul(q).find("--hold-kblock") != std::string::npos);
 }
 
 // The k-blocks' stamps give the stage round trip of the first CTAs' third

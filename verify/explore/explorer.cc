@@ -22,10 +22,7 @@ std::vector<uint64_t> shard_seeds(uint64_t base, uint64_t count, int index, int 
   return s;
 }
 
-uint64_t clean_schedules(uint64_t schedules) {
-  const char* cap = std::getenv("SK_VERIFY_CLEAN_SCHEDULES");
-  if (cap == nullptr || *cap == 0) return schedules;
-  const std::string v = cap;
+uint64_t non_negative_integer(const std::string& name, const std::string& v) {
   size_t used = 0;
   unsigned long long x = 0;
   try {
@@ -33,10 +30,15 @@ uint64_t clean_schedules(uint64_t schedules) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used == 0 || used != v.size() || v[0] == '-')
-    throw std::invalid_argument("SK_VERIFY_CLEAN_SCHEDULES takes a non-negative integer, got '" +
-                                v + "'");
-  return std::min<uint64_t>(schedules, x);
+  if (used == 0 || used != v.size() || v[0] == '-' || v[0] == '+' || v[0] == ' ')
+    throw std::invalid_argument(name + " takes a non-negative integer, got '" + v + "'");
+  return x;
+}
+
+uint64_t clean_schedules(uint64_t schedules) {
+  const char* cap = std::getenv("SK_VERIFY_CLEAN_SCHEDULES");
+  if (cap == nullptr || *cap == 0) return schedules;
+  return std::min<uint64_t>(schedules, non_negative_integer("SK_VERIFY_CLEAN_SCHEDULES", cap));
 }
 
 sim::Finding check_finding(const sim::RunResult& r) {

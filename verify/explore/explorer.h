@@ -64,6 +64,10 @@ std::vector<uint64_t> shard_seeds(uint64_t base, uint64_t count, int index, int 
 // Throws std::invalid_argument when the variable is not a non-negative integer.
 uint64_t clean_schedules(uint64_t schedules);
 
+// `v` as a non-negative integer; otherwise std::invalid_argument "NAME takes
+// a non-negative integer, got 'V'".
+uint64_t non_negative_integer(const std::string& name, const std::string& v);
+
 // A failed functional check as a finding (class "result").
 sim::Finding check_finding(const sim::RunResult& r);
 

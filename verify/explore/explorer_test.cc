@@ -46,7 +46,7 @@ TEST_CASE("SK_VERIFY_CLEAN_SCHEDULES caps a clean exploration; a bad value is an
   CHECK(clean_schedules(8) == 8);
   setenv("SK_VERIFY_CLEAN_SCHEDULES", "", 1);
   CHECK(clean_schedules(200) == 200);
-  for (const char* bad : {"twenty", "20x", "-3"}) {
+  for (const char* bad : {"twenty", "20x", "-3", "+3", " 3"}) {
     setenv("SK_VERIFY_CLEAN_SCHEDULES", bad, 1);
     CHECK_THROWS_WITH_AS(clean_schedules(200),
                          doctest::Contains("SK_VERIFY_CLEAN_SCHEDULES takes a non-negative integer"),

@@ -51,19 +51,6 @@ struct Args {
   bool help = false;
 };
 
-uint64_t number(const std::string& flag, const std::string& v) {
-  size_t used = 0;
-  unsigned long long x = 0;
-  try {
-    x = std::stoull(v, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != v.size())
-    throw std::invalid_argument(flag + " takes a non-negative integer, got '" + v + "'");
-  return x;
-}
-
 constexpr const char* kUsage =
     "usage: <sk_verify_test> --kernel NAME [--config K=V,...]... [--schedules N] [--seed S]\n"
     "                        [--expect clean|CLASS/RULE] [--expect-at FILE] [--jobs J]\n"
@@ -83,11 +70,11 @@ Args parse(int argc, char** argv) {
     const std::string v = argv[++i];
     if (f == "--kernel") a.kernel = v;
     else if (f == "--config") a.configs.push_back(v);
-    else if (f == "--schedules") a.schedules = number(f, v);
-    else if (f == "--seed") a.seed = number(f, v);
+    else if (f == "--schedules") a.schedules = non_negative_integer(f, v);
+    else if (f == "--seed") a.seed = non_negative_integer(f, v);
     else if (f == "--expect") a.expect = v;
     else if (f == "--expect-at") a.expect_at = v;
-    else if (f == "--jobs") a.jobs = static_cast<int>(number(f, v));
+    else if (f == "--jobs") a.jobs = static_cast<int>(non_negative_integer(f, v));
     else throw std::invalid_argument("unknown argument '" + f + "'");
   }
   if (a.kernel.empty()) throw std::invalid_argument("--kernel is required");

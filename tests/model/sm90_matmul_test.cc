@@ -15,6 +15,14 @@
 #include "runner/kernels/sm90_matmul_run.h"
 
 namespace {
+// The request simulated in a child process (engine/isolate.h).
+sk::sim::RunResult run_request(const sk::sim::MatmulRequest& q) {
+  auto res = sk::sim::run_isolated(
+      [&q] { return boost::json::serialize(sk::sim::to_json(sk::sim::run_sm90_matmul(q))); }, 300);
+  REQUIRE_MESSAGE(res.ok, res.error);
+  return sk::sim::run_result_from_json(boost::json::parse(res.payload));
+}
+
 sk::sim::RunResult run(uint32_t m, uint32_t n, uint32_t k, uint32_t tile_n, uint32_t stages,
                        bool functional, uint64_t seed, uint32_t cluster_m = 1,
                        uint32_t cluster_n = 1, uint32_t batch = 1, uint32_t tile_group = 1,
@@ -32,10 +40,7 @@ sk::sim::RunResult run(uint32_t m, uint32_t n, uint32_t k, uint32_t tile_n, uint
   q.stages = stages;
   q.functional = functional;
   q.seed = seed;
-  auto res = sk::sim::run_isolated(
-      [&q] { return boost::json::serialize(sk::sim::to_json(sk::sim::run_sm90_matmul(q))); }, 300);
-  REQUIRE_MESSAGE(res.ok, res.error);
-  return sk::sim::run_result_from_json(boost::json::parse(res.payload));
+  return run_request(q);
 }
 
 // Every finding of a run, a line each, for a failed check's message.
@@ -192,10 +197,7 @@ TEST_CASE("sm90 matmul: --stamp-tiles reads the kernel's probe points without mo
     q.tma_epilogue = tma;
     q.stamp_tiles = stamp;
     q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
-    auto res = sk::sim::run_isolated(
-        [&q] { return boost::json::serialize(sk::sim::to_json(sk::sim::run_sm90_matmul(q))); }, 300);
-    REQUIRE_MESSAGE(res.ok, res.error);
-    return sk::sim::run_result_from_json(boost::json::parse(res.payload));
+    return run_request(q);
   };
   for (bool tma : {false, true}) {
     INFO("tma epilogue " << tma);
@@ -239,10 +241,7 @@ TEST_CASE("sm90 matmul: --stamp-tiles reads the kernel's probe points without mo
   q.cluster_m = 2, q.cluster_n = 1;
   q.stamp_tiles = true;
   q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
-  auto res = sk::sim::run_isolated(
-      [&q] { return boost::json::serialize(sk::sim::to_json(sk::sim::run_sm90_matmul(q))); }, 300);
-  REQUIRE_MESSAGE(res.ok, res.error);
-  const auto r = sk::sim::run_result_from_json(boost::json::parse(res.payload));
+  const auto r = run_request(q);
   const auto& m = r.stamps.at("tile_medians").as_object();
   CHECK(m.at("tiles").to_number<double>() == 264);
   CHECK(m.at("period").to_number<double>() >= 5.0 * 128 * 256 * 64 / 2048);
@@ -261,10 +260,7 @@ TEST_CASE("sm90 matmul: --hold-kblock holds each stage longer") {
     q.m = 1024, q.n = 1024, q.k = 320, q.tile_n = 256, q.stages = 4;
     q.hold_kblock = hold;
     q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
-    auto res = sk::sim::run_isolated(
-        [&q] { return boost::json::serialize(sk::sim::to_json(sk::sim::run_sm90_matmul(q))); }, 300);
-    REQUIRE_MESSAGE(res.ok, res.error);
-    return sk::sim::run_result_from_json(boost::json::parse(res.payload));
+    return run_request(q);
   };
   const auto plain = held_run(0), held = held_run(1000);
   CHECK(held.check.passed == plain.check.passed);

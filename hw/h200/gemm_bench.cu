@@ -276,13 +276,16 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
       params[s].d_map = make_d_map(pr.d, pr.m, pr.n, pr.ldd, pr.batch);
     }
   }
-  auto launch = [&](int s) {
+  // A build of the kernel (the plain one or a probe's) on input set s: the
+  // plain launch without a cluster, cudaLaunchKernelEx with one.
+  auto launch_build = [&](auto build, int s) {
     if (csize == 1) {
-      kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes>>>(params[s]);
+      build<<<grid, Cfg::kThreads, Cfg::kSmemBytes>>>(params[s]);
       return;
     }
-    CHECK_CUDA(cudaLaunchKernelEx(&cfg, kernel, params[s]));
+    CHECK_CUDA(cudaLaunchKernelEx(&cfg, build, params[s]));
   };
+  auto launch = [&](int s) { launch_build(kernel, s); };
   // Checked run on input set 0, D poisoned first.
   CHECK_CUDA(cudaMemset(pr.d, 0xff, size_t{pr.m} * pr.ldd * 2 * pr.batch));
   launch(0);
@@ -307,12 +310,7 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
     // Once to warm the variant's code (its instructions would otherwise come
     // from memory on the first tile of the one stamped launch: microseconds
     // of its first epilogue), then the stamped launch.
-    auto launch_stamped = [&](int s) {
-      if (csize == 1)
-        stamped<<<grid, Cfg::kThreads, Cfg::kSmemBytes>>>(params[s]);
-      else
-        CHECK_CUDA(cudaLaunchKernelEx(&cfg, stamped, params[s]));
-    };
+    auto launch_stamped = [&](int s) { launch_build(stamped, s); };
     launch_stamped((runs + 1) % pr.sets);
     CHECK_CUDA(cudaDeviceSynchronize());
     sk::bench::matmul_stamps::clear("gemm_bench");
@@ -338,12 +336,7 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
     auto held = sm90_matmul_kernel<Cfg, sk::bench::matmul_stamps::HoldProbe>;
     CHECK_CUDA(cudaFuncSetAttribute(held, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     static_cast<int>(Cfg::kSmemBytes)));
-    auto launch_held = [&](int s) {
-      if (csize == 1)
-        held<<<grid, Cfg::kThreads, Cfg::kSmemBytes>>>(params[s]);
-      else
-        CHECK_CUDA(cudaLaunchKernelEx(&cfg, held, params[s]));
-    };
+    auto launch_held = [&](int s) { launch_build(held, s); };
     const std::string label = shape(pr) + "," + std::to_string(BN) + "," + std::to_string(S);
     for (const uint32_t h : pr.holds) {
       CHECK_CUDA(cudaMemcpyToSymbol(sk::bench::matmul_stamps::g_hold_cycles, &h, sizeof h));

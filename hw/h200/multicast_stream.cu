@@ -52,16 +52,22 @@
 // CTA's k-block, issue-to-full, producer wait, release-to-issue and consumer
 // wait (SM cycles); multicast_stream only 4096x4096x4096,128,4,520,0,spin,2x1,own_local
 // runs that one configuration (its CSV row's first columns), e.g. under
-// Nsight Compute; hw/h200/run_multicast.sh builds, runs and compares it.
+// Nsight Compute; multicast_stream holds: without a cluster, 128 x 128 tiles
+// with 4 and 6 stages, spun holds of 0-520 cycles, on 4096^3 and on
+// 1024x2048x4096 warm (every stage from L2), timed and stamped
+// (docs/hardware.md, "The consumer's loop without memory");
+// hw/h200/run_multicast.sh builds, runs and compares it.
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "hw/h200/bench_common.cuh"
@@ -232,7 +238,62 @@ void print_stamps(const std::vector<unsigned long long>& st, uint32_t stages, co
   }
 }
 
-void run(bool stamped, const char* only) {
+struct Shape {
+  uint32_t m, n, k;
+};
+struct Cl {
+  uint32_t m, n, multicast, control;
+};
+struct TileCfg {
+  uint32_t tile_n, stages;
+};
+// What one run measures: every shape x tile x cluster x hold. warm: one copy
+// of the operands, so that a launch finds them in L2 where they fit (else
+// enough copies that it does not).
+struct Plan {
+  std::vector<Shape> shapes;
+  std::vector<TileCfg> tiles;
+  std::vector<Cl> clusters;
+  std::vector<std::array<uint32_t, 3>> holds;
+  bool warm = false;
+};
+
+// The default run: the three matmul shapes, every cluster mode and control,
+// the holds of kHolds; stamped, only 4096^3 128 x 128 with 4 stages, the
+// unspread holds and the launch and release controls of clusters of two.
+Plan default_plan(bool stamped) {
+  Plan p;
+  p.shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}, {2048, 2048, 8192}};
+  p.tiles = {{128, 4}, {128, 6}, {256, 4}};
+  p.clusters = {{1, 1, 0, 0}, {2, 1, 1, 0}, {1, 2, 1, 0}, {2, 1, 0, 0}, {1, 2, 0, 0}, {2, 2, 1, 0},
+                {2, 1, 0, 1}, {1, 2, 0, 1}, {2, 1, 0, 2}, {1, 2, 0, 2}, {1, 1, 0, 3},
+                {2, 1, 0, 4}, {1, 2, 0, 4}, {2, 1, 0, 5}, {1, 2, 0, 5}};
+  for (const auto& h : kHolds) p.holds.push_back({h[0], h[1], h[2]});
+  if (stamped) {
+    p.shapes.resize(1);
+    p.tiles.resize(1);
+    std::erase_if(p.clusters, [](const Cl& c) { return c.control > 1 || c.m * c.n > 2; });
+    std::erase_if(p.holds, [](const std::array<uint32_t, 3>& h) { return h[1] != 0; });
+  }
+  return p;
+}
+
+// `holds`: how a held stage's loads answer a longer hold, without a cluster:
+// 128 x 128 tiles with 4 and 6 stages, spun holds of 0 to 520 cycles, on
+// 4096^3 (operands rotated, much of each stage from HBM) and on
+// 1024x2048x4096 warm (24 MiB of operands, one wave of 128 CTAs, every stage
+// from L2 once the launches before have run).
+Plan hold_plan(const Shape& shape, bool warm) {
+  Plan p;
+  p.shapes = {shape};
+  p.tiles = {{128, 4}, {128, 6}};
+  p.clusters = {{1, 1, 0, 0}};
+  for (uint32_t h : {0u, 130u, 260u, 390u, 520u}) p.holds.push_back({h, 0, 0});
+  p.warm = warm;
+  return p;
+}
+
+void run(const Plan& plan, bool stamped, const char* only) {
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   if (stamped)
@@ -243,38 +304,23 @@ void run(bool stamped, const char* only) {
                 "requested_bytes_per_ns\n");
   unsigned long long* stamps = nullptr;
   CK(cudaMalloc(&stamps, sizeof(*stamps) * kStampCtas * kStampBlocks * 4));
-  struct Shape {
-    uint32_t m, n, k;
-  };
-  const Shape shapes[] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {2048, 2048, 8192}};
-  struct Cl {
-    uint32_t m, n, multicast, control;
-  };
-  const Cl clusters[] = {{1, 1, 0, 0}, {2, 1, 1, 0}, {1, 2, 1, 0}, {2, 1, 0, 0}, {1, 2, 0, 0}, {2, 2, 1, 0},
-                         {2, 1, 0, 1}, {1, 2, 0, 1}, {2, 1, 0, 2}, {1, 2, 0, 2}, {1, 1, 0, 3},
-                         {2, 1, 0, 4}, {1, 2, 0, 4}, {2, 1, 0, 5}, {1, 2, 0, 5}};
   const char* const modes[] = {"own", "own_local", "own_order1x1", "own_remote", "own_smid", "own_smid_far"};
   unsigned long long* taken = nullptr;
   CK(cudaMalloc(&taken, sizeof(*taken)));
-  for (const Shape& s : shapes) {
-    if (stamped && s.m != 4096) continue;
+  for (const Shape& s : plan.shapes) {
     // Enough copies that consecutive launches do not find the last one's
-    // operands in L2 (as gemm_bench rotates its inputs).
+    // operands in L2 (as gemm_bench rotates its inputs), unless warm.
     const uint64_t set = 2ull * s.k * (s.m + s.n);
-    const int sets = std::max(1, std::min(8, static_cast<int>(3 * 64e6 / static_cast<double>(set) + 0.999)));
+    const int sets =
+        plan.warm ? 1 : std::max(1, std::min(8, static_cast<int>(3 * 64e6 / static_cast<double>(set) + 0.999)));
     std::vector<void*> bufs(sets);
     for (void*& p : bufs) {
       CK(cudaMalloc(&p, set));
       CK(cudaMemset(p, 0x3c, set));
     }
-    struct TileCfg {
-      uint32_t tile_n, stages;
-    };
-    for (const TileCfg tc : {TileCfg{128, 4}, TileCfg{128, 6}, TileCfg{256, 4}})
-      for (const Cl& cl : clusters)
-        for (const uint32_t* cj : {kHolds[0], kHolds[1], kHolds[2], kHolds[3]}) {
-          // Stamped: 128 x 128, 4 stages, no spread, the launch and release controls.
-          if (stamped && (tc.tile_n != 128 || tc.stages != 4 || cj[1] != 0 || cl.control > 1 || cl.m * cl.n > 2)) continue;
+    for (const TileCfg tc : plan.tiles)
+      for (const Cl& cl : plan.clusters)
+        for (const std::array<uint32_t, 3>& cj : plan.holds) {
           const uint32_t compute = cj[0] * (tc.tile_n / 128), jitter = cj[1] * (tc.tile_n / 128);
           const char* hold = cj[2] != 0 ? "sleep" : "spin";
           const char* mode = cl.multicast ? "multicast" : modes[cl.control];
@@ -354,13 +400,21 @@ void run(bool stamped, const char* only) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool stamped = argc == 2 && std::string_view(argv[1]) == "stamps";
-  const bool one = argc == 3 && std::string_view(argv[1]) == "only";
-  if (argc > 1 && !stamped && !one) {
-    std::fprintf(stderr, "%s: usage: multicast_stream [stamps | only SHAPE,TILE_N,STAGES,HOLD,SPREAD,spin|sleep,CLUSTER,MODE]\n",
+  const std::string_view mode = argc >= 2 ? argv[1] : "";
+  const bool stamped = argc == 2 && mode == "stamps";
+  const bool one = argc == 3 && mode == "only";
+  const bool holds = argc == 2 && mode == "holds";
+  if (argc > 1 && !stamped && !one && !holds) {
+    std::fprintf(stderr, "%s: usage: multicast_stream [stamps | holds | only SHAPE,TILE_N,STAGES,HOLD,SPREAD,spin|sleep,CLUSTER,MODE]\n",
                  kProg);
     return 2;
   }
-  run(stamped, one ? argv[2] : nullptr);
+  if (holds) {
+    // Timed rows, then the stamped ones, for each of the two shapes.
+    for (const auto& [shape, warm] : {std::pair{Shape{4096, 4096, 4096}, false}, std::pair{Shape{1024, 2048, 4096}, true}})
+      for (bool st : {false, true}) run(hold_plan(shape, warm), st, nullptr);
+    return 0;
+  }
+  run(default_plan(stamped), stamped, one ? argv[2] : nullptr);
   return 0;
 }

@@ -19,6 +19,17 @@
 //                           held when both consume it)
 //   skew                    wg1's start - wg0's start
 //   period                  wg0's start(k + 1) - start(k)
+// Section wgmma_ring: the matmul's consumer loop on a ring whose stages are
+// always full, without memory: two consumer warpgroups and a producer warp,
+// `stages` stage barriers as the kernel's (full: one arrival, the producer's
+// plain arrive standing for its loads' completion; empty: one elected lane
+// per consumer warp). Each warpgroup per k-block: wait for the stage full,
+// wgmma.fence, 4 ops, commit, wait_group 0, spin `hold` SM cycles (as
+// gemm_bench --hold-kblock), release. No stamp inside the loop: each
+// warpgroup reads clock64 after its wait for k-block 8 and after its last
+// release, so a row's period is the k-block time of a consumer loop that
+// never waits for data:
+//   n,stages,hold,wg0_period,wg1_period
 // The SM90 model's rule (models/sm90/params.json wgmma_interleave,
 // wgmma_latency_extra): the tensor core interleaves the two warpgroups' ops,
 // so with sync and delay 0 both groups complete together after 2 x ops ops
@@ -121,6 +132,84 @@ void rows(uint64_t* dev, int iters) {
       }
 }
 
+
+// The matmul's consumer loop on an always-full ring (section wgmma_ring):
+// warps 0-7 the two consumer warpgroups, warp 8 the producer. out[wg * 2],
+// out[wg * 2 + 1]: clock64 after k-block 8's full wait and after the last
+// release.
+template <int N>
+__global__ void __launch_bounds__(288, 1) wgmma_ring(uint64_t* out, int iters, int hold, int stages) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  __shared__ uint64_t full[8], empty[8];
+  uint8_t* base = sk::bench::smem_align_1024(smem);
+  sk::bench::fill_bf16_operands(base, (64 + N) * 64);
+  sk::arch::fence_proxy_async_shared();
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < stages; ++s) {
+      sk::arch::mbarrier_init(&full[s], 1);
+      sk::arch::mbarrier_init(&empty[s], 8);
+    }
+    sk::arch::fence_mbarrier_init();
+  }
+  __syncthreads();
+  if (threadIdx.x >= 256) {
+    if (threadIdx.x == 256)
+      for (int it = 0; it < iters; ++it) {
+        const int s = it % stages;
+        if (it >= stages) sk::bench::wait_phase(&empty[s], ((it / stages) - 1) & 1);
+        sk::arch::mbarrier_arrive(&full[s]);
+      }
+    return;
+  }
+  const uint32_t a = sk::arch::smem_addr(base), b = a + 64 * 128;
+  const int wg = threadIdx.x / 128;
+  sk::LaneArray<float, N / 2> acc;
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) acc.regs[0][i] = 0.0f;
+  uint64_t first = 0;
+  for (int it = 0; it < iters; ++it) {
+    const int s = it % stages;
+    sk::bench::wait_phase(&full[s], (it / stages) & 1);
+    if (it == 8) first = clk();
+    sk::arch::wgmma_fence();
+#pragma unroll
+    for (int i = 0; i < 4; ++i) one_op<N>(acc, a, b, i);
+    sk::arch::wgmma_commit_group();
+    sk::arch::wgmma_wait_group<0>();
+    if (hold > 0) {
+      const uint64_t until = clk() + static_cast<uint64_t>(hold);
+      while (clk() < until) {
+      }
+    }
+    if (threadIdx.x % 32 == 0) sk::arch::mbarrier_arrive(&empty[s]);
+  }
+  const uint64_t last = clk();
+  float sum = 0;
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) sum += acc.regs[0][i];
+  if (threadIdx.x % 128 == 0) {
+    out[wg * 2] = first;
+    out[wg * 2 + 1] = sum == 12345.0f ? 0 : last;
+  }
+}
+
+template <int N>
+void ring_rows(uint64_t* dev, int iters) {
+  const int smem = (64 + N) * 128 + 1024;
+  CK(cudaFuncSetAttribute(wgmma_ring<N>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  for (int stages : {4, 6})
+    for (int hold : {0, 50, 100, 200, 400}) {
+      wgmma_ring<N><<<1, 288, smem>>>(dev, iters, hold, stages);
+      CK(cudaGetLastError());
+      CK(cudaDeviceSynchronize());
+      uint64_t h[4];
+      CK(cudaMemcpy(h, dev, sizeof(h), cudaMemcpyDeviceToHost));
+      const double k = iters - 8;
+      std::printf("%d,%d,%d,%.1f,%.1f\n", N, stages, hold, static_cast<double>(h[1] - h[0]) / k,
+                  static_cast<double>(h[3] - h[2]) / k);
+    }
+}
+
 }  // namespace
 
 int main() {
@@ -134,6 +223,9 @@ int main() {
   rows<256, 1>(dev, kIters);
   rows<256, 4>(dev, kIters);
   rows<256, 8>(dev, kIters);
+  std::printf("section,wgmma_ring\nn,stages,hold,wg0_period,wg1_period\n");
+  ring_rows<128>(dev, 264);
+  ring_rows<256>(dev, 264);
   CK(cudaFree(dev));
   return 0;
 }

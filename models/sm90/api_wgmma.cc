@@ -509,8 +509,9 @@ void wgmma_wait_group(int n, const Loc& loc) {
     if (x.wgmma_interleave && wg.committed.size() == 1 && queued > now)
       g.done = std::max(g.done, queued + x.wgmma_latency_extra +
                                     static_cast<Cycle>(x.wgmma_drain_per_n * g.n + 0.5));
-    if (g.done > now) {
-      w.stall_local(g.done - now, kWaitGroup);
+    const Cycle exit = g.done + x.wgmma_wait_exit_cycles;
+    if (exit > now) {
+      w.stall_local(exit - now, kWaitGroup);
       slot = 0;
     }
     if (sim::Observer* obs = gpu().obs())

@@ -35,6 +35,9 @@ struct Extras {
   double gpc_store_bytes_per_cycle = 0;
   std::vector<uint32_t> store_gpc, store_first;
   double wgmma_drain_per_n = 0;      // with it: drain of a waited group, per column
+  // SM cycles from a wgmma.wait_group that waited for a group to the warp's
+  // next issue (api_wgmma.cc): the accumulators' registers handed back.
+  uint32_t wgmma_wait_exit_cycles = 0;
   // Bytes of the SM's st.global stream that each wgmma op waits out while
   // warps of its SM store (an op then takes this over the SM's current store
   // rate longer; api_wgmma.cc); 0: the stores do not slow the tensor core.

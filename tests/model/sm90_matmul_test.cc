@@ -364,3 +364,29 @@ TEST_CASE("sm90 matmul: wgmma_tensor_cores 4 runs each warp's quarters on its ow
   // Only 1 and 4 are tensor-core counts.
   CHECK_THROWS_AS(sk::models::sm90::use_params(params_with_tensor_cores(2, 0)), std::runtime_error);
 }
+
+// wgmma_wait_exit_cycles: a consumer warp whose wgmma.wait_group waited for a
+// group issues nothing for that many cycles after the group completes. One
+// tile per CTA (1024 x 1024, 128 x 256 tiles, 32 CTAs) with 5 k-blocks: the
+// last k-block's exit is on the path to the stores, and no more than the 5
+// are, so the launch takes between X and 5 X (plus the ring's effect on the
+// refills) more cycles than with 0.
+TEST_CASE("sm90 matmul: wgmma_wait_exit_cycles holds each consumer warp after its group") {
+  auto exit_run = [](int exit_cycles) {
+    const std::string text = sk::test::sm90_params_with({{"wgmma_wait_exit_cycles", exit_cycles}});
+    auto res = sk::sim::run_isolated(
+        [&text] {
+          sk::models::sm90::use_params(text);
+          sk::sim::MatmulRequest q;
+          q.m = 1024, q.n = 1024, q.k = 320, q.tile_n = 256, q.stages = 4;
+          q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
+          return boost::json::serialize(sk::sim::to_json(sk::sim::run_sm90_matmul(q)));
+        },
+        300);
+    REQUIRE_MESSAGE(res.ok, res.error);
+    return sk::sim::run_result_from_json(boost::json::parse(res.payload));
+  };
+  const auto plain = exit_run(0), held = exit_run(1000);
+  CHECK(held.cycles >= plain.cycles + 1000);
+  CHECK(held.cycles <= plain.cycles + 5 * 1000 + 500);
+}

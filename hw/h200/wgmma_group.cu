@@ -25,11 +25,13 @@
 // plain arrive standing for its loads' completion; empty: one elected lane
 // per consumer warp). Each warpgroup per k-block: wait for the stage full,
 // wgmma.fence, 4 ops, commit, wait_group 0, spin `hold` SM cycles (as
-// gemm_bench --hold-kblock), release. No stamp inside the loop: each
-// warpgroup reads clock64 after its wait for k-block 8 and after its last
-// release, so a row's period is the k-block time of a consumer loop that
-// never waits for data:
-//   n,stages,hold,wg0_period,wg1_period
+// gemm_bench --hold-kblock), release; with one warpgroup or two, and with
+// no stage barriers at all (barriers 0). Each warpgroup keeps its stamps in
+// shared memory (start: after the stage wait; done: after wait_group) and
+// writes them out after the loop. Medians over k-blocks 8-135:
+//   n,barriers,warpgroups,stages,hold,period,group0,group1,rest0,rest1,skew
+// (period: warpgroup 0's start to start; group: start to done; rest: done
+// to the next start; skew: warpgroup 1's start less warpgroup 0's).
 // The SM90 model's rule (models/sm90/params.json wgmma_interleave,
 // wgmma_latency_extra): the tensor core interleaves the two warpgroups' ops,
 // so with sync and delay 0 both groups complete together after 2 x ops ops
@@ -134,26 +136,34 @@ void rows(uint64_t* dev, int iters) {
 
 
 // The matmul's consumer loop on an always-full ring (section wgmma_ring):
-// warps 0-7 the two consumer warpgroups, warp 8 the producer. out[wg * 2],
-// out[wg * 2 + 1]: clock64 after k-block 8's full wait and after the last
-// release.
+// warpgroups 0 and (groups 2) 1 consume, the warp after them produces.
+// barriers 0: no stage barriers at all (each warpgroup loops on its group
+// and hold; the producer idles): what the barriers add. Each warpgroup's
+// first thread keeps, in shared memory, its clock64 after the stage wait
+// (start) and after wait_group (done) of k-blocks kFirst .. kFirst + kKept - 1
+// and writes them out at the end: out[((wg * kKept) + i) * 2 + {0, 1}].
+constexpr int kFirst = 8, kKept = 128;
+
 template <int N>
-__global__ void __launch_bounds__(288, 1) wgmma_ring(uint64_t* out, int iters, int hold, int stages) {
+__global__ void __launch_bounds__(288, 1)
+    wgmma_ring(uint64_t* out, int iters, int hold, int stages, int groups, int barriers) {
   extern __shared__ __align__(1024) uint8_t smem[];
   __shared__ uint64_t full[8], empty[8];
+  __shared__ uint64_t kept[2][kKept][2];
   uint8_t* base = sk::bench::smem_align_1024(smem);
   sk::bench::fill_bf16_operands(base, (64 + N) * 64);
   sk::arch::fence_proxy_async_shared();
+  const int consumers = 128 * groups;
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) {
       sk::arch::mbarrier_init(&full[s], 1);
-      sk::arch::mbarrier_init(&empty[s], 8);
+      sk::arch::mbarrier_init(&empty[s], 4 * groups);
     }
     sk::arch::fence_mbarrier_init();
   }
   __syncthreads();
-  if (threadIdx.x >= 256) {
-    if (threadIdx.x == 256)
+  if (threadIdx.x >= consumers) {
+    if (threadIdx.x == consumers && barriers)
       for (int it = 0; it < iters; ++it) {
         const int s = it % stages;
         if (it >= stages) sk::bench::wait_phase(&empty[s], ((it / stages) - 1) & 1);
@@ -163,51 +173,73 @@ __global__ void __launch_bounds__(288, 1) wgmma_ring(uint64_t* out, int iters, i
   }
   const uint32_t a = sk::arch::smem_addr(base), b = a + 64 * 128;
   const int wg = threadIdx.x / 128;
+  const bool keeper = threadIdx.x % 128 == 0;
   sk::LaneArray<float, N / 2> acc;
 #pragma unroll
   for (int i = 0; i < N / 2; ++i) acc.regs[0][i] = 0.0f;
-  uint64_t first = 0;
   for (int it = 0; it < iters; ++it) {
     const int s = it % stages;
-    sk::bench::wait_phase(&full[s], (it / stages) & 1);
-    if (it == 8) first = clk();
+    if (barriers) sk::bench::wait_phase(&full[s], (it / stages) & 1);
+    const int slot = it - kFirst;
+    const bool kept_here = keeper && slot >= 0 && slot < kKept;
+    if (kept_here) kept[wg][slot][0] = clk();
     sk::arch::wgmma_fence();
 #pragma unroll
     for (int i = 0; i < 4; ++i) one_op<N>(acc, a, b, i);
     sk::arch::wgmma_commit_group();
     sk::arch::wgmma_wait_group<0>();
+    if (kept_here) kept[wg][slot][1] = clk();
     if (hold > 0) {
       const uint64_t until = clk() + static_cast<uint64_t>(hold);
       while (clk() < until) {
       }
     }
-    if (threadIdx.x % 32 == 0) sk::arch::mbarrier_arrive(&empty[s]);
+    if (barriers && threadIdx.x % 32 == 0) sk::arch::mbarrier_arrive(&empty[s]);
   }
-  const uint64_t last = clk();
   float sum = 0;
 #pragma unroll
   for (int i = 0; i < N / 2; ++i) sum += acc.regs[0][i];
-  if (threadIdx.x % 128 == 0) {
-    out[wg * 2] = first;
-    out[wg * 2 + 1] = sum == 12345.0f ? 0 : last;
-  }
+  if (keeper)
+    for (int i = 0; i < kKept; ++i) {
+      out[((wg * kKept) + i) * 2] = kept[wg][i][0];
+      out[((wg * kKept) + i) * 2 + 1] = sum == 12345.0f ? 0 : kept[wg][i][1];
+    }
 }
 
+// Per configuration, medians over the kept k-blocks: period (warpgroup 0's
+// start to its next start), each warpgroup's group (start to done: fence,
+// ops, commit, wait), its rest (done to its next start: the hold, the
+// release, the next stage's wait) and the skew (warpgroup 1's start less
+// warpgroup 0's of the same k-block).
 template <int N>
 void ring_rows(uint64_t* dev, int iters) {
   const int smem = (64 + N) * 128 + 1024;
   CK(cudaFuncSetAttribute(wgmma_ring<N>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  for (int stages : {4, 6})
-    for (int hold : {0, 50, 100, 200, 400}) {
-      wgmma_ring<N><<<1, 288, smem>>>(dev, iters, hold, stages);
-      CK(cudaGetLastError());
-      CK(cudaDeviceSynchronize());
-      uint64_t h[4];
-      CK(cudaMemcpy(h, dev, sizeof(h), cudaMemcpyDeviceToHost));
-      const double k = iters - 8;
-      std::printf("%d,%d,%d,%.1f,%.1f\n", N, stages, hold, static_cast<double>(h[1] - h[0]) / k,
-                  static_cast<double>(h[3] - h[2]) / k);
-    }
+  std::vector<uint64_t> h(2 * kKept * 2);
+  for (int barriers : {1, 0})
+    for (int groups : {2, 1})
+      for (int stages : {4, 6})
+        for (int hold : {0, 50, 100, 200, 400}) {
+          if (!barriers && stages != 4) continue;
+          wgmma_ring<N><<<1, 128 * groups + 32, smem>>>(dev, iters, hold, stages, groups, barriers);
+          CK(cudaGetLastError());
+          CK(cudaDeviceSynchronize());
+          CK(cudaMemcpy(h.data(), dev, h.size() * 8, cudaMemcpyDeviceToHost));
+          auto at = [&](int wg, int i, int w) { return static_cast<double>(h[((wg * kKept) + i) * 2 + w]); };
+          std::vector<double> period, g0, g1, r0, r1, skew;
+          for (int i = 0; i + 1 < kKept; ++i) {
+            period.push_back(at(0, i + 1, 0) - at(0, i, 0));
+            g0.push_back(at(0, i, 1) - at(0, i, 0));
+            r0.push_back(at(0, i + 1, 0) - at(0, i, 1));
+            if (groups == 2) {
+              g1.push_back(at(1, i, 1) - at(1, i, 0));
+              r1.push_back(at(1, i + 1, 0) - at(1, i, 1));
+              skew.push_back(at(1, i, 0) - at(0, i, 0));
+            }
+          }
+          std::printf("%d,%d,%d,%d,%d,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f\n", N, barriers, groups, stages, hold,
+                      median(period), median(g0), median(g1), median(r0), median(r1), median(skew));
+        }
 }
 
 }  // namespace
@@ -223,9 +255,12 @@ int main() {
   rows<256, 1>(dev, kIters);
   rows<256, 4>(dev, kIters);
   rows<256, 8>(dev, kIters);
-  std::printf("section,wgmma_ring\nn,stages,hold,wg0_period,wg1_period\n");
-  ring_rows<128>(dev, 264);
-  ring_rows<256>(dev, 264);
+  uint64_t* ring;
+  CK(cudaMalloc(&ring, 2 * kKept * 2 * 8));
+  std::printf("section,wgmma_ring\nn,barriers,warpgroups,stages,hold,period,group0,group1,rest0,rest1,skew\n");
+  ring_rows<128>(ring, kFirst + kKept + 8);
+  ring_rows<256>(ring, kFirst + kKept + 8);
+  CK(cudaFree(ring));
   CK(cudaFree(dev));
   return 0;
 }

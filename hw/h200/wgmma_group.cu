@@ -26,7 +26,8 @@
 // per consumer warp). Each warpgroup per k-block: wait for the stage full,
 // wgmma.fence, 4 ops, commit, wait_group 0, spin `hold` SM cycles (as
 // gemm_bench --hold-kblock), release; with one warpgroup or two, and with
-// no stage barriers at all (barriers 0). Each warpgroup keeps its stamps in
+// no stage barriers at all (barriers 0), and with the ring's operations
+// one at a time (barriers 2-4, below). Each warpgroup keeps its stamps in
 // shared memory (start: after the stage wait; done: after wait_group) and
 // writes them out after the loop. Medians over k-blocks 8-135:
 //   n,barriers,warpgroups,stages,hold,period,group0,group1,rest0,rest1,skew
@@ -137,8 +138,12 @@ void rows(uint64_t* dev, int iters) {
 
 // The matmul's consumer loop on an always-full ring (section wgmma_ring):
 // warpgroups 0 and (groups 2) 1 consume, the warp after them produces.
-// barriers 0: no stage barriers at all (each warpgroup loops on its group
-// and hold; the producer idles): what the barriers add. Each warpgroup's
+// barriers: 1 the kernel's stage ring; 0 none at all (each warpgroup loops
+// on its group and hold; the producer idles); 2 only a wait, on a barrier
+// whose phase completed before the loop; 3 only an arrive (one lane a
+// warp), on a barrier that never completes; 4 the ring and a second arrive
+// a warp on that barrier (a clustered kernel's release arrives on two
+// CTAs' barriers). What each of the ring's operations costs its warp. Each warpgroup's
 // first thread keeps, in shared memory, its clock64 after the stage wait
 // (start) and after wait_group (done) of k-blocks kFirst .. kFirst + kKept - 1
 // and writes them out at the end: out[((wg * kKept) + i) * 2 + {0, 1}].
@@ -148,7 +153,7 @@ template <int N>
 __global__ void __launch_bounds__(288, 1)
     wgmma_ring(uint64_t* out, int iters, int hold, int stages, int groups, int barriers) {
   extern __shared__ __align__(1024) uint8_t smem[];
-  __shared__ uint64_t full[8], empty[8];
+  __shared__ uint64_t full[8], empty[8], done, dummy;
   __shared__ uint64_t kept[2][kKept][2];
   uint8_t* base = sk::bench::smem_align_1024(smem);
   sk::bench::fill_bf16_operands(base, (64 + N) * 64);
@@ -159,11 +164,14 @@ __global__ void __launch_bounds__(288, 1)
       sk::arch::mbarrier_init(&full[s], 1);
       sk::arch::mbarrier_init(&empty[s], 4 * groups);
     }
+    sk::arch::mbarrier_init(&done, 1);
+    sk::arch::mbarrier_init(&dummy, (1u << 20) - 1);
     sk::arch::fence_mbarrier_init();
+    sk::arch::mbarrier_arrive(&done);
   }
   __syncthreads();
   if (threadIdx.x >= consumers) {
-    if (threadIdx.x == consumers && barriers)
+    if (threadIdx.x == consumers && (barriers == 1 || barriers == 4))
       for (int it = 0; it < iters; ++it) {
         const int s = it % stages;
         if (it >= stages) sk::bench::wait_phase(&empty[s], ((it / stages) - 1) & 1);
@@ -179,7 +187,8 @@ __global__ void __launch_bounds__(288, 1)
   for (int i = 0; i < N / 2; ++i) acc.regs[0][i] = 0.0f;
   for (int it = 0; it < iters; ++it) {
     const int s = it % stages;
-    if (barriers) sk::bench::wait_phase(&full[s], (it / stages) & 1);
+    if (barriers == 1 || barriers == 4) sk::bench::wait_phase(&full[s], (it / stages) & 1);
+    if (barriers == 2) sk::bench::wait_phase(&done, 0);
     const int slot = it - kFirst;
     const bool kept_here = keeper && slot >= 0 && slot < kKept;
     if (kept_here) kept[wg][slot][0] = clk();
@@ -194,7 +203,8 @@ __global__ void __launch_bounds__(288, 1)
       while (clk() < until) {
       }
     }
-    if (barriers && threadIdx.x % 32 == 0) sk::arch::mbarrier_arrive(&empty[s]);
+    if ((barriers == 1 || barriers == 4) && threadIdx.x % 32 == 0) sk::arch::mbarrier_arrive(&empty[s]);
+    if ((barriers == 3 || barriers == 4) && threadIdx.x % 32 == 0) sk::arch::mbarrier_arrive(&dummy);
   }
   float sum = 0;
 #pragma unroll
@@ -216,11 +226,12 @@ void ring_rows(uint64_t* dev, int iters) {
   const int smem = (64 + N) * 128 + 1024;
   CK(cudaFuncSetAttribute(wgmma_ring<N>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   std::vector<uint64_t> h(2 * kKept * 2);
-  for (int barriers : {1, 0})
+  for (int barriers : {1, 0, 2, 3, 4})
     for (int groups : {2, 1})
       for (int stages : {4, 6})
         for (int hold : {0, 50, 100, 200, 400}) {
-          if (!barriers && stages != 4) continue;
+          if (barriers != 1 && stages != 4) continue;
+          if (barriers >= 2 && hold != 0 && hold != 200) continue;
           wgmma_ring<N><<<1, 128 * groups + 32, smem>>>(dev, iters, hold, stages, groups, barriers);
           CK(cudaGetLastError());
           CK(cudaDeviceSynchronize());

@@ -75,6 +75,8 @@ struct WarpGroups {
   bool fence_reported = false;  // one wgmma.missing_fence per warp
   bool waited = false;          // a wgmma.wait_group has run
   uint64_t seq = 0;             // with wgmma_warpgroup_op: this warp's next op's number
+  // With wgmma_rest_ns: what the warp's next wgmma.fence stalls.
+  sim::Cycle rest = 0;
 };
 // Per warp (the Gpu is one per process, and so is this table).
 std::unordered_map<const sim::Warp*, WarpGroups>& groups() {
@@ -447,7 +449,12 @@ void wgmma_mma_rs(float* acc, int regs, const uint32_t* a_regs, uint64_t desc_b,
 
 void wgmma_fence(const Loc& loc) {
   sim::Warp& w = issue_local(loc);
-  groups_of(w).fenced = true;
+  WarpGroups& wg = groups_of(w);
+  wg.fenced = true;
+  // The rest after the warp's last waited group (wgmma_rest_ns): work
+  // of the warp's own, after whatever it did since the wait.
+  if (wg.rest > 0) w.stall_local(wg.rest, "wgmma.fence");
+  wg.rest = 0;
 }
 
 void wgmma_commit_group(const Loc& loc) {
@@ -509,10 +516,17 @@ void wgmma_wait_group(int n, const Loc& loc) {
     if (x.wgmma_interleave && wg.committed.size() == 1 && queued > now)
       g.done = std::max(g.done, queued + x.wgmma_latency_extra +
                                     static_cast<Cycle>(x.wgmma_drain_per_n * g.n + 0.5));
-    const Cycle exit = g.done + x.wgmma_wait_exit_cycles;
-    if (exit > now) {
-      w.stall_local(exit - now, kWaitGroup);
+    if (g.done > now) {
+      w.stall_local(g.done - now, kWaitGroup);
       slot = 0;
+    }
+    if (x.wgmma_rest_ns > 0 && g.mmas > 0) {
+      // The rest runs from the group's completion; the tensor core's work
+      // queued past it (the other warpgroup's ops issued by now) stretches
+      // the part it overlaps.
+      const Cycle rest = static_cast<Cycle>(x.wgmma_rest_ns * gpu().sm_clock().ghz() + 0.5);
+      const Cycle busy = queued > g.done ? std::min(rest, queued - g.done) : 0;
+      wg.rest = rest + static_cast<Cycle>(x.wgmma_rest_stretch * static_cast<double>(busy) + 0.5);
     }
     if (sim::Observer* obs = gpu().obs())
       for (sim::OpId op : g.ops) obs->complete_local(w, op);

@@ -80,7 +80,8 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
     throw std::runtime_error("sm90 params: \"wgmma_tensor_cores\" must be 1 or 4, got " +
                              std::to_string(x.wgmma_tensor_cores));
   x.wgmma_drain_per_n = real(p, "wgmma_drain_per_n", 0.0, 1000.0);
-  x.wgmma_wait_exit_cycles = static_cast<uint32_t>(count(p, "wgmma_wait_exit_cycles", 0, 100000));
+  x.wgmma_rest_ns = real(p, "wgmma_rest_ns", 0.0, 100000.0);
+  x.wgmma_rest_stretch = real(p, "wgmma_rest_stretch", 0.0, 10.0);
   x.wgmma_store_bytes = real(p, "wgmma_store_bytes", 0.0, 1000000.0);
   x.store_bytes_per_cycle = real(p, "store_bytes_per_cycle", 0.0, 1000000.0);
   x.store_series_bytes_per_cycle = real(p, "store_series_bytes_per_cycle", 0.0, 1000000.0);

@@ -35,9 +35,13 @@ struct Extras {
   double gpc_store_bytes_per_cycle = 0;
   std::vector<uint32_t> store_gpc, store_first;
   double wgmma_drain_per_n = 0;      // with it: drain of a waited group, per column
-  // SM cycles from a wgmma.wait_group that waited for a group to the warp's
-  // next issue (api_wgmma.cc): the accumulators' registers handed back.
-  uint32_t wgmma_wait_exit_cycles = 0;
+  // A consumer warpgroup's rest (api_wgmma.cc): its next wgmma.fence after
+  // a wgmma.wait_group that waited for a group stalls this long (ns, at the
+  // SM clock then in effect), plus wgmma_rest_stretch times the part of it in
+  // which the SM's tensor core still had other work queued when the wait ran
+  // (the other warpgroup's ops). 0: none.
+  double wgmma_rest_ns = 0;
+  double wgmma_rest_stretch = 0;
   // Bytes of the SM's st.global stream that each wgmma op waits out while
   // warps of its SM store (an op then takes this over the SM's current store
   // rate longer; api_wgmma.cc); 0: the stores do not slow the tensor core.

@@ -365,15 +365,15 @@ TEST_CASE("sm90 matmul: wgmma_tensor_cores 4 runs each warp's quarters on its ow
   CHECK_THROWS_AS(sk::models::sm90::use_params(params_with_tensor_cores(2, 0)), std::runtime_error);
 }
 
-// wgmma_wait_exit_cycles: a consumer warp whose wgmma.wait_group waited for a
-// group issues nothing for that many cycles after the group completes. One
-// tile per CTA (1024 x 1024, 128 x 256 tiles, 32 CTAs) with 5 k-blocks: the
-// last k-block's exit is on the path to the stores, and no more than the 5
-// are, so the launch takes between X and 5 X (plus the ring's effect on the
-// refills) more cycles than with 0.
-TEST_CASE("sm90 matmul: wgmma_wait_exit_cycles holds each consumer warp after its group") {
-  auto exit_run = [](int exit_cycles) {
-    const std::string text = sk::test::sm90_params_with({{"wgmma_wait_exit_cycles", exit_cycles}});
+// wgmma_rest_ns: a consumer warp's next wgmma.fence after a wait that
+// waited for a group stalls it that long (X cycles: 1,515.15 ns at the
+// pinned 1.98 GHz). One tile per CTA (1024 x 1024, 128 x 256 tiles, 32 CTAs) with 5
+// k-blocks: the 4 rests before the tile's later k-blocks are on its path
+// (the last one's is not: no fence follows it), so the launch takes at least
+// 4 X - the k-blocks' own time more than with 0 and at most 4 X more.
+TEST_CASE("sm90 matmul: wgmma_rest_ns keeps each consumer warp from its next group") {
+  auto rest_run = [](double rest_ns) {
+    const std::string text = sk::test::sm90_params_with({{"wgmma_rest_ns", rest_ns}});
     auto res = sk::sim::run_isolated(
         [&text] {
           sk::models::sm90::use_params(text);
@@ -386,7 +386,8 @@ TEST_CASE("sm90 matmul: wgmma_wait_exit_cycles holds each consumer warp after it
     REQUIRE_MESSAGE(res.ok, res.error);
     return sk::sim::run_result_from_json(boost::json::parse(res.payload));
   };
-  const auto plain = exit_run(0), held = exit_run(1000);
-  CHECK(held.cycles >= plain.cycles + 1000);
-  CHECK(held.cycles <= plain.cycles + 5 * 1000 + 500);
+  const auto plain = rest_run(0), rested = rest_run(3000 / 1.98);
+  // A k-block of the two warpgroups' 8 ops of 129 cycles: ~1,040.
+  CHECK(rested.cycles >= plain.cycles + 4 * 3000 - 4 * 1100);
+  CHECK(rested.cycles <= plain.cycles + 4 * 3000 + 500);
 }

@@ -41,7 +41,7 @@ NOT_RULES = {
     "family.conv2d", "input.empty", "input.full", "ld.shared", "st.global", "st.shared",
     "mbarrier.arrive", "mbarrier.expect_tx", "mbarrier.init", "mbarrier.inval",
     "tcgen05.alloc", "tcgen05.commit", "tcgen05.dealloc", "tcgen05.ld", "tcgen05.mma",
-    "tcgen05.relinquish_alloc_permit", "tcgen05.st", "tma.load", "wgmma.wait_group",
+    "tcgen05.relinquish_alloc_permit", "tcgen05.st", "tma.load", "wgmma.fence", "wgmma.wait_group",
 }
 NOT_RULE_PREFIXES = ("corpus",)  # case names: corpus.fixed, corpus_amd.pingpong, ...
 

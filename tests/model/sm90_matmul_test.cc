@@ -15,10 +15,15 @@
 #include "runner/kernels/sm90_matmul_run.h"
 
 namespace {
-// The request simulated in a child process (engine/isolate.h).
-sk::sim::RunResult run_request(const sk::sim::MatmulRequest& q) {
+// The request simulated in a child process (engine/isolate.h), with the
+// parameter file `params` (its text, sk::test::sm90_params_with) where given.
+sk::sim::RunResult run_request(const sk::sim::MatmulRequest& q, const std::string& params = {}) {
   auto res = sk::sim::run_isolated(
-      [&q] { return boost::json::serialize(sk::sim::to_json(sk::sim::run_sm90_matmul(q))); }, 300);
+      [&q, &params] {
+        if (!params.empty()) sk::models::sm90::use_params(params);
+        return boost::json::serialize(sk::sim::to_json(sk::sim::run_sm90_matmul(q)));
+      },
+      300);
   REQUIRE_MESSAGE(res.ok, res.error);
   return sk::sim::run_result_from_json(boost::json::parse(res.payload));
 }
@@ -284,18 +289,11 @@ TEST_CASE("sm90 matmul: --stamp-tiles gives the stage round trip from the k-bloc
   // 8 SMs (the L2's side table and GPC list of the 132-SM file dropped).
   const std::string text = sk::test::sm90_params_with(
       {{"num_sms", 8}, {"l2_side", boost::json::array{}}, {"gpc_sms", boost::json::array{}}});
-  auto res = sk::sim::run_isolated(
-      [&text] {
-        sk::models::sm90::use_params(text);
-        sk::sim::MatmulRequest q;
-        q.m = 8 * 128, q.n = 4 * 256, q.k = 16 * 64, q.tile_n = 256, q.stages = 4;
-        q.stamp_tiles = true;
-        q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
-        return boost::json::serialize(sk::sim::to_json(sk::sim::run_sm90_matmul(q)));
-      },
-      300);
-  REQUIRE_MESSAGE(res.ok, res.error);
-  const auto r = sk::sim::run_result_from_json(boost::json::parse(res.payload));
+  sk::sim::MatmulRequest q;
+  q.m = 8 * 128, q.n = 4 * 256, q.k = 16 * 64, q.tile_n = 256, q.stages = 4;
+  q.stamp_tiles = true;
+  q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
+  const auto r = run_request(q, text);
   REQUIRE(r.stamps.contains("kblocks"));
   const auto& kb = r.stamps.at("kblocks").as_object();
   auto v = [&kb](const char* k) { return kb.at(k).to_number<double>(); };
@@ -331,20 +329,12 @@ std::string params_with_tensor_cores(int cores, int interleave) {
 // core's 518.5 cycles (8 ops of 64.8) with one tile per CTA.
 TEST_CASE("sm90 matmul: wgmma_tensor_cores 4 runs each warp's quarters on its own sub-partition") {
   auto phases = [](int cores, int interleave, uint32_t m, uint32_t n, uint32_t k, int sms) {
-    const std::string text = params_with_tensor_cores(cores, interleave);
-    auto res = sk::sim::run_isolated(
-        [&] {
-          sk::models::sm90::use_params(text);
-          sk::sim::MatmulRequest q;
-          q.m = m, q.n = n, q.k = k, q.tile_n = 128, q.stages = 5;
-          q.num_sms = sms;
-          q.stamp_tiles = true;
-          q.sm_clock_ghz = q.rest_clock_ghz = 1.7;
-          return boost::json::serialize(sk::sim::to_json(sk::sim::run_sm90_matmul(q)));
-        },
-        300);
-    REQUIRE_MESSAGE(res.ok, res.error);
-    const auto r = sk::sim::run_result_from_json(boost::json::parse(res.payload));
+    sk::sim::MatmulRequest q;
+    q.m = m, q.n = n, q.k = k, q.tile_n = 128, q.stages = 5;
+    q.num_sms = sms;
+    q.stamp_tiles = true;
+    q.sm_clock_ghz = q.rest_clock_ghz = 1.7;
+    const auto r = run_request(q, params_with_tensor_cores(cores, interleave));
     return r.stamps.at("all_tiles").as_object();
   };
   auto ph = [](const boost::json::object& o, const char* k) { return o.at(k).to_number<double>(); };
@@ -369,25 +359,19 @@ TEST_CASE("sm90 matmul: wgmma_tensor_cores 4 runs each warp's quarters on its ow
 // waited for a group stalls it that long (X cycles: 1,515.15 ns at the
 // pinned 1.98 GHz). One tile per CTA (1024 x 1024, 128 x 256 tiles, 32 CTAs) with 5
 // k-blocks: the 4 rests before the tile's later k-blocks are on its path
-// (the last one's is not: no fence follows it), so the launch takes at least
-// 4 X - the k-blocks' own time more than with 0 and at most 4 X more.
+// (the last one's is not: no fence follows it). A k-block that takes ~1,040
+// cycles without the rest (the two warpgroups' 8 ops of 129 on the tensor
+// core) takes the rest and at most both groups and the tail (~1,140) with it,
+// so the launch takes at least 4 (X - 1,100) and at most 4 (X + 100) + 1,000
+// cycles more than with 0.
 TEST_CASE("sm90 matmul: wgmma_rest_ns keeps each consumer warp from its next group") {
   auto rest_run = [](double rest_ns) {
-    const std::string text = sk::test::sm90_params_with({{"wgmma_rest_ns", rest_ns}});
-    auto res = sk::sim::run_isolated(
-        [&text] {
-          sk::models::sm90::use_params(text);
-          sk::sim::MatmulRequest q;
-          q.m = 1024, q.n = 1024, q.k = 320, q.tile_n = 256, q.stages = 4;
-          q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
-          return boost::json::serialize(sk::sim::to_json(sk::sim::run_sm90_matmul(q)));
-        },
-        300);
-    REQUIRE_MESSAGE(res.ok, res.error);
-    return sk::sim::run_result_from_json(boost::json::parse(res.payload));
+    sk::sim::MatmulRequest q;
+    q.m = 1024, q.n = 1024, q.k = 320, q.tile_n = 256, q.stages = 4;
+    q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
+    return run_request(q, sk::test::sm90_params_with({{"wgmma_rest_ns", rest_ns}}));
   };
   const auto plain = rest_run(0), rested = rest_run(3000 / 1.98);
-  // A k-block of the two warpgroups' 8 ops of 129 cycles: ~1,040.
-  CHECK(rested.cycles >= plain.cycles + 4 * 3000 - 4 * 1100);
-  CHECK(rested.cycles <= plain.cycles + 4 * 3000 + 500);
+  CHECK(rested.cycles >= plain.cycles + 4 * (3000 - 1100));
+  CHECK(rested.cycles <= plain.cycles + 4 * (3000 + 100) + 1000);
 }

@@ -143,15 +143,18 @@ void rows(uint64_t* dev, int iters) {
 // whose phase completed before the loop; 3 only an arrive (one lane a
 // warp), on a barrier that never completes; 4 the ring and a second arrive
 // a warp on that barrier (a clustered kernel's release arrives on two
-// CTAs' barriers). What each of the ring's operations costs its warp. Each warpgroup's
+// CTAs' barriers). What each of the ring's operations costs its warp. The
+// mode is a template parameter, so that each build of the loop holds only
+// its own operations (a runtime mode moved the rests by 100 cycles). Each warpgroup's
 // first thread keeps, in shared memory, its clock64 after the stage wait
 // (start) and after wait_group (done) of k-blocks kFirst .. kFirst + kKept - 1
 // and writes them out at the end: out[((wg * kKept) + i) * 2 + {0, 1}].
 constexpr int kFirst = 8, kKept = 128;
 
-template <int N>
+template <int N, int B>
 __global__ void __launch_bounds__(288, 1)
-    wgmma_ring(uint64_t* out, int iters, int hold, int stages, int groups, int barriers) {
+    wgmma_ring(uint64_t* out, int iters, int hold, int stages, int groups) {
+  constexpr bool kRing = B == 1 || B == 4;
   extern __shared__ __align__(1024) uint8_t smem[];
   __shared__ uint64_t full[8], empty[8], done, dummy;
   __shared__ uint64_t kept[2][kKept][2];
@@ -171,7 +174,7 @@ __global__ void __launch_bounds__(288, 1)
   }
   __syncthreads();
   if (threadIdx.x >= consumers) {
-    if (threadIdx.x == consumers && (barriers == 1 || barriers == 4))
+    if (threadIdx.x == consumers && kRing)
       for (int it = 0; it < iters; ++it) {
         const int s = it % stages;
         if (it >= stages) sk::bench::wait_phase(&empty[s], ((it / stages) - 1) & 1);
@@ -187,8 +190,8 @@ __global__ void __launch_bounds__(288, 1)
   for (int i = 0; i < N / 2; ++i) acc.regs[0][i] = 0.0f;
   for (int it = 0; it < iters; ++it) {
     const int s = it % stages;
-    if (barriers == 1 || barriers == 4) sk::bench::wait_phase(&full[s], (it / stages) & 1);
-    if (barriers == 2) sk::bench::wait_phase(&done, 0);
+    if constexpr (kRing) sk::bench::wait_phase(&full[s], (it / stages) & 1);
+    if constexpr (B == 2) sk::bench::wait_phase(&done, 0);
     const int slot = it - kFirst;
     const bool kept_here = keeper && slot >= 0 && slot < kKept;
     if (kept_here) kept[wg][slot][0] = clk();
@@ -203,8 +206,10 @@ __global__ void __launch_bounds__(288, 1)
       while (clk() < until) {
       }
     }
-    if ((barriers == 1 || barriers == 4) && threadIdx.x % 32 == 0) sk::arch::mbarrier_arrive(&empty[s]);
-    if ((barriers == 3 || barriers == 4) && threadIdx.x % 32 == 0) sk::arch::mbarrier_arrive(&dummy);
+    if constexpr (kRing)
+      if (threadIdx.x % 32 == 0) sk::arch::mbarrier_arrive(&empty[s]);
+    if constexpr (B == 3 || B == 4)
+      if (threadIdx.x % 32 == 0) sk::arch::mbarrier_arrive(&dummy);
   }
   float sum = 0;
 #pragma unroll
@@ -221,10 +226,18 @@ __global__ void __launch_bounds__(288, 1)
 // ops, commit, wait), its rest (done to its next start: the hold, the
 // release, the next stage's wait) and the skew (warpgroup 1's start less
 // warpgroup 0's of the same k-block).
+template <int N, int B>
+void launch_ring(uint64_t* dev, int iters, int hold, int stages, int groups) {
+  const int smem = (64 + N) * 128 + 1024;
+  CK(cudaFuncSetAttribute(wgmma_ring<N, B>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  wgmma_ring<N, B><<<1, 128 * groups + 32, smem>>>(dev, iters, hold, stages, groups);
+}
+
 template <int N>
 void ring_rows(uint64_t* dev, int iters) {
-  const int smem = (64 + N) * 128 + 1024;
-  CK(cudaFuncSetAttribute(wgmma_ring<N>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  using Launch = void (*)(uint64_t*, int, int, int, int);
+  constexpr Launch kModes[] = {launch_ring<N, 0>, launch_ring<N, 1>, launch_ring<N, 2>, launch_ring<N, 3>,
+                               launch_ring<N, 4>};
   std::vector<uint64_t> h(2 * kKept * 2);
   for (int barriers : {1, 0, 2, 3, 4})
     for (int groups : {2, 1})
@@ -232,7 +245,7 @@ void ring_rows(uint64_t* dev, int iters) {
         for (int hold : {0, 50, 100, 200, 400}) {
           if (barriers != 1 && stages != 4) continue;
           if (barriers >= 2 && hold != 0 && hold != 200) continue;
-          wgmma_ring<N><<<1, 128 * groups + 32, smem>>>(dev, iters, hold, stages, groups, barriers);
+          kModes[barriers](dev, iters, hold, stages, groups);
           CK(cudaGetLastError());
           CK(cudaDeviceSynchronize());
           CK(cudaMemcpy(h.data(), dev, h.size() * 8, cudaMemcpyDeviceToHost));

@@ -9,6 +9,7 @@
 # like a crash, and that the CLI answers quickly (timeout 20 s: a hang shows
 # as status 124). `sim --help`, `sim run --help` and `sim list` must exit 0.
 set -u
+. "$(dirname "$0")/asan_note.sh" || exit 1
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 
 sim="$1"
@@ -31,11 +32,7 @@ expect_usage_error() {
   local what="sim $*"
   timeout 20 "$sim" "$@" >"$tmp/out" 2>"$tmp/err.raw"
   local rc=$?
-  # Under --config=asan a simulation process adds ASan's three-line note
-  # that it cannot follow SystemC's stack switches; it is not the CLI's output.
-  grep -v -e "ASan is ignoring requested __asan_handle_no_return" \
-    -e "^False positive error reports may follow" \
-    -e "^For details see https://github.com/google/sanitizers/issues/189" "$tmp/err.raw" >"$tmp/err"
+  drop_asan_note "$tmp/err.raw" >"$tmp/err"
   local lines
   lines=$(awk 'END { print NR }' "$tmp/err")
   if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
@@ -68,11 +65,7 @@ expect_ok() {
   local what="sim $*"
   timeout 20 "$sim" "$@" >"$tmp/out" 2>"$tmp/err.raw"
   local rc=$?
-  # Under --config=asan a simulation process adds ASan's three-line note
-  # that it cannot follow SystemC's stack switches; it is not the CLI's output.
-  grep -v -e "ASan is ignoring requested __asan_handle_no_return" \
-    -e "^False positive error reports may follow" \
-    -e "^For details see https://github.com/google/sanitizers/issues/189" "$tmp/err.raw" >"$tmp/err"
+  drop_asan_note "$tmp/err.raw" >"$tmp/err"
   [ "$rc" -eq 0 ] || fail "$what: exit status $rc, want 0; stderr: $(head -c 1000 "$tmp/err")"
   [ -s "$tmp/err" ] && fail "$what: printed on stderr: $(head -c 1000 "$tmp/err")"
   grep -qF -- "$want" "$tmp/out" || fail "$what: stdout lacks '$want': $(head -c 1000 "$tmp/out")"

@@ -8,6 +8,7 @@
 #   0 clean, 1 findings or a failed check, 2 bad usage or input (or an output
 #   not written after simulating, summary first), 3 a limit reached.
 set -u
+. "$(dirname "$0")/asan_note.sh" || exit 1
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 
 sim="$1"
@@ -25,11 +26,7 @@ expect_rc() {
   shift
   timeout 60 "$sim" "$@" >"$tmp/out" 2>"$tmp/err.raw"
   local rc=$?
-  # Under --config=asan a simulation process adds ASan's three-line note
-  # that it cannot follow SystemC's stack switches; it is not the CLI's output.
-  grep -v -e "ASan is ignoring requested __asan_handle_no_return" \
-    -e "^False positive error reports may follow" \
-    -e "^For details see https://github.com/google/sanitizers/issues/189" "$tmp/err.raw" >"$tmp/err"
+  drop_asan_note "$tmp/err.raw" >"$tmp/err"
   if [ "$rc" -ne "$want" ]; then
     fail "sim $*: exit $rc, want $want: $(head -c 600 "$tmp/err")"
     return 1

@@ -13,6 +13,7 @@
 # `sim verify` and `sim sweep`, which run simulations in parallel, must give
 # the same JSON bytes whatever --jobs is (their JSON holds no wall time).
 set -u
+. "$(dirname "$0")/asan_note.sh" || exit 1
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 
 sim="$1"
@@ -39,12 +40,8 @@ twice() {
       fail "$name: run $i: sim run $* exit status $rc, want 0; stderr: $(head -c 2000 "$tmp/$name.err.$i")"
       return
     fi
-    # Under --config=asan, ASan notes (three lines, once per process) that it
-    # cannot follow SystemC's stack switches; anything else on stderr fails.
-    grep -v -e "ASan is ignoring requested __asan_handle_no_return" \
-      -e "^False positive error reports may follow" \
-      -e "^For details see https://github.com/google/sanitizers/issues/189" \
-      "$tmp/$name.err.$i" >"$tmp/$name.err.rest"
+    # Anything on stderr but ASan's note (asan_note.sh) fails.
+    drop_asan_note "$tmp/$name.err.$i" >"$tmp/$name.err.rest"
     [ -s "$tmp/$name.err.rest" ] && fail "$name: run $i printed on stderr: $(head -c 2000 "$tmp/$name.err.rest")"
     cp "$trace" "$tmp/$name.$i.pftrace" || fail "$name: run $i wrote no trace"
     cp "$json" "$tmp/$name.$i.json" || fail "$name: run $i wrote no JSON"

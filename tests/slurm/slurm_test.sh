@@ -29,6 +29,7 @@
 # Every daemon it started is stopped on exit (trap). Where Slurm cannot
 # start, it prints SKIPPED with the reason and exits 0.
 set -u
+. "$(dirname "$0")/../cli/asan_note.sh" || exit 1
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 
 sim="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
@@ -102,16 +103,13 @@ if ! start_local_slurm 4; then
 fi
 echo "ok: Slurm up (slurmctld and slurmd ports $local_slurm_ports, 4 CPUs)"
 
-# same_text A B: the text reports agree apart from wall times and the submission lines.
-# Under --config=asan each simulation process adds ASan's three-line note that
-# it cannot follow SystemC's stack switches (a local run prints one per
-# schedule, the merge none); it is not the CLI's output.
+# same_text A B: the text reports agree apart from wall times, the submission
+# lines and ASan's note (asan_note.sh: a local run under --config=asan prints
+# one per schedule, the merge none).
 same_text() {
-  local a b asan=(-e "ASan is ignoring requested __asan_handle_no_return"
-    -e "^False positive error reports may follow"
-    -e "^For details see https://github.com/google/sanitizers/issues/189")
-  a=$(grep -v -e '^submitted job' "${asan[@]}" "$1" | sed -E -e 's/^wall [0-9.]+ s$/wall X s/' -e 's/ in [0-9.]+ s:/ in X s:/')
-  b=$(grep -v -e '^submitted job' "${asan[@]}" "$2" | sed -E -e 's/^wall [0-9.]+ s$/wall X s/' -e 's/ in [0-9.]+ s:/ in X s:/')
+  local a b
+  a=$(drop_asan_note "$1" | grep -v -e '^submitted job' | sed -E -e 's/^wall [0-9.]+ s$/wall X s/' -e 's/ in [0-9.]+ s:/ in X s:/')
+  b=$(drop_asan_note "$2" | grep -v -e '^submitted job' | sed -E -e 's/^wall [0-9.]+ s$/wall X s/' -e 's/ in [0-9.]+ s:/ in X s:/')
   [ "$a" = "$b" ] || { echo "$(diff <(echo "$a") <(echo "$b") | head -c 2000)"; return 1; }
 }
 

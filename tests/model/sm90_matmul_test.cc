@@ -309,12 +309,16 @@ TEST_CASE("sm90 matmul: --stamp-tiles gives the stage round trip from the k-bloc
 }
 
 namespace {
-// The H200 file with wgmma_tensor_cores and wgmma_interleave set, and the
-// tensor core's slowing beside the SM's stores (wgmma_store_bytes) off, so
-// that the tensor cores' count is judged alone.
+// The H200 file with wgmma_tensor_cores and wgmma_interleave set, each
+// warp's quarter of an op its own (wgmma_warpgroup_op 0), no rest after a
+// wait, and the tensor core's slowing beside the SM's stores
+// (wgmma_store_bytes) off, so that the tensor cores' count is judged alone.
 std::string params_with_tensor_cores(int cores, int interleave) {
-  return sk::test::sm90_params_with(
-      {{"wgmma_tensor_cores", cores}, {"wgmma_interleave", interleave}, {"wgmma_store_bytes", 0.0}});
+  return sk::test::sm90_params_with({{"wgmma_tensor_cores", cores},
+                                     {"wgmma_interleave", interleave},
+                                     {"wgmma_warpgroup_op", 0},
+                                     {"wgmma_rest_ns", 0.0},
+                                     {"wgmma_store_bytes", 0.0}});
 }
 }  // namespace
 
@@ -374,4 +378,21 @@ TEST_CASE("sm90 matmul: wgmma_rest_ns keeps each consumer warp from its next gro
   const auto plain = rest_run(0), rested = rest_run(3000 / 1.98);
   CHECK(rested.cycles >= plain.cycles + 4 * (3000 - 1100));
   CHECK(rested.cycles <= plain.cycles + 4 * (3000 + 100) + 1000);
+}
+
+// An edge tile's warps store only D's rows and columns inside the matrix:
+// the bytes they write to memory (hbm_bytes) grow by D's 2,048 bytes a row
+// from M = 1 to M = 16 (and by A's 512-byte rows read), one tile row both
+// times; charging every warp its 16 x 128 whole would make no difference.
+TEST_CASE("sm90 matmul: an edge tile's stores are charged for the rows inside D") {
+  auto bytes = [](uint32_t m) {
+    sk::sim::MatmulRequest q;
+    q.m = m, q.n = 1024, q.k = 256, q.tile_n = 128, q.stages = 4;
+    q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
+    return run_request(q).hbm_bytes;
+  };
+  const uint64_t one = bytes(1), sixteen = bytes(16);
+  INFO("hbm bytes " << one << " at M = 1, " << sixteen << " at M = 16");
+  CHECK(sixteen >= one + 15 * 1024 * 2);
+  CHECK(sixteen <= one + 15 * 1024 * 2 + 15 * 256 * 2 + 4096);
 }

@@ -75,8 +75,9 @@ struct WarpGroups {
   bool fence_reported = false;  // one wgmma.missing_fence per warp
   bool waited = false;          // a wgmma.wait_group has run
   uint64_t seq = 0;             // with wgmma_warpgroup_op: this warp's next op's number
-  // With wgmma_rest_ns: what the warp's next wgmma.fence stalls.
-  sim::Cycle rest = 0;
+  // With wgmma_rest_ns: the warp's own time before which its next
+  // wgmma.fence cannot issue (0: none).
+  sim::Cycle rest_until = 0;
 };
 // Per warp (the Gpu is one per process, and so is this table).
 std::unordered_map<const sim::Warp*, WarpGroups>& groups() {
@@ -451,10 +452,15 @@ void wgmma_fence(const Loc& loc) {
   sim::Warp& w = issue_local(loc);
   WarpGroups& wg = groups_of(w);
   wg.fenced = true;
-  // The rest after the warp's last waited group (wgmma_rest_ns): work
-  // of the warp's own, after whatever it did since the wait.
-  if (wg.rest > 0) w.stall_local(wg.rest, "wgmma.fence");
-  wg.rest = 0;
+  // The rest after the warp's last waited group (wgmma_rest_ns) runs from
+  // the wait's return: what the warp did since (its release, the next
+  // stage's acquire, blocked or not) covers it, and only what is left
+  // stalls the fence.
+  if (wg.rest_until > 0) {
+    const Cycle now = local_now(w);
+    if (wg.rest_until > now) w.stall_local(wg.rest_until - now, "wgmma.fence");
+  }
+  wg.rest_until = 0;
 }
 
 void wgmma_commit_group(const Loc& loc) {
@@ -526,7 +532,8 @@ void wgmma_wait_group(int n, const Loc& loc) {
       // the part it overlaps.
       const Cycle rest = static_cast<Cycle>(x.wgmma_rest_ns * gpu().sm_clock().ghz() + 0.5);
       const Cycle busy = queued > g.done ? std::min(rest, queued - g.done) : 0;
-      wg.rest = rest + static_cast<Cycle>(x.wgmma_rest_stretch * static_cast<double>(busy) + 0.5);
+      wg.rest_until = local_now(w) - slot + rest +
+                      static_cast<Cycle>(x.wgmma_rest_stretch * static_cast<double>(busy) + 0.5);
     }
     if (sim::Observer* obs = gpu().obs())
       for (sim::OpId op : g.ops) obs->complete_local(w, op);

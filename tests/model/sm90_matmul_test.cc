@@ -380,6 +380,38 @@ TEST_CASE("sm90 matmul: wgmma_rest_ns keeps each consumer warp from its next gro
   CHECK(rested.cycles <= plain.cycles + 4 * (3000 + 100) + 1000);
 }
 
+// The rest runs from the wait's return: time the warp spends after it (its
+// release, the next stage's acquire blocked on a load) covers it. With the
+// loads slowed until each k-block waits ~20,000 cycles for its stage
+// (l2_bytes_per_cycle 100: 64 CTAs x 32 KiB a k-block), a rest of 3,000
+// cycles is hidden whole: the launch moves by under 1 %, where charging it
+// after the acquire would add 3,000 to each of the 31 k-blocks after a
+// tile's first (+14 %).
+TEST_CASE("sm90 matmul: wgmma_rest_ns runs from the wait, hidden behind a blocked acquire") {
+  auto rest_run = [](double rest_ns) {
+    sk::sim::MatmulRequest q;
+    q.m = 1024, q.n = 1024, q.k = 2048, q.tile_n = 128, q.stages = 2;
+    q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
+    return run_request(q, sk::test::sm90_params_with({{"wgmma_rest_ns", rest_ns},
+                                                      {"l2_bytes_per_cycle", 100.0},
+                                                      {"hbm_bytes_per_cycle", 100.0}}));
+  };
+  const auto plain = rest_run(0), rested = rest_run(3000 / 1.98);
+  INFO("cycles " << plain.cycles << " -> " << rested.cycles);
+  CHECK(plain.cycles > 32 * 15000);  // loads bind: ~20,000 cycles a k-block
+  CHECK(static_cast<double>(rested.cycles) <= 1.01 * static_cast<double>(plain.cycles));
+  // Compute-bound (the loads free), the same rest lands on every k-block.
+  auto free_run = [](double rest_ns) {
+    sk::sim::MatmulRequest q;
+    q.m = 1024, q.n = 1024, q.k = 2048, q.tile_n = 128, q.stages = 2;
+    q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
+    return run_request(q, sk::test::sm90_params_with({{"wgmma_rest_ns", rest_ns}}));
+  };
+  const auto free_plain = free_run(0), free_rested = free_run(3000 / 1.98);
+  INFO("compute-bound cycles " << free_plain.cycles << " -> " << free_rested.cycles);
+  CHECK(free_rested.cycles >= free_plain.cycles + 31 * 2000);
+}
+
 // An edge tile's warps store only D's rows and columns inside the matrix:
 // the bytes they write to memory (hbm_bytes) grow by D's 2,048 bytes a row
 // from M = 1 to M = 16 (and by A's 512-byte rows read), one tile row both

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # attention_report_test.sh README: the SM90 attention model against the H100
-# and H200 sweeps of 2026-11-27: for every committed prediction (the pairs below), each
+# and H200 sweeps of 2026-11-27 (predicted then and again since): for every committed prediction (the pairs below), each
 # summary line hw/h200/attention_report.py report derives from the pair
 # (the MAPE line, and the stage picks where a shape has more than one) appears
 # verbatim in docs/hardware.md, so the quoted errors cannot drift from the
@@ -18,6 +18,8 @@ pairs=(
   "h100_attention_bf16_store_v4_2026-11-27.csv h100_attention_model_epilogue_2026-11-27.csv"
   "h100_attention_bf16_k_release_2026-11-27.csv h100_attention_model_k_release_2026-11-27.csv"
   "h200_attention_bf16_2026-11-27.csv h200_attention_model_2026-11-27.csv"
+  "h200_attention_bf16_2026-11-27.csv h200_attention_model_2026-12-03.csv"
+  "h200_attention_bf16_2026-11-27.csv h200_attention_model_rest110_2026-12-03.csv"
   "h100_attention_bf16_kernel_clock_2026-11-27.csv h100_attention_model_kernel_clock_sm_mhz_2026-11-27.csv"
   "h100_attention_bf16_kernel_clock_2026-11-27.csv h100_attention_model_kernel_clock_2026-11-27.csv"
 )

@@ -411,20 +411,3 @@ TEST_CASE("sm90 matmul: wgmma_rest_ns runs from the wait, hidden behind a blocke
   INFO("compute-bound cycles " << free_plain.cycles << " -> " << free_rested.cycles);
   CHECK(free_rested.cycles >= free_plain.cycles + 31 * 2000);
 }
-
-// An edge tile's warps store only D's rows and columns inside the matrix:
-// the bytes they write to memory (hbm_bytes) grow by D's 2,048 bytes a row
-// from M = 1 to M = 16 (and by A's 512-byte rows read), one tile row both
-// times; charging every warp its 16 x 128 whole would make no difference.
-TEST_CASE("sm90 matmul: an edge tile's stores are charged for the rows inside D") {
-  auto bytes = [](uint32_t m) {
-    sk::sim::MatmulRequest q;
-    q.m = m, q.n = 1024, q.k = 256, q.tile_n = 128, q.stages = 4;
-    q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
-    return run_request(q).hbm_bytes;
-  };
-  const uint64_t one = bytes(1), sixteen = bytes(16);
-  INFO("hbm bytes " << one << " at M = 1, " << sixteen << " at M = 16");
-  CHECK(sixteen >= one + 15 * 1024 * 2);
-  CHECK(sixteen <= one + 15 * 1024 * 2 + 15 * 256 * 2 + 4096);
-}

@@ -359,25 +359,36 @@ TEST_CASE("sm90 matmul: wgmma_tensor_cores 4 runs each warp's quarters on its ow
   CHECK_THROWS_AS(sk::models::sm90::use_params(params_with_tensor_cores(2, 0)), std::runtime_error);
 }
 
+namespace {
+// The cycles of a 1024 x 1024 x k launch of 128 x tile_n tiles pinned at
+// 1.98 GHz with a rest of `rest` cycles (wgmma_rest_ns at that clock) and,
+// with `slow_loads`, the L2 and HBM at 100 bytes a cycle.
+uint64_t rest_launch(uint32_t k, uint32_t tile_n, uint32_t stages, double rest, bool slow_loads = false) {
+  sk::sim::MatmulRequest q;
+  q.m = 1024, q.n = 1024, q.k = k, q.tile_n = tile_n, q.stages = stages;
+  q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
+  const double ns = rest / 1.98;
+  return run_request(q, slow_loads ? sk::test::sm90_params_with({{"wgmma_rest_ns", ns},
+                                                                 {"l2_bytes_per_cycle", 100.0},
+                                                                 {"hbm_bytes_per_cycle", 100.0}})
+                                   : sk::test::sm90_params_with({{"wgmma_rest_ns", ns}}))
+      .cycles;
+}
+}  // namespace
+
 // wgmma_rest_ns: a consumer warp's next wgmma.fence after a wait that
-// waited for a group stalls it that long (X cycles: 1,515.15 ns at the
-// pinned 1.98 GHz). One tile per CTA (1024 x 1024, 128 x 256 tiles, 32 CTAs) with 5
-// k-blocks: the 4 rests before the tile's later k-blocks are on its path
-// (the last one's is not: no fence follows it). A k-block that takes ~1,040
-// cycles without the rest (the two warpgroups' 8 ops of 129 on the tensor
-// core) takes the rest and at most both groups and the tail (~1,140) with it,
-// so the launch takes at least 4 (X - 1,100) and at most 4 (X + 100) + 1,000
-// cycles more than with 0.
+// waited for a group issues no earlier than that long after the wait
+// returned (X cycles: 1,515.15 ns at the pinned 1.98 GHz). One tile per CTA
+// (1024 x 1024, 128 x 256 tiles, 32 CTAs) with 5 k-blocks: the 4 rests
+// before the tile's later k-blocks are on its path (the last one's is not:
+// no fence follows it). A k-block that takes ~1,040 cycles without the rest
+// (the two warpgroups' 8 ops of 129 on the tensor core) takes the rest and
+// at most both groups and the tail (~1,140) with it, so the launch takes at
+// least 4 (X - 1,100) and at most 4 (X + 100) + 1,000 cycles more than with 0.
 TEST_CASE("sm90 matmul: wgmma_rest_ns keeps each consumer warp from its next group") {
-  auto rest_run = [](double rest_ns) {
-    sk::sim::MatmulRequest q;
-    q.m = 1024, q.n = 1024, q.k = 320, q.tile_n = 256, q.stages = 4;
-    q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
-    return run_request(q, sk::test::sm90_params_with({{"wgmma_rest_ns", rest_ns}}));
-  };
-  const auto plain = rest_run(0), rested = rest_run(3000 / 1.98);
-  CHECK(rested.cycles >= plain.cycles + 4 * (3000 - 1100));
-  CHECK(rested.cycles <= plain.cycles + 4 * (3000 + 100) + 1000);
+  const uint64_t plain = rest_launch(320, 256, 4, 0), rested = rest_launch(320, 256, 4, 3000);
+  CHECK(rested >= plain + 4 * (3000 - 1100));
+  CHECK(rested <= plain + 4 * (3000 + 100) + 1000);
 }
 
 // The rest runs from the wait's return: time the warp spends after it (its
@@ -386,28 +397,14 @@ TEST_CASE("sm90 matmul: wgmma_rest_ns keeps each consumer warp from its next gro
 // (l2_bytes_per_cycle 100: 64 CTAs x 32 KiB a k-block), a rest of 3,000
 // cycles is hidden whole: the launch moves by under 1 %, where charging it
 // after the acquire would add 3,000 to each of the 31 k-blocks after a
-// tile's first (+14 %).
+// tile's first (+14 %). Compute-bound (the loads at their rates), the same
+// rest lands on every one of them.
 TEST_CASE("sm90 matmul: wgmma_rest_ns runs from the wait, hidden behind a blocked acquire") {
-  auto rest_run = [](double rest_ns) {
-    sk::sim::MatmulRequest q;
-    q.m = 1024, q.n = 1024, q.k = 2048, q.tile_n = 128, q.stages = 2;
-    q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
-    return run_request(q, sk::test::sm90_params_with({{"wgmma_rest_ns", rest_ns},
-                                                      {"l2_bytes_per_cycle", 100.0},
-                                                      {"hbm_bytes_per_cycle", 100.0}}));
-  };
-  const auto plain = rest_run(0), rested = rest_run(3000 / 1.98);
-  INFO("cycles " << plain.cycles << " -> " << rested.cycles);
-  CHECK(plain.cycles > 32 * 15000);  // loads bind: ~20,000 cycles a k-block
-  CHECK(static_cast<double>(rested.cycles) <= 1.01 * static_cast<double>(plain.cycles));
-  // Compute-bound (the loads free), the same rest lands on every k-block.
-  auto free_run = [](double rest_ns) {
-    sk::sim::MatmulRequest q;
-    q.m = 1024, q.n = 1024, q.k = 2048, q.tile_n = 128, q.stages = 2;
-    q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
-    return run_request(q, sk::test::sm90_params_with({{"wgmma_rest_ns", rest_ns}}));
-  };
-  const auto free_plain = free_run(0), free_rested = free_run(3000 / 1.98);
-  INFO("compute-bound cycles " << free_plain.cycles << " -> " << free_rested.cycles);
-  CHECK(free_rested.cycles >= free_plain.cycles + 31 * 2000);
+  const uint64_t plain = rest_launch(2048, 128, 2, 0, true), rested = rest_launch(2048, 128, 2, 3000, true);
+  INFO("cycles " << plain << " -> " << rested);
+  CHECK(plain > 32 * 15000);  // loads bind: ~20,000 cycles a k-block
+  CHECK(static_cast<double>(rested) <= 1.01 * static_cast<double>(plain));
+  const uint64_t free_plain = rest_launch(2048, 128, 2, 0), free_rested = rest_launch(2048, 128, 2, 3000);
+  INFO("compute-bound cycles " << free_plain << " -> " << free_rested);
+  CHECK(free_rested >= free_plain + 31 * 2000);
 }

@@ -116,3 +116,32 @@ def ptx_check_test(name, ptx, patterns, tags = [], **kwargs):
         target_compatible_with = NVCC_COMPATIBLE_WITH + kwargs.pop("target_compatible_with", []),
         **kwargs
     )
+
+def nvcc_bench_with_ptx(name, src, hdrs = [], libs = [], arch = "sm_90a", **kwargs):
+    """A benchmark binary <stem>.bin from one .cu, and the PTX it was built from, <stem>.ptx.
+
+    One nvcc run: -keep leaves the PTX of the binary's device code, so a
+    ptx_check_test of the benchmark's kernels (ptx = ":<stem>.ptx") costs no
+    second front-end compile. Warnings are errors, as in nvcc_ptx; the inputs
+    are `src` and `hdrs` alone (the genrule is sandboxed). `libs` are the
+    link options (e.g. "-lcuda").
+    """
+    if not src.endswith(".cu"):
+        fail("nvcc_bench_with_ptx %s: src must be a .cu file" % name)
+    stem = src[:-len(".cu")]
+    compile = "%s -std=c++20 -O3 -gencode=arch=compute_%s,code=%s -Werror all-warnings -keep -keep-dir $$k -I. $(location %s) %s -o $(location %s.bin)" % (
+        NVCC_PATH,
+        arch[len("sm_"):],
+        arch,
+        src,
+        " ".join(libs),
+        stem,
+    )
+    native.genrule(
+        name = name,
+        srcs = [src] + hdrs,
+        outs = [stem + ".bin", stem + ".ptx"],
+        cmd = "k=$$(mktemp -d) && %s && cp $$k/%s.ptx $(location %s.ptx); rc=$$?; rm -rf $$k; exit $$rc" % (compile, stem, stem),
+        target_compatible_with = NVCC_COMPATIBLE_WITH + kwargs.pop("target_compatible_with", []),
+        **kwargs
+    )

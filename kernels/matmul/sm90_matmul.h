@@ -401,7 +401,8 @@ struct Sm90Matmul {
     // 16 rows x BN BF16 per warp, an edge tile's too: its warps issue every
     // store instruction, predicated, and on the H200 an M = 1 tile's
     // epilogue takes 65 % of a full one's (docs/hardware.md, "An edge
-    // tile's stores"), so the whole fragment is nearer than its bytes.
+    // tile's stores"): charging the whole fragment is nearer the board than
+    // charging the bytes inside D.
     arch::account_global_store(32 * BN);
   }
 };

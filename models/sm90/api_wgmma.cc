@@ -21,6 +21,9 @@
 // With wgmma_interleave, the tensor core (the warp's sub-partition's with 4)
 // serves the warpgroups' streams interleaved, so a warp waiting for its
 // youngest group waits for all the work queued on it by then.
+// With wgmma_rest_ns, a warp's next wgmma.fence after a wait that waited for
+// a group issues no earlier than that long after the wait returned (the
+// consumer's own loop, measured apart: docs/hardware.md).
 //
 // Every op tells the launch's PhaseClock (phase_clock.h) how long its SM's
 // tensor core has work, so the SM clock follows the tensor phase.

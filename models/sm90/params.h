@@ -37,9 +37,10 @@ struct Extras {
   double wgmma_drain_per_n = 0;      // with it: drain of a waited group, per column
   // A consumer warpgroup's rest (api_wgmma.cc): its next wgmma.fence after
   // a wgmma.wait_group that waited for a group issues no earlier than this
-  // long after the wait returned (ns, at the SM clock then in effect), plus wgmma_rest_stretch times the part of it in
-  // which the SM's tensor core still had other work queued when the wait ran
-  // (the other warpgroup's ops). 0: none.
+  // long after the wait returned (ns, at the SM clock then in effect), plus
+  // wgmma_rest_stretch times the part of it in which the SM's tensor core
+  // still had other work queued when the wait ran (the other warpgroup's
+  // ops). 0: none.
   double wgmma_rest_ns = 0;
   double wgmma_rest_stretch = 0;
   // Bytes of the SM's st.global stream that each wgmma op waits out while

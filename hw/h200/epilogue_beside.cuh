@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "hw/h200/bench_common.cuh"
+#include "hw/h200/smem_stream.cuh"
 #include "kernels/arch/sm90.h"
 #include "kernels/attention/sm90_attention.h"
 #include "kernels/matmul/sm90_matmul.h"
@@ -47,9 +48,11 @@ inline const char* mode_name(int m) {
 }
 __host__ __device__ constexpr bool one_wg(int m) { return m == kWgmma || m == kOneWg || m == kOneWgNoStores; }
 
-constexpr uint32_t kChunkBytes = 16384;        // one bulk copy
-constexpr uint32_t kRing = 4;                  // chunks in the shared-memory ring
-constexpr uint32_t kSrcBytes = 16u << 20;      // L2-resident source
+using smem_stream::kChunkBytes;
+using smem_stream::kRing;
+using smem_stream::kSrcBytes;
+using smem_stream::bulk_copy;
+using smem_stream::stream_into_smem;
 constexpr int kMaxWarps = 12;
 
 template <int D>
@@ -59,48 +62,6 @@ struct Layout {
   static constexpr uint32_t kData = std::max<uint32_t>(kRing * kChunkBytes, Cfg::kQBytes + Cfg::kKvBytes);
   static constexpr uint32_t kBytes = kData + 1024 + 64 + 1024;
 };
-
-__device__ __forceinline__ void bulk_copy(uint32_t dst, const void* src, uint32_t bytes, uint32_t bar) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
-      "l"(src), "r"(bytes), "r"(bar)
-      : "memory");
-}
-
-// One warp keeps two 16 KiB bulk copies of the L2-resident `src` in flight
-// through a ring of kRing chunks at `ring` (full barriers `bars`, initialised
-// with count 1) until `running` reaches 0, then drains; returns the bytes
-// that landed before it stopped (lane 0 issues; every lane waits).
-__device__ __forceinline__ uint64_t stream_into_smem(uint8_t* ring, uint64_t* bars, volatile uint32_t* running,
-                                                     const uint8_t* src) {
-  uint64_t loaded = 0;
-  uint32_t issued = 0, done = 0;
-  const uint32_t lane = threadIdx.x % 32;
-  auto wait = [&] {
-    const uint32_t slot = done % kRing;
-    while (!sk::arch::mbarrier_try_wait_parity(&bars[slot], (done / kRing) & 1)) {
-    }
-    ++done;
-  };
-  while (*running != 0) {
-    while (issued - done < 2) {
-      const uint32_t slot = issued % kRing;
-      if (lane == 0) {
-        sk::arch::mbarrier_arrive_expect_tx(&bars[slot], kChunkBytes);
-        const uint64_t off =
-            (uint64_t{blockIdx.x} * 7919u * kChunkBytes + uint64_t{issued} * kChunkBytes) % kSrcBytes;
-        bulk_copy(sk::arch::smem_addr(ring + slot * kChunkBytes), src + off, kChunkBytes,
-                  sk::arch::smem_addr(&bars[slot]));
-      }
-      __syncwarp();
-      ++issued;
-    }
-    wait();
-    loaded += kChunkBytes;
-  }
-  while (done < issued) wait();  // every copy lands before the CTA exits
-  return loaded;
-}
 
 // times[3 w .. 3 w + 2]: warp w's start, issued end, drained end; times[3 kMaxWarps]:
 // bytes the producer loaded before the last storing warp finished.

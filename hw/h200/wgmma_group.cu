@@ -1,7 +1,7 @@
 // wgmma_group.cu: when a k-block's wgmma group completes, on one SM, with
 // one or two warpgroups issuing (the SM90 matmul's consumer warpgroups).
 //
-//   wgmma_group            (prints CSV; a second on an H200)
+//   wgmma_group [issue | loads | mix]   (prints CSV; seconds on an H200)
 //
 // Each warpgroup runs `iters` k-blocks: `ops` m64nNk16 BF16 ops from shared
 // memory (random operands), commit, wait_group 0, as the matmul's consumer
@@ -33,6 +33,38 @@
 //   n,barriers,warpgroups,stages,hold,period,group0,group1,rest0,rest1,skew
 // (period: warpgroup 0's start to start; group: start to done; rest: done
 // to the next start; skew: warpgroup 1's start less warpgroup 0's).
+// Section wgmma_issue (`wgmma_group issue` runs it alone): when each
+// wgmma.mma_async of a group returns to its warp, i.e. how many ops the
+// tensor core's queue takes before an issuing warp stalls. One or two
+// warpgroups (two: both released by a named barrier, warpgroup 1 after a
+// spin of `delay` cycles) each issue 16 m64nNk16 ops, A from shared memory
+// (ss) or from registers (rs, as the attention kernel's P V), with clock64
+// after the fence and after every op, then commit and wait_group 0.
+// Medians over k-blocks 8-63, SM cycles from the warpgroup's fence:
+//   n,form,warpgroups,delay,wg,op,issued,done
+// (issued: op `op`'s issue returned; done: the group's wait returned).
+// Section wgmma_loads (`wgmma_group loads`): one or two warpgroups issue
+// groups of 16 m64nNk16 ops back to back (fence, ops, commit, wait_group 0),
+// A from shared memory (ss) or registers (rs), while one producer warp
+// streams 16 KiB bulk copies (cp.async.bulk, two in flight) of an
+// L2-resident 16 MiB buffer into the CTA's shared memory, or idles: whether
+// the copies' writes into shared memory slow the tensor core's operand
+// reads. On 1 SM and on every SM (one CTA each, all streaming: each SM's
+// share of the L2). CTA 0's medians over groups 8-63, SM cycles:
+//   n,form,warpgroups,sms,loads,group0,group1,op_cycles,load_bytes_per_cycle
+// (op_cycles: the later warpgroup's group over its ops, both warpgroups'
+// ops counted when two run; load_bytes_per_cycle: the copies that landed
+// over the consumers' span).
+// Section wgmma_mix (`wgmma_group mix`): groups that mix the attention
+// kernel's op shapes (S = Q K^T from SMEM, then P V with A from registers,
+// two commits as the kernel issues them), against each shape alone: one
+// warpgroup, or two passing bar.sync 1, 256 before each group (their ops
+// interleaved on the tensor core). Per pattern (head dim 256: 16 m64n64k16
+// ss + 4 m64n256k16 rs; 128: 8 m64n128k16 ss + 8 m64n128k16 rs; 64: 4
+// m64n128k16 ss + 8 m64n64k16 rs; and each half alone), medians over groups
+// 8-63 of fence to wait_group 0's return, SM cycles:
+//   pattern,warpgroups,ops_cycles,wg0,wg1
+// (ops_cycles: the pattern's ops at N/2 cycles each, one warpgroup's).
 // The SM90 model's rule (models/sm90/params.json wgmma_interleave,
 // wgmma_latency_extra): the tensor core interleaves the two warpgroups' ops,
 // so with sync and delay 0 both groups complete together after 2 x ops ops
@@ -42,9 +74,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "hw/h200/bench_common.cuh"
+#include "hw/h200/smem_stream.cuh"
 #include "kernels/arch/sm90.h"
 #include "kernels/core/numeric.h"
 
@@ -266,12 +301,308 @@ void ring_rows(uint64_t* dev, int iters) {
         }
 }
 
+// Section wgmma_issue: out[((k * 2 + wg) * (kIssueOps + 2)) + i]: the
+// fence's clock (i = 0), each op's return (1 .. kIssueOps) and the wait's
+// return (kIssueOps + 1) of k-block k on warpgroup wg.
+constexpr int kIssueOps = 16;
+
+template <int N, bool RS>
+__device__ __forceinline__ void issue_op(sk::LaneArray<float, N / 2>& acc, const sk::LaneArray<uint32_t, 4>& ar,
+                                         uint32_t a, uint32_t b, int i) {
+  const uint64_t db = sk::arch::make_smem_desc_sw128(b + 32 * (i & 3));
+  if constexpr (RS) {
+    sk::arch::wgmma_m64nNk16_rs<N, false, 0>(acc, ar, db, true);
+  } else {
+    const uint64_t da = sk::arch::make_smem_desc_sw128(a + 32 * (i & 3));
+    sk::arch::wgmma_m64nNk16_ss<N, false, 0, 0>(acc, da, db, true);
+  }
+}
+
+template <int N, bool RS>
+__global__ void __launch_bounds__(256, 1) wgmma_issue(uint64_t* out, int delay, int iters) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  uint8_t* base = sk::bench::smem_align_1024(smem);
+  sk::bench::fill_bf16_operands(base, (64 + N) * 64);
+  sk::arch::fence_proxy_async_shared();
+  __syncthreads();
+  const uint32_t a = sk::arch::smem_addr(base), b = a + 64 * 128;
+  const int wg = threadIdx.x / 128;
+  sk::LaneArray<float, N / 2> acc;
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) acc.regs[0][i] = 0.0f;
+  sk::LaneArray<uint32_t, 4> ar;
+#pragma unroll
+  for (int r = 0; r < 4; ++r) ar.regs[0][r] = 0x3f803f80u ^ (threadIdx.x * 0x00010001u * (r + 1));
+  for (int k = 0; k < iters; ++k) {
+    if (blockDim.x == 256) asm volatile("bar.sync 1, 256;" ::: "memory");
+    if (wg == 1 && delay > 0) {
+      const uint64_t until = clk() + static_cast<uint64_t>(delay);
+      while (clk() < until) {
+      }
+    }
+    uint64_t t[kIssueOps + 2];
+    t[0] = clk();
+    sk::arch::wgmma_fence();
+#pragma unroll
+    for (int i = 0; i < kIssueOps; ++i) {
+      issue_op<N, RS>(acc, ar, a, b, i);
+      t[i + 1] = clk();
+    }
+    sk::arch::wgmma_commit_group();
+    sk::arch::wgmma_wait_group<0>();
+    t[kIssueOps + 1] = clk();
+    if (threadIdx.x % 128 == 0)
+#pragma unroll
+      for (int i = 0; i < kIssueOps + 2; ++i) out[(k * 2 + wg) * (kIssueOps + 2) + i] = t[i];
+  }
+  float sum = 0;
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) sum += acc.regs[0][i];
+  if (sum == 12345.0f) out[0] = 0;  // keeps the accumulators live
+}
+
+template <int N, bool RS>
+void issue_rows(uint64_t* dev, int iters) {
+  const int smem = (64 + N) * 128 + 1024;
+  CK(cudaFuncSetAttribute(wgmma_issue<N, RS>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  std::vector<uint64_t> h(static_cast<size_t>(iters) * 2 * (kIssueOps + 2));
+  for (int groups : {1, 2})
+    for (int delay : {0, 4 * N}) {
+      if (groups == 1 && delay > 0) continue;
+      wgmma_issue<N, RS><<<1, 128 * groups, smem>>>(dev, delay, iters);
+      CK(cudaGetLastError());
+      CK(cudaDeviceSynchronize());
+      CK(cudaMemcpy(h.data(), dev, h.size() * 8, cudaMemcpyDeviceToHost));
+      for (int wg = 0; wg < groups; ++wg)
+        for (int i = 1; i <= kIssueOps; ++i) {
+          std::vector<double> issued, done;
+          for (int k = 8; k < iters; ++k) {
+            const uint64_t* t = &h[(k * 2 + wg) * (kIssueOps + 2)];
+            issued.push_back(static_cast<double>(t[i] - t[0]));
+            done.push_back(static_cast<double>(t[kIssueOps + 1] - t[0]));
+          }
+          std::printf("%d,%s,%d,%d,%d,%d,%.0f,%.0f\n", N, RS ? "rs" : "ss", groups, delay, wg, i - 1,
+                      median(issued), median(done));
+        }
+    }
+}
+
+// Section wgmma_loads: out[(k * 2 + wg) * 2 + {0, 1}] = start, done of
+// group k on warpgroup wg (CTA 0); out[kLoadsIters * 4 + {0, 1, 2}]: the
+// bytes landed, the consumers' first start and last done.
+constexpr int kLoadsIters = 64;
+namespace beside = sk::bench::smem_stream;
+
+template <int N, bool RS>
+__global__ void __launch_bounds__(288, 1)
+    wgmma_loads(uint64_t* out, const uint8_t* src, int groups, int loads) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  uint8_t* base = sk::bench::smem_align_1024(smem);
+  constexpr uint32_t kOperands = (64 + N) * 128;
+  uint8_t* ring = base + (kOperands + 1023) / 1024 * 1024;
+  uint64_t* bars = reinterpret_cast<uint64_t*>(ring + beside::kRing * beside::kChunkBytes);
+  volatile uint32_t* running = reinterpret_cast<volatile uint32_t*>(bars + beside::kRing);
+  sk::bench::fill_bf16_operands(base, (64 + N) * 64);
+  if (threadIdx.x == 0) {
+    for (uint32_t i = 0; i < beside::kRing; ++i) sk::arch::mbarrier_init(&bars[i], 1);
+    *running = static_cast<uint32_t>(groups);
+    sk::arch::fence_mbarrier_init();
+  }
+  sk::arch::fence_proxy_async_shared();
+  __syncthreads();
+  const int consumers = 128 * groups;
+  if (threadIdx.x >= consumers) {
+    if (threadIdx.x < consumers + 32 && loads) {
+      const uint64_t loaded = beside::stream_into_smem(ring, bars, running, src);
+      if (blockIdx.x == 0 && threadIdx.x == consumers) out[kLoadsIters * 4] = loaded;
+    }
+    return;
+  }
+  const uint32_t a = sk::arch::smem_addr(base), b = a + 64 * 128;
+  const int wg = threadIdx.x / 128;
+  sk::LaneArray<float, N / 2> acc;
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) acc.regs[0][i] = 0.0f;
+  sk::LaneArray<uint32_t, 4> ar;
+#pragma unroll
+  for (int r = 0; r < 4; ++r) ar.regs[0][r] = 0x3f803f80u ^ (threadIdx.x * 0x00010001u * (r + 1));
+  for (int k = 0; k < kLoadsIters; ++k) {
+    const uint64_t t0 = clk();
+    sk::arch::wgmma_fence();
+#pragma unroll
+    for (int i = 0; i < kIssueOps; ++i) issue_op<N, RS>(acc, ar, a, b, i);
+    sk::arch::wgmma_commit_group();
+    sk::arch::wgmma_wait_group<0>();
+    const uint64_t t1 = clk();
+    if (blockIdx.x == 0 && threadIdx.x % 128 == 0) {
+      out[(k * 2 + wg) * 2] = t0;
+      out[(k * 2 + wg) * 2 + 1] = t1;
+    }
+  }
+  float sum = 0;
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) sum += acc.regs[0][i];
+  if (sum == 12345.0f) out[0] = 0;  // keeps the accumulators live
+  if (threadIdx.x % 128 == 0) atomicSub(const_cast<uint32_t*>(running), 1u);
+}
+
+template <int N, bool RS>
+void loads_rows(uint64_t* dev, const uint8_t* src, int sms) {
+  const int smem = ((64 + N) * 128 + 1023) / 1024 * 1024 + beside::kRing * beside::kChunkBytes + 1024 + 1024;
+  CK(cudaFuncSetAttribute(wgmma_loads<N, RS>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  std::vector<uint64_t> h(kLoadsIters * 4 + 1);
+  for (int grid : {1, sms})
+    for (int groups : {1, 2})
+      for (int loads : {0, 1}) {
+        CK(cudaMemset(dev, 0, h.size() * 8));
+        wgmma_loads<N, RS><<<grid, 128 * groups + 32, smem>>>(dev, src, groups, loads);
+        CK(cudaGetLastError());
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(h.data(), dev, h.size() * 8, cudaMemcpyDeviceToHost));
+        std::vector<double> g0, g1;
+        double lo = 1e30, hi = 0;
+        for (int k = 0; k < kLoadsIters; ++k)
+          for (int wg = 0; wg < groups; ++wg) {
+            const double s0 = h[(k * 2 + wg) * 2], e0 = h[(k * 2 + wg) * 2 + 1];
+            lo = std::min(lo, s0);
+            hi = std::max(hi, e0);
+            if (k >= 8) (wg == 0 ? g0 : g1).push_back(e0 - s0);
+          }
+        const double later = std::max(median(g0), median(g1));
+        std::printf("%d,%s,%d,%d,%d,%.0f,%.0f,%.2f,%.1f\n", N, RS ? "rs" : "ss", groups, grid, loads, median(g0),
+                    median(g1), later / (kIssueOps * groups), static_cast<double>(h[kLoadsIters * 4]) / (hi - lo));
+      }
+}
+
+// Section wgmma_mix: pattern p's ops; out as section wgmma_group's.
+struct MixPattern {
+  const char* name;
+  int ss_n, ss_ops, rs_n, rs_ops;
+};
+constexpr MixPattern kMix[] = {
+    {"d256", 64, 16, 256, 4}, {"d256_s", 64, 16, 0, 0}, {"d256_pv", 0, 0, 256, 4},
+    {"d128", 128, 8, 128, 8}, {"d128_s", 128, 8, 0, 0}, {"d128_pv", 0, 0, 128, 8},
+    {"d64", 128, 4, 64, 8},   {"d64_s", 128, 4, 0, 0},  {"d64_pv", 0, 0, 64, 8},
+};
+
+template <int P>
+__global__ void __launch_bounds__(256, 1) wgmma_mix(uint64_t* out, int iters) {
+  constexpr MixPattern kP = kMix[P];
+  constexpr int kSsN = kP.ss_n > 0 ? kP.ss_n : 64, kRsN = kP.rs_n > 0 ? kP.rs_n : 64;
+  extern __shared__ __align__(1024) uint8_t smem[];
+  uint8_t* base = sk::bench::smem_align_1024(smem);
+  sk::bench::fill_bf16_operands(base, (64 + 256) * 64);
+  sk::arch::fence_proxy_async_shared();
+  __syncthreads();
+  const uint32_t a = sk::arch::smem_addr(base), b = a + 64 * 128;
+  const int wg = threadIdx.x / 128;
+  sk::LaneArray<float, kSsN / 2> s_acc;
+  sk::LaneArray<float, kRsN / 2> o_acc;
+#pragma unroll
+  for (int i = 0; i < kSsN / 2; ++i) s_acc.regs[0][i] = 0.0f;
+#pragma unroll
+  for (int i = 0; i < kRsN / 2; ++i) o_acc.regs[0][i] = 0.0f;
+  sk::LaneArray<uint32_t, 4> ar;
+#pragma unroll
+  for (int r = 0; r < 4; ++r) ar.regs[0][r] = 0x3f803f80u ^ (threadIdx.x * 0x00010001u * (r + 1));
+  for (int k = 0; k < iters; ++k) {
+    if (blockDim.x == 256) asm volatile("bar.sync 1, 256;" ::: "memory");
+    const uint64_t t0 = clk();
+    sk::arch::wgmma_fence();
+    if constexpr (kP.ss_ops > 0) {
+#pragma unroll
+      for (int i = 0; i < kP.ss_ops; ++i) issue_op<kSsN, false>(s_acc, ar, a, b, i);
+      sk::arch::wgmma_commit_group();
+    }
+    if constexpr (kP.rs_ops > 0) {
+#pragma unroll
+      for (int i = 0; i < kP.rs_ops; ++i) issue_op<kRsN, true>(o_acc, ar, a, b, i);
+      sk::arch::wgmma_commit_group();
+    }
+    sk::arch::wgmma_wait_group<0>();
+    const uint64_t t1 = clk();
+    if (threadIdx.x % 128 == 0) {
+      out[(k * 2 + wg) * 2] = t0;
+      out[(k * 2 + wg) * 2 + 1] = t1;
+    }
+  }
+  float sum = 0;
+#pragma unroll
+  for (int i = 0; i < kSsN / 2; ++i) sum += s_acc.regs[0][i];
+#pragma unroll
+  for (int i = 0; i < kRsN / 2; ++i) sum += o_acc.regs[0][i];
+  if (sum == 12345.0f) out[0] = 0;  // keeps the accumulators live
+}
+
+template <int P>
+void mix_rows(uint64_t* dev, int iters) {
+  const int smem = (64 + 256) * 128 + 1024;
+  CK(cudaFuncSetAttribute(wgmma_mix<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  std::vector<uint64_t> h(static_cast<size_t>(iters) * 4);
+  constexpr MixPattern kP = kMix[P];
+  for (int groups : {1, 2}) {
+    wgmma_mix<P><<<1, 128 * groups, smem>>>(dev, iters);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(h.data(), dev, h.size() * 8, cudaMemcpyDeviceToHost));
+    std::vector<double> d0, d1;
+    for (int k = 8; k < iters; ++k) {
+      d0.push_back(static_cast<double>(h[(k * 2) * 2 + 1] - h[(k * 2) * 2]));
+      if (groups == 2) d1.push_back(static_cast<double>(h[(k * 2 + 1) * 2 + 1] - h[(k * 2 + 1) * 2]));
+    }
+    std::printf("%s,%d,%d,%.0f,%.0f\n", kP.name, groups, kP.ss_ops * kP.ss_n / 2 + kP.rs_ops * kP.rs_n / 2,
+                median(d0), median(d1));
+  }
+}
+
+template <int... P>
+void all_mix_rows(uint64_t* dev, int iters, std::integer_sequence<int, P...>) {
+  (mix_rows<P>(dev, iters), ...);
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   constexpr int kIters = 64;
   uint64_t* dev;
-  CK(cudaMalloc(&dev, kIters * 4 * 8));
+  CK(cudaMalloc(&dev, kIters * 2 * (kIssueOps + 2) * 8));
+  if (argc > 1 && std::string(argv[1]) == "loads") {
+    int sms = 0;
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    uint64_t* times;
+    uint8_t* src;
+    CK(cudaMalloc(&times, (kLoadsIters * 4 + 1) * 8));
+    CK(cudaMalloc(&src, beside::kSrcBytes));
+    CK(cudaMemset(src, 0x3c, beside::kSrcBytes));
+    std::printf("section,wgmma_loads\nn,form,warpgroups,sms,loads,group0,group1,op_cycles,load_bytes_per_cycle\n");
+    loads_rows<64, false>(times, src, sms);
+    loads_rows<64, true>(times, src, sms);
+    loads_rows<128, false>(times, src, sms);
+    loads_rows<128, true>(times, src, sms);
+    loads_rows<256, false>(times, src, sms);
+    loads_rows<256, true>(times, src, sms);
+    CK(cudaFree(src));
+    CK(cudaFree(times));
+    CK(cudaFree(dev));
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "mix") {
+    std::printf("section,wgmma_mix\npattern,warpgroups,ops_cycles,wg0,wg1\n");
+    all_mix_rows(dev, kIters, std::make_integer_sequence<int, sizeof(kMix) / sizeof(kMix[0])>());
+    CK(cudaFree(dev));
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "issue") {
+    std::printf("section,wgmma_issue\nn,form,warpgroups,delay,wg,op,issued,done\n");
+    issue_rows<64, false>(dev, kIters);
+    issue_rows<64, true>(dev, kIters);
+    issue_rows<128, false>(dev, kIters);
+    issue_rows<128, true>(dev, kIters);
+    issue_rows<256, false>(dev, kIters);
+    issue_rows<256, true>(dev, kIters);
+    CK(cudaFree(dev));
+    return 0;
+  }
   std::printf("section,wgmma_group\nn,mode,warpgroups,ops,delay,wg0_cycles,wg1_cycles,hold,skew,period\n");
   rows<128, 1>(dev, kIters);
   rows<128, 4>(dev, kIters);

@@ -398,12 +398,24 @@ struct Sm90Matmul {
         }
       }
     });
-    // 16 rows x BN BF16 per warp, an edge tile's too: its warps issue every
-    // store instruction, predicated, and on the H200 an M = 1 tile's
-    // epilogue takes 65 % of a full one's (docs/hardware.md, "An edge
-    // tile's stores"): charging the whole fragment is nearer the board than
-    // charging the bytes inside D.
-    arch::account_global_store(32 * BN);
+    // The warp's BN / 4 store instructions, each 8 rows x 8 columns, with
+    // the bytes each writes inside D: an edge tile's warps issue every one,
+    // predicated off past the edge, and the SM's store path takes each
+    // (docs/hardware.md, "An edge tile's stores").
+    uint16_t in_d[BN / 4];
+    const uint32_t r0 = row0 + 16 * quarter;
+    SK_UNROLL
+    for (int j = 0; j < BN / 8; ++j) {
+      const uint32_t c = col0 + 8 * j;
+      const uint32_t cols = c >= p.n ? 0 : p.n - c < 8 ? p.n - c : 8;
+      SK_UNROLL
+      for (int h = 0; h < 2; ++h) {
+        const uint32_t r = r0 + 8 * h;
+        const uint32_t rows = r >= p.m ? 0 : p.m - r < 8 ? p.m - r : 8;
+        in_d[2 * j + h] = static_cast<uint16_t>(rows * cols * 2);
+      }
+    }
+    arch::account_global_stores(in_d, BN / 4);
   }
 };
 

@@ -40,6 +40,12 @@ void warpgroup_set_regs(const Loc& loc);
 
 void st_global(void* dst, const void* v, uint32_t bytes, const Loc& loc);
 void account_global_store(uint32_t bytes, const Loc& loc);
+// A warp's `instructions` 4-byte store instructions (128 bytes each), with
+// the bytes each wrote inside D: each holds the SM's store path for its bytes
+// at store_bytes_per_cycle but at least store_instruction_cycles (an
+// instruction predicated off past D's edge still passes the path); the
+// bytes inside D go to memory.
+void account_global_stores(const uint16_t* bytes_in_d, uint32_t instructions, const Loc& loc);
 // The same for 16-byte stores that fill whole 32-byte sectors (a quad's
 // lanes writing a row's 64 contiguous bytes): the SM's own path at
 // store_v4_bytes_per_cycle, shared by its storing warps, with no limit shared

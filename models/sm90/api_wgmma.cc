@@ -21,6 +21,13 @@
 // With wgmma_interleave, the tensor core (the warp's sub-partition's with 4)
 // serves the warpgroups' streams interleaved, so a warp waiting for its
 // youngest group waits for all the work queued on it by then.
+// With wgmma_queue_ops (and wgmma_warpgroup_op), the SM's tensor core
+// queues that many ops, both warpgroups' together: a warp's issue of an op
+// returns only once the op scheduled that many before it has ended its
+// interval (plus wgmma_queue_release), so a warpgroup that issues a long
+// group is held at its issue as on the board (hw/h200/wgmma_group.cu
+// section wgmma_issue), and what it does after the issue (the attention
+// kernel's arrive that lets the other warpgroup issue) waits with it.
 // With wgmma_rest_ns, a warp's next wgmma.fence after a wait that waited for
 // a group issues no earlier than that long after the wait returned (the
 // consumer's own loop, measured apart: docs/hardware.md).
@@ -33,6 +40,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -57,6 +65,9 @@ using sm100::api::issue;
 using sm100::api::issue_local;
 using sm100::api::local_now;
 using sim::Cycle;
+
+const std::string kWaitGroup = "wgmma.wait_group";
+const std::string kQueueFull = "wgmma.mma_async (the SM's wgmma queue is full)";
 
 struct Group {
   Cycle done = 0;
@@ -118,6 +129,7 @@ struct WgOp {
   Cycle done = 0;   // once scheduled (issued == members)
   int n = 0;
   bool rs = false;
+  uint64_t position = 0;  // with wgmma_queue_ops: its number among the SM's scheduled ops
 };
 struct WarpgroupOps {
   int members = 4;    // the warpgroup's warps in its CTA
@@ -129,6 +141,18 @@ struct WarpgroupOps {
     return ops[seq - base];
   }
 };
+// With wgmma_queue_ops: the interval ends of the last kWgmmaQueueMax ops
+// scheduled on a CTA's SM (ascending: the SM's tensor core takes them in
+// order), by CTA id; cleared by reset().
+struct OpQueue {
+  std::array<Cycle, kWgmmaQueueMax> ends{};
+  uint64_t scheduled = 0;  // ops scheduled so far
+};
+std::unordered_map<uint32_t, OpQueue>& op_queues() {
+  static std::unordered_map<uint32_t, OpQueue> t;
+  return t;
+}
+
 // By CTA and warpgroup (warp index / 4); cleared by reset() with groups().
 std::unordered_map<uint64_t, WarpgroupOps>& wg_ops() {
   static std::unordered_map<uint64_t, WarpgroupOps> t;
@@ -255,6 +279,7 @@ void check_groups_at_exit(Cta& cta, const sim::Warp& w) {
 void reset() {
   groups().clear();
   wg_ops().clear();
+  op_queues().clear();
   last_groups() = {};
   gpu().set_warp_exit_hook(check_groups_at_exit);
   phase_clock().stop();
@@ -314,6 +339,11 @@ void schedule_op(Cta& cta, WarpgroupOps& g, WgOp& op, sim::Warp& w) {
   const Cycle whole = static_cast<Cycle>(op.n * x.wgmma_ii_per_n + store_stretch(x, cta) + 0.5);
   const Cycle start = occupy_tensor_core(cta, cta.tc_free, op.latest, whole);
   for (Cycle& q : cta.tc_quarter_free) q = cta.tc_free;
+  if (x.wgmma_queue_ops > 0) {
+    OpQueue& q = op_queues()[cta.id];
+    op.position = q.scheduled;
+    q.ends[q.scheduled++ % kWgmmaQueueMax] = start + whole;
+  }
   op.done = start + whole + completion_latency(x, op.rs);
   trace_op(cta, w, start, start + whole, [&] {
     return fmt::format("wgmma m64n{}k16{} wg{}", op.n, op.rs ? " RS" : "", w.index() / 4);
@@ -418,6 +448,34 @@ void wgmma_op(float* acc, int regs, uint64_t desc_a, const uint32_t* a_regs, uin
     const uint64_t seq = wg.seq++;
     if (first_in_group) wg.open.seq_first = seq;
     wg.open.seq_end = seq + 1;
+    if (x.wgmma_queue_ops > 0 && seq >= x.wgmma_queue_ops) {
+      // The SM's queue is full: the issue returns once the op scheduled
+      // wgmma_queue_ops before this one has left it. A warp that runs ahead
+      // of its warpgroup first waits until the warpgroup's op that many
+      // back has been issued by all four warps (scheduled), as the issue
+      // on the board waits for the queue that op is in.
+      const uint64_t back = seq - x.wgmma_queue_ops;
+      if (back >= g.base && g.at(back).issued < g.members)
+        w.block_until(
+            *g.scheduled, [&g, back] { return back < g.base || g.at(back).issued >= g.members; },
+            [&w, back] {
+              return fmt::format("wgmma.mma_async: warp {} waits for room in its SM's wgmma queue, behind its "
+                                 "warpgroup's op number {} (issued by all four of its warps first)",
+                                 w.index(), back);
+            },
+            kQueueFull);
+      // The op wgmma_queue_ops ahead of this one on the SM: every op
+      // scheduled by now is ahead of it, and so are the warpgroup's own ops
+      // after `back`.
+      const OpQueue& q = op_queues()[cta.id];
+      uint64_t ahead = q.scheduled - std::min<uint64_t>(q.scheduled, x.wgmma_queue_ops);
+      if (back >= g.base) ahead = std::max(ahead, g.at(back).position);
+      if (q.scheduled >= x.wgmma_queue_ops) {
+        const Cycle room = q.ends[ahead % kWgmmaQueueMax] + x.wgmma_queue_release;
+        const Cycle now = local_now(w);
+        if (room > now) w.stall_local(room - now, kQueueFull);
+      }
+    }
     WgOp& op = g.at(seq);
     op.latest = std::max(op.latest, local_now(w));
     op.n = std::max(op.n, n);
@@ -473,9 +531,6 @@ void wgmma_commit_group(const Loc& loc) {
   wg.open = Group{};
 }
 
-namespace {
-const std::string kWaitGroup = "wgmma.wait_group";
-}
 
 void wgmma_wait_group(int n, const Loc& loc) {
   // The wait syncs first (the tensor core's queue it reads is written by the
@@ -571,15 +626,17 @@ namespace {
 // leaving through `path` (when `rate` > 0); the warp cannot issue past its
 // stores (the LSU queue is full). Behind L2 the bytes go to memory
 // (write-back), sharing HBM bandwidth.
-void store_through(WritePath& path, double rate, uint32_t bytes, uint32_t per_instruction, const Loc& loc) {
+// `path_bytes` (at least `bytes`) is what the SM's path is held for.
+void store_through(WritePath& path, double rate, uint32_t bytes, uint32_t per_instruction, const Loc& loc,
+                   double path_bytes = 0) {
   sim::Warp& w = issue(loc);
   const auto& p = gpu().params();
   w.spend(static_cast<Cycle>(bytes / per_instruction) * p.issue_cycles);
   w.sync();
   const Cycle now = gpu().engine().now();
-  gpu().hbm_transfer(now, bytes);
+  if (bytes > 0) gpu().hbm_transfer(now, bytes);
   if (rate <= 0) return;
-  WritePath::Job job{gpu().cta_of_current().sm, static_cast<double>(bytes)};
+  WritePath::Job job{gpu().cta_of_current().sm, std::max<double>(bytes, path_bytes)};
   path.submit(job, now);
   w.block_until(
       path.completed(job.sm), [&job] { return job.done; },
@@ -593,6 +650,24 @@ void account_global_store(uint32_t bytes, const Loc& loc) {
   // (gpu_store_bytes_per_cycle), both shared fairly among the warps and SMs
   // storing (write_path.h).
   store_through(write_path(), extras().store_bytes_per_cycle, bytes, 128, loc);
+}
+
+void account_global_stores(const uint16_t* bytes_in_d, uint32_t instructions, const Loc& loc) {
+  const Extras& x = extras();
+  // At least store_instruction_cycles of the path per instruction, as bytes
+  // at its rate.
+  const double least = x.store_instruction_cycles * x.store_bytes_per_cycle;
+  uint32_t bytes = 0;
+  double path_bytes = 0;
+  for (uint32_t i = 0; i < instructions; ++i) {
+    bytes += bytes_in_d[i];
+    path_bytes += std::max<double>(bytes_in_d[i], least);
+  }
+  // The issue slots are every instruction's (store_through counts them from
+  // the bytes: give it the whole fragment's).
+  sim::Warp& w = gpu().warp();
+  w.spend(static_cast<Cycle>(instructions) * gpu().params().issue_cycles);
+  store_through(write_path(), x.store_bytes_per_cycle, bytes, ~0u, loc, path_bytes);
 }
 
 void account_global_store_v4(uint32_t bytes, const Loc& loc) {

@@ -82,8 +82,11 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
   x.wgmma_drain_per_n = real(p, "wgmma_drain_per_n", 0.0, 1000.0);
   x.wgmma_rest_ns = real(p, "wgmma_rest_ns", 0.0, 100000.0);
   x.wgmma_rest_stretch = real(p, "wgmma_rest_stretch", 0.0, 10.0);
+  x.wgmma_queue_ops = static_cast<uint32_t>(count(p, "wgmma_queue_ops", 0, kWgmmaQueueMax));
+  x.wgmma_queue_release = static_cast<uint32_t>(count(p, "wgmma_queue_release", 0, 1ull << 20));
   x.wgmma_store_bytes = real(p, "wgmma_store_bytes", 0.0, 1000000.0);
   x.store_bytes_per_cycle = real(p, "store_bytes_per_cycle", 0.0, 1000000.0);
+  x.store_instruction_cycles = real(p, "store_instruction_cycles", 0.0, 1000000.0);
   x.store_series_bytes_per_cycle = real(p, "store_series_bytes_per_cycle", 0.0, 1000000.0);
   x.store_v4_bytes_per_cycle = real(p, "store_v4_bytes_per_cycle", 0.0, 1000000.0);
   sm100::read_alu(p, "sm90", r);

@@ -15,6 +15,10 @@
 
 namespace sk::models::sm90 {
 
+// The deepest wgmma queue a parameter file may give (api_wgmma.cc keeps
+// that many ends per CTA).
+inline constexpr uint32_t kWgmmaQueueMax = 32;
+
 struct Extras {
   double wgmma_ii_per_n = 0;         // wgmma m64nNk16 issue interval = N * this (per SM)
   uint32_t wgmma_latency_extra = 0;  // latency = interval + this
@@ -43,6 +47,12 @@ struct Extras {
   // ops). 0: none.
   double wgmma_rest_ns = 0;
   double wgmma_rest_stretch = 0;
+  // With wgmma_warpgroup_op: the SM's queue of wgmma ops (both warpgroups'
+  // issued and not through their interval) holds this many; a warp issuing
+  // op k returns no earlier than wgmma_queue_release after the op scheduled
+  // this many before it ends its interval (api_wgmma.cc). 0: unbounded.
+  uint32_t wgmma_queue_ops = 0;
+  uint32_t wgmma_queue_release = 0;
   // Bytes of the SM's st.global stream that each wgmma op waits out while
   // warps of its SM store (an op then takes this over the SM's current store
   // rate longer; api_wgmma.cc); 0: the stores do not slow the tensor core.
@@ -52,6 +62,10 @@ struct Extras {
   // epilogue's stores), shared by the SM's storing warps (write_path.h); a
   // warp cannot issue past its stores (0: free).
   double store_bytes_per_cycle = 0;
+  // The least a 4-byte store instruction holds that path, in SM cycles,
+  // however few of its bytes land inside D (account_global_stores): 128 /
+  // store_bytes_per_cycle charges every instruction as a full one.
+  double store_instruction_cycles = 0;
   // With n SMs storing at once, each SM's bytes also pass a path all of them
   // take turns on, in series with its own: an SM's rate is
   // 1 / (1 / store_bytes_per_cycle + n / this) (0: no such path; the shared

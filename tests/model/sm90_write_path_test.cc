@@ -7,7 +7,9 @@
 // its rate and finish together; SMs storing at once split the shared path
 // until one is done, and the rest then speed up; an SM that joins later slows
 // the one already storing from then on. Whole-sector (16-byte) stores take
-// the SM's own path at store_v4_bytes_per_cycle, with no shared limit.
+// the SM's own path at store_v4_bytes_per_cycle, with no shared limit. A
+// 4-byte store instruction holds the SM's path for its bytes inside D but at
+// least store_instruction_cycles.
 // While warps of an SM store, each wgmma op of its other warps takes
 // wgmma_store_bytes over the SM's current store rate longer
 // (hw/h200/mma_beside_stores.cu measures it). With wgmma_warpgroup_op an op
@@ -16,6 +18,7 @@
 // never issue is a deadlock the run reports, not a hang.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <cmath>
 #include <string>
@@ -39,6 +42,9 @@ struct Store {
   int cta, warp;
   uint64_t at;     // cycle the warp stores, from kT0
   uint32_t bytes;  // bytes it stores
+  // >= 0: instead, 32 store instructions (account_global_stores) with this
+  // many bytes inside D each.
+  int instruction_bytes = -1;
 };
 
 // Runs the stores (each warp of each CTA at most one) and returns the cycle,
@@ -60,7 +66,10 @@ std::vector<uint64_t> run(const std::vector<Store>& stores, int ctas, int warps,
       if (stores[i].cta != w.cta() || stores[i].warp != w.index()) continue;
       REQUIRE(gpu.engine().now() < t0);
       w.stall(t0 + stores[i].at - gpu.engine().now(), "wait");
-      if (v4)
+      if (stores[i].instruction_bytes >= 0) {
+        const std::vector<uint16_t> in_d(32, static_cast<uint16_t>(stores[i].instruction_bytes));
+        sm90::api::account_global_stores(in_d.data(), 32, std::source_location::current());
+      } else if (v4)
         sm90::api::account_global_store_v4(stores[i].bytes, std::source_location::current());
       else
         sm90::api::account_global_store(stores[i].bytes, std::source_location::current());
@@ -99,6 +108,28 @@ TEST_CASE("an SM that starts storing later slows the one already storing from th
   // has 2048 left, alone at x.
   CHECK(done[0] == late + cycles(4096, x));
   CHECK(done[1] == late + cycles(4096, x) + cycles(2048, x));
+}
+
+// account_global_stores: each of a warp's 4-byte store instructions holds
+// the SM's path for its bytes inside D, but at least store_instruction_cycles
+// (one predicated off past D's edge still passes the path: on the H200 an
+// M = 1 tile's epilogue takes 65 % of a full one's).
+TEST_CASE("a store instruction holds the SM's path at least store_instruction_cycles") {
+  const double x = sm90::extras().store_bytes_per_cycle;
+  for (double least : {10.0, 16.0}) {
+    sm90::use_params(sk::test::sm90_params_with({{"store_instruction_cycles", least}}));
+    const auto full = run({{0, 0, 0, 0, 128}}, 1, 1, 0);
+    const auto empty = run({{0, 0, 0, 0, 0}}, 1, 1, 0);
+    const auto one_row = run({{0, 0, 0, 0, 16}}, 1, 1, 0);
+    // Two warps, 32 full and 32 empty instructions, share the SM's path
+    // until the empty ones are through.
+    const auto mixed = run({{0, 0, 0, 0, 128}, {0, 1, 0, 0, 0}}, 1, 2, 0);
+    CHECK(full[0] == cycles(32 * 128, x));
+    CHECK(empty[0] == cycles(32 * least * x, x));
+    CHECK(one_row[0] == cycles(32 * std::max(16.0, least * x), x));
+    CHECK(mixed[1] == cycles(2 * std::min(32 * 128.0, 32 * least * x), x));
+  }
+  sm90::use_params(sk::test::sm90_params_with({}));
 }
 
 // The parameter file with store_series_bytes_per_cycle set to `series`.

@@ -3,7 +3,7 @@
 //
 // Invariants: st_global_* are per-lane data movement (call inside
 // sk::for_each_lane); the destination is naturally aligned. account_global_store
-// compiles to nothing on the device: the model charges issue slots and memory
+// (and account_global_stores) compiles to nothing on the device: the model charges issue slots and memory
 // bandwidth for the bytes, since per-lane code carries no timing of its own.
 #pragma once
 
@@ -22,5 +22,6 @@ SK_DEVICE void st_global_v4(void* dst, const uint32_t* v) {
 }
 SK_DEVICE void account_global_store(uint32_t /*bytes_per_warp*/) {}
 SK_DEVICE void account_global_store_v4(uint32_t /*bytes_per_warp*/) {}
+SK_DEVICE void account_global_stores(const uint16_t* /*bytes_in_d*/, uint32_t /*instructions*/) {}
 
 }  // namespace sk::arch

@@ -132,6 +132,11 @@ inline void st_global_v4(void* dst, const uint32_t* v, Loc l = Loc::current()) {
 inline void account_global_store(uint32_t bytes, Loc l = Loc::current()) {
   m90::account_global_store(bytes, l);
 }
+// A warp's `instructions` 32-lane 4-byte store instructions (128 bytes
+// each), with the bytes each of them wrote inside D (0: predicated off).
+inline void account_global_stores(const uint16_t* bytes_in_d, uint32_t instructions, Loc l = Loc::current()) {
+  m90::account_global_stores(bytes_in_d, instructions, l);
+}
 // Bytes a warp wrote with st_global_v4 in whole sectors.
 inline void account_global_store_v4(uint32_t bytes, Loc l = Loc::current()) {
   m90::account_global_store_v4(bytes, l);

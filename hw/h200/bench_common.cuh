@@ -126,6 +126,23 @@ __device__ __forceinline__ void fill_bf16_operands(uint8_t* dst, uint32_t elems)
   }
 }
 
+// The wgmma calibration kernels' operands (calibrate.cu, wgmma_group.cu): A
+// (64 rows) then B (`b_rows` rows), 64 BF16 a 128-byte row, filled by
+// fill_bf16_operands at the 1024-aligned start of dynamic shared memory
+// `smem`, made visible to the async proxy, the CTA synced; their
+// shared-memory addresses.
+struct WgmmaOperands {
+  uint32_t a, b;
+};
+__device__ __forceinline__ WgmmaOperands wgmma_operands(uint8_t* smem, uint32_t b_rows) {
+  uint8_t* base = smem_align_1024(smem);
+  fill_bf16_operands(base, (64 + b_rows) * 64);
+  sk::arch::fence_proxy_async_shared();
+  __syncthreads();
+  const uint32_t a = sk::arch::smem_addr(base);
+  return {a, a + 64 * 128};
+}
+
 // A uniform value in [0, 1) from a hash of element index i and a seed (the
 // benchmarks' random inputs, new per seed, 24 bits of the hash).
 __device__ __forceinline__ float random_unit(uint64_t i, uint64_t seed) {

@@ -104,12 +104,8 @@ template <int N>
 __global__ void __launch_bounds__(256, 1) wgmma_interval(uint64_t* out) {
   constexpr int kOps = 64;
   extern __shared__ __align__(1024) uint8_t smem[];
-  uint8_t* base = sk::bench::smem_align_1024(smem);
   // Random BF16 operands: A 64 x 64 then B N x 64, 128B rows.
-  sk::bench::fill_bf16_operands(base, (64 + N) * 64);
-  sk::arch::fence_proxy_async_shared();
-  __syncthreads();
-  const uint32_t a = sk::arch::smem_addr(base), b = a + 64 * 128;
+  const auto [a, b] = sk::bench::wgmma_operands(smem, N);
   sk::LaneArray<float, N / 2> acc;
 #pragma unroll
   for (int i = 0; i < N / 2; ++i) acc.regs[0][i] = 0.0f;

@@ -97,15 +97,50 @@ __device__ __forceinline__ void one_op(sk::LaneArray<float, N / 2>& acc, uint32_
   if constexpr (N == 256) sk::arch::wgmma_m64n256k16_bf16_ss(acc, da, db, true);
 }
 
+// Zeroed accumulators of an m64nNk16 op.
+template <int N>
+__device__ __forceinline__ sk::LaneArray<float, N / 2> zero_acc() {
+  sk::LaneArray<float, N / 2> acc;
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) acc.regs[0][i] = 0.0f;
+  return acc;
+}
+
+// An A fragment from registers (the rs forms): nonzero BF16 pairs, per thread.
+__device__ __forceinline__ sk::LaneArray<uint32_t, 4> a_fragment() {
+  sk::LaneArray<uint32_t, 4> ar;
+#pragma unroll
+  for (int r = 0; r < 4; ++r) ar.regs[0][r] = 0x3f803f80u ^ (threadIdx.x * 0x00010001u * (r + 1));
+  return ar;
+}
+
+// Group k's start and done on warpgroup wg, from its first thread:
+// out[(k * 2 + wg) * 2 + {0, 1}].
+__device__ __forceinline__ void record_group(uint64_t* out, int k, int wg, uint64_t t0, uint64_t t1) {
+  if (threadIdx.x % 128 == 0) {
+    out[(k * 2 + wg) * 2] = t0;
+    out[(k * 2 + wg) * 2 + 1] = t1;
+  }
+}
+
+// Keeps the accumulators live (a use the compiler cannot drop).
+template <class... Acc>
+__device__ __forceinline__ void keep_live(uint64_t* out, const Acc&... acc) {
+  float sum = 0;
+  (
+      [&] {
+#pragma unroll
+        for (float v : acc.regs[0]) sum += v;
+      }(),
+      ...);
+  if (sum == 12345.0f) out[0] = 0;
+}
+
 // out[(k * 2 + wg) * 2 + {0, 1}] = start, done of k-block k on warpgroup wg.
 template <int N, int Ops>
 __global__ void __launch_bounds__(256, 1) wgmma_group(uint64_t* out, int delay, int iters, int sync) {
   extern __shared__ __align__(1024) uint8_t smem[];
-  uint8_t* base = sk::bench::smem_align_1024(smem);
-  sk::bench::fill_bf16_operands(base, (64 + N) * 64);
-  sk::arch::fence_proxy_async_shared();
-  __syncthreads();
-  const uint32_t a = sk::arch::smem_addr(base), b = a + 64 * 128;
+  const auto [a, b] = sk::bench::wgmma_operands(smem, N);
   const int wg = threadIdx.x / 128;
   sk::LaneArray<float, N / 2> acc;
 #pragma unroll
@@ -124,15 +159,9 @@ __global__ void __launch_bounds__(256, 1) wgmma_group(uint64_t* out, int delay, 
     sk::arch::wgmma_commit_group();
     sk::arch::wgmma_wait_group<0>();
     const uint64_t t1 = clk();
-    if (threadIdx.x % 128 == 0) {
-      out[(k * 2 + wg) * 2] = t0;
-      out[(k * 2 + wg) * 2 + 1] = t1;
-    }
+    record_group(out, k, wg, t0, t1);
   }
-  float sum = 0;
-#pragma unroll
-  for (int i = 0; i < N / 2; ++i) sum += acc.regs[0][i];
-  if (sum == 12345.0f) out[0] = 0;  // keeps the accumulators live
+  keep_live(out, acc);
 }
 
 // The median of v, 0 for none (one warpgroup has no second one's figures).
@@ -321,18 +350,10 @@ __device__ __forceinline__ void issue_op(sk::LaneArray<float, N / 2>& acc, const
 template <int N, bool RS>
 __global__ void __launch_bounds__(256, 1) wgmma_issue(uint64_t* out, int delay, int iters) {
   extern __shared__ __align__(1024) uint8_t smem[];
-  uint8_t* base = sk::bench::smem_align_1024(smem);
-  sk::bench::fill_bf16_operands(base, (64 + N) * 64);
-  sk::arch::fence_proxy_async_shared();
-  __syncthreads();
-  const uint32_t a = sk::arch::smem_addr(base), b = a + 64 * 128;
+  const auto [a, b] = sk::bench::wgmma_operands(smem, N);
   const int wg = threadIdx.x / 128;
-  sk::LaneArray<float, N / 2> acc;
-#pragma unroll
-  for (int i = 0; i < N / 2; ++i) acc.regs[0][i] = 0.0f;
-  sk::LaneArray<uint32_t, 4> ar;
-#pragma unroll
-  for (int r = 0; r < 4; ++r) ar.regs[0][r] = 0x3f803f80u ^ (threadIdx.x * 0x00010001u * (r + 1));
+  auto acc = zero_acc<N>();
+  const auto ar = a_fragment();
   for (int k = 0; k < iters; ++k) {
     if (blockDim.x == 256) asm volatile("bar.sync 1, 256;" ::: "memory");
     if (wg == 1 && delay > 0) {
@@ -355,10 +376,7 @@ __global__ void __launch_bounds__(256, 1) wgmma_issue(uint64_t* out, int delay, 
 #pragma unroll
       for (int i = 0; i < kIssueOps + 2; ++i) out[(k * 2 + wg) * (kIssueOps + 2) + i] = t[i];
   }
-  float sum = 0;
-#pragma unroll
-  for (int i = 0; i < N / 2; ++i) sum += acc.regs[0][i];
-  if (sum == 12345.0f) out[0] = 0;  // keeps the accumulators live
+  keep_live(out, acc);
 }
 
 template <int N, bool RS>
@@ -397,19 +415,16 @@ template <int N, bool RS>
 __global__ void __launch_bounds__(288, 1)
     wgmma_loads(uint64_t* out, const uint8_t* src, int groups, int loads) {
   extern __shared__ __align__(1024) uint8_t smem[];
-  uint8_t* base = sk::bench::smem_align_1024(smem);
   constexpr uint32_t kOperands = (64 + N) * 128;
-  uint8_t* ring = base + (kOperands + 1023) / 1024 * 1024;
+  uint8_t* ring = sk::bench::smem_align_1024(smem) + (kOperands + 1023) / 1024 * 1024;
   uint64_t* bars = reinterpret_cast<uint64_t*>(ring + beside::kRing * beside::kChunkBytes);
   volatile uint32_t* running = reinterpret_cast<volatile uint32_t*>(bars + beside::kRing);
-  sk::bench::fill_bf16_operands(base, (64 + N) * 64);
   if (threadIdx.x == 0) {
     for (uint32_t i = 0; i < beside::kRing; ++i) sk::arch::mbarrier_init(&bars[i], 1);
     *running = static_cast<uint32_t>(groups);
     sk::arch::fence_mbarrier_init();
   }
-  sk::arch::fence_proxy_async_shared();
-  __syncthreads();
+  const auto [a, b] = sk::bench::wgmma_operands(smem, N);
   const int consumers = 128 * groups;
   if (threadIdx.x >= consumers) {
     if (threadIdx.x < consumers + 32 && loads) {
@@ -418,14 +433,9 @@ __global__ void __launch_bounds__(288, 1)
     }
     return;
   }
-  const uint32_t a = sk::arch::smem_addr(base), b = a + 64 * 128;
   const int wg = threadIdx.x / 128;
-  sk::LaneArray<float, N / 2> acc;
-#pragma unroll
-  for (int i = 0; i < N / 2; ++i) acc.regs[0][i] = 0.0f;
-  sk::LaneArray<uint32_t, 4> ar;
-#pragma unroll
-  for (int r = 0; r < 4; ++r) ar.regs[0][r] = 0x3f803f80u ^ (threadIdx.x * 0x00010001u * (r + 1));
+  auto acc = zero_acc<N>();
+  const auto ar = a_fragment();
   for (int k = 0; k < kLoadsIters; ++k) {
     const uint64_t t0 = clk();
     sk::arch::wgmma_fence();
@@ -434,15 +444,9 @@ __global__ void __launch_bounds__(288, 1)
     sk::arch::wgmma_commit_group();
     sk::arch::wgmma_wait_group<0>();
     const uint64_t t1 = clk();
-    if (blockIdx.x == 0 && threadIdx.x % 128 == 0) {
-      out[(k * 2 + wg) * 2] = t0;
-      out[(k * 2 + wg) * 2 + 1] = t1;
-    }
+    if (blockIdx.x == 0) record_group(out, k, wg, t0, t1);
   }
-  float sum = 0;
-#pragma unroll
-  for (int i = 0; i < N / 2; ++i) sum += acc.regs[0][i];
-  if (sum == 12345.0f) out[0] = 0;  // keeps the accumulators live
+  keep_live(out, acc);
   if (threadIdx.x % 128 == 0) atomicSub(const_cast<uint32_t*>(running), 1u);
 }
 
@@ -490,21 +494,11 @@ __global__ void __launch_bounds__(256, 1) wgmma_mix(uint64_t* out, int iters) {
   constexpr MixPattern kP = kMix[P];
   constexpr int kSsN = kP.ss_n > 0 ? kP.ss_n : 64, kRsN = kP.rs_n > 0 ? kP.rs_n : 64;
   extern __shared__ __align__(1024) uint8_t smem[];
-  uint8_t* base = sk::bench::smem_align_1024(smem);
-  sk::bench::fill_bf16_operands(base, (64 + 256) * 64);
-  sk::arch::fence_proxy_async_shared();
-  __syncthreads();
-  const uint32_t a = sk::arch::smem_addr(base), b = a + 64 * 128;
+  const auto [a, b] = sk::bench::wgmma_operands(smem, 256);
   const int wg = threadIdx.x / 128;
-  sk::LaneArray<float, kSsN / 2> s_acc;
-  sk::LaneArray<float, kRsN / 2> o_acc;
-#pragma unroll
-  for (int i = 0; i < kSsN / 2; ++i) s_acc.regs[0][i] = 0.0f;
-#pragma unroll
-  for (int i = 0; i < kRsN / 2; ++i) o_acc.regs[0][i] = 0.0f;
-  sk::LaneArray<uint32_t, 4> ar;
-#pragma unroll
-  for (int r = 0; r < 4; ++r) ar.regs[0][r] = 0x3f803f80u ^ (threadIdx.x * 0x00010001u * (r + 1));
+  auto s_acc = zero_acc<kSsN>();
+  auto o_acc = zero_acc<kRsN>();
+  const auto ar = a_fragment();
   for (int k = 0; k < iters; ++k) {
     if (blockDim.x == 256) asm volatile("bar.sync 1, 256;" ::: "memory");
     const uint64_t t0 = clk();
@@ -521,17 +515,9 @@ __global__ void __launch_bounds__(256, 1) wgmma_mix(uint64_t* out, int iters) {
     }
     sk::arch::wgmma_wait_group<0>();
     const uint64_t t1 = clk();
-    if (threadIdx.x % 128 == 0) {
-      out[(k * 2 + wg) * 2] = t0;
-      out[(k * 2 + wg) * 2 + 1] = t1;
-    }
+    record_group(out, k, wg, t0, t1);
   }
-  float sum = 0;
-#pragma unroll
-  for (int i = 0; i < kSsN / 2; ++i) sum += s_acc.regs[0][i];
-#pragma unroll
-  for (int i = 0; i < kRsN / 2; ++i) sum += o_acc.regs[0][i];
-  if (sum == 12345.0f) out[0] = 0;  // keeps the accumulators live
+  keep_live(out, s_acc, o_acc);
 }
 
 template <int P>

@@ -93,16 +93,25 @@ struct WarpGroups {
   // wgmma.fence cannot issue (0: none).
   sim::Cycle rest_until = 0;
 };
-// Per warp (the Gpu is one per process, and so is this table).
-std::unordered_map<const sim::Warp*, WarpGroups>& groups() {
-  static std::unordered_map<const sim::Warp*, WarpGroups> g;
+// Per warp, by CTA and warp index (the Gpu is one per process, and so is
+// this table); a warp's entry is made on its first lookup and stays put
+// until reset().
+constexpr size_t kWarpsPerCtaMax = 32;  // 1,024 threads: Gpu::launch refuses more
+std::vector<std::unique_ptr<WarpGroups>>& groups() {
+  static std::vector<std::unique_ptr<WarpGroups>> g;
   return g;
+}
+size_t slot_of(const sim::Warp& w) {
+  return static_cast<size_t>(w.cta()) * kWarpsPerCtaMax + static_cast<size_t>(w.index());
+}
+// The warp's groups, or null before its first wgmma operation.
+WarpGroups* find_groups(const sim::Warp& w) {
+  const size_t i = slot_of(w);
+  return i < groups().size() ? groups()[i].get() : nullptr;
 }
 
 // The last warp looked up and its groups: a warp issues a k-block's wgmmas,
 // fence, commit and wait back to back, so most lookups repeat the last one.
-// The map's nodes stay put on insertion; reset() forgets the cache with the
-// map.
 struct LastGroups {
   const sim::Warp* warp = nullptr;
   WarpGroups* groups = nullptr;
@@ -113,7 +122,12 @@ LastGroups& last_groups() {
 }
 WarpGroups& groups_of(const sim::Warp& w) {
   LastGroups& l = last_groups();
-  if (l.warp != &w) l = {&w, &groups()[&w]};
+  if (l.warp == &w) return *l.groups;
+  const size_t i = slot_of(w);
+  auto& g = groups();
+  if (i >= g.size()) g.resize(i + 1);
+  if (!g[i]) g[i] = std::make_unique<WarpGroups>();
+  l = {&w, g[i].get()};
   return *l.groups;
 }
 
@@ -252,9 +266,9 @@ namespace {
 // (wgmma.wait_group): they may still read its CTA's shared memory and write
 // registers of a warp that no longer exists.
 void check_groups_at_exit(Cta& cta, const sim::Warp& w) {
-  auto it = groups().find(&w);
-  if (it == groups().end()) return;
-  const WarpGroups& wg = it->second;
+  const WarpGroups* found = find_groups(w);
+  if (found == nullptr) return;
+  const WarpGroups& wg = *found;
   int mmas = wg.open.mmas;
   const sim::Site* first = wg.open.mmas > 0 ? &wg.open.first : nullptr;
   for (const Group& g : wg.committed) {

@@ -1,7 +1,7 @@
 // wgmma_group.cu: when a k-block's wgmma group completes, on one SM, with
 // one or two warpgroups issuing (the SM90 matmul's consumer warpgroups).
 //
-//   wgmma_group [issue | loads | mix]   (prints CSV; seconds on an H200)
+//   wgmma_group [issue | loads | mix | alu]   (prints CSV; seconds on an H200)
 //
 // Each warpgroup runs `iters` k-blocks: `ops` m64nNk16 BF16 ops from shared
 // memory (random operands), commit, wait_group 0, as the matmul's consumer
@@ -65,6 +65,15 @@
 // 8-63 of fence to wait_group 0's return, SM cycles:
 //   pattern,warpgroups,ops_cycles,wg0,wg1
 // (ops_cycles: the pattern's ops at N/2 cycles each, one warpgroup's).
+// Section wgmma_alu (`wgmma_group alu`): whether math on the SM's other
+// warps slows the tensor core (the attention kernel's softmax runs beside the
+// other warpgroup's GEMMs). Warpgroup 1 runs 256 groups of 8 m64nNk16 ops
+// (A from SMEM or registers), one group queued behind the one running, while
+// warpgroup 0 idles or streams 8 independent chains per thread of
+// ex2.approx.ftz.f32, fma.rn.f32 or both (one ex2 and two FMAs a step) until
+// warpgroup 1 is done. Medians of 5 launches, SM cycles per op of warpgroup 1
+// and ALU steps per cycle of warpgroup 0:
+//   n,form,alu,op_cycles,alu_warp_steps_per_cycle
 // The SM90 model's rule (models/sm90/params.json wgmma_interleave,
 // wgmma_latency_extra): the tensor core interleaves the two warpgroups' ops,
 // so with sync and delay 0 both groups complete together after 2 x ops ops
@@ -546,6 +555,92 @@ void all_mix_rows(uint64_t* dev, int iters, std::integer_sequence<int, P...>) {
   (mix_rows<P>(dev, iters), ...);
 }
 
+// Section wgmma_alu: warpgroup 0's streams (Alu 0: idle, 1: ex2, 2: FMA,
+// 3: ex2 and two FMAs a step); out[0]: warpgroup 1's cycles for its groups,
+// out[1]: warpgroup 0's steps per warp (its first warp's count).
+template <int Alu>
+__device__ __forceinline__ void alu_step(float& x, float& y, float& z) {
+  if constexpr (Alu == 1 || Alu == 3) asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(x) : "f"(x));
+  if constexpr (Alu == 2 || Alu == 3) {
+    asm volatile("fma.rn.f32 %0, %1, 0f3F000000, 0f3E800000;" : "=f"(y) : "f"(y));
+    asm volatile("fma.rn.f32 %0, %1, 0f3F000000, 0f3E800000;" : "=f"(z) : "f"(z));
+  }
+}
+
+constexpr int kAluGroups = 256;
+
+template <int N, bool RS, int Alu>
+__global__ void __launch_bounds__(256, 1) wgmma_alu(uint64_t* out, float* sink) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  const auto [a, b] = sk::bench::wgmma_operands(smem, N);
+  __shared__ volatile uint32_t running;
+  if (threadIdx.x == 0) running = 1;
+  __syncthreads();
+  if (sk::arch::warp_idx() >= 4) {
+    auto acc = zero_acc<N>();
+    const auto ar = a_fragment();
+    const uint64_t t0 = clk();
+    sk::arch::wgmma_fence();
+    for (int g = 0; g < kAluGroups; ++g) {
+#pragma unroll
+      for (int i = 0; i < 8; ++i) issue_op<N, RS>(acc, ar, a, b, i);
+      sk::arch::wgmma_commit_group();
+      sk::arch::wgmma_wait_group<1>();
+    }
+    sk::arch::wgmma_wait_group<0>();
+    const uint64_t t1 = clk();
+    if (threadIdx.x == 128) {
+      running = 0;
+      out[0] = t1 - t0;
+    }
+    keep_live(out + 2, acc);
+    return;
+  }
+  {
+    if constexpr (Alu > 0) {
+      float x[8], y[8], z[8];
+#pragma unroll
+      for (int c = 0; c < 8; ++c) x[c] = y[c] = z[c] = -0.5f - 0.01f * static_cast<float>(c + threadIdx.x % 32);
+      uint64_t steps = 0;
+      while (running) {
+#pragma unroll
+        for (int r = 0; r < 16; ++r)
+#pragma unroll
+          for (int c = 0; c < 8; ++c) alu_step<Alu>(x[c], y[c], z[c]);
+        steps += 16;
+      }
+      float sum = 0;
+#pragma unroll
+      for (int c = 0; c < 8; ++c) sum += x[c] + y[c] + z[c];
+      sink[threadIdx.x] = sum;
+      if (threadIdx.x == 0) out[1] = steps;
+    }
+  }
+}
+
+template <int N, bool RS>
+void alu_rows(uint64_t* dev, float* sink) {
+  const int smem = (64 + N) * 128 + 1024;
+  using Kernel = void (*)(uint64_t*, float*);
+  const Kernel kernels[] = {wgmma_alu<N, RS, 0>, wgmma_alu<N, RS, 1>, wgmma_alu<N, RS, 2>, wgmma_alu<N, RS, 3>};
+  const char* names[] = {"idle", "ex2", "fma", "ex2+2fma"};
+  for (int alu = 0; alu < 4; ++alu) {
+    CK(cudaFuncSetAttribute(kernels[alu], cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    std::vector<double> op, rate;
+    for (int r = 0; r < 5; ++r) {
+      CK(cudaMemset(dev, 0, 16));
+      kernels[alu]<<<1, 256, smem>>>(dev, sink);
+      CK(cudaGetLastError());
+      CK(cudaDeviceSynchronize());
+      uint64_t h[2];
+      CK(cudaMemcpy(h, dev, 16, cudaMemcpyDeviceToHost));
+      op.push_back(static_cast<double>(h[0]) / (kAluGroups * 8));
+      rate.push_back(static_cast<double>(h[1]) * 8 / static_cast<double>(h[0]));
+    }
+    std::printf("%d,%s,%s,%.2f,%.3f\n", N, RS ? "rs" : "ss", names[alu], median(op), median(rate));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -569,6 +664,19 @@ int main(int argc, char** argv) {
     loads_rows<256, true>(times, src, sms);
     CK(cudaFree(src));
     CK(cudaFree(times));
+    CK(cudaFree(dev));
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "alu") {
+    float* sink;
+    CK(cudaMalloc(&sink, 256 * 4));
+    std::printf("section,wgmma_alu\nn,form,alu,op_cycles,alu_warp_steps_per_cycle\n");
+    alu_rows<64, false>(dev, sink);
+    alu_rows<128, false>(dev, sink);
+    alu_rows<128, true>(dev, sink);
+    alu_rows<256, false>(dev, sink);
+    alu_rows<256, true>(dev, sink);
+    CK(cudaFree(sink));
     CK(cudaFree(dev));
     return 0;
   }

@@ -26,6 +26,7 @@
 // Warp::spend), so no context switch is taken; a pipe's next free cycle only
 // grows; with alu_under_mma all 1 (SM100) nothing is slowed.
 #include <algorithm>
+#include <cmath>
 
 #include "models/sm100/api.h"
 #include "models/sm100/api_common.h"
@@ -66,6 +67,19 @@ void account_alu(uint32_t fma, uint32_t sfu, uint32_t half, uint32_t chain, cons
   if (full + halves > 0)
     take(cta.fp32_free[q], full + halves, (full * f.fp32 + halves * f.half) / (full + halves));
   take(cta.sfu_free[q], sfu * p.sfu_cycles, f.sfu);
+  // The other direction: this warp's FP32 instructions, u a cycle of the
+  // account on its sub-partition (a half-rate one counted once: what they
+  // read of the register file), slow the tensor core's queued work over the
+  // part of the account they overlap, to 1 - a u^p of its rate for a quarter
+  // of the SM (tensor_under_fp32).
+  const Params::TensorUnderFp32& t = p.tensor_under_fp32;
+  if (t.a > 0 && fma + half > 0 && end > now && cta.tc_free > now) {
+    const double u = std::min(1.0, static_cast<double>(fma + half) / static_cast<double>(end - now));
+    const double rate = std::max(0.1, 1 - t.a * std::pow(u, t.p));
+    const double overlap = static_cast<double>(std::min(end, cta.tc_free) - now);
+    const auto lost = static_cast<sim::Cycle>(overlap * (1 - rate) / 4 + 0.5);
+    if (lost > 0) gpu().tensor_lost(cta, now, lost);
+  }
   w.spend(end - now);
 }
 

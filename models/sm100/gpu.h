@@ -412,12 +412,21 @@ class Gpu {
     if (--cta.loads_in_flight == 0) --loading_sms_;
   }
 
-  // Which SMs a trace covers (empty: all). Call before launch().
+  // Called when per-lane math on `cta`'s SM, from `at` on, costs the
+  // tensor core `lost` cycles (Params::tensor_under_fp32): the arch's wgmma
+  // model moves its queued work by that much (models/sm90/api_wgmma.cc).
+  void set_tensor_lost_hook(std::function<void(Cta&, sim::Cycle at, sim::Cycle lost)> hook) {
+    tensor_lost_hook_ = std::move(hook);
+  }
+  void tensor_lost(Cta& cta, sim::Cycle at, sim::Cycle lost) {
+    if (tensor_lost_hook_) tensor_lost_hook_(cta, at, lost);
+  }
   // Called as each warp exits, after the model's own checks: the SM90
   // warpgroup-MMA API checks its groups there (models/sm90/api_wgmma.cc).
   void set_warp_exit_hook(std::function<void(Cta&, const sim::Warp&)> hook) {
     warp_exit_hook_ = std::move(hook);
   }
+  // Which SMs a trace covers (empty: all). Call before launch().
   void set_trace_sms(std::vector<int> sms) { trace_sms_ = std::move(sms); }
   // Counter updates of a traced CTA, applied at simulated time `at`.
   void count_bytes_in_flight(Cta& cta, Cycle at, int64_t delta);
@@ -456,6 +465,7 @@ class Gpu {
   // The launch, for CTAs started later.
   std::function<void()> body_;
   std::function<void(Cta&, const sim::Warp&)> warp_exit_hook_;
+  std::function<void(Cta&, sim::Cycle, sim::Cycle)> tensor_lost_hook_;
   int warps_per_cta_ = 0;
   uint32_t smem_bytes_ = 0;
   int next_pending_ = 0;  // pending CTAs are [next_pending_, grid)

@@ -61,6 +61,8 @@ void read_alu(const boost::json::object& p, const char* arch, Params& r) {
   r.alu_under_mma.half = models::param(p, "alu_under_mma_half", arch, 1.0, 100.0);
   r.alu_under_mma.sfu = models::param(p, "alu_under_mma_sfu", arch, 1.0, 100.0);
   r.alu_under_mma.chain = models::param(p, "alu_under_mma_chain", arch, 1.0, 100.0);
+  r.tensor_under_fp32.a = models::param(p, "tensor_under_fp32_a", arch, 0.0, 10.0);
+  r.tensor_under_fp32.p = models::param(p, "tensor_under_fp32_p", arch, 0.1, 10.0);
 }
 
 Params Params::from_json(const std::string& text) {

@@ -84,6 +84,13 @@ struct Params {
     double fp32 = 1, half = 1, sfu = 1, chain = 1;
     bool any() const { return fp32 != 1 || half != 1 || sfu != 1 || chain != 1; }
   } alu_under_mma;
+  // The other direction: while the FP32 pipe of a sub-partition is busy a
+  // share u of an account's cycles, the SM's tensor core runs at
+  // 1 - a u^p of its rate for that sub-partition's quarter (a = 0: not at
+  // all; models/sm100/api_alu.cc).
+  struct TensorUnderFp32 {
+    double a = 0, p = 1;
+  } tensor_under_fp32;
   uint32_t tma_store_latency = 0;    // SMEM read + global write of one store box
   // From a TMA store's issue until it has read its box out of shared memory
   // (what cp.async.bulk.wait_group.read waits for), unloaded; the read also

@@ -290,12 +290,41 @@ void check_groups_at_exit(Cta& cta, const sim::Warp& w) {
 }
 }  // namespace
 
+namespace {
+// The SM's tensor core loses `lost` cycles from `at` on (tensor_under_fp32,
+// models/sm100/api_alu.cc): its next free cycle and the completion of every
+// op and group on it not yet complete by `at` move by that much.
+void delay_tensor_core(Cta& cta, Cycle at, Cycle lost) {
+  if (cta.tc_free > at) cta.tc_free += lost;
+  for (Cycle& q : cta.tc_quarter_free)
+    if (q > at) q += lost;
+  auto later = [at, lost](Cycle& done) {
+    if (done > at) done += lost;
+  };
+  for (size_t w = 0; w < kWarpsPerCtaMax; ++w) {
+    const size_t i = static_cast<size_t>(cta.id) * kWarpsPerCtaMax + w;
+    if (i >= groups().size()) break;
+    if (WarpGroups* g = groups()[i].get()) {
+      later(g->open.done);
+      for (Group& c : g->committed) later(c.done);
+    }
+  }
+  for (uint64_t wg = 0; wg < kWarpsPerCtaMax / 4; ++wg) {
+    auto it = wg_ops().find(static_cast<uint64_t>(cta.id) << 8 | wg);
+    if (it == wg_ops().end()) continue;
+    for (WgOp& op : it->second.ops)
+      if (op.issued == it->second.members) later(op.done);
+  }
+}
+}  // namespace
+
 void reset() {
   groups().clear();
   wg_ops().clear();
   op_queues().clear();
   last_groups() = {};
   gpu().set_warp_exit_hook(check_groups_at_exit);
+  gpu().set_tensor_lost_hook(delay_tensor_core);
   phase_clock().stop();
   reset_path(write_path(), [] {
     const Extras& x = extras();

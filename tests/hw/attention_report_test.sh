@@ -20,6 +20,9 @@ pairs=(
   "h200_attention_bf16_2026-11-27.csv h200_attention_model_2026-11-27.csv"
   "h200_attention_bf16_2026-11-27.csv h200_attention_model_2026-12-03.csv"
   "h200_attention_bf16_2026-11-27.csv h200_attention_model_rest110_2026-12-03.csv"
+  "h200_attention_bf16_2026-11-27.csv h200_attention_model_tensor_fp32_2026-12-03.csv"
+  "h200_attention_bf16_2026-11-27.csv h200_attention_model_rest110_queue_tensor_fp32_2026-12-03.csv"
+  "h200_attention_bf16_2026-11-27.csv h200_attention_model_rest110_queue_tensor_fp32_p2_2026-12-03.csv"
   "h100_attention_bf16_kernel_clock_2026-11-27.csv h100_attention_model_kernel_clock_sm_mhz_2026-11-27.csv"
   "h100_attention_bf16_kernel_clock_2026-11-27.csv h100_attention_model_kernel_clock_2026-11-27.csv"
 )

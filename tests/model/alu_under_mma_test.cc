@@ -80,3 +80,70 @@ TEST_CASE("the SFU runs alu_under_mma times slower while wgmma are queued, then 
   CHECK(past.first > 1024);
   CHECK(past.first < 1.33 * 1024);
 }
+
+namespace {
+// hw/h200/wgmma_group.cu's wgmma_alu rows in the model: warpgroup 1 runs
+// `groups` groups of 8 m64n128k16 (one queued behind the one running) while
+// warpgroup 0 accounts FMA steps (8 FMAs an account, or none) until warpgroup
+// 1 is done. Warpgroup 1's first warp notes its cycles per op.
+double op_cycles_beside_fma(bool fma, double a) {
+  ScenarioOptions o;
+  o.warps = 8;
+  o.functional = false;
+  o.alu_under_mma = {1.48, 1.97, 1.33, 1.17};  // the SM90 files' factors
+  o.tensor_under_fp32 = {a, 1.25};
+  o.setup = [] { sk::models::sm90::api::reset(); };
+  constexpr int kGroups = 64;
+  auto r = run_scenario(o, [&] {
+    static bool running;
+    if (arch::warp_idx() == 4) running = true;
+    if (arch::warp_idx() < 4) {
+      arch::named_barrier_sync(1, 256);
+      // Each account at the engine's time (as the kernel's softmax follows a
+      // wait that synced), so that it sees the queue as it is.
+      while (fma && running) {
+        api::gpu().warp().sync();
+        arch::account_alu(8, 0, 0, 0);
+      }
+      return;
+    }
+    arch::named_barrier_sync(1, 256);
+    uint8_t* smem = arch::dynamic_smem();
+    const uint64_t d = arch::make_smem_desc_sw128(arch::smem_addr(smem));
+    sk::LaneArray<float, 64> acc;
+    const uint64_t t0 = now_here();
+    arch::wgmma_fence();
+    for (int g = 0; g < kGroups; ++g) {
+      for (int i = 0; i < 8; ++i) arch::wgmma_m64n128k16_bf16_ss(acc, d, d, true);
+      arch::wgmma_commit_group();
+      arch::wgmma_wait_group<1>();
+    }
+    arch::wgmma_wait_group<0>();
+    if (arch::warp_idx() == 4) {
+      note(std::to_string(static_cast<double>(now_here() - t0) / (kGroups * 8)));
+      running = false;
+    }
+  });
+  REQUIRE_MESSAGE(r.ok, r.error);
+  REQUIRE(r.status == "completed");
+  REQUIRE(r.notes.size() == 1);
+  return std::stod(r.notes[0]);
+}
+}  // namespace
+
+// tensor_under_fp32: the FP32 pipe's work on the SM's other warps slows the
+// tensor core (H200: a full FMA stream beside m64n128k16 takes each op from
+// 64 to 194 cycles, 3.03x; docs/hardware.md, "Math beside the tensor core
+// slows it"). With the law's a at the measured 1.06 (p 1.25) the model's ops
+// beside an FMA stream take 2-4x their time; with a = 0, or with no FMAs
+// beside them, their own.
+TEST_CASE("the FP32 pipe's work on other warps slows the tensor core by tensor_under_fp32") {
+  const double idle = op_cycles_beside_fma(false, 1.06);
+  const double off = op_cycles_beside_fma(true, 0.0);
+  const double on = op_cycles_beside_fma(true, 1.06);
+  INFO("cycles per op: idle " << idle << ", FMA stream with a = 0 " << off << ", with a = 1.06 " << on);
+  CHECK(idle == doctest::Approx(64).epsilon(0.1));
+  CHECK(off == doctest::Approx(idle).epsilon(0.02));
+  CHECK(on > 2 * idle);
+  CHECK(on < 4 * idle);
+}

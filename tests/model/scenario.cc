@@ -50,6 +50,7 @@ ScenarioResult run_scenario(const ScenarioOptions& opt, const std::function<void
     params.tma_multicast_l2_share = opt.tma_multicast_l2_share;
     params.alu_under_mma = {opt.alu_under_mma.fp32, opt.alu_under_mma.half, opt.alu_under_mma.sfu,
                             opt.alu_under_mma.chain};
+    params.tensor_under_fp32 = {opt.tensor_under_fp32.a, opt.tensor_under_fp32.p};
     models::sm100::Gpu gpu(params, opt.functional);
     std::unique_ptr<verify::RaceDetector> races;
     if (opt.race_detector) {

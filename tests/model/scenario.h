@@ -52,6 +52,9 @@ struct ScenarioOptions {
   struct {
     double fp32 = 1, half = 1, sfu = 1, chain = 1;
   } alu_under_mma;                       // Params::alu_under_mma for this run
+  struct {
+    double a = 0, p = 1;
+  } tensor_under_fp32;                   // Params::tensor_under_fp32 for this run
   bool race_detector = false;  // install the happens-before race detector
   // Runs before launch inside the child (e.g. allocate global memory,
   // encode tensor maps); its pointer-valued results are captured by body.

@@ -22,6 +22,12 @@
 // not slower: the pipes then took their reservations in time order, which
 // moved more than the slowdown; docs/hardware.md).
 //
+// The other direction (tensor_under_fp32, off unless the file's a > 0): the
+// FP32 instructions of an account slow the SM's tensor core over the part of
+// the account that its queue overlaps (H200, measured apart: a full FMA
+// stream on the other warps triples every wgmma op's time); the arch's
+// wgmma model moves the queued work by what it loses (Gpu::tensor_lost).
+//
 // Invariants: the cost is paid in the warp's own time (issue_local +
 // Warp::spend), so no context switch is taken; a pipe's next free cycle only
 // grows; with alu_under_mma all 1 (SM100) nothing is slowed.

@@ -292,8 +292,9 @@ void check_groups_at_exit(Cta& cta, const sim::Warp& w) {
 
 namespace {
 // The SM's tensor core loses `lost` cycles from `at` on (tensor_under_fp32,
-// models/sm100/api_alu.cc): its next free cycle and the completion of every
-// op and group on it not yet complete by `at` move by that much.
+// models/sm100/api_alu.cc): its next free cycle, the queue's interval ends
+// and the completion of every op and group on it not yet complete by `at`
+// move by that much.
 void delay_tensor_core(Cta& cta, Cycle at, Cycle lost) {
   if (cta.tc_free > at) cta.tc_free += lost;
   for (Cycle& q : cta.tc_quarter_free)
@@ -309,6 +310,8 @@ void delay_tensor_core(Cta& cta, Cycle at, Cycle lost) {
       for (Group& c : g->committed) later(c.done);
     }
   }
+  if (auto q = op_queues().find(cta.id); q != op_queues().end())
+    for (Cycle& end : q->second.ends) later(end);
   for (uint64_t wg = 0; wg < kWarpsPerCtaMax / 4; ++wg) {
     auto it = wg_ops().find(static_cast<uint64_t>(cta.id) << 8 | wg);
     if (it == wg_ops().end()) continue;

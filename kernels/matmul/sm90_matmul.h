@@ -402,18 +402,15 @@ struct Sm90Matmul {
     // the bytes each writes inside D: an edge tile's warps issue every one,
     // predicated off past the edge, and the SM's store path takes each
     // (docs/hardware.md, "An edge tile's stores").
+    // Of 8 rows or columns from `at`, those before `end`.
+    const auto in_d_of = [](uint32_t at, uint32_t end) { return at >= end ? 0u : end - at < 8 ? end - at : 8u; };
     uint16_t in_d[BN / 4];
-    const uint32_t r0 = row0 + 16 * quarter;
     SK_UNROLL
     for (int j = 0; j < BN / 8; ++j) {
-      const uint32_t c = col0 + 8 * j;
-      const uint32_t cols = c >= p.n ? 0 : p.n - c < 8 ? p.n - c : 8;
       SK_UNROLL
-      for (int h = 0; h < 2; ++h) {
-        const uint32_t r = r0 + 8 * h;
-        const uint32_t rows = r >= p.m ? 0 : p.m - r < 8 ? p.m - r : 8;
-        in_d[2 * j + h] = static_cast<uint16_t>(rows * cols * 2);
-      }
+      for (int h = 0; h < 2; ++h)
+        in_d[2 * j + h] = static_cast<uint16_t>(
+            in_d_of(row0 + 16 * quarter + 8 * h, p.m) * in_d_of(col0 + 8 * j, p.n) * 2);
     }
     arch::account_global_stores(in_d, BN / 4);
   }

@@ -101,9 +101,8 @@ std::vector<std::unique_ptr<WarpGroups>>& groups() {
   static std::vector<std::unique_ptr<WarpGroups>> g;
   return g;
 }
-size_t slot_of(const sim::Warp& w) {
-  return static_cast<size_t>(w.cta()) * kWarpsPerCtaMax + static_cast<size_t>(w.index());
-}
+size_t slot_of(int cta, size_t warp) { return static_cast<size_t>(cta) * kWarpsPerCtaMax + warp; }
+size_t slot_of(const sim::Warp& w) { return slot_of(w.cta(), static_cast<size_t>(w.index())); }
 // The warp's groups, or null before its first wgmma operation.
 WarpGroups* find_groups(const sim::Warp& w) {
   const size_t i = slot_of(w);
@@ -303,7 +302,7 @@ void delay_tensor_core(Cta& cta, Cycle at, Cycle lost) {
     if (done > at) done += lost;
   };
   for (size_t w = 0; w < kWarpsPerCtaMax; ++w) {
-    const size_t i = static_cast<size_t>(cta.id) * kWarpsPerCtaMax + w;
+    const size_t i = slot_of(cta.id, w);
     if (i >= groups().size()) break;
     if (WarpGroups* g = groups()[i].get()) {
       later(g->open.done);
@@ -668,16 +667,15 @@ void st_global(void* dst, const void* v, uint32_t bytes, const Loc& loc) {
 }
 
 namespace {
-// A warp's stores of `bytes`, `per_instruction` bytes a warp instruction,
-// leaving through `path` (when `rate` > 0); the warp cannot issue past its
-// stores (the LSU queue is full). Behind L2 the bytes go to memory
-// (write-back), sharing HBM bandwidth.
-// `path_bytes` (at least `bytes`) is what the SM's path is held for.
-void store_through(WritePath& path, double rate, uint32_t bytes, uint32_t per_instruction, const Loc& loc,
+// A warp's `instructions` store instructions of `bytes` in all, leaving
+// through `path` (when `rate` > 0), which they hold for `path_bytes` (at
+// least `bytes`); the warp cannot issue past its stores (the LSU queue is
+// full). Behind L2 the bytes go to memory (write-back), sharing HBM
+// bandwidth.
+void store_through(WritePath& path, double rate, uint32_t bytes, uint32_t instructions, const Loc& loc,
                    double path_bytes = 0) {
   sim::Warp& w = issue(loc);
-  const auto& p = gpu().params();
-  w.spend(static_cast<Cycle>(bytes / per_instruction) * p.issue_cycles);
+  w.spend(static_cast<Cycle>(instructions) * gpu().params().issue_cycles);
   w.sync();
   const Cycle now = gpu().engine().now();
   if (bytes > 0) gpu().hbm_transfer(now, bytes);
@@ -695,7 +693,7 @@ void account_global_store(uint32_t bytes, const Loc& loc) {
   // (store_bytes_per_cycle) and the write path all SMs share
   // (gpu_store_bytes_per_cycle), both shared fairly among the warps and SMs
   // storing (write_path.h).
-  store_through(write_path(), extras().store_bytes_per_cycle, bytes, 128, loc);
+  store_through(write_path(), extras().store_bytes_per_cycle, bytes, bytes / 128, loc);
 }
 
 void account_global_stores(const uint16_t* bytes_in_d, uint32_t instructions, const Loc& loc) {
@@ -709,16 +707,12 @@ void account_global_stores(const uint16_t* bytes_in_d, uint32_t instructions, co
     bytes += bytes_in_d[i];
     path_bytes += std::max<double>(bytes_in_d[i], least);
   }
-  // The issue slots are every instruction's (store_through counts them from
-  // the bytes: give it the whole fragment's).
-  sim::Warp& w = gpu().warp();
-  w.spend(static_cast<Cycle>(instructions) * gpu().params().issue_cycles);
-  store_through(write_path(), x.store_bytes_per_cycle, bytes, ~0u, loc, path_bytes);
+  store_through(write_path(), x.store_bytes_per_cycle, bytes, instructions, loc, path_bytes);
 }
 
 void account_global_store_v4(uint32_t bytes, const Loc& loc) {
   if (extras().store_v4_bytes_per_cycle <= 0) return account_global_store(bytes, loc);
-  store_through(write_path_v4(), extras().store_v4_bytes_per_cycle, bytes, 512, loc);
+  store_through(write_path_v4(), extras().store_v4_bytes_per_cycle, bytes, bytes / 512, loc);
 }
 
 }  // namespace sk::models::sm90::api

@@ -3,8 +3,9 @@
 //
 // Invariants: st_global_* are per-lane data movement (call inside
 // sk::for_each_lane); the destination is naturally aligned. account_global_store
-// (and account_global_stores) compiles to nothing on the device: the model charges issue slots and memory
-// bandwidth for the bytes, since per-lane code carries no timing of its own.
+// and account_global_stores compile to nothing on the device: the model
+// charges issue slots and memory bandwidth for the bytes, since per-lane code
+// carries no timing of its own.
 #pragma once
 
 #include "kernels/core/platform.h"

@@ -33,7 +33,8 @@
 //    the box's out-of-bounds rows (run_decode).
 // 5. oob: boxes whose rows lie partly past the tensor's last row, alone
 //    (run_oob): what the zero-filled rows cost, per SM and for all SMs;
-//    oob_sms: the same from chosen SMs (even or odd ids, either half).
+//    oob_sms: the same from chosen SMs (even or odd ids, either half);
+//    oob_depth: by boxes in flight per SM (1-8) and SMs loading (8-132).
 // 6. stores: a matmul's output stored from 132 SMs in the wgmma fragment
 //    layout, 4 and 16 bytes a lane, into 35 MB (L2 holds it) and 0.3-1.1 GB.
 // 7. tma_stores: the TMA-store epilogue's 2 KiB boxes alone from 1 or 8 warps
@@ -63,7 +64,7 @@
 // Every CUDA call is checked (one line and exit 2 on an error); times are
 // medians of timed launches after warm-ups (bench_common.cuh).
 // Build: nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -I. hw/h200/l2_stream.cu -lcuda -o l2_stream
-// Run: l2_stream [share|share_hbm|pairs|pitch|gemm|gemm_ctas|decode|oob|oob_sms|stores|tma_stores|ring_trip|reuse|halves|smids|all]   (CSV on stdout, sections marked)
+// Run: l2_stream [share|share_hbm|pairs|pitch|gemm|gemm_ctas|decode|oob|oob_sms|oob_depth|stores|tma_stores|ring_trip|reuse|halves|smids|all]   (CSV on stdout, sections marked)
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
@@ -580,6 +581,27 @@ void run_oob(void* buf) {
   }
 }
 
+// 5c: oob_depth: the same boxes by how many each SM keeps in flight (1-8)
+// and how many SMs load (8-132), every CTA on the same column block at a
+// time (as a decode matmul's CTAs read A's k-blocks); 127, 96, 64 and 0 rows
+// of each box outside. Output as section oob.
+void run_oob_depth(void* buf) {
+  std::printf("section,oob_depth\nrows,ctas,skew,inflight,us,mhz,box_cycles_per_sm,boxes_per_cycle_all\n");
+  const uint32_t ring = 64, loads = 1024, cols = ring * 64;
+  for (uint32_t rows : {1u, 32u, 64u, 128u}) {
+    const CUtensorMap m = map2d(buf, cols, rows, 2 * cols, 128);
+    for (int ctas : {8, 16, 24, 33, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120, g_sms})
+      for (uint32_t inflight : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u}) {
+        const int smem = 8 * 16384 + 1024;
+        CK(cudaFuncSetAttribute(oob_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        auto [us, mhz] = timed([&](int) { oob_stream<<<ctas, 32, smem>>>(m, ring, 0, inflight, loads); });
+        const double cycles = us * mhz;
+        std::printf("%u,%d,0,%u,%.1f,%.0f,%.1f,%.3f\n", rows, ctas, inflight, us, mhz, cycles / loads,
+                    static_cast<double>(loads) * ctas / cycles);
+      }
+  }
+}
+
 // 5b: the same boxes (127 rows outside) from chosen SMs, one CTA per SM
 // launched and the others exiting: which half of the SMs (by %smid) or which
 // SM of each pair loads tells a path per pair of SMs or per half of the GPU
@@ -703,11 +725,11 @@ int main(int argc, char** argv) {
   if (!all && std::strcmp(what, "share") != 0 && std::strcmp(what, "share_hbm") != 0 &&
       std::strcmp(what, "pairs") != 0 && std::strcmp(what, "gemm_ctas") != 0 &&
       std::strcmp(what, "pitch") != 0 && std::strcmp(what, "gemm") != 0 && std::strcmp(what, "decode") != 0 &&
-      std::strcmp(what, "oob") != 0 && std::strcmp(what, "oob_sms") != 0 &&
+      std::strcmp(what, "oob") != 0 && std::strcmp(what, "oob_sms") != 0 && std::strcmp(what, "oob_depth") != 0 &&
       std::strcmp(what, "stores") != 0 && std::strcmp(what, "tma_stores") != 0 &&
       std::strcmp(what, "ring_trip") != 0 && std::strcmp(what, "reuse") != 0 &&
       std::strcmp(what, "halves") != 0 && std::strcmp(what, "smids") != 0) {
-    std::fprintf(stderr, "%s: unknown section '%s' (share, share_hbm, pairs, pitch, gemm, gemm_ctas, decode, oob, oob_sms, stores, tma_stores, ring_trip, reuse, halves, smids or all)\n",
+    std::fprintf(stderr, "%s: unknown section '%s' (share, share_hbm, pairs, pitch, gemm, gemm_ctas, decode, oob, oob_sms, oob_depth, stores, tma_stores, ring_trip, reuse, halves, smids or all)\n",
                  kProg, what);
     return 2;
   }
@@ -722,6 +744,7 @@ int main(int argc, char** argv) {
   if (all || std::strcmp(what, "pitch") == 0) run_pitch(buf, buf_bytes);
   if (all || std::strcmp(what, "oob") == 0) run_oob(buf);
   if (all || std::strcmp(what, "oob_sms") == 0) run_oob_sms(buf);
+  if (all || std::strcmp(what, "oob_depth") == 0) run_oob_depth(buf);
   if (all || std::strcmp(what, "tma_stores") == 0) run_tma_stores(buf);
   if (all || std::strcmp(what, "ring_trip") == 0) run_ring_trip(buf, buf_bytes);
   if (all || std::strcmp(what, "reuse") == 0) run_reuse(buf);

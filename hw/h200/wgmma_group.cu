@@ -73,7 +73,9 @@
 // ex2.approx.ftz.f32, fma.rn.f32 or both (one ex2 and two FMAs a step) until
 // warpgroup 1 is done. Medians of 5 launches, SM cycles per op of warpgroup 1
 // and ALU steps per cycle of warpgroup 0:
-//   n,form,alu,op_cycles,alu_warp_steps_per_cycle
+//   n,form,alu,op_cycles,alu_warp_steps_per_cycle,fp32_per_cycle
+// (fp32_per_cycle: warpgroup 0's FP32 warp-instructions per cycle per warp;
+// fma1-fma3 run one dependent FMA a step on 1-3 of the 8 chains).
 // The SM90 model's rule (models/sm90/params.json wgmma_interleave,
 // wgmma_latency_extra): the tensor core interleaves the two warpgroups' ops,
 // so with sync and delay 0 both groups complete together after 2 x ops ops
@@ -556,15 +558,19 @@ void all_mix_rows(uint64_t* dev, int iters, std::integer_sequence<int, P...>) {
 }
 
 // Section wgmma_alu: warpgroup 0's streams (Alu 0: idle, 1: ex2, 2: FMA,
-// 3: ex2 and two FMAs a step); out[0]: warpgroup 1's cycles for its groups,
-// out[1]: warpgroup 0's steps per warp (its first warp's count).
+// 3: ex2 and two FMAs a step, 4-6: one dependent FMA a step on 1-3 of the 8
+// chains, so the FP32 pipe runs at about a quarter, half or three quarters of
+// its rate); out[0]: warpgroup 1's cycles for its groups, out[1]: warpgroup
+// 0's steps per warp (its first warp's count).
 template <int Alu>
-__device__ __forceinline__ void alu_step(float& x, float& y, float& z) {
+__device__ __forceinline__ void alu_step(float& x, float& y, float& z, int chain) {
   if constexpr (Alu == 1 || Alu == 3) asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(x) : "f"(x));
   if constexpr (Alu == 2 || Alu == 3) {
     asm volatile("fma.rn.f32 %0, %1, 0f3F000000, 0f3E800000;" : "=f"(y) : "f"(y));
     asm volatile("fma.rn.f32 %0, %1, 0f3F000000, 0f3E800000;" : "=f"(z) : "f"(z));
   }
+  if constexpr (Alu >= 4)
+    if (chain < Alu - 3) asm volatile("fma.rn.f32 %0, %1, 0f3F000000, 0f3E800000;" : "=f"(y) : "f"(y));
 }
 
 constexpr int kAluGroups = 256;
@@ -606,7 +612,7 @@ __global__ void __launch_bounds__(256, 1) wgmma_alu(uint64_t* out, float* sink) 
 #pragma unroll
         for (int r = 0; r < 16; ++r)
 #pragma unroll
-          for (int c = 0; c < 8; ++c) alu_step<Alu>(x[c], y[c], z[c]);
+          for (int c = 0; c < 8; ++c) alu_step<Alu>(x[c], y[c], z[c], c);
         steps += 16;
       }
       float sum = 0;
@@ -622,9 +628,12 @@ template <int N, bool RS>
 void alu_rows(uint64_t* dev, float* sink) {
   const int smem = (64 + N) * 128 + 1024;
   using Kernel = void (*)(uint64_t*, float*);
-  const Kernel kernels[] = {wgmma_alu<N, RS, 0>, wgmma_alu<N, RS, 1>, wgmma_alu<N, RS, 2>, wgmma_alu<N, RS, 3>};
-  const char* names[] = {"idle", "ex2", "fma", "ex2+2fma"};
-  for (int alu = 0; alu < 4; ++alu) {
+  const Kernel kernels[] = {wgmma_alu<N, RS, 0>, wgmma_alu<N, RS, 1>, wgmma_alu<N, RS, 2>, wgmma_alu<N, RS, 3>,
+                            wgmma_alu<N, RS, 4>, wgmma_alu<N, RS, 5>, wgmma_alu<N, RS, 6>};
+  const char* names[] = {"idle", "ex2", "fma", "ex2+2fma", "fma1", "fma2", "fma3"};
+  // FP32 instructions per chain-step (Alu 4-6: the chains that run, over 8).
+  const double fp32_per_step[] = {0, 0, 2, 2, 1.0 / 8, 2.0 / 8, 3.0 / 8};
+  for (int alu = 0; alu < 7; ++alu) {
     CK(cudaFuncSetAttribute(kernels[alu], cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     std::vector<double> op, rate;
     for (int r = 0; r < 5; ++r) {
@@ -637,7 +646,8 @@ void alu_rows(uint64_t* dev, float* sink) {
       op.push_back(static_cast<double>(h[0]) / (kAluGroups * 8));
       rate.push_back(static_cast<double>(h[1]) * 8 / static_cast<double>(h[0]));
     }
-    std::printf("%d,%s,%s,%.2f,%.3f\n", N, RS ? "rs" : "ss", names[alu], median(op), median(rate));
+    std::printf("%d,%s,%s,%.2f,%.3f,%.3f\n", N, RS ? "rs" : "ss", names[alu], median(op), median(rate),
+                median(rate) * fp32_per_step[alu]);
   }
 }
 
@@ -670,7 +680,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "alu") {
     float* sink;
     CK(cudaMalloc(&sink, 256 * 4));
-    std::printf("section,wgmma_alu\nn,form,alu,op_cycles,alu_warp_steps_per_cycle\n");
+    std::printf("section,wgmma_alu\nn,form,alu,op_cycles,alu_warp_steps_per_cycle,fp32_per_cycle\n");
     alu_rows<64, false>(dev, sink);
     alu_rows<128, false>(dev, sink);
     alu_rows<128, true>(dev, sink);

@@ -568,8 +568,12 @@ Cycle Gpu::l2_transfer(Cycle start, uint64_t bytes) {
   return pass(l2_link_, start, bytes, params_.l2_bytes_per_cycle);
 }
 
-Cycle Gpu::oob_fill(Cycle start, uint32_t rows) {
-  return pass(oob_link_, start, rows, params_.tma_oob_rows_per_cycle);
+Cycle Gpu::oob_fill(int sm, Cycle issued, Cycle start, uint32_t rows) {
+  return oob_path_.pass(params_.tma_oob_rates, params_.tma_oob_rows_per_cycle, sm, issued, start, rows);
+}
+
+void Gpu::oob_landed(int sm, Cycle done) {
+  if (!params_.tma_oob_rates.empty()) oob_path_.landed_at(sm, done);
 }
 
 Cycle Gpu::hbm_transfer(Cycle start, uint64_t bytes) {

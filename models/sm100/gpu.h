@@ -42,6 +42,7 @@
 #include "models/common/global_memory.h"
 #include "models/common/shared_link.h"
 #include "models/sm100/l2_cache.h"
+#include "models/sm100/oob_path.h"
 #include "models/sm100/params.h"
 #include "models/sm100/sm_clock.h"
 #include "engine/engine.h"
@@ -390,9 +391,11 @@ class Gpu {
   // Shared L2 bandwidth: every load streams through it, hit or miss.
   Cycle l2_transfer(Cycle start, uint64_t bytes);
   // The path that zero-fills the rows of TMA boxes outside their tensors,
-  // shared by all SMs (Params::tma_oob_rows_per_cycle > 0): reserves `rows`
-  // offered at `start` and returns when they have passed.
-  Cycle oob_fill(Cycle start, uint32_t rows);
+  // shared by all SMs (Params::oob_path_on()): reserves the `rows` of a box
+  // issued at `issued` on `sm`, offered at `start`, and returns when they have
+  // passed; oob_landed tells the path when that box lands (its load).
+  Cycle oob_fill(int sm, Cycle issued, Cycle start, uint32_t rows);
+  void oob_landed(int sm, Cycle done);
   L2& l2() { return l2_; }
   uint64_t hbm_bytes() const { return hbm_bytes_; }
   // Bytes TMA loads read out of L2 (a multicast box once, however many CTAs
@@ -480,7 +483,8 @@ class Gpu {
   std::vector<SmSlot> sms_;
   std::unordered_map<const void*, TensorMapState> tensormaps_;
   std::vector<int> trace_sms_;
-  SharedLink hbm_link_, l2_link_, oob_link_;
+  SharedLink hbm_link_, l2_link_;
+  OobPath oob_path_;
   uint64_t hbm_bytes_ = 0;
   uint64_t tma_l2_read_bytes_ = 0;
   uint64_t tma_l2_copy_bytes_ = 0;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "models/sm100/oob_path.h"
 #include "models/sm100/power.h"
 
 namespace boost::json {
@@ -58,6 +59,10 @@ struct Params {
   // Measured apart as the stream rate of such boxes from many SMs
   // (hw/h200/l2_stream.cu, section oob).
   double tma_oob_rows_per_cycle = 0;
+  // The same path's rate by its load, measured apart (section oob_depth;
+  // models/sm100/oob_path.h): where given, it replaces the one rate above.
+  OobRates tma_oob_rates;
+  bool oob_path_on() const { return tma_oob_rows_per_cycle > 0 || !tma_oob_rates.empty(); }
   double hbm_bytes_per_cycle = 0;    // shared by all SMs
   // Bandwidth that the SMs' st.global data shares on its way to L2 (the
   // crossbar's write path; 0: not modelled). Only SM90's register epilogue

@@ -226,8 +226,9 @@ struct L2Part {
 // waits for the parts that hit. On the port and
 // in L2 a row of `pages` that starts inside a 32-byte sector costs
 // tma_unaligned_row_factor times its bytes. The box's `oob` rows outside its
-// tensor pass the GPU's zero-fill path (tma_oob_rows_per_cycle), and the SM's
-// port is not free for its next load before they have.
+// tensor pass the GPU's zero-fill path (tma_oob_rows_per_cycle, or the rate
+// of its load: oob_path.h), and the SM's port is not free for its next load
+// before they have.
 inline Cycle load_done(Cta& cta, uint64_t box_bytes, std::span<const L2Part> parts,
                        const PageSpan& pages, uint32_t oob, Cycle now) {
   const Params& p = gpu().params();
@@ -240,8 +241,8 @@ inline Cycle load_done(Cta& cta, uint64_t box_bytes, std::span<const L2Part> par
   if (p.tma_fair_share) rate = std::min(rate, p.l2_bytes_per_cycle / loading);
   const double port_start = std::max(static_cast<double>(now), static_cast<double>(cta.tma_free));
   Cycle port_done = static_cast<Cycle>(port_start + static_cast<double>(bytes) / rate + 0.999);
-  if (oob > 0 && p.tma_oob_rows_per_cycle > 0)
-    port_done = std::max(port_done, gpu().oob_fill(static_cast<Cycle>(port_start), oob));
+  if (oob > 0 && p.oob_path_on())
+    port_done = std::max(port_done, gpu().oob_fill(cta.sm, now, static_cast<Cycle>(port_start), oob));
   cta.tma_free = port_done;
   L2Reads l2;
   for (const L2Part& part : parts) gpu().l2().read(cta.sm, part.key, part.bytes, l2);
@@ -266,6 +267,7 @@ inline Cycle load_done(Cta& cta, uint64_t box_bytes, std::span<const L2Part> par
   if (p.tma_loaded_latency > 0)
     done += static_cast<Cycle>(p.tma_loaded_latency * loading / p.num_sms + 0.5);
   if (p.tlb_entries > 0 && tlb_miss(cta, pages, p.tlb_entries)) done += p.tlb_miss_latency;
+  if (oob > 0 && p.oob_path_on()) gpu().oob_landed(cta.sm, done);
   return done + gpu().engine().schedule().agent_delay(sim::Agent::kTma, done - now);
 }
 

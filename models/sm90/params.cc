@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 #include <stdexcept>
+#include <string>
 
 #include "models/sm100/param_file.h"
 
@@ -52,6 +53,13 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
   r.sm_ingest_bytes_per_cycle = real(p, "sm_ingest_bytes_per_cycle", 0.001, 1000000.0);
   r.tma_unaligned_row_factor = real(p, "tma_unaligned_row_factor", 1.0, 16.0);
   r.tma_oob_rows_per_cycle = real(p, "tma_oob_rows_per_cycle", 0.0, 1000000.0);
+  r.tma_oob_rates.outside = models::param_list(p, "tma_oob_surface_outside", "sm90", 1, 1u << 16);
+  r.tma_oob_rates.sms = models::param_list(p, "tma_oob_surface_sms", "sm90", 1, 4096);
+  r.tma_oob_rates.depths = models::param_list(p, "tma_oob_surface_depths", "sm90", 1, 64);
+  for (uint32_t tenths : models::param_list(p, "tma_oob_surface_rows_tenths", "sm90", 0, 1000000))
+    r.tma_oob_rates.rows_per_cycle.push_back(tenths / 10.0);
+  if (const std::string why = r.tma_oob_rates.check(); !why.empty())
+    throw std::runtime_error("sm90 params: " + why);
   r.hbm_bytes_per_cycle = real(p, "hbm_bytes_per_cycle", 0.001, 1000000.0);
   r.gpu_store_bytes_per_cycle = real(p, "gpu_store_bytes_per_cycle", 0.0, 1000000.0);
   r.mbarrier_latency = static_cast<uint32_t>(count(p, "mbarrier_latency", 0, 1ull << 20));

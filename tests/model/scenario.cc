@@ -45,6 +45,7 @@ ScenarioResult run_scenario(const ScenarioOptions& opt, const std::function<void
     params.tensormap_fetch_latency = opt.tensormap_fetch_latency;
     params.tma_unaligned_row_factor = opt.tma_unaligned_row_factor;
     params.tma_oob_rows_per_cycle = opt.tma_oob_rows_per_cycle;
+    params.tma_oob_rates = opt.tma_oob_rates;
     params.tma_store_read_latency = opt.tma_store_read_latency;
     if (opt.l2_bytes_per_cycle > 0) params.l2_bytes_per_cycle = opt.l2_bytes_per_cycle;
     params.tma_multicast_l2_share = opt.tma_multicast_l2_share;

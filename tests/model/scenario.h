@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "models/sm100/oob_path.h"
+
 namespace sk::test {
 
 struct ScenarioFinding {
@@ -46,6 +48,7 @@ struct ScenarioOptions {
   uint32_t tensormap_fetch_latency = 0;  // Params::tensormap_fetch_latency for this run
   double tma_unaligned_row_factor = 1;   // Params::tma_unaligned_row_factor for this run
   double tma_oob_rows_per_cycle = 0;     // Params::tma_oob_rows_per_cycle for this run
+  models::sm100::OobRates tma_oob_rates; // Params::tma_oob_rates for this run (empty: none)
   uint32_t tma_store_read_latency = 0;   // Params::tma_store_read_latency for this run
   double l2_bytes_per_cycle = 0;         // Params::l2_bytes_per_cycle for this run (0: params.json)
   double tma_multicast_l2_share = 0;     // Params::tma_multicast_l2_share for this run

@@ -185,11 +185,11 @@ int64_t stream_cycles(uint64_t pitch, double factor) {
                                                 Swizzle::k128B)
                 .empty());
   };
-  auto r = run_scenario(o, [] {
+  auto r = run_scenario(o, [kInFlight] {
     auto& gpu = sk::models::sm100::Gpu::current();
     uint64_t* bar = reinterpret_cast<uint64_t*>(sk::arch::dynamic_smem());
     uint8_t* dst = sk::arch::dynamic_smem() + 1024;
-    auto wait = [bar](int i) {  // the i-th load's barrier flip
+    auto wait = [bar, kInFlight](int i) {  // the i-th load's barrier flip
       while (!sk::arch::mbarrier_try_wait_parity(&bar[i % kInFlight], (i / kInFlight) & 1)) {
       }
     };
@@ -232,23 +232,27 @@ namespace {
 // 16 boxes of 64 x 128 BF16 (four in flight, all at row 0) from a tensor of
 // `rows` rows, so that 128 - rows rows of every box lie outside it; `rate` is
 // Params::tma_oob_rows_per_cycle.
-int64_t oob_stream_cycles(int ctas, uint32_t rows, double rate) {
+int64_t oob_stream_cycles(int ctas, uint32_t rows, double rate, int in_flight = 4,
+                          const sk::models::sm100::OobRates& surface = {}) {
   static sk::arch::TensorMap map;
-  constexpr int kBoxes = 16, kInFlight = 4;
-  ScenarioOptions o{.ctas = ctas, .warps = 1, .smem_bytes = kInFlight * 16384 + 1024, .functional = false};
+  constexpr int kBoxes = 16;
+  const int kInFlight = in_flight;
+  ScenarioOptions o{.ctas = ctas, .warps = 1, .smem_bytes = static_cast<uint32_t>(kInFlight) * 16384 + 1024,
+                    .functional = false};
   o.num_sms = ctas;
   o.tma_oob_rows_per_cycle = rate;
+  o.tma_oob_rates = surface;
   o.setup = [rows] {
     auto& gpu = sk::models::sm100::Gpu::current();
     const uint64_t addr = gpu.gmem().allocate(uint64_t{rows} * 8192, "M");
     REQUIRE(sk::models::sm100::encode_tiled_2d(map, addr, 2, 4096, rows, 8192, 64, 128, Swizzle::k128B)
                 .empty());
   };
-  auto r = run_scenario(o, [] {
+  auto r = run_scenario(o, [kInFlight] {
     auto& gpu = sk::models::sm100::Gpu::current();
     uint64_t* bar = reinterpret_cast<uint64_t*>(sk::arch::dynamic_smem());
     uint8_t* dst = sk::arch::dynamic_smem() + 1024;
-    auto wait = [bar](int i) {
+    auto wait = [bar, kInFlight](int i) {
       while (!sk::arch::mbarrier_try_wait_parity(&bar[i % kInFlight], (i / kInFlight) & 1)) {
       }
     };
@@ -292,6 +296,70 @@ TEST_CASE("rows of a box outside its tensor pass a path of the whole GPU at its 
   // on the SM's port.
   const int64_t one = oob_stream_cycles(1, 1, 8.0), one_inside = oob_stream_cycles(1, 128, 8.0);
   CHECK(one <= one_inside * 11 / 10);
+}
+
+// The path's rate read off a measured surface (models/sm100/oob_path.h): SMs
+// and rows outside go up to the next grid point, boxes in flight interpolate
+// between points that both limit the path and take the nearer one otherwise.
+TEST_CASE("the zero-fill surface is read by the load a box meets") {
+  sk::models::sm100::OobRates r;
+  CHECK(r.check().empty());  // no surface at all is well formed
+  r.outside = {64, 127};
+  r.sms = {33, 132};
+  r.depths = {2, 4, 6};
+  r.rows_per_cycle = {0, 0, 0, 9, 9, 12,   // 64 outside: 33 SMs, then 132 SMs
+                      0, 0, 0, 8, 12, 20};  // 127 outside
+  CHECK(r.check().empty());
+  CHECK(r.at(127, 132, 2) == doctest::Approx(8));
+  CHECK(r.at(127, 132, 3) == doctest::Approx(10));   // between two limited points
+  CHECK(r.at(127, 132, 5) == doctest::Approx(16));
+  CHECK(r.at(127, 132, 1) == doctest::Approx(8));    // below the grid: its first point
+  CHECK(r.at(127, 132, 9) == doctest::Approx(20));   // above: its last
+  CHECK(r.at(127, 200, 2) == doctest::Approx(8));    // more SMs than the grid: the last row
+  CHECK(r.at(127, 34, 2) == doctest::Approx(8));     // 34 SMs read the 132-SM row
+  CHECK(r.at(127, 33, 4) == 0);                      // the path keeps up there
+  CHECK(r.at(32, 132, 6) == doctest::Approx(12));    // fewer rows outside: the first row
+  CHECK(r.at(100, 132, 6) == doctest::Approx(20));   // 100 rows: the 127-row point
+  r.rows_per_cycle[10] = 0;                          // 127 outside, 132 SMs, 4 deep: not limited
+  CHECK(r.at(127, 132, 2.9) == doctest::Approx(8));  // nearer the limited point
+  CHECK(r.at(127, 132, 3.1) == 0);                   // nearer the free one
+  sk::models::sm100::OobRates bad = r;
+  bad.rows_per_cycle.pop_back();
+  CHECK(bad.check() == "the zero-fill surface has 11 rates for a grid of 12");
+  bad = r;
+  bad.depths = {2, 2, 6};
+  CHECK(bad.check() == "the zero-fill surface's axes must be strictly increasing");
+  bad = r;
+  bad.sms.clear();
+  CHECK(!bad.check().empty());
+}
+
+// With a surface, the path's rate follows its load: 64 SMs keeping four boxes
+// in flight (about three deep on average, counted from issue to landing)
+// meet a rate between the surface's two- and four-deep points, two in flight
+// its two-deep rate; a point where the ports were the limit (0) costs nothing
+// beyond the box's bytes, and boxes wholly inside never meet the path.
+TEST_CASE("the zero-fill path passes rows at the rate of the load it meets") {
+  sk::models::sm100::OobRates s;
+  s.outside = {127};
+  s.sms = {64};
+  s.depths = {2, 4};
+  s.rows_per_cycle = {8, 16};
+  const int64_t inside = oob_stream_cycles(64, 128, 0, 4);
+  CHECK(oob_stream_cycles(64, 128, 0, 4, s) == inside);
+  const int64_t fixed8 = oob_stream_cycles(64, 1, 8.0, 4), deep = oob_stream_cycles(64, 1, 0, 4, s);
+  const int64_t two_deep = oob_stream_cycles(64, 1, 0, 2, s), fixed8_two = oob_stream_cycles(64, 1, 8.0, 2);
+  INFO("inside ", inside, " fixed 8: ", fixed8, " surface 4 deep: ", deep, " 2 deep: ", two_deep,
+       " fixed 8, 2 deep: ", fixed8_two);
+  // 64 SMs x 16 boxes x 127 rows: 16,256 cycles at 8 rows a cycle, 8,128 at 16.
+  CHECK(deep >= 64 * 16 * 127 / 16);
+  CHECK(deep < fixed8 * 3 / 4);
+  CHECK(two_deep >= 64 * 16 * 127 / 8);
+  CHECK(two_deep <= fixed8_two * 11 / 10);
+  s.rows_per_cycle = {0, 0};
+  CHECK(oob_stream_cycles(64, 1, 0, 4, s) <= inside * 11 / 10);
+  s.rows_per_cycle = {8, 0};  // free from about three deep on
+  CHECK(oob_stream_cycles(64, 1, 0, 4, s) < deep);
 }
 
 namespace {

@@ -34,7 +34,8 @@
 // 5. oob: boxes whose rows lie partly past the tensor's last row, alone
 //    (run_oob): what the zero-filled rows cost, per SM and for all SMs;
 //    oob_sms: the same from chosen SMs (even or odd ids, either half);
-//    oob_depth: by boxes in flight per SM (1-8) and SMs loading (8-132).
+//    oob_depth: by boxes in flight per SM (1-8) and SMs loading (8-132);
+//    first_load: a launch's first stage alone, by CTAs, operands in L2 or not.
 // 6. stores: a matmul's output stored from 132 SMs in the wgmma fragment
 //    layout, 4 and 16 bytes a lane, into 35 MB (L2 holds it) and 0.3-1.1 GB.
 // 7. tma_stores: the TMA-store epilogue's 2 KiB boxes alone from 1 or 8 warps
@@ -64,7 +65,7 @@
 // Every CUDA call is checked (one line and exit 2 on an error); times are
 // medians of timed launches after warm-ups (bench_common.cuh).
 // Build: nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -I. hw/h200/l2_stream.cu -lcuda -o l2_stream
-// Run: l2_stream [share|share_hbm|pairs|pitch|gemm|gemm_ctas|decode|oob|oob_sms|oob_depth|stores|tma_stores|ring_trip|reuse|halves|smids|all]   (CSV on stdout, sections marked)
+// Run: l2_stream [share|share_hbm|pairs|pitch|gemm|gemm_ctas|decode|oob|oob_sms|oob_depth|first_load|stores|tma_stores|ring_trip|reuse|halves|smids|all]   (CSV on stdout, sections marked)
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
@@ -174,6 +175,25 @@ __global__ void oob_stream(const __grid_constant__ CUtensorMap map, uint32_t rin
   stream_boxes(map, inflight, loads, [=](uint32_t i) {
     return BoxAt{static_cast<int32_t>(((i + blockIdx.x * skew) % ring) * 64), 0};
   });
+}
+
+// 5d: first_load: each CTA's first stage alone (A's and B's 128 x 64 boxes of
+// its own rows, 32 KiB on one barrier), issued by thread 0 right after the
+// barrier's init; out[c] = SM cycles from the issue to the stage seen full.
+__global__ void first_load(const __grid_constant__ CUtensorMap a, const __grid_constant__ CUtensorMap b,
+                           unsigned long long* out) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  __shared__ uint64_t full;
+  if (threadIdx.x != 0) return;
+  uint8_t* base = smem_align_1024(smem);
+  sk::arch::mbarrier_init(&full, 1);
+  sk::arch::fence_mbarrier_init();
+  const uint64_t t0 = clk();
+  sk::arch::mbarrier_arrive_expect_tx(&full, 2 * 16384);
+  sk::arch::tma_load_2d(base, &a, &full, 0, static_cast<int32_t>(blockIdx.x * 128));
+  sk::arch::tma_load_2d(base + 16384, &b, &full, 0, static_cast<int32_t>(blockIdx.x * 128));
+  wait_phase(&full, 0);
+  out[blockIdx.x] = clk() - t0;
 }
 
 // 7: every warp stores `boxes` boxes of 64 x 16 BF16 (2 KiB, 128B swizzle)
@@ -602,6 +622,42 @@ void run_oob_depth(void* buf) {
   }
 }
 
+// 5d: first_load: a launch's first stage per CTA, 1-132 CTAs, its operands
+// and maps either rotated over sets as gemm_bench does (none in L2, a
+// descriptor the SM has not read; 128 MiB written between launches evicts
+// L2) or the same each launch (in L2, the descriptor read by the launch
+// before). Output: per launch (after two warm-ups), the median and the
+// largest of its CTAs' cycles.
+void run_first_load(void* buf) {
+  std::printf("section,first_load\nctas,operands,launch,median_cycles,max_cycles\n");
+  const OperandSets ops(132 * 128, 132 * 128, 64, 384);  // rows 768 B apart: 8 sets of 26 MB
+  unsigned long long* out;
+  CK(cudaMalloc(&out, 132 * sizeof(unsigned long long)));
+  const int smem = 2 * 16384 + 1024;
+  CK(cudaFuncSetAttribute(first_load, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  std::vector<CUtensorMap> as, bs;
+  for (int i = 0; i < ops.count(); ++i) {
+    as.push_back(ops.a(i, 128));
+    bs.push_back(ops.b(i, 128));
+  }
+  for (int ctas : {1, 8, 16, 32, 64, 96, 132})
+    for (int rotate : {1, 0}) {
+      for (int l = 0; l < 7; ++l) {
+        const int set = rotate ? l % ops.count() : 0;
+        if (rotate) CK(cudaMemset(buf, l, 128u << 20));
+        first_load<<<ctas, 32, smem>>>(as[set], bs[set], out);
+        CK(cudaGetLastError());
+        CK(cudaDeviceSynchronize());
+        if (l < 2) continue;
+        std::vector<unsigned long long> h(ctas);
+        CK(cudaMemcpy(h.data(), out, ctas * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+        std::sort(h.begin(), h.end());
+        std::printf("%d,%s,%d,%llu,%llu\n", ctas, rotate ? "rotated" : "same", l - 2, h[h.size() / 2], h.back());
+      }
+    }
+  CK(cudaFree(out));
+}
+
 // 5b: the same boxes (127 rows outside) from chosen SMs, one CTA per SM
 // launched and the others exiting: which half of the SMs (by %smid) or which
 // SM of each pair loads tells a path per pair of SMs or per half of the GPU
@@ -726,10 +782,11 @@ int main(int argc, char** argv) {
       std::strcmp(what, "pairs") != 0 && std::strcmp(what, "gemm_ctas") != 0 &&
       std::strcmp(what, "pitch") != 0 && std::strcmp(what, "gemm") != 0 && std::strcmp(what, "decode") != 0 &&
       std::strcmp(what, "oob") != 0 && std::strcmp(what, "oob_sms") != 0 && std::strcmp(what, "oob_depth") != 0 &&
+      std::strcmp(what, "first_load") != 0 &&
       std::strcmp(what, "stores") != 0 && std::strcmp(what, "tma_stores") != 0 &&
       std::strcmp(what, "ring_trip") != 0 && std::strcmp(what, "reuse") != 0 &&
       std::strcmp(what, "halves") != 0 && std::strcmp(what, "smids") != 0) {
-    std::fprintf(stderr, "%s: unknown section '%s' (share, share_hbm, pairs, pitch, gemm, gemm_ctas, decode, oob, oob_sms, oob_depth, stores, tma_stores, ring_trip, reuse, halves, smids or all)\n",
+    std::fprintf(stderr, "%s: unknown section '%s' (share, share_hbm, pairs, pitch, gemm, gemm_ctas, decode, oob, oob_sms, oob_depth, first_load, stores, tma_stores, ring_trip, reuse, halves, smids or all)\n",
                  kProg, what);
     return 2;
   }
@@ -745,6 +802,7 @@ int main(int argc, char** argv) {
   if (all || std::strcmp(what, "oob") == 0) run_oob(buf);
   if (all || std::strcmp(what, "oob_sms") == 0) run_oob_sms(buf);
   if (all || std::strcmp(what, "oob_depth") == 0) run_oob_depth(buf);
+  if (all || std::strcmp(what, "first_load") == 0) run_first_load(buf);
   if (all || std::strcmp(what, "tma_stores") == 0) run_tma_stores(buf);
   if (all || std::strcmp(what, "ring_trip") == 0) run_ring_trip(buf, buf_bytes);
   if (all || std::strcmp(what, "reuse") == 0) run_reuse(buf);

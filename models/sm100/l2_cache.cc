@@ -78,6 +78,23 @@ void L2::read(int sm, const BoxKey& key, uint64_t bytes, L2Reads& out) {
   if (!missed) ++out.parts_hit;
 }
 
+void L2::preload_read(int sm, const BoxKey& key, uint64_t bytes) {
+  L2Reads r;
+  read(sm, key, bytes, r);
+  --lookups_;
+  land(r, 0);
+}
+
+void L2::preload_written(const BoxKey& key, uint64_t bytes) {
+  if (side_.empty()) {
+    if (!one_.access(key, bytes).hit) one_.fill(key, 0);
+    return;
+  }
+  const uint64_t here = bytes / 2;
+  if (!half_[0].access(key, here).hit) half_[0].fill(key, 0);
+  if (!half_[1].access(key, bytes - here).hit) half_[1].fill(key, 0);
+}
+
 void L2::land(const L2Reads& r, uint64_t ready) {
   for (size_t i = 0; i < r.fills; ++i) {
     const L2Reads::Fill& f = r.fill(i);

@@ -147,6 +147,12 @@ class L2 {
   void read(int sm, const BoxKey& key, uint64_t bytes, L2Reads& out);
   // The load of `r` lands at `ready`: its missed entries hold data from then.
   void land(const L2Reads& r, uint64_t ready);
+  // Before a launch, as launches before it left L2 (runner/kernels/
+  // input_sets.h): `key` read by SM `sm` and landed at cycle 0, or written
+  // (half of its bytes homed in each half, no copies). Neither counts as a
+  // lookup of the launch.
+  void preload_read(int sm, const BoxKey& key, uint64_t bytes);
+  void preload_written(const BoxKey& key, uint64_t bytes);
 
   uint64_t lookups() const { return lookups_; }  // parts read
   bool halves() const { return !side_.empty(); }

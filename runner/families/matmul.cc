@@ -60,6 +60,11 @@ Family matmul_family() {
                                 "along M (sm90); sim sweep takes a comma list (1,4,8) and runs "
                                 "each",
                   1, 256),
+       uint_field("input-sets", "sm90: the launch is one of a series rotating over S sets of A "
+                                "and B, as hw/h200/gemm_bench times (S = min(8, ceil(192 MB / "
+                                "the set's bytes))): L2 starts with what the launches since this "
+                                "set's last use left of it; default: a lone launch, L2 empty",
+                  1, 64),
        choice_field("cluster", "thread-block cluster of MxN CTAs. sm90: the N CTAs of a row "
                                "share their A tile and the M of a column their B tile, each "
                                "loading a slice and multicasting it; sm100: 2x1 runs the 2-SM "
@@ -95,6 +100,7 @@ Family matmul_family() {
     q.ldd = v.has("ldd") ? v.u32("ldd") : 0;
     q.in_f16 = v.has("in-dtype") && v.str("in-dtype") == "f16";
     q.tile_group = v.has("tile-group") ? v.u32("tile-group") : 1;
+    q.input_sets = v.has("input-sets") ? v.u32("input-sets") : 0;
     if (v.has("cluster")) {
       const std::string& c = v.str("cluster");
       q.cluster_m = static_cast<uint32_t>(c[0] - '0');

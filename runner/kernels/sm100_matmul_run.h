@@ -71,6 +71,10 @@ struct MatmulRequest {
   // in bands of G tile columns (tile_work in
   // kernels/sched/static_persistent_scheduler.h).
   uint32_t tile_group = 1;
+  // sm90: the measurement rotates over this many input sets (--input-sets;
+  // runner/kernels/input_sets.h): the L2 starts with what the launches
+  // since this set's last use left of it. 0: a lone launch, L2 empty.
+  uint32_t input_sets = 0;
   // Thread-block cluster (--cluster MxN). sm90: cluster_m x cluster_n CTAs
   // share A across the cluster's N and B across its M by TMA multicast
   // (kernels/sched/cluster_shape.h); sm100: 2 x 1 runs the 2-SM kernel (a

@@ -16,6 +16,7 @@
 #include "models/sm100/power.h"
 #include "runner/kernels/power_clocks.h"
 #include "engine/sysc_reset.h"
+#include "runner/kernels/input_sets.h"
 #include "runner/kernels/matmul_host.h"
 #include "runner/kernels/matmul_stamps.h"
 #include "runner/kernels/sm100_summary.h"
@@ -96,6 +97,10 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
     const uint64_t strides[2] = {uint64_t{buf.ldc} * 2, q.batch == 1 ? 16 : buf.stride_d * 2};
     fail_encode(models::sm100::encode_tiled_3d(p.d_map, buf.d, 2, dims, strides, 64, 16,
                                                models::sm100::Swizzle::k128B));
+  }
+  if (q.input_sets > 0) {
+    const models::sm100::TensorMapModel* maps[] = {&p.a, &p.b};
+    sk::runner::preload_input_sets(gpu, maps, uint64_t{buf.ldc} * 2 * q.m * q.batch, q.input_sets);
   }
   p.layouts = OperandLayouts{q.a_mn_major ? 1u : 0u, q.b_mn_major ? 1u : 0u};
   p.d = reinterpret_cast<bf16_t*>(buf.d);

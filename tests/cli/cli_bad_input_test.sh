@@ -131,6 +131,8 @@ expect_usage_error "bf16" run "${MNK[@]}" --arch sm90 --tile-n 128 --out-dtype f
 expect_usage_error "needs --arch sm100" run "${MNK[@]}" --arch sm90 --tile-n 128 --scheduler clc
 expect_usage_error "--tile-group 4 needs --arch sm90" run "${MNK[@]}" --tile-group 4
 expect_usage_error "tile-group" run "${MNK[@]}" --arch sm90 --tile-n 128 --tile-group 0
+expect_usage_error "--input-sets 8 needs --arch sm90" run "${MNK[@]}" --input-sets 8
+expect_usage_error "input-sets" run "${MNK[@]}" --arch sm90 --tile-n 128 --input-sets 0
 # SM100 clusters: the 2-SM kernel (2x1) only, K-major.
 expect_usage_error "2x1 only" run "${MNK[@]}" --cluster 1x2
 expect_usage_error "2x1 only" run "${MNK[@]}" --cluster 4x1
@@ -219,7 +221,7 @@ expect_usage_error "--fp8-type must be e4m3 or e5m2" run --kernel block_scaled_m
 expect_usage_error "does not fit" run --kernel conv2d --n 1 --h 2 --w 2 --c 8 --k 8 --r 5 --s 5
 expect_usage_error "sm100" run "${CONV[@]}" --arch sm90
 expect_usage_error "tile N 256" run "${CONV[@]}" --tile-n 256
-expect_usage_error "--r is not a matmul option (matmul takes --m --n --k --batch --lda --ldb --ldd --in-dtype --layout-a --layout-b --tile-group --cluster --epilogue --stamp-tiles --hold-kblock --pad-rows; --r is for --kernel conv2d)" run "${MNK[@]}" --r 3
+expect_usage_error "--r is not a matmul option (matmul takes --m --n --k --batch --lda --ldb --ldd --in-dtype --layout-a --layout-b --tile-group --input-sets --cluster --epilogue --stamp-tiles --hold-kblock --pad-rows; --r is for --kernel conv2d)" run "${MNK[@]}" --r 3
 expect_usage_error "--stride is for --kernel conv2d" run "${MNK[@]}" --stride 2
 expect_usage_error "--m is not a conv2d option" sweep --kernel conv2d "${MNK[@]}"
 # block-scaled and blockwise FP8: their own options, refused elsewhere.

@@ -45,6 +45,11 @@
 // wait, before the release; a line "hold_kblock,CONFIG,HOLD,US,MHZ" each
 // (the median of --runs launches and their SM clock). 0 is the probe's own
 // cost. How the time answers the hold is the ring's slack, read without stamps.
+// --sets N times over N input sets in turn instead of the default
+// min(8, ceil(192 MB / a set's bytes)): 1 finds every launch's operands in L2
+// where they fit, 64 none of a small problem's (the model's --input-sets
+// reads the same rotation, runner/kernels/input_sets.h); the shape column then
+// ends in _sN.
 // --tma-epilogue stores D through SMEM by TMA (Sm90MatmulConfig's TmaEpilogue,
 // kernels/io/wgmma_tile_writer.h) instead of st.global from registers; the
 // shape column then ends in _et. --clusters LIST (comma-separated, e.g.
@@ -170,6 +175,7 @@ struct Problem {
   std::vector<uint32_t> holds;  // --hold-kblock: extra SM cycles each consumer holds a stage
   bool a_col, b_row;  // A M-contiguous, B N-contiguous
   int sets;
+  bool sets_forced = false;  // --sets: the rotation given, not the default
   std::vector<uint16_t*> a, b;
   uint16_t* d;
   uint16_t* d_ref;
@@ -219,7 +225,8 @@ std::string shape(const Problem& pr) {
               ? "_c" + std::to_string(pr.cluster.m) + "x" + std::to_string(pr.cluster.n)
               : "") +
          (pr.launch_only && pr.cluster.size() > 1 ? "_lo" : "") + (pr.tma_epilogue ? "_et" : "") +
-         (pr.max_ctas > 0 ? "_n" + std::to_string(pr.max_ctas) : "");
+         (pr.max_ctas > 0 ? "_n" + std::to_string(pr.max_ctas) : "") +
+         (pr.sets_forced ? "_s" + std::to_string(pr.sets) : "");
 }
 
 template <int BN, int S, bool Tma>
@@ -499,6 +506,13 @@ int main(int argc, char** argv) {
   const double set_bytes =
       2.0 * (static_cast<double>(a_rows) * pr.lda + static_cast<double>(b_rows) * pr.ldb) * pr.batch;
   pr.sets = std::max(1, std::min(8, static_cast<int>(std::ceil(3 * 64e6 / set_bytes))));
+  const uint32_t forced_sets = arg(argc, argv, "--sets", 0);
+  if (forced_sets > 256) {
+    std::fprintf(stderr, "gemm_bench: --sets must be 1-256, got %u\n", forced_sets);
+    return 2;
+  }
+  if (forced_sets > 0) pr.sets = static_cast<int>(forced_sets);
+  pr.sets_forced = forced_sets > 0;
   for (int s = 0; s < pr.sets; ++s) {
     uint16_t *a, *b;
     CHECK_CUDA(cudaMalloc(&a, size_t{a_rows} * pr.lda * 2 * pr.batch));

@@ -17,6 +17,7 @@ to the configuration with more stages).
 import concurrent.futures
 import csv
 import json
+import math
 import statistics
 import subprocess
 import sys
@@ -86,16 +87,33 @@ def pinned_clock(row):
     return f"{float(row['sm_mhz']) / 1000:.4f}"
 
 
-def predict(sim, shape, tile_n, stages, params=None, sm_clock=None, epilogue=None):
+def bench_input_sets(m, n, k, batch=1, a_col=False, b_row=False):
+    """The input sets gemm_bench rotates over for this problem (hw/h200/gemm_bench.cu:
+    min(8, ceil(192 MB / the set's bytes)), rows padded to 8 elements)."""
+    a_rows, a_len = (k, m) if a_col else (m, k)
+    b_rows, b_len = (k, n) if b_row else (n, k)
+    pad = lambda x: (x + 7) // 8 * 8
+    set_bytes = 2.0 * (a_rows * pad(a_len) + b_rows * pad(b_len)) * batch
+    return max(1, min(8, math.ceil(3 * 64e6 / set_bytes)))
+
+
+def predict(sim, shape, tile_n, stages, params=None, sm_clock=None, epilogue=None, lone=False):
     """The model's time in us; with sm_clock (an --sm-clock argument: GHz, or
     T,R for the tensor phase and the rest), at those SM clocks instead of the
-    power-limited ones; with epilogue ('regs' or 'tma'), that --epilogue."""
+    power-limited ones; with epilogue ('regs' or 'tma'), that --epilogue.
+    The launch is one of gemm_bench's rotation over its input sets
+    (--input-sets, runner/kernels/input_sets.h), as every measured row is;
+    lone=True predicts a launch alone (an empty L2), as before 2026-12-04."""
     # MxNxK, MxNxKxL for a batch of L; _ca: A col-major, _rb: B row-major;
     # _gG: tile group G.
     dims, *layouts = shape.split('_')
     m, n, k, *batch = dims.split('x')
     cmd = [sim, 'run', '--kernel', 'matmul', '--arch', 'sm90', '--m', m, '--n', n, '--k', k,
            '--tile-n', tile_n, '--stages', stages, '--json', '-']
+    if not lone:
+        sets = bench_input_sets(int(m), int(n), int(k), int(batch[0]) if batch else 1,
+                                'ca' in layouts, 'rb' in layouts)
+        cmd += ['--input-sets', str(sets)]
     if batch:
         cmd += ['--batch', batch[0]]
     if 'ca' in layouts:

@@ -60,10 +60,10 @@ Family matmul_family() {
                                 "along M (sm90); sim sweep takes a comma list (1,4,8) and runs "
                                 "each",
                   1, 256),
-       uint_field("input-sets", "sm90: the launch is one of a series rotating over S sets of A "
-                                "and B, as hw/h200/gemm_bench times (S = min(8, ceil(192 MB / "
-                                "the set's bytes))): L2 starts with what the launches since this "
-                                "set's last use left of it; default: a lone launch, L2 empty",
+       uint_field("input-sets", "sm90, sm100: the launch is one of a series rotating over S sets "
+                                "of A and B, as hw/h200/gemm_bench times (S = min(8, ceil(192 MB "
+                                "/ the set's bytes))): L2 starts with what the launches since "
+                                "this set's last use left of it; default: a lone launch, L2 empty",
                   1, 64),
        choice_field("cluster", "thread-block cluster of MxN CTAs. sm90: the N CTAs of a row "
                                "share their A tile and the M of a column their B tile, each "

@@ -11,6 +11,7 @@
 
 #include "kernels/matmul/sm100_matmul.h"
 #include "models/sm100/gpu.h"
+#include "runner/kernels/input_sets.h"
 #include "runner/kernels/matmul_host.h"
 #include "runner/kernels/sm100_launch.h"
 #include "runner/kernels/sm100_matmul_run.h"
@@ -37,6 +38,11 @@ RunResult run_sm100_matmul_config(const MatmulRequest& q) {
                                        C::BK, C::BN / C::kCtaGroup, q.b_mn_major));
         p.layouts = OperandLayouts{q.a_mn_major ? 1u : 0u, q.b_mn_major ? 1u : 0u};
         fail_encode(encode_output_map<C>(p.c, buf.d, q.n, q.m, buf.ldc, buf.stride_d, q.batch));
+        if (q.input_sets > 0) {
+          const models::sm100::TensorMapModel* maps[] = {&p.a, &p.b};
+          sk::runner::preload_input_sets(gpu, maps, uint64_t{buf.ldc} * sizeof(OutT) * q.m * q.batch,
+                                         q.input_sets);
+        }
         p.m = q.m;
         p.n = q.n;
         p.k = q.k;

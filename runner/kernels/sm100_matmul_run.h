@@ -71,7 +71,7 @@ struct MatmulRequest {
   // in bands of G tile columns (tile_work in
   // kernels/sched/static_persistent_scheduler.h).
   uint32_t tile_group = 1;
-  // sm90: the measurement rotates over this many input sets (--input-sets;
+  // sm90, sm100: the measurement rotates over this many input sets (--input-sets;
   // runner/kernels/input_sets.h): the L2 starts with what the launches
   // since this set's last use left of it. 0: a lone launch, L2 empty.
   uint32_t input_sets = 0;

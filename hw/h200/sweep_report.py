@@ -7,7 +7,8 @@ measured.csv is gemm_bench's CSV (shape,tile_n,stages,ours_us,...); a
 configuration measured more than once (run_sweep.sh runs the sweep in rounds)
 counts with the median of its times and of its clocks. For every
 configuration the model is run in timing mode (`sim run --kernel matmul --arch sm90 ...
---json -`, two at a time). Writes out.csv with columns
+--input-sets S --json -`, two at a time; S is the number of input sets gemm_bench
+rotates over for that shape, so the launch finds in L2 what the bench's finds). Writes out.csv with columns
 config,split,measured_us,predicted_us,date, where split is "calibration" for
 the rows models/sm90/params.json was calibrated on and "held_out" for the rest,
 then prints the MAPE of the held-out rows and, per shape, the predicted-best

@@ -36,6 +36,7 @@
 //    oob_sms: the same from chosen SMs (even or odd ids, either half);
 //    oob_depth: by boxes in flight per SM (1-8) and SMs loading (8-132);
 //    first_load: a launch's first stage alone, by CTAs, operands in L2 or not.
+// gemm_shape M N K: section 3's matmul loads on that one shape.
 // 6. stores: a matmul's output stored from 132 SMs in the wgmma fragment
 //    layout, 4 and 16 bytes a lane, into 35 MB (L2 holds it) and 0.3-1.1 GB.
 // 7. tma_stores: the TMA-store epilogue's 2 KiB boxes alone from 1 or 8 warps
@@ -65,7 +66,7 @@
 // Every CUDA call is checked (one line and exit 2 on an error); times are
 // medians of timed launches after warm-ups (bench_common.cuh).
 // Build: nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -I. hw/h200/l2_stream.cu -lcuda -o l2_stream
-// Run: l2_stream [share|share_hbm|pairs|pitch|gemm|gemm_ctas|decode|oob|oob_sms|oob_depth|first_load|stores|tma_stores|ring_trip|reuse|halves|smids|all]   (CSV on stdout, sections marked)
+// Run: l2_stream [share|share_hbm|pairs|pitch|gemm|gemm_ctas|decode|oob|oob_sms|oob_depth|first_load|stores|gemm_shape M N K|tma_stores|ring_trip|reuse|halves|smids|all]   (CSV on stdout, sections marked)
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
@@ -481,17 +482,19 @@ void run_pitch(void* buf, uint64_t buf_bytes) {
 
 // `ctas_list` empty: one CTA per SM, every configuration; else the loads
 // alone (compute 0, group 1) of the large shapes with that many CTAs.
-void run_gemm(const std::vector<int>& ctas_list = {}) {
+struct GemmShape {
+  uint32_t m, n, k;
+};
+
+// `only`: these shapes instead of the section's list (section gemm_shape).
+void run_gemm(const std::vector<int>& ctas_list = {}, const std::vector<GemmShape>& only = {}) {
   std::printf("section,%s\nshape,tile_n,stages,group,compute,ctas,us,mhz,kblock_cycles,bytes_per_ns\n",
-              ctas_list.empty() ? "gemm" : "gemm_ctas");
+              !only.empty() ? "gemm_shape" : ctas_list.empty() ? "gemm" : "gemm_ctas");
   const bool by_ctas = !ctas_list.empty();
-  struct Shape {
-    uint32_t m, n, k;
-  };
-  const Shape shapes[] = {{2048, 2048, 8192}, {4096, 4096, 4096}, {8192, 8192, 8192}, {2496, 2496, 2496},
-                          {2504, 2504, 2504}, {3072, 3072, 3072}, {3080, 3080, 3080},
-                          {384, 384, 10048},  {576, 448, 12672}};
-  for (const Shape& s : shapes) {
+  const std::vector<GemmShape> all = {{2048, 2048, 8192}, {4096, 4096, 4096}, {8192, 8192, 8192},
+                                      {2496, 2496, 2496}, {2504, 2504, 2504}, {3072, 3072, 3072},
+                                      {3080, 3080, 3080}, {384, 384, 10048},  {576, 448, 12672}};
+  for (const GemmShape& s : only.empty() ? all : only) {
     if (by_ctas && !(s.m == 4096 || (s.m == 2048 && s.k == 8192))) continue;
     const OperandSets ops(s.m, s.n, s.k, (s.k + 7) / 8 * 8);
     const int sets = ops.count();
@@ -777,6 +780,17 @@ void run_ring_trip(void* buf, uint64_t buf_bytes) {
 
 int main(int argc, char** argv) {
   const char* what = argc > 1 ? argv[1] : "all";
+  if (std::strcmp(what, "gemm_shape") == 0) {  // gemm_shape M N K: section gemm on that shape alone
+    unsigned m = 0, n = 0, k = 0;
+    if (argc != 5 || std::sscanf(argv[2], "%u", &m) != 1 || std::sscanf(argv[3], "%u", &n) != 1 ||
+        std::sscanf(argv[4], "%u", &k) != 1 || m == 0 || n == 0 || k == 0) {
+      std::fprintf(stderr, "%s: gemm_shape needs M N K (whole numbers >= 1)\n", kProg);
+      return 2;
+    }
+    CK(cudaDeviceGetAttribute(&g_sms, cudaDevAttrMultiProcessorCount, 0));
+    run_gemm({}, {{m, n, k}});
+    return 0;
+  }
   const bool all = std::strcmp(what, "all") == 0;
   if (!all && std::strcmp(what, "share") != 0 && std::strcmp(what, "share_hbm") != 0 &&
       std::strcmp(what, "pairs") != 0 && std::strcmp(what, "gemm_ctas") != 0 &&

@@ -1,7 +1,6 @@
 #include "runner/kernels/input_sets.h"
 
 #include <algorithm>
-#include <cmath>
 #include <vector>
 
 namespace sk::runner {
@@ -20,12 +19,14 @@ std::vector<int> readers(const std::vector<uint32_t>& l2_side) {
   return out;
 }
 
+// The matrices of `m` (its planes: dim 2 of a rank-3 map, else one).
+uint64_t planes(const TensorMapModel& m) { return m.rank >= 3 ? m.dims[2] : 1; }
+
 // Reads every aligned box of `m` as the launch's loads key them (the plane's
 // address, the box's corner and shape); `tag` != 0 stands for another set's
 // copy of the same tensor (a key no load of this launch makes).
 void read_boxes(models::sm100::L2& l2, const TensorMapModel& m, uint64_t tag, const std::vector<int>& sms) {
-  const uint64_t planes = m.rank >= 3 ? m.dims[2] : 1;
-  for (uint64_t c2 = 0; c2 < planes; ++c2) {
+  for (uint64_t c2 = 0; c2 < planes(m); ++c2) {
     const uint64_t base = (m.global_address + c2 * m.stride2_bytes) ^ (tag << 56);
     for (uint64_t c1 = 0; c1 < m.dims[1]; c1 += m.box[1])
       for (uint64_t c0 = 0; c0 < m.dims[0]; c0 += m.box[0]) {
@@ -45,18 +46,12 @@ void write_d(models::sm100::L2& l2, uint64_t bytes, uint64_t tag) {
 }
 }  // namespace
 
-uint32_t bench_input_sets(double set_bytes) {
-  if (set_bytes <= 0) return 1;
-  return static_cast<uint32_t>(std::clamp(std::ceil(3 * 64e6 / set_bytes), 1.0, 8.0));
-}
-
 void preload_input_sets(models::sm100::L2& l2, const std::vector<uint32_t>& l2_side, uint64_t l2_bytes,
                         std::span<const TensorMapModel* const> maps, uint64_t d_bytes, uint32_t sets) {
   if (sets == 0) return;
   uint64_t set_bytes = 0;
   for (const TensorMapModel* m : maps) {
-    const uint64_t planes = m->rank >= 3 ? m->dims[2] : 1;
-    set_bytes += planes * ((m->dims[0] + m->box[0] - 1) / m->box[0]) * ((m->dims[1] + m->box[1] - 1) / m->box[1]) *
+    set_bytes += planes(*m) * ((m->dims[0] + m->box[0] - 1) / m->box[0]) * ((m->dims[1] + m->box[1] - 1) / m->box[1]) *
                  m->box_bytes();
   }
   // Replacement is LRU and this set goes first: once the other sets' boxes

@@ -2,7 +2,8 @@
 // sets, as hw/h200/gemm_bench.cu times every configuration.
 //
 // gemm_bench times each configuration over S sets of A and B in turn (S =
-// min(8, ceil(192 MB / a set's bytes))) so that the launches do not find
+// min(8, ceil(192 MB / a set's bytes)); hw/h200/sweep_report.py's
+// bench_input_sets computes it for the reports) so that the launches do not find
 // their operands in L2; for a small problem the S sets fit in L2 together and
 // every launch finds its operands there, on the board, where a lone launch in
 // the model starts from an empty L2. `sim run --input-sets S` asks the model
@@ -25,10 +26,6 @@
 #include "models/sm100/tensor_map.h"
 
 namespace sk::runner {
-
-// The input sets gemm_bench rotates over for a problem whose A and B take
-// `set_bytes` together (hw/h200/gemm_bench.cu).
-uint32_t bench_input_sets(double set_bytes);
 
 // Walks `l2` (of `l2_bytes`, halves by SM as Params::l2_side) through
 // `sets` launches' traffic as above: `maps` are this launch's tiled operand

@@ -39,12 +39,6 @@ int hits(L2& l2, const TensorMapModel& m, int sm) {
 }
 }  // namespace
 
-TEST_CASE("gemm_bench's rotation: min(8, ceil(192 MB / a set's bytes)) sets") {
-  CHECK(sk::runner::bench_input_sets(1e6) == 8);
-  CHECK(sk::runner::bench_input_sets(30e6) == 7);
-  CHECK(sk::runner::bench_input_sets(200e6) == 1);
-}
-
 TEST_CASE("a set that fits with the others is all in L2; one they push out is not") {
   const std::vector<uint32_t> side = {0, 1, 0, 1};  // two halves, SMs alternating
   // A 1024 x 256 and B 512 x 256 operand: 32 + 16 boxes of 16 KiB (768 KiB).

@@ -30,4 +30,15 @@ done
 t=${TEST_TMPDIR:-$(mktemp -d)}/doctored.csv
 python3 tests/hw/doctor_csv.py "${csvs[0]}" "$t" predicted_us split=held_out
 if check_docs "$t" >/dev/null; then fail "a doctored CSV passed"; fi
+# The reports predict each row as one of gemm_bench's input-set rotation:
+# min(8, ceil(192 MB / the set's bytes)) sets (hw/h200/gemm_bench.cu).
+python3 - <<'PY' || fail "sweep_report.bench_input_sets differs from gemm_bench's rotation"
+import sys
+sys.path.insert(0, 'hw/h200')
+from sweep_report import bench_input_sets as sets
+assert sets(512, 512, 384) == 8            # 0.8 MB a set
+assert sets(4096, 4096, 1920) == 7         # 31.5 MB
+assert sets(8192, 8192, 6144) == 1         # 201 MB
+assert sets(512, 512, 384, batch=300) == 1
+PY
 echo "PASS: ${#csvs[@]} CSV(s)"

@@ -559,8 +559,8 @@ void all_mix_rows(uint64_t* dev, int iters, std::integer_sequence<int, P...>) {
 
 // Section wgmma_alu: warpgroup 0's streams (Alu 0: idle, 1: ex2, 2: FMA,
 // 3: ex2 and two FMAs a step, 4-6: one dependent FMA a step on 1-3 of the 8
-// chains, so the FP32 pipe runs at about a quarter, half or three quarters of
-// its rate); out[0]: warpgroup 1's cycles for its groups, out[1]: warpgroup
+// chains, the FP32 pipe well below its rate: 0.15-0.33 warp-instructions a
+// cycle on an H200); out[0]: warpgroup 1's cycles for its groups, out[1]: warpgroup
 // 0's steps per warp (its first warp's count).
 template <int Alu>
 __device__ __forceinline__ void alu_step(float& x, float& y, float& z, int chain) {

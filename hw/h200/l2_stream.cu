@@ -37,7 +37,8 @@
 //    oob_sms: the same from chosen SMs (even or odd ids, either half);
 //    oob_depth: by boxes in flight per SM (1-8) and SMs loading (8-132);
 //    first_load: a launch's first stage alone, by CTAs, operands in L2 or not.
-//    (gemm_shape M N K: section 3's loads on that one shape.)
+//    (gemm_shape M N K [TILE_N STAGES]: section 3's loads on that one shape,
+//    every configuration or that one.)
 // 6. stores: a matmul's output stored from 132 SMs in the wgmma fragment
 //    layout, 4 and 16 bytes a lane, into 35 MB (L2 holds it) and 0.3-1.1 GB.
 // 7. tma_stores: the TMA-store epilogue's 2 KiB boxes alone from 1 or 8 warps
@@ -67,7 +68,7 @@
 // Every CUDA call is checked (one line and exit 2 on an error); times are
 // medians of timed launches after warm-ups (bench_common.cuh).
 // Build: nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -I. hw/h200/l2_stream.cu -lcuda -o l2_stream
-// Run: l2_stream [share|share_hbm|pairs|pitch|gemm|gemm_ctas|decode|oob|oob_sms|oob_depth|first_load|stores|gemm_shape M N K|tma_stores|ring_trip|reuse|halves|smids|all]   (CSV on stdout, sections marked)
+// Run: l2_stream [share|share_hbm|pairs|pitch|gemm|gemm_ctas|decode|oob|oob_sms|oob_depth|first_load|stores|gemm_shape M N K [TILE_N STAGES]|tma_stores|ring_trip|reuse|halves|smids|all]   (CSV on stdout, sections marked)
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
@@ -441,8 +442,11 @@ struct GemmShape {
   uint32_t m, n, k;
 };
 
-// `only`: these shapes instead of the section's list (section gemm_shape).
-void run_gemm(const std::vector<int>& ctas_list = {}, const std::vector<GemmShape>& only = {}) {
+// `only`: these shapes instead of the section's list (section gemm_shape);
+// `only_tile_n`, `only_stages` (0: all): that configuration alone, as Nsight
+// Compute profiles one (run_l2_walk.sh).
+void run_gemm(const std::vector<int>& ctas_list = {}, const std::vector<GemmShape>& only = {},
+              uint32_t only_tile_n = 0, uint32_t only_stages = 0) {
   std::printf("section,%s\nshape,tile_n,stages,group,compute,ctas,us,mhz,kblock_cycles,bytes_per_ns\n",
               !only.empty() ? "gemm_shape" : ctas_list.empty() ? "gemm" : "gemm_ctas");
   const bool by_ctas = !ctas_list.empty();
@@ -464,6 +468,7 @@ void run_gemm(const std::vector<int>& ctas_list = {}, const std::vector<GemmShap
       for (uint32_t stages = 2; stages <= (tile_n == 128 ? 6u : 4u); ++stages)
         for (uint32_t group : {1u, 8u}) {
           if (group != 1 && (!big || by_ctas)) continue;
+          if ((only_tile_n != 0 && tile_n != only_tile_n) || (only_stages != 0 && stages != only_stages)) continue;
           if (by_ctas && stages != 4 && stages != (tile_n == 128 ? 6u : 3u)) continue;
           for (int ctas : by_ctas ? ctas_list : std::vector<int>{g_sms})
           for (uint32_t compute : {0u, tile_n == 128 ? 520u : 1040u}) {
@@ -633,15 +638,19 @@ void run_ring_trip(void* buf, uint64_t buf_bytes) {
 
 int main(int argc, char** argv) {
   const char* what = argc > 1 ? argv[1] : "all";
-  if (std::strcmp(what, "gemm_shape") == 0) {  // gemm_shape M N K: section gemm on that shape alone
-    unsigned m = 0, n = 0, k = 0;
-    if (argc != 5 || std::sscanf(argv[2], "%u", &m) != 1 || std::sscanf(argv[3], "%u", &n) != 1 ||
-        std::sscanf(argv[4], "%u", &k) != 1 || m == 0 || n == 0 || k == 0) {
-      std::fprintf(stderr, "%s: gemm_shape needs M N K (whole numbers >= 1)\n", kProg);
+  if (std::strcmp(what, "gemm_shape") == 0) {  // gemm_shape M N K [TILE_N STAGES]: section gemm on that shape alone
+    unsigned m = 0, n = 0, k = 0, tile_n = 0, stages = 0;
+    const bool one = argc == 7;
+    if ((argc != 5 && !one) || std::sscanf(argv[2], "%u", &m) != 1 || std::sscanf(argv[3], "%u", &n) != 1 ||
+        std::sscanf(argv[4], "%u", &k) != 1 || m == 0 || n == 0 || k == 0 ||
+        (one && (std::sscanf(argv[5], "%u", &tile_n) != 1 || std::sscanf(argv[6], "%u", &stages) != 1 ||
+                 (tile_n != 128 && tile_n != 256) || stages < 2 || stages > (tile_n == 128 ? 6u : 4u)))) {
+      std::fprintf(stderr, "%s: gemm_shape needs M N K (whole numbers >= 1), then optionally TILE_N (128, 256) "
+                   "and STAGES (2-6, 2-4 for 256)\n", kProg);
       return 2;
     }
     CK(cudaDeviceGetAttribute(&g_sms, cudaDevAttrMultiProcessorCount, 0));
-    run_gemm({}, {{m, n, k}});
+    run_gemm({}, {{m, n, k}}, tile_n, stages);
     return 0;
   }
   const bool all = std::strcmp(what, "all") == 0;

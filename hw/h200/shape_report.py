@@ -2,7 +2,7 @@
 """shape_report.py: the SM90 model against a measurement of the shape set.
 
     python3 hw/h200/shape_report.py predict <sim> <measured.csv> <out.csv>
-            [--params FILE] [--jobs N] [--date YYYY-MM-DD]
+            [--params FILE] [--jobs N] [--date YYYY-MM-DD] [--unseen SOURCE]
     python3 hw/h200/shape_report.py summary <out.csv> [--shapes]
 
 `predict` reads a run_shapes.sh CSV (a comment line naming the board, then
@@ -19,7 +19,9 @@ out.csv.pred as it comes, so an interrupted run resumes) and writes out.csv:
     cublas_us,predicted_us,date
 
 where source and split come from hw/h200/shape_set.py (the split was drawn
-before any fitting). `summary` needs only out.csv (no simulator): for each
+before any fitting); with --unseen SOURCE, shapes outside the set (measured
+after the fits, e.g. hw/h200/run_l2_walk.sh's) are held out under that
+source, which summary reports on a line of its own. `summary` needs only out.csv (no simulator): for each
 split, the MAPE and the worst error over its rows and, per shape, the model's
 pick (its fastest configuration; ties within 0.5 % go to more stages, as in
 sweep_report.py) against the measured best, for the random and LLM parts,
@@ -94,10 +96,13 @@ def cmd_predict(args):
     sim, measured, out = args[:3]
     opt = lambda name, default=None: args[args.index(name) + 1] if name in args else default
     params, jobs, date = opt('--params'), int(opt('--jobs', '2')), opt('--date', '')
+    unseen = opt('--unseen')
     info = {s: (src, sp) for s, src, sp in shape_set.shape_set()}
     rows = merged(measured)
     unknown = sorted({r['shape'] for r in rows} - set(info))
-    if unknown:
+    if unseen:  # shapes measured after the fits, outside the set: all held out
+        info.update({s: (unseen, 'held_out') for s in unknown})
+    elif unknown:
         raise SystemExit(f'shape_report: shapes not in shape_set.py: {", ".join(unknown)}')
     cache = PredictionCache(out + '.pred')
 
@@ -174,7 +179,12 @@ def cmd_summary(args):
     for source in ('random', 'llm'):
         sub = [r for r in rows if r['source'].startswith(source)]
         print(line(f'{source} held-out', summarize(sub, 'held_out')))
-    print(line('calibration', summarize(rows, 'calibration')))
+    for source in sorted({r['source'] for r in rows} - {'random', 'llm'}):
+        if not source.startswith(('random', 'llm')):
+            sub = [r for r in rows if r['source'] == source]
+            print(line(f'{source} held-out', summarize(sub, 'held_out')))
+    if any(r['split'] == 'calibration' for r in rows):
+        print(line('calibration', summarize(rows, 'calibration')))
     both = [dict(r, split='all') for r in rows]
     print(line('all shapes', summarize(both, 'all')))
     print(line('held-out', summarize(rows, 'held_out')))

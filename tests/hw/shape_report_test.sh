@@ -5,7 +5,8 @@
 # between calibration and held-out after the fact; (2) every summary line
 # hw/h200/shape_report.py derives from the CSV appears verbatim in
 # docs/hardware.md, so the quoted errors cannot drift from the data; and a
-# doctored CSV (one prediction changed) is caught by (2).
+# doctored CSV (one prediction changed) is caught by (2). The same for the
+# unseen shapes' CSVs (*_walk_model_*.csv).
 set -euo pipefail
 root=$(dirname "$(realpath "$1")")
 cd "$root"
@@ -24,6 +25,17 @@ for csv in "${csvs[@]}"; do
 for r in csv.DictReader(open(sys.argv[1])): print(r["shape"] + "," + r["split"])' "$csv" | sort -u)
   extra=$(comm -13 <(echo "$splits") <(echo "$have"))
   [ -z "$extra" ] || fail "$csv: shapes or splits not drawn by shape_set.py: $extra"
+  check_docs "$csv" || fail "$csv: docs/hardware.md does not quote its figures"
+done
+# Shapes measured after the fits (*_walk_model_*.csv, shape_report.py predict
+# --unseen): those of the set keep its split, every other one is held out.
+for csv in docs/results/*_walk_model_*.csv; do
+  python3 - "$csv" "$splits" <<'PY' || fail "$csv: a split differs from shape_set.py or an unseen shape is not held out"
+import csv, sys
+drawn = dict(l.split(',') for l in sys.argv[2].split())
+for r in csv.DictReader(open(sys.argv[1])):
+    assert r['split'] == drawn.get(r['shape'], 'held_out'), r['shape']
+PY
   check_docs "$csv" || fail "$csv: docs/hardware.md does not quote its figures"
 done
 # The check can fail: one prediction 10 % off changes a quoted figure.

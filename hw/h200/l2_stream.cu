@@ -28,6 +28,10 @@
 //    payload bytes per ns of all SMs together.
 //    gemm_ctas: the loads alone of the large shapes with 132, 66, 33 and 16
 //    CTAs, which tells a limit of the whole L2 from one of an SM.
+//    gemm_skew: shapes of run_l2_walk.sh with each CTA starting its k-blocks
+//    1 or 5 k-blocks past the one before it (k_skew), so that the CTAs that
+//    share a box ask for it at different times: what the L2's serving of
+//    simultaneous requests once is worth.
 // 4. decode: the same loads for M = 1 (decode-sized GEMMs) against M = 128,
 //    with variants of A's box that tell a line read by many SMs at once from
 //    the box's out-of-bounds rows (run_decode).
@@ -37,8 +41,8 @@
 //    oob_sms: the same from chosen SMs (even or odd ids, either half);
 //    oob_depth: by boxes in flight per SM (1-8) and SMs loading (8-132);
 //    first_load: a launch's first stage alone, by CTAs, operands in L2 or not.
-//    (gemm_shape M N K [TILE_N STAGES]: section 3's loads on that one shape,
-//    every configuration or that one.)
+//    (gemm_shape M N K [TILE_N STAGES [K_SKEW]]: section 3's loads on that
+//    one shape, every configuration or that one.)
 // 6. stores: a matmul's output stored from 132 SMs in the wgmma fragment
 //    layout, 4 and 16 bytes a lane, into 35 MB (L2 holds it) and 0.3-1.1 GB.
 // 7. tma_stores: the TMA-store epilogue's 2 KiB boxes alone from 1 or 8 warps
@@ -68,7 +72,7 @@
 // Every CUDA call is checked (one line and exit 2 on an error); times are
 // medians of timed launches after warm-ups (bench_common.cuh).
 // Build: nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -I. hw/h200/l2_stream.cu -lcuda -o l2_stream
-// Run: l2_stream [share|share_hbm|pairs|pitch|gemm|gemm_ctas|decode|oob|oob_sms|oob_depth|first_load|stores|gemm_shape M N K [TILE_N STAGES]|tma_stores|ring_trip|reuse|halves|smids|all]   (CSV on stdout, sections marked)
+// Run: l2_stream [share|share_hbm|pairs|pitch|gemm|gemm_ctas|gemm_skew|decode|oob|oob_sms|oob_depth|first_load|stores|gemm_shape M N K [TILE_N STAGES [K_SKEW]]|tma_stores|ring_trip|reuse|halves|smids|all]   (CSV on stdout, sections marked)
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
@@ -234,6 +238,10 @@ struct GemmCfg {
   // (kb + c * a_skew) mod kblocks, so that CTAs at the same step read
   // different lines of A).
   uint32_t a_rows = 128, a_skew = 0;
+  // Section 3 (gemm_skew): CTA c walks its k-blocks from (c * k_skew) mod
+  // kblocks on, A's and B's alike, so that CTAs sharing a box do not ask
+  // for it at the same step (0: every CTA from k-block 0, the kernel's).
+  uint32_t k_skew = 0;
 };
 
 // 3: thread 0 loads, thread 32 consumes. kAVariants: A's box as c.a_rows and
@@ -264,13 +272,14 @@ __global__ void __launch_bounds__(64, 1)
         if (it >= c.stages) wait_phase(&empty[s], ((it / c.stages) - 1) & 1);
         sk::arch::mbarrier_arrive_expect_tx(&full[s], stage_bytes);
         uint8_t* dst = base + s * stage_bytes;
+        const uint32_t kk = kAVariants || c.k_skew == 0 ? kb : (kb + blockIdx.x * c.k_skew) % c.kblocks;
         if (!kAVariants) {
-          sk::arch::tma_load_2d(dst, &a, &full[s], static_cast<int32_t>(kb * 64), w.m_tile * 128);
+          sk::arch::tma_load_2d(dst, &a, &full[s], static_cast<int32_t>(kk * 64), w.m_tile * 128);
         } else if (a_rows != 0) {
           const uint32_t kb_a = (kb + blockIdx.x * c.a_skew) % c.kblocks;
           sk::arch::tma_load_2d(dst, &a, &full[s], static_cast<int32_t>(kb_a * 64), w.m_tile * 128);
         }
-        sk::arch::tma_load_2d(dst + 128 * 128, &b, &full[s], static_cast<int32_t>(kb * 64),
+        sk::arch::tma_load_2d(dst + 128 * 128, &b, &full[s], static_cast<int32_t>(kk * 64),
                               w.n_tile * static_cast<int32_t>(c.tile_n));
       }
     }
@@ -436,24 +445,33 @@ void run_pitch(void* buf, uint64_t buf_bytes) {
         }
 }
 
-// `ctas_list` empty: one CTA per SM, every configuration; else the loads
-// alone (compute 0, group 1) of the large shapes with that many CTAs.
 struct GemmShape {
   uint32_t m, n, k;
 };
 
-// `only`: these shapes instead of the section's list (section gemm_shape);
-// `only_tile_n`, `only_stages` (0: all): that configuration alone, as Nsight
-// Compute profiles one (run_l2_walk.sh).
-void run_gemm(const std::vector<int>& ctas_list = {}, const std::vector<GemmShape>& only = {},
-              uint32_t only_tile_n = 0, uint32_t only_stages = 0) {
-  std::printf("section,%s\nshape,tile_n,stages,group,compute,ctas,us,mhz,kblock_cycles,bytes_per_ns\n",
-              !only.empty() ? "gemm_shape" : ctas_list.empty() ? "gemm" : "gemm_ctas");
-  const bool by_ctas = !ctas_list.empty();
+// What run_gemm measures: the section's name; `ctas` non-empty: the loads
+// alone (compute 0, group 1) of the large shapes with that many CTAs (else
+// one CTA per SM, every configuration); `shapes` non-empty: these instead of
+// the section's list; `configs` non-empty: these {tile_n, stages} alone (as
+// Nsight Compute profiles one, run_l2_walk.sh); `k_skews` other than {0}:
+// each of them, in a column of its own (GemmCfg::k_skew).
+struct GemmRun {
+  const char* section = "gemm";
+  std::vector<int> ctas;
+  std::vector<GemmShape> shapes;
+  std::vector<std::pair<uint32_t, uint32_t>> configs;
+  std::vector<uint32_t> k_skews = {0};
+};
+
+void run_gemm(const GemmRun& run) {
+  const bool skews = run.k_skews.size() > 1 || run.k_skews[0] != 0;
+  std::printf("section,%s\nshape,tile_n,stages,group,compute,ctas,%sus,mhz,kblock_cycles,bytes_per_ns\n", run.section,
+              skews ? "k_skew," : "");
+  const bool by_ctas = !run.ctas.empty();
   const std::vector<GemmShape> all = {{2048, 2048, 8192}, {4096, 4096, 4096}, {8192, 8192, 8192},
                                       {2496, 2496, 2496}, {2504, 2504, 2504}, {3072, 3072, 3072},
                                       {3080, 3080, 3080}, {384, 384, 10048},  {576, 448, 12672}};
-  for (const GemmShape& s : only.empty() ? all : only) {
+  for (const GemmShape& s : run.shapes.empty() ? all : run.shapes) {
     if (by_ctas && !(s.m == 4096 || (s.m == 2048 && s.k == 8192))) continue;
     const OperandSets ops(s.m, s.n, s.k, (s.k + 7) / 8 * 8);
     const int sets = ops.count();
@@ -467,24 +485,31 @@ void run_gemm(const std::vector<int>& ctas_list = {}, const std::vector<GemmShap
     for (uint32_t tile_n : {128u, 256u})
       for (uint32_t stages = 2; stages <= (tile_n == 128 ? 6u : 4u); ++stages)
         for (uint32_t group : {1u, 8u}) {
-          if (group != 1 && (!big || by_ctas)) continue;
-          if ((only_tile_n != 0 && tile_n != only_tile_n) || (only_stages != 0 && stages != only_stages)) continue;
+          if (group != 1 && (!big || by_ctas || skews)) continue;
+          if (!run.configs.empty() &&
+              std::find(run.configs.begin(), run.configs.end(), std::pair{tile_n, stages}) == run.configs.end())
+            continue;
           if (by_ctas && stages != 4 && stages != (tile_n == 128 ? 6u : 3u)) continue;
-          for (int ctas : by_ctas ? ctas_list : std::vector<int>{g_sms})
-          for (uint32_t compute : {0u, tile_n == 128 ? 520u : 1040u}) {
-            if (by_ctas && compute != 0) continue;
-            GemmCfg c{(s.m + 127) / 128, (s.n + tile_n - 1) / tile_n, (s.k + 63) / 64, tile_n, stages, group, compute};
-            const int smem = static_cast<int>(stages * (128 + tile_n) * 128 + 1024);
-            CK(cudaFuncSetAttribute(gemm_loads<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-            auto [us, mhz] = timed([&](int i) {
-              const int at = i % sets;
-              gemm_loads<false><<<ctas, 64, smem>>>(maps_a[at], tile_n == 128 ? maps_b128[at] : maps_b256[at], c);
-            });
-            const uint32_t tiles = c.tiles_m * c.tiles_n, per_cta = (tiles + ctas - 1) / ctas;
-            const double bytes = static_cast<double>(tiles) * c.kblocks * (128 + tile_n) * 128;
-            std::printf("%ux%ux%u,%u,%u,%u,%u,%d,%.1f,%.0f,%.0f,%.1f\n", s.m, s.n, s.k, tile_n, stages, group, compute, ctas, us,
-                        mhz, us * mhz / (static_cast<double>(per_cta) * c.kblocks), bytes / (us * 1e3));
-          }
+          for (int ctas : by_ctas ? run.ctas : std::vector<int>{g_sms})
+            for (uint32_t compute : {0u, tile_n == 128 ? 520u : 1040u})
+              for (uint32_t k_skew : run.k_skews) {
+                if (by_ctas && compute != 0) continue;
+                GemmCfg c{(s.m + 127) / 128, (s.n + tile_n - 1) / tile_n, (s.k + 63) / 64, tile_n, stages, group,
+                          compute};
+                c.k_skew = k_skew;
+                const int smem = static_cast<int>(stages * (128 + tile_n) * 128 + 1024);
+                CK(cudaFuncSetAttribute(gemm_loads<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+                auto [us, mhz] = timed([&](int i) {
+                  const int at = i % sets;
+                  gemm_loads<false><<<ctas, 64, smem>>>(maps_a[at], tile_n == 128 ? maps_b128[at] : maps_b256[at], c);
+                });
+                const uint32_t tiles = c.tiles_m * c.tiles_n, per_cta = (tiles + ctas - 1) / ctas;
+                const double bytes = static_cast<double>(tiles) * c.kblocks * (128 + tile_n) * 128;
+                std::printf("%ux%ux%u,%u,%u,%u,%u,%d,", s.m, s.n, s.k, tile_n, stages, group, compute, ctas);
+                if (skews) std::printf("%u,", k_skew);
+                std::printf("%.1f,%.0f,%.0f,%.1f\n", us, mhz, us * mhz / (static_cast<double>(per_cta) * c.kblocks),
+                            bytes / (us * 1e3));
+              }
         }
   }
 }
@@ -638,31 +663,34 @@ void run_ring_trip(void* buf, uint64_t buf_bytes) {
 
 int main(int argc, char** argv) {
   const char* what = argc > 1 ? argv[1] : "all";
-  if (std::strcmp(what, "gemm_shape") == 0) {  // gemm_shape M N K [TILE_N STAGES]: section gemm on that shape alone
-    unsigned m = 0, n = 0, k = 0, tile_n = 0, stages = 0;
-    const bool one = argc == 7;
-    if ((argc != 5 && !one) || std::sscanf(argv[2], "%u", &m) != 1 || std::sscanf(argv[3], "%u", &n) != 1 ||
-        std::sscanf(argv[4], "%u", &k) != 1 || m == 0 || n == 0 || k == 0 ||
+  if (std::strcmp(what, "gemm_shape") == 0) {  // gemm_shape M N K [TILE_N STAGES [K_SKEW]]: section gemm on that shape
+    unsigned m = 0, n = 0, k = 0, tile_n = 0, stages = 0, k_skew = 0;
+    const bool one = argc >= 7;
+    if ((argc != 5 && argc != 7 && argc != 8) || std::sscanf(argv[2], "%u", &m) != 1 ||
+        std::sscanf(argv[3], "%u", &n) != 1 || std::sscanf(argv[4], "%u", &k) != 1 || m == 0 || n == 0 || k == 0 ||
         (one && (std::sscanf(argv[5], "%u", &tile_n) != 1 || std::sscanf(argv[6], "%u", &stages) != 1 ||
-                 (tile_n != 128 && tile_n != 256) || stages < 2 || stages > (tile_n == 128 ? 6u : 4u)))) {
+                 (tile_n != 128 && tile_n != 256) || stages < 2 || stages > (tile_n == 128 ? 6u : 4u))) ||
+        (argc == 8 && std::sscanf(argv[7], "%u", &k_skew) != 1)) {
       std::fprintf(stderr, "%s: gemm_shape needs M N K (whole numbers >= 1), then optionally TILE_N (128, 256) "
-                   "and STAGES (2-6, 2-4 for 256)\n", kProg);
+                   "and STAGES (2-6, 2-4 for 256), then optionally K_SKEW (>= 0)\n", kProg);
       return 2;
     }
     CK(cudaDeviceGetAttribute(&g_sms, cudaDevAttrMultiProcessorCount, 0));
-    run_gemm({}, {{m, n, k}}, tile_n, stages);
+    GemmRun run{.section = "gemm_shape", .shapes = {{m, n, k}}, .k_skews = {k_skew}};
+    if (one) run.configs = {{tile_n, stages}};
+    run_gemm(run);
     return 0;
   }
   const bool all = std::strcmp(what, "all") == 0;
   if (!all && std::strcmp(what, "share") != 0 && std::strcmp(what, "share_hbm") != 0 &&
       std::strcmp(what, "pairs") != 0 && std::strcmp(what, "gemm_ctas") != 0 &&
-      std::strcmp(what, "pitch") != 0 && std::strcmp(what, "gemm") != 0 && std::strcmp(what, "decode") != 0 &&
+      std::strcmp(what, "pitch") != 0 && std::strcmp(what, "gemm") != 0 && std::strcmp(what, "gemm_skew") != 0 && std::strcmp(what, "decode") != 0 &&
       std::strcmp(what, "oob") != 0 && std::strcmp(what, "oob_sms") != 0 && std::strcmp(what, "oob_depth") != 0 &&
       std::strcmp(what, "first_load") != 0 &&
       std::strcmp(what, "stores") != 0 && std::strcmp(what, "tma_stores") != 0 &&
       std::strcmp(what, "ring_trip") != 0 && std::strcmp(what, "reuse") != 0 &&
       std::strcmp(what, "halves") != 0 && std::strcmp(what, "smids") != 0) {
-    std::fprintf(stderr, "%s: unknown section '%s' (share, share_hbm, pairs, pitch, gemm, gemm_ctas, decode, oob, oob_sms, oob_depth, first_load, stores, tma_stores, ring_trip, reuse, halves, smids or all)\n",
+    std::fprintf(stderr, "%s: unknown section '%s' (share, share_hbm, pairs, pitch, gemm, gemm_ctas, gemm_skew, decode, oob, oob_sms, oob_depth, first_load, stores, tma_stores, ring_trip, reuse, halves, smids or all)\n",
                  kProg, what);
     return 2;
   }
@@ -686,8 +714,15 @@ int main(int argc, char** argv) {
   if (all || std::strcmp(what, "smids") == 0) run_smids();
   CK(cudaFree(buf));
   if (all || std::strcmp(what, "stores") == 0) run_stores();
-  if (all || std::strcmp(what, "gemm") == 0) run_gemm();
-  if (all || std::strcmp(what, "gemm_ctas") == 0) run_gemm({g_sms, g_sms / 2, g_sms / 4, 16});
+  if (all || std::strcmp(what, "gemm") == 0) run_gemm({});
+  if (all || std::strcmp(what, "gemm_ctas") == 0)
+    run_gemm({.section = "gemm_ctas", .ctas = {g_sms, g_sms / 2, g_sms / 4, 16}});
+  if (all || std::strcmp(what, "gemm_skew") == 0)
+    run_gemm({.section = "gemm_skew",
+              .shapes = {{256, 67584, 2624}, {512, 33792, 2624}, {896, 14656, 2624}, {2048, 8448, 2624},
+                         {4096, 4224, 2624}, {8448, 2048, 2624}, {4096, 4096, 4096}},
+              .configs = {{128, 4}, {128, 6}, {256, 4}},
+              .k_skews = {0, 1, 5}});
   if (all || std::strcmp(what, "decode") == 0) run_decode();
   return 0;
 }

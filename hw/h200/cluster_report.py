@@ -9,7 +9,8 @@
       _cMxN for a cluster and _et for the TMA-store epilogue), with the
       cluster shape and epilogue the name says, at the model's own
       power-limited clocks and with the SM clock pinned at the measured
-      median (--sm-clock); writes MODEL.csv.
+      median (--sm-clock), each as one launch of gemm_bench's rotation over
+      its input sets (--input-sets, as sweep_report.py); writes MODEL.csv.
   cluster_report.py summary MEASURED.csv MODEL.csv
       one line of the free-clock figures (MAPE over every row, and of the
       cluster's speed-up, cluster / 1x1, per cluster shape), which
@@ -34,6 +35,10 @@ import statistics
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sweep_report import bench_input_sets  # noqa: E402
 
 NAME = re.compile(r"^(\d+)x(\d+)x(\d+)(?:_c(\d)x(\d))?(_et)?$")
 
@@ -66,6 +71,9 @@ def simulate(sim, params, key, mhz, pinned):
            "--k", str(k), "--tile-n", str(tile_n), "--stages", str(stages), "--json", "-"]
     if m % 8 or n % 8 or k % 8:
         cmd += ["--pad-rows"]  # gemm_bench pads rows to 16 bytes, as TMA needs
+    # One launch of gemm_bench's rotation over its input sets, as measured
+    # (sweep_report.bench_input_sets).
+    cmd += ["--input-sets", str(bench_input_sets(m, n, k))]
     if cm * cn > 1:
         cmd += ["--cluster", f"{cm}x{cn}"]
     if et:

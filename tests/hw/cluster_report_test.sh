@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cluster_report_test.sh README: for every model-against-measurement CSV of
 # the clustered matmul on the H200 (docs/results/h200_cluster_*_model_*.csv,
-# beside its measurement, the same name without "_model"), the line
+# beside its measurement, the same name without "_model" and without an
+# "_at_DATE" suffix, which a prediction made later than the first carries), the line
 # hw/h200/cluster_report.py summary derives from the two appears verbatim in
 # docs/hardware.md (after the run's name), so the quoted errors cannot drift
 # from the data; and a doctored model CSV (one prediction changed) is caught.
@@ -17,8 +18,9 @@ quoted() {  # name measured model: the summary line is in docs/hardware.md
   line="$1: $(python3 hw/h200/cluster_report.py summary "$2" "$3")"
   grep -qF -- "$line" docs/hardware.md || { echo "not in docs/hardware.md: $line"; return 1; }
 }
+measurement_of() { local m=${1/_model_/_}; echo "${m/_at_*.csv/.csv}"; }
 for model in "${models[@]}"; do
-  measured=${model/_model_/_}
+  measured=$(measurement_of "$model")
   [ -f "$measured" ] || fail "$model: no measurement $measured"
   name=$(basename "$model"); name=${name%%_model_*}
   quoted "$name" "$measured" "$model" || fail "$model: docs/hardware.md does not quote its figures"
@@ -27,5 +29,5 @@ done
 t=${TEST_TMPDIR:-$(mktemp -d)}/doctored.csv
 python3 tests/hw/doctor_csv.py "${models[0]}" "$t" model_us_free
 name=$(basename "${models[0]}"); name=${name%%_model_*}
-if quoted "$name" "${models[0]/_model_/_}" "$t" >/dev/null; then fail "a doctored CSV passed"; fi
+if quoted "$name" "$(measurement_of "${models[0]}")" "$t" >/dev/null; then fail "a doctored CSV passed"; fi
 echo PASS

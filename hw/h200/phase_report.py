@@ -14,19 +14,24 @@ per configuration:
 
     shape,tile_n,stages,tiles,event_us,span_us,overhead_us,main_ghz,rest_ghz,
     gpu_first_wait,gpu_mainloop,gpu_epilogue,gpu_to_next,
-    sim_first_wait,sim_mainloop,sim_epilogue,sim_to_next,sim_kernel_us,sim_event_us
+    sim_first_wait,sim_mainloop,sim_epilogue,sim_to_next,sim_kernel_us,sim_event_us,
+    gpu_spread_ns,sim_spread_ns
 
 The phases are SM cycles, medians over every tile (first_wait, mainloop,
 epilogue: the "all" rows) or over the tiles that have a next one (to_next).
 span_us is the GPU's first tile start to its last tile's stores issued
 (%globaltimer), overhead_us the event time less it; sim_kernel_us is the
 model's predicted time less its launch overhead, sim_event_us the predicted
-time. Predictions are cached in out.csv.pred (resumable). `summary` (also
+time; gpu_spread_ns and sim_spread_ns how far apart the CTAs' main loops end at
+their 4th tile (10th to 90th percentile; the model's cycles at the main loop's
+clock), where every CTA has one. Predictions are cached in out.csv.pred
+(resumable). `summary` (also
 printed after `predict`) needs only out.csv: per tile width, for launches of
 fewer than 128 tiles and of 128 or more, the median over the configurations
 of the model's phase over the GPU's (so that the model's error can be put on
 the phase that carries it) and the error of the model's time against the
-event time; docs/hardware.md quotes these lines and tests/hw:phase_report_test
+event time, then (CSVs with the spread columns) a line of the median CTAs'
+spread on the GPU and in the model; docs/hardware.md quotes these lines and tests/hw:phase_report_test
 re-derives them from the committed CSVs.
 """
 import concurrent.futures
@@ -42,7 +47,17 @@ import threading
 COLUMNS = ['shape', 'tile_n', 'stages', 'tiles', 'event_us', 'span_us', 'overhead_us', 'main_ghz',
            'rest_ghz', 'gpu_first_wait', 'gpu_mainloop', 'gpu_epilogue', 'gpu_to_next',
            'sim_first_wait', 'sim_mainloop', 'sim_epilogue', 'sim_to_next', 'sim_kernel_us',
-           'sim_event_us']
+           'sim_event_us', 'gpu_spread_ns', 'sim_spread_ns']
+# The CTAs' spread is read at their (SPREAD_TILE + 1)-th tile: the 10th to the
+# 90th percentile CTA's main-loop end, where every CTA of the first tile has one.
+SPREAD_TILE = 3
+
+
+def spread_at(rows):
+    """p90 - p10 at SPREAD_TILE from {t: (p10, p90, ctas)}, or None."""
+    if SPREAD_TILE not in rows or 0 not in rows or rows[SPREAD_TILE][2] != rows[0][2]:
+        return None
+    return rows[SPREAD_TILE][1] - rows[SPREAD_TILE][0]
 
 
 def parse(path):
@@ -59,6 +74,10 @@ def parse(path):
                 # label (shape,tile_n,stages,epilogue),row,-,tiles,phases...
                 c = cfgs.setdefault((p[0], p[1], p[2]), {})
                 c[p[4]] = p[6:]
+            elif len(p) == 12 and p[4] == 'spread':
+                # label,spread,-,tile,p10,p50,p90 (ns after the first tile start),epilogue,ctas
+                c = cfgs.setdefault((p[0], p[1], p[2]), {})
+                c.setdefault('spread', {})[int(p[6])] = (float(p[7]), float(p[9]), int(p[11]))
     return {k: v for k, v in cfgs.items() if 'event_us' in v and 'clock' in v and 'all' in v}
 
 
@@ -76,10 +95,14 @@ def simulate(sim, shape, tile_n, stages, main_ghz, rest_ghz, params):
             j = json.load(f)
     # (a model from before all_tiles gives its event time only)
     whole, med = j['stamps'].get('all_tiles', {}), j['stamps'].get('tile_medians', {})
+    # The model's spread rows are in SM cycles; at the main loop's clock, in ns.
+    spread = spread_at({t['tile']: (t['p10'], t['p90'], t['ctas'])
+                        for t in j['stamps'].get('tile_spread', [])})
     return {'sim_first_wait': whole.get('first_wait', ''), 'sim_mainloop': whole.get('mainloop', ''),
             'sim_epilogue': whole.get('epilogue', ''),
             'sim_to_next': med['to_next'] if med.get('tiles') else '',
-            'sim_event_us': j['predicted_time_us']}
+            'sim_event_us': j['predicted_time_us'],
+            'sim_spread_ns': '' if spread is None else f'{spread / main_ghz:.0f}'}
 
 
 def predict(argv):
@@ -102,7 +125,7 @@ def predict(argv):
     def one(key):
         c = cfgs[key]
         main_ghz, rest_ghz = float(c['clock'][1]), float(c['clock'][2])
-        ck = '/'.join(key) + f'/{main_ghz:.3f}/{rest_ghz:.3f}/{params or ""}'
+        ck = '/'.join(key) + f'/{main_ghz:.3f}/{rest_ghz:.3f}/{params or ""}/spread{SPREAD_TILE}'
         if ck not in cache:
             r = simulate(sim, *key, main_ghz, rest_ghz, params)
             with lock, open(cache_path, 'a') as f:
@@ -123,7 +146,8 @@ def predict(argv):
                      'rest_ghz': c['clock'][2], 'gpu_first_wait': c['all'][1],
                      'gpu_mainloop': c['all'][2], 'gpu_epilogue': c['all'][3],
                      'gpu_to_next': c['median'][4] if c.get('median', ['0'])[0] != '0' else '',
-                     **s, 'sim_kernel_us': f"{s['sim_event_us'] - overhead_us:.2f}"})
+                     **s, 'sim_kernel_us': f"{s['sim_event_us'] - overhead_us:.2f}",
+                     'gpu_spread_ns': '' if (g := spread_at(c.get('spread', {}))) is None else f'{g:.0f}'})
     with open(out, 'w', newline='') as f:
         w = csv.DictWriter(f, COLUMNS)
         w.writeheader()
@@ -151,6 +175,13 @@ def summary(rows):
         err = [100 * (float(r['sim_event_us']) / float(r['event_us']) - 1) for r in g]
         print(f"{name}: {len(g)} configurations; model/GPU median {', '.join(cols)}; "
               f"time MAPE {sum(map(abs, err)) / len(err):.1f} %, median {statistics.median(err):+.1f} %")
+        # CSVs from before the spread columns print the line above alone.
+        sp = [(float(r['sim_spread_ns']), float(r['gpu_spread_ns'])) for r in g
+              if r.get('sim_spread_ns') and r.get('gpu_spread_ns')]
+        if sp:
+            print(f"{name}: CTAs' spread at their tile {SPREAD_TILE + 1} (10th to 90th percentile), "
+                  f"{len(sp)} configurations; GPU median {statistics.median(x[1] for x in sp):.0f} ns, "
+                  f"model {statistics.median(x[0] for x in sp):.0f} ns")
 
 
 def main(argv):

@@ -25,10 +25,7 @@
 # board's name and UUID as a comment line.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-out="${OUT:-/tmp}"
-start=$(date +%s)
-board=$(nvidia-smi --query-gpu=name,uuid,driver_version,power.limit,clocks.max.sm --format=csv,noheader)
-echo "$board"
+. hw/h200/run_preamble.sh
 steps=" ${STEPS:-loads gemm ncu} "
 step() { [[ "$steps" == *" $1 "* ]]; }
 l2=/tmp/l2_stream

@@ -14,10 +14,7 @@
 # name and UUID on the first line as a comment.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-out="${OUT:-/tmp}"
-start=$(date +%s)
-board=$(nvidia-smi --query-gpu=name,uuid,driver_version,power.limit,clocks.max.sm --format=csv,noheader)
-echo "$board"
+. hw/h200/run_preamble.sh
 . hw/h200/gemm_bench_bin.sh
 echo "# $board" > "$out/phase_stamps.csv"
 mapfile -t shapes < <(python3 hw/h200/shape_set.py list | awk -F, -v max="${MAX_FLOP:-1e12}" '

@@ -16,10 +16,7 @@
 # as a comment.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-out="${OUT:-/tmp}"
-start=$(date +%s)
-board=$(nvidia-smi --query-gpu=name,uuid,driver_version,power.limit,clocks.max.sm --format=csv,noheader)
-echo "$board"
+. hw/h200/run_preamble.sh
 . hw/h200/gemm_bench_bin.sh
 header="shape,tile_n,stages,ours_us,ours_tflops,cublas_us,cublas_tflops,rel_err,status,sm_mhz,cublas_mhz"
 epi=()

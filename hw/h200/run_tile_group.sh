@@ -11,9 +11,7 @@
 # GEMM_BENCH=path runs a gemm_bench already built (gemm_bench_bin.sh).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-out="${OUT:-/tmp}"
-board=$(nvidia-smi --query-gpu=name,uuid,driver_version,power.limit,clocks.max.sm --format=csv,noheader)
-echo "$board"
+. hw/h200/run_preamble.sh
 . hw/h200/gemm_bench_bin.sh
 header="shape,tile_n,stages,ours_us,ours_tflops,cublas_us,cublas_tflops,rel_err,status,sm_mhz,cublas_mhz"
 { echo "# $board"; echo "round,$header"; } > "$out/tile_group.csv"

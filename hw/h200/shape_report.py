@@ -33,6 +33,7 @@ data.
 import concurrent.futures
 import csv
 import os
+import signal
 import statistics
 import sys
 import threading
@@ -204,4 +205,6 @@ def main():
 
 
 if __name__ == '__main__':
+    # A reader that stops early (grep -q, head) ends the summary quietly.
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     main()

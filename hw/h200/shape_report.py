@@ -21,10 +21,11 @@ out.csv.pred as it comes, so an interrupted run resumes) and writes out.csv:
 where source and split come from hw/h200/shape_set.py (the split was drawn
 before any fitting); with --unseen SOURCE, shapes outside the set (measured
 after the fits, e.g. hw/h200/run_l2_walk.sh's) are held out under that
-source, which summary reports on a line of its own. `summary` needs only out.csv (no simulator): for each
-split, the MAPE and the worst error over its rows and, per shape, the model's
-pick (its fastest configuration; ties within 0.5 % go to more stages, as in
-sweep_report.py) against the measured best, for the random and LLM parts,
+source, which summary reports on a line of its own. `summary` needs only
+out.csv (no simulator): for each split, the MAPE and the worst error over its
+rows and, per shape, the model's pick (its fastest configuration; ties within
+0.5 % go to more stages, as in sweep_report.py) against the measured best, for
+the random and LLM parts,
 the calibration and held-out splits and all shapes. docs/hardware.md quotes
 these lines; tests/hw:shape_report_test re-derives them from the committed
 CSVs (and the split from shape_set.py) so that the docs cannot drift from the
@@ -180,10 +181,9 @@ def cmd_summary(args):
     for source in ('random', 'llm'):
         sub = [r for r in rows if r['source'].startswith(source)]
         print(line(f'{source} held-out', summarize(sub, 'held_out')))
-    for source in sorted({r['source'] for r in rows} - {'random', 'llm'}):
-        if not source.startswith(('random', 'llm')):
-            sub = [r for r in rows if r['source'] == source]
-            print(line(f'{source} held-out', summarize(sub, 'held_out')))
+    for source in sorted({r['source'] for r in rows if not r['source'].startswith(('random', 'llm'))}):
+        sub = [r for r in rows if r['source'] == source]
+        print(line(f'{source} held-out', summarize(sub, 'held_out')))
     if any(r['split'] == 'calibration' for r in rows):
         print(line('calibration', summarize(rows, 'calibration')))
     both = [dict(r, split='all') for r in rows]

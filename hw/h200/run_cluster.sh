@@ -31,12 +31,10 @@
 set -uo pipefail
 export PATH="/usr/local/cuda/bin:$PATH"
 cd "$(dirname "$0")/../.."
-out="${OUT:-/tmp}"
-exec > >(tee "$out/cluster_run.log") 2>&1
-start=$(date +%s)
+# The log's tee first, so that it holds the board line run_preamble.sh prints.
+exec > >(tee "${OUT:-/tmp}/cluster_run.log") 2>&1
+. hw/h200/run_preamble.sh
 elapsed() { echo $(( $(date +%s) - start )); }
-board=$(nvidia-smi --query-gpu=name,uuid,driver_version,power.limit,clocks.max.sm --format=csv,noheader)
-echo "$board"
 nvcc --version | tail -1
 header="shape,tile_n,stages,ours_us,ours_tflops,cublas_us,cublas_tflops,rel_err,status,sm_mhz,cublas_mhz"
 

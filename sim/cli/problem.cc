@@ -81,10 +81,11 @@ Problem parse_problem(const po::variables_map& vm, const std::string& cmd,
       if (vm.count(f.name) && fam.field(f.name) == nullptr) {
         if (const auto note = fam.foreign_field_notes.find(f.name);
             note != fam.foreign_field_notes.end())
-          throw UsageError(fmt::format("--{} is not a {} option: {}", f.name, kernel, note->second));
-        throw UsageError(fmt::format("--{} is not a {} option ({} takes {}; --{} is for --kernel {})",
-                                     f.name, kernel, kernel, sim::joined(mine, " "), f.name,
-                                     sim::joined(owners(f.name), " or ")));
+          throw UsageError(fmt::format("--{} is not an option of --kernel {}: {}", f.name, kernel,
+                                       note->second));
+        throw UsageError(fmt::format(
+            "--{} is not an option of --kernel {} ({} takes {}; --{} is for --kernel {})", f.name,
+            kernel, kernel, sim::joined(mine, " "), f.name, sim::joined(owners(f.name), " or ")));
       }
   const auto given = [&vm, &given_text](const sim::Field& f) -> std::optional<std::string> {
     if (const auto it = given_text.find(f.name); it != given_text.end()) return it->second;

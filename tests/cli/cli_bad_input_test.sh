@@ -212,7 +212,7 @@ expect_usage_error "frobnicate" run "${MNK[@]}" --frobnicate
 expect_usage_error "fly" fly
 # conv2d: its own shape options, and matmul's are refused.
 CONV=(--kernel conv2d --n 2 --h 9 --w 11 --c 37 --k 70 --r 3 --s 3)
-expect_usage_error "--m is not a conv2d option" run "${CONV[@]}" --m 64
+expect_usage_error "--m is not an option of --kernel conv2d" run "${CONV[@]}" --m 64
 expect_usage_error "--h is required" run --kernel conv2d --n 2 --w 11 --c 37 --k 70 --r 3 --s 3
 expect_usage_error "--stride" run "${CONV[@]}" --stride 9
 expect_usage_error "--beta needs --residual" run "${CONV[@]}" --beta 2
@@ -221,9 +221,9 @@ expect_usage_error "--fp8-type must be e4m3 or e5m2" run --kernel block_scaled_m
 expect_usage_error "does not fit" run --kernel conv2d --n 1 --h 2 --w 2 --c 8 --k 8 --r 5 --s 5
 expect_usage_error "sm100" run "${CONV[@]}" --arch sm90
 expect_usage_error "tile N 256" run "${CONV[@]}" --tile-n 256
-expect_usage_error "--r is not a matmul option (matmul takes --m --n --k --batch --lda --ldb --ldd --in-dtype --layout-a --layout-b --tile-group --input-sets --cluster --epilogue --stamp-tiles --hold-kblock --pad-rows; --r is for --kernel conv2d)" run "${MNK[@]}" --r 3
+expect_usage_error "--r is not an option of --kernel matmul (matmul takes --m --n --k --batch --lda --ldb --ldd --in-dtype --layout-a --layout-b --tile-group --input-sets --cluster --epilogue --stamp-tiles --hold-kblock --pad-rows; --r is for --kernel conv2d)" run "${MNK[@]}" --r 3
 expect_usage_error "--stride is for --kernel conv2d" run "${MNK[@]}" --stride 2
-expect_usage_error "--m is not a conv2d option" sweep --kernel conv2d "${MNK[@]}"
+expect_usage_error "--m is not an option of --kernel conv2d" sweep --kernel conv2d "${MNK[@]}"
 # block-scaled and blockwise FP8: their own options, refused elsewhere.
 expect_usage_error "--format mxfp8|nvfp4 is required" run --kernel block_scaled_matmul "${MNK[@]}"
 expect_usage_error "--format must be mxfp8 or nvfp4" run --kernel block_scaled_matmul --format fp16 "${MNK[@]}"
@@ -238,9 +238,9 @@ expect_usage_error "kind::mxf4nvf4 does not support transposed A or B" run --ker
 expect_usage_error "--layout-a must be row or col" run --kernel blockwise_fp8_matmul "${MNK[@]}" --layout-a k
 expect_usage_error "--batch" run --kernel blockwise_fp8_matmul "${MNK[@]}" --batch 0
 # conv2d's batch is its --n and its layouts are fixed.
-expect_usage_error "--batch is not a conv2d option: conv2d's batch is --n" run "${CONV[@]}" --batch 2
-expect_usage_error "--layout-a is not a conv2d option: its layouts are fixed: NHWC activations" run "${CONV[@]}" --layout-a col
-expect_usage_error "--layout-b is not a conv2d option: its layouts are fixed" run "${CONV[@]}" --layout-b row
+expect_usage_error "--batch is not an option of --kernel conv2d: conv2d's batch is --n" run "${CONV[@]}" --batch 2
+expect_usage_error "--layout-a is not an option of --kernel conv2d: its layouts are fixed: NHWC activations" run "${CONV[@]}" --layout-a col
+expect_usage_error "--layout-b is not an option of --kernel conv2d: its layouts are fixed" run "${CONV[@]}" --layout-b row
 expect_usage_error "tile N 256" run --kernel blockwise_fp8_matmul "${MNK[@]}" --tile-n 256
 expect_usage_error "writes BF16" run --kernel blockwise_fp8_matmul "${MNK[@]}" --out-dtype f32
 expect_usage_error "modelled on sm100" run --kernel blockwise_fp8_matmul "${MNK[@]}" --arch sm90

@@ -80,6 +80,7 @@ enum class PairBug {
   kNoExitSync,      // no cluster barrier before exit
   kSameBHalf,       // both CTAs load the first half of B's tile
   kMixedCommit,     // the input stage is released with a cta_group::1 commit
+  kPeerFreesEarly,  // the peer frees the pair's TMEM without waiting for its dealloc barrier
 };
 
 template <class Cfg, PairBug B = PairBug::kNone>
@@ -332,6 +333,20 @@ struct Sm100Matmul {
     arch::annotate_role("mma");
     if constexpr (B == PairBug::kPeerSkipsAlloc)
       if (!leads()) return skip_work(work);
+    if constexpr (B == PairBug::kPeerFreesEarly)
+      if (!leads()) {
+        // The context's allocation and hand-off, then the free at once: the
+        // leader's MMAs still write this CTA's half and its epilogue reads it.
+        using Alloc = TmemAllocation<Cfg::kTmemCols, Cfg::kCtaGroup>;
+        Alloc::allocate(&s.tmem_slot);
+        const Alloc t = Alloc::from_shared(&s.tmem_slot);
+        arch::tcgen05_fence_before_thread_sync();
+        arch::named_barrier_arrive(kTmemAllocBarrierId, 32 * (1 + kEpilogueWarps));
+        skip_work(work);
+        t.release_lock();
+        t.deallocate();
+        return;
+      }
     const MmaWarpContext<Cfg::kTmemCols, kEpilogueWarps, Cfg::kCtaGroup> ctx(
         &s.tmem_slot, &s.tmem_dealloc_barrier);
     // The peer's MMA warp allocates and frees the pair's TMEM with the

@@ -77,6 +77,13 @@ enum class ClusterBug {
   kNoExitSync,          // no drain of the ring and no cluster barrier before exit
   kSyncPerTile,         // the consumers meet the cluster barrier after every tile, the producer never
   kArriveTwice,         // barrier.cluster.arrive twice before the exit's wait
+  kEmptyCountAll,       // the empty barrier counts every CTA of the cluster, not its row and column
+  kSliceByRow,          // A's slice chosen by the CTA's row in the cluster instead of its column
+  kInitRankZero,        // only rank 0 of the cluster initialises its barriers
+  kLoadBeforeClusterWait,  // the producer's first stage issued between cluster arrive and wait
+  kReleaseWrongRank,    // stages released to the row and column of rank ^ 1
+  kWalkByCta,           // the block walk starts at the CTA's index, not its cluster's
+  kSkipEdgeTiles,       // a CTA skips the tiles its rank gets past D, and with them its slices
 };
 
 // F16_: A and B are IEEE F16 (wgmma .f16.f16) instead of BF16.
@@ -184,22 +191,34 @@ struct Sm90Matmul {
     if (warp == 0) {
       if (auto lane = elect_one()) {
         const bool local = B == ClusterBug::kReleaseLocal || B == ClusterBug::kReleaseCountLocal;
-        Pipe::init(&s.barriers, 1, Cfg::kConsumerWarps * (local ? 1 : cs.releasers()), "input");
-        arch::fence_mbarrier_init();
+        const uint32_t releasers =
+            local ? 1 : B == ClusterBug::kEmptyCountAll ? cs.size() : cs.releasers();
+        if (B != ClusterBug::kInitRankZero || rank == 0) {
+          Pipe::init(&s.barriers, 1, Cfg::kConsumerWarps * releasers, "input");
+          arch::fence_mbarrier_init();
+        }
       }
     }
     // Peers arrive on these barriers and load into this CTA's stages: the
     // whole cluster sees them initialised first.
-    if (clustered && B != ClusterBug::kNoInitClusterSync)
+    if (B == ClusterBug::kLoadBeforeClusterWait && clustered) {
+      // The producer's wait comes after its first stage (produce()).
+      arch::cluster_arrive();
+      if (warp != 0) arch::cluster_wait();
+    } else if (clustered && B != ClusterBug::kNoInitClusterSync) {
       arch::cluster_sync();
-    else
+    } else {
       arch::cta_sync();
+    }
     const bool release_peers = clustered && B != ClusterBug::kReleaseLocal;
-    const Pipe pipe(MbarrierBackend<S>(&s.barriers, release_peers ? cs.release_peers(rank) : 0),
-                    typename Cfg::Payload{&s.tiles});
+    const uint32_t release_rank = B == ClusterBug::kReleaseWrongRank ? rank ^ 1u : rank;
+    const Pipe pipe(
+        MbarrierBackend<S>(&s.barriers, release_peers ? cs.release_peers(release_rank) : 0),
+        typename Cfg::Payload{&s.tiles});
     const uint32_t tiles_m = ceil_div<uint32_t>(p.m, BM), tiles_n = ceil_div<uint32_t>(p.n, BN);
     const Walk walk{tiles_m, tiles_n, cluster_blocks(tiles_m, tiles_n, p.batches, cs), cs, rank,
-                    arch::cta_idx() / cs.size(), arch::num_ctas() / cs.size()};
+                    B == ClusterBug::kWalkByCta ? arch::cta_idx() : arch::cta_idx() / cs.size(),
+                    arch::num_ctas() / cs.size()};
     const uint32_t k_blocks = ceil_div<uint32_t>(p.k, BK);
     if (warp < 4) {
       arch::warpgroup_reg_dealloc<40>();
@@ -254,7 +273,9 @@ struct Sm90Matmul {
     // no multicast, the whole tile for this CTA alone).
     const ClusterShape& cs = walk.cs;
     const uint32_t a_rows = BM / cs.n, b_rows = BN / cs.m;
-    const uint32_t a_slice = cs.rank_n(walk.rank) * a_rows, b_slice = cs.rank_m(walk.rank) * b_rows;
+    const uint32_t a_slice =
+        (B == ClusterBug::kSliceByRow ? cs.rank_m(walk.rank) : cs.rank_n(walk.rank)) * a_rows;
+    const uint32_t b_slice = cs.rank_m(walk.rank) * b_rows;
     const uint16_t a_mask = cs.n > 1 ? cs.a_peers(walk.rank) : 0;
     uint16_t b_mask = cs.m > 1 ? cs.b_peers(walk.rank) : 0;
     if constexpr (B == ClusterBug::kMaskSelf) b_mask = 0;
@@ -265,8 +286,11 @@ struct Sm90Matmul {
     if constexpr (B == ClusterBug::kExpectPeerTwice)
       stage_bytes = kStageBytes + (cs.m - 1) * b_rows * BK * 2;
     auto producer = pipe.producer();
+    bool cluster_waited = B != ClusterBug::kLoadBeforeClusterWait || cs.size() == 1;
     for (uint64_t t = walk.first; t < walk.blocks; t += walk.step) {
       const WorkInfo w = walk.work(t, p);
+      if constexpr (B == ClusterBug::kSkipEdgeTiles)
+        if (!walk.inside(w)) continue;
       const int32_t m0 = w.m_tile * BM + static_cast<int32_t>(a_slice);
       const int32_t n0 = w.n_tile * BN + static_cast<int32_t>(b_slice);
       const auto probe = Probe::kblocks(t);
@@ -281,8 +305,13 @@ struct Sm90Matmul {
           b_loader.load_multicast(tl.b + b_slice * BK, stage.full_barrier(), k0, n0, w.batch, b_mask);
         }
         std::move(stage).release_async();
+        if (!cluster_waited) {
+          arch::cluster_wait();
+          cluster_waited = true;
+        }
       }
     }
+    if (!cluster_waited) arch::cluster_wait();
     if constexpr (B != ClusterBug::kNoExitSync) producer.drain();
   }
 
@@ -324,6 +353,8 @@ struct Sm90Matmul {
     [[maybe_unused]] auto writer = make_writer(p);
     for (uint64_t t = walk.first; t < walk.blocks; t += walk.step) {
       const WorkInfo w = walk.work(t, p);
+      if constexpr (B == ClusterBug::kSkipEdgeTiles)
+        if (!walk.inside(w)) continue;
       // The tile index's arithmetic and the loop, and the tile's start before
       // its first stage is acquired: latency the model charges as dependent
       // chains (kTileLoopChain, kTileStartChain below).

@@ -392,6 +392,21 @@ void Gpu::classify_deadlock(sim::Finding& f) {
         why = b;
       }
     }
+  // Whether the warp that last arrived on `b` is now blocked at a cluster
+  // barrier (or a named barrier): the arrivals `b` lacks would come from
+  // warps held there, so that barrier, not `b`'s count, is the cause. When
+  // its arriving warps are blocked on mbarriers themselves (or have exited),
+  // a barrier short of arrivals is the explanation (its count, or arrivals
+  // sent elsewhere), whatever other warps wait at a CTA-wide barrier.
+  auto arriver_held = [this](const Mbarrier* b, bool cluster) {
+    if (b == nullptr || b->last_warp == nullptr) return false;
+    const sim::Warp& w = *b->last_warp;
+    if (w.done() || !started(w.cta())) return false;
+    const Cta& c = cta(w.cta());
+    const size_t i = static_cast<size_t>(w.index());
+    return cluster ? i < c.waiting_cluster.size() && c.waiting_cluster[i] != 0
+                   : i < c.waiting_named.size() && c.waiting_named[i] >= 0;
+  };
   // A 2-SM allocation one CTA of the pair made and its peer never will (the
   // peer's allocating warp is blocked elsewhere, or skips the allocation).
   for (auto& cta : ctas_) {
@@ -433,9 +448,10 @@ void Gpu::classify_deadlock(sim::Finding& f) {
             f.message += fmt::format(
                 "; likely cause: {} of CTA {} (rank {}) never received an arrival, while the "
                 "barrier at the same offset in CTA {} (rank {}) completed {} phase(s), the last "
-                "arrival from {}: a signal meant for both CTAs reaches one only (a 2-SM kernel's "
+                "arrival from {}: a signal meant for this CTA reaches another only (a 2-SM kernel's "
                 "tcgen05.commit must be .cta_group::2 .multicast::cluster with the pair's mask; "
-                "a multicast load's mask must name every receiver)",
+                "a multicast load's mask must name every receiver; a remote "
+                "mbarrier.arrive.shared::cluster must name this CTA's rank)",
                 name, cta->id, cta->cluster_rank, other->id, other->cluster_rank, c->phase,
                 mbar::last_arrival(*c));
             return;
@@ -459,7 +475,9 @@ void Gpu::classify_deadlock(sim::Finding& f) {
   // missing bar.arrive on one side of a hand-off between warpgroups) ranks
   // above a ring's barriers, which then wait on the stalled warps.
   for (auto& cta : ctas_)
-    for (size_t w = 0; cta && w < cta->waiting_named.size() && best < 7; ++w) {
+    for (size_t w = 0; cta && w < cta->waiting_named.size() && best < 7 &&
+                       (best < 6 || arriver_held(why, false));
+         ++w) {
       const int id = cta->waiting_named[w];
       if (id < 0) continue;
       const NamedBarrier& nb = cta->named[id];
@@ -478,7 +496,9 @@ void Gpu::classify_deadlock(sim::Finding& f) {
   for (const auto& slot : clusters_) {
     if (!slot) continue;
     const ClusterState& cl = *slot;
-    if (best >= 7 || cl.arrived == 0 || cl.arrived >= cl.live_warps) continue;
+    if (best >= 7 || (best >= 6 && !arriver_held(why, true)) || cl.arrived == 0 ||
+        cl.arrived >= cl.live_warps)
+      continue;
     f.cls = "deadlock";
     f.rule = "deadlock.cluster_barrier";
     f.message += fmt::format(

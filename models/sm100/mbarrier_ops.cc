@@ -37,20 +37,27 @@ void maybe_complete(Gpu& gpu, Mbarrier& b, uint64_t flow) {
   if (b.loads_in_flight > 0 && !b.early_reported) {
     // No TMA for the next phase can be in flight before this phase completes
     // (the producer refills a stage only after the consumer released it), so
-    // these loads were announced for this phase: expect_tx was too low.
+    // these loads were announced for this phase: expect_tx was too low. In a
+    // cluster a peer's producer may also have refilled the stage early (its
+    // empty barrier passed before every CTA that reads the stage released
+    // it), which looks the same from here: the report names that peer.
     b.early_reported = true;
     sim::Finding f;
     f.cls = "expect_tx";
     f.rule = "expect_tx.too_low";
+    const bool from_peer = b.last_load_cta >= 0 && b.last_load_cta != b.cta;
     f.message = fmt::format(
         "{}: phase {} completed after {} bytes while {} TMA load(s) targeting it were still in "
-        "flight{}; expect_tx announced fewer bytes than the loads deliver, so the waiter reads "
+        "flight{}; expect_tx announced fewer bytes than the loads deliver{}, so the waiter reads "
         "data that has not arrived",
         b.name.empty() ? "mbarrier" : b.name, b.phase, b.tx_delivered, b.loads_in_flight,
-        b.last_load_cta >= 0 && b.last_load_cta != b.cta
-            ? fmt::format(" (the latest a multicast issued by CTA {} into CTA {})", b.last_load_cta,
-                          b.cta)
-            : std::string());
+        from_peer ? fmt::format(" (the latest a multicast issued by CTA {} into CTA {})",
+                                b.last_load_cta, b.cta)
+                  : std::string(),
+        from_peer ? fmt::format(", or CTA {}'s producer loaded its next lap into this stage before "
+                                "CTA {} released the stage to it",
+                                b.last_load_cta, b.cta)
+                  : std::string());
     f.cta = b.cta;
     gpu.engine().report(std::move(f));
   }

@@ -98,6 +98,18 @@ SK_CLUSTER_CASE(kNoExitSync, "no_exit_sync", "no drain and no cluster barrier be
 SK_CLUSTER_CASE(kSyncPerTile, "sync_per_tile",
                 "the consumers meet the cluster barrier after every tile, the producer never");
 SK_CLUSTER_CASE(kArriveTwice, "arrive_twice", "barrier.cluster.arrive twice before the wait");
+SK_CLUSTER_CASE(kEmptyCountAll, "empty_count_all",
+                "the empty barrier counts every CTA of the cluster, not its row and column");
+SK_CLUSTER_CASE(kSliceByRow, "slice_by_row",
+                "A's slice chosen by the CTA's row in the cluster instead of its column");
+SK_CLUSTER_CASE(kInitRankZero, "init_rank_zero", "only rank 0 initialises its barriers");
+SK_CLUSTER_CASE(kLoadBeforeClusterWait, "load_before_cluster_wait",
+                "the producer's first stage issued between cluster arrive and wait");
+SK_CLUSTER_CASE(kReleaseWrongRank, "release_wrong_rank",
+                "stages released to the row and column of rank ^ 1");
+SK_CLUSTER_CASE(kWalkByCta, "walk_by_cta", "the block walk starts at the CTA's index");
+SK_CLUSTER_CASE(kSkipEdgeTiles, "skip_edge_tiles",
+                "a CTA skips the tiles its rank gets past D, and with them its multicast slices");
 
 }  // namespace
 }  // namespace sk::corpus

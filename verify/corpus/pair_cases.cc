@@ -98,6 +98,8 @@ SK_PAIR_CASE(kNoExitSync, "no_exit_sync", "no cluster barrier before exit");
 SK_PAIR_CASE(kSameBHalf, "same_b_half", "both CTAs load the first half of B's tile");
 SK_PAIR_CASE(kMixedCommit, "mixed_commit",
              "the input stage is released with a cta_group::1 commit in a cta_group::2 kernel");
+SK_PAIR_CASE(kPeerFreesEarly, "peer_frees_early",
+             "the peer frees the pair's TMEM without waiting for its dealloc barrier");
 
 }  // namespace
 }  // namespace sk::corpus

@@ -397,7 +397,8 @@ bool RaceDetector::check(uint32_t prior, const Accessor& a, uint32_t current, ui
   }
   const std::string_view pk = p.op != 0 ? ops_[p.op - 1].kind : "";
   const std::string_view ak = a.kind;
-  if (std::string_view(cur.what) == "tcgen05.dealloc") {
+  // Either form: tcgen05.dealloc and the 2-SM kernel's .cta_group::2.
+  if (std::string_view(cur.what).starts_with("tcgen05.dealloc")) {
     report_pair("tmem", "tmem.dealloc_in_use",
                 "TMEM is deallocated while this access may still be in flight: wait until every "
                 "reader (the epilogue) has signalled that it is done before tcgen05.dealloc",
@@ -443,6 +444,17 @@ bool RaceDetector::check(uint32_t prior, const Accessor& a, uint32_t current, ui
                   p, cur, granule);
       return true;
     }
+  }
+  if (ak == "tma.load" && a.write && pk == "tma.load" && p.write) {
+    // Two boxes land on the same bytes and nothing orders one after the
+    // other: in a ring the next lap's load is ordered after this lap's by the
+    // stage's release, so these belong to one lap (overlapping destinations).
+    report_pair("race", "race.write_after_write",
+                "two TMA loads write the same shared-memory bytes with nothing ordering them: "
+                "their destinations overlap (a multicast slice indexed by the wrong cluster "
+                "coordinate, or two boxes given one offset)",
+                p, cur, granule);
+    return true;
   }
   if (ak == "tma.load" && a.write) {
     report_pair("race", "race.stage_overwritten",
@@ -552,8 +564,18 @@ void RaceDetector::record_access(const sim::Warp& w, sim::OpId op, int cta, sim:
     for (uint64_t gi = r.begin / g; gi < (r.end + g - 1) / g; ++gi) {
       Cell& cl = cell(cta, space, gi);
       if (write && !atomic) {
-        if (!reported && cl.write != 0) reported = check_once(cl.write - 1, gi);
+        // A TMA load over an earlier TMA load's bytes: the reads in between
+        // are judged first, so that a stage refilled before its release is
+        // reported against the reader it overwrites (race.stage_overwritten)
+        // and the two loads' own race (overlapping destinations) only when no
+        // reader is in it.
+        const bool tma_over_tma = std::string_view(a.kind) == "tma.load" && cl.write != 0 &&
+                                  records_[cl.write - 1].op != 0 &&
+                                  std::string_view(ops_[records_[cl.write - 1].op - 1].kind) ==
+                                      "tma.load";
+        if (!reported && cl.write != 0 && !tma_over_tma) reported = check_once(cl.write - 1, gi);
         for (int i = 0; i < cl.nreads && !reported; ++i) reported = check_once(cl.reads[i] - 1, gi);
+        if (!reported && tma_over_tma) reported = check_once(cl.write - 1, gi);
         cl.write = id + 1;
         cl.nreads = 0;
         continue;

@@ -446,12 +446,14 @@ bool RaceDetector::check(uint32_t prior, const Accessor& a, uint32_t current, ui
     }
   }
   if (ak == "tma.load" && a.write && pk == "tma.load" && p.write) {
-    // Two boxes land on the same bytes and nothing orders one after the
-    // other: in a ring the next lap's load is ordered after this lap's by the
-    // stage's release, so these belong to one lap (overlapping destinations).
-    report_pair("race", "race.write_after_write",
+    // Two loads onto the same bytes with nothing ordering them: a refill
+    // before the stage's release (the ring's next lap, or a peer's), or one
+    // lap's boxes with overlapping destinations; the pair alone does not tell
+    // which, so the report names both.
+    report_pair("race", "race.stage_overwritten",
                 "two TMA loads write the same shared-memory bytes with nothing ordering them: "
-                "their destinations overlap (a multicast slice indexed by the wrong cluster "
+                "either one refills the stage before it was released to its producer, or their "
+                "destinations overlap (a multicast slice indexed by the wrong cluster "
                 "coordinate, or two boxes given one offset)",
                 p, cur, granule);
     return true;

@@ -15,11 +15,16 @@
 //              right for a slot it only read. Bug cta_scope_arrive: the full
 //              signal is the CTA-scope arrive too, which does not publish the
 //              stores (cutlass#3324; D8): scope.cta_release_cross_cta. The
-//              twin arrives with .release.cluster.
+//              twin arrives with .release.cluster. Bug release_before_read:
+//              rank 1 hands each slot back before it reads it, so the next
+//              message's stores race its loads: race.write_after_read.
 //   gather     rank 0 publishes a table in its shared memory; rank 1 loads it
 //              with ld.shared::cluster after the cluster barrier. Bug
 //              exit_while_read: rank 0 exits without the closing cluster
 //              barrier while rank 1 still loads: cluster.exit_not_ordered.
+//              Bug cta_sync_before_read: a CTA barrier (__syncthreads) where
+//              the cluster barrier after the table's stores belongs, which
+//              orders nothing for the peer: race.read_after_write.
 //   tickets    every CTA of the cluster adds into rank 0's counter with
 //              DSMEM atomics (clean among themselves); rank 0 then reads the
 //              total. Bug read_before_peers: rank 0 reads it after its own
@@ -68,7 +73,7 @@ void init_barriers(uint32_t n) {
 
 uint32_t exchange_value(uint32_t cta, uint32_t lane) { return cta * 1000 + lane * 7 + 1; }
 
-template <bool Bug>
+template <int Bug>
 void exchange(uint32_t* out) {
   const uint32_t rank = arch::cluster_ctarank(), n = arch::cluster_num_ctas();
   const uint32_t cta = arch::cta_idx();
@@ -95,7 +100,7 @@ uint32_t push_value(uint32_t cluster, uint32_t k, uint32_t lane) {
 }
 
 // Barriers 0, 1: full[slot] (rank 1's, counted); 2, 3: empty[slot] (rank 0's).
-template <bool Bug>
+template <int Bug>
 void push(uint32_t* out) {
   init_barriers(2 * kSlots);
   const uint32_t rank = arch::cluster_ctarank(), cluster = arch::cta_idx() / 2;
@@ -110,7 +115,7 @@ void push(uint32_t* out) {
       });
       arch::sync_warp();  // every lane's stores before the elected lane's release
       if (auto lane = elect_one()) {
-        if constexpr (Bug)
+        if constexpr (Bug == 1)
           arch::mbarrier_arrive_cluster(bar(slot), 1);
         else
           arch::mbarrier_arrive_cluster_release(bar(slot), 1);
@@ -123,11 +128,15 @@ void push(uint32_t* out) {
       const uint32_t slot = k % kSlots, lap = k / kSlots;
       while (!arch::mbarrier_try_wait_parity(bar(slot), lap & 1)) {
       }
+      // Bug 2 hands the slot back before reading it.
+      if constexpr (Bug == 2)
+        if (auto lane = elect_one()) arch::mbarrier_arrive_cluster(bar(kSlots + slot), 0);
       for_each_lane(
           [&](uint32_t l) { sum.lane(l)[0] += arch::ld_shared(ring + slot * kLanes + l); });
       arch::sync_warp();
       // The slot was only read: the CTA-scope arrive hands it back.
-      if (auto lane = elect_one()) arch::mbarrier_arrive_cluster(bar(kSlots + slot), 0);
+      if constexpr (Bug != 2)
+        if (auto lane = elect_one()) arch::mbarrier_arrive_cluster(bar(kSlots + slot), 0);
     }
     for_each_lane(
         [&](uint32_t l) { arch::st_global_b32(out + cluster * kLanes + l, sum.lane(l)[0]); });
@@ -139,12 +148,16 @@ void push(uint32_t* out) {
 
 uint32_t table_value(uint32_t cta, uint32_t i) { return (cta + 3) * (i + 11); }
 
-template <bool Bug>
+template <int Bug>
 void gather(uint32_t* out) {
   const uint32_t rank = arch::cluster_ctarank(), cta = arch::cta_idx();
   if (rank == 0)
     for_each_lane([&](uint32_t l) { arch::st_shared(data(l), table_value(cta, l)); });
-  arch::cluster_sync();
+  // Bug 2: a CTA barrier where the cluster's belongs (it orders nothing in the peer).
+  if constexpr (Bug == 2)
+    arch::cta_sync();
+  else
+    arch::cluster_sync();
   if (rank == 1) {
     // One lane walks the peer's table, a DSMEM round trip per word.
     uint32_t sum = 0;
@@ -158,12 +171,12 @@ void gather(uint32_t* out) {
       for (uint32_t i = 0; i < kLanes; ++i) sum += arch::ld_shared(data(i));
     if (auto lane = elect_one()) arch::st_global_b32(out + cta * kLanes, sum);
   }
-  if constexpr (!Bug) arch::cluster_sync();  // rank 0 stays until rank 1 is done
+  if constexpr (Bug != 1) arch::cluster_sync();  // rank 0 stays until rank 1 is done
 }
 
 // --- tickets ----------------------------------------------------------------
 
-template <bool Bug>
+template <int Bug>
 void tickets(uint32_t* out) {
   const uint32_t rank = arch::cluster_ctarank();
   uint32_t* counter = data();
@@ -189,7 +202,8 @@ void tickets(uint32_t* out) {
 
 enum class Kernel { kExchange, kPush, kGather, kTickets };
 
-template <Kernel K, bool Bug>
+// Bug: 0 the kernel, 1 its first seeded bug, 2 its second (push and gather).
+template <Kernel K, int Bug>
 class DsmemCase : public verify::Sm90Case {
  public:
   verify::Sm100Launch setup(verify::Gpu& gpu, const verify::CaseConfig& cfg,
@@ -258,22 +272,26 @@ class DsmemCase : public verify::Sm90Case {
   using Alias = DsmemCase<Kernel::K, Bug>;          \
   SK_VERIFY_SM100_CASE(Alias, "corpus_dsmem." name, what)
 
-SK_DSMEM_CASE(ExchangeFixed, kExchange, false, "exchange_fixed",
+SK_DSMEM_CASE(ExchangeFixed, kExchange, 0, "exchange_fixed",
               "each CTA stores into the next rank's inbox before the cluster barrier");
-SK_DSMEM_CASE(StoreAfterArrive, kExchange, true, "store_after_arrive",
+SK_DSMEM_CASE(StoreAfterArrive, kExchange, 1, "store_after_arrive",
               "the DSMEM stores come between barrier.cluster.arrive and wait");
-SK_DSMEM_CASE(PushFixed, kPush, false, "push_fixed",
+SK_DSMEM_CASE(PushFixed, kPush, 0, "push_fixed",
               "a producer CTA streams into a ring in its peer, signalled with .release.cluster");
-SK_DSMEM_CASE(CtaScopeArrive, kPush, true, "cta_scope_arrive",
+SK_DSMEM_CASE(CtaScopeArrive, kPush, 1, "cta_scope_arrive",
               "the producer signals its DSMEM stores with a CTA-scope remote arrive");
-SK_DSMEM_CASE(GatherFixed, kGather, false, "gather_fixed",
+SK_DSMEM_CASE(GatherFixed, kGather, 0, "gather_fixed",
               "a CTA loads its peer's table through DSMEM; both meet the cluster barrier at exit");
-SK_DSMEM_CASE(ExitWhileRead, kGather, true, "exit_while_read",
+SK_DSMEM_CASE(ExitWhileRead, kGather, 1, "exit_while_read",
               "the table's owner exits while its peer still loads it");
-SK_DSMEM_CASE(TicketsFixed, kTickets, false, "tickets_fixed",
+SK_DSMEM_CASE(TicketsFixed, kTickets, 0, "tickets_fixed",
               "every CTA adds into rank 0's counter; rank 0 reads it after the cluster barrier");
-SK_DSMEM_CASE(ReadBeforePeers, kTickets, true, "read_before_peers",
+SK_DSMEM_CASE(ReadBeforePeers, kTickets, 1, "read_before_peers",
               "rank 0 reads the counter before the cluster barrier that orders its peers' adds");
+SK_DSMEM_CASE(ReleaseBeforeRead, kPush, 2, "release_before_read",
+              "the consumer hands each slot back (CTA-scope arrive) before it reads it");
+SK_DSMEM_CASE(CtaSyncBeforeRead, kGather, 2, "cta_sync_before_read",
+              "a CTA barrier, not the cluster's, between the table's stores and the peer's loads");
 
 }  // namespace
 }  // namespace sk::corpus

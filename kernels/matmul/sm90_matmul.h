@@ -84,6 +84,7 @@ enum class ClusterBug {
   kReleaseWrongRank,    // stages released to the row and column of rank ^ 1
   kWalkByCta,           // the block walk starts at the CTA's index, not its cluster's
   kSkipEdgeTiles,       // a CTA skips the tiles its rank gets past D, and with them its slices
+  kReleaseNextStage,    // the release to the peers lands on their next stage's empty barrier
 };
 
 // F16_: A and B are IEEE F16 (wgmma .f16.f16) instead of BF16.
@@ -377,6 +378,17 @@ struct Sm90Matmul {
         arch::wgmma_commit_group();
         arch::wgmma_wait_group<0>();
         probe.mark(kKbWaited, kb);  // the release is the next instruction
+        if constexpr (B == ClusterBug::kReleaseNextStage) {
+          // This CTA's own empty barrier, and the peers' one stage further on.
+          uint64_t* next = stage.empty_barrier() + (stage.stage() + 1 == S ? 1 - S : 1);
+          const uint16_t peers = walk.cs.release_peers(walk.rank);
+          if (auto lane = elect_one())
+            for (uint32_t r = 0; r < 16; ++r)
+              if ((peers >> r) & 1u)
+                arch::mbarrier_arrive_cluster(r == walk.rank ? stage.empty_barrier() : next, r);
+          std::move(stage).release_async();
+          continue;
+        }
         std::move(stage).release();
       }
       Probe::mark(kMmMainloopDone, t);

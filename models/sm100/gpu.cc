@@ -471,6 +471,38 @@ void Gpu::classify_deadlock(sim::Finding& f) {
           }
         }
       }
+  // In a cluster, a barrier short of arrivals while a barrier of the same
+  // name stem in a peer ("input.empty[1]" for "input.empty[0]"), which no
+  // warp waits on, holds arrivals of an incomplete phase: releases that
+  // land on the wrong stage's barrier.
+  if (cluster_size_ > 1)
+    for (auto& cta : ctas_)
+      for (size_t w = 0; cta && w < cta->waiting_on.size(); ++w) {
+        const Mbarrier* b = cta->waiting_on[w];
+        if (b == nullptr || !(b->pending > 0 && b->arrivals > 0) || b->name.empty()) continue;
+        const std::string stem = b->name.substr(0, b->name.find('['));
+        for (uint32_t r = 0; r < static_cast<uint32_t>(cluster_size_); ++r) {
+          Cta* other = peer(*cta, r);
+          if (other == nullptr || other == cta.get()) continue;
+          for (const auto& [off, c] : other->barrier_list) {
+            if (off == b->offset || !c->valid || c->name.substr(0, c->name.find('[')) != stem ||
+                !(c->pending > 0 && c->arrivals > 0) ||
+                std::find(other->waiting_on.begin(), other->waiting_on.end(), c) !=
+                    other->waiting_on.end())
+              continue;
+            f.cls = "arrival_count";
+            f.rule = "arrival_count.under_arrival";
+            f.message += fmt::format(
+                "; likely cause: {} of CTA {} (rank {}) has {} of its {} arrivals in this phase, "
+                "while {} of CTA {} (rank {}), which no warp waits on, holds {} of an incomplete "
+                "phase (last from {}): arrivals meant for one stage land on another's barrier (a "
+                "remote release to the wrong stage)",
+                b->name, cta->id, cta->cluster_rank, b->arrivals, b->expected, c->name, other->id,
+                other->cluster_rank, c->arrivals, mbar::last_arrival(*c));
+            return;
+          }
+        }
+      }
   // A bar.sync that some threads reached and the rest never will (a
   // missing bar.arrive on one side of a hand-off between warpgroups) ranks
   // above a ring's barriers, which then wait on the stalled warps.

@@ -110,6 +110,8 @@ SK_CLUSTER_CASE(kReleaseWrongRank, "release_wrong_rank",
 SK_CLUSTER_CASE(kWalkByCta, "walk_by_cta", "the block walk starts at the CTA's index");
 SK_CLUSTER_CASE(kSkipEdgeTiles, "skip_edge_tiles",
                 "a CTA skips the tiles its rank gets past D, and with them its multicast slices");
+SK_CLUSTER_CASE(kReleaseNextStage, "release_next_stage",
+                "the release to the peers lands on their next stage's empty barrier");
 
 }  // namespace
 }  // namespace sk::corpus

@@ -421,88 +421,93 @@ void Gpu::classify_deadlock(sim::Finding& f) {
         cta->id, cta->cluster_rank, mate != nullptr ? mate->id : -1);
     return;
   }
-  // In a cluster, a barrier blocked on a signal that went to another CTA: it
-  // never received an arrival while the barrier at the same offset in a peer
-  // did (a commit or arrive meant for every CTA sent to one, not multicast),
-  // or it is short of arrivals while its counterpart in a peer, which no
-  // warp waits on, holds arrivals of an incomplete phase (releases sent to
-  // the wrong CTA).
-  if (cluster_size_ > 1)
+  // A barrier short of arrivals in its current phase, and whether a warp of
+  // `c` waits on it.
+  const auto short_of = [](const Mbarrier& m) { return m.pending > 0 && m.arrivals > 0; };
+  const auto waited_in = [](const Cta& c, const Mbarrier* m) {
+    return std::find(c.waiting_on.begin(), c.waiting_on.end(), m) != c.waiting_on.end();
+  };
+  // In a cluster: fn(cta, b, other) for every mbarrier b a warp of `cta` is
+  // blocked on and every other CTA of its cluster, until fn reports (true).
+  const auto each_waited_and_peer = [this](auto&& fn) {
+    if (cluster_size_ <= 1) return false;
     for (auto& cta : ctas_)
       for (size_t w = 0; cta && w < cta->waiting_on.size(); ++w) {
         const Mbarrier* b = cta->waiting_on[w];
         if (b == nullptr) continue;
-        const bool never = b->arrivals_total == 0, short_of = b->pending > 0 && b->arrivals > 0;
-        if (!never && !short_of) continue;
         for (uint32_t r = 0; r < static_cast<uint32_t>(cluster_size_); ++r) {
           Cta* other = peer(*cta, r);
-          if (other == nullptr || other == cta.get()) continue;
-          const Mbarrier* c = other->find_barrier(b->offset);
-          if (c == nullptr || !c->valid) continue;
-          const bool waited = std::find(other->waiting_on.begin(), other->waiting_on.end(), c) !=
-                              other->waiting_on.end();
-          const std::string name = b->name.empty() ? "the mbarrier" : b->name;
-          if (never && c->arrivals_total > 0) {
-            f.cls = "cluster";
-            f.rule = "cluster.signal_one_cta";
-            f.message += fmt::format(
-                "; likely cause: {} of CTA {} (rank {}) never received an arrival, while the "
-                "barrier at the same offset in CTA {} (rank {}) completed {} phase(s), the last "
-                "arrival from {}: a signal meant for this CTA reaches another only (a 2-SM kernel's "
-                "tcgen05.commit must be .cta_group::2 .multicast::cluster with the pair's mask; "
-                "a multicast load's mask must name every receiver; a remote "
-                "mbarrier.arrive.shared::cluster must name this CTA's rank)",
-                name, cta->id, cta->cluster_rank, other->id, other->cluster_rank, c->phase,
-                mbar::last_arrival(*c));
-            return;
-          }
-          if (short_of && !waited && c->pending > 0 && c->arrivals > 0) {
-            f.cls = "arrival_count";
-            f.rule = "arrival_count.under_arrival";
-            f.message += fmt::format(
-                "; likely cause: {} of CTA {} (rank {}) has {} of its {} arrivals in this phase, "
-                "while the barrier at the same offset in CTA {} (rank {}), which no warp waits "
-                "on, holds {} (last from {}): arrivals meant for CTA {} go to its peer's barrier "
-                "(a release to the CTA whose warp waits: mbarrier.arrive.shared::cluster to its "
-                "rank)",
-                name, cta->id, cta->cluster_rank, b->arrivals, b->expected, other->id,
-                other->cluster_rank, c->arrivals, mbar::last_arrival(*c), cta->id);
-            return;
-          }
+          if (other != nullptr && other != cta.get() && fn(*cta, *b, *other)) return true;
         }
       }
-  // In a cluster, a barrier short of arrivals while a barrier of the same
-  // name stem in a peer ("input.empty[1]" for "input.empty[0]"), which no
-  // warp waits on, holds arrivals of an incomplete phase: releases that
-  // land on the wrong stage's barrier.
-  if (cluster_size_ > 1)
-    for (auto& cta : ctas_)
-      for (size_t w = 0; cta && w < cta->waiting_on.size(); ++w) {
-        const Mbarrier* b = cta->waiting_on[w];
-        if (b == nullptr || !(b->pending > 0 && b->arrivals > 0) || b->name.empty()) continue;
-        const std::string stem = b->name.substr(0, b->name.find('['));
-        for (uint32_t r = 0; r < static_cast<uint32_t>(cluster_size_); ++r) {
-          Cta* other = peer(*cta, r);
-          if (other == nullptr || other == cta.get()) continue;
-          for (const auto& [off, c] : other->barrier_list) {
-            if (off == b->offset || !c->valid || c->name.substr(0, c->name.find('[')) != stem ||
-                !(c->pending > 0 && c->arrivals > 0) ||
-                std::find(other->waiting_on.begin(), other->waiting_on.end(), c) !=
-                    other->waiting_on.end())
-              continue;
-            f.cls = "arrival_count";
-            f.rule = "arrival_count.under_arrival";
-            f.message += fmt::format(
-                "; likely cause: {} of CTA {} (rank {}) has {} of its {} arrivals in this phase, "
-                "while {} of CTA {} (rank {}), which no warp waits on, holds {} of an incomplete "
-                "phase (last from {}): arrivals meant for one stage land on another's barrier (a "
-                "remote release to the wrong stage)",
-                b->name, cta->id, cta->cluster_rank, b->arrivals, b->expected, c->name, other->id,
-                other->cluster_rank, c->arrivals, mbar::last_arrival(*c));
-            return;
-          }
+    return false;
+  };
+  // A barrier blocked on a signal that went to another CTA: it never
+  // received an arrival while the barrier at the same offset in a peer did (a
+  // commit or arrive meant for every CTA sent to one, not multicast), or it is
+  // short of arrivals while its counterpart in a peer, which no warp waits on,
+  // holds arrivals of an incomplete phase (releases sent to the wrong CTA).
+  if (each_waited_and_peer([&](const Cta& cta, const Mbarrier& b, Cta& other) {
+        const bool never = b.arrivals_total == 0;
+        if (!never && !short_of(b)) return false;
+        const Mbarrier* c = other.find_barrier(b.offset);
+        if (c == nullptr || !c->valid) return false;
+        const std::string name = b.name.empty() ? "the mbarrier" : b.name;
+        if (never && c->arrivals_total > 0) {
+          f.cls = "cluster";
+          f.rule = "cluster.signal_one_cta";
+          f.message += fmt::format(
+              "; likely cause: {} of CTA {} (rank {}) never received an arrival, while the "
+              "barrier at the same offset in CTA {} (rank {}) completed {} phase(s), the last "
+              "arrival from {}: a signal meant for this CTA reaches another only (a 2-SM kernel's "
+              "tcgen05.commit must be .cta_group::2 .multicast::cluster with the pair's mask; "
+              "a multicast load's mask must name every receiver; a remote "
+              "mbarrier.arrive.shared::cluster must name this CTA's rank)",
+              name, cta.id, cta.cluster_rank, other.id, other.cluster_rank, c->phase,
+              mbar::last_arrival(*c));
+          return true;
         }
-      }
+        if (short_of(b) && !waited_in(other, c) && short_of(*c)) {
+          f.cls = "arrival_count";
+          f.rule = "arrival_count.under_arrival";
+          f.message += fmt::format(
+              "; likely cause: {} of CTA {} (rank {}) has {} of its {} arrivals in this phase, "
+              "while the barrier at the same offset in CTA {} (rank {}), which no warp waits "
+              "on, holds {} (last from {}): arrivals meant for CTA {} go to its peer's barrier "
+              "(a release to the CTA whose warp waits: mbarrier.arrive.shared::cluster to its "
+              "rank)",
+              name, cta.id, cta.cluster_rank, b.arrivals, b.expected, other.id,
+              other.cluster_rank, c->arrivals, mbar::last_arrival(*c), cta.id);
+          return true;
+        }
+        return false;
+      }))
+    return;
+  // A barrier short of arrivals while a barrier of the same name stem in a
+  // peer ("input.empty[1]" for "input.empty[0]"), which no warp waits on,
+  // holds arrivals of an incomplete phase: releases that land on the wrong
+  // stage's barrier.
+  if (each_waited_and_peer([&](const Cta& cta, const Mbarrier& b, Cta& other) {
+        if (!short_of(b) || b.name.empty()) return false;
+        const std::string stem = b.name.substr(0, b.name.find('['));
+        for (const auto& [off, c] : other.barrier_list) {
+          if (off == b.offset || !c->valid || c->name.substr(0, c->name.find('[')) != stem ||
+              !short_of(*c) || waited_in(other, c))
+            continue;
+          f.cls = "arrival_count";
+          f.rule = "arrival_count.under_arrival";
+          f.message += fmt::format(
+              "; likely cause: {} of CTA {} (rank {}) has {} of its {} arrivals in this phase, "
+              "while {} of CTA {} (rank {}), which no warp waits on, holds {} of an incomplete "
+              "phase (last from {}): arrivals meant for one stage land on another's barrier (a "
+              "remote release to the wrong stage)",
+              b.name, cta.id, cta.cluster_rank, b.arrivals, b.expected, c->name, other.id,
+              other.cluster_rank, c->arrivals, mbar::last_arrival(*c));
+          return true;
+        }
+        return false;
+      }))
+    return;
   // A bar.sync that some threads reached and the rest never will (a
   // missing bar.arrive on one side of a hand-off between warpgroups) ranks
   // above a ring's barriers, which then wait on the stalled warps.

@@ -543,6 +543,9 @@ void RaceDetector::record_access(const sim::Warp& w, sim::OpId op, int cta, sim:
                    op != 0 ? ops_[op - 1].kind : ""};
   const uint64_t g = space == sim::Space::kTmem ? 1 : 16;
   bool reported = false, uninit = false;
+  // Whether this access is a TMA load's write (the rule below; once per
+  // access, not per granule).
+  const bool tma_write = write && !atomic && std::string_view(a.kind) == "tma.load";
   // The granules of one access mostly share their earlier records (a tile
   // written by one TMA load, read by one MMA): what check() and ordered()
   // found for a record holds for every granule of this access (they depend
@@ -568,11 +571,9 @@ void RaceDetector::record_access(const sim::Warp& w, sim::OpId op, int cta, sim:
       if (write && !atomic) {
         // A TMA load over an earlier TMA load's bytes: the reads in between
         // are judged first, so that a stage refilled before its release is
-        // reported against the reader it overwrites (race.stage_overwritten)
-        // and the two loads' own race (overlapping destinations) only when no
-        // reader is in it.
-        const bool tma_over_tma = std::string_view(a.kind) == "tma.load" && cl.write != 0 &&
-                                  records_[cl.write - 1].op != 0 &&
+        // reported against the reader it overwrites, and the two loads' own
+        // race only when no reader is in it.
+        const bool tma_over_tma = tma_write && cl.write != 0 && records_[cl.write - 1].op != 0 &&
                                   std::string_view(ops_[records_[cl.write - 1].op - 1].kind) ==
                                       "tma.load";
         if (!reported && cl.write != 0 && !tma_over_tma) reported = check_once(cl.write - 1, gi);

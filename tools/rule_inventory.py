@@ -39,7 +39,8 @@ SECTION = "## Rule inventory"
 NOT_RULES = {
     "bar.sync", "clc.response", "clc.consumed", "clc.try_cancel", "clusterlaunchcontrol.try_cancel",
     "family.conv2d", "input.empty", "input.full", "ld.shared", "st.global", "st.shared",
-    "mbarrier.arrive", "mbarrier.expect_tx", "mbarrier.init", "mbarrier.inval",
+    "mbarrier.arrive", "mbarrier.expect_tx", "mbarrier.init", "mbarrier.inval", "split_k.free",
+    "split_k.full",
     "tcgen05.alloc", "tcgen05.commit", "tcgen05.dealloc", "tcgen05.ld", "tcgen05.mma",
     "tcgen05.relinquish_alloc_permit", "tcgen05.st", "tma.load", "wgmma.fence", "wgmma.wait_group",
 }

@@ -58,6 +58,11 @@
 // min(tiles, SMs) CTAs. Clusters need K-major A and B (no --layout-a col or
 // --layout-b row).
 //
+// --split-k LIST (comma-separated, of 1, 2, 4, 8; default 1) also runs the
+// kernel with each tile's K split over a cluster of S CTAs, reduced through
+// DSMEM (kernels/matmul/split_k_reduce.h; tile N 128 only, no --cluster,
+// --ctas or probes); the shape column then ends in _kS.
+//
 // Inputs are random BF16 in [-1, 1) (a device hash of the index, new per
 // seed), rows padded to a 16-byte pitch as TMA requires. D is poisoned with
 // NaN before the checked run; the check is ||D - D_cublas|| / ||D_cublas||
@@ -172,6 +177,7 @@ struct Problem {
   // TileClockProbe (2, --stamp-tile-points).
   int stamp = 0;
   bool launch_only = false;   // --cluster-launch-only: clusters launched, the kernel told 1x1
+  uint32_t split = 1;         // --split-k: each tile's K over a cluster of this many CTAs
   std::vector<uint32_t> holds;  // --hold-kblock: extra SM cycles each consumer holds a stage
   bool a_col, b_row;  // A M-contiguous, B N-contiguous
   int sets;
@@ -226,12 +232,13 @@ std::string shape(const Problem& pr) {
               : "") +
          (pr.launch_only && pr.cluster.size() > 1 ? "_lo" : "") + (pr.tma_epilogue ? "_et" : "") +
          (pr.max_ctas > 0 ? "_n" + std::to_string(pr.max_ctas) : "") +
+         (pr.split > 1 ? "_k" + std::to_string(pr.split) : "") +
          (pr.sets_forced ? "_s" + std::to_string(pr.sets) : "");
 }
 
-template <int BN, int S, bool Tma>
+template <int BN, int S, bool Tma, bool Split = false>
 int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double cublas_mhz) {
-  using Cfg = sk::Sm90MatmulConfig<BN, S, false, Tma>;
+  using Cfg = sk::Sm90MatmulConfig<BN, S, false, Tma, Split>;
   using K = sk::Sm90Matmul<Cfg>;
   auto kernel = sm90_matmul_kernel<Cfg>;
   CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -242,7 +249,7 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
   // the launch's: the same unless --cluster-launch-only, which launches the
   // clusters but runs the kernel as without one.
   const sk::ClusterShape cs = pr.launch_only ? sk::ClusterShape{1, 1} : pr.cluster;
-  const uint32_t csize = pr.cluster.size();
+  const uint32_t csize = pr.cluster.size() * (Split ? pr.split : 1);
   const uint32_t tiles_m = (pr.m + 127) / 128, tiles_n = (pr.n + BN - 1) / BN;
   const uint32_t tiles = tiles_m * tiles_n * pr.batch;
   int grid = static_cast<int>(std::min<uint32_t>(tiles, static_cast<uint32_t>(sms)));
@@ -279,6 +286,7 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
     params[s].tile_group = pr.tile_group;
     params[s].cluster_m = cs.m;
     params[s].cluster_n = cs.n;
+    params[s].split_k = Split ? pr.split : 1;
     if constexpr (Tma) {
       params[s].d_map = make_d_map(pr.d, pr.m, pr.n, pr.ldd, pr.batch);
     }
@@ -306,7 +314,7 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
   std::printf("%s,%d,%d,%.2f,%.1f,%.2f,%.1f,%.2e,%s,%.0f,%.0f\n", shape(pr).c_str(), BN, S,
               ms * 1e3, flops / (ms * 1e-3) / 1e12, cublas_ms * 1e3,
               flops / (cublas_ms * 1e-3) / 1e12, err, ok ? "ok" : "MISMATCH", mhz, cublas_mhz);
-  if (pr.stamp && !pr.launch_only) {  // the probe reads the tile walk of the launch's clusters
+  if (pr.stamp && !pr.launch_only && !Split) {  // the probe reads the tile walk of the launch's clusters
     // The same launch built with the clock probe, after the timed ones, on
     // the input set a next timed launch would take (its operands as far out
     // of L2 as a timed launch's).
@@ -339,7 +347,7 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
                                     (pr.k + 63) / 64);
     std::printf("stamped_launch,%s,%.2f\n", label.c_str(), stamped_ms * 1e3);
   }
-  if (!pr.holds.empty()) {  // each stage held longer: the timed median of a launch per hold
+  if (!pr.holds.empty() && !Split) {  // each stage held longer: the timed median of a launch per hold
     auto held = sm90_matmul_kernel<Cfg, sk::bench::matmul_stamps::HoldProbe>;
     CHECK_CUDA(cudaFuncSetAttribute(held, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     static_cast<int>(Cfg::kSmemBytes)));
@@ -363,8 +371,27 @@ constexpr bool fits() {
   return sk::Sm90MatmulConfig<BN, 2, false, Tma>::kSmemBytes + (S - 2) * (128 + BN) * 64 * 2 <= 232448;
 }
 
+template <int BN, int S, bool Tma>
+constexpr bool fits_split() {
+  return sk::Sm90MatmulConfig<BN, 2, false, Tma, true>::kSmemBytes + (S - 2) * (128 + BN) * 64 * 2 <=
+         232448;
+}
+
 template <int BN, int S>
 int run_config(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double cublas_mhz) {
+  if (pr.split > 1) {
+    if constexpr (BN == 128) {
+      if (pr.tma_epilogue) {
+        if constexpr (fits_split<BN, S, true>())
+          return run_epilogue<BN, S, true, true>(pr, h, runs, cublas_ms, cublas_mhz);
+      } else {
+        if constexpr (fits_split<BN, S, false>())
+          return run_epilogue<BN, S, false, true>(pr, h, runs, cublas_ms, cublas_mhz);
+      }
+    }
+    std::printf("%s,%d,%d,,,,,,does_not_fit,,\n", shape(pr).c_str(), BN, S);
+    return 0;
+  }
   if (pr.tma_epilogue) {
     if constexpr (fits<BN, S, true>()) return run_epilogue<BN, S, true>(pr, h, runs, cublas_ms, cublas_mhz);
   } else {
@@ -489,6 +516,32 @@ int main(int argc, char** argv) {
                    c.m, c.n);
       return 2;
     }
+  std::vector<uint32_t> splits{1};
+  if (const char* list = str_arg(argc, argv, "--split-k")) {
+    splits.clear();
+    for (const char* at = list; *at != 0;) {
+      char* end = nullptr;
+      const unsigned long v = std::strtoul(at, &end, 10);
+      if (end == at || (v != 1 && v != 2 && v != 4 && v != 8) || (*end != 0 && *end != ',')) {
+        std::fprintf(stderr, "gemm_bench: --split-k takes 1, 2, 4 or 8, comma-separated, got '%s'\n",
+                     list);
+        return 2;
+      }
+      splits.push_back(static_cast<uint32_t>(v));
+      at = *end == ',' ? end + 1 : end;
+    }
+  }
+  for (const uint32_t sp : splits)
+    if (sp > 1 && (clusters.size() > 1 || clusters[0].size() > 1 || pr.max_ctas > 0)) {
+      std::fprintf(stderr, "gemm_bench: --split-k %u runs without --cluster and --ctas\n", sp);
+      return 2;
+    }
+  for (const uint32_t sp : splits)
+    if (sp > (pr.k + 63) / 64) {
+      std::fprintf(stderr, "gemm_bench: --split-k %u needs at least %u k-blocks of 64 (K = %u)\n", sp,
+                   sp, pr.k);
+      return 2;
+    }
   const uint32_t stages = arg(argc, argv, "--stages", 4), tile_n = arg(argc, argv, "--tile-n", 256);
   const int runs = static_cast<int>(arg(argc, argv, "--runs", 20));
   if (pr.m == 0 || pr.n == 0 || pr.k == 0 || pr.batch == 0 || pr.tile_group == 0 || runs < 1 || stages < 2 ||
@@ -554,9 +607,13 @@ int main(int argc, char** argv) {
   const float cublas_ms = time_median(runs, pr.sets, [&](int s) { cublas(s, pr.d); }, cublas_mhz);
 
   int rc = 0;
+  for (const uint32_t sp : splits)
   for (const sk::ClusterShape& c : clusters) {
     pr.cluster = c;
-    if (flag(argc, argv, "--all")) {
+    pr.split = sp;
+    if (sp > 1 && flag(argc, argv, "--all")) {
+      for (int s = 2; s <= 5; ++s) rc |= by_stages<128>(s, pr, h, runs, cublas_ms, cublas_mhz);
+    } else if (flag(argc, argv, "--all")) {
       for (int s = 2; s <= 6; ++s) rc |= by_stages<128>(s, pr, h, runs, cublas_ms, cublas_mhz);
       for (int s = 2; s <= 4; ++s) rc |= by_stages<256>(s, pr, h, runs, cublas_ms, cublas_mhz);
     } else {

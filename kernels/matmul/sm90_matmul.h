@@ -37,6 +37,14 @@
 // every warp meets a cluster barrier before the CTA exits. K-major operands
 // only (the hosts refuse MN-major layouts with a cluster).
 //
+// K split over a cluster (Params::split_k = S of 2, 4 or 8; a launch
+// cluster of S CTAs along K, cluster_m = cluster_n = 1, Cfg::kSplitK): the
+// cluster walks tiles, its rank r computing k-blocks [r * KB / S, (r + 1) *
+// KB / S) of each, each CTA's stage ring its own (no multicast, local
+// releases); after the main loop the accumulators are reduced through DSMEM
+// (split_k_reduce.h), each CTA writing D for the rows of 8 / S consumer warps.
+// For the shapes with few tiles and long K that leave most SMs idle.
+//
 // Invariants: a stage is released (empty barrier, one arrival per consumer
 // warp and releasing CTA) only after the wgmma ops that read it have
 // completed (wait_group 0); accumulators are read only after that wait;
@@ -53,6 +61,7 @@
 #include "kernels/core/operand_layout.h"
 #include "kernels/io/tma_tile_loader.h"
 #include "kernels/io/wgmma_tile_writer.h"
+#include "kernels/matmul/split_k_reduce.h"
 #include "kernels/pipeline/payloads.h"
 #include "kernels/pipeline/mbarrier_backend.h"
 #include "kernels/pipeline/tile_pipeline.h"
@@ -85,6 +94,10 @@ enum class ClusterBug {
   kWalkByCta,           // the block walk starts at the CTA's index, not its cluster's
   kSkipEdgeTiles,       // a CTA skips the tiles its rank gets past D, and with them its slices
   kReleaseNextStage,    // the release to the peers lands on their next stage's empty barrier
+  // The K split (Params::split_k > 1, split_k_reduce.h):
+  kSplitFreeBeforeRead,  // the owner hands each slot back before it reads it
+  kSplitCtaScopeFull,    // a sender signals its slot full with the CTA-scope remote arrive
+  kSplitFullCountsAll,   // the full barriers count every rank of the cluster, the owner too
 };
 
 // F16_: A and B are IEEE F16 (wgmma .f16.f16) instead of BF16.
@@ -92,10 +105,14 @@ enum class ClusterBug {
 // two 2 KiB boxes per consumer warp) instead of st.global from registers. A
 // separate instantiation: the TMA path's code beside the register path's
 // made ptxas spill the accumulators of the 128 x 256 tile.
-template <int BN_, int Stages_, bool F16_ = false, bool TmaEpilogue_ = false>
+// SplitK_: the slots and barriers of the K split's reduction (split_k_reduce.h,
+// 56 KiB with N = 128), for launches with Params::split_k > 1.
+template <int BN_, int Stages_, bool F16_ = false, bool TmaEpilogue_ = false, bool SplitK_ = false>
 struct Sm90MatmulConfig {
   static constexpr int BM = 128, BN = BN_, BK = 64, Stages = Stages_;
-  static constexpr bool kF16 = F16_, kTmaEpilogue = TmaEpilogue_;
+  static constexpr bool kF16 = F16_, kTmaEpilogue = TmaEpilogue_, kSplitK = SplitK_;
+  using Acc = LaneArray<float, BN / 2>;  // a consumer warp's 16 rows
+  using Reduce = SplitKReduce<Acc>;
   static constexpr int kThreads = 384;
   static constexpr int kConsumerWarps = 8;
   using Payload = StandardPayload<bf16_t, BM, BN, BK, Stages>;
@@ -103,10 +120,12 @@ struct Sm90MatmulConfig {
     alignas(1024) uint8_t box[kConsumerWarps][2 * WgmmaTileWriter<BN>::kBoxBytes];
   };
   struct NoStaging {};
+  struct NoReduce {};
   struct Smem {
     typename Payload::Storage tiles;
     typename MbarrierBackend<Stages>::Storage barriers;
     [[no_unique_address]] std::conditional_t<kTmaEpilogue, Staging, NoStaging> staging;
+    [[no_unique_address]] std::conditional_t<kSplitK, typename Reduce::Storage, NoReduce> reduce;
   };
   static constexpr uint32_t kSmemBytes = sizeof(Smem) + 1024;
   static_assert(BN == 128 || BN == 192 || BN == 256, "wgmma tile N is 128, 192 or 256");
@@ -127,6 +146,9 @@ struct Sm90MatmulParams {
   // The cluster: CTAs along M and N (1 x 1: no cluster). A's map then has
   // boxes of 128 / cluster_n rows, B's of BN / cluster_m rows.
   uint32_t cluster_m = 1, cluster_n = 1;
+  // K split over a cluster of this many CTAs (1, or 2, 4, 8 with
+  // Cfg::kSplitK and cluster_m = cluster_n = 1).
+  uint32_t split_k = 1;
   // D's map for the TMA-store epilogue (Cfg::kTmaEpilogue; unused
   // otherwise): rank 3, {N, M, batches}, box {64, 16, 1}, 128B swizzle.
   arch::TensorMap d_map;
@@ -172,6 +194,12 @@ struct Sm90Matmul {
   static constexpr uint32_t kStageBytes = Cfg::Payload::kBytesPerStage;
 
   using Params = Sm90MatmulParams;
+  // The K split's reduction's seeded bug, if B is one.
+  static constexpr SplitKBug kSplitBug =
+      B == ClusterBug::kSplitFreeBeforeRead  ? SplitKBug::kFreeBeforeRead
+      : B == ClusterBug::kSplitCtaScopeFull  ? SplitKBug::kCtaScopeFull
+      : B == ClusterBug::kSplitFullCountsAll ? SplitKBug::kFullCountsAll
+                                             : SplitKBug::kNone;
 
   // Per-tile latency of the consumer's own instructions, in dependent steps
   // of the FP32 pipe (alu_chain_step, 4.47 cycles), for the model (the
@@ -187,10 +215,14 @@ struct Sm90Matmul {
     Smem& s = smem();
     const uint32_t warp = arch::warp_idx();
     const ClusterShape cs{p.cluster_m, p.cluster_n};
-    const bool clustered = cs.size() > 1;
+    const uint32_t splits = Cfg::kSplitK ? p.split_k : 1;
+    const bool multicast = cs.size() > 1;
+    const bool clustered = multicast || splits > 1;
     const uint32_t rank = clustered ? arch::cluster_ctarank() : 0;
     if (warp == 0) {
       if (auto lane = elect_one()) {
+        if constexpr (Cfg::kSplitK)
+          if (splits > 1) Cfg::Reduce::template init<kSplitBug>(&s.reduce, splits);
         const bool local = B == ClusterBug::kReleaseLocal || B == ClusterBug::kReleaseCountLocal;
         const uint32_t releasers =
             local ? 1 : B == ClusterBug::kEmptyCountAll ? cs.size() : cs.releasers();
@@ -211,26 +243,32 @@ struct Sm90Matmul {
     } else {
       arch::cta_sync();
     }
-    const bool release_peers = clustered && B != ClusterBug::kReleaseLocal;
+    const bool release_peers = multicast && B != ClusterBug::kReleaseLocal;
     const uint32_t release_rank = B == ClusterBug::kReleaseWrongRank ? rank ^ 1u : rank;
     const Pipe pipe(
         MbarrierBackend<S>(&s.barriers, release_peers ? cs.release_peers(release_rank) : 0),
         typename Cfg::Payload{&s.tiles});
     const uint32_t tiles_m = ceil_div<uint32_t>(p.m, BM), tiles_n = ceil_div<uint32_t>(p.n, BN);
-    const Walk walk{tiles_m, tiles_n, cluster_blocks(tiles_m, tiles_n, p.batches, cs), cs, rank,
-                    B == ClusterBug::kWalkByCta ? arch::cta_idx() : arch::cta_idx() / cs.size(),
-                    arch::num_ctas() / cs.size()};
+    // A K split's cluster walks tiles as one CTA would; its rank is the split.
+    const uint32_t cluster_ctas = cs.size() * splits;
     const uint32_t k_blocks = ceil_div<uint32_t>(p.k, BK);
+    const uint32_t split = splits > 1 ? rank : 0;
+    const Walk walk{tiles_m, tiles_n, cluster_blocks(tiles_m, tiles_n, p.batches, cs), cs,
+                    multicast ? rank : 0,
+                    B == ClusterBug::kWalkByCta ? arch::cta_idx() : arch::cta_idx() / cluster_ctas,
+                    arch::num_ctas() / cluster_ctas,
+                    split * k_blocks / splits, (split + 1) * k_blocks / splits,
+                    typename Cfg::Reduce{reduce_storage(s), splits, split}};
     if (warp < 4) {
       arch::warpgroup_reg_dealloc<40>();
       // Warps 1-3 of the producer warpgroup only give their registers to
       // the consumers (setmaxnreg.dec).
       arch::annotate_role(warp == 0 ? "load" : "reg_donor");
-      if (warp == 0) produce(p, pipe, walk, k_blocks);
+      if (warp == 0) produce(p, pipe, walk);
     } else {
       arch::warpgroup_reg_alloc<232>();
       arch::annotate_role("mma");
-      consume(p, pipe, warp / 4 - 1, walk, k_blocks);
+      consume(p, pipe, warp / 4 - 1, walk);
     }
     // No CTA leaves while a peer may still load into it or arrive on it.
     if (clustered && B != ClusterBug::kNoExitSync) {
@@ -240,9 +278,16 @@ struct Sm90Matmul {
   }
 
  public:
-  using Acc = LaneArray<float, BN / 2>;
+  using Acc = typename Cfg::Acc;
 
  private:
+  SK_DEVICE static typename Cfg::Reduce::Storage* reduce_storage(Smem& s) {
+    if constexpr (Cfg::kSplitK)
+      return &s.reduce;
+    else
+      return nullptr;
+  }
+
   SK_DEVICE static Smem& smem() {
     uint8_t* base = arch::dynamic_smem();
     return *reinterpret_cast<Smem*>(base + ((1024 - (arch::smem_addr(base) & 1023)) & 1023));
@@ -256,6 +301,8 @@ struct Sm90Matmul {
     uint64_t blocks;
     ClusterShape cs;
     uint32_t rank, first, step;
+    uint32_t kb_begin, kb_end;     // this CTA's k-blocks of every tile
+    typename Cfg::Reduce reduce;   // the K split's (splits 1: none)
     SK_DEVICE WorkInfo work(uint64_t t, const Params& p) const {
       return cluster_tile_work(t, tiles_m, tiles_n, p.batches, p.tile_group, cs, rank);
     }
@@ -266,8 +313,7 @@ struct Sm90Matmul {
     }
   };
 
-  SK_DEVICE static void produce(const Params& p, const Pipe& pipe, const Walk& walk,
-                                uint32_t k_blocks) {
+  SK_DEVICE static void produce(const Params& p, const Pipe& pipe, const Walk& walk) {
     const BatchedTmaTileLoader a_loader(&p.a, MnTiling::of(p.layouts.a_mn_major, BM, BK));
     const BatchedTmaTileLoader b_loader(&p.b, MnTiling::of(p.layouts.b_mn_major, BN, BK));
     // This CTA's slices of the shared tiles and who receives them (mask 0:
@@ -295,7 +341,7 @@ struct Sm90Matmul {
       const int32_t m0 = w.m_tile * BM + static_cast<int32_t>(a_slice);
       const int32_t n0 = w.n_tile * BN + static_cast<int32_t>(b_slice);
       const auto probe = Probe::kblocks(t);
-      for (uint32_t kb = 0; kb < k_blocks; ++kb) {
+      for (uint32_t kb = walk.kb_begin; kb < walk.kb_end; ++kb) {
         auto stage = producer.acquire();
         probe.mark(kKbEmpty, kb);
         if (auto lane = elect_one()) {
@@ -333,25 +379,25 @@ struct Sm90Matmul {
   // The transpose operands are wgmma immediates: the layouts pick one
   // instantiation of the consumer loop once, so the loop itself has no
   // branch on them.
-  SK_DEVICE static void consume(const Params& p, const Pipe& pipe, uint32_t half, const Walk& walk,
-                                uint32_t k_blocks) {
+  SK_DEVICE static void consume(const Params& p, const Pipe& pipe, uint32_t half, const Walk& walk) {
     const OperandLayouts& l = p.layouts;
     if (l.a_mn_major != 0 && l.b_mn_major != 0)
-      consume_tiles<1, 1>(p, pipe, half, walk, k_blocks);
+      consume_tiles<1, 1>(p, pipe, half, walk);
     else if (l.a_mn_major != 0)
-      consume_tiles<1, 0>(p, pipe, half, walk, k_blocks);
+      consume_tiles<1, 0>(p, pipe, half, walk);
     else if (l.b_mn_major != 0)
-      consume_tiles<0, 1>(p, pipe, half, walk, k_blocks);
+      consume_tiles<0, 1>(p, pipe, half, walk);
     else
-      consume_tiles<0, 0>(p, pipe, half, walk, k_blocks);
+      consume_tiles<0, 0>(p, pipe, half, walk);
   }
 
   template <int TA, int TB>
   SK_DEVICE static void consume_tiles(const Params& p, const Pipe& pipe, uint32_t half,
-                                      const Walk& walk, uint32_t k_blocks) {
+                                      const Walk& walk) {
     auto consumer = pipe.consumer();
     const uint32_t quarter = arch::warp_idx() % 4;  // this warp's 16 rows of the 64
     [[maybe_unused]] auto writer = make_writer(p);
+    [[maybe_unused]] uint32_t reduced = 0;  // tiles this warp took through the K split's slots
     for (uint64_t t = walk.first; t < walk.blocks; t += walk.step) {
       const WorkInfo w = walk.work(t, p);
       if constexpr (B == ClusterBug::kSkipEdgeTiles)
@@ -364,7 +410,7 @@ struct Sm90Matmul {
       arch::account_alu(0, 0, 0, kTileStartChain);
       Acc acc;
       const auto probe = Probe::kblocks(t);
-      for (uint32_t kb = 0; kb < k_blocks; ++kb) {
+      for (uint32_t kb = walk.kb_begin; kb < walk.kb_end; ++kb) {
         auto stage = consumer.acquire();
         probe.mark(kKbFull, kb);  // at kb 0 also the tile's kMmFirstFull
         const auto tl = stage.tiles();
@@ -374,7 +420,7 @@ struct Sm90Matmul {
         arch::wgmma_fence();
         SK_UNROLL
         for (int k = 0; k < BK / 16; ++k)
-          mma<TA, TB>(acc, desc<TA>(a_base, k), desc<TB>(b_base, k), kb > 0 || k > 0);
+          mma<TA, TB>(acc, desc<TA>(a_base, k), desc<TB>(b_base, k), kb > walk.kb_begin || k > 0);
         arch::wgmma_commit_group();
         arch::wgmma_wait_group<0>();
         probe.mark(kKbWaited, kb);  // the release is the next instruction
@@ -392,12 +438,24 @@ struct Sm90Matmul {
         std::move(stage).release();
       }
       Probe::mark(kMmMainloopDone, t);
-      if (walk.inside(w)) {
+      const auto write_tile = [&](const Acc& out) {
+        if (!walk.inside(w)) return;
         const uint32_t row0 = w.m_tile * BM + half * 64;
         if constexpr (Cfg::kTmaEpilogue)
-          writer.write(acc, row0 + 16 * quarter, w.n_tile * BN, w.batch);
+          writer.write(out, row0 + 16 * quarter, w.n_tile * BN, w.batch);
         else
-          store(p, p.d + w.batch * p.batch_stride_d, acc, quarter, row0, w.n_tile * BN);
+          store(p, p.d + w.batch * p.batch_stride_d, out, quarter, row0, w.n_tile * BN);
+      };
+      if constexpr (Cfg::kSplitK) {
+        // The sum goes to other registers: accumulators written on a path
+        // that ptxas cannot prove warpgroup-uniform (this warp owns its rows
+        // or not) would serialize the next tile's wgmma.
+        Acc sum = acc;
+        if (walk.reduce.splits == 1 ||
+            walk.reduce.template reduce<kSplitBug>(acc, sum, half * 4 + quarter, reduced++))
+          write_tile(sum);
+      } else {
+        write_tile(acc);
       }
       Probe::mark(kMmTileStored, t);
       if constexpr (B == ClusterBug::kSyncPerTile)

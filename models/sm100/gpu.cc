@@ -427,6 +427,12 @@ void Gpu::classify_deadlock(sim::Finding& f) {
   const auto waited_in = [](const Cta& c, const Mbarrier* m) {
     return std::find(c.waiting_on.begin(), c.waiting_on.end(), m) != c.waiting_on.end();
   };
+  // Whether the last arrival on `m`, a barrier of `c`, came from another
+  // CTA (a remote arrive): only then can its arrivals be ones meant for a
+  // barrier elsewhere (a ring whose CTAs release locally keeps its own).
+  const auto remote_last = [](const Cta& c, const Mbarrier& m) {
+    return m.last_warp != nullptr && m.last_warp->cta() != c.id;
+  };
   // In a cluster: fn(cta, b, other) for every mbarrier b a warp of `cta` is
   // blocked on and every other CTA of its cluster, until fn reports (true).
   const auto each_waited_and_peer = [this](auto&& fn) {
@@ -467,7 +473,7 @@ void Gpu::classify_deadlock(sim::Finding& f) {
               mbar::last_arrival(*c));
           return true;
         }
-        if (short_of(b) && !waited_in(other, c) && short_of(*c)) {
+        if (short_of(b) && !waited_in(other, c) && short_of(*c) && remote_last(other, *c)) {
           f.cls = "arrival_count";
           f.rule = "arrival_count.under_arrival";
           f.message += fmt::format(
@@ -492,7 +498,7 @@ void Gpu::classify_deadlock(sim::Finding& f) {
         const std::string stem = b.name.substr(0, b.name.find('['));
         for (const auto& [off, c] : other.barrier_list) {
           if (off == b.offset || !c->valid || c->name.substr(0, c->name.find('[')) != stem ||
-              !short_of(*c) || waited_in(other, c))
+              !short_of(*c) || waited_in(other, c) || !remote_last(other, *c))
             continue;
           f.cls = "arrival_count";
           f.rule = "arrival_count.under_arrival";

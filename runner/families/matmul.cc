@@ -72,6 +72,11 @@ Family matmul_family() {
                                "default 1x1 (none); sim sweep takes a comma list (1x1,2x1,1x2) "
                                "and runs each",
                     {"1x1", "2x1", "1x2", "2x2", "4x1", "1x4", "4x2", "2x4", "8x1", "1x8"}),
+       choice_field("split-k", "sm90: split each tile's K over a cluster of S CTAs (2, 4 or 8), "
+                               "their FP32 accumulators reduced through distributed shared "
+                               "memory, for shapes with few tiles and long K; tile N 128, no "
+                               "--cluster; default 1 (none)",
+                    {"1", "2", "4", "8"}),
        choice_field("epilogue", "sm90: how D leaves the consumer warps: regs (default, st.global "
                                 "from the accumulators) or tma (staged in shared memory and stored "
                                 "by TMA while the warps go on)",
@@ -106,6 +111,7 @@ Family matmul_family() {
       q.cluster_m = static_cast<uint32_t>(c[0] - '0');
       q.cluster_n = static_cast<uint32_t>(c[2] - '0');
     }
+    q.split_k = v.has("split-k") ? static_cast<uint32_t>(std::stoul(v.str("split-k"))) : 1;
     q.tma_epilogue = v.has("epilogue") && v.str("epilogue") == "tma";
     q.stamp_tiles = v.flag("stamp-tiles");
     q.hold_kblock = v.has("hold-kblock") ? v.u32("hold-kblock") : 0;

@@ -177,6 +177,10 @@ std::string validate_matmul(const MatmulRequest& q) {
     return fmt::format("--cluster {}x{} needs --arch sm90 or sm100 (CDNA3 has no thread-block "
                        "clusters)",
                        q.cluster_m, q.cluster_n);
+  if (q.split_k > 1 && q.arch != "sm90")
+    return fmt::format("--split-k {} needs --arch sm90 (the K split over a cluster is the SM90 "
+                       "matmul's)",
+                       q.split_k);
   if (q.stamp_tiles && q.arch != "sm90")
     return "--stamp-tiles reads the SM90 matmul's probe points; needs --arch sm90";
   if (q.hold_kblock > 0 && q.arch != "sm90")

@@ -81,6 +81,10 @@ struct MatmulRequest {
   // pair of CTAs per 256 x tile_n tile, tcgen05 cta_group::2); 1 x 1: no
   // cluster.
   uint32_t cluster_m = 1, cluster_n = 1;
+  // sm90 (--split-k S): each tile's K split over a cluster of S CTAs (2, 4
+  // or 8), their accumulators reduced through DSMEM
+  // (kernels/matmul/split_k_reduce.h); 1: no split.
+  uint32_t split_k = 1;
   // SM90 epilogue (--epilogue): D from registers by st.global (false) or
   // staged in SMEM and stored by TMA (true; kernels/io/wgmma_tile_writer.h).
   bool tma_epilogue = false;

@@ -63,17 +63,20 @@ uint64_t clock_window(const MatmulRequest& q, uint64_t grid) {
   const uint64_t tiles = ceil_div<uint64_t>(q.m, 128) * ceil_div<uint64_t>(q.n, q.tile_n) * q.batch;
   const double k_block = 8.0 * models::sm90::extras().wgmma_ii_per_n * q.tile_n;
   const double tile = static_cast<double>(ceil_div<uint64_t>(q.k, 64)) * k_block + 128.0 * q.tile_n * 2 / 7.0;
-  const double launch = static_cast<double>(ceil_div(tiles, grid)) * tile;
+  // A K split's cluster of S CTAs works one tile, each CTA 1/S of its k-blocks.
+  const uint64_t split = std::max<uint32_t>(q.split_k, 1);
+  const double launch = static_cast<double>(ceil_div(tiles, std::max<uint64_t>(grid / split, 1))) *
+                        tile / static_cast<double>(split);
   return window_if_short(launch, std::max(200'000.0, 5'000 + 2 * tile));
 }
 
 // One launch with the tensor phase at `f.tensor_ghz` and the rest at
 // `f.rest_ghz` (models/sm100/phase_clock.h); the operands kept in
 // `operands` and the reference kept in `reference` serve every launch of q.
-template <int BN, int S, bool F16, bool Tma>
+template <int BN, int S, bool F16, bool Tma, bool Split>
 RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
                      MatmulOperandBytes& operands, MatmulReferenceCache& reference) {
-  using C = Sm90MatmulConfig<BN, S, F16, Tma>;
+  using C = Sm90MatmulConfig<BN, S, F16, Tma, Split>;
   // The probe costs nothing unless a log is installed (--stamp-tiles,
   // --hold-kblock).
   using Kernel = Sm90Matmul<C, ClusterBug::kNone, MatmulStampLog::Probe>;
@@ -91,6 +94,7 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
                                  BN / q.cluster_m, q.b_mn_major));
   p.cluster_m = q.cluster_m;
   p.cluster_n = q.cluster_n;
+  p.split_k = q.split_k;
   if constexpr (Tma) {
     // D's boxes for the TMA-store epilogue: 16 rows of 64 columns, 128B swizzle.
     const uint64_t dims[3] = {q.n, q.m, q.batch};
@@ -113,11 +117,12 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
   p.tile_group = q.tile_group;
   const auto races = attach_race_detector(gpu, q);
   const ClusterShape cs{q.cluster_m, q.cluster_n};
+  const uint32_t cluster_ctas = cs.size() * q.split_k;
   const int grid = static_cast<int>(sm90_matmul_grid(q));
   MatmulStampLog stamps(q.stamp_tiles, q.hold_kblock);
   const MatmulStampLog::Scope stamping(q.stamp_tiles || q.hold_kblock > 0 ? &stamps : nullptr);
   const std::string err = gpu.launch(grid, C::kThreads / 32, C::kSmemBytes, [&p] { Kernel::run(p); },
-                                     static_cast<int>(cs.size()));
+                                     static_cast<int>(cluster_ctas));
   if (!err.empty()) throw std::runtime_error(err);
   const RunStatus status = gpu.run(q.max_cycles);
 
@@ -131,7 +136,7 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
   r.config_name = fmt::format("sm90_matmul_{}_128x{}x64_s{}_bf16out{}{}", F16 ? "f16" : "bf16", BN, S,
                               q.tile_group > 1 ? fmt::format("_g{}", q.tile_group) : "",
                               cs.size() > 1 ? fmt::format("_c{}x{}", q.cluster_m, q.cluster_n) : "") +
-                  (Tma ? "_tmastore" : "");
+                  (q.split_k > 1 ? fmt::format("_splitk{}", q.split_k) : "") + (Tma ? "_tmastore" : "");
   r.tile_m = 128;
   r.tile_n = BN;
   r.tile_k = 64;
@@ -147,7 +152,7 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
   finish_sm90_launch(gpu, flops, f, r, [&q](const RunResult& x) { return activity(q, x); });
   settle_incomplete(r, gpu.engine().limit_reason());
   if (q.stamp_tiles)
-    r.stamps = stamps.to_json(static_cast<uint32_t>(grid) / cs.size(), static_cast<uint32_t>(S),
+    r.stamps = stamps.to_json(static_cast<uint32_t>(grid) / cluster_ctas, static_cast<uint32_t>(S),
                               static_cast<uint32_t>((q.k + 63) / 64));
   r.check = check_run<bf16_t>(gpu, q, buf, status, &reference);
   r.output_errors = write_run_files(gpu, q, r);
@@ -157,27 +162,31 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
 
 using Runner = RunResult (*)(const MatmulRequest&, models::sm100::LaunchClocks,
                              MatmulOperandBytes&, MatmulReferenceCache&);
-template <int BN, int S, bool F16, bool Tma>
+template <int BN, int S, bool F16, bool Tma, bool Split>
 constexpr Runner runner() {
-  if constexpr (Sm90MatmulConfig<BN, 2, false, Tma>::kSmemBytes + (S - 2) * (128 + BN) * 64 * 2 <=
+  if constexpr (Sm90MatmulConfig<BN, 2, false, Tma, Split>::kSmemBytes +
+                    (S - 2) * (128 + BN) * 64 * 2 <=
                 232448)
-    return &run_config<BN, S, F16, Tma>;
+    return &run_config<BN, S, F16, Tma, Split>;
   else
     return nullptr;
 }
-template <int BN, bool F16, bool Tma>
+template <int BN, bool F16, bool Tma, bool Split = false>
 Runner by_stages(uint32_t s) {
   switch (s) {
-    case 2: return runner<BN, 2, F16, Tma>();
-    case 3: return runner<BN, 3, F16, Tma>();
-    case 4: return runner<BN, 4, F16, Tma>();
-    case 5: return runner<BN, 5, F16, Tma>();
-    case 6: return runner<BN, 6, F16, Tma>();
+    case 2: return runner<BN, 2, F16, Tma, Split>();
+    case 3: return runner<BN, 3, F16, Tma, Split>();
+    case 4: return runner<BN, 4, F16, Tma, Split>();
+    case 5: return runner<BN, 5, F16, Tma, Split>();
+    case 6: return runner<BN, 6, F16, Tma, Split>();
     default: return nullptr;
   }
 }
+// The K split's slots are instantiated with the 128-column tile only (56 KiB
+// beside the stages; a 256-column tile's would leave room for two).
 template <bool F16, bool Tma>
 Runner by_tile(const MatmulRequest& q) {
+  if (q.split_k > 1) return q.tile_n == 128 ? by_stages<128, F16, Tma, true>(q.stages) : nullptr;
   return q.tile_n == 256   ? by_stages<256, F16, Tma>(q.stages)
          : q.tile_n == 192 ? by_stages<192, F16, Tma>(q.stages)
          : q.tile_n == 128 ? by_stages<128, F16, Tma>(q.stages)
@@ -194,8 +203,9 @@ uint64_t sm90_matmul_grid(const MatmulRequest& q) {
   const ClusterShape cs{q.cluster_m, q.cluster_n};
   const uint64_t blocks =
       cluster_blocks(ceil_div<uint32_t>(q.m, 128), ceil_div<uint32_t>(q.n, q.tile_n), q.batch, cs);
-  const int fit = Gpu::max_active_clusters(models::sm90::gpu_params(), static_cast<int>(cs.size()));
-  return std::min<uint64_t>(blocks, static_cast<uint64_t>(std::max(fit, 0))) * cs.size();
+  const uint32_t ctas = cs.size() * std::max<uint32_t>(q.split_k, 1);  // a cluster's
+  const int fit = Gpu::max_active_clusters(models::sm90::gpu_params(), static_cast<int>(ctas));
+  return std::min<uint64_t>(blocks, static_cast<uint64_t>(std::max(fit, 0))) * ctas;
 }
 
 std::string sm90_matmul_configs_help() {
@@ -208,9 +218,27 @@ std::string validate_sm90_matmul(const MatmulRequest& q) {
     return fmt::format("--arch sm90: tile N {} is not supported ({})", q.tile_n, sm90_matmul_configs_help());
   if (q.stages < 2 || q.stages > 6)
     return fmt::format("--arch sm90: --stages {} is outside 2-6", q.stages);
+  if (q.split_k > 1) {
+    const uint32_t s = q.split_k;
+    if (s != 2 && s != 4 && s != 8)
+      return fmt::format("--split-k {}: the K split takes a cluster of 2, 4 or 8 CTAs", s);
+    if (q.cluster_m * q.cluster_n > 1)
+      return fmt::format("--split-k {} with --cluster {}x{}: a K split's cluster is its own (no "
+                         "multicast); leave --cluster at 1x1",
+                         s, q.cluster_m, q.cluster_n);
+    if (q.tile_n != 128)
+      return fmt::format("--split-k {}: the K split runs with tile N 128 only (--tile-n 128)", s);
+    if (ceil_div<uint32_t>(q.k, 64) < s)
+      return fmt::format("--split-k {}: K = {} has {} k-block(s) of 64, fewer than the {} CTAs "
+                         "that would split it",
+                         s, q.k, ceil_div<uint32_t>(q.k, 64), s);
+    if (models::sm100::Gpu::max_active_clusters(models::sm90::gpu_params(), static_cast<int>(s)) < 1)
+      return fmt::format("--split-k {}: no GPC of the modelled GPU holds a cluster of {} CTAs", s, s);
+  }
   if (lookup(q) == nullptr)
-    return fmt::format("--arch sm90: {} stages of a 128x{}x64 tile do not fit in 227 KB of shared memory",
-                       q.stages, q.tile_n);
+    return fmt::format("--arch sm90: {} stages of a 128x{}x64 tile do not fit in 227 KB of shared memory{}",
+                       q.stages, q.tile_n,
+                       q.split_k > 1 ? " beside the K split's 56 KiB of slots (at most 5)" : "");
   if (q.out_f32) return "--arch sm90: the SM90 matmul writes BF16 only (--out-dtype bf16)";
   {
     const uint32_t cm = q.cluster_m, cn = q.cluster_n;

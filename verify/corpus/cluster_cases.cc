@@ -4,7 +4,9 @@
 // "corpus_cluster.fixed" for the kernel itself, on the H200 parameters.
 // Config keys: m, n, k (default 300 x 260 x 192: partial tiles, a cluster
 // block past M), cm and cn (the cluster, default 2 x 1: B multicast down the
-// pair), ctas (default 4: two clusters, each walking several blocks).
+// pair), ctas (default 4: two clusters, each walking several blocks), split
+// (default 1; 2, 4 or 8 splits each tile's K over a cluster of that many CTAs,
+// with cm = cn = 1: the kernel's K split and its DSMEM reduction).
 #include <stdexcept>
 
 #include "kernels/matmul/sm90_matmul.h"
@@ -19,7 +21,7 @@ namespace {
 
 template <ClusterBug B>
 class ClusterCase : public verify::Sm90Case {
-  using Cfg = Sm90MatmulConfig<128, 3>;
+  using Cfg = Sm90MatmulConfig<128, 3, false, false, true>;  // with the K split's slots
   using K = Sm90Matmul<Cfg, B>;
 
  public:
@@ -32,11 +34,17 @@ class ClusterCase : public verify::Sm90Case {
     p_.n = get("n", 260, 1, 4096);
     p_.k = get("k", 192, 1, 4096);
     p_.cluster_m = get("cm", 2, 1, 4);
+    p_.split_k = get("split", 1, 1, 8);
     p_.cluster_n = get("cn", 1, 1, 4);
-    const uint32_t size = p_.cluster_m * p_.cluster_n;
+    if (p_.split_k > 1 && !cfg.has("cm")) p_.cluster_m = 1;
+    const uint32_t size = p_.cluster_m * p_.cluster_n * p_.split_k;
     if ((p_.cluster_m & (p_.cluster_m - 1)) != 0 || (p_.cluster_n & (p_.cluster_n - 1)) != 0 ||
         size > 8)
       throw std::invalid_argument("cm and cn must be 1, 2 or 4, and cm * cn at most 8");
+    if (p_.split_k > 1 && ((p_.split_k & (p_.split_k - 1)) != 0 || p_.cluster_m * p_.cluster_n > 1 ||
+                           (p_.k + 63) / 64 < p_.split_k))
+      throw std::invalid_argument(
+          "split must be 1, 2, 4 or 8, with cm = cn = 1 and at least split k-blocks of 64");
     const sim::MatmulBuffers buf = sim::allocate_matmul<bf16_t>(gpu, p_.m, p_.n, p_.k, rng);
     lda_ = buf.lda;
     a_ = buf.a;
@@ -112,6 +120,12 @@ SK_CLUSTER_CASE(kSkipEdgeTiles, "skip_edge_tiles",
                 "a CTA skips the tiles its rank gets past D, and with them its multicast slices");
 SK_CLUSTER_CASE(kReleaseNextStage, "release_next_stage",
                 "the release to the peers lands on their next stage's empty barrier");
+SK_CLUSTER_CASE(kSplitFreeBeforeRead, "split_free_before_read",
+                "K split: the owner hands each slot back before it reads it");
+SK_CLUSTER_CASE(kSplitCtaScopeFull, "split_cta_scope_full",
+                "K split: a sender signals its slot full with the CTA-scope remote arrive");
+SK_CLUSTER_CASE(kSplitFullCountsAll, "split_full_counts_all",
+                "K split: the full barriers count every rank of the cluster, the owner too");
 
 }  // namespace
 }  // namespace sk::corpus

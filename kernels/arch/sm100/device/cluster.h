@@ -146,6 +146,15 @@ SK_DEVICE void st_shared_cluster(T* local_ptr, uint32_t cta_rank, T v) {
   }
 }
 
+// 16 bytes (v[0..3]) at local_ptr's offset in CTA cta_rank, 16-byte aligned.
+SK_DEVICE void st_shared_cluster_v4(void* local_ptr, uint32_t cta_rank, const uint32_t (&v)[4]) {
+  const uint32_t remote = detail::mapa(local_ptr, cta_rank);
+  asm volatile("st.shared::cluster.v4.b32 [%0], {%1, %2, %3, %4};"
+               :
+               : "r"(remote), "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3])
+               : "memory");
+}
+
 SK_DEVICE uint32_t atom_add_shared_cluster(uint32_t* local_ptr, uint32_t cta_rank, uint32_t v) {
   const uint32_t remote = detail::mapa(local_ptr, cta_rank);
   uint32_t old;

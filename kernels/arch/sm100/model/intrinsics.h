@@ -142,6 +142,10 @@ inline void st_shared_cluster(T* local_ptr, uint32_t cta_rank, T v, Loc l = Loc:
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "st.shared::cluster of 32- or 64-bit values");
   m::st_shared_cluster(local_ptr, cta_rank, &v, sizeof(T), l);
 }
+inline void st_shared_cluster_v4(void* local_ptr, uint32_t cta_rank, const uint32_t (&v)[4],
+                                 Loc l = Loc::current()) {
+  m::st_shared_cluster(local_ptr, cta_rank, v, 16, l);
+}
 inline uint32_t atom_add_shared_cluster(uint32_t* local_ptr, uint32_t cta_rank, uint32_t v,
                                         Loc l = Loc::current()) {
   return m::atom_add_shared_cluster(local_ptr, cta_rank, v, l);

@@ -375,7 +375,45 @@ void Gpu::on_warp_exit(Cta& cta) {
 // undelivered bytes, then missing arrivals within a phase, then a barrier that
 // never received any arrival, then arrivals that stopped coming.
 void Gpu::classify_deadlock(sim::Finding& f) {
-  int best = 0;
+  // Whether the warps that `b` still lacks all wait on another mbarrier:
+  // then `b` is short because of where they wait (a ring's release barrier
+  // behind consumers held by a barrier of their own), and among barriers
+  // short of arrivals one whose missing arrivers are not held so explains
+  // more (in a cycle of waits every one is held, and the first found stands).
+  // The missing arrivers: those of the last completed phase that have not
+  // arrived in this one; in the first phase, the warps of the arrivers' CTA
+  // and role that have not arrived (the other consumer warpgroup of a ring),
+  // when the arrivers are the barrier's own CTA's.
+  const auto held_elsewhere = [this](const Mbarrier& b) {
+    const auto arrived = [&b](const sim::Warp* w) {
+      return std::find(b.arrivers.begin(), b.arrivers.end(), w) != b.arrivers.end();
+    };
+    std::vector<const sim::Warp*> missing;
+    if (!b.prev_arrivers.empty()) {
+      for (const sim::Warp* w : b.prev_arrivers)
+        if (w == nullptr) return false;  // an async op's arrival: not a warp's
+        else if (!arrived(w)) missing.push_back(w);
+    } else {
+      for (const auto& w : engine_.warps()) {
+        if (arrived(w.get())) continue;
+        for (const sim::Warp* a : b.arrivers)
+          if (a != nullptr && a->cta() == b.cta && w->cta() == b.cta && a->role() == w->role() &&
+              !a->role().empty()) {
+            missing.push_back(w.get());
+            break;
+          }
+      }
+    }
+    for (const sim::Warp* w : missing) {
+      if (w->done() || !started(w->cta())) return false;
+      const Cta& c = cta(w->cta());
+      const size_t i = static_cast<size_t>(w->index());
+      if (i >= c.waiting_on.size() || c.waiting_on[i] == nullptr || c.waiting_on[i] == &b)
+        return false;
+    }
+    return !missing.empty();
+  };
+  int best = 0, best_key = 0;
   const Mbarrier* why = nullptr;
   for (auto& cta : ctas_)
     for (size_t w = 0; cta && w < cta->waiting_on.size(); ++w) {
@@ -383,11 +421,13 @@ void Gpu::classify_deadlock(sim::Finding& f) {
       if (b == nullptr) continue;
       // A never-arrived release ("empty") barrier is where a protocol starts.
       const bool release = b->name.find("empty") != std::string::npos;
-      int score = b->pending == 0 && b->tx > 0        ? 8
-                  : b->pending > 0 && b->arrivals > 0 ? 6
-                  : b->arrivals_total == 0            ? (release ? 5 : 4)
-                                                      : 2;
-      if (score > best) {
+      const int score = b->pending == 0 && b->tx > 0        ? 8
+                        : b->pending > 0 && b->arrivals > 0 ? 6
+                        : b->arrivals_total == 0            ? (release ? 5 : 4)
+                                                            : 2;
+      const int key = 2 * score + (score == 6 && held_elsewhere(*b) ? 0 : 1);
+      if (key > best_key) {
+        best_key = key;
         best = score;
         why = b;
       }
@@ -558,7 +598,9 @@ void Gpu::classify_deadlock(sim::Finding& f) {
            : best >= 6 ? "arrival_count.under_arrival"
            : best >= 4 ? "deadlock.never_arrived"
                        : "deadlock.arrivals_stopped";
-  f.message += "; likely cause: " + mbar::likely_cause(*why);
+  f.message += "; likely cause: " +
+               (why->name.empty() ? std::string() : fmt::format("{} of CTA {}: ", why->name, why->cta)) +
+               mbar::likely_cause(*why);
 }
 
 sim::RunStatus Gpu::run(Cycle max_cycles) { return engine_.run(max_cycles); }

@@ -86,6 +86,10 @@ struct Mbarrier {
   // Formatted only for a report (mbar::likely_cause).
   const sim::Warp* last_warp = nullptr;
   const char* last_op = nullptr;
+  // The warps that arrived in the incomplete phase and in the last completed
+  // one (an async op's arrival: null): a deadlock report follows a short
+  // barrier's missing arrivers to where they are blocked.
+  std::vector<const sim::Warp*> arrivers, prev_arrivers;
   uint64_t arrivals_total = 0;
   uint32_t loads_in_flight = 0;       // TMA loads issued, complete_tx pending
   // TMA loads issued into the incomplete phase; whether the last completed

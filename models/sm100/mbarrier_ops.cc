@@ -63,6 +63,8 @@ void maybe_complete(Gpu& gpu, Mbarrier& b, uint64_t flow) {
   }
   b.tx_expected = b.tx_delivered = 0;
   b.arrivals = 0;
+  b.prev_arrivers.swap(b.arrivers);
+  b.arrivers.clear();
   gpu.count_ring_stage(gpu.cta(b.cta), b.name, gpu.engine().now());
   ++b.phase;
   b.pending = b.expected;
@@ -106,6 +108,7 @@ bool take_arrival(Gpu& gpu, Cta& cta, Mbarrier& b, const char* op, const Loc* lo
   ++b.arrivals_total;
   b.last_warp = gpu.engine().current();
   b.last_op = op;
+  b.arrivers.push_back(b.last_warp);
   return true;
 }
 
@@ -145,11 +148,13 @@ std::string describe(const Mbarrier& b) {
                      b.tx);
 }
 
-// Who arrived last ("warp 6 (mma)", or the async op).
+// Who arrived last ("warp 6 (mma)", "CTA 1 warp 4 (mma)" for a peer's remote
+// arrive, or the async op).
 std::string last_arrival(const Mbarrier& b) {
   if (b.last_warp == nullptr) return b.last_op != nullptr ? b.last_op : "?";
   const sim::Warp& w = *b.last_warp;
-  return fmt::format("warp {} ({})", w.index(), w.role().empty() ? "?" : w.role());
+  return fmt::format("{}warp {} ({})", w.cta() != b.cta ? fmt::format("CTA {} ", w.cta()) : "",
+                     w.index(), w.role().empty() ? "?" : w.role());
 }
 
 std::string likely_cause(const Mbarrier& b) {
@@ -239,6 +244,8 @@ void init(Gpu& gpu, uint64_t* bar, uint32_t count, const Loc& loc) {
   b.offset = static_cast<uint32_t>(off);
   b.tx_expected = b.tx_delivered = 0;
   b.arrivals = 0;
+  b.arrivers.clear();
+  b.prev_arrivers.clear();
   b.arrivals_total = 0;
   b.loads_in_flight = 0;
   b.observed_by.clear();
@@ -323,6 +330,7 @@ void arrive_remote(Gpu& gpu, Cta& cta, Mbarrier& b, const sim::Warp* from, uint6
   if (!b.valid) return;
   if (!take_arrival(gpu, cta, b, "mbarrier.arrive.shared::cluster", nullptr)) return;
   b.last_warp = from;
+  if (!b.arrivers.empty()) b.arrivers.back() = from;
   maybe_complete(gpu, b, flow);
 }
 

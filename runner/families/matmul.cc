@@ -75,7 +75,8 @@ Family matmul_family() {
        choice_field("split-k", "sm90: split each tile's K over a cluster of S CTAs (2, 4 or 8), "
                                "their FP32 accumulators reduced through distributed shared "
                                "memory, for shapes with few tiles and long K; tile N 128, no "
-                               "--cluster; default 1 (none)",
+                               "--cluster; default 1 (none); sim sweep takes a comma list "
+                               "(1,2,4,8) and runs each",
                     {"1", "2", "4", "8"}),
        choice_field("epilogue", "sm90: how D leaves the consumer warps: regs (default, st.global "
                                 "from the accumulators) or tma (staged in shared memory and stored "

@@ -31,11 +31,16 @@ std::string cluster_name(const sim::MatmulRequest& q) {
 std::string group_suffix(uint32_t tile_group, bool show) {
   return show ? fmt::format("/g{}", tile_group) : "";
 }
+// A K split over a cluster of S CTAs follows the rest ("128x128x64/splitk4").
+std::string split_suffix(uint32_t split_k) {
+  return split_k > 1 ? fmt::format("/splitk{}", split_k) : "";
+}
 std::string tile_name(const SweepPoint& p, const sim::ArchSpace& space, bool show_group) {
   const std::string c = cluster_name(p.q);
   const std::string t = p.ran ? fmt::format("{}x{}x{}", p.result.tile_m, p.result.tile_n, p.result.tile_k)
                               : fmt::format("{}x{}x{}", space.tile_m, p.q.tile_n, space.tile_k);
-  return (c.empty() ? t : t + "/" + c) + group_suffix(p.q.tile_group, show_group);
+  return (c.empty() ? t : t + "/" + c) + group_suffix(p.q.tile_group, show_group) +
+         split_suffix(p.q.split_k);
 }
 
 }  // namespace
@@ -61,6 +66,9 @@ Sweep plan_sweep(const Problem& problem, const sim::MatmulRequest& base, const S
                             : axes.clusters;
   const std::vector<uint32_t> groups =
       axes.tile_groups.empty() ? std::vector<uint32_t>{base.tile_group} : axes.tile_groups;
+  const std::vector<uint32_t> splits =
+      axes.split_ks.empty() ? std::vector<uint32_t>{base.split_k} : axes.split_ks;
+  for (uint32_t sk : splits)
   for (const ClusterDims& c : shapes)
     for (uint32_t g : groups)
       for (const std::string& v : kernels)
@@ -72,11 +80,12 @@ Sweep plan_sweep(const Problem& problem, const sim::MatmulRequest& base, const S
             p.q.cluster_m = c.m;
             p.q.cluster_n = c.n;
             p.q.tile_group = g;
+            p.q.split_k = sk;
             p.q.tile_n = tn;
             p.q.stages = st;
             if (std::string why = problem.validate(p.q); !why.empty())
               s.skipped.push_back(Skipped{tn, st, why, v,
-                                          axes.clusters.empty() ? "" : cluster_name(p.q), g});
+                                          axes.clusters.empty() ? "" : cluster_name(p.q), g, sk});
             else
               s.points.push_back(std::move(p));
           }
@@ -128,9 +137,9 @@ void rank_sweep(Sweep& s) {
     const double ta = group(a) == 0 ? a.result.predicted_time_us : 0;
     const double tb = group(b) == 0 ? b.result.predicted_time_us : 0;
     return std::make_tuple(group(a), ta, a.q.tile_n, a.q.stages, a.q.amd_kernel, a.q.cluster_m,
-                           a.q.cluster_n, a.q.tile_group) <
+                           a.q.cluster_n, a.q.tile_group, a.q.split_k) <
            std::make_tuple(group(b), tb, b.q.tile_n, b.q.stages, b.q.amd_kernel, b.q.cluster_m,
-                           b.q.cluster_n, b.q.tile_group);
+                           b.q.cluster_n, b.q.tile_group, b.q.split_k);
   });
 }
 
@@ -189,9 +198,10 @@ std::string format_sweep_text(const Sweep& s, const Problem& problem,
   }
   if (!s.skipped.empty()) t += "skipped:\n";
   for (const Skipped& k : s.skipped)
-    t += fmt::format("  {}x{}x{}{}{}{} stages {}: {}\n", space.tile_m, k.tile_n, space.tile_k,
+    t += fmt::format("  {}x{}x{}{}{}{}{} stages {}: {}\n", space.tile_m, k.tile_n, space.tile_k,
                      k.cluster.empty() ? "" : "/" + k.cluster, group_suffix(k.tile_group, groups),
-                     k.variant.empty() ? "" : " " + k.variant, k.stages, k.reason);
+                     split_suffix(k.split_k), k.variant.empty() ? "" : " " + k.variant, k.stages,
+                     k.reason);
   t += fmt::format("wall {:.2f} s\n", s.wall_s);
   return t;
 }
@@ -200,7 +210,12 @@ boost::json::object sweep_to_json(const Sweep& s, const Problem& problem,
                                   const sim::MatmulRequest& base) {
   const sim::ArchSpace& space = problem.space(base.arch);
   bool any_cluster = false;  // the cluster column, when any point has one
-  for (const SweepPoint& p : s.points) any_cluster |= p.q.cluster_m * p.q.cluster_n > 1;
+  bool any_split = false;  // the split_k column, when any point or skipped one has one
+  for (const SweepPoint& p : s.points) {
+    any_cluster |= p.q.cluster_m * p.q.cluster_n > 1;
+    any_split |= p.q.split_k > 1;
+  }
+  for (const Skipped& k : s.skipped) any_split |= k.split_k > 1;
   const bool groups = show_tile_group(s, base);  // "tile_group" on every row
   boost::json::array results;
   for (const SweepPoint& p : s.points) {
@@ -221,6 +236,7 @@ boost::json::object sweep_to_json(const Sweep& s, const Problem& problem,
     if (p.q.cluster_m * p.q.cluster_n > 1 || base.cluster_m * base.cluster_n > 1 || any_cluster)
       o["cluster"] = fmt::format("{}x{}", p.q.cluster_m, p.q.cluster_n);
     if (groups) o["tile_group"] = p.q.tile_group;
+    if (any_split) o["split_k"] = p.q.split_k;
     if (!p.ran) o["error"] = p.error;
     results.push_back(std::move(o));
   }
@@ -230,6 +246,7 @@ boost::json::object sweep_to_json(const Sweep& s, const Problem& problem,
     if (!k.variant.empty()) o["amd_kernel"] = k.variant;
     if (!k.cluster.empty()) o["cluster"] = k.cluster;
     if (groups) o["tile_group"] = k.tile_group;
+    if (any_split) o["split_k"] = k.split_k;
     skipped.push_back(std::move(o));
   }
   boost::json::object doc{{"kernel", problem.kernel()}, {"arch", base.arch},
@@ -278,6 +295,7 @@ SweepArgs parse_sweep_args(int argc, char** argv) {
   const sim::Family* fam = sim::find_family(vm["kernel"].as<std::string>());
   const sim::Field* cluster_field = fam != nullptr ? fam->field("cluster") : nullptr;
   const sim::Field* group_field = fam != nullptr ? fam->field("tile-group") : nullptr;
+  const sim::Field* split_field = fam != nullptr ? fam->field("split-k") : nullptr;
   if (vm.count("cluster")) {
     for (const std::string& c : comma_items(vm["cluster"].as<std::string>())) {
       if (first.count("cluster") == 0) first["cluster"] = c;
@@ -300,6 +318,15 @@ SweepArgs parse_sweep_args(int argc, char** argv) {
       const uint32_t v = static_cast<uint32_t>(std::stoul(g));
       if (std::find(a.tile_groups.begin(), a.tile_groups.end(), v) == a.tile_groups.end())
         a.tile_groups.push_back(v);
+    }
+  }
+  if (vm.count("split-k") && split_field != nullptr) {
+    for (const std::string& k : comma_items(vm["split-k"].as<std::string>())) {
+      if (first.count("split-k") == 0) first["split-k"] = k;
+      if (std::string err = sim::parse_field(*split_field, k); !err.empty()) throw UsageError(err);
+      const uint32_t v = static_cast<uint32_t>(std::stoul(k));
+      if (std::find(a.split_ks.begin(), a.split_ks.end(), v) == a.split_ks.end())
+        a.split_ks.push_back(v);
     }
   }
   a.problem = parse_problem(vm, "sweep", a.base, first);

@@ -1,6 +1,6 @@
 // sweep.h: `sim sweep`, one problem of any registered family over many tile
-// widths and stage counts (and, where given, kernels, clusters and tile
-// groups: SweepAxes) in timing mode, ranked by predicted time.
+// widths and stage counts (and, where given, kernels, clusters, tile groups
+// and K splits: SweepAxes) in timing mode, ranked by predicted time.
 //
 // Invariants: every point is one value of each axis (parse_sweep_args's axes
 // hold no duplicates, so each combination runs once); every configuration
@@ -38,6 +38,7 @@ struct Skipped {
   std::string variant;  // the architecture's kernel (ArchSpace::variants), or ""
   std::string cluster;  // "MxN" when the sweep varies the cluster (--cluster list), or ""
   uint32_t tile_group = 1;  // q.tile_group; printed where the sweep names them (show_tile_group)
+  uint32_t split_k = 1;     // q.split_k; printed when over 1
 };
 
 // A thread-block cluster of the sweep (--cluster MxN,...): CTAs along M and N.
@@ -52,6 +53,7 @@ struct SweepAxes {
   std::vector<std::string> variants;      // the arch's kernels (ArchSpace::variants, q.amd_kernel)
   std::vector<ClusterDims> clusters;      // q.cluster_m, q.cluster_n (--cluster list)
   std::vector<uint32_t> tile_groups;      // q.tile_group (--tile-group list)
+  std::vector<uint32_t> split_ks;         // q.split_k (--split-k list)
 };
 
 struct Sweep {
@@ -63,15 +65,15 @@ struct Sweep {
 // Runs `base` at every point of `axes`, `jobs` processes at a time, each
 // under `wall_limit_s`, and ranks the outcomes: completed runs fastest first,
 // then runs that did not complete, then errors (ties by tile N, stages,
-// kernel, cluster, tile group). It is plan_sweep, run_sweep_points over every
+// kernel, cluster, tile group, K split). It is plan_sweep, run_sweep_points over every
 // point and rank_sweep.
 Sweep run_sweep(const Problem& problem, const sim::MatmulRequest& base, const SweepAxes& axes,
                 int jobs, double wall_limit_s,
                 const std::function<sim::RunResult(const sim::MatmulRequest&)>& run);
 
 // The pieces of run_sweep, for a sweep split over machines (sim/cli/distributed.h).
-// plan_sweep: the points to run (by cluster, tile group, kernel, tile N, then
-// stages; none run yet) and the skipped configurations, without simulating;
+// plan_sweep: the points to run (by K split, cluster, tile group, kernel, tile
+// N, then stages; none run yet) and the skipped configurations, without simulating;
 // the same arguments give the same plan.
 Sweep plan_sweep(const Problem& problem, const sim::MatmulRequest& base, const SweepAxes& axes);
 // Throws UsageError when no configuration of the plan can run (every one
@@ -112,7 +114,8 @@ boost::json::object sweep_to_json(const Sweep& s, const Problem& problem,
                                   const sim::MatmulRequest& base);
 
 // The parsed command: the axes (--tile-n, --stages, --amd-kernel, and the
-// --cluster and --tile-group lists, whose first values are base's), and the rest.
+// --cluster, --tile-group and --split-k lists, whose first values are
+// base's), and the rest.
 struct SweepArgs : SweepAxes {
   const SweepAxes& axes() const { return *this; }
   Problem problem;          // the family and its fields

@@ -265,6 +265,33 @@ TEST_CASE("a bad tile group in the sweep's list is a one-line usage error") {
                      "1,256"}) == "");
 }
 
+TEST_CASE("a sweep over K splits runs each split, names it and skips the tiles it cannot run") {
+  // sim sweep --arch sm90 --m 256 --n 256 --k 1024 --tile-n 128,256 --stages 3,4
+  //   --split-k 1,4,2,4: the first stands for the problem, 4 runs once; the
+  //   split runs with 128-column tiles only.
+  const SweepArgs a = parse_sweep({"--arch", "sm90", "--m", "256", "--n", "256", "--k", "1024",
+                                   "--tile-n", "128,256", "--stages", "3,4", "--split-k",
+                                   "1,4,2,4"});
+  CHECK(a.split_ks == std::vector<uint32_t>{1, 4, 2});
+  CHECK(a.base.split_k == 1);
+  const Sweep s = plan_sweep(a.problem, a.base, a.axes());
+  REQUIRE(s.points.size() == 4 + 2 + 2);  // split 1: both tiles; 4 and 2: 128 only
+  REQUIRE(s.skipped.size() == 4);
+  for (const Skipped& k : s.skipped) {
+    CHECK(k.tile_n == 256);
+    CHECK(k.split_k > 1);
+    CHECK(k.reason.find("tile N 128") != std::string::npos);
+  }
+  const std::string text = format_sweep_text(s, a.problem, a.base);
+  CHECK(text.find("128x256x64/splitk4 stages 3") != std::string::npos);
+  const boost::json::object j = sweep_to_json(s, a.problem, a.base);
+  CHECK(j.at("results").as_array()[0].as_object().contains("split_k"));
+  CHECK(j.at("skipped").as_array()[0].as_object().at("split_k").to_number<int64_t>() == 4);
+  CHECK_THROWS_AS(parse_sweep({"--arch", "sm90", "--m", "256", "--n", "256", "--k", "1024",
+                               "--split-k", "1,3"}),
+                  UsageError);
+}
+
 }  // namespace sk::cli
 
 // libsystemc (linked through //engine) provides main() and calls sc_main.

@@ -103,6 +103,9 @@ struct SplitKReduce {
           for (int i = 0; i < 4; ++i) r[j + i] += bit_cast_f32(v[i]);
         }
       });
+      // What the lanes did, for the model's timing (nothing on the device).
+      arch::account_smem_loads(kRegs / 4);
+      arch::account_alu(kRegs, 0);
     }
     arch::sync_warp();  // every lane's reads before the slots go back
     if constexpr (Bug != SplitKBug::kFreeBeforeRead) hand_back(q);
@@ -145,6 +148,7 @@ struct SplitKReduce {
         arch::st_shared_cluster_v4(out + (j / 4 * 32 + l) * 4, o, v);
       }
     });
+    arch::account_dsmem_stores(32 * kRegs * 4, kRegs / 4);
     arch::sync_warp();  // every lane's stores before the elected lane's release
     if (auto lane = elect_one()) {
       if constexpr (Bug == SplitKBug::kCtaScopeFull)

@@ -110,6 +110,14 @@ void st_shared_cluster(void* local_ptr, uint32_t cta_rank, const void* v, uint32
 uint32_t atom_add_shared_cluster(uint32_t* local_ptr, uint32_t cta_rank, uint32_t v,
                                  const Loc& loc);
 void red_add_shared_cluster(uint32_t* local_ptr, uint32_t cta_rank, uint32_t v, const Loc& loc);
+// A warp's per-lane DSMEM stores (`instructions` of them, `bytes` in all),
+// which timing mode does not run lane by lane: each an issue slot (posted
+// stores; the SM-to-SM network's rate is not modelled) and the bytes counted
+// (Gpu::dsmem_bytes), in timing mode only (functional mode's lanes charge and
+// count them). Its per-lane ld.shared.v4, free in both modes: an issue slot
+// each.
+void account_dsmem_stores(uint32_t bytes, uint32_t instructions, const Loc& loc);
+void account_smem_loads(uint32_t instructions, const Loc& loc);
 
 // Cluster launch control (api_clc.cc): cancel a pending CTA and take its work.
 void clc_try_cancel(void* response, uint64_t* bar, const Loc& loc);

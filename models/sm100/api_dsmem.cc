@@ -89,6 +89,7 @@ bool resolve(sim::Warp& w, const void* local_ptr, uint32_t bytes, uint32_t rank,
 
 void observe(sim::Warp& w, const Target& t, uint32_t bytes, bool write, bool atomic,
              const char* op, const Loc& loc) {
+  if (t.cta != &gpu().cta_of_current()) gpu().note_dsmem(bytes);
   sim::Observer* obs = gpu().obs();
   if (obs == nullptr) return;
   const sim::Range r{t.off, uint64_t{t.off} + bytes};
@@ -153,6 +154,24 @@ uint32_t atom_add_shared_cluster(uint32_t* local_ptr, uint32_t cta_rank, uint32_
 
 void red_add_shared_cluster(uint32_t* local_ptr, uint32_t cta_rank, uint32_t v, const Loc& loc) {
   add(local_ptr, cta_rank, v, false, "red.shared::cluster.add.u32", loc);
+}
+
+// Functional mode runs the stores lane by lane, which charge their issue and
+// count their bytes (dsmem_issue, observe); timing mode runs no lane.
+void account_dsmem_stores(uint32_t bytes, uint32_t instructions, const Loc& loc) {
+  if (gpu().functional() || instructions == 0) return;
+  sim::Warp& w = issue_local(loc);
+  w.spend((instructions - 1) * gpu().params().issue_cycles);
+  gpu().note_dsmem(bytes);
+}
+
+// ld.shared.v4 in a per-lane loop is free in both modes (ld_shared_b128):
+// the warp's instructions are charged here.
+
+void account_smem_loads(uint32_t instructions, const Loc& loc) {
+  if (instructions == 0) return;
+  sim::Warp& w = issue_local(loc);
+  w.spend((instructions - 1) * gpu().params().issue_cycles);
 }
 
 }  // namespace sk::models::sm100::api

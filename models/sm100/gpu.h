@@ -410,6 +410,10 @@ class Gpu {
   // L2's rate (Params::tma_multicast_l2_share of each copy).
   uint64_t tma_l2_copy_bytes() const { return tma_l2_copy_bytes_; }
   void note_tma_l2_copy(uint64_t bytes) { tma_l2_copy_bytes_ += bytes; }
+  // Bytes that ld, st, atom and red on .shared::cluster moved between the
+  // SMs of a cluster (a peer's shared memory; api_dsmem.cc).
+  uint64_t dsmem_bytes() const { return dsmem_bytes_; }
+  void note_dsmem(uint64_t bytes) { dsmem_bytes_ += bytes; }
   // SMs with TMA loads in flight; load_started/load_landed keep the count.
   int loading_sms() const { return loading_sms_; }
   void load_started(Cta& cta) {
@@ -491,6 +495,7 @@ class Gpu {
   OobPath oob_path_;
   uint64_t hbm_bytes_ = 0;
   uint64_t tma_l2_read_bytes_ = 0;
+  uint64_t dsmem_bytes_ = 0;
   uint64_t tma_l2_copy_bytes_ = 0;
   int loading_sms_ = 0;
   L2 l2_;

@@ -67,6 +67,7 @@ void summarize_sm100(models::sm100::Gpu& gpu, double flops, RunResult& r, double
   r.smem_fill_bytes = bytes;
   r.tma_l2_read_bytes = gpu.tma_l2_read_bytes();
   r.tma_l2_copy_bytes = gpu.tma_l2_copy_bytes();
+  r.dsmem_bytes = gpu.dsmem_bytes();
   r.hbm_util_pct = 100.0 * hbm_util;
   r.hbm_peak_gbs = p.hbm_bytes_per_cycle * p.clock_ghz;
   // A cluster launch keeps only the SMs its clusters fit on (clusters of 4

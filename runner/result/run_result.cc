@@ -101,7 +101,8 @@ json::object to_json(const RunResult& r) {
                                   {"hbm_bytes", r.hbm_bytes},
                                   {"smem_fill_bytes", r.smem_fill_bytes},
                                   {"tma_l2_read_bytes", r.tma_l2_read_bytes},
-                                  {"tma_l2_copy_bytes", r.tma_l2_copy_bytes}};
+                                  {"tma_l2_copy_bytes", r.tma_l2_copy_bytes},
+                                  {"dsmem_bytes", r.dsmem_bytes}};
   if (r.sms > 0)
     o["occupancy"] = json::object{{"sms", r.sms},
                                   {"tiles", r.tiles},
@@ -234,6 +235,7 @@ RunResult run_result_from_json(const json::value& v) {
   if (u.contains("smem_fill_bytes")) r.smem_fill_bytes = get<uint64_t>(u, "smem_fill_bytes");
   if (u.contains("tma_l2_read_bytes")) r.tma_l2_read_bytes = get<uint64_t>(u, "tma_l2_read_bytes");
   if (u.contains("tma_l2_copy_bytes")) r.tma_l2_copy_bytes = get<uint64_t>(u, "tma_l2_copy_bytes");
+  if (u.contains("dsmem_bytes")) r.dsmem_bytes = get<uint64_t>(u, "dsmem_bytes");
   if (u.contains("lds")) {
     const auto& l = u.at("lds").as_object();
     r.lds_instructions = get<uint64_t>(l, "instructions");

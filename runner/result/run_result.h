@@ -76,6 +76,9 @@ struct RunResult {
   // NVIDIA: bytes of multicast copies past the first that the L2's rate
   // still carried (the model's tma_multicast_l2_share of each copy).
   uint64_t tma_l2_copy_bytes = 0;
+  // NVIDIA clusters: bytes ld/st/atom/red.shared::cluster moved between the
+  // cluster's SMs (the K split's reduction); 0 when none.
+  uint64_t dsmem_bytes = 0;
   // Functional runs: the race detector's digest of the synchronization order
   // this schedule established (engine/observer.h, order_digest); the
   // explorer counts distinct values. 0: none (timing runs).

@@ -78,6 +78,13 @@ std::string format_text(const sim::RunResult& r) {
         s += fmt::format("; the L2's rate still carried {:.2f} GB of the copies", r.tma_l2_copy_bytes / 1e9);
       s += "\n";
     }
+    if (r.dsmem_bytes > 0)
+      s += fmt::format("  dsmem       {:.2f} MB between the SMs of each cluster (ld/st/atom/red."
+                       "shared::cluster{})\n",
+                       r.dsmem_bytes / 1e6,
+                       r.config_name.find("_splitk") != std::string::npos
+                           ? ": the K split's partial accumulators"
+                           : "");
   }
   if (r.sms > 0)
     s += fmt::format("  occupancy   {} tiles of {}x{} on {} {} (one CTA each at a time): {:.2f} "

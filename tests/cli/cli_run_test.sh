@@ -100,6 +100,21 @@ if not ok:
 sys.exit(0 if ok else 1)
 PY
 out=$(python3 "$checker" "$tmp/sm90c.pftrace") || fail "check_trace.py rejected the sm90 cluster trace: $out"
+# The K split over clusters of two: nine tiles, each warp's 8 KiB of
+# accumulators sent once to the rank that owns its rows.
+timeout 50 "$sim" run --kernel matmul --arch sm90 --m 300 --n 260 --k 1000 --tile-n 128 \
+  --split-k 2 --functional --json "$tmp/sm90k.json" >"$tmp/sm90k.out" 2>&1 ||
+  fail "sm90 K split run: exit status $?: $(head -c 2000 "$tmp/sm90k.out")"
+python3 - "$tmp/sm90k.json" "$tmp/sm90k.out" <<'PY' || fail "sm90 K split: DSMEM bytes (above)"
+import json, sys
+r = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+ok = (r["utilization"]["dsmem_bytes"] == 9 * 8 * 8192 and r["check"]["passed"]
+      and "K split's partial accumulators" in text and r["config"]["name"].endswith("_splitk2"))
+if not ok:
+    print(r["utilization"], r.get("config"), [l for l in text.splitlines() if "dsmem" in l])
+sys.exit(0 if ok else 1)
+PY
 python3 - "$checks" "$checker" "$tmp/sm90c.pftrace" <<'PY' || fail "sm90 cluster trace: no flow between SMs"
 import subprocess, sys
 r = subprocess.run([sys.executable, sys.argv[1], 'trace', sys.argv[2], sys.argv[3], '--ctas', '0',

@@ -215,6 +215,10 @@ TEST_CASE("sm90 K split: a few-tile long-K launch spreads over the split's CTAs"
   CHECK(one.ctas == 9);
   CHECK(eight.ctas == 72);
   CHECK(eight.status == "completed");
+  // Every tile, each of its 8 consumer warps' 16 x 128 FP32 accumulators
+  // (8 KiB) from each of the 7 ranks that do not own its rows.
+  CHECK(one.dsmem_bytes == 0);
+  CHECK(eight.dsmem_bytes == 9ull * 8 * 7 * 8192);
   // Each CTA runs an eighth of the k-blocks; the reduction costs a fraction
   // of what that saves.
   CHECK(eight.predicted_time_us < one.predicted_time_us / 2.5);

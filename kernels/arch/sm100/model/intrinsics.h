@@ -142,6 +142,14 @@ inline void st_shared_cluster(T* local_ptr, uint32_t cta_rank, T v, Loc l = Loc:
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "st.shared::cluster of 32- or 64-bit values");
   m::st_shared_cluster(local_ptr, cta_rank, &v, sizeof(T), l);
 }
+// The cost of per-lane shared-memory traffic that timing mode does not run
+// lane by lane (kernels/arch/sm100/device/hooks.h).
+inline void account_dsmem_stores(uint32_t bytes, uint32_t instructions, Loc l = Loc::current()) {
+  m::account_dsmem_stores(bytes, instructions, l);
+}
+inline void account_smem_loads(uint32_t instructions, Loc l = Loc::current()) {
+  m::account_smem_loads(instructions, l);
+}
 inline void st_shared_cluster_v4(void* local_ptr, uint32_t cta_rank, const uint32_t (&v)[4],
                                  Loc l = Loc::current()) {
   m::st_shared_cluster(local_ptr, cta_rank, v, 16, l);

@@ -311,24 +311,19 @@ SweepArgs parse_sweep_args(int argc, char** argv) {
       }
     }
   }
-  if (vm.count("tile-group") && group_field != nullptr) {
-    for (const std::string& g : comma_items(vm["tile-group"].as<std::string>())) {
-      if (first.count("tile-group") == 0) first["tile-group"] = g;
-      if (std::string err = sim::parse_field(*group_field, g); !err.empty()) throw UsageError(err);
-      const uint32_t v = static_cast<uint32_t>(std::stoul(g));
-      if (std::find(a.tile_groups.begin(), a.tile_groups.end(), v) == a.tile_groups.end())
-        a.tile_groups.push_back(v);
+  // A list of unsigned values (--tile-group, --split-k): each checked as the
+  // family's field, kept once, in order.
+  const auto uint_axis = [&](const char* name, const sim::Field* field, std::vector<uint32_t>& out) {
+    if (!vm.count(name) || field == nullptr) return;
+    for (const std::string& item : comma_items(vm[name].as<std::string>())) {
+      if (first.count(name) == 0) first[name] = item;
+      if (std::string err = sim::parse_field(*field, item); !err.empty()) throw UsageError(err);
+      const uint32_t v = static_cast<uint32_t>(std::stoul(item));
+      if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
     }
-  }
-  if (vm.count("split-k") && split_field != nullptr) {
-    for (const std::string& k : comma_items(vm["split-k"].as<std::string>())) {
-      if (first.count("split-k") == 0) first["split-k"] = k;
-      if (std::string err = sim::parse_field(*split_field, k); !err.empty()) throw UsageError(err);
-      const uint32_t v = static_cast<uint32_t>(std::stoul(k));
-      if (std::find(a.split_ks.begin(), a.split_ks.end(), v) == a.split_ks.end())
-        a.split_ks.push_back(v);
-    }
-  }
+  };
+  uint_axis("tile-group", group_field, a.tile_groups);
+  uint_axis("split-k", split_field, a.split_ks);
   a.problem = parse_problem(vm, "sweep", a.base, first);
   const sim::ArchSpace& space = a.problem.space(a.base.arch);
   if (vm.count("stages")) {

@@ -202,6 +202,18 @@ std::string format_sweep_text(const Sweep& s, const Problem& problem,
                      k.cluster.empty() ? "" : "/" + k.cluster, group_suffix(k.tile_group, groups),
                      split_suffix(k.split_k), k.variant.empty() ? "" : " " + k.variant, k.stages,
                      k.reason);
+  // A best configuration that leaves most SMs idle on a K the tiles could
+  // share: where the family has a K split and the sweep did not try one.
+  if (const sim::Field* split = problem.family->field("split-k");
+      split != nullptr && base.arch == "sm90" && !s.points.empty() && s.points[0].ran) {
+    bool tried = base.split_k > 1;
+    for (const SweepPoint& p : s.points) tried |= p.q.split_k > 1;
+    const sim::RunResult& best = s.points[0].result;
+    if (!tried && best.sms > 0 && 2 * best.ctas <= best.sms && base.k >= 8 * 64)
+      t += fmt::format("note: the best configuration runs {} CTAs on {} SMs; --split-k 1,2,4,8 "
+                       "(tile N 128) splits each tile's K over a cluster\n",
+                       best.ctas, best.sms);
+  }
   t += fmt::format("wall {:.2f} s\n", s.wall_s);
   return t;
 }

@@ -290,6 +290,22 @@ TEST_CASE("a sweep over K splits runs each split, names it and skips the tiles i
   CHECK_THROWS_AS(parse_sweep({"--arch", "sm90", "--m", "256", "--n", "256", "--k", "1024",
                                "--split-k", "1,3"}),
                   UsageError);
+
+  // Without --split-k, a best configuration on under half the SMs with K of
+  // 8 k-blocks or more gets a note that points to it; with it, none.
+  const SweepArgs plain = parse_sweep({"--arch", "sm90", "--m", "256", "--n", "256", "--k", "1024",
+                                       "--tile-n", "128", "--stages", "4"});
+  Sweep few = plan_sweep(plain.problem, plain.base, plain.axes());
+  REQUIRE(few.points.size() == 1);
+  few.points[0].ran = true;
+  few.points[0].result.status = "completed";
+  few.points[0].result.ctas = 4;
+  few.points[0].result.sms = 132;
+  CHECK(format_sweep_text(few, plain.problem, plain.base).find("note: the best configuration runs 4 "
+                                                                "CTAs on 132 SMs; --split-k") !=
+        std::string::npos);
+  few.points[0].q.split_k = 2;
+  CHECK(format_sweep_text(few, plain.problem, plain.base).find("note:") == std::string::npos);
 }
 
 }  // namespace sk::cli

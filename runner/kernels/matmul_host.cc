@@ -30,6 +30,9 @@ void configure_run(models::sm100::Gpu& gpu, const MatmulRequest& q,
 
 std::vector<int> traced_sms(const MatmulRequest& q) {
   if (!q.trace_path.empty() || q.timeline_path.empty()) return q.trace_sms;
+  // CTA c runs on SM c only without clusters: a cluster's CTAs go to the SMs
+  // of a GPC that holds them, known once the launch places them.
+  if (q.cluster_m * q.cluster_n * q.split_k > 1) return {};
   std::vector<int> sms;
   for (const int cta : q.timeline_ctas) {
     if (cta < 0) return {};  // chosen after the run, from every SM

@@ -99,15 +99,17 @@ std::string esc(const std::string& s) {
   return o;
 }
 
-// A CTA's track ("CTA 3"), or an AMD workgroup's ("workgroup 3"); its number
-// or -1.
+// A CTA's track ("CTA 3", in a cluster launch "CTA 3 (cluster 1, rank 1)"),
+// or an AMD workgroup's ("workgroup 3"); its number or -1.
 int cta_number(const TraceTrack& t) {
   if (t.counter) return -1;
   for (const char* p : {"CTA ", "workgroup "}) {
     const size_t n = std::string(p).size();
-    if (starts(t.name, p) && t.name.size() > n && t.name.size() - n <= 9 &&
-        t.name.find_first_not_of("0123456789", n) == std::string::npos)
-      return std::stoi(t.name.substr(n));
+    if (!starts(t.name, p)) continue;
+    const size_t end = std::min(t.name.find_first_not_of("0123456789", n), t.name.size());
+    if (end == n || end - n > 9) continue;
+    if (end == t.name.size() || t.name.compare(end, 2, " (") == 0)
+      return std::stoi(t.name.substr(n, end - n));
   }
   return -1;
 }

@@ -103,8 +103,13 @@ out=$(python3 "$checker" "$tmp/sm90c.pftrace") || fail "check_trace.py rejected 
 # The K split over clusters of two: nine tiles, each warp's 8 KiB of
 # accumulators sent once to the rank that owns its rows.
 timeout 50 "$sim" run --kernel matmul --arch sm90 --m 300 --n 260 --k 1000 --tile-n 128 \
-  --split-k 2 --functional --json "$tmp/sm90k.json" >"$tmp/sm90k.out" 2>&1 ||
+  --split-k 2 --functional --json "$tmp/sm90k.json" --timeline "$tmp/sm90k.svg" \
+  --timeline-cta 0,3 >"$tmp/sm90k.out" 2>&1 ||
   fail "sm90 K split run: exit status $?: $(head -c 2000 "$tmp/sm90k.out")"
+# A cluster launch's CTA tracks carry their cluster and rank, and the
+# CTAs sit on the SMs their clusters got: the timeline finds both.
+grep -q "CTA 3 (cluster 1, rank 1)" "$tmp/sm90k.svg" ||
+  fail "sm90 K split: the timeline has no block for CTA 3 (cluster 1, rank 1)"
 python3 - "$tmp/sm90k.json" "$tmp/sm90k.out" <<'PY' || fail "sm90 K split: DSMEM bytes (above)"
 import json, sys
 r = json.load(open(sys.argv[1]))

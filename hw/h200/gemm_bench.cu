@@ -365,38 +365,34 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
 }
 
 // Whether S stages of a 128 x BN tile fit in 227 KB beside the epilogue's
-// staging (the two-stage configuration always does).
-template <int BN, int S, bool Tma>
+// staging and, with Split, the K split's slots (the two-stage configuration
+// always does).
+template <int BN, int S, bool Tma, bool Split>
 constexpr bool fits() {
-  return sk::Sm90MatmulConfig<BN, 2, false, Tma>::kSmemBytes + (S - 2) * (128 + BN) * 64 * 2 <= 232448;
-}
-
-template <int BN, int S, bool Tma>
-constexpr bool fits_split() {
-  return sk::Sm90MatmulConfig<BN, 2, false, Tma, true>::kSmemBytes + (S - 2) * (128 + BN) * 64 * 2 <=
+  return sk::Sm90MatmulConfig<BN, 2, false, Tma, Split>::kSmemBytes + (S - 2) * (128 + BN) * 64 * 2 <=
          232448;
 }
 
+// The configuration with the epilogue --tma-epilogue names, or a
+// does_not_fit line.
+template <int BN, int S, bool Split>
+int run_fitting(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double cublas_mhz) {
+  if (pr.tma_epilogue) {
+    if constexpr (fits<BN, S, true, Split>())
+      return run_epilogue<BN, S, true, Split>(pr, h, runs, cublas_ms, cublas_mhz);
+  } else {
+    if constexpr (fits<BN, S, false, Split>())
+      return run_epilogue<BN, S, false, Split>(pr, h, runs, cublas_ms, cublas_mhz);
+  }
+  std::printf("%s,%d,%d,,,,,,does_not_fit,,\n", shape(pr).c_str(), BN, S);
+  return 0;
+}
+
+// The K split's slots are instantiated with the 128-column tile only.
 template <int BN, int S>
 int run_config(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double cublas_mhz) {
-  if (pr.split > 1) {
-    if constexpr (BN == 128) {
-      if (pr.tma_epilogue) {
-        if constexpr (fits_split<BN, S, true>())
-          return run_epilogue<BN, S, true, true>(pr, h, runs, cublas_ms, cublas_mhz);
-      } else {
-        if constexpr (fits_split<BN, S, false>())
-          return run_epilogue<BN, S, false, true>(pr, h, runs, cublas_ms, cublas_mhz);
-      }
-    }
-    std::printf("%s,%d,%d,,,,,,does_not_fit,,\n", shape(pr).c_str(), BN, S);
-    return 0;
-  }
-  if (pr.tma_epilogue) {
-    if constexpr (fits<BN, S, true>()) return run_epilogue<BN, S, true>(pr, h, runs, cublas_ms, cublas_mhz);
-  } else {
-    if constexpr (fits<BN, S, false>()) return run_epilogue<BN, S, false>(pr, h, runs, cublas_ms, cublas_mhz);
-  }
+  if (pr.split == 1) return run_fitting<BN, S, false>(pr, h, runs, cublas_ms, cublas_mhz);
+  if constexpr (BN == 128) return run_fitting<BN, S, true>(pr, h, runs, cublas_ms, cublas_mhz);
   std::printf("%s,%d,%d,,,,,,does_not_fit,,\n", shape(pr).c_str(), BN, S);
   return 0;
 }

@@ -156,22 +156,25 @@ void red_add_shared_cluster(uint32_t* local_ptr, uint32_t cta_rank, uint32_t v, 
   add(local_ptr, cta_rank, v, false, "red.shared::cluster.add.u32", loc);
 }
 
+namespace {
+// A warp's `instructions` (at least one), an issue slot each.
+void issue_slots(uint32_t instructions, const Loc& loc) {
+  issue_local(loc).spend((instructions - 1) * gpu().params().issue_cycles);
+}
+}  // namespace
+
 // Functional mode runs the stores lane by lane, which charge their issue and
 // count their bytes (dsmem_issue, observe); timing mode runs no lane.
 void account_dsmem_stores(uint32_t bytes, uint32_t instructions, const Loc& loc) {
   if (gpu().functional() || instructions == 0) return;
-  sim::Warp& w = issue_local(loc);
-  w.spend((instructions - 1) * gpu().params().issue_cycles);
+  issue_slots(instructions, loc);
   gpu().note_dsmem(bytes);
 }
 
 // ld.shared.v4 in a per-lane loop is free in both modes (ld_shared_b128):
 // the warp's instructions are charged here.
-
 void account_smem_loads(uint32_t instructions, const Loc& loc) {
-  if (instructions == 0) return;
-  sim::Warp& w = issue_local(loc);
-  w.spend((instructions - 1) * gpu().params().issue_cycles);
+  if (instructions > 0) issue_slots(instructions, loc);
 }
 
 }  // namespace sk::models::sm100::api

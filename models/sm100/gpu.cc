@@ -413,7 +413,7 @@ void Gpu::classify_deadlock(sim::Finding& f) {
     }
     return !missing.empty();
   };
-  int best = 0, best_key = 0;
+  int best_key = 0;  // 2 x the score below, + 1 unless held_elsewhere
   const Mbarrier* why = nullptr;
   for (auto& cta : ctas_)
     for (size_t w = 0; cta && w < cta->waiting_on.size(); ++w) {
@@ -428,10 +428,10 @@ void Gpu::classify_deadlock(sim::Finding& f) {
       const int key = 2 * score + (score == 6 && held_elsewhere(*b) ? 0 : 1);
       if (key > best_key) {
         best_key = key;
-        best = score;
         why = b;
       }
     }
+  const int best = best_key / 2;
   // Whether the warp that last arrived on `b` is now blocked at a cluster
   // barrier (or a named barrier): the arrivals `b` lacks would come from
   // warps held there, so that barrier, not `b`'s count, is the cause. When

@@ -62,6 +62,19 @@
 //    the barrier's skew; the clocks of two SMs are not comparable). The
 //    globaltimer (ns) gives a cross-SM figure: rank 0's issue to rank 1's
 //    flip, at the timer's resolution (also printed).
+// e. DSMEM store rate: st.shared::cluster.v4 from every lane of a sending warp
+//    (the K split's reduce-scatter store, kernels/matmul/split_k_reduce.h),
+//    `reps` x 8 KiB per sending warp, then __syncwarp and the elected lane's
+//    mbarrier.arrive.release.cluster on the receiver's barrier; the receiving
+//    warp waits there (try_wait acquire at cluster scope) and times from its
+//    cluster barrier's exit to the phase flip, 200 iterations (10 warm-up):
+//      to_one: ranks 1..S-1 send with W warps each to rank 0 (warp 0 waits
+//        for all (S - 1) W arrivals): one SM receiving, S - 1 sending;
+//      reduce: the K split's pattern, 8 warps per CTA, warp q's rows owned by
+//        rank q S / 8, each other rank's warp q sending to that owner; rank
+//        0's warp 0 (an owner) times its S - 1 arrivals.
+//    reps = 0 is the release-arrive-and-wait alone; the rate is the bytes
+//    the receiver's SM got over (cycles - that).
 // Every CUDA call is checked; a wait that exceeds ~2^31 cycles sets an error
 // flag and the program exits 3 (a hang) after printing what it has.
 #include <cuda.h>
@@ -315,6 +328,71 @@ __global__ void timer_resolution(uint64_t* out) {
   *out = best;
 }
 
+// ---------------------------------------------------------------- e. DSMEM stores
+constexpr uint32_t kSlotBytes = 8192;  // one consumer warp's 16 x 128 FP32 rows
+constexpr uint32_t kSlots = 7;
+constexpr uint32_t kDsmemSmem = kSlots * kSlotBytes + 8 * 8;
+constexpr int kDsmemIters = 200;
+enum DsmemMode { kToOne = 0, kReduce = 1 };
+
+// out[i]: rank 0 warp 0's cycles from its cluster barrier's exit to the flip.
+template <int Mode>
+__global__ void dsmem_store_rate(uint64_t* out, uint32_t* err, int send_warps, int reps) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  __shared__ uint64_t stamps[kDsmemIters];
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kSlots * kSlotBytes);
+  const uint32_t rank = sk::arch::cluster_ctarank(), size = sk::arch::cluster_num_ctas();
+  const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  auto owner = [&](uint32_t q) { return q * size / 8; };
+  if (threadIdx.x == 0) {
+    const uint32_t arrivals = Mode == kToOne ? (size - 1) * send_warps : size - 1;
+    for (int i = 0; i < 8; ++i) sk::arch::mbarrier_init(&full[i], arrivals);
+    sk::arch::fence_mbarrier_init();
+  }
+  sk::arch::cluster_sync();
+  for (int it = 0; it < kDsmemIters; ++it) {
+    sk::arch::cluster_sync();
+    const uint64_t t0 = clk();
+    bool sends = false, times = false;
+    uint32_t to = 0, slot = 0, bar = 0;
+    if (Mode == kToOne) {
+      sends = rank != 0 && warp < static_cast<uint32_t>(send_warps);
+      slot = (rank - 1 + warp) % kSlots;
+      times = rank == 0 && warp == 0;
+    } else {
+      const uint32_t o = owner(warp), first = o * 8 / size;
+      sends = o != rank;
+      to = o;
+      bar = warp - first;
+      slot = (warp - first) * (size - 1) + (rank < o ? rank : rank - 1);
+      times = rank == 0 && warp == 0;
+    }
+    if (sends) {
+      uint8_t* base = smem + slot * kSlotBytes;
+      for (int r = 0; r < reps; ++r)
+        for (uint32_t j = 0; j < kSlotBytes / 512; ++j) {
+          const uint32_t v[4] = {lane, j, static_cast<uint32_t>(r), rank};
+          sk::arch::st_shared_cluster_v4(base + (j * 32 + lane) * 16, to, v);
+        }
+      __syncwarp();
+      if (lane == 0) sk::arch::mbarrier_arrive_cluster_release(&full[bar], to);
+    }
+    if (times) {
+      const uint64_t w0 = clk();
+      while (!sk::arch::mbarrier_try_wait_parity_cluster(&full[0], it & 1))
+        if (clk() - w0 > kWaitLimit) {
+          atomicOr(err, 1u);
+          break;
+        }
+      if (lane == 0) stamps[it] = clk() - t0;
+    }
+    __syncwarp();
+  }
+  sk::arch::cluster_sync();
+  if (rank == 0 && threadIdx.x == 0)
+    for (int i = 0; i < kDsmemIters; ++i) out[i] = stamps[i];
+}
+
 // ---------------------------------------------------------------- host
 // A launch of `grid` CTAs in clusters of `size` (1: a cluster of one).
 template <class... Kargs, class... Args>
@@ -554,5 +632,31 @@ int main() {
     tma("split_multicast cluster2 (each rank issues half to both)", tma_round_trip<kSplitMulticast>, 2,
         box_rows, true);
   }
+
+  // e. DSMEM store rate.
+  CK(cudaFuncSetAttribute(dsmem_store_rate<kToOne>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                          static_cast<int>(kDsmemSmem)));
+  CK(cudaFuncSetAttribute(dsmem_store_rate<kReduce>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                          static_cast<int>(kDsmemSmem)));
+  auto dsmem = [&](const char* name, auto kernel, int size, int warps, int reps, long long bytes_in) {
+    CK(cudaMemset(out, 0, kDsmemIters * 8));
+    CK(launch(kernel, size, 256, kDsmemSmem, size, out, g_err, warps, reps));
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    check_err(name);
+    const std::string p = std::string(name) + " size=" + std::to_string(size) + " send_warps=" +
+                          std::to_string(warps) + " reps=" + std::to_string(reps) + " bytes_in=" +
+                          std::to_string(bytes_in);
+    row("dsmem_store_exchange", p, static_cast<long long>(median_samples(out, 0, kDsmemIters)), "cycles");
+  };
+  for (int size : {2, 4, 8})
+    for (int warps : {1, 2, 4, 8})
+      for (int reps : {0, 1, 8})
+        dsmem("to_one", dsmem_store_rate<kToOne>, size, warps, reps,
+              static_cast<long long>(size - 1) * warps * reps * kSlotBytes);
+  for (int size : {2, 4, 8})
+    for (int reps : {0, 1, 8})
+      dsmem("reduce", dsmem_store_rate<kReduce>, size, 8, reps,
+            static_cast<long long>(size - 1) * (8 / size) * reps * kSlotBytes);
   return 0;
 }

@@ -6,8 +6,9 @@
       runs `sim run --kernel matmul --arch sm90` in timing mode for every
       configuration of MEASURED.csv (hw/h200/run_cluster.sh's cluster_gemm.csv:
       round, then gemm_bench's columns; the shape names M x N x K, then
-      _cMxN for a cluster and _et for the TMA-store epilogue), with the
-      cluster shape and epilogue the name says, at the model's own
+      _cMxN for a cluster, _et for the TMA-store epilogue and _kS for a K
+      split over S CTAs, as run_split_k.sh's split_k.csv), with the cluster
+      shape, epilogue and split the name says, at the model's own
       power-limited clocks and with the SM clock pinned at the measured
       median (--sm-clock), each as one launch of gemm_bench's rotation over
       its input sets (--input-sets, as sweep_report.py); writes MODEL.csv.
@@ -40,15 +41,22 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sweep_report import bench_input_sets  # noqa: E402
 
-NAME = re.compile(r"^(\d+)x(\d+)x(\d+)(?:_c(\d)x(\d))?(_et)?$")
+NAME = re.compile(r"^(\d+)x(\d+)x(\d+)(?:_c(\d)x(\d))?(_et)?(?:_k(\d))?$")
 
 
 def parse_shape(name):
+    """(M, N, K, cluster M, cluster N, TMA epilogue, K split) of a gemm_bench shape name."""
     m = NAME.match(name)
     if not m:
-        raise ValueError(f"shape {name!r} is not MxNxK[_cMxN][_et]")
+        raise ValueError(f"shape {name!r} is not MxNxK[_cMxN][_et][_kS]")
     cm, cn = (int(m.group(4)), int(m.group(5))) if m.group(4) else (1, 1)
-    return int(m.group(1)), int(m.group(2)), int(m.group(3)), cm, cn, m.group(6) is not None
+    split = int(m.group(7)) if m.group(7) else 1
+    return int(m.group(1)), int(m.group(2)), int(m.group(3)), cm, cn, m.group(6) is not None, split
+
+
+def launch_label(cm, cn, split):
+    """How a row's CTAs are grouped: its cluster shape, or its K split."""
+    return f"split {split}" if split > 1 else f"{cm}x{cn}"
 
 
 def read_measured(path):
@@ -66,7 +74,7 @@ def read_measured(path):
 
 def simulate(sim, params, key, mhz, pinned):
     shape, tile_n, stages = key
-    m, n, k, cm, cn, et = parse_shape(shape)
+    m, n, k, cm, cn, et, split = parse_shape(shape)
     cmd = [sim, "run", "--kernel", "matmul", "--arch", "sm90", "--m", str(m), "--n", str(n),
            "--k", str(k), "--tile-n", str(tile_n), "--stages", str(stages), "--json", "-"]
     if m % 8 or n % 8 or k % 8:
@@ -76,6 +84,8 @@ def simulate(sim, params, key, mhz, pinned):
     cmd += ["--input-sets", str(bench_input_sets(m, n, k))]
     if cm * cn > 1:
         cmd += ["--cluster", f"{cm}x{cn}"]
+    if split > 1:
+        cmd += ["--split-k", str(split)]
     if et:
         cmd += ["--epilogue", "tma"]
     if params:
@@ -113,18 +123,18 @@ def predict(a):
 
 
 def speedup_errors(measured, model, mode):
-    """{cluster: [predicted (cluster / 1x1) / measured (cluster / 1x1) - 1]}."""
+    """{cluster or split: [predicted (grouped / alone) / measured (grouped / alone) - 1]}."""
     out = {}
     for key, (us, _) in measured.items():
-        m, n, k, cm, cn, et = parse_shape(key[0])
-        if cm * cn == 1:
+        m, n, k, cm, cn, et, split = parse_shape(key[0])
+        if cm * cn * split == 1:
             continue
         base = (f"{m}x{n}x{k}{'_et' if et else ''}", key[1], key[2])
         rows = [model.get(key), model.get(base)]
         if base not in measured or any(r is None or r[f"status_{mode}"] != "completed" for r in rows):
             continue
         pred = float(rows[0][f"model_us_{mode}"]) / float(rows[1][f"model_us_{mode}"])
-        out.setdefault(f"{cm}x{cn}", []).append(pred / (us / measured[base][0]) - 1)
+        out.setdefault(launch_label(cm, cn, split), []).append(pred / (us / measured[base][0]) - 1)
     return out
 
 
@@ -157,8 +167,8 @@ def report(a):
             if r is None or r[f"status_{mode}"] != "completed":
                 continue
             pred = float(r[f"model_us_{mode}"])
-            m, n, k, cm, cn, et = parse_shape(key[0])
-            errs.setdefault(f"{cm}x{cn}", []).append(pred / us - 1)
+            m, n, k, cm, cn, et, split = parse_shape(key[0])
+            errs.setdefault(launch_label(cm, cn, split), []).append(pred / us - 1)
             by_problem.setdefault(f"{m}x{n}x{k}{'_et' if et else ''}", []).append((us, pred, key))
         if not errs:
             continue
@@ -166,7 +176,7 @@ def report(a):
         every = [e for v in errs.values() for e in v]
         for c in sorted(errs):
             v = errs[c]
-            print(f"  cluster {c}: {len(v)} rows, MAPE {100 * statistics.mean(abs(e) for e in v):.1f} %, "
+            print(f"  {'' if c.startswith('split') else 'cluster '}{c}: {len(v)} rows, MAPE {100 * statistics.mean(abs(e) for e in v):.1f} %, "
                   f"median error {100 * statistics.median(v):+.1f} %, worst {100 * max(v, key=abs):+.1f} %")
         print(f"  all: {len(every)} rows, MAPE {100 * statistics.mean(abs(e) for e in every):.1f} %, "
               f"median error {100 * statistics.median(every):+.1f} %, worst {100 * max(every, key=abs):+.1f} %")

@@ -11,6 +11,9 @@
 #   GEMM_BENCH=...  a gemm_bench already built (else one is built here)
 #   EPILOGUE=tma    the TMA-store epilogue (gemm_bench --tma-epilogue; default:
 #                   the register epilogue)
+#   SPLITS=1,2,4,8  also the K split over a cluster (gemm_bench --split-k: the
+#                   128-column tile with 2-5 stages per split), each shape with
+#                   the splits its k-blocks allow (S <= K / 64)
 # Output: shapes.csv in $OUT (or /tmp): gemm_bench's columns, one row per
 # configuration and round, with the board's name and UUID on the first line
 # as a comment.
@@ -25,7 +28,7 @@ case "${EPILOGUE:-regs}" in
   tma) epi=(--tma-epilogue) ;;
   *) echo "run_shapes.sh: EPILOGUE must be regs or tma" >&2; exit 2 ;;
 esac
-{ echo "# $board; epilogue ${EPILOGUE:-regs}"; echo "round,$header"; } > "$out/shapes.csv"
+{ echo "# $board; epilogue ${EPILOGUE:-regs}; splits ${SPLITS:-1}"; echo "round,$header"; } > "$out/shapes.csv"
 mapfile -t shapes < <(python3 hw/h200/shape_set.py args)
 rc=0
 for round in $(seq "${ROUNDS:-3}"); do
@@ -35,7 +38,12 @@ for round in $(seq "${ROUNDS:-3}"); do
   fi
   for shape in "${shapes[@]}"; do
     set -- $shape
-    "$bin" --m "$1" --n "$2" --k "$3" --all --runs "${RUNS:-20}" "${epi[@]}" | sed "s/^/$round,/" >> "$out/shapes.csv" || rc=1
+    split=()
+    if [ -n "${SPLITS:-}" ]; then
+      allowed=$(tr , '\n' <<<"$SPLITS" | awk -v kb=$(( ($3 + 63) / 64 )) '$1 <= kb' | paste -sd,)
+      split=(--split-k "$allowed")
+    fi
+    "$bin" --m "$1" --n "$2" --k "$3" --all --runs "${RUNS:-20}" "${epi[@]}" "${split[@]}" | sed "s/^/$round,/" >> "$out/shapes.csv" || rc=1
   done
   echo "round $round done at $(( $(date +%s) - start )) s: $(grep -c ",ok," "$out/shapes.csv") rows ok"
 done

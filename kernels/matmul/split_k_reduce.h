@@ -148,7 +148,7 @@ struct SplitKReduce {
         arch::st_shared_cluster_v4(out + (j / 4 * 32 + l) * 4, o, v);
       }
     });
-    arch::account_dsmem_stores(32 * kRegs * 4, kRegs / 4);
+    arch::account_dsmem_stores(o, 32 * kRegs * 4, kRegs / 4);
     arch::sync_warp();  // every lane's stores before the elected lane's release
     if (auto lane = elect_one()) {
       if constexpr (Bug == SplitKBug::kCtaScopeFull)

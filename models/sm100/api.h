@@ -116,7 +116,7 @@ void red_add_shared_cluster(uint32_t* local_ptr, uint32_t cta_rank, uint32_t v, 
 // (Gpu::dsmem_bytes), in timing mode only (functional mode's lanes charge and
 // count them). Its per-lane ld.shared.v4, free in both modes: an issue slot
 // each.
-void account_dsmem_stores(uint32_t bytes, uint32_t instructions, const Loc& loc);
+void account_dsmem_stores(uint32_t cta_rank, uint32_t bytes, uint32_t instructions, const Loc& loc);
 void account_smem_loads(uint32_t instructions, const Loc& loc);
 
 // Cluster launch control (api_clc.cc): cancel a pending CTA and take its work.

@@ -13,8 +13,9 @@
 // lets order the arriving warp's reads before the peer's later accesses but
 // not publish its writes; .release.cluster (mbarrier_arrive_cluster_release)
 // publishes them, after a GPU-wide memory barrier that stalls the warp
-// cluster_release_latency cycles; so does a fence.acq_rel.cluster (the same
-// stall) before a CTA-scope arrive. The model's waits acquire whatever was
+// cluster_release_latency cycles, once the warp's DSMEM stores have passed
+// the SM-to-SM network (api_dsmem.cc); so does a fence.acq_rel.cluster (the
+// same stall) before a CTA-scope arrive. The model's waits acquire whatever was
 // released, so the .acquire.cluster wait is the plain one.
 //
 // Findings: a rank outside the cluster (cluster.bad_rank), an arrive on a
@@ -130,6 +131,7 @@ void arrive_cluster(uint64_t* bar, uint32_t cta_rank, sim::Scope scope, const ch
   if (peer == nullptr) return;
   // .release.cluster: the memory barrier before the arrive (MEMBAR.ALL.GPU).
   if (scope == sim::Scope::kCluster) {
+    release_after_dsmem_stores(w);
     w.spend(gpu().params().cluster_release_latency);
     w.sync();
   }
@@ -181,6 +183,7 @@ bool mbarrier_try_wait_parity_cluster(uint64_t* bar, uint32_t parity, const Loc&
 
 void fence_acq_rel_cluster(const Loc& loc) {
   sim::Warp& w = issue(loc);
+  release_after_dsmem_stores(w);
   w.spend(gpu().params().cluster_release_latency);
   if (sim::Observer* obs = gpu().obs()) obs->fence_cluster(w);
 }

@@ -55,6 +55,10 @@ inline Cycle local_now(const sim::Warp& w) { return gpu().engine().now() + w.pen
 // CTA `rank` of the current CTA's cluster (mapa), or null after a
 // cluster.bad_rank finding naming `op` (api_cluster.cc).
 Cta* cluster_peer(uint32_t rank, const char* op, const std::source_location& loc);
+// Stalls warp `w` (of the current CTA) until its DSMEM stores accounted with
+// account_dsmem_stores have passed the SM-to-SM network (api_dsmem.cc): the
+// memory barrier of a release at cluster scope waits for them.
+void release_after_dsmem_stores(sim::Warp& w);
 
 // A TMA operation (or prefetch) issued by the current warp reads `map` and is
 // in flight until `until`: checks that kernel-side writes to the map were made

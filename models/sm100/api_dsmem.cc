@@ -26,6 +26,8 @@
 // mbarrier is mbarrier.overwritten_while_live.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "models/sm100/api.h"
@@ -164,11 +166,35 @@ void issue_slots(uint32_t instructions, const Loc& loc) {
 }  // namespace
 
 // Functional mode runs the stores lane by lane, which charge their issue and
-// count their bytes (dsmem_issue, observe); timing mode runs no lane.
-void account_dsmem_stores(uint32_t bytes, uint32_t instructions, const Loc& loc) {
-  if (gpu().functional() || instructions == 0) return;
-  issue_slots(instructions, loc);
-  gpu().note_dsmem(bytes);
+// count their bytes (dsmem_issue, observe); timing mode runs no lane. In both
+// the bytes then pass the SM-to-SM network: the sending SM's port and the
+// receiving SM's port serve one warp's stores at a time, in the order the
+// warps reach them (at each warp's own time), at dsmem_store_bytes_per_cycle
+// each; the warp goes on (the stores are posted), and its next release at
+// cluster scope waits until they have landed (release_after_dsmem_stores).
+void account_dsmem_stores(uint32_t cta_rank, uint32_t bytes, uint32_t instructions,
+                          const Loc& loc) {
+  if (instructions == 0) return;
+  if (!gpu().functional()) {
+    issue_slots(instructions, loc);
+    gpu().note_dsmem(bytes);
+  }
+  const double rate = gpu().params().dsmem_store_bytes_per_cycle;
+  Cta& cta = gpu().cta_of_current();
+  Cta* peer = gpu().peer(cta, cta_rank);
+  if (rate <= 0 || peer == nullptr || peer == &cta) return;
+  sim::Warp& w = gpu().warp();
+  const Cycle start = std::max({local_now(w), cta.dsmem_out_free, peer->dsmem_in_free});
+  const Cycle end = start + static_cast<Cycle>(std::ceil(bytes / rate));
+  cta.dsmem_out_free = peer->dsmem_in_free = end;
+  Cycle& drained = cta.dsmem_drained[static_cast<size_t>(w.index())];
+  drained = std::max(drained, end);
+}
+
+void release_after_dsmem_stores(sim::Warp& w) {
+  const Cycle drained = gpu().cta_of_current().dsmem_drained[static_cast<size_t>(w.index())];
+  const Cycle now = local_now(w);
+  if (drained > now) w.spend(drained - now);
 }
 
 // ld.shared.v4 in a per-lane loop is free in both modes (ld_shared_b128):

@@ -190,6 +190,7 @@ void Gpu::start_cta(int id, int sm) {
   cta.cluster_rank = static_cast<uint32_t>(id % cluster_size_);
   cta.cluster_arrived.assign(warps_per_cta_, -1);
   cta.waiting_cluster.assign(warps_per_cta_, 0);
+  cta.dsmem_drained.assign(warps_per_cta_, 0);
   const int rank = slot.ctas++;  // the SM's first CTA is rank 0
   cta.traced = tr.enabled() && (trace_sms_.empty() || std::find(trace_sms_.begin(), trace_sms_.end(),
                                                                sm) != trace_sms_.end());

@@ -260,6 +260,11 @@ class Cta {
   // whether it is blocked in barrier.cluster.wait.
   std::vector<int64_t> cluster_arrived;
   std::vector<uint8_t> waiting_cluster;
+  // The SM-to-SM network (Params::dsmem_store_bytes_per_cycle): when this
+  // SM's sending and receiving ports are next free, and per warp when its
+  // posted DSMEM stores have all landed (a release at cluster scope waits).
+  Cycle dsmem_out_free = 0, dsmem_in_free = 0;
+  std::vector<Cycle> dsmem_drained;
   Cycle tc_free = 0;    // tensor core: next issue slot (SM90: the latest of tc_quarter_free)
   // SM90: per sub-partition (warp index % 4), when its tensor core is next
   // free for a wgmma quarter (api_wgmma.cc).

@@ -31,6 +31,7 @@ void read_cluster(const boost::json::object& p, const char* arch, Params& r) {
       static_cast<uint32_t>(models::param_count(p, "cluster_barrier_latency", arch, 0, 1ull << 20));
   r.cluster_release_latency =
       static_cast<uint32_t>(models::param_count(p, "cluster_release_latency", arch, 0, 1ull << 20));
+  r.dsmem_store_bytes_per_cycle = models::param(p, "dsmem_store_bytes_per_cycle", arch, 0.0, 4096.0);
   r.tma_multicast_l2_share = models::param(p, "tma_multicast_l2_share", arch, 0.0, 1.0);
 }
 

@@ -130,6 +130,10 @@ struct Params {
   uint32_t dsmem_load_latency = 0;
   uint32_t cluster_barrier_latency = 0;
   uint32_t cluster_release_latency = 0;
+  // DSMEM stores (st.shared::cluster) pass the sending SM's port and the
+  // receiving SM's port at this many bytes per cycle each, one warp's stores
+  // at a time (0: posted, their issue only).
+  double dsmem_store_bytes_per_cycle = 0;
   // A multicast box is read from L2 (and HBM) once; each destination past
   // the issuer also takes tma_multicast_l2_share x the box's bytes of the
   // L2's rate (0: the box passes the L2 once, whatever the destinations; 1:
@@ -163,7 +167,8 @@ struct Params {
 // std::runtime_error.
 void read_power(const boost::json::object& table, const char* arch, Params& r);
 // Reads the cluster keys (gpc_sms, dsmem_latency, dsmem_load_latency,
-// cluster_barrier_latency, cluster_release_latency, tma_multicast_l2_share).
+// cluster_barrier_latency, cluster_release_latency, dsmem_store_bytes_per_cycle,
+// tma_multicast_l2_share).
 void read_cluster(const boost::json::object& table, const char* arch, Params& r);
 // Reads the per-lane math keys (sfu_cycles, half_rate_cycles, alu_chain_step,
 // quad_reduce_step, alu_under_mma_{fp32,half,sfu,chain}).

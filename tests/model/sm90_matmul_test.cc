@@ -225,6 +225,31 @@ TEST_CASE("sm90 K split: a few-tile long-K launch spreads over the split's CTAs"
   CHECK(eight.predicted_time_us > one.predicted_time_us / 8);
 }
 
+TEST_CASE("sm90 K split: the reduction's DSMEM stores pass the SM-to-SM network") {
+  // 384 x 384 x 2048 in clusters of 8 at a pinned clock: each rank sends 7
+  // warps' 8 KiB and each owner warp receives 7, through ports of R bytes a
+  // cycle, before its release at cluster scope; R = 0 is the posted store.
+  sk::sim::MatmulRequest q;
+  q.m = q.n = 384;
+  q.k = 2048;
+  q.tile_n = 128;
+  q.stages = 4;
+  q.split_k = 8;
+  q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
+  auto cycles = [&](double rate) {
+    const auto r = run_request(q, sk::test::sm90_params_with({{"dsmem_store_bytes_per_cycle", rate}}));
+    REQUIRE(r.status == "completed");
+    return r.predicted_time_us * 1980;
+  };
+  const double posted = cycles(0), r16 = cycles(16), r32 = cycles(32);
+  // A CTA's seven 8 KiB stores leave through its one port: at least
+  // 7 x 8192 / R cycles before its last release; received the same way.
+  CHECK(r16 - posted >= 0.9 * 7 * 8192 / 16);
+  CHECK(r32 - posted >= 0.9 * 7 * 8192 / 32);
+  // Twice the rate, about half the added time.
+  CHECK((r16 - posted) / (r32 - posted) == doctest::Approx(2.0).epsilon(0.25));
+}
+
 TEST_CASE("sm90 K splits the kernel cannot run are refused") {
   sk::sim::MatmulRequest q;
   q.m = q.n = 256;

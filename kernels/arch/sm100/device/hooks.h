@@ -29,8 +29,10 @@ SK_DEVICE void annotate_barrier(uint64_t* /*bar*/, const char* /*name*/, int /*i
 
 // The cost of a warp's per-lane shared-memory traffic, which the model's
 // timing mode does not run lane by lane: `instructions` st.shared::cluster
-// moving `bytes` into a peer, or ld.shared of the CTA's own.
-SK_DEVICE void account_dsmem_stores(uint32_t /*bytes*/, uint32_t /*instructions*/) {}
+// moving `bytes` into CTA `cta_rank` of the cluster, or ld.shared of the
+// CTA's own.
+SK_DEVICE void account_dsmem_stores(uint32_t /*cta_rank*/, uint32_t /*bytes*/,
+                                    uint32_t /*instructions*/) {}
 SK_DEVICE void account_smem_loads(uint32_t /*instructions*/) {}
 
 }  // namespace sk::arch

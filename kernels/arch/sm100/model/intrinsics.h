@@ -144,8 +144,9 @@ inline void st_shared_cluster(T* local_ptr, uint32_t cta_rank, T v, Loc l = Loc:
 }
 // The cost of per-lane shared-memory traffic that timing mode does not run
 // lane by lane (kernels/arch/sm100/device/hooks.h).
-inline void account_dsmem_stores(uint32_t bytes, uint32_t instructions, Loc l = Loc::current()) {
-  m::account_dsmem_stores(bytes, instructions, l);
+inline void account_dsmem_stores(uint32_t cta_rank, uint32_t bytes, uint32_t instructions,
+                                 Loc l = Loc::current()) {
+  m::account_dsmem_stores(cta_rank, bytes, instructions, l);
 }
 inline void account_smem_loads(uint32_t instructions, Loc l = Loc::current()) {
   m::account_smem_loads(instructions, l);

@@ -109,7 +109,8 @@ class Observer {
   virtual void release_at(const Warp& w, int cta, uint64_t key, Scope scope) = 0;
   // Warp `w` issues fence.acq_rel.cluster: a later release of it at CTA
   // scope into another CTA publishes what the warp wrote or saw up to here
-  // as a cluster-scope release would.
+  // as a cluster-scope release would, and what its earlier acquires at CTA
+  // scope left of other CTAs' published writes becomes its own.
   virtual void fence_cluster(const Warp& w) = 0;
   // Operation `op` (and the operations in `covered`, for a commit) completed
   // and signals sync object `key` of `cta`.
@@ -117,8 +118,11 @@ class Observer {
   virtual void phase_complete(int cta, uint64_t key) = 0;
   virtual void acquire(const Warp& w, uint64_t key) = 0;
   // Acquire the last completed phase of `key` of CTA `cta` of the warp's
-  // cluster (a cluster barrier, kept by the cluster's first CTA).
-  virtual void acquire_at(const Warp& w, int cta, uint64_t key) = 0;
+  // cluster (a cluster barrier, kept by the cluster's first CTA; an mbarrier
+  // of the warp's own CTA waited on with .acquire.cluster) at `scope`: at CTA
+  // scope it takes no writes that other CTAs published into the phase (a
+  // later fence_cluster of the warp does).
+  virtual void acquire_at(const Warp& w, int cta, uint64_t key, Scope scope) = 0;
   // The issuer of `op` waited for its completion.
   virtual void complete_local(const Warp& w, OpId op) = 0;
   // True when `w` is ordered after the completion of `op` (the op can be

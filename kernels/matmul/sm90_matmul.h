@@ -98,6 +98,7 @@ enum class ClusterBug {
   kSplitFreeBeforeRead,  // the owner hands each slot back before it reads it
   kSplitCtaScopeFull,    // a sender signals its slot full with the CTA-scope remote arrive
   kSplitFullCountsAll,   // the full barriers count every rank of the cluster, the owner too
+  kSplitCtaScopeWait,    // the owner waits for its slots with the CTA-scope try_wait
 };
 
 // F16_: A and B are IEEE F16 (wgmma .f16.f16) instead of BF16.
@@ -199,6 +200,7 @@ struct Sm90Matmul {
       B == ClusterBug::kSplitFreeBeforeRead  ? SplitKBug::kFreeBeforeRead
       : B == ClusterBug::kSplitCtaScopeFull  ? SplitKBug::kCtaScopeFull
       : B == ClusterBug::kSplitFullCountsAll ? SplitKBug::kFullCountsAll
+      : B == ClusterBug::kSplitCtaScopeWait  ? SplitKBug::kCtaScopeWait
                                              : SplitKBug::kNone;
 
   // Per-tile latency of the consumer's own instructions, in dependent steps

@@ -32,7 +32,7 @@ namespace sk {
 
 // Seeded bugs of the verifier's corpus (ClusterBug::kSplit*, sm90_matmul.h);
 // kNone is the reduction.
-enum class SplitKBug { kNone, kFreeBeforeRead, kCtaScopeFull, kFullCountsAll };
+enum class SplitKBug { kNone, kFreeBeforeRead, kCtaScopeFull, kFullCountsAll, kCtaScopeWait };
 
 // Acc: the consumer warp's accumulators (LaneArray<float, R>, R a multiple of 4).
 template <class Acc>
@@ -87,7 +87,12 @@ struct SplitKReduce {
       return false;
     }
     const uint32_t local = q - o * kWarps / splits;
-    while (!arch::mbarrier_try_wait_parity_cluster(&s->full[local], n & 1)) {
+    if constexpr (Bug == SplitKBug::kCtaScopeWait) {
+      while (!arch::mbarrier_try_wait_parity(&s->full[local], n & 1)) {
+      }
+    } else {
+      while (!arch::mbarrier_try_wait_parity_cluster(&s->full[local], n & 1)) {
+      }
     }
     if constexpr (Bug == SplitKBug::kFreeBeforeRead) hand_back(q);
     for (uint32_t from = 0; from < splits; ++from) {

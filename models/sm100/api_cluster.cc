@@ -15,8 +15,12 @@
 // publishes them, after a GPU-wide memory barrier that stalls the warp
 // cluster_release_latency cycles, once the warp's DSMEM stores have passed
 // the SM-to-SM network (api_dsmem.cc); so does a fence.acq_rel.cluster (the
-// same stall) before a CTA-scope arrive. The model's waits acquire whatever was
-// released, so the .acquire.cluster wait is the plain one.
+// same stall) before a CTA-scope arrive. The acquire side too: the default
+// try_wait acquires at CTA scope, which takes no writes that another CTA
+// released into the phase (scope.cta_acquire_cross_cta when the waiter reads
+// them); .acquire.cluster (mbarrier_try_wait_parity_cluster) or a
+// fence.acq_rel.cluster after the wait takes them. Its timing is the plain
+// wait's.
 //
 // Findings: a rank outside the cluster (cluster.bad_rank), an arrive on a
 // peer that has exited (cluster.peer_exited), on an offset holding no
@@ -104,7 +108,7 @@ void cluster_wait(const Loc& loc) {
       "barrier.cluster.wait");
   cta.waiting_cluster[w.index()] = 0;
   mine = -1;
-  if (sim::Observer* obs = gpu().obs()) obs->acquire_at(w, cl.first, kClusterBarrierKey);
+  if (sim::Observer* obs = gpu().obs()) obs->acquire_at(w, cl.first, kClusterBarrierKey, sim::Scope::kCluster);
   w.spend(gpu().params().cluster_barrier_latency);
 }
 
@@ -178,7 +182,7 @@ void mbarrier_arrive_cluster_release(uint64_t* bar, uint32_t cta_rank, const Loc
 
 bool mbarrier_try_wait_parity_cluster(uint64_t* bar, uint32_t parity, const Loc& loc) {
   issue(loc);
-  return mbar::wait_parity(gpu(), bar, parity, loc);
+  return mbar::wait_parity(gpu(), bar, parity, loc, sim::Scope::kCluster);
 }
 
 void fence_acq_rel_cluster(const Loc& loc) {

@@ -375,7 +375,7 @@ void complete_tx(Gpu& gpu, Cta& cta, Mbarrier& b, uint32_t bytes, uint64_t flow,
   maybe_complete(gpu, b, flow);
 }
 
-bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc) {
+bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc, sim::Scope scope) {
   Mbarrier* b = checked(gpu, bar, "mbarrier.try_wait.parity", loc);
   if (b == nullptr) return true;  // reported; do not hang on an unusable barrier
   if (parity > 1) {
@@ -392,7 +392,7 @@ bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc) {
     b->observed = true;
     b->max_observed = std::max(b->max_observed, static_cast<int64_t>(b->phase) - 1);
     check_stale(gpu, *b, w, parity, loc);
-    if (gpu.obs() != nullptr) gpu.obs()->acquire(w, b->offset);
+    if (gpu.obs() != nullptr) gpu.obs()->acquire_at(w, w.cta(), b->offset, scope);
     return true;
   }
   // Blocking for the phase after one that completed unobserved: the warp
@@ -425,7 +425,7 @@ bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc) {
   b->observed = true;
   b->max_observed = std::max(b->max_observed, static_cast<int64_t>(b->phase) - 1);
   observed_by(*b, w) = static_cast<int64_t>(b->phase) - 1;
-  if (gpu.obs() != nullptr) gpu.obs()->acquire(w, b->offset);
+  if (gpu.obs() != nullptr) gpu.obs()->acquire_at(w, w.cta(), b->offset, scope);
   // The waiter observes the flip after the barrier's propagation latency.
   w.spend(gpu.params().mbarrier_latency +
           gpu.engine().schedule().agent_delay(sim::Agent::kSignal, gpu.params().mbarrier_latency));

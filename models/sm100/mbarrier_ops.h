@@ -61,7 +61,8 @@ void load_issued(Mbarrier& b, const Loc& loc, int issuing_cta);
 // Async-agent side (TMA): decrements tx-count on barrier `b` of `cta`.
 void complete_tx(Gpu& gpu, Cta& cta, Mbarrier& b, uint32_t bytes, uint64_t flow, sim::OpId id);
 // Blocks the current warp until the phase of parity `parity` has completed.
-bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc);
+bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc,
+                 sim::Scope scope = sim::Scope::kCta);
 
 // A write of SMEM bytes [off, off + bytes) of `cta` by anything other than
 // the mbarrier ops (a generic store, a TMA load's box, a CLC response, a

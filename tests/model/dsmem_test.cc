@@ -266,11 +266,13 @@ TEST_CASE("DSMEM rules: bad rank, bad offset, exited peer; nothing moves, nothin
 
 namespace {
 enum class Publish { kCtaArrive, kReleaseCluster, kFenceThenArrive, kFenceTooEarly };
+enum class Acquire { kCluster, kCta, kCtaThenFence };
 
 // Rank 0 stores 32 words into rank 1's buffer (st.shared::cluster, or into
 // its own for rank 1 to load with ld.shared::cluster when `own`), then
-// signals rank 1's barrier as `how` says; rank 1 waits and reads them.
-void push(Publish how, bool own) {
+// signals rank 1's barrier as `how` says; rank 1 waits (as `acq` says) and
+// reads them.
+void push(Publish how, bool own, Acquire acq = Acquire::kCluster) {
   init_cluster_barriers(1, 1);
   if (sk::arch::cluster_ctarank() == 0) {
     if (auto l = sk::elect_one()) {
@@ -288,7 +290,13 @@ void push(Publish how, bool own) {
         sk::arch::mbarrier_arrive_cluster(bar_at(0), 1);
     }
   } else {
-    wait(0);
+    if (acq == Acquire::kCluster) {
+      while (!sk::arch::mbarrier_try_wait_parity_cluster(bar_at(0), 0)) {
+      }
+    } else {
+      wait(0);
+      if (acq == Acquire::kCtaThenFence) sk::arch::fence_acq_rel_cluster();
+    }
     uint32_t sum = 0;
     if (auto l = sk::elect_one())
       for (uint32_t i = 0; i < 32; ++i)
@@ -331,6 +339,39 @@ TEST_CASE("data a CTA-scope arrive publishes to a peer is a scope finding, clust
             std::string::npos);
       CHECK(f.message.find(".release.cluster") != std::string::npos);
       CHECK(f.message.find("fence.acq_rel.cluster") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("data a peer published is acquired at cluster scope, not by the CTA-scope wait") {
+  // The release is right (.release.cluster, or a fence before the CTA-scope
+  // arrive); the waiter's try_wait at CTA scope does not synchronize with
+  // it, unless a fence.acq_rel.cluster follows the wait.
+  for (const bool own : {false, true}) {
+    for (const Publish how : {Publish::kReleaseCluster, Publish::kFenceThenArrive}) {
+      for (const Acquire acq : {Acquire::kCluster, Acquire::kCta, Acquire::kCtaThenFence}) {
+        ScenarioOptions o{.ctas = 2, .warps = 1, .cluster_size = 2, .race_detector = true};
+        auto r = run_scenario(o, [how, own, acq] { push(how, own, acq); });
+        REQUIRE_MESSAGE(r.ok, r.error);
+        INFO("own buffer: " << own << ", publish " << static_cast<int>(how) << ", acquire "
+                            << static_cast<int>(acq));
+        CHECK(r.status == "completed");
+        if (acq != Acquire::kCta) {
+          CHECK_MESSAGE(r.findings.empty(), r.findings_text());
+          continue;
+        }
+        CHECK_MESSAGE(r.count_rule("scope.cta_acquire_cross_cta") == 1, r.findings_text());
+        REQUIRE(!r.findings.empty());
+        const auto& f = r.findings.front();
+        CHECK(f.cls == "scope");
+        CHECK(f.rule == "scope.cta_acquire_cross_cta");
+        // Both CTAs, the wait and the two fixes.
+        CHECK(f.message.find("CTA 0") != std::string::npos);
+        CHECK(f.message.find("CTA 1") != std::string::npos);
+        CHECK(f.message.find("try_wait at CTA scope") != std::string::npos);
+        CHECK(f.message.find("mbarrier_try_wait_parity_cluster") != std::string::npos);
+        CHECK(f.message.find("fence.acq_rel.cluster") != std::string::npos);
+      }
     }
   }
 }

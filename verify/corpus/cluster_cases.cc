@@ -126,6 +126,8 @@ SK_CLUSTER_CASE(kSplitCtaScopeFull, "split_cta_scope_full",
                 "K split: a sender signals its slot full with the CTA-scope remote arrive");
 SK_CLUSTER_CASE(kSplitFullCountsAll, "split_full_counts_all",
                 "K split: the full barriers count every rank of the cluster, the owner too");
+SK_CLUSTER_CASE(kSplitCtaScopeWait, "split_cta_scope_wait",
+                "K split: the owner waits for its slots with the CTA-scope try_wait");
 
 }  // namespace
 }  // namespace sk::corpus

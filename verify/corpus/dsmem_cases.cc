@@ -15,9 +15,13 @@
 //              right for a slot it only read. Bug cta_scope_arrive: the full
 //              signal is the CTA-scope arrive too, which does not publish the
 //              stores (cutlass#3324; D8): scope.cta_release_cross_cta. The
-//              twin arrives with .release.cluster. Bug release_before_read:
-//              rank 1 hands each slot back before it reads it, so the next
-//              message's stores race its loads: race.write_after_read.
+//              twin arrives with .release.cluster and rank 1 waits with
+//              .acquire.cluster. Bug cta_scope_wait: rank 1 waits with the
+//              default try_wait (CTA scope), which does not synchronize with
+//              rank 0's release: scope.cta_acquire_cross_cta. Bug
+//              release_before_read: rank 1 hands each slot back before it
+//              reads it, so the next message's stores race its loads:
+//              race.write_after_read.
 //   gather     rank 0 publishes a table in its shared memory; rank 1 loads it
 //              with ld.shared::cluster after the cluster barrier. Bug
 //              exit_while_read: rank 0 exits without the closing cluster
@@ -126,7 +130,14 @@ void push(uint32_t* out) {
     for_each_lane([&](uint32_t l) { sum.lane(l)[0] = 0; });
     for (uint32_t k = 0; k < kMessages; ++k) {
       const uint32_t slot = k % kSlots, lap = k / kSlots;
-      while (!arch::mbarrier_try_wait_parity(bar(slot), lap & 1)) {
+      // The stores came from rank 0: acquire at cluster scope (bug 3 waits
+      // with the default try_wait, .acquire.cta).
+      if constexpr (Bug == 3) {
+        while (!arch::mbarrier_try_wait_parity(bar(slot), lap & 1)) {
+        }
+      } else {
+        while (!arch::mbarrier_try_wait_parity_cluster(bar(slot), lap & 1)) {
+        }
       }
       // Bug 2 hands the slot back before reading it.
       if constexpr (Bug == 2)
@@ -292,6 +303,8 @@ SK_DSMEM_CASE(ReleaseBeforeRead, kPush, 2, "release_before_read",
               "the consumer hands each slot back (CTA-scope arrive) before it reads it");
 SK_DSMEM_CASE(CtaSyncBeforeRead, kGather, 2, "cta_sync_before_read",
               "a CTA barrier, not the cluster's, between the table's stores and the peer's loads");
+SK_DSMEM_CASE(CtaScopeWait, kPush, 3, "cta_scope_wait",
+              "the consumer waits for the producer's DSMEM stores with the CTA-scope try_wait");
 
 }  // namespace
 }  // namespace sk::corpus

@@ -54,6 +54,7 @@ void RaceDetector::launch(int ctas, int warps_per_cta, uint64_t smem_bytes, int 
     c.warp.resize(static_cast<size_t>(warps_per_cta));
     c.wwarp.resize(static_cast<size_t>(warps_per_cta));
     c.cluster_fence.resize(static_cast<size_t>(warps_per_cta));
+    c.unacquired.resize(static_cast<size_t>(warps_per_cta));
     c.fences.resize(static_cast<size_t>(warps_per_cta));
     c.global_fences.resize(static_cast<size_t>(warps_per_cta));
     const uint32_t first = static_cast<uint32_t>((static_cast<int>(i) % cluster_size_) * warps_per_cta);
@@ -144,20 +145,26 @@ void RaceDetector::release_at(const sim::Warp& w, int cta, uint64_t key, sim::Sc
                                        w.here(), engine_.now()});
   note_order(s, 1, comp(w));
   s.pending.join(vc);
-  if (!remote || scope == sim::Scope::kCluster) {
+  if (!remote) {
     s.pending_w.join(wclock_of(w));
+  } else if (scope == sim::Scope::kCluster) {
+    s.pending_w_remote.join(wclock_of(w));
   } else {
     // CTA scope into a peer: the warp's reads are ordered, its writes (and
     // those it saw) are published only as far as a cluster fence covers them.
-    s.pending_w.join(ctas_[w.cta()].cluster_fence[w.index()]);
+    s.pending_w_remote.join(ctas_[w.cta()].cluster_fence[w.index()]);
     cta_scope_releases_.push_back(
-        CtaScopeRelease{&w, vc.get(comp(w)), cta, key, w.here(), engine_.now()});
+        CtaScopeRelease{&w, vc.get(comp(w)), ctas_[w.cta()].cluster_fence[w.index()].get(comp(w)),
+                        cta, key, w.here(), engine_.now()});
   }
   tick(w);
 }
 
 void RaceDetector::fence_cluster(const sim::Warp& w) {
-  ctas_[w.cta()].cluster_fence[w.index()] = wclock_of(w);
+  CtaState& c = ctas_[w.cta()];
+  wclock_of(w).join(c.unacquired[w.index()]);  // the acquire side of the fence
+  c.unacquired[w.index()].clear();
+  c.cluster_fence[w.index()] = wclock_of(w);
   tick(w);  // later writes are not covered
 }
 
@@ -184,15 +191,29 @@ void RaceDetector::phase_complete(int cta, uint64_t key) {
   s.last_w = s.pending_w;
   s.last_w.set(s.comp, s.completed);
   s.pending_w.clear();
+  s.last_w_remote = s.pending_w_remote;
+  s.pending_w_remote.clear();
 }
 
-void RaceDetector::acquire(const sim::Warp& w, uint64_t key) { acquire_at(w, w.cta(), key); }
+void RaceDetector::acquire(const sim::Warp& w, uint64_t key) {
+  acquire_at(w, w.cta(), key, sim::Scope::kCta);
+}
 
-void RaceDetector::acquire_at(const sim::Warp& w, int cta, uint64_t key) {
+void RaceDetector::acquire_at(const sim::Warp& w, int cta, uint64_t key, sim::Scope scope) {
   Sync& s = sync(cta, key);
   note_order(s, 4, comp(w));
   clock_of(w).join(s.last);
   wclock_of(w).join(s.last_w);
+  if (s.last_w_remote.empty()) return;
+  if (scope == sim::Scope::kCluster) {
+    wclock_of(w).join(s.last_w_remote);
+    return;
+  }
+  // CTA scope: another CTA's release does not synchronize with it; a later
+  // fence.acq_rel.cluster by the warp takes what it left.
+  ctas_[w.cta()].unacquired[w.index()].join(s.last_w_remote);
+  cta_scope_acquires_.push_back(
+      CtaScopeAcquire{&w, clock_of(w).get(comp(w)), key, w.here(), engine_.now()});
 }
 
 void RaceDetector::complete_local(const sim::Warp& w, sim::OpId op) {
@@ -341,11 +362,28 @@ void RaceDetector::report_scope(const Record& earlier, const Record& later, cons
   for (auto it = cta_scope_releases_.rbegin(); it != cta_scope_releases_.rend(); ++it) {
     if (domain(it->warp->cta()) != domain(a.cta) || a.clock->get(comp(*it->warp)) < it->clock)
       continue;
+    // A release whose cluster fence covered the write published it.
+    if (it->warp == earlier.warp && it->fenced >= earlier.clock) continue;
     if (it->warp == earlier.warp && it->clock >= earlier.clock) {
       via = &*it;
       break;
     }
     if (via == nullptr) via = &*it;
+  }
+  // Not the writer's own CTA-scope release: an acquire at CTA scope that
+  // the accessor is ordered after (its own, the latest) may be what dropped
+  // the write.
+  if (via == nullptr || via->warp != earlier.warp) {
+    const CtaScopeAcquire* acq = nullptr;
+    for (auto it = cta_scope_acquires_.rbegin(); it != cta_scope_acquires_.rend(); ++it) {
+      if (it->warp->cta() != a.warp->cta() || a.clock->get(comp(*it->warp)) < it->clock) continue;
+      if (acq == nullptr || it->warp == a.warp) acq = &*it;
+      if (it->warp == a.warp) break;
+    }
+    if (acq != nullptr) {
+      report_scope_acquire(*acq, earlier, later, a, granule);
+      return;
+    }
   }
   std::string release = "a release at CTA scope";
   std::string extra;
@@ -371,6 +409,26 @@ void RaceDetector::report_scope(const Record& earlier, const Record& later, cons
                   "(arch::fence_acq_rel_cluster) before the arrive",
                   a.warp->cta(), release),
       earlier, later, granule, extra);
+}
+
+void RaceDetector::report_scope_acquire(const CtaScopeAcquire& acq, const Record& earlier,
+                                        const Record& later, const Accessor& a, uint64_t granule) {
+  const auto& syncs = ctas_[acq.warp->cta()].syncs;
+  const auto it = syncs.find(acq.key);
+  const std::string barrier = it == syncs.end() || it->second.name.empty()
+                                  ? fmt::format("the mbarrier at offset {:#x}", acq.key)
+                                  : it->second.name;
+  report_pair(
+      "scope", "scope.cta_acquire_cross_cta",
+      fmt::format("the write reaches CTA {} through a release into {}, but {} waited on it at "
+                  "cycle {} with mbarrier.try_wait at CTA scope (the default .acquire.cta), which "
+                  "does not synchronize with a release by another CTA of the cluster (PTX memory "
+                  "model: a release and an acquire synchronize only when each is in the other's "
+                  "scope; cutlass#3324); wait with .acquire.cluster "
+                  "(arch::mbarrier_try_wait_parity_cluster) or issue fence.acq_rel.cluster "
+                  "(arch::fence_acq_rel_cluster) after the wait",
+                  a.warp->cta(), barrier, who(*acq.warp), acq.cycle),
+      earlier, later, granule, fmt::format("acquire: {}", sim::format_site(acq.site)));
 }
 
 bool RaceDetector::check(uint32_t prior, const Accessor& a, uint32_t current, uint64_t granule) {

@@ -98,7 +98,7 @@ class RaceDetector : public sim::Observer {
   void release_op(sim::OpId op, int cta, uint64_t key, std::span<const sim::OpId> covered) override;
   void phase_complete(int cta, uint64_t key) override;
   void acquire(const sim::Warp& w, uint64_t key) override;
-  void acquire_at(const sim::Warp& w, int cta, uint64_t key) override;
+  void acquire_at(const sim::Warp& w, int cta, uint64_t key, sim::Scope scope) override;
   void complete_local(const sim::Warp& w, sim::OpId op) override;
   bool known_complete(const sim::Warp& w, sim::OpId op) const override;
   void fence_proxy_async(const sim::Warp& w, sim::FenceScope scope) override;
@@ -153,8 +153,10 @@ class RaceDetector : public sim::Observer {
     uint32_t comp = 0;
     uint32_t completed = 0;
     // The arrivals' clocks and write clocks, pending and of the last
-    // completed phase.
-    VectorClock pending, last, pending_w, last_w;
+    // completed phase; the writes that releases from other CTAs of the
+    // cluster published (`_remote`: only an acquire at cluster scope takes
+    // them).
+    VectorClock pending, last, pending_w, last_w, pending_w_remote, last_w_remote;
     std::string name;  // from the uses, for reports
     // The latest init (init.warp null: none yet) and, before it, the first
     // use by each warp that came earlier in time (checked at the init).
@@ -177,17 +179,28 @@ class RaceDetector : public sim::Observer {
   // A release at CTA scope into another CTA (reports of the scope rule).
   struct CtaScopeRelease {
     const sim::Warp* warp = nullptr;
-    uint32_t clock = 0;  // the warp's own component at the release
-    int cta = 0;         // the CTA of the sync object
+    uint32_t clock = 0;   // the warp's own component at the release
+    uint32_t fenced = 0;  // ... at its last fence.acq_rel.cluster (what it publishes)
+    int cta = 0;          // the CTA of the sync object
     uint64_t key = 0;
+    sim::Site site;
+    sim::Cycle cycle = 0;
+  };
+  // An acquire at CTA scope of a phase into which other CTAs published
+  // writes (reports of the scope rule).
+  struct CtaScopeAcquire {
+    const sim::Warp* warp = nullptr;
+    uint32_t clock = 0;  // the warp's own component at the acquire
+    uint64_t key = 0;    // the mbarrier (of the warp's CTA)
     sim::Site site;
     sim::Cycle cycle = 0;
   };
   struct CtaState {
     std::vector<Remote> remote;
-    // Per warp: its clock and write clock, and its write clock at its last
-    // fence.acq_rel.cluster (empty: none).
-    std::vector<VectorClock> warp, wwarp, cluster_fence;
+    // Per warp: its clock and write clock, its write clock at its last
+    // fence.acq_rel.cluster (empty: none), and the other CTAs' published
+    // writes its acquires at CTA scope did not take (until such a fence).
+    std::vector<VectorClock> warp, wwarp, cluster_fence, unacquired;
     // Per warp: clocks of its fence.proxy.async covering shared memory
     // (.shared::cta or all) and covering global memory (.global or all).
     std::vector<std::vector<uint32_t>> fences, global_fences;
@@ -261,6 +274,9 @@ class RaceDetector : public sim::Observer {
   std::deque<Op> ops_;          // OpId i -> ops_[i - 1]
   std::deque<Record> records_;  // record index i -> records_[i]
   std::vector<CtaScopeRelease> cta_scope_releases_;
+  std::vector<CtaScopeAcquire> cta_scope_acquires_;
+  void report_scope_acquire(const CtaScopeAcquire& acq, const Record& earlier, const Record& later,
+                            const Accessor& a, uint64_t granule);
   // Global memory's granules in pages of 2^kGlobalPageShift, created zeroed on
   // first touch (a never-touched granule is a default Cell); the last page
   // found is remembered, since an access walks consecutive granules.

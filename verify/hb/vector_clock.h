@@ -27,6 +27,7 @@ class VectorClock {
     for (size_t i = 0; i < o.v_.size(); ++i) v_[i] = std::max(v_[i], o.v_[i]);
   }
   void clear() { v_.clear(); }
+  bool empty() const { return v_.empty(); }
 
  private:
   std::vector<uint32_t> v_;

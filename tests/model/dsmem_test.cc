@@ -232,6 +232,50 @@ TEST_CASE("a remote arrive with .release.cluster waits out the memory barrier fi
   }
 }
 
+TEST_CASE("DSMEM stores pass the sending and the receiving SM's port at the network's rate") {
+  // Ranks 1..S-1 each send W warps x `bytes` to rank 0 and release at
+  // cluster scope; rank 0's warp 0 waits. The ports serve one warp's stores
+  // at a time at R bytes a cycle: rank 0's port takes (S - 1) W transfers,
+  // a sender's W; the last release waits for the last transfer.
+  constexpr double kRate = 32;
+  constexpr uint32_t kBytes = 16384;
+  struct Case {
+    int size, warps;
+  };
+  for (const Case c : {Case{2, 1}, Case{2, 4}, Case{4, 1}, Case{4, 2}, Case{8, 1}}) {
+    ScenarioOptions o{.ctas = c.size,
+                      .warps = c.warps,
+                      .functional = false,
+                      .cluster_size = c.size,
+                      .dsmem_store_bytes_per_cycle = kRate};
+    auto r = run_scenario(o, [c] {
+      init_cluster_barriers(1, static_cast<uint32_t>((c.size - 1) * c.warps));
+      gpu().warp().sync();
+      if (sk::arch::cluster_ctarank() != 0) {
+        sk::arch::account_dsmem_stores(0, kBytes, kBytes / 512);
+        if (auto l = sk::elect_one()) sk::arch::mbarrier_arrive_cluster_release(bar_at(0), 0);
+      } else if (sk::arch::warp_idx() == 0) {
+        const uint64_t start = gpu().engine().now();
+        while (!sk::arch::mbarrier_try_wait_parity_cluster(bar_at(0), 0)) {
+        }
+        gpu().warp().sync();
+        note("took " + std::to_string(gpu().engine().now() - start));
+      }
+      sk::arch::cluster_sync();
+    });
+    REQUIRE_MESSAGE(r.ok, r.error);
+    INFO("cluster " << c.size << ", " << c.warps << " sending warps per CTA");
+    CHECK(r.status == "completed");
+    uint64_t took = 0;
+    for (const auto& n : r.notes)
+      if (n.rfind("took ", 0) == 0) took = std::stoull(n.substr(5));
+    const auto& p = sk::models::sm100::Params::builtin();
+    const double network = (c.size - 1) * c.warps * kBytes / kRate;
+    CHECK(took >= network + p.cluster_release_latency + p.dsmem_latency);
+    CHECK(took < network + p.cluster_release_latency + p.dsmem_latency + 200);
+  }
+}
+
 TEST_CASE("DSMEM rules: bad rank, bad offset, exited peer; nothing moves, nothing crashes") {
   ScenarioOptions o{.ctas = 2, .warps = 1, .cluster_size = 2};
   auto r = run_scenario(o, [] {

@@ -49,6 +49,7 @@ ScenarioResult run_scenario(const ScenarioOptions& opt, const std::function<void
     params.tma_store_read_latency = opt.tma_store_read_latency;
     if (opt.l2_bytes_per_cycle > 0) params.l2_bytes_per_cycle = opt.l2_bytes_per_cycle;
     params.tma_multicast_l2_share = opt.tma_multicast_l2_share;
+    params.dsmem_store_bytes_per_cycle = opt.dsmem_store_bytes_per_cycle;
     params.alu_under_mma = {opt.alu_under_mma.fp32, opt.alu_under_mma.half, opt.alu_under_mma.sfu,
                             opt.alu_under_mma.chain};
     params.tensor_under_fp32 = {opt.tensor_under_fp32.a, opt.tensor_under_fp32.p};

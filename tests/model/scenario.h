@@ -52,6 +52,7 @@ struct ScenarioOptions {
   uint32_t tma_store_read_latency = 0;   // Params::tma_store_read_latency for this run
   double l2_bytes_per_cycle = 0;         // Params::l2_bytes_per_cycle for this run (0: params.json)
   double tma_multicast_l2_share = 0;     // Params::tma_multicast_l2_share for this run
+  double dsmem_store_bytes_per_cycle = 0;  // Params::dsmem_store_bytes_per_cycle for this run
   struct {
     double fp32 = 1, half = 1, sfu = 1, chain = 1;
   } alu_under_mma;                       // Params::alu_under_mma for this run

@@ -70,6 +70,8 @@
 //    cluster barrier's exit to the phase flip, 200 iterations (10 warm-up):
 //      to_one: ranks 1..S-1 send with W warps each to rank 0 (warp 0 waits
 //        for all (S - 1) W arrivals): one SM receiving, S - 1 sending;
+//      from_one: rank 0 sends with W warps, warp w to rank 1 + w % (S - 1)
+//        (rank 1's warp 0 times its arrivals): one SM sending;
 //      reduce: the K split's pattern, 8 warps per CTA, warp q's rows owned by
 //        rank q S / 8, each other rank's warp q sending to that owner; rank
 //        0's warp 0 (an owner) times its S - 1 arrivals.
@@ -333,9 +335,10 @@ constexpr uint32_t kSlotBytes = 8192;  // one consumer warp's 16 x 128 FP32 rows
 constexpr uint32_t kSlots = 7;
 constexpr uint32_t kDsmemSmem = kSlots * kSlotBytes + 8 * 8;
 constexpr int kDsmemIters = 200;
-enum DsmemMode { kToOne = 0, kReduce = 1 };
+enum DsmemMode { kToOne = 0, kReduce = 1, kFromOne = 2 };
 
-// out[i]: rank 0 warp 0's cycles from its cluster barrier's exit to the flip.
+// out[i]: the timing warp's cycles from its cluster barrier's exit to the
+// flip (rank 0's warp 0; rank 1's for kFromOne).
 template <int Mode>
 __global__ void dsmem_store_rate(uint64_t* out, uint32_t* err, int send_warps, int reps) {
   extern __shared__ __align__(1024) uint8_t smem[];
@@ -345,7 +348,12 @@ __global__ void dsmem_store_rate(uint64_t* out, uint32_t* err, int send_warps, i
   const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   auto owner = [&](uint32_t q) { return q * size / 8; };
   if (threadIdx.x == 0) {
-    const uint32_t arrivals = Mode == kToOne ? (size - 1) * send_warps : size - 1;
+    uint32_t arrivals = Mode == kToOne ? (size - 1) * send_warps : size - 1;
+    if (Mode == kFromOne) {
+      arrivals = 0;
+      for (int w = 0; w < send_warps; ++w) arrivals += 1 + w % (size - 1) == rank ? 1 : 0;
+      if (arrivals == 0) arrivals = 1;  // rank 0's, never used
+    }
     for (int i = 0; i < 8; ++i) sk::arch::mbarrier_init(&full[i], arrivals);
     sk::arch::fence_mbarrier_init();
   }
@@ -359,6 +367,11 @@ __global__ void dsmem_store_rate(uint64_t* out, uint32_t* err, int send_warps, i
       sends = rank != 0 && warp < static_cast<uint32_t>(send_warps);
       slot = (rank - 1 + warp) % kSlots;
       times = rank == 0 && warp == 0;
+    } else if (Mode == kFromOne) {
+      sends = rank == 0 && warp < static_cast<uint32_t>(send_warps);
+      to = 1 + warp % (size - 1);
+      slot = warp % kSlots;
+      times = rank == 1 && warp == 0;
     } else {
       const uint32_t o = owner(warp), first = o * 8 / size;
       sends = o != rank;
@@ -389,7 +402,7 @@ __global__ void dsmem_store_rate(uint64_t* out, uint32_t* err, int send_warps, i
     __syncwarp();
   }
   sk::arch::cluster_sync();
-  if (rank == 0 && threadIdx.x == 0)
+  if (rank == (Mode == kFromOne ? 1u : 0u) && threadIdx.x == 0)
     for (int i = 0; i < kDsmemIters; ++i) out[i] = stamps[i];
 }
 
@@ -638,6 +651,8 @@ int main() {
                           static_cast<int>(kDsmemSmem)));
   CK(cudaFuncSetAttribute(dsmem_store_rate<kReduce>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                           static_cast<int>(kDsmemSmem)));
+  CK(cudaFuncSetAttribute(dsmem_store_rate<kFromOne>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                          static_cast<int>(kDsmemSmem)));
   auto dsmem = [&](const char* name, auto kernel, int size, int warps, int reps, long long bytes_in) {
     CK(cudaMemset(out, 0, kDsmemIters * 8));
     CK(launch(kernel, size, 256, kDsmemSmem, size, out, g_err, warps, reps));
@@ -654,6 +669,12 @@ int main() {
       for (int reps : {0, 1, 8})
         dsmem("to_one", dsmem_store_rate<kToOne>, size, warps, reps,
               static_cast<long long>(size - 1) * warps * reps * kSlotBytes);
+  for (int size : {2, 4, 8})
+    for (int warps : {size - 1, 2 * (size - 1)})
+      for (int reps : {0, 1, 8})
+        if (warps <= 8)
+            dsmem("from_one", dsmem_store_rate<kFromOne>, size, warps, reps,
+                static_cast<long long>(warps / (size - 1)) * reps * kSlotBytes);
   for (int size : {2, 4, 8})
     for (int reps : {0, 1, 8})
       dsmem("reduce", dsmem_store_rate<kReduce>, size, 8, reps,

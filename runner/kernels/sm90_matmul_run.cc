@@ -146,6 +146,7 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
   r.functional = q.functional;
   r.seed = q.seed;
   r.status = run_status_name(status);
+  r.tile_ctas = std::max<uint32_t>(q.split_k, 1);  // the K split's cluster computes one tile
   const double flops = 2.0 * q.m * q.n * q.k * q.batch;
   summarize_sm100(gpu, flops, r, 1.0, AccumulatorWait::kTensorCore);
   // The summary's time is the clock log's: each phase's cycles at its clock.

@@ -43,9 +43,10 @@ void set_waves(RunResult& r, uint64_t tiles, uint32_t sms) {
   if (sms == 0) return;
   r.sms = sms;
   r.tiles = tiles;
-  r.waves = static_cast<double>(r.tiles) / sms;
-  const uint64_t tail = r.tiles % sms;
-  r.tail_wave_pct = r.tiles == 0 ? 0 : tail == 0 ? 100.0 : 100.0 * static_cast<double>(tail) / sms;
+  const uint32_t slots = std::max<uint32_t>(sms / std::max<uint32_t>(r.tile_ctas, 1), 1);
+  r.waves = static_cast<double>(r.tiles) / slots;
+  const uint64_t tail = r.tiles % slots;
+  r.tail_wave_pct = r.tiles == 0 ? 0 : tail == 0 ? 100.0 : 100.0 * static_cast<double>(tail) / slots;
 }
 
 void set_roofline(RunResult& r, double flops, double compulsory_bytes) {
@@ -107,6 +108,7 @@ json::object to_json(const RunResult& r) {
     o["occupancy"] = json::object{{"sms", r.sms},
                                   {"tiles", r.tiles},
                                   {"ctas_per_sm", 1},
+                                  {"ctas_per_tile", r.tile_ctas},
                                   {"waves", r.waves},
                                   {"tail_wave_pct", r.tail_wave_pct}};
   if (r.compulsory_bytes > 0)
@@ -245,6 +247,7 @@ RunResult run_result_from_json(const json::value& v) {
     const auto& oc = o.at("occupancy").as_object();
     r.sms = get<uint32_t>(oc, "sms");
     r.tiles = get<uint64_t>(oc, "tiles");
+    if (oc.contains("ctas_per_tile")) r.tile_ctas = get<uint32_t>(oc, "ctas_per_tile");
     r.waves = get<double>(oc, "waves");
     r.tail_wave_pct = get<double>(oc, "tail_wave_pct");
   }

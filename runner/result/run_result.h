@@ -84,8 +84,10 @@ struct RunResult {
   // explorer counts distinct values. 0: none (timing runs).
   uint64_t sync_digest = 0;
   // Occupancy: the tiles of the launch over the SMs (CUs) that run them, one
-  // CTA per SM at a time: waves = tiles / SMs, and the last wave's share of
-  // the SMs it keeps busy (100 when the tiles fill every wave).
+  // CTA per SM at a time and tile_ctas CTAs per tile (the K split's S, else
+  // 1): waves = tiles / (SMs / tile_ctas), and the last wave's share of the
+  // tiles a wave holds (100 when the tiles fill every wave).
+  uint32_t tile_ctas = 1;
   uint32_t sms = 0;
   uint64_t tiles = 0;
   double waves = 0, tail_wave_pct = 0;

@@ -86,7 +86,12 @@ std::string format_text(const sim::RunResult& r) {
                            ? ": the K split's partial accumulators"
                            : "");
   }
-  if (r.sms > 0)
+  if (r.sms > 0 && r.tile_ctas > 1)
+    s += fmt::format("  occupancy   {} tiles of {}x{}, each split over a cluster of {} CTAs, on {} "
+                     "SMs ({} tiles at a time): {:.2f} waves, the last {:.0f}% full\n",
+                     r.tiles, r.tile_m, r.tile_n, r.tile_ctas, r.sms, r.sms / r.tile_ctas,
+                     r.waves, r.tail_wave_pct);
+  else if (r.sms > 0)
     s += fmt::format("  occupancy   {} tiles of {}x{} on {} {} (one CTA each at a time): {:.2f} "
                      "waves, the last {:.0f}% full\n",
                      r.tiles, r.tile_m, r.tile_n, r.sms, amd ? "CUs" : "SMs", r.waves,

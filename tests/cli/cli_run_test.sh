@@ -110,14 +110,18 @@ timeout 50 "$sim" run --kernel matmul --arch sm90 --m 300 --n 260 --k 1000 --til
 # CTAs sit on the SMs their clusters got: the timeline finds both.
 grep -q "CTA 3 (cluster 1, rank 1)" "$tmp/sm90k.svg" ||
   fail "sm90 K split: the timeline has no block for CTA 3 (cluster 1, rank 1)"
-python3 - "$tmp/sm90k.json" "$tmp/sm90k.out" <<'PY' || fail "sm90 K split: DSMEM bytes (above)"
+python3 - "$tmp/sm90k.json" "$tmp/sm90k.out" <<'PY' || fail "sm90 K split: DSMEM bytes or occupancy (above)"
 import json, sys
 r = json.load(open(sys.argv[1]))
 text = open(sys.argv[2]).read()
+# Nine tiles, each on a cluster of two: one wave on 18 SMs.
 ok = (r["utilization"]["dsmem_bytes"] == 9 * 8 * 8192 and r["check"]["passed"]
-      and "K split's partial accumulators" in text and r["config"]["name"].endswith("_splitk2"))
+      and "K split's partial accumulators" in text and r["config"]["name"].endswith("_splitk2")
+      and r["occupancy"]["ctas_per_tile"] == 2
+      and "each split over a cluster of 2 CTAs, on 18 SMs (9 tiles at a time): 1.00 waves" in text)
 if not ok:
-    print(r["utilization"], r.get("config"), [l for l in text.splitlines() if "dsmem" in l])
+    print(r["utilization"], r.get("config"), r.get("occupancy"),
+          [l for l in text.splitlines() if "dsmem" in l or "occupancy" in l])
 sys.exit(0 if ok else 1)
 PY
 python3 - "$checks" "$checker" "$tmp/sm90c.pftrace" <<'PY' || fail "sm90 cluster trace: no flow between SMs"

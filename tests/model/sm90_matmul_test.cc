@@ -219,6 +219,20 @@ TEST_CASE("sm90 K split: a few-tile long-K launch spreads over the split's CTAs"
   // (8 KiB) from each of the 7 ranks that do not own its rows.
   CHECK(one.dsmem_bytes == 0);
   CHECK(eight.dsmem_bytes == 9ull * 8 * 7 * 8192);
+  // Occupancy counts tiles over clusters: nine clusters of 8 on 72 SMs, one
+  // wave.
+  CHECK(eight.tile_ctas == 8);
+  CHECK(eight.sms == 72);
+  CHECK(eight.waves == doctest::Approx(1.0));
+  CHECK(one.tile_ctas == 1);
+  CHECK(one.waves == doctest::Approx(9.0 / 132));
+  // 33 tiles: clusters of 8 fit 15 at a time on the GPCs (gpc_sms: 120 SMs),
+  // so the persistent clusters walk 2.2 waves of tiles.
+  q.n = 1344;
+  q.k = 1088;
+  const auto waves = run_request(q);
+  CHECK(waves.sms == 120);
+  CHECK(waves.waves == doctest::Approx(33.0 / 15));
   // Each CTA runs an eighth of the k-blocks; the reduction costs a fraction
   // of what that saves.
   CHECK(eight.predicted_time_us < one.predicted_time_us / 2.5);

@@ -167,6 +167,22 @@ TEST_CASE("sm90 cluster shapes the kernel cannot run are refused") {
   CHECK(sk::sim::validate_sm90_matmul(q).empty());
 }
 
+namespace {
+// The 128-column tile with `stages` stages on M x N x K, split over `split`
+// CTAs (1: none), as the K split's tests run it.
+sk::sim::MatmulRequest split_request(uint32_t m, uint32_t n, uint32_t k, uint32_t split,
+                                     uint32_t stages = 4) {
+  sk::sim::MatmulRequest q;
+  q.m = m;
+  q.n = n;
+  q.k = k;
+  q.tile_n = 128;
+  q.stages = stages;
+  q.split_k = split;
+  return q;
+}
+}  // namespace
+
 TEST_CASE("sm90 K split over a cluster matches the reference on odd shapes") {
   // Splits of 2, 4 and 8 with k-blocks not a multiple of the split, edge
   // tiles, clusters walking several tiles (the slots reused: 40 tiles on 16
@@ -181,13 +197,7 @@ TEST_CASE("sm90 K split over a cluster matches the reference on odd shapes") {
                         {200, 136, 520, 3, 2, true, false},    {333, 517, 904, 4, 4, false, true}};
   uint64_t seed = 31;
   for (const Case& c : cases) {
-    sk::sim::MatmulRequest q;
-    q.m = c.m;
-    q.n = c.n;
-    q.k = c.k;
-    q.tile_n = 128;
-    q.stages = c.stages;
-    q.split_k = c.split;
+    sk::sim::MatmulRequest q = split_request(c.m, c.n, c.k, c.split, c.stages);
     q.a_mn_major = c.a_mn_major;
     q.tma_epilogue = c.tma_epilogue;
     q.functional = true;
@@ -204,11 +214,7 @@ TEST_CASE("sm90 K split over a cluster matches the reference on odd shapes") {
 
 TEST_CASE("sm90 K split: a few-tile long-K launch spreads over the split's CTAs") {
   // 384 x 384 x 10048: nine 128 x 128 tiles, 157 k-blocks each.
-  sk::sim::MatmulRequest q;
-  q.m = q.n = 384;
-  q.k = 10048;
-  q.tile_n = 128;
-  q.stages = 4;
+  sk::sim::MatmulRequest q = split_request(384, 384, 10048, 1);
   const auto one = run_request(q);
   q.split_k = 8;
   const auto eight = run_request(q);
@@ -243,12 +249,7 @@ TEST_CASE("sm90 K split: the reduction's DSMEM stores pass the SM-to-SM network"
   // 384 x 384 x 2048 in clusters of 8 at a pinned clock: each rank sends 7
   // warps' 8 KiB and each owner warp receives 7, through ports of R bytes a
   // cycle, before its release at cluster scope; R = 0 is the posted store.
-  sk::sim::MatmulRequest q;
-  q.m = q.n = 384;
-  q.k = 2048;
-  q.tile_n = 128;
-  q.stages = 4;
-  q.split_k = 8;
+  sk::sim::MatmulRequest q = split_request(384, 384, 2048, 8);
   q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
   auto cycles = [&](double rate) {
     const auto r = run_request(q, sk::test::sm90_params_with({{"dsmem_store_bytes_per_cycle", rate}}));
@@ -265,12 +266,7 @@ TEST_CASE("sm90 K split: the reduction's DSMEM stores pass the SM-to-SM network"
 }
 
 TEST_CASE("sm90 K splits the kernel cannot run are refused") {
-  sk::sim::MatmulRequest q;
-  q.m = q.n = 256;
-  q.k = 1024;
-  q.tile_n = 128;
-  q.stages = 4;
-  q.split_k = 3;
+  sk::sim::MatmulRequest q = split_request(256, 256, 1024, 3);
   CHECK(sk::sim::validate_sm90_matmul(q).find("2, 4 or 8") != std::string::npos);
   q.split_k = 2;
   CHECK(sk::sim::validate_sm90_matmul(q).empty());

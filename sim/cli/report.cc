@@ -82,9 +82,7 @@ std::string format_text(const sim::RunResult& r) {
       s += fmt::format("  dsmem       {:.2f} MB between the SMs of each cluster (ld/st/atom/red."
                        "shared::cluster{})\n",
                        r.dsmem_bytes / 1e6,
-                       r.config_name.find("_splitk") != std::string::npos
-                           ? ": the K split's partial accumulators"
-                           : "");
+                       r.tile_ctas > 1 ? ": the K split's partial accumulators" : "");
   }
   if (r.sms > 0 && r.tile_ctas > 1)
     s += fmt::format("  occupancy   {} tiles of {}x{}, each split over a cluster of {} CTAs, on {} "

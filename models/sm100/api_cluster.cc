@@ -108,7 +108,8 @@ void cluster_wait(const Loc& loc) {
       "barrier.cluster.wait");
   cta.waiting_cluster[w.index()] = 0;
   mine = -1;
-  if (sim::Observer* obs = gpu().obs()) obs->acquire_at(w, cl.first, kClusterBarrierKey, sim::Scope::kCluster);
+  if (sim::Observer* obs = gpu().obs())
+    obs->acquire_at(w, cl.first, kClusterBarrierKey, sim::Scope::kCluster);
   w.spend(gpu().params().cluster_barrier_latency);
 }
 

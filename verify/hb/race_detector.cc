@@ -388,15 +388,9 @@ void RaceDetector::report_scope(const Record& earlier, const Record& later, cons
   std::string release = "a release at CTA scope";
   std::string extra;
   if (via != nullptr) {
-    const auto& syncs = ctas_[via->cta].syncs;
-    const auto it = syncs.find(via->key);
     release = fmt::format("mbarrier.arrive.shared::cluster (release at CTA scope) by {} on {} of "
                           "CTA {} at cycle {}",
-                          who(*via->warp),
-                          it == syncs.end() || it->second.name.empty()
-                              ? fmt::format("the mbarrier at offset {:#x}", via->key)
-                              : it->second.name,
-                          via->cta, via->cycle);
+                          who(*via->warp), barrier_name(via->cta, via->key), via->cta, via->cycle);
     extra = fmt::format("release: {} ({})", release, sim::format_site(via->site));
   }
   report_pair(
@@ -411,13 +405,16 @@ void RaceDetector::report_scope(const Record& earlier, const Record& later, cons
       earlier, later, granule, extra);
 }
 
+std::string RaceDetector::barrier_name(int cta, uint64_t key) const {
+  const auto& syncs = ctas_[cta].syncs;
+  const auto it = syncs.find(key);
+  return it == syncs.end() || it->second.name.empty()
+             ? fmt::format("the mbarrier at offset {:#x}", key)
+             : it->second.name;
+}
+
 void RaceDetector::report_scope_acquire(const CtaScopeAcquire& acq, const Record& earlier,
                                         const Record& later, const Accessor& a, uint64_t granule) {
-  const auto& syncs = ctas_[acq.warp->cta()].syncs;
-  const auto it = syncs.find(acq.key);
-  const std::string barrier = it == syncs.end() || it->second.name.empty()
-                                  ? fmt::format("the mbarrier at offset {:#x}", acq.key)
-                                  : it->second.name;
   report_pair(
       "scope", "scope.cta_acquire_cross_cta",
       fmt::format("the write reaches CTA {} through a release into {}, but {} waited on it at "
@@ -427,7 +424,7 @@ void RaceDetector::report_scope_acquire(const CtaScopeAcquire& acq, const Record
                   "scope; cutlass#3324); wait with .acquire.cluster "
                   "(arch::mbarrier_try_wait_parity_cluster) or issue fence.acq_rel.cluster "
                   "(arch::fence_acq_rel_cluster) after the wait",
-                  a.warp->cta(), barrier, who(*acq.warp), acq.cycle),
+                  a.warp->cta(), barrier_name(acq.warp->cta(), acq.key), who(*acq.warp), acq.cycle),
       earlier, later, granule, fmt::format("acquire: {}", sim::format_site(acq.site)));
 }
 

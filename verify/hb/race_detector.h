@@ -277,6 +277,8 @@ class RaceDetector : public sim::Observer {
   std::vector<CtaScopeAcquire> cta_scope_acquires_;
   void report_scope_acquire(const CtaScopeAcquire& acq, const Record& earlier, const Record& later,
                             const Accessor& a, uint64_t granule);
+  // A sync object's name in reports ("the mbarrier at offset 0x..." when unnamed).
+  std::string barrier_name(int cta, uint64_t key) const;
   // Global memory's granules in pages of 2^kGlobalPageShift, created zeroed on
   // first touch (a never-touched granule is a default Cell); the last page
   // found is remembered, since an access walks consecutive granules.

@@ -5,7 +5,9 @@
 // offsets and exited peers are findings, and data that a CTA writes for a
 // peer is published by a release at cluster scope (.release.cluster, or
 // fence.acq_rel.cluster before the arrive), not by the default CTA-scope
-// remote arrive, which still hands a peer back what this CTA only read.
+// remote arrive, which still hands a peer back what this CTA only read (a
+// store it did not read back is not handed back so); a peer's shared memory
+// and barriers are used only after a cluster barrier says the peer runs.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -458,6 +460,89 @@ TEST_CASE("a CTA-scope arrive hands a peer back what this CTA only read") {
     else
       CHECK_MESSAGE(r.has_rule("race.write_after_read"), r.findings_text());
   }
+}
+
+TEST_CASE("a peer's store is overwritten after a CTA-scope hand-off only when it was read") {
+  // Rank 1 stores into rank 0's buffer and hands it back; rank 0 overwrites
+  // it. At CTA scope the hand-off publishes rank 1's reads, not its store:
+  // the two stores are ordered when rank 1 read its store back before the
+  // arrive (coherence), or when the hand-off is at cluster scope.
+  enum Kind { kCtaScope, kReadBack, kClusterScope };
+  for (const Kind kind : {kCtaScope, kReadBack, kClusterScope}) {
+    ScenarioOptions o{.ctas = 2, .warps = 1, .cluster_size = 2, .race_detector = true};
+    auto r = run_scenario(o, [kind] {
+      init_cluster_barriers(1, 1);
+      if (sk::arch::cluster_ctarank() == 1) {
+        if (auto l = sk::elect_one()) {
+          sk::arch::st_shared_cluster(words(), 0, 7u);
+          if (kind == kReadBack) note("read " + std::to_string(sk::arch::ld_shared_cluster(words(), 0)));
+          if (kind == kClusterScope)
+            sk::arch::mbarrier_arrive_cluster_release(bar_at(0), 0);
+          else
+            sk::arch::mbarrier_arrive_cluster(bar_at(0), 0);
+        }
+      } else {
+        while (!sk::arch::mbarrier_try_wait_parity_cluster(bar_at(0), 0)) {
+        }
+        if (auto l = sk::elect_one()) sk::arch::st_shared(words(), 9u);
+      }
+      sk::arch::cluster_sync();
+    });
+    REQUIRE_MESSAGE(r.ok, r.error);
+    INFO("kind: " << kind);
+    CHECK(r.status == "completed");
+    if (kind == kCtaScope) {
+      CHECK_MESSAGE(r.count_rule("scope.cta_release_cross_cta") == 1, r.findings_text());
+      CHECK_MESSAGE(names(r, "scope.cta_release_cross_cta", "st.shared by CTA 0"), r.findings_text());
+      CHECK_MESSAGE(names(r, "scope.cta_release_cross_cta", "st.shared::cluster by CTA 1"),
+                    r.findings_text());
+    } else {
+      CHECK_MESSAGE(r.findings.empty(), r.findings_text());
+    }
+    if (kind == kReadBack) CHECK(std::count(r.notes.begin(), r.notes.end(), "read 7") == 1);
+  }
+}
+
+TEST_CASE("a peer's shared memory and barriers are used only after a cluster barrier") {
+  // Rank 1 arrives on rank 0's barrier (or stores into its shared memory)
+  // before or after the cluster barrier that tells it rank 0 runs.
+  for (const bool store : {false, true})
+    for (const bool synced : {false, true}) {
+      ScenarioOptions o{.ctas = 2, .warps = 1, .cluster_size = 2, .race_detector = true};
+      auto r = run_scenario(o, [store, synced] {
+        // Rank 0's barrier, published to rank 1 by its init's release
+        // before (or after) rank 1's use.
+        if (sk::arch::cluster_ctarank() == 0)
+          if (auto l = sk::elect_one()) {
+            sk::arch::mbarrier_init(bar_at(0), 1);
+            sk::arch::fence_mbarrier_init();
+          }
+        if (synced) sk::arch::cluster_sync();
+        if (sk::arch::cluster_ctarank() == 1) {
+          gpu().warp().stall(2000, "after rank 0's init in time");
+          if (auto l = sk::elect_one()) {
+            if (store)
+              sk::arch::st_shared_cluster(words(), 0, 5u);
+            else
+              sk::arch::mbarrier_arrive_cluster_release(bar_at(0), 0);
+          }
+        }
+        sk::arch::cluster_sync();  // the store before rank 0's load
+        if (store && sk::arch::cluster_ctarank() == 0)
+          if (auto l = sk::elect_one()) note("got " + std::to_string(sk::arch::ld_shared(words())));
+        sk::arch::cluster_sync();
+      });
+      REQUIRE_MESSAGE(r.ok, r.error);
+      INFO("store: " << store << ", synced: " << synced);
+      CHECK(r.status == "completed");
+      if (synced) {
+        CHECK_MESSAGE(r.findings.empty(), r.findings_text());
+      } else {
+        CHECK_MESSAGE(r.has_rule("cluster.peer_not_started"), r.findings_text());
+        CHECK_MESSAGE(names(r, "cluster.peer_not_started", "by CTA 1 warp 0"), r.findings_text());
+        CHECK_MESSAGE(names(r, "cluster.peer_not_started", "targets CTA 0"), r.findings_text());
+      }
+    }
 }
 
 TEST_CASE("a plain access racing a peer's DSMEM atomic is a race") {

@@ -7,7 +7,12 @@
 //              cluster barrier publishes them, each reads its inbox. Bug
 //              store_after_arrive: the stores come after barrier.cluster.
 //              arrive (between arrive and wait), so the barrier orders
-//              nothing of them: race.read_after_write.
+//              nothing of them: race.read_after_write. Bug
+//              store_before_start: no cluster barrier after launch, so a CTA
+//              stores into a peer that may not be running yet:
+//              cluster.peer_not_started. Bug wait_without_arrive: the
+//              barrier.cluster.arrive is missing before the wait:
+//              cluster_barrier.wait_without_arrive.
 //   push       rank 0 streams 6 messages of 32 words into a 2-slot ring in
 //              rank 1's shared memory (st.shared::cluster) and signals each
 //              on rank 1's full barrier; rank 1 sums them and hands each slot
@@ -21,19 +26,40 @@
 //              rank 0's release: scope.cta_acquire_cross_cta. Bug
 //              release_before_read: rank 1 hands each slot back before it
 //              reads it, so the next message's stores race its loads:
-//              race.write_after_read.
+//              race.write_after_read. Bug no_empty_wait: rank 0 refills a
+//              slot without waiting for it: race.write_after_read. Bug
+//              handback_to_self: rank 1 hands the slot back on its own empty
+//              barrier, not rank 0's: cluster.signal_one_cta (a deadlock
+//              whose report names both CTAs). Bug read_first_unwaited: rank
+//              1 reads the first message without waiting for it:
+//              uninitialized.smem_read. Bug handback_every_lane: all 32 lanes
+//              arrive on the count-1 empty barrier: mbarrier.arrive_before_wait.
+//   clear      push, with rank 1 clearing each slot after reading it, so its
+//              hand-back publishes a write: with .release.cluster, and rank 0
+//              waiting with .acquire.cluster, rank 0's next stores are
+//              ordered after the clearing (the variant clear_fenced_fixed
+//              arrives and waits at CTA scope, each side issuing
+//              fence.acq_rel.cluster: before its arrives, after its waits).
+//              Bug clear_cta_scope: the CTA-scope hand-back, which publishes
+//              rank 1's reads but not its write: scope.cta_release_cross_cta
+//              (the two writes, nobody reading the first, are not ordered).
 //   gather     rank 0 publishes a table in its shared memory; rank 1 loads it
 //              with ld.shared::cluster after the cluster barrier. Bug
 //              exit_while_read: rank 0 exits without the closing cluster
 //              barrier while rank 1 still loads: cluster.exit_not_ordered.
 //              Bug cta_sync_before_read: a CTA barrier (__syncthreads) where
 //              the cluster barrier after the table's stores belongs, which
-//              orders nothing for the peer: race.read_after_write.
+//              orders nothing for the peer: race.read_after_write. Bug
+//              no_barrier_before_read: no barrier at all between them:
+//              race.read_after_write.
 //   tickets    every CTA of the cluster adds into rank 0's counter with
 //              DSMEM atomics (clean among themselves); rank 0 then reads the
 //              total. Bug read_before_peers: rank 0 reads it after its own
 //              atomic but before the cluster barrier that orders its peers':
-//              race.read_after_write against a peer's red.add.
+//              race.read_after_write against a peer's red.add. Bug
+//              store_not_red: the CTAs store their addend with
+//              st.shared::cluster instead of red.add: race.write_after_write
+//              (and the total is wrong).
 //
 // Invariants: each kernel's output (32 words per CTA, or the first of them) is
 // checked against a host reference; each bug's first finding on schedule 0
@@ -77,6 +103,9 @@ void init_barriers(uint32_t n) {
 
 uint32_t exchange_value(uint32_t cta, uint32_t lane) { return cta * 1000 + lane * 7 + 1; }
 
+// exchange's bugs.
+constexpr int kStoreAfterArrive = 1, kStoreBeforeStart = 2, kWaitWithoutArrive = 3;
+
 template <int Bug>
 void exchange(uint32_t* out) {
   const uint32_t rank = arch::cluster_ctarank(), n = arch::cluster_num_ctas();
@@ -86,10 +115,11 @@ void exchange(uint32_t* out) {
     for_each_lane(
         [&](uint32_t l) { arch::st_shared_cluster(data(l), next, exchange_value(cta, l)); });
   };
-  arch::cluster_sync();  // every CTA is running before anyone writes into it
-  if constexpr (!Bug) send();
-  arch::cluster_arrive();
-  if constexpr (Bug) send();
+  // Every CTA is running before anyone writes into it.
+  if constexpr (Bug != kStoreBeforeStart) arch::cluster_sync();
+  if constexpr (Bug != kStoreAfterArrive) send();
+  if constexpr (Bug != kWaitWithoutArrive) arch::cluster_arrive();
+  if constexpr (Bug == kStoreAfterArrive) send();
   arch::cluster_wait();
   for_each_lane(
       [&](uint32_t l) { arch::st_global_b32(out + cta * kLanes + l, arch::ld_shared(data(l))); });
@@ -103,6 +133,12 @@ uint32_t push_value(uint32_t cluster, uint32_t k, uint32_t lane) {
   return (cluster + 1) * 100000 + k * 100 + lane;
 }
 
+// push's bugs (and the clear kernel's: kClear* and the fixed variants).
+constexpr int kCtaScopeArrive = 1, kReleaseBeforeRead = 2, kCtaScopeWait = 3, kNoEmptyWait = 4,
+              kHandbackToSelf = 5, kReadFirstUnwaited = 6, kHandbackEveryLane = 7,
+              kClearFixed = 8, kClearFencedFixed = 9, kClearCtaScope = 10;
+constexpr bool clears(int bug) { return bug >= kClearFixed; }
+
 // Barriers 0, 1: full[slot] (rank 1's, counted); 2, 3: empty[slot] (rank 0's).
 template <int Bug>
 void push(uint32_t* out) {
@@ -112,17 +148,29 @@ void push(uint32_t* out) {
   if (rank == 0) {
     for (uint32_t k = 0; k < kMessages; ++k) {
       const uint32_t slot = k % kSlots, lap = k / kSlots;
-      while (!arch::mbarrier_try_wait_parity(bar(kSlots + slot), (lap & 1) ^ 1)) {
+      // A slot the consumer wrote (clears) comes back with its write
+      // published: acquire at cluster scope, or at CTA scope and then fence.
+      if constexpr (Bug == kClearFixed || Bug == kClearCtaScope) {
+        while (!arch::mbarrier_try_wait_parity_cluster(bar(kSlots + slot), (lap & 1) ^ 1)) {
+        }
+      } else if constexpr (Bug != kNoEmptyWait) {
+        while (!arch::mbarrier_try_wait_parity(bar(kSlots + slot), (lap & 1) ^ 1)) {
+        }
+        if constexpr (Bug == kClearFencedFixed) arch::fence_acq_rel_cluster();
       }
       for_each_lane([&](uint32_t l) {
         arch::st_shared_cluster(ring + slot * kLanes + l, 1, push_value(cluster, k, l));
       });
       arch::sync_warp();  // every lane's stores before the elected lane's release
       if (auto lane = elect_one()) {
-        if constexpr (Bug == 1)
+        if constexpr (Bug == kCtaScopeArrive) {
           arch::mbarrier_arrive_cluster(bar(slot), 1);
-        else
+        } else if constexpr (Bug == kClearFencedFixed) {
+          arch::fence_acq_rel_cluster();  // what the CTA-scope arrive then publishes
+          arch::mbarrier_arrive_cluster(bar(slot), 1);
+        } else {
           arch::mbarrier_arrive_cluster_release(bar(slot), 1);
+        }
       }
     }
   } else if (rank == 1) {
@@ -130,24 +178,38 @@ void push(uint32_t* out) {
     for_each_lane([&](uint32_t l) { sum.lane(l)[0] = 0; });
     for (uint32_t k = 0; k < kMessages; ++k) {
       const uint32_t slot = k % kSlots, lap = k / kSlots;
-      // The stores came from rank 0: acquire at cluster scope (bug 3 waits
-      // with the default try_wait, .acquire.cta).
-      if constexpr (Bug == 3) {
+      // The stores came from rank 0: acquire at cluster scope (kCtaScopeWait
+      // waits with the default try_wait, .acquire.cta; kClearFencedFixed
+      // too, and then takes the stores with fence.acq_rel.cluster).
+      if constexpr (Bug == kCtaScopeWait || Bug == kClearFencedFixed) {
         while (!arch::mbarrier_try_wait_parity(bar(slot), lap & 1)) {
         }
-      } else {
+        if constexpr (Bug == kClearFencedFixed) arch::fence_acq_rel_cluster();
+      } else if (Bug != kReadFirstUnwaited || k > 0) {
         while (!arch::mbarrier_try_wait_parity_cluster(bar(slot), lap & 1)) {
         }
       }
-      // Bug 2 hands the slot back before reading it.
-      if constexpr (Bug == 2)
+      if constexpr (Bug == kReleaseBeforeRead)
         if (auto lane = elect_one()) arch::mbarrier_arrive_cluster(bar(kSlots + slot), 0);
       for_each_lane(
           [&](uint32_t l) { sum.lane(l)[0] += arch::ld_shared(ring + slot * kLanes + l); });
+      if constexpr (clears(Bug))
+        for_each_lane([&](uint32_t l) { arch::st_shared(ring + slot * kLanes + l, 0u); });
       arch::sync_warp();
-      // The slot was only read: the CTA-scope arrive hands it back.
-      if constexpr (Bug != 2)
+      if constexpr (Bug == kHandbackEveryLane) {
+        for_each_lane([&](uint32_t) { arch::mbarrier_arrive_cluster(bar(kSlots + slot), 0); });
+      } else if constexpr (Bug == kHandbackToSelf) {
+        if (auto lane = elect_one()) arch::mbarrier_arrive_cluster(bar(kSlots + slot), 1);
+      } else if constexpr (Bug == kClearFixed) {
+        // The slot was written: the hand-back releases at cluster scope.
+        if (auto lane = elect_one()) arch::mbarrier_arrive_cluster_release(bar(kSlots + slot), 0);
+      } else if constexpr (Bug == kClearFencedFixed) {
+        arch::fence_acq_rel_cluster();
         if (auto lane = elect_one()) arch::mbarrier_arrive_cluster(bar(kSlots + slot), 0);
+      } else if constexpr (Bug != kReleaseBeforeRead) {
+        // The slot was only read: the CTA-scope arrive hands it back.
+        if (auto lane = elect_one()) arch::mbarrier_arrive_cluster(bar(kSlots + slot), 0);
+      }
     }
     for_each_lane(
         [&](uint32_t l) { arch::st_global_b32(out + cluster * kLanes + l, sum.lane(l)[0]); });
@@ -159,15 +221,19 @@ void push(uint32_t* out) {
 
 uint32_t table_value(uint32_t cta, uint32_t i) { return (cta + 3) * (i + 11); }
 
+// gather's bugs.
+constexpr int kExitWhileRead = 1, kCtaSyncBeforeRead = 2, kNoBarrierBeforeRead = 3;
+
 template <int Bug>
 void gather(uint32_t* out) {
   const uint32_t rank = arch::cluster_ctarank(), cta = arch::cta_idx();
   if (rank == 0)
     for_each_lane([&](uint32_t l) { arch::st_shared(data(l), table_value(cta, l)); });
-  // Bug 2: a CTA barrier where the cluster's belongs (it orders nothing in the peer).
-  if constexpr (Bug == 2)
+  // kCtaSyncBeforeRead: a CTA barrier where the cluster's belongs (it orders
+  // nothing in the peer).
+  if constexpr (Bug == kCtaSyncBeforeRead)
     arch::cta_sync();
-  else
+  else if constexpr (Bug != kNoBarrierBeforeRead)
     arch::cluster_sync();
   if (rank == 1) {
     // One lane walks the peer's table, a DSMEM round trip per word.
@@ -182,10 +248,13 @@ void gather(uint32_t* out) {
       for (uint32_t i = 0; i < kLanes; ++i) sum += arch::ld_shared(data(i));
     if (auto lane = elect_one()) arch::st_global_b32(out + cta * kLanes, sum);
   }
-  if constexpr (Bug != 1) arch::cluster_sync();  // rank 0 stays until rank 1 is done
+  if constexpr (Bug != kExitWhileRead) arch::cluster_sync();  // rank 0 stays until rank 1 is done
 }
 
 // --- tickets ----------------------------------------------------------------
+
+// tickets' bugs.
+constexpr int kReadBeforePeers = 1, kStoreNotRed = 2;
 
 template <int Bug>
 void tickets(uint32_t* out) {
@@ -196,13 +265,18 @@ void tickets(uint32_t* out) {
   arch::cluster_sync();
   // Each CTA adds rank + 1 (posted); rank 0 then fetches the counter with an
   // atomic (a DSMEM round trip) and reads the total.
-  if (auto lane = elect_one()) arch::red_add_shared_cluster(counter, 0, rank + 1);
+  if (auto lane = elect_one()) {
+    if constexpr (Bug == kStoreNotRed)
+      arch::st_shared_cluster(counter, 0, rank + 1);
+    else
+      arch::red_add_shared_cluster(counter, 0, rank + 1);
+  }
   if (rank == 0) {
     if (auto lane = elect_one()) (void)arch::atom_add_shared_cluster(counter, 0, 0);
-    if constexpr (!Bug) arch::cluster_sync();
+    if constexpr (Bug != kReadBeforePeers) arch::cluster_sync();
     if (auto lane = elect_one())
       arch::st_global_b32(out + arch::cta_idx() * kLanes, arch::ld_shared(counter));
-    if constexpr (Bug) arch::cluster_sync();
+    if constexpr (Bug == kReadBeforePeers) arch::cluster_sync();
   } else {
     arch::cluster_sync();
   }
@@ -213,7 +287,7 @@ void tickets(uint32_t* out) {
 
 enum class Kernel { kExchange, kPush, kGather, kTickets };
 
-// Bug: 0 the kernel, 1 its first seeded bug, 2 its second (push and gather).
+// Bug: 0 the kernel, else one of its kernel's bug constants above.
 template <Kernel K, int Bug>
 class DsmemCase : public verify::Sm90Case {
  public:
@@ -285,26 +359,48 @@ class DsmemCase : public verify::Sm90Case {
 
 SK_DSMEM_CASE(ExchangeFixed, kExchange, 0, "exchange_fixed",
               "each CTA stores into the next rank's inbox before the cluster barrier");
-SK_DSMEM_CASE(StoreAfterArrive, kExchange, 1, "store_after_arrive",
+SK_DSMEM_CASE(StoreAfterArrive, kExchange, kStoreAfterArrive, "store_after_arrive",
               "the DSMEM stores come between barrier.cluster.arrive and wait");
 SK_DSMEM_CASE(PushFixed, kPush, 0, "push_fixed",
               "a producer CTA streams into a ring in its peer, signalled with .release.cluster");
-SK_DSMEM_CASE(CtaScopeArrive, kPush, 1, "cta_scope_arrive",
+SK_DSMEM_CASE(CtaScopeArrive, kPush, kCtaScopeArrive, "cta_scope_arrive",
               "the producer signals its DSMEM stores with a CTA-scope remote arrive");
 SK_DSMEM_CASE(GatherFixed, kGather, 0, "gather_fixed",
               "a CTA loads its peer's table through DSMEM; both meet the cluster barrier at exit");
-SK_DSMEM_CASE(ExitWhileRead, kGather, 1, "exit_while_read",
+SK_DSMEM_CASE(ExitWhileRead, kGather, kExitWhileRead, "exit_while_read",
               "the table's owner exits while its peer still loads it");
 SK_DSMEM_CASE(TicketsFixed, kTickets, 0, "tickets_fixed",
               "every CTA adds into rank 0's counter; rank 0 reads it after the cluster barrier");
-SK_DSMEM_CASE(ReadBeforePeers, kTickets, 1, "read_before_peers",
+SK_DSMEM_CASE(ReadBeforePeers, kTickets, kReadBeforePeers, "read_before_peers",
               "rank 0 reads the counter before the cluster barrier that orders its peers' adds");
-SK_DSMEM_CASE(ReleaseBeforeRead, kPush, 2, "release_before_read",
+SK_DSMEM_CASE(ReleaseBeforeRead, kPush, kReleaseBeforeRead, "release_before_read",
               "the consumer hands each slot back (CTA-scope arrive) before it reads it");
-SK_DSMEM_CASE(CtaSyncBeforeRead, kGather, 2, "cta_sync_before_read",
+SK_DSMEM_CASE(CtaSyncBeforeRead, kGather, kCtaSyncBeforeRead, "cta_sync_before_read",
               "a CTA barrier, not the cluster's, between the table's stores and the peer's loads");
-SK_DSMEM_CASE(CtaScopeWait, kPush, 3, "cta_scope_wait",
+SK_DSMEM_CASE(CtaScopeWait, kPush, kCtaScopeWait, "cta_scope_wait",
               "the consumer waits for the producer's DSMEM stores with the CTA-scope try_wait");
+SK_DSMEM_CASE(StoreBeforeStart, kExchange, kStoreBeforeStart, "store_before_start",
+              "the CTAs store into their peers with no cluster barrier after launch");
+SK_DSMEM_CASE(WaitWithoutArrive, kExchange, kWaitWithoutArrive, "wait_without_arrive",
+              "barrier.cluster.wait without the barrier.cluster.arrive before it");
+SK_DSMEM_CASE(NoEmptyWait, kPush, kNoEmptyWait, "no_empty_wait",
+              "the producer refills a slot of its peer's ring without waiting for it");
+SK_DSMEM_CASE(HandbackToSelf, kPush, kHandbackToSelf, "handback_to_self",
+              "the consumer hands each slot back on its own CTA's empty barrier");
+SK_DSMEM_CASE(ReadFirstUnwaited, kPush, kReadFirstUnwaited, "read_first_unwaited",
+              "the consumer reads the first message without waiting for it");
+SK_DSMEM_CASE(HandbackEveryLane, kPush, kHandbackEveryLane, "handback_every_lane",
+              "every lane of the consumer arrives on the one-arrival empty barrier");
+SK_DSMEM_CASE(ClearFixed, kPush, kClearFixed, "clear_fixed",
+              "the consumer clears each slot and hands it back with .release.cluster");
+SK_DSMEM_CASE(ClearFencedFixed, kPush, kClearFencedFixed, "clear_fenced_fixed",
+              "the ring with fence.acq_rel.cluster around CTA-scope arrives and waits");
+SK_DSMEM_CASE(ClearCtaScope, kPush, kClearCtaScope, "clear_cta_scope",
+              "the consumer clears each slot and hands it back with the CTA-scope arrive");
+SK_DSMEM_CASE(NoBarrierBeforeRead, kGather, kNoBarrierBeforeRead, "no_barrier_before_read",
+              "the peer loads the table with no barrier after its stores");
+SK_DSMEM_CASE(StoreNotRed, kTickets, kStoreNotRed, "store_not_red",
+              "the CTAs store their addends into rank 0's counter instead of adding");
 
 }  // namespace
 }  // namespace sk::corpus

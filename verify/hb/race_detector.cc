@@ -140,9 +140,11 @@ void RaceDetector::release_at(const sim::Warp& w, int cta, uint64_t key, sim::Sc
   VectorClock& vc = clock_of(w);
   Sync& s = sync(cta, key);
   const bool remote = cta != w.cta();
-  if (remote && key < (1ull << 40))  // a remote mbarrier arrive (not a cluster barrier)
+  if (remote && key < (1ull << 40)) {  // a remote mbarrier arrive (not a cluster barrier)
+    check_peer_started(w, vc, cta, "mbarrier.arrive.shared::cluster", w.here());
     ctas_[cta].remote.push_back(Remote{&w, 0, vc.get(comp(w)), "remote mbarrier arrive",
                                        w.here(), engine_.now()});
+  }
   note_order(s, 1, comp(w));
   s.pending.join(vc);
   if (!remote) {
@@ -172,6 +174,8 @@ void RaceDetector::release_op(sim::OpId op, int cta, uint64_t key,
                               std::span<const sim::OpId> covered) {
   Sync& s = sync(cta, key);
   const sim::Warp* issuer = ops_[op - 1].issuer;
+  if (issuer != nullptr && cta != ops_[op - 1].cta)
+    check_peer_started(*issuer, ops_[op - 1].clock, cta, ops_[op - 1].kind, issuer->here());
   note_order(s, 2, issuer != nullptr ? comp(*issuer) : 0xffff);
   s.pending.join(ops_[op - 1].clock);
   s.pending_w.join(ops_[op - 1].wclock);
@@ -236,6 +240,37 @@ void RaceDetector::fence_proxy_async(const sim::Warp& w, sim::FenceScope scope) 
   if (scope != sim::FenceScope::kGlobal) c.fences[w.index()].push_back(now);
   if (scope != sim::FenceScope::kShared) c.global_fences[w.index()].push_back(now);
   tick(w);
+}
+
+bool RaceDetector::knows_started(const VectorClock& vc, int cta) const {
+  const uint32_t first = static_cast<uint32_t>((cta % cluster_size_) * warps_per_cta_);
+  for (uint32_t i = 0; i < static_cast<uint32_t>(warps_per_cta_); ++i)
+    if (vc.get(first + i) > 0) return true;
+  return false;
+}
+
+void RaceDetector::check_peer_started(const sim::Warp& w, const VectorClock& vc, int cta,
+                                      const char* what, const sim::Site& site) {
+  if (cta == w.cta() || domain(cta) != domain(w.cta()) || knows_started(vc, cta)) return;
+  auto key = std::make_tuple(std::string("cluster.peer_not_started"),
+                             sim::format_location(site.loc), std::to_string(cta));
+  if (!reported_.insert(key).second || race_reports_ >= kMaxRaceReports) return;
+  ++race_reports_;
+  sim::Finding f;
+  f.cls = "cluster";
+  f.rule = "cluster.peer_not_started";
+  f.message = fmt::format(
+      "{} by {} targets CTA {} (rank {} of the cluster), but nothing orders it after anything "
+      "CTA {} did: a CTA of the cluster may use a peer's shared memory or barriers only once it "
+      "knows the peer is running (the CUDA programming guide's rule for distributed shared "
+      "memory); meet the cluster barrier after launch first (barrier.cluster.arrive and wait: "
+      "arch::cluster_sync)",
+      what, who(w), cta, cta % cluster_size_, cta);
+  sim::locate(f, site);
+  f.cta = w.cta();
+  f.warp = w.index();
+  f.role = w.role();
+  engine_.report(std::move(f));
 }
 
 void RaceDetector::cta_exit(int cta) {
@@ -428,11 +463,22 @@ void RaceDetector::report_scope_acquire(const CtaScopeAcquire& acq, const Record
       earlier, later, granule, fmt::format("acquire: {}", sim::format_site(acq.site)));
 }
 
-bool RaceDetector::check(uint32_t prior, const Accessor& a, uint32_t current, uint64_t granule) {
+bool RaceDetector::check(uint32_t prior, const Accessor& a, uint32_t current, uint64_t granule,
+                         bool read_since) {
   const Record& p = records_[prior];
   const Record& cur = records_[current];
   if (!p.write && !a.write) return false;
   if (p.atomic && a.atomic) return false;
+  // A write over a thread's write from another CTA that nobody read since:
+  // only the write clock orders the two (coherence through a read does not
+  // apply), so a CTA-scope release between them leaves them unordered. An
+  // async operation's write (a TMA load's) is complete when its barrier
+  // phase is, as the CTA-scope waits for it assume (acquire_at).
+  if (p.write && a.write && p.op == 0 && !p.atomic && !a.atomic && !read_since &&
+      ordered_in(p, a, *a.clock) && !ordered_in(p, a, *a.wclock)) {
+    report_scope(p, cur, a, granule);
+    return true;
+  }
   if (ordered(p, a)) {
     if (fenced(p, a)) return false;
     report_pair("proxy_fence", "proxy.missing_fence_proxy_async",
@@ -607,10 +653,11 @@ void RaceDetector::record_access(const sim::Warp& w, sim::OpId op, int cta, sim:
   // on the record and the accessor only), so each record is judged once.
   // check() returning false reports nothing; a record it passed is skipped.
   RecordMemo passed, ord;
-  auto check_once = [&](uint32_t rid, uint64_t gi) {
+  auto check_once = [&](uint32_t rid, uint64_t gi, bool read_since = false) {
     if (passed.find(rid) != nullptr) return false;
-    const bool rep = check(rid, a, id, gi);
-    if (!rep) passed.put(rid, true);
+    const bool rep = check(rid, a, id, gi, read_since);
+    // A pass that coherence gave holds only for the granules it holds in.
+    if (!rep && !read_since) passed.put(rid, true);
     return rep;
   };
   auto ordered_once = [&](uint32_t rid) {
@@ -631,9 +678,14 @@ void RaceDetector::record_access(const sim::Warp& w, sim::OpId op, int cta, sim:
         const bool tma_over_tma = tma_write && cl.write != 0 && records_[cl.write - 1].op != 0 &&
                                   std::string_view(ops_[records_[cl.write - 1].op - 1].kind) ==
                                       "tma.load";
-        if (!reported && cl.write != 0 && !tma_over_tma) reported = check_once(cl.write - 1, gi);
+        // A read of the last write ordered before this one (coherence).
+        bool read_since = false;
+        for (int i = 0; i < cl.nreads && !read_since; ++i)
+          read_since = ordered_in(records_[cl.reads[i] - 1], a, *a.clock);
+        if (!reported && cl.write != 0 && !tma_over_tma)
+          reported = check_once(cl.write - 1, gi, read_since);
         for (int i = 0; i < cl.nreads && !reported; ++i) reported = check_once(cl.reads[i] - 1, gi);
-        if (!reported && tma_over_tma) reported = check_once(cl.write - 1, gi);
+        if (!reported && tma_over_tma) reported = check_once(cl.write - 1, gi, read_since);
         cl.write = id + 1;
         cl.nreads = 0;
         continue;
@@ -679,6 +731,8 @@ void RaceDetector::record_access(const sim::Warp& w, sim::OpId op, int cta, sim:
       cl.nreads = static_cast<uint8_t>(n);
     }
   }
+  // After the races: a race with the peer's own accesses says more.
+  if (cta != w.cta() && (op == 0 || write)) check_peer_started(w, vc, cta, what, rec.site);
 }
 
 }  // namespace sk::verify

@@ -248,11 +248,23 @@ class RaceDetector : public sim::Observer {
   }
   bool after_issue(const Record& r, const Accessor& a) const;
   bool fenced(const Record& r, const Accessor& a) const;
-  // Returns true when a finding was made for this access.
-  bool check(uint32_t prior, const Accessor& a, uint32_t current, uint64_t granule);
+  // Returns true when a finding was made for this access. `read_since`: for
+  // a write after a write, whether a read of the earlier write is ordered
+  // before it (coherence then orders the two writes, whatever the scope of
+  // the releases between them).
+  bool check(uint32_t prior, const Accessor& a, uint32_t current, uint64_t granule,
+             bool read_since = false);
   void report_pair(const std::string& cls, const std::string& rule, const std::string& why,
                    const Record& earlier, const Record& later, uint64_t granule,
                    const std::string& extra = "");
+  // Whether clock `vc` orders anything CTA `cta` did after the accessor's
+  // CTA's launch: any of its warps' components (each starts at 1 there).
+  bool knows_started(const VectorClock& vc, int cta) const;
+  // A use of CTA `cta`'s shared memory or barriers by `w` (or by its
+  // operation, whose clock is `vc`) before `vc` orders it after that CTA
+  // started: cluster.peer_not_started, once per call site.
+  void check_peer_started(const sim::Warp& w, const VectorClock& vc, int cta, const char* what,
+                          const sim::Site& site);
   // A write that only a CTA-scope release orders before a peer's access.
   void report_scope(const Record& earlier, const Record& later, const Accessor& a,
                     uint64_t granule);

@@ -5,7 +5,8 @@
 #   cluster_calibration.csv  cluster_calibrate (section e: the DSMEM store
 #                  rate to one SM, from one SM and in the K split's
 #                  reduce-scatter, clusters of 2, 4 and 8; the cluster rows of
-#                  sections a-d before it)
+#                  sections a-d before it); hw/h200/dsmem_rate.py report prints
+#                  the rates and dsmem_store_bytes_per_cycle at the end
 #   calibration.csv  calibrate (section launch_overhead: this board's launch
 #                  path, which differs by about 2 us from board to board)
 #   split_k_scan.csv gemm_bench, tile 128x128, 4 stages, splits 1, 2, 4, 8,
@@ -41,5 +42,6 @@ for round in $(seq 1 "${ROUNDS:-2}"); do
   done
   echo "round $round: $(grep -c ",ok," "$out/split_k_scan.csv") rows ok, $(($(date +%s) - start)) s"
 done
-grep "^dsmem_store_exchange" "$out/cluster_calibration.csv" | head -40
+# Section e's rates and the parameter value they give (hw/h200/dsmem_rate.py).
+python3 hw/h200/dsmem_rate.py report "$out/cluster_calibration.csv" || rc=1
 exit $rc

@@ -132,6 +132,9 @@ class Observer {
   // to that space before the fence are visible to async-proxy accesses
   // ordered after it.
   virtual void fence_proxy_async(const Warp& w, FenceScope scope) = 0;
+  // Warp `w` issues __syncwarp (bar.warp.sync): the memory accesses of its
+  // lanes before it are ordered before those of every lane after it.
+  virtual void warp_sync(const Warp& /*w*/) {}
   // CTA `cta` has exited (its last warp): in a cluster, every peer's access
   // to its shared memory or barriers must be ordered before this by
   // happens-before, or it may land after the SM has moved on.

@@ -99,6 +99,7 @@ enum class ClusterBug {
   kSplitCtaScopeFull,    // a sender signals its slot full with the CTA-scope remote arrive
   kSplitFullCountsAll,   // the full barriers count every rank of the cluster, the owner too
   kSplitCtaScopeWait,    // the owner waits for its slots with the CTA-scope try_wait
+  kSplitNoSyncBeforeFull,  // a sender's elected lane signals with no __syncwarp after the stores
 };
 
 // F16_: A and B are IEEE F16 (wgmma .f16.f16) instead of BF16.
@@ -201,6 +202,7 @@ struct Sm90Matmul {
       : B == ClusterBug::kSplitCtaScopeFull  ? SplitKBug::kCtaScopeFull
       : B == ClusterBug::kSplitFullCountsAll ? SplitKBug::kFullCountsAll
       : B == ClusterBug::kSplitCtaScopeWait  ? SplitKBug::kCtaScopeWait
+      : B == ClusterBug::kSplitNoSyncBeforeFull ? SplitKBug::kNoSyncBeforeFull
                                              : SplitKBug::kNone;
 
   // Per-tile latency of the consumer's own instructions, in dependent steps

@@ -32,7 +32,7 @@ namespace sk {
 
 // Seeded bugs of the verifier's corpus (ClusterBug::kSplit*, sm90_matmul.h);
 // kNone is the reduction.
-enum class SplitKBug { kNone, kFreeBeforeRead, kCtaScopeFull, kFullCountsAll, kCtaScopeWait };
+enum class SplitKBug { kNone, kFreeBeforeRead, kCtaScopeFull, kFullCountsAll, kCtaScopeWait, kNoSyncBeforeFull };
 
 // Acc: the consumer warp's accumulators (LaneArray<float, R>, R a multiple of 4).
 template <class Acc>
@@ -154,7 +154,8 @@ struct SplitKReduce {
       }
     });
     arch::account_dsmem_stores(o, 32 * kRegs * 4, kRegs / 4);
-    arch::sync_warp();  // every lane's stores before the elected lane's release
+    // Every lane's stores before the elected lane's release.
+    if constexpr (Bug != SplitKBug::kNoSyncBeforeFull) arch::sync_warp();
     if (auto lane = elect_one()) {
       if constexpr (Bug == SplitKBug::kCtaScopeFull)
         arch::mbarrier_arrive_cluster(&s->full[q - o * kWarps / splits], o);

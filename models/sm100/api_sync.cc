@@ -43,7 +43,10 @@ uint32_t lane_id() {
   return l < 0 ? 0 : static_cast<uint32_t>(l);
 }
 
-void sync_warp(const Loc& loc) { issue_local(loc); }
+void sync_warp(const Loc& loc) {
+  sim::Warp& w = issue_local(loc);
+  if (sim::Observer* obs = gpu().obs()) obs->warp_sync(w);
+}
 
 namespace {
 // Observer keys of named barriers (mbarriers use their SMEM offset).

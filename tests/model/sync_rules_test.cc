@@ -189,6 +189,49 @@ TEST_CASE("race.write_after_read: a store not ordered after another warp's load"
   }
 }
 
+TEST_CASE("syncwarp.missing_before_release: an elected lane publishes the other lanes' stores") {
+  // Warp 0's lanes store a word each; an mbarrier then tells warp 1, which
+  // reads them. The release is an elected lane's arrive after __syncwarp
+  // (clean), the same without it (a finding naming the lane), every lane's
+  // own arrive (clean), or an elected arrive after only that lane stored.
+  enum Kind { kSynced, kUnsynced, kEveryLane, kOwnLaneOnly };
+  for (const Kind kind : {kSynced, kUnsynced, kEveryLane, kOwnLaneOnly}) {
+    CAPTURE(kind);
+    auto r = run_scenario(ScenarioOptions{.warps = 2, .race_detector = true}, [kind] {
+      auto* words = reinterpret_cast<uint32_t*>(smem() + 256);
+      if (sk::arch::warp_idx() == 0)
+        if (auto l = sk::elect_one()) sk::arch::mbarrier_init(bar(0), kind == kEveryLane ? 32 : 1);
+      sk::arch::cta_sync();
+      if (sk::arch::warp_idx() == 0) {
+        if (kind == kOwnLaneOnly) {
+          if (auto l = sk::elect_one()) sk::for_each_lane([&](uint32_t i) { sk::arch::st_shared(words + 4 * i, i); });
+        } else {
+          sk::for_each_lane([&](uint32_t i) { sk::arch::st_shared(words + 4 * i, i); });
+        }
+        if (kind == kSynced) sk::arch::sync_warp();
+        if (kind == kEveryLane) {
+          sk::arch::mbarrier_arrive(bar(0));  // each of the 32 lanes arrives
+        } else if (auto l = sk::elect_one()) {
+          sk::arch::mbarrier_arrive(bar(0));
+        }
+      } else {
+        wait(bar(0), 0);
+        const uint32_t n = kind == kOwnLaneOnly ? 1 : 32;
+        if (auto l = sk::elect_one())
+          for (uint32_t i = 0; i < n; ++i) (void)sk::arch::ld_shared(words + 4 * i);
+      }
+    });
+    REQUIRE_MESSAGE(r.ok, r.error);
+    if (kind == kUnsynced) {
+      CHECK_MESSAGE(r.count_rule("syncwarp.missing_before_release") == 1, r.findings_text());
+      CHECK_MESSAGE(r.findings_text().find("lane 1 of the earlier warp wrote") != std::string::npos,
+                    r.findings_text());
+    } else {
+      CHECK_MESSAGE(r.findings.empty(), r.findings_text());
+    }
+  }
+}
+
 TEST_CASE("tma.bad_descriptor: a TMA load through a tensor map that was never encoded") {
   auto r = run_scenario(ScenarioOptions{.warps = 1}, [] {
     alignas(64) static uint8_t raw[sizeof(sk::arch::TensorMap)] = {};

@@ -128,6 +128,8 @@ SK_CLUSTER_CASE(kSplitFullCountsAll, "split_full_counts_all",
                 "K split: the full barriers count every rank of the cluster, the owner too");
 SK_CLUSTER_CASE(kSplitCtaScopeWait, "split_cta_scope_wait",
                 "K split: the owner waits for its slots with the CTA-scope try_wait");
+SK_CLUSTER_CASE(kSplitNoSyncBeforeFull, "split_no_sync_before_full",
+                "K split: a sender's elected lane signals with no __syncwarp after the lanes' stores");
 
 }  // namespace
 }  // namespace sk::corpus

@@ -34,6 +34,9 @@
 //              1 reads the first message without waiting for it:
 //              uninitialized.smem_read. Bug handback_every_lane: all 32 lanes
 //              arrive on the count-1 empty barrier: mbarrier.arrive_before_wait.
+//              Bug no_sync_before_signal: rank 0's elected lane signals a
+//              message with no __syncwarp after the other lanes' stores:
+//              syncwarp.missing_before_release.
 //   clear      push, with rank 1 clearing each slot after reading it, so its
 //              hand-back publishes a write: with .release.cluster, and rank 0
 //              waiting with .acquire.cluster, rank 0's next stores are
@@ -136,7 +139,7 @@ uint32_t push_value(uint32_t cluster, uint32_t k, uint32_t lane) {
 // push's bugs (and the clear kernel's: kClear* and the fixed variants).
 constexpr int kCtaScopeArrive = 1, kReleaseBeforeRead = 2, kCtaScopeWait = 3, kNoEmptyWait = 4,
               kHandbackToSelf = 5, kReadFirstUnwaited = 6, kHandbackEveryLane = 7,
-              kClearFixed = 8, kClearFencedFixed = 9, kClearCtaScope = 10;
+              kClearFixed = 8, kClearFencedFixed = 9, kClearCtaScope = 10, kNoSyncBeforeSignal = 11;
 constexpr bool clears(int bug) { return bug >= kClearFixed; }
 
 // Barriers 0, 1: full[slot] (rank 1's, counted); 2, 3: empty[slot] (rank 0's).
@@ -161,7 +164,8 @@ void push(uint32_t* out) {
       for_each_lane([&](uint32_t l) {
         arch::st_shared_cluster(ring + slot * kLanes + l, 1, push_value(cluster, k, l));
       });
-      arch::sync_warp();  // every lane's stores before the elected lane's release
+      // Every lane's stores before the elected lane's release.
+      if constexpr (Bug != kNoSyncBeforeSignal) arch::sync_warp();
       if (auto lane = elect_one()) {
         if constexpr (Bug == kCtaScopeArrive) {
           arch::mbarrier_arrive_cluster(bar(slot), 1);
@@ -399,6 +403,8 @@ SK_DSMEM_CASE(ClearCtaScope, kPush, kClearCtaScope, "clear_cta_scope",
               "the consumer clears each slot and hands it back with the CTA-scope arrive");
 SK_DSMEM_CASE(NoBarrierBeforeRead, kGather, kNoBarrierBeforeRead, "no_barrier_before_read",
               "the peer loads the table with no barrier after its stores");
+SK_DSMEM_CASE(NoSyncBeforeSignal, kPush, kNoSyncBeforeSignal, "no_sync_before_signal",
+              "the producer's elected lane signals without a __syncwarp after the lanes' stores");
 SK_DSMEM_CASE(StoreNotRed, kTickets, kStoreNotRed, "store_not_red",
               "the CTAs store their addends into rank 0's counter instead of adding");
 

@@ -57,6 +57,8 @@ void RaceDetector::launch(int ctas, int warps_per_cta, uint64_t smem_bytes, int 
     c.unacquired.resize(static_cast<size_t>(warps_per_cta));
     c.fences.resize(static_cast<size_t>(warps_per_cta));
     c.global_fences.resize(static_cast<size_t>(warps_per_cta));
+    c.lane_syncs.resize(static_cast<size_t>(warps_per_cta));
+    c.lane_released.assign(static_cast<size_t>(warps_per_cta), std::array<uint32_t, 32>{});
     const uint32_t first = static_cast<uint32_t>((static_cast<int>(i) % cluster_size_) * warps_per_cta);
     for (int w = 0; w < warps_per_cta; ++w) {
       c.warp[w].set(first + static_cast<uint32_t>(w), 1);
@@ -138,6 +140,15 @@ void RaceDetector::release(const sim::Warp& w, uint64_t key) {
 
 void RaceDetector::release_at(const sim::Warp& w, int cta, uint64_t key, sim::Scope scope) {
   VectorClock& vc = clock_of(w);
+  // What of the warp's lanes' accesses this release publishes.
+  CtaState& own = ctas_[w.cta()];
+  const uint32_t at = vc.get(comp(w));
+  if (w.all_lanes_active()) {
+    own.lane_syncs[w.index()].push_back(LaneSync{at, at});
+  } else if (w.lanes() == 32) {
+    for (uint64_t m = w.active_mask(); m != 0; m &= m - 1)
+      own.lane_released[w.index()][__builtin_ctzll(m)] = at;
+  }
   Sync& s = sync(cta, key);
   const bool remote = cta != w.cta();
   if (remote && key < (1ull << 40)) {  // a remote mbarrier arrive (not a cluster barrier)
@@ -273,6 +284,13 @@ void RaceDetector::check_peer_started(const sim::Warp& w, const VectorClock& vc,
   engine_.report(std::move(f));
 }
 
+void RaceDetector::warp_sync(const sim::Warp& w) {
+  if (!w.all_lanes_active()) return;
+  const uint32_t at = clock_of(w).get(comp(w));
+  ctas_[w.cta()].lane_syncs[w.index()].push_back(LaneSync{at, at + 1});
+  tick(w);  // releases after the sync carry more than `at`
+}
+
 void RaceDetector::cta_exit(int cta) {
   CtaState& c = ctas_[cta];
   if (c.remote.empty()) return;
@@ -329,9 +347,25 @@ RaceDetector::Cell& RaceDetector::cell(int cta, sim::Space space, uint64_t granu
   return v[granule];
 }
 
-bool RaceDetector::ordered_in(const Record& r, const Accessor& a, const VectorClock& vc) const {
+bool RaceDetector::lane_published(const Record& r, uint32_t seen) const {
+  const CtaState& c = ctas_[r.warp->cta()];
+  const size_t w = static_cast<size_t>(r.warp->index());
+  const uint32_t own = c.lane_released[w][static_cast<size_t>(r.lane)];
+  if (own >= r.clock && seen >= own) return true;
+  const std::vector<LaneSync>& syncs = c.lane_syncs[w];
+  auto it = std::lower_bound(syncs.begin(), syncs.end(), r.clock,
+                             [](const LaneSync& s, uint32_t v) { return s.upto < v; });
+  return it != syncs.end() && seen >= it->need;
+}
+
+bool RaceDetector::ordered_in(const Record& r, const Accessor& a, const VectorClock& vc,
+                              bool lanes) const {
   if (domain(r.warp->cta()) != domain(a.cta)) return false;
-  if (r.op == 0) return vc.get(comp(*r.warp)) >= r.clock;
+  if (r.op == 0) {
+    const uint32_t seen = vc.get(comp(*r.warp));
+    if (seen < r.clock) return false;
+    return !lanes || r.lane < 0 || !r.write || a.warp == r.warp || lane_published(r, seen);
+  }
   if (r.op == a.op) return true;
   const Op& o = ops_[r.op - 1];
   for (const Epoch& e : o.resolved)
@@ -492,6 +526,18 @@ bool RaceDetector::check(uint32_t prior, const Accessor& a, uint32_t current, ui
                 p, cur, granule);
     return true;
   }
+  if (p.lane >= 0 && ordered_in(p, a, reads_write(p, a) ? *a.wclock : *a.clock, false)) {
+    report_pair("warp_collective", "syncwarp.missing_before_release",
+                fmt::format("lane {} of the earlier warp wrote, and the release that orders this "
+                            "access after it was made by other lanes of that warp (an elected "
+                            "lane's arrive) with no __syncwarp between: a release publishes the "
+                            "releasing threads' own writes, not the other lanes' (PTX memory "
+                            "model; bar.warp.sync orders memory among a warp's lanes, a converged "
+                            "warp does not); arch::sync_warp() before the elected lane's release",
+                            p.lane),
+                p, cur, granule);
+    return true;
+  }
   if (reads_write(p, a) && ordered_in(p, a, *a.clock)) {
     report_scope(p, cur, a, granule);
     return true;
@@ -627,6 +673,13 @@ void RaceDetector::record_access(const sim::Warp& w, sim::OpId op, int cta, sim:
   rec.what = what;
   rec.site = w.site(loc);
   rec.cycle = engine_.now();
+  // NVIDIA's lanes are scheduled independently (since Volta); a CDNA wave's
+  // 64 lanes issue in lockstep, their LDS accesses in order.
+  // A lane's read is not judged so: the warp issues it before the elected
+  // lane's release in its one instruction stream (the letter of the memory
+  // model would ask for a __syncwarp there too).
+  if (op == 0 && write && w.current_lane() >= 0 && w.lanes() == 32 && space != sim::Space::kTmem)
+    rec.lane = static_cast<int8_t>(w.current_lane());
   rec.lo = ranges.front().begin;
   rec.hi = ranges.front().end;
   for (const auto& r : ranges) {

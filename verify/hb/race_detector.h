@@ -54,6 +54,7 @@
 // the use came after the init in time or before it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -102,6 +103,7 @@ class RaceDetector : public sim::Observer {
   void complete_local(const sim::Warp& w, sim::OpId op) override;
   bool known_complete(const sim::Warp& w, sim::OpId op) const override;
   void fence_proxy_async(const sim::Warp& w, sim::FenceScope scope) override;
+  void warp_sync(const sim::Warp& w) override;
   void cta_exit(int cta) override;
   uint64_t order_digest() const override;
 
@@ -134,6 +136,13 @@ class RaceDetector : public sim::Observer {
     sim::Cycle cycle = 0;
     uint64_t lo = 0, hi = 0;  // the whole access, for reports
     int cta = 0;              // whose memory (SMEM, TMEM): the warp's or a cluster peer's
+    int8_t lane = -1;         // a warp's access made by one lane (a lane loop), else -1
+  };
+  // A point after which a warp's releases publish all its lanes' accesses
+  // up to `upto` (its clock component): a __syncwarp (then from `need` =
+  // upto + 1 on) or a release by every lane (`need` = upto).
+  struct LaneSync {
+    uint32_t upto = 0, need = 0;
   };
   struct Cell {
     uint32_t write = 0;  // record index + 1; 0 = never written
@@ -201,6 +210,11 @@ class RaceDetector : public sim::Observer {
     // fence.acq_rel.cluster (empty: none), and the other CTAs' published
     // writes its acquires at CTA scope did not take (until such a fence).
     std::vector<VectorClock> warp, wwarp, cluster_fence, unacquired;
+    // Per warp: its lane syncs (ascending), and per lane the warp's clock
+    // component at its latest release by a part of the warp that included
+    // the lane (an elected lane's arrive publishes that lane's accesses).
+    std::vector<std::vector<LaneSync>> lane_syncs;
+    std::vector<std::array<uint32_t, 32>> lane_released;
     // Per warp: clocks of its fence.proxy.async covering shared memory
     // (.shared::cta or all) and covering global memory (.global or all).
     std::vector<std::vector<uint32_t>> fences, global_fences;
@@ -239,7 +253,12 @@ class RaceDetector : public sim::Observer {
   // Whether r happens before a in clock `vc` (a's clock or write clock);
   // ordered() takes the one the pair needs: the write clock when a reads
   // what r wrote (a load, or an atomic's read), else the clock.
-  bool ordered_in(const Record& r, const Accessor& a, const VectorClock& vc) const;
+  // With `lanes`, a warp's access made by one lane is ordered only through a
+  // release that publishes that lane's accesses (its own, or any after a
+  // __syncwarp or a release by the whole warp).
+  bool ordered_in(const Record& r, const Accessor& a, const VectorClock& vc,
+                  bool lanes = true) const;
+  bool lane_published(const Record& r, uint32_t seen) const;
   static bool reads_write(const Record& r, const Accessor& a) {
     return r.write && (!a.write || a.atomic);
   }

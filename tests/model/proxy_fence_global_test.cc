@@ -47,6 +47,7 @@ sk::test::ScenarioResult write_then_load(Fence fence) {
     if (fence == Fence::kShared) arch::fence_proxy_async_shared();
     if (fence == Fence::kGlobal) arch::fence_proxy_async_global();
     if (fence == Fence::kAll) arch::fence_proxy_async();
+    arch::sync_warp();  // every lane's store (and fence) before the elected lane's load
     if (auto l = sk::elect_one()) {
       arch::mbarrier_init(bar, 1);
       arch::mbarrier_arrive_expect_tx(bar, 64 * 8 * 2);

@@ -232,6 +232,43 @@ TEST_CASE("syncwarp.missing_before_release: an elected lane publishes the other 
   }
 }
 
+TEST_CASE("syncwarp.missing_after_acquire: an elected lane's wait orders the other lanes' reads") {
+  // Warp 1 stores a word per lane and arrives; warp 0 waits with one
+  // elected lane (then __syncwarp, or not) or with every lane, and its lanes
+  // read the words.
+  enum Kind { kSynced, kUnsynced, kEveryLane };
+  for (const Kind kind : {kSynced, kUnsynced, kEveryLane}) {
+    CAPTURE(kind);
+    auto r = run_scenario(ScenarioOptions{.warps = 2, .race_detector = true}, [kind] {
+      auto* words = reinterpret_cast<uint32_t*>(smem() + 256);
+      if (sk::arch::warp_idx() == 0)
+        if (auto l = sk::elect_one()) sk::arch::mbarrier_init(bar(0), 1);
+      sk::arch::cta_sync();
+      if (sk::arch::warp_idx() == 1) {
+        sk::for_each_lane([&](uint32_t i) { sk::arch::st_shared(words + 4 * i, i); });
+        sk::arch::sync_warp();
+        if (auto l = sk::elect_one()) sk::arch::mbarrier_arrive(bar(0));
+      } else {
+        if (kind == kEveryLane) {
+          wait(bar(0), 0);
+        } else if (auto l = sk::elect_one()) {
+          wait(bar(0), 0);
+        }
+        if (kind == kSynced) sk::arch::sync_warp();
+        sk::for_each_lane([&](uint32_t i) { (void)sk::arch::ld_shared(words + 4 * i); });
+      }
+    });
+    REQUIRE_MESSAGE(r.ok, r.error);
+    if (kind == kUnsynced) {
+      CHECK_MESSAGE(r.count_rule("syncwarp.missing_after_acquire") == 1, r.findings_text());
+      CHECK_MESSAGE(r.findings_text().find("lane 1 of CTA 0 warp 0") != std::string::npos,
+                    r.findings_text());
+    } else {
+      CHECK_MESSAGE(r.findings.empty(), r.findings_text());
+    }
+  }
+}
+
 TEST_CASE("tma.bad_descriptor: a TMA load through a tensor map that was never encoded") {
   auto r = run_scenario(ScenarioOptions{.warps = 1}, [] {
     alignas(64) static uint8_t raw[sizeof(sk::arch::TensorMap)] = {};

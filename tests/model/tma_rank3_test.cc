@@ -130,6 +130,82 @@ TEST_CASE("a rank-3 store writes its plane's in-bounds rows and nothing else") {
   CHECK(r.notes == std::vector<std::string>{std::to_string(4 * 62) + " 0"});
 }
 
+TEST_CASE("an elected lane's TMA store reads the other lanes' staging only after __syncwarp") {
+  // The TMA-store epilogue's order (kernels/io/wgmma_tile_writer.h): every
+  // lane writes its part of the box, fences the async proxy, and one lane
+  // issues the store; without the __syncwarp between, the issuing lane's
+  // store is not ordered after the other lanes' writes.
+  for (const bool synced : {true, false}) {
+    ScenarioOptions o = options();
+    o.race_detector = true;
+    auto r = run_scenario(o, [synced] {
+      auto* src = reinterpret_cast<uint32_t*>(sk::arch::dynamic_smem() + 1024);
+      sk::for_each_lane([&](uint32_t l) {
+        for (uint32_t i = 0; i < 8; ++i) sk::arch::st_shared(src + l * 8 + i, 0x5a5a5a5au);
+      });
+      sk::arch::fence_proxy_async_shared();
+      if (synced) sk::arch::sync_warp();
+      if (auto l = sk::elect_one()) {
+        sk::arch::tma_store_3d(&g_map, src, 8, 36, 2);
+        sk::arch::bulk_commit_group();
+        sk::arch::bulk_wait_group<0>();
+      }
+      sk::arch::sync_warp();
+    });
+    REQUIRE_MESSAGE(r.ok, r.error);
+    INFO("synced: " << synced);
+    if (synced) {
+      CHECK_MESSAGE(r.findings.empty(), r.findings_text());
+    } else {
+      CHECK_MESSAGE(r.has_rule("syncwarp.missing_before_release"), r.findings_text());
+      CHECK_MESSAGE(r.findings_text().find("issue of an async operation") != std::string::npos,
+                    r.findings_text());
+    }
+  }
+}
+
+TEST_CASE("lanes refill a TMA store's staging only after the elected lane's wait and __syncwarp") {
+  // The TMA-store epilogue's staging reuse: one lane stores the box and
+  // waits for the store to have read it (bulk wait_group.read); the lanes
+  // then write the next box there. Without __syncwarp after the wait, the
+  // other lanes' writes are not ordered after the store's read.
+  for (const bool synced : {true, false}) {
+    ScenarioOptions o = options();
+    o.race_detector = true;
+    auto r = run_scenario(o, [synced] {
+      auto* src = reinterpret_cast<uint32_t*>(sk::arch::dynamic_smem() + 1024);
+      auto fill = [&] {
+        sk::for_each_lane([&](uint32_t l) {
+          for (uint32_t i = 0; i < 8; ++i) sk::arch::st_shared(src + l * 8 + i, 0x5a5a5a5au);
+        });
+        sk::arch::fence_proxy_async_shared();
+        sk::arch::sync_warp();
+      };
+      fill();
+      if (auto l = sk::elect_one()) {
+        sk::arch::tma_store_3d(&g_map, src, 8, 36, 2);
+        sk::arch::bulk_commit_group();
+        sk::arch::bulk_wait_group_read<0>();
+      }
+      if (synced) sk::arch::sync_warp();
+      fill();
+      if (auto l = sk::elect_one()) {
+        sk::arch::tma_store_3d(&g_map, src, 8, 36, 1);  // another plane of D
+        sk::arch::bulk_commit_group();
+        sk::arch::bulk_wait_group<0>();
+      }
+      sk::arch::sync_warp();
+    });
+    REQUIRE_MESSAGE(r.ok, r.error);
+    INFO("synced: " << synced);
+    if (synced) {
+      CHECK_MESSAGE(r.findings.empty(), r.findings_text());
+    } else {
+      CHECK_MESSAGE(r.has_rule("syncwarp.missing_after_acquire"), r.findings_text());
+    }
+  }
+}
+
 TEST_CASE("an instruction whose rank is not the map's is a finding") {
   auto r = run_scenario(options(), [] {
     uint64_t* bar = reinterpret_cast<uint64_t*>(sk::arch::dynamic_smem());

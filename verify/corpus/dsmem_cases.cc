@@ -36,7 +36,9 @@
 //              arrive on the count-1 empty barrier: mbarrier.arrive_before_wait.
 //              Bug no_sync_before_signal: rank 0's elected lane signals a
 //              message with no __syncwarp after the other lanes' stores:
-//              syncwarp.missing_before_release.
+//              syncwarp.missing_before_release. Bug elected_wait: rank 1 waits
+//              for each message with one elected lane and no __syncwarp
+//              before all lanes read it: syncwarp.missing_after_acquire.
 //   clear      push, with rank 1 clearing each slot after reading it, so its
 //              hand-back publishes a write: with .release.cluster, and rank 0
 //              waiting with .acquire.cluster, rank 0's next stores are
@@ -139,8 +141,9 @@ uint32_t push_value(uint32_t cluster, uint32_t k, uint32_t lane) {
 // push's bugs (and the clear kernel's: kClear* and the fixed variants).
 constexpr int kCtaScopeArrive = 1, kReleaseBeforeRead = 2, kCtaScopeWait = 3, kNoEmptyWait = 4,
               kHandbackToSelf = 5, kReadFirstUnwaited = 6, kHandbackEveryLane = 7,
-              kClearFixed = 8, kClearFencedFixed = 9, kClearCtaScope = 10, kNoSyncBeforeSignal = 11;
-constexpr bool clears(int bug) { return bug >= kClearFixed; }
+              kClearFixed = 8, kClearFencedFixed = 9, kClearCtaScope = 10, kNoSyncBeforeSignal = 11,
+              kElectedWait = 12;
+constexpr bool clears(int bug) { return bug >= kClearFixed && bug <= kClearCtaScope; }
 
 // Barriers 0, 1: full[slot] (rank 1's, counted); 2, 3: empty[slot] (rank 0's).
 template <int Bug>
@@ -189,6 +192,10 @@ void push(uint32_t* out) {
         while (!arch::mbarrier_try_wait_parity(bar(slot), lap & 1)) {
         }
         if constexpr (Bug == kClearFencedFixed) arch::fence_acq_rel_cluster();
+      } else if constexpr (Bug == kElectedWait) {
+        if (auto lane = elect_one())
+          while (!arch::mbarrier_try_wait_parity_cluster(bar(slot), lap & 1)) {
+          }
       } else if (Bug != kReadFirstUnwaited || k > 0) {
         while (!arch::mbarrier_try_wait_parity_cluster(bar(slot), lap & 1)) {
         }
@@ -405,6 +412,8 @@ SK_DSMEM_CASE(NoBarrierBeforeRead, kGather, kNoBarrierBeforeRead, "no_barrier_be
               "the peer loads the table with no barrier after its stores");
 SK_DSMEM_CASE(NoSyncBeforeSignal, kPush, kNoSyncBeforeSignal, "no_sync_before_signal",
               "the producer's elected lane signals without a __syncwarp after the lanes' stores");
+SK_DSMEM_CASE(ElectedWait, kPush, kElectedWait, "elected_wait",
+              "the consumer waits with one elected lane and no __syncwarp before its lanes read");
 SK_DSMEM_CASE(StoreNotRed, kTickets, kStoreNotRed, "store_not_red",
               "the CTAs store their addends into rank 0's counter instead of adding");
 

@@ -59,6 +59,7 @@ void RaceDetector::launch(int ctas, int warps_per_cta, uint64_t smem_bytes, int 
     c.global_fences.resize(static_cast<size_t>(warps_per_cta));
     c.lane_syncs.resize(static_cast<size_t>(warps_per_cta));
     c.lane_released.assign(static_cast<size_t>(warps_per_cta), std::array<uint32_t, 32>{});
+    c.lag.assign(static_cast<size_t>(warps_per_cta), CtaState::Lag{});
     const uint32_t first = static_cast<uint32_t>((static_cast<int>(i) % cluster_size_) * warps_per_cta);
     for (int w = 0; w < warps_per_cta; ++w) {
       c.warp[w].set(first + static_cast<uint32_t>(w), 1);
@@ -75,6 +76,7 @@ sim::OpId RaceDetector::issue_async(const sim::Warp& issuer, const char* kind) {
   op.cta = issuer.cta();
   op.issuer = &issuer;
   op.issue_clock = tick(issuer);
+  op.lanes = issuer.active_mask();
   op.kind = kind;
   op.clock = clock_of(issuer);
   op.wclock = wclock_of(issuer);
@@ -215,6 +217,10 @@ void RaceDetector::acquire(const sim::Warp& w, uint64_t key) {
 }
 
 void RaceDetector::acquire_at(const sim::Warp& w, int cta, uint64_t key, sim::Scope scope) {
+  if (w.all_lanes_active())
+    clear_lag(w);
+  else
+    note_partial_acquire(w, clock_of(w).get(comp(w)) + 1);
   Sync& s = sync(cta, key);
   note_order(s, 4, comp(w));
   clock_of(w).join(s.last);
@@ -233,6 +239,7 @@ void RaceDetector::acquire_at(const sim::Warp& w, int cta, uint64_t key, sim::Sc
 
 void RaceDetector::complete_local(const sim::Warp& w, sim::OpId op) {
   if (op == 0) return;
+  if (!w.all_lanes_active()) note_partial_acquire(w, clock_of(w).get(comp(w)) + 1);
   const uint32_t c = tick(w);
   ops_[op - 1].resolved.push_back(Epoch{comp(w), c});
 }
@@ -284,8 +291,20 @@ void RaceDetector::check_peer_started(const sim::Warp& w, const VectorClock& vc,
   engine_.report(std::move(f));
 }
 
+void RaceDetector::note_partial_acquire(const sim::Warp& w, uint32_t from) {
+  if (w.lanes() != 32) return;  // a CDNA wave's lanes issue in lockstep
+  CtaState::Lag& l = ctas_[w.cta()].lag[w.index()];
+  if (l.lanes == 0) {
+    l.clock = clock_of(w);
+    l.wclock = wclock_of(w);
+    l.from = from;
+  }
+  l.lanes |= ~w.active_mask() & 0xffffffffull;
+}
+
 void RaceDetector::warp_sync(const sim::Warp& w) {
   if (!w.all_lanes_active()) return;
+  clear_lag(w);
   const uint32_t at = clock_of(w).get(comp(w));
   ctas_[w.cta()].lane_syncs[w.index()].push_back(LaneSync{at, at + 1});
   tick(w);  // releases after the sync carry more than `at`
@@ -358,18 +377,33 @@ bool RaceDetector::lane_published(const Record& r, uint32_t seen) const {
   return it != syncs.end() && seen >= it->need;
 }
 
+bool RaceDetector::lane_before_op(const Record& r, const Op& o) const {
+  if ((o.lanes >> r.lane) & 1) return true;
+  const std::vector<LaneSync>& syncs = ctas_[r.warp->cta()].lane_syncs[static_cast<size_t>(r.warp->index())];
+  auto it = std::lower_bound(syncs.begin(), syncs.end(), r.clock,
+                             [](const LaneSync& s, uint32_t v) { return s.upto < v; });
+  // The operation's clock at issue is one below issue_clock (issue ticks).
+  return it != syncs.end() && o.issue_clock - 1 >= it->need;
+}
+
 bool RaceDetector::ordered_in(const Record& r, const Accessor& a, const VectorClock& vc,
                               bool lanes) const {
   if (domain(r.warp->cta()) != domain(a.cta)) return false;
   if (r.op == 0) {
     const uint32_t seen = vc.get(comp(*r.warp));
     if (seen < r.clock) return false;
-    return !lanes || r.lane < 0 || !r.write || a.warp == r.warp || lane_published(r, seen);
+    if (!lanes || r.lane < 0 || !r.write) return true;
+    if (a.warp != r.warp) return lane_published(r, seen);
+    // The warp's own later access: another lane's is not judged; an async
+    // operation it issued reads the lane's write only after a lane sync.
+    return a.op == 0 || lane_before_op(r, ops_[a.op - 1]);
   }
   if (r.op == a.op) return true;
   const Op& o = ops_[r.op - 1];
+  // A lagging lane does not see its warp's own completions from lag_from on.
+  const uint32_t own = a.lag_from != 0 ? comp(*a.warp) : ~0u;
   for (const Epoch& e : o.resolved)
-    if (vc.get(e.comp) >= e.value) return true;
+    if (vc.get(e.comp) >= e.value && (e.comp != own || e.value < a.lag_from)) return true;
   // The tensor core executes one warp's MMAs in issue order (PTX 9.7.16.6.2).
   return a.op != 0 && a.warp == o.issuer && std::string_view(o.kind) == "tcgen05.mma" &&
          std::string_view(a.kind) == "tcgen05.mma";
@@ -526,14 +560,33 @@ bool RaceDetector::check(uint32_t prior, const Accessor& a, uint32_t current, ui
                 p, cur, granule);
     return true;
   }
+  if (a.full_clock != nullptr) {
+    Accessor full = a;
+    full.clock = a.full_clock;
+    full.wclock = a.full_wclock;
+    full.lag_from = 0;
+    if (ordered(p, full)) {
+      report_pair("warp_collective", "syncwarp.missing_after_acquire",
+                  fmt::format("lane {} of {} made this access after a wait that only other "
+                              "lanes of its warp made (an elected lane's mbarrier wait or bulk "
+                              "wait_group) with no __syncwarp between: an acquire orders the "
+                              "waiting threads' own later accesses, not the other lanes' (PTX "
+                              "memory model; bar.warp.sync orders memory among a warp's lanes); "
+                              "arch::sync_warp() after the elected lane's wait",
+                              a.warp->current_lane(), who(*a.warp)),
+                  p, cur, granule);
+      return true;
+    }
+  }
   if (p.lane >= 0 && ordered_in(p, a, reads_write(p, a) ? *a.wclock : *a.clock, false)) {
     report_pair("warp_collective", "syncwarp.missing_before_release",
-                fmt::format("lane {} of the earlier warp wrote, and the release that orders this "
-                            "access after it was made by other lanes of that warp (an elected "
-                            "lane's arrive) with no __syncwarp between: a release publishes the "
-                            "releasing threads' own writes, not the other lanes' (PTX memory "
-                            "model; bar.warp.sync orders memory among a warp's lanes, a converged "
-                            "warp does not); arch::sync_warp() before the elected lane's release",
+                fmt::format("lane {} of the earlier warp wrote, and what orders this access "
+                            "after it was done by other lanes of that warp (an elected lane's "
+                            "arrive, or its issue of an async operation) with no __syncwarp "
+                            "between: a thread's release or issue orders its own writes, not the "
+                            "other lanes' (PTX memory model; bar.warp.sync orders memory among a "
+                            "warp's lanes, a converged warp does not); arch::sync_warp() before "
+                            "the elected lane's release or issue",
                             p.lane),
                 p, cur, granule);
     return true;
@@ -693,8 +746,25 @@ void RaceDetector::record_access(const sim::Warp& w, sim::OpId op, int cta, sim:
         Remote{&w, op, op == 0 ? rec.clock : 0, what, rec.site, rec.cycle});
   records_.push_back(rec);
   const uint32_t id = static_cast<uint32_t>(records_.size() - 1);
-  const Accessor a{w.cta(), &vc,   &wvc,  &w, op, proxy, write, atomic,
-                   op != 0 ? ops_[op - 1].kind : ""};
+  Accessor a{w.cta(), &vc,   &wvc,  &w, op, proxy, write, atomic,
+             op != 0 ? ops_[op - 1].kind : ""};
+  // A lane (or a warp-wide access with lanes) that did not take part in the
+  // warp's latest partial acquires sees the warp's clocks from before them
+  // (its own component as now: program order holds).
+  VectorClock lag_clock, lag_wclock;
+  const CtaState::Lag& lag = c.lag[w.index()];
+  const uint64_t lanes_now = w.current_lane() >= 0 ? uint64_t{1} << w.current_lane() : w.active_mask();
+  if (op == 0 && lag.lanes != 0 && (lanes_now & lag.lanes) != 0) {
+    lag_clock = lag.clock;
+    lag_wclock = lag.wclock;
+    lag_clock.set(comp(w), vc.get(comp(w)));
+    lag_wclock.set(comp(w), vc.get(comp(w)));
+    a.clock = &lag_clock;
+    a.wclock = &lag_wclock;
+    a.lag_from = lag.from;
+    a.full_clock = &vc;
+    a.full_wclock = &wvc;
+  }
   const uint64_t g = space == sim::Space::kTmem ? 1 : 16;
   bool reported = false, uninit = false;
   // Whether this access is a TMA load's write (the rule below; once per

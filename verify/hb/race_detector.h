@@ -118,6 +118,7 @@ class RaceDetector : public sim::Observer {
     int cta = 0;
     const sim::Warp* issuer = nullptr;
     uint32_t issue_clock = 0;
+    uint64_t lanes = 0;          // the issuer's lanes that issued it
     const char* kind = "";
     VectorClock clock;           // the issuer's clocks at issue
     VectorClock wclock;
@@ -215,6 +216,15 @@ class RaceDetector : public sim::Observer {
     // the lane (an elected lane's arrive publishes that lane's accesses).
     std::vector<std::vector<LaneSync>> lane_syncs;
     std::vector<std::array<uint32_t, 32>> lane_released;
+    // Per warp: the lanes that did not take part in an acquire of part of
+    // the warp since its last lane sync, the warp's clocks before that
+    // acquire, and its own component's value then.
+    struct Lag {
+      uint64_t lanes = 0;
+      VectorClock clock, wclock;
+      uint32_t from = 0;
+    };
+    std::vector<Lag> lag;
     // Per warp: clocks of its fence.proxy.async covering shared memory
     // (.shared::cta or all) and covering global memory (.global or all).
     std::vector<std::vector<uint32_t>> fences, global_fences;
@@ -231,6 +241,14 @@ class RaceDetector : public sim::Observer {
     bool write;
     bool atomic;
     const char* kind;  // op kind, or "" for the warp itself
+    // A lane that did not take part in its warp's latest acquires (an
+    // elected lane's wait) since the warp's last lane sync: `clock` and
+    // `wclock` are the warp's from before them, `lag_from` the first of the
+    // warp's own completion epochs it does not see, and `full_*` the
+    // warp's own clocks (for the report). 0 / null otherwise.
+    uint32_t lag_from = 0;
+    const VectorClock* full_clock = nullptr;
+    const VectorClock* full_wclock = nullptr;
   };
 
   Sync& sync(int cta, uint64_t key);
@@ -259,6 +277,13 @@ class RaceDetector : public sim::Observer {
   bool ordered_in(const Record& r, const Accessor& a, const VectorClock& vc,
                   bool lanes = true) const;
   bool lane_published(const Record& r, uint32_t seen) const;
+  // An acquire by part of warp `w` (lanes outside it lag until a lane sync);
+  // `from` is the warp's own component value from which they lag.
+  void note_partial_acquire(const sim::Warp& w, uint32_t from);
+  void clear_lag(const sim::Warp& w) { ctas_[w.cta()].lag[w.index()].lanes = 0; }
+  // Whether a lane's write `r` is ordered before operation `o` that its own
+  // warp issued: the lane issued it, or a lane sync came between.
+  bool lane_before_op(const Record& r, const Op& o) const;
   static bool reads_write(const Record& r, const Accessor& a) {
     return r.write && (!a.write || a.atomic);
   }

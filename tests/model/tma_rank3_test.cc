@@ -130,6 +130,31 @@ TEST_CASE("a rank-3 store writes its plane's in-bounds rows and nothing else") {
   CHECK(r.notes == std::vector<std::string>{std::to_string(4 * 62) + " 0"});
 }
 
+namespace {
+// Every lane writes its 32 bytes of a box of staging at `src`, then fences
+// the async proxy (and, with `sync`, meets __syncwarp).
+void fill_staging(uint32_t* src, bool sync) {
+  sk::for_each_lane([&](uint32_t l) {
+    for (uint32_t i = 0; i < 8; ++i) sk::arch::st_shared(src + l * 8 + i, 0x5a5a5a5au);
+  });
+  sk::arch::fence_proxy_async_shared();
+  if (sync) sk::arch::sync_warp();
+}
+
+// One lane stores the box at `src` to plane `plane` of D and waits for its
+// read (`read_only`) or for all of it.
+void store_staging(uint32_t* src, int32_t plane, bool read_only) {
+  if (auto l = sk::elect_one()) {
+    sk::arch::tma_store_3d(&g_map, src, 8, 36, plane);
+    sk::arch::bulk_commit_group();
+    if (read_only)
+      sk::arch::bulk_wait_group_read<0>();
+    else
+      sk::arch::bulk_wait_group<0>();
+  }
+}
+}  // namespace
+
 TEST_CASE("an elected lane's TMA store reads the other lanes' staging only after __syncwarp") {
   // The TMA-store epilogue's order (kernels/io/wgmma_tile_writer.h): every
   // lane writes its part of the box, fences the async proxy, and one lane
@@ -140,16 +165,8 @@ TEST_CASE("an elected lane's TMA store reads the other lanes' staging only after
     o.race_detector = true;
     auto r = run_scenario(o, [synced] {
       auto* src = reinterpret_cast<uint32_t*>(sk::arch::dynamic_smem() + 1024);
-      sk::for_each_lane([&](uint32_t l) {
-        for (uint32_t i = 0; i < 8; ++i) sk::arch::st_shared(src + l * 8 + i, 0x5a5a5a5au);
-      });
-      sk::arch::fence_proxy_async_shared();
-      if (synced) sk::arch::sync_warp();
-      if (auto l = sk::elect_one()) {
-        sk::arch::tma_store_3d(&g_map, src, 8, 36, 2);
-        sk::arch::bulk_commit_group();
-        sk::arch::bulk_wait_group<0>();
-      }
+      fill_staging(src, synced);
+      store_staging(src, 2, false);
       sk::arch::sync_warp();
     });
     REQUIRE_MESSAGE(r.ok, r.error);
@@ -174,26 +191,11 @@ TEST_CASE("lanes refill a TMA store's staging only after the elected lane's wait
     o.race_detector = true;
     auto r = run_scenario(o, [synced] {
       auto* src = reinterpret_cast<uint32_t*>(sk::arch::dynamic_smem() + 1024);
-      auto fill = [&] {
-        sk::for_each_lane([&](uint32_t l) {
-          for (uint32_t i = 0; i < 8; ++i) sk::arch::st_shared(src + l * 8 + i, 0x5a5a5a5au);
-        });
-        sk::arch::fence_proxy_async_shared();
-        sk::arch::sync_warp();
-      };
-      fill();
-      if (auto l = sk::elect_one()) {
-        sk::arch::tma_store_3d(&g_map, src, 8, 36, 2);
-        sk::arch::bulk_commit_group();
-        sk::arch::bulk_wait_group_read<0>();
-      }
+      fill_staging(src, true);
+      store_staging(src, 2, true);
       if (synced) sk::arch::sync_warp();
-      fill();
-      if (auto l = sk::elect_one()) {
-        sk::arch::tma_store_3d(&g_map, src, 8, 36, 1);  // another plane of D
-        sk::arch::bulk_commit_group();
-        sk::arch::bulk_wait_group<0>();
-      }
+      fill_staging(src, true);
+      store_staging(src, 1, false);  // another plane of D
       sk::arch::sync_warp();
     });
     REQUIRE_MESSAGE(r.ok, r.error);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <string_view>
 
 #include "engine/source_loc.h"
@@ -267,28 +268,35 @@ bool RaceDetector::knows_started(const VectorClock& vc, int cta) const {
   return false;
 }
 
+std::optional<sim::Finding> RaceDetector::new_finding(const char* cls, const char* rule,
+                                                      const sim::Site& site, int cta) {
+  auto key = std::make_tuple(std::string(rule), sim::format_location(site.loc), std::to_string(cta));
+  if (!reported_.insert(key).second || race_reports_ >= kMaxRaceReports) return std::nullopt;
+  ++race_reports_;
+  sim::Finding f;
+  f.cls = cls;
+  f.rule = rule;
+  sim::locate(f, site);
+  f.cta = cta;
+  return f;
+}
+
 void RaceDetector::check_peer_started(const sim::Warp& w, const VectorClock& vc, int cta,
                                       const char* what, const sim::Site& site) {
   if (cta == w.cta() || domain(cta) != domain(w.cta()) || knows_started(vc, cta)) return;
-  auto key = std::make_tuple(std::string("cluster.peer_not_started"),
-                             sim::format_location(site.loc), std::to_string(cta));
-  if (!reported_.insert(key).second || race_reports_ >= kMaxRaceReports) return;
-  ++race_reports_;
-  sim::Finding f;
-  f.cls = "cluster";
-  f.rule = "cluster.peer_not_started";
-  f.message = fmt::format(
+  std::optional<sim::Finding> f = new_finding("cluster", "cluster.peer_not_started", site, cta);
+  if (!f) return;
+  f->message = fmt::format(
       "{} by {} targets CTA {} (rank {} of the cluster), but nothing orders it after anything "
       "CTA {} did: a CTA of the cluster may use a peer's shared memory or barriers only once it "
       "knows the peer is running (the CUDA programming guide's rule for distributed shared "
       "memory); meet the cluster barrier after launch first (barrier.cluster.arrive and wait: "
       "arch::cluster_sync)",
       what, who(w), cta, cta % cluster_size_, cta);
-  sim::locate(f, site);
-  f.cta = w.cta();
-  f.warp = w.index();
-  f.role = w.role();
-  engine_.report(std::move(f));
+  f->cta = w.cta();
+  f->warp = w.index();
+  f->role = w.role();
+  engine_.report(std::move(*f));
 }
 
 void RaceDetector::note_partial_acquire(const sim::Warp& w, uint32_t from) {
@@ -323,24 +331,17 @@ void RaceDetector::cta_exit(int cta) {
       for (const Epoch& e : ops_[r.op - 1].resolved) ordered |= exit.get(e.comp) >= e.value;
     }
     if (ordered) continue;
-    auto key = std::make_tuple(std::string("cluster.exit_not_ordered"),
-                               sim::format_location(r.site.loc), std::to_string(cta));
-    if (!reported_.insert(key).second || race_reports_ >= kMaxRaceReports) continue;
-    ++race_reports_;
-    sim::Finding f;
-    f.cls = "cluster";
-    f.rule = "cluster.exit_not_ordered";
-    f.message = fmt::format(
+    std::optional<sim::Finding> f = new_finding("cluster", "cluster.exit_not_ordered", r.site, cta);
+    if (!f) continue;
+    f->message = fmt::format(
         "CTA {} exited, but a {} on it by {} at cycle {} is not ordered before its exit: nothing "
         "CTA {} waited on covers it, so on hardware it may reach the CTA's shared memory after "
         "the SM has moved on; drain what peers send (wait on the barriers they arrive on or load "
         "into) and meet the cluster barrier before exiting, also with peers that read it",
         cta, r.what, who(*r.warp), r.cycle, cta);
-    sim::locate(f, r.site);
-    f.cta = cta;
-    f.details.push_back(fmt::format("remote: {} by {} ({})", r.what, who(*r.warp),
-                                    sim::format_site(r.site)));
-    engine_.report(std::move(f));
+    f->details.push_back(fmt::format("remote: {} by {} ({})", r.what, who(*r.warp),
+                                     sim::format_site(r.site)));
+    engine_.report(std::move(*f));
   }
   c.remote.clear();
 }

@@ -59,6 +59,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -301,6 +302,11 @@ class RaceDetector : public sim::Observer {
   void report_pair(const std::string& cls, const std::string& rule, const std::string& why,
                    const Record& earlier, const Record& later, uint64_t granule,
                    const std::string& extra = "");
+  // A finding of rule `rule` (class `cls`) at `site` about CTA `cta`, once
+  // per (rule, the site's line, cta) and within the report cap; none when
+  // left out. The caller writes the message and reports it.
+  std::optional<sim::Finding> new_finding(const char* cls, const char* rule, const sim::Site& site,
+                                          int cta);
   // Whether clock `vc` orders anything CTA `cta` did after the accessor's
   // CTA's launch: any of its warps' components (each starts at 1 there).
   bool knows_started(const VectorClock& vc, int cta) const;

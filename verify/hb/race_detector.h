@@ -44,6 +44,20 @@
 // overwritten by a peer after a CTA-scope hand-off, is not reported. A
 // warp's own component is the same in both clocks.
 //
+// Lanes: a warp is one thread of execution in the model, but its lanes are
+// not one thread to the memory model. A write made in a lane loop keeps its
+// lane; another warp (or an async operation the warp issues) is ordered
+// after it only through a release that published that lane's writes: one
+// the lane took part in, or one after a __syncwarp of the whole warp or a
+// release by the whole warp (else syncwarp.missing_before_release). After
+// an acquire by part of a warp (an elected lane's wait), its other lanes
+// see the warp's clocks from before it until a __syncwarp or a whole-warp
+// acquire (else syncwarp.missing_after_acquire). 32-lane warps only.
+//
+// A peer's shared memory and barriers are used only by an accessor ordered
+// after something the peer did (cluster.peer_not_started): the model's CTAs
+// of a cluster start together, the hardware's need not.
+//
 // Atomics (atomic_at) are kept with a granule's reads, so they do not
 // replace its last plain write; they race with plain accesses, never with
 // each other.

@@ -802,10 +802,12 @@ void RaceDetector::record_access(const sim::Warp& w, sim::OpId op, int cta, sim:
         const bool tma_over_tma = tma_write && cl.write != 0 && records_[cl.write - 1].op != 0 &&
                                   std::string_view(ops_[records_[cl.write - 1].op - 1].kind) ==
                                       "tma.load";
-        // A read of the last write ordered before this one (coherence).
+        // A read of the last write ordered before this one (coherence):
+        // asked only where check() uses it, over a thread's plain write.
         bool read_since = false;
-        for (int i = 0; i < cl.nreads && !read_since; ++i)
-          read_since = ordered_in(records_[cl.reads[i] - 1], a, *a.clock);
+        if (cl.write != 0 && records_[cl.write - 1].op == 0 && !records_[cl.write - 1].atomic)
+          for (int i = 0; i < cl.nreads && !read_since; ++i)
+            read_since = ordered_in(records_[cl.reads[i] - 1], a, *a.clock);
         if (!reported && cl.write != 0 && !tma_over_tma)
           reported = check_once(cl.write - 1, gi, read_since);
         for (int i = 0; i < cl.nreads && !reported; ++i) reported = check_once(cl.reads[i] - 1, gi);

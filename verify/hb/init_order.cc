@@ -23,14 +23,11 @@
 #include "engine/source_loc.h"
 #include "engine/warp.h"
 #include "verify/hb/race_detector.h"
+#include "verify/hb/report_text.h"
 
 namespace sk::verify {
 namespace {
 constexpr int kMaxReports = 32;
-
-std::string who(const sim::Warp& w) {
-  return fmt::format("CTA {} warp {} ({})", w.cta(), w.index(), w.role().empty() ? "?" : w.role());
-}
 
 std::string object_name(std::string_view name, uint64_t key) {
   return name.empty() ? fmt::format("the object at shared offset {:#x}", key) : std::string(name);

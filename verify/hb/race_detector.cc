@@ -1,48 +1,22 @@
 // race_detector.cc: the happens-before race detector (race_detector.h):
 // clocks, sync edges, the shadow state of SMEM, TMEM and global memory, and
-// the reports. Invariants: a warp's write clock never runs ahead of its
-// clock and equals it on the warp's own component; every finding names both
-// accesses (and, for the scope rule, the CTA-scope release between them).
+// the checks of each access (the reports' text: reports.cc; a cluster's
+// start and exit order: cluster_order.cc; lanes: lanes.cc). Invariants: a
+// warp's write clock never runs ahead of its clock and equals it on the
+// warp's own component; every finding names both accesses (and, for the
+// scope rule, the CTA-scope release between them).
 #include "verify/hb/race_detector.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <optional>
 #include <string_view>
 
 #include "engine/source_loc.h"
 #include "engine/warp.h"
+#include "verify/hb/report_text.h"
 
 namespace sk::verify {
-namespace {
-constexpr int kMaxRaceReports = 32;
-
-const char* space_name(sim::Space s) {
-  switch (s) {
-    case sim::Space::kSmem: return "shared memory";
-    case sim::Space::kTmem: return "TMEM";
-    default: return "global memory";
-  }
-}
-
-std::string who(const sim::Warp& w) {
-  return fmt::format("CTA {} warp {} ({})", w.cta(), w.index(), w.role().empty() ? "?" : w.role());
-}
-}  // namespace
-
-std::string RaceDetector::range_text(sim::Space s, uint64_t lo, uint64_t hi) const {
-  if (s == sim::Space::kGlobal && global_namer_)
-    return fmt::format("bytes [{}, {})", global_namer_(lo), global_namer_(hi));
-  if (s == sim::Space::kTmem) {
-    uint64_t q0 = lo / sim::kTmemQuarterStride, q1 = (hi - 1) / sim::kTmemQuarterStride;
-    return fmt::format("lanes [{}, {}) columns [{}, {})", 32 * q0, 32 * (q1 + 1),
-                       lo % sim::kTmemQuarterStride, (hi - 1) % sim::kTmemQuarterStride + 1);
-  }
-  return fmt::format("bytes [{:#x}, {:#x})", lo, hi);
-}
-
-RaceDetector::RaceDetector(sim::Engine& engine) : engine_(engine) {}
 
 void RaceDetector::launch(int ctas, int warps_per_cta, uint64_t smem_bytes, int cluster_size) {
   cluster_size_ = std::max(cluster_size, 1);
@@ -261,91 +235,6 @@ void RaceDetector::fence_proxy_async(const sim::Warp& w, sim::FenceScope scope) 
   tick(w);
 }
 
-bool RaceDetector::knows_started(const VectorClock& vc, int cta) const {
-  const uint32_t first = static_cast<uint32_t>((cta % cluster_size_) * warps_per_cta_);
-  for (uint32_t i = 0; i < static_cast<uint32_t>(warps_per_cta_); ++i)
-    if (vc.get(first + i) > 0) return true;
-  return false;
-}
-
-std::optional<sim::Finding> RaceDetector::new_finding(const char* cls, const char* rule,
-                                                      const sim::Site& site, int cta) {
-  auto key = std::make_tuple(std::string(rule), sim::format_location(site.loc), std::to_string(cta));
-  if (!reported_.insert(key).second || race_reports_ >= kMaxRaceReports) return std::nullopt;
-  ++race_reports_;
-  sim::Finding f;
-  f.cls = cls;
-  f.rule = rule;
-  sim::locate(f, site);
-  f.cta = cta;
-  return f;
-}
-
-void RaceDetector::check_peer_started(const sim::Warp& w, const VectorClock& vc, int cta,
-                                      const char* what, const sim::Site& site) {
-  if (cta == w.cta() || domain(cta) != domain(w.cta()) || knows_started(vc, cta)) return;
-  std::optional<sim::Finding> f = new_finding("cluster", "cluster.peer_not_started", site, cta);
-  if (!f) return;
-  f->message = fmt::format(
-      "{} by {} targets CTA {} (rank {} of the cluster), but nothing orders it after anything "
-      "CTA {} did: a CTA of the cluster may use a peer's shared memory or barriers only once it "
-      "knows the peer is running (the CUDA programming guide's rule for distributed shared "
-      "memory); meet the cluster barrier after launch first (barrier.cluster.arrive and wait: "
-      "arch::cluster_sync)",
-      what, who(w), cta, cta % cluster_size_, cta);
-  f->cta = w.cta();
-  f->warp = w.index();
-  f->role = w.role();
-  engine_.report(std::move(*f));
-}
-
-void RaceDetector::note_partial_acquire(const sim::Warp& w, uint32_t from) {
-  if (w.lanes() != 32) return;  // a CDNA wave's lanes issue in lockstep
-  CtaState::Lag& l = ctas_[w.cta()].lag[w.index()];
-  if (l.lanes == 0) {
-    l.clock = clock_of(w);
-    l.wclock = wclock_of(w);
-    l.from = from;
-  }
-  l.lanes |= ~w.active_mask() & 0xffffffffull;
-}
-
-void RaceDetector::warp_sync(const sim::Warp& w) {
-  if (!w.all_lanes_active()) return;
-  clear_lag(w);
-  const uint32_t at = clock_of(w).get(comp(w));
-  ctas_[w.cta()].lane_syncs[w.index()].push_back(LaneSync{at, at + 1});
-  tick(w);  // releases after the sync carry more than `at`
-}
-
-void RaceDetector::cta_exit(int cta) {
-  CtaState& c = ctas_[cta];
-  if (c.remote.empty()) return;
-  VectorClock exit;
-  for (const VectorClock& vc : c.warp) exit.join(vc);
-  for (const Remote& r : c.remote) {
-    bool ordered = false;
-    if (r.op == 0) {
-      ordered = exit.get(comp(*r.warp)) >= r.clock;
-    } else {
-      for (const Epoch& e : ops_[r.op - 1].resolved) ordered |= exit.get(e.comp) >= e.value;
-    }
-    if (ordered) continue;
-    std::optional<sim::Finding> f = new_finding("cluster", "cluster.exit_not_ordered", r.site, cta);
-    if (!f) continue;
-    f->message = fmt::format(
-        "CTA {} exited, but a {} on it by {} at cycle {} is not ordered before its exit: nothing "
-        "CTA {} waited on covers it, so on hardware it may reach the CTA's shared memory after "
-        "the SM has moved on; drain what peers send (wait on the barriers they arrive on or load "
-        "into) and meet the cluster barrier before exiting, also with peers that read it",
-        cta, r.what, who(*r.warp), r.cycle, cta);
-    f->details.push_back(fmt::format("remote: {} by {} ({})", r.what, who(*r.warp),
-                                     sim::format_site(r.site)));
-    engine_.report(std::move(*f));
-  }
-  c.remote.clear();
-}
-
 RaceDetector::Cell& RaceDetector::cell(int cta, sim::Space space, uint64_t granule) {
   static Cell scratch;
   if (space == sim::Space::kGlobal) {
@@ -365,26 +254,6 @@ RaceDetector::Cell& RaceDetector::cell(int cta, sim::Space space, uint64_t granu
     return scratch;
   }
   return v[granule];
-}
-
-bool RaceDetector::lane_published(const Record& r, uint32_t seen) const {
-  const CtaState& c = ctas_[r.warp->cta()];
-  const size_t w = static_cast<size_t>(r.warp->index());
-  const uint32_t own = c.lane_released[w][static_cast<size_t>(r.lane)];
-  if (own >= r.clock && seen >= own) return true;
-  const std::vector<LaneSync>& syncs = c.lane_syncs[w];
-  auto it = std::lower_bound(syncs.begin(), syncs.end(), r.clock,
-                             [](const LaneSync& s, uint32_t v) { return s.upto < v; });
-  return it != syncs.end() && seen >= it->need;
-}
-
-bool RaceDetector::lane_before_op(const Record& r, const Op& o) const {
-  if ((o.lanes >> r.lane) & 1) return true;
-  const std::vector<LaneSync>& syncs = ctas_[r.warp->cta()].lane_syncs[static_cast<size_t>(r.warp->index())];
-  auto it = std::lower_bound(syncs.begin(), syncs.end(), r.clock,
-                             [](const LaneSync& s, uint32_t v) { return s.upto < v; });
-  // The operation's clock at issue is one below issue_clock (issue ticks).
-  return it != syncs.end() && o.issue_clock - 1 >= it->need;
 }
 
 bool RaceDetector::ordered_in(const Record& r, const Accessor& a, const VectorClock& vc,
@@ -422,114 +291,6 @@ bool RaceDetector::fenced(const Record& r, const Accessor& a) const {
   const auto& f = (r.space == sim::Space::kGlobal ? c.global_fences : c.fences)[r.warp->index()];
   auto it = std::lower_bound(f.begin(), f.end(), r.clock);
   return it != f.end() && (reads_write(r, a) ? a.wclock : a.clock)->get(comp(*r.warp)) >= *it;
-}
-
-std::string RaceDetector::describe(const Record& r) const {
-  return fmt::format("{} {} {} {} by {}{} at cycle {} ({})", r.what,
-                     r.atomic ? "atomically updates" : r.write ? "writes" : "reads",
-                     space_name(r.space), range_text(r.space, r.lo, r.hi), who(*r.warp),
-                     r.op != 0 ? " (async)" : "", r.cycle, sim::format_site(r.site));
-}
-
-void RaceDetector::report_pair(const std::string& cls, const std::string& rule,
-                               const std::string& why, const Record& earlier, const Record& later,
-                               uint64_t granule, const std::string& extra) {
-  auto key = std::make_tuple(rule, sim::format_location(earlier.site.loc),
-                             sim::format_location(later.site.loc));
-  if (!reported_.insert(key).second || race_reports_ >= kMaxRaceReports) return;
-  ++race_reports_;
-  const uint64_t g = later.space == sim::Space::kTmem ? 1 : 16;
-  const uint64_t lo = std::max(earlier.lo, later.lo), hi = std::min(earlier.hi, later.hi);
-  std::string where = lo < hi ? range_text(later.space, lo, hi)
-                              : range_text(later.space, granule * g, granule * g + g);
-  sim::Finding f;
-  f.cls = cls;
-  f.rule = rule;
-  f.message = fmt::format("{} {} of CTA {}: {} by {} is not ordered after {} by {}; {}",
-                          space_name(later.space), where, later.cta, later.what,
-                          who(*later.warp), earlier.what, who(*earlier.warp), why);
-  sim::locate(f, later.site);
-  f.cta = later.warp->cta();
-  f.warp = later.warp->index();
-  f.role = later.warp->role();
-  f.details.push_back("earlier: " + describe(earlier));
-  f.details.push_back("later:   " + describe(later));
-  if (!extra.empty()) f.details.push_back(extra);
-  engine_.report(std::move(f));
-}
-
-void RaceDetector::report_scope(const Record& earlier, const Record& later, const Accessor& a,
-                                uint64_t granule) {
-  // The CTA-scope release the accessor is ordered after: the writer's own
-  // (after its write) if there is one, else the latest.
-  const CtaScopeRelease* via = nullptr;
-  for (auto it = cta_scope_releases_.rbegin(); it != cta_scope_releases_.rend(); ++it) {
-    if (domain(it->warp->cta()) != domain(a.cta) || a.clock->get(comp(*it->warp)) < it->clock)
-      continue;
-    // A release whose cluster fence covered the write published it.
-    if (it->warp == earlier.warp && it->fenced >= earlier.clock) continue;
-    if (it->warp == earlier.warp && it->clock >= earlier.clock) {
-      via = &*it;
-      break;
-    }
-    if (via == nullptr) via = &*it;
-  }
-  // Not the writer's own CTA-scope release: an acquire at CTA scope that
-  // the accessor is ordered after (its own, the latest) may be what dropped
-  // the write.
-  if (via == nullptr || via->warp != earlier.warp) {
-    const CtaScopeAcquire* acq = nullptr;
-    for (auto it = cta_scope_acquires_.rbegin(); it != cta_scope_acquires_.rend(); ++it) {
-      if (it->warp->cta() != a.warp->cta() || a.clock->get(comp(*it->warp)) < it->clock) continue;
-      if (acq == nullptr || it->warp == a.warp) acq = &*it;
-      if (it->warp == a.warp) break;
-    }
-    if (acq != nullptr) {
-      report_scope_acquire(*acq, earlier, later, a, granule);
-      return;
-    }
-  }
-  std::string release = "a release at CTA scope";
-  std::string extra;
-  if (via != nullptr) {
-    release = fmt::format("mbarrier.arrive.shared::cluster (release at CTA scope) by {} on {} of "
-                          "CTA {} at cycle {}",
-                          who(*via->warp), barrier_name(via->cta, via->key), via->cta, via->cycle);
-    extra = fmt::format("release: {} ({})", release, sim::format_site(via->site));
-  }
-  report_pair(
-      "scope", "scope.cta_release_cross_cta",
-      fmt::format("the write reaches CTA {} only through {}, which orders the releasing thread's "
-                  "reads for another CTA of the cluster but does not make writes visible there "
-                  "(PTX memory model: a release and an acquire synchronize only when each is in "
-                  "the other's scope); release at cluster scope: arrive with .release.cluster "
-                  "(arch::mbarrier_arrive_cluster_release) or issue fence.acq_rel.cluster "
-                  "(arch::fence_acq_rel_cluster) before the arrive",
-                  a.warp->cta(), release),
-      earlier, later, granule, extra);
-}
-
-std::string RaceDetector::barrier_name(int cta, uint64_t key) const {
-  const auto& syncs = ctas_[cta].syncs;
-  const auto it = syncs.find(key);
-  return it == syncs.end() || it->second.name.empty()
-             ? fmt::format("the mbarrier at offset {:#x}", key)
-             : it->second.name;
-}
-
-void RaceDetector::report_scope_acquire(const CtaScopeAcquire& acq, const Record& earlier,
-                                        const Record& later, const Accessor& a, uint64_t granule) {
-  report_pair(
-      "scope", "scope.cta_acquire_cross_cta",
-      fmt::format("the write reaches CTA {} through a release into {}, but {} waited on it at "
-                  "cycle {} with mbarrier.try_wait at CTA scope (the default .acquire.cta), which "
-                  "does not synchronize with a release by another CTA of the cluster (PTX memory "
-                  "model: a release and an acquire synchronize only when each is in the other's "
-                  "scope; cutlass#3324); wait with .acquire.cluster "
-                  "(arch::mbarrier_try_wait_parity_cluster) or issue fence.acq_rel.cluster "
-                  "(arch::fence_acq_rel_cluster) after the wait",
-                  a.warp->cta(), barrier_name(acq.warp->cta(), acq.key), who(*acq.warp), acq.cycle),
-      earlier, later, granule, fmt::format("acquire: {}", sim::format_site(acq.site)));
 }
 
 bool RaceDetector::check(uint32_t prior, const Accessor& a, uint32_t current, uint64_t granule,

@@ -13,7 +13,10 @@
 #                   the register epilogue)
 #   SPLITS=1,2,4,8  also the K split over a cluster (gemm_bench --split-k: the
 #                   128-column tile with 2-5 stages per split), each shape with
-#                   the splits its k-blocks allow (S <= K / 64)
+#                   the splits its k-blocks allow (S <= K / 64), on the
+#                   shapes of fewer 128x128 tiles than SPLIT_TILES (default
+#                   132, one per SM: a launch of more tiles fills every SM
+#                   without a split, so its split rows only cost device time)
 # Output: shapes.csv in $OUT (or /tmp): gemm_bench's columns, one row per
 # configuration and round, with the board's name and UUID on the first line
 # as a comment.
@@ -28,7 +31,7 @@ case "${EPILOGUE:-regs}" in
   tma) epi=(--tma-epilogue) ;;
   *) echo "run_shapes.sh: EPILOGUE must be regs or tma" >&2; exit 2 ;;
 esac
-{ echo "# $board; epilogue ${EPILOGUE:-regs}; splits ${SPLITS:-1}"; echo "round,$header"; } > "$out/shapes.csv"
+{ echo "# $board; epilogue ${EPILOGUE:-regs}; splits ${SPLITS:-1} on shapes under ${SPLIT_TILES:-132} tiles"; echo "round,$header"; } > "$out/shapes.csv"
 mapfile -t shapes < <(python3 hw/h200/shape_set.py args)
 rc=0
 for round in $(seq "${ROUNDS:-3}"); do
@@ -39,7 +42,7 @@ for round in $(seq "${ROUNDS:-3}"); do
   for shape in "${shapes[@]}"; do
     set -- $shape
     split=()
-    if [ -n "${SPLITS:-}" ]; then
+    if [ -n "${SPLITS:-}" ] && [ $(( ($1 + 127) / 128 * (($2 + 127) / 128) )) -lt "${SPLIT_TILES:-132}" ]; then
       allowed=$(tr , '\n' <<<"$SPLITS" | awk -v kb=$(( ($3 + 63) / 64 )) '$1 <= kb' | paste -sd,)
       split=(--split-k "$allowed")
     fi

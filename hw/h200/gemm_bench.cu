@@ -273,7 +273,8 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
   }
   std::vector<typename K::Params> params(pr.sets);
   for (int s = 0; s < pr.sets; ++s) {
-    params[s].a = make_map(pr.a[s], pr.m, pr.k, pr.lda, 128 / cs.n, pr.batch, pr.a_col);
+    params[s].a = make_map(pr.a[s], pr.m, pr.k, pr.lda, sk::sm90_a_box_rows(pr.m, cs.n, pr.a_col ? 1 : 0),
+                           pr.batch, pr.a_col);
     params[s].b = make_map(pr.b[s], pr.n, pr.k, pr.ldb, BN / cs.m, pr.batch, pr.b_row);
     params[s].layouts = sk::OperandLayouts{pr.a_col ? 1u : 0u, pr.b_row ? 1u : 0u};
     params[s].d = reinterpret_cast<sk::bf16_t*>(pr.d);

@@ -45,6 +45,15 @@
 // (split_k_reduce.h), each CTA writing D for the rows of 8 / S consumer warps.
 // For the shapes with few tiles and long K that leave most SMs idle.
 //
+// A shorter than one tile (M < 128, K-major, no cluster along N: the decode
+// shapes): A's box is A's own M rows (sm90_a_box_rows), so TMA zero-fills no
+// row outside A. Rows outside a tensor pass one path of the whole GPU at
+// about 8 rows a cycle, which held the 128-row box of M = 1 to 1.4x the time
+// of a box without them (docs/hardware.md, "Rows outside the tensor"). The
+// producer zeroes the tile's rows past M once per stage, before the stage's
+// first load; TMA never writes them, wgmma reads them, and the rows of D they
+// give lie past M and are not stored.
+//
 // Invariants: a stage is released (empty barrier, one arrival per consumer
 // warp and releasing CTA) only after the wgmma ops that read it have
 // completed (wait_group 0); accumulators are read only after that wait;
@@ -100,6 +109,10 @@ enum class ClusterBug {
   kSplitFullCountsAll,   // the full barriers count every rank of the cluster, the owner too
   kSplitCtaScopeWait,    // the owner waits for its slots with the CTA-scope try_wait
   kSplitNoSyncBeforeFull,  // a sender's elected lane signals with no __syncwarp after the stores
+  // A shorter than a tile (sm90_a_box_rows): the rows past its box
+  kShortANotZeroed,        // never zeroed (wgmma reads what nothing wrote)
+  kShortAZeroNoFence,      // zeroed with no fence.proxy.async before wgmma reads them
+  kShortAZeroNoSync,       // zeroed by the lanes, published by the elected lane with no __syncwarp
 };
 
 // F16_: A and B are IEEE F16 (wgmma .f16.f16) instead of BF16.
@@ -134,10 +147,19 @@ struct Sm90MatmulConfig {
   static_assert(kSmemBytes <= 232448, "configuration exceeds 227 KB of shared memory");
 };
 
+// Rows of A's box, for the hosts' tensor maps and the kernel: the tile's 128
+// rows over the cluster's N CTAs (each loads its slice and multicasts it), or
+// M itself where the whole of A is shorter than one tile (K-major, no cluster
+// along N; see the header).
+SK_HOST_DEVICE constexpr uint32_t sm90_a_box_rows(uint32_t m, uint32_t cluster_n,
+                                                  uint32_t a_mn_major) {
+  return cluster_n == 1 && a_mn_major == 0 && m < 128 ? m : 128 / cluster_n;
+}
+
 // The SM90 matmul's launch parameters (one type for every configuration and
 // probe, so that a stamped build takes the same Params as the kernel's own).
 struct Sm90MatmulParams {
-  arch::TensorMap a;  // dims {K, M, batches}, box {64, 128, 1}, 128B swizzle
+  arch::TensorMap a;  // dims {K, M, batches}, box {64, sm90_a_box_rows, 1}, 128B swizzle
   arch::TensorMap b;  // dims {K, N, batches}, box {64, tile N, 1}, 128B swizzle
   bf16_t* d;          // row-major, leading dimension ldd elements
   uint32_t m, n, k, ldd;
@@ -323,7 +345,10 @@ struct Sm90Matmul {
     // This CTA's slices of the shared tiles and who receives them (mask 0:
     // no multicast, the whole tile for this CTA alone).
     const ClusterShape& cs = walk.cs;
-    const uint32_t a_rows = BM / cs.n, b_rows = BN / cs.m;
+    const uint32_t a_rows = sm90_a_box_rows(p.m, cs.n, p.layouts.a_mn_major), b_rows = BN / cs.m;
+    // A shorter than a tile: the rows past its box are zeroed once per stage
+    // (zero_rows) and never loaded.
+    const uint32_t a_loaded = cs.n == 1 ? a_rows : BM;
     const uint32_t a_slice =
         (B == ClusterBug::kSliceByRow ? cs.rank_m(walk.rank) : cs.rank_n(walk.rank)) * a_rows;
     const uint32_t b_slice = cs.rank_m(walk.rank) * b_rows;
@@ -332,11 +357,13 @@ struct Sm90Matmul {
     if constexpr (B == ClusterBug::kMaskSelf) b_mask = 0;
     if constexpr (B == ClusterBug::kMaskOutside) b_mask |= static_cast<uint16_t>(1u << cs.size());
     // The bytes each stage brings to this CTA: all of A and B, whoever loads them.
-    uint32_t stage_bytes = kStageBytes;
+    uint32_t stage_bytes = kStageBytes - (BM - a_loaded) * BK * 2;
     if constexpr (B == ClusterBug::kExpectOwnBytes) stage_bytes = (a_rows + b_rows) * BK * 2;
     if constexpr (B == ClusterBug::kExpectPeerTwice)
       stage_bytes = kStageBytes + (cs.m - 1) * b_rows * BK * 2;
     auto producer = pipe.producer();
+    // Stages whose rows past A are zero.
+    uint32_t zeroed = a_loaded < BM && B != ClusterBug::kShortANotZeroed ? 0 : S;
     bool cluster_waited = B != ClusterBug::kLoadBeforeClusterWait || cs.size() == 1;
     for (uint64_t t = walk.first; t < walk.blocks; t += walk.step) {
       const WorkInfo w = walk.work(t, p);
@@ -348,6 +375,10 @@ struct Sm90Matmul {
       for (uint32_t kb = walk.kb_begin; kb < walk.kb_end; ++kb) {
         auto stage = producer.acquire();
         probe.mark(kKbEmpty, kb);
+        if (zeroed < S) {  // the stage's first use (the ring is filled in order)
+          zero_rows(stage.tiles().a, a_loaded);
+          ++zeroed;
+        }
         if (auto lane = elect_one()) {
           stage.expect_bytes(stage_bytes);
           const auto tl = stage.tiles();
@@ -364,6 +395,24 @@ struct Sm90Matmul {
     }
     if (!cluster_waited) arch::cluster_wait();
     if constexpr (B != ClusterBug::kNoExitSync) producer.drain();
+  }
+
+  // Rows [from, BM) of a stage's K-major A tile (128 bytes a row, whatever
+  // the swizzle does inside it) zeroed by the warp's lanes, 16 bytes a store,
+  // then made visible to the async proxy (wgmma) and gathered before the
+  // elected lane's arrive publishes them with the stage.
+  SK_DEVICE static void zero_rows(void* a, uint32_t from) {
+    uint8_t* const rows = static_cast<uint8_t*>(a) + from * BK * 2;
+    const uint32_t bytes = (BM - from) * BK * 2;
+    for_each_lane([&](uint32_t l) {
+      const uint32_t zero[4] = {0, 0, 0, 0};
+      for (uint32_t o = 16 * l; o < bytes; o += 32 * 16) arch::st_shared_b128(rows + o, zero);
+    });
+    // The stores for_each_lane does not run in timing mode: one a lane per
+    // 512 bytes.
+    arch::account_alu(ceil_div<uint32_t>(bytes, 512), 0);
+    if constexpr (B != ClusterBug::kShortAZeroNoFence) arch::fence_proxy_async_shared();
+    if constexpr (B != ClusterBug::kShortAZeroNoSync) arch::sync_warp();
   }
 
   template <int TA, int TB>

@@ -94,10 +94,15 @@ inline int64_t smem_box(Cta& cta, const void* p, const TensorMapModel& map, cons
   return off;
 }
 
-// Bytes of SMEM a box touches from its (aligned) start, swizzle included.
+// Bytes of SMEM a box touches from its (aligned) start, swizzle included:
+// a swizzle permutes the 16-byte chunks inside each span of its width (32,
+// 64 or 128 bytes; tensor_map.cc swizzled_offset), so a box's last partial
+// span may land anywhere in that span and nothing past it. (Not the
+// repeat: a box of 5 rows of 128 bytes, 128B swizzle, touches 640 bytes, and
+// a kernel may write the rows after it.)
 inline uint32_t box_span(const TensorMapModel& map) {
-  uint32_t r = swizzle_repeat(map.swizzle);
-  return (map.box_bytes() + r - 1) / r * r;
+  const uint32_t width = swizzle_repeat(map.swizzle) / 8;  // 128, 64, 32, or 16 (none)
+  return (map.box_bytes() + width - 1) / width * width;
 }
 
 // Records the accesses of a TMA operation for the race detector.

@@ -34,9 +34,11 @@ using models::sm100::Gpu;
 models::sm100::KernelActivity activity(const MatmulRequest& q, const RunResult& r) {
   models::sm100::KernelActivity a;
   a.flops = 2.0 * q.m * q.n * q.k * q.batch;
-  // Every k-block of every tile brings a 128 x 64 A box and a BN x 64 B box
-  // (out-of-bounds parts zero-filled, full bytes).
-  const double stage = (128.0 + q.tile_n) * 64 * 2;
+  // Every k-block of every tile brings a 128 x 64 A box (A's M rows where
+  // it is shorter, sm90_a_box_rows) and a BN x 64 B box (out-of-bounds parts
+  // zero-filled, full bytes).
+  const uint32_t a_rows = q.cluster_n == 1 ? sm90_a_box_rows(q.m, 1, q.a_mn_major ? 1 : 0) : 128;
+  const double stage = (static_cast<double>(a_rows) + q.tile_n) * 64 * 2;
   a.tma_bytes = static_cast<double>(ceil_div<uint64_t>(q.m, 128) * ceil_div<uint64_t>(q.n, q.tile_n) *
                                     q.batch * ceil_div<uint64_t>(q.k, 64)) * stage;
   if (r.status != "completed" && a.tma_bytes > 0) {
@@ -87,9 +89,11 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
   const MatmulBuffers buf = allocate_matmul<bf16_t>(gpu, q, &operands);
   typename Kernel::Params p{};
   // In a cluster each CTA loads a slice of the shared tiles (and multicasts
-  // it): A's boxes are 128 / cluster_n rows, B's BN / cluster_m.
+  // it): A's boxes are 128 / cluster_n rows (M rows where A is shorter than
+  // a tile, sm90_a_box_rows), B's BN / cluster_m.
   fail_encode(encode_operand_map(p.a, buf.a, q.k, q.m, buf.lda, buf.stride_a, q.batch, 64,
-                                 128 / q.cluster_n, q.a_mn_major));
+                                 sm90_a_box_rows(q.m, q.cluster_n, q.a_mn_major ? 1 : 0),
+                                 q.a_mn_major));
   fail_encode(encode_operand_map(p.b, buf.b, q.k, q.n, buf.ldb, buf.stride_b, q.batch, 64,
                                  BN / q.cluster_m, q.b_mn_major));
   p.cluster_m = q.cluster_m;

@@ -529,12 +529,14 @@ TEST_CASE("sm90 matmul: wgmma_rest_ns runs from the wait, hidden behind a blocke
 }
 
 namespace {
-// Cycles of a decode-shaped launch (M = 1: 127 rows of every A box outside
-// A; 132 CTAs of 128x128, 32 k-blocks) at pinned clocks, with the parameter
-// file as given or with its zero-fill surface removed (the one rate then).
-uint64_t decode_launch(uint32_t stages, bool surface) {
+// Cycles of a launch whose A boxes reach past A (M = 129: the second row of
+// tiles has 127 rows of every A box outside A; 132 CTAs of 128x128, 32
+// k-blocks; a decode launch, M = 1, boxes A's one row and zero-fills
+// nothing) at pinned clocks, with the parameter file as given or with its
+// zero-fill surface removed (the one rate then).
+uint64_t oob_launch(uint32_t stages, bool surface) {
   sk::sim::MatmulRequest q;
-  q.m = 1, q.n = 16896, q.k = 2048, q.tile_n = 128, q.stages = stages;
+  q.m = 129, q.n = 8448, q.k = 2048, q.tile_n = 128, q.stages = stages;
   q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
   if (surface) return run_request(q).cycles;
   const boost::json::array none;
@@ -548,14 +550,16 @@ uint64_t decode_launch(uint32_t stages, bool surface) {
 
 // The zero-fill path by its load (models/sm100/oob_path.h, measured on the
 // H200: 132 SMs keeping more boxes with rows outside in flight pass more of
-// those rows a cycle): with the file's surface a decode launch with six
-// stages runs well ahead of three, as on the board (1x57344x8192 128x128:
-// 553 -> 384 us); with one rate for the path it does not.
-TEST_CASE("sm90 matmul: deeper pipelines pass a decode launch's zero-filled rows faster") {
-  const uint64_t s3 = decode_launch(3, true), s6 = decode_launch(6, true);
-  const uint64_t flat3 = decode_launch(3, false), flat6 = decode_launch(6, false);
+// those rows a cycle): with the file's surface a launch zero-filling on
+// half its SMs runs well ahead with six stages of three, as the decode
+// launches with 128-row A boxes did on the board (1x57344x8192 128x128:
+// 553 -> 384 us; 42,198 -> 36,406 cycles here); with one rate for the path
+// it does not.
+TEST_CASE("sm90 matmul: deeper pipelines pass a launch's zero-filled rows faster") {
+  const uint64_t s3 = oob_launch(3, true), s6 = oob_launch(6, true);
+  const uint64_t flat3 = oob_launch(3, false), flat6 = oob_launch(6, false);
   INFO("surface: " << s3 << " -> " << s6 << " cycles; one rate: " << flat3 << " -> " << flat6);
-  CHECK(static_cast<double>(s6) <= 0.8 * static_cast<double>(s3));
+  CHECK(static_cast<double>(s6) <= 0.9 * static_cast<double>(s3));
   CHECK(static_cast<double>(flat6) >= 0.98 * static_cast<double>(flat3));
   CHECK(static_cast<double>(flat6) <= 1.02 * static_cast<double>(flat3));
 }

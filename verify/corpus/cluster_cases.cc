@@ -51,7 +51,7 @@ class ClusterCase : public verify::Sm90Case {
     b_ = buf.b;
     d_ = buf.d;
     p_.ldd = buf.ldc;
-    encode(p_.a, a_, p_.m, 128 / p_.cluster_n);
+    encode(p_.a, a_, p_.m, sm90_a_box_rows(p_.m, p_.cluster_n, 0));
     encode(p_.b, b_, p_.n, 128 / p_.cluster_m);
     p_.d = reinterpret_cast<bf16_t*>(d_);
     p_.batches = 1;
@@ -130,6 +130,12 @@ SK_CLUSTER_CASE(kSplitCtaScopeWait, "split_cta_scope_wait",
                 "K split: the owner waits for its slots with the CTA-scope try_wait");
 SK_CLUSTER_CASE(kSplitNoSyncBeforeFull, "split_no_sync_before_full",
                 "K split: a sender's elected lane signals with no __syncwarp after the lanes' stores");
+SK_CLUSTER_CASE(kShortANotZeroed, "short_a_not_zeroed",
+                "A shorter than a tile: the rows past its box are never zeroed");
+SK_CLUSTER_CASE(kShortAZeroNoFence, "short_a_zero_no_fence",
+                "A shorter than a tile: its rows past the box zeroed with no fence.proxy.async");
+SK_CLUSTER_CASE(kShortAZeroNoSync, "short_a_zero_no_sync",
+                "A shorter than a tile: its rows past the box zeroed, published with no __syncwarp");
 
 }  // namespace
 }  // namespace sk::corpus

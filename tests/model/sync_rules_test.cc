@@ -269,6 +269,43 @@ TEST_CASE("syncwarp.missing_after_acquire: an elected lane's wait orders the oth
   }
 }
 
+TEST_CASE("syncwarp.missing_within_warp: a lane reads or overwrites another lane's store") {
+  // One warp's lanes each store a word, then each reads (or overwrites) the
+  // word of lane (i + 1) % 32: with __syncwarp between (clean), without
+  // (a finding naming both lanes), each its own word (clean), or the
+  // neighbour's word of the same 16-byte granule that no lane wrote (clean:
+  // the bytes do not meet).
+  enum Kind { kSynced, kUnsynced, kUnsyncedWrite, kOwnWord, kOtherBytes };
+  for (const Kind kind : {kSynced, kUnsynced, kUnsyncedWrite, kOwnWord, kOtherBytes}) {
+    CAPTURE(kind);
+    auto r = run_scenario(ScenarioOptions{.warps = 1, .race_detector = true}, [kind] {
+      auto* words = reinterpret_cast<uint32_t*>(smem() + 256);
+      // Lane i's word: 4 words a lane apart (one per granule), or, for
+      // kOtherBytes, word 4 i with the next read at 4 i + 1 (same granule).
+      sk::for_each_lane([&](uint32_t i) { sk::arch::st_shared(words + 4 * i, i); });
+      if (kind == kSynced) sk::arch::sync_warp();
+      sk::for_each_lane([&](uint32_t i) {
+        const uint32_t j = kind == kOwnWord ? 4 * i : kind == kOtherBytes ? 4 * i + 1 : 4 * ((i + 1) % 32);
+        if (kind == kUnsyncedWrite)
+          sk::arch::st_shared(words + j, i);
+        else
+          (void)sk::arch::ld_shared(words + j);
+      });
+    });
+    REQUIRE_MESSAGE(r.ok, r.error);
+    if (kind == kUnsynced || kind == kUnsyncedWrite) {
+      // Each lane's access of lane i + 1's word (the first loop's stores all
+      // come first in the model), reported once per granule pair.
+      CHECK_MESSAGE(r.count_rule("syncwarp.missing_within_warp") >= 1, r.findings_text());
+      CHECK_MESSAGE(r.findings_text().find(kind == kUnsynced ? "reads what lane" : "overwrites what lane") !=
+                        std::string::npos,
+                    r.findings_text());
+    } else {
+      CHECK_MESSAGE(r.findings.empty(), r.findings_text());
+    }
+  }
+}
+
 TEST_CASE("tma.bad_descriptor: a TMA load through a tensor map that was never encoded") {
   auto r = run_scenario(ScenarioOptions{.warps = 1}, [] {
     alignas(64) static uint8_t raw[sizeof(sk::arch::TensorMap)] = {};

@@ -56,7 +56,9 @@
 //              the cluster barrier after the table's stores belongs, which
 //              orders nothing for the peer: race.read_after_write. Bug
 //              no_barrier_before_read: no barrier at all between them:
-//              race.read_after_write.
+//              race.read_after_write. Bug own_sum_unsynced: rank 0's elected
+//              lane sums the table its lanes just wrote, before the barrier
+//              and with no __syncwarp: syncwarp.missing_within_warp.
 //   tickets    every CTA of the cluster adds into rank 0's counter with
 //              DSMEM atomics (clean among themselves); rank 0 then reads the
 //              total. Bug read_before_peers: rank 0 reads it after its own
@@ -233,13 +235,27 @@ void push(uint32_t* out) {
 uint32_t table_value(uint32_t cta, uint32_t i) { return (cta + 3) * (i + 11); }
 
 // gather's bugs.
-constexpr int kExitWhileRead = 1, kCtaSyncBeforeRead = 2, kNoBarrierBeforeRead = 3;
+constexpr int kExitWhileRead = 1, kCtaSyncBeforeRead = 2, kNoBarrierBeforeRead = 3,
+              kOwnSumUnsynced = 4;
+
+// One lane's sum of this CTA's table.
+uint32_t own_sum() {
+  uint32_t sum = 0;
+  if (auto lane = elect_one())
+    for (uint32_t i = 0; i < kLanes; ++i) sum += arch::ld_shared(data(i));
+  return sum;
+}
 
 template <int Bug>
 void gather(uint32_t* out) {
   const uint32_t rank = arch::cluster_ctarank(), cta = arch::cta_idx();
   if (rank == 0)
     for_each_lane([&](uint32_t l) { arch::st_shared(data(l), table_value(cta, l)); });
+  // kOwnSumUnsynced: rank 0's elected lane sums the table its lanes just
+  // wrote before the cluster barrier, with no __syncwarp.
+  uint32_t sum0 = 0;
+  if constexpr (Bug == kOwnSumUnsynced)
+    if (rank == 0) sum0 = own_sum();
   // kCtaSyncBeforeRead: a CTA barrier where the cluster's belongs (it orders
   // nothing in the peer).
   if constexpr (Bug == kCtaSyncBeforeRead)
@@ -254,10 +270,8 @@ void gather(uint32_t* out) {
     if (auto lane = elect_one()) arch::st_global_b32(out + cta * kLanes, sum);
   } else {
     // Rank 0 reduces its own table meanwhile.
-    uint32_t sum = 0;
-    if (auto lane = elect_one())
-      for (uint32_t i = 0; i < kLanes; ++i) sum += arch::ld_shared(data(i));
-    if (auto lane = elect_one()) arch::st_global_b32(out + cta * kLanes, sum);
+    if constexpr (Bug != kOwnSumUnsynced) sum0 = own_sum();
+    if (auto lane = elect_one()) arch::st_global_b32(out + cta * kLanes, sum0);
   }
   if constexpr (Bug != kExitWhileRead) arch::cluster_sync();  // rank 0 stays until rank 1 is done
 }
@@ -396,6 +410,8 @@ SK_DSMEM_CASE(WaitWithoutArrive, kExchange, kWaitWithoutArrive, "wait_without_ar
               "barrier.cluster.wait without the barrier.cluster.arrive before it");
 SK_DSMEM_CASE(NoEmptyWait, kPush, kNoEmptyWait, "no_empty_wait",
               "the producer refills a slot of its peer's ring without waiting for it");
+SK_DSMEM_CASE(OwnSumUnsynced, kGather, kOwnSumUnsynced, "own_sum_unsynced",
+              "rank 0's elected lane sums the table its lanes wrote with no __syncwarp first");
 SK_DSMEM_CASE(HandbackToSelf, kPush, kHandbackToSelf, "handback_to_self",
               "the consumer hands each slot back on its own CTA's empty barrier");
 SK_DSMEM_CASE(ReadFirstUnwaited, kPush, kReadFirstUnwaited, "read_first_unwaited",

@@ -264,9 +264,14 @@ bool RaceDetector::ordered_in(const Record& r, const Accessor& a, const VectorCl
     if (seen < r.clock) return false;
     if (!lanes || r.lane < 0 || !r.write) return true;
     if (a.warp != r.warp) return lane_published(r, seen);
-    // The warp's own later access: another lane's is not judged; an async
-    // operation it issued reads the lane's write only after a lane sync.
-    return a.op == 0 || lane_before_op(r, ops_[a.op - 1]);
+    // The warp's own later access: an async operation it issued reads the
+    // lane's write only after a lane sync (or if the lane issued it); another
+    // lane's access in a lane loop only after a lane sync (lane_synced). A
+    // warp-wide access is not judged (which lane touches which bytes is not
+    // known).
+    if (a.op != 0) return lane_before_op(r, ops_[a.op - 1]);
+    const int lane = access_lane(*a.warp);
+    return lane < 0 || lane == r.lane || lane_synced(r, seen);
   }
   if (r.op == a.op) return true;
   const Op& o = ops_[r.op - 1];
@@ -339,6 +344,21 @@ bool RaceDetector::check(uint32_t prior, const Accessor& a, uint32_t current, ui
                   p, cur, granule);
       return true;
     }
+  }
+  if (p.lane >= 0 && a.warp == p.warp && a.op == 0) {
+    // Another lane of the writing warp, with no __syncwarp since: only where
+    // the bytes meet (lanes share the detector's 16-byte granules).
+    if (p.hi <= cur.lo || cur.hi <= p.lo) return false;
+    report_pair("warp_collective", "syncwarp.missing_within_warp",
+                fmt::format("lane {} of {} {} what lane {} of the same warp wrote, with no "
+                            "__syncwarp between: a warp's lanes are scheduled independently "
+                            "(since Volta) and a converged warp orders nothing among them (PTX "
+                            "memory model; bar.warp.sync does); arch::sync_warp() between the "
+                            "write and the other lane's access",
+                            access_lane(*a.warp), who(*a.warp), a.write ? "overwrites" : "reads",
+                            p.lane),
+                p, cur, granule);
+    return true;
   }
   if (p.lane >= 0 && ordered_in(p, a, reads_write(p, a) ? *a.wclock : *a.clock, false)) {
     report_pair("warp_collective", "syncwarp.missing_before_release",
@@ -493,6 +513,8 @@ void RaceDetector::record_access(const sim::Warp& w, sim::OpId op, int cta, sim:
   // A lane's read is not judged so: the warp issues it before the elected
   // lane's release in its one instruction stream (the letter of the memory
   // model would ask for a __syncwarp there too).
+  // (A write by one elected lane keeps no lane: the fences and releases of
+  // that lane are not recorded per lane.)
   if (op == 0 && write && w.current_lane() >= 0 && w.lanes() == 32 && space != sim::Space::kTmem)
     rec.lane = static_cast<int8_t>(w.current_lane());
   rec.lo = ranges.front().begin;

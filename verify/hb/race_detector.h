@@ -292,6 +292,12 @@ class RaceDetector : public sim::Observer {
   bool ordered_in(const Record& r, const Accessor& a, const VectorClock& vc,
                   bool lanes = true) const;
   bool lane_published(const Record& r, uint32_t seen) const;
+  // Whether a lane sync of the writing warp lies between lane write `r` and
+  // a point whose clock of that warp is `seen`.
+  bool lane_synced(const Record& r, uint32_t seen) const;
+  // The lane making warp `w`'s access: a lane loop's, or the one active lane
+  // (an elected lane's); -1 for an access by several lanes.
+  static int access_lane(const sim::Warp& w);
   // An acquire by part of warp `w` (lanes outside it lag until a lane sync);
   // `from` is the warp's own component value from which they lag.
   void note_partial_acquire(const sim::Warp& w, uint32_t from);

@@ -156,6 +156,14 @@ SK_HOST_DEVICE constexpr uint32_t sm90_a_box_rows(uint32_t m, uint32_t cluster_n
   return cluster_n == 1 && a_mn_major == 0 && m < 128 ? m : 128 / cluster_n;
 }
 
+// Rows of A's 128-row tile that each stage's loads fill in this CTA (all of
+// them, by its own box or its row's multicast slices), or A's own rows where
+// its box is shorter than the tile; the rest are zeroed once per stage.
+SK_HOST_DEVICE constexpr uint32_t sm90_a_loaded_rows(uint32_t m, uint32_t cluster_n,
+                                                     uint32_t a_mn_major) {
+  return cluster_n == 1 ? sm90_a_box_rows(m, 1, a_mn_major) : 128;
+}
+
 // The SM90 matmul's launch parameters (one type for every configuration and
 // probe, so that a stamped build takes the same Params as the kernel's own).
 struct Sm90MatmulParams {
@@ -348,7 +356,7 @@ struct Sm90Matmul {
     const uint32_t a_rows = sm90_a_box_rows(p.m, cs.n, p.layouts.a_mn_major), b_rows = BN / cs.m;
     // A shorter than a tile: the rows past its box are zeroed once per stage
     // (zero_rows) and never loaded.
-    const uint32_t a_loaded = cs.n == 1 ? a_rows : BM;
+    const uint32_t a_loaded = sm90_a_loaded_rows(p.m, cs.n, p.layouts.a_mn_major);
     const uint32_t a_slice =
         (B == ClusterBug::kSliceByRow ? cs.rank_m(walk.rank) : cs.rank_n(walk.rank)) * a_rows;
     const uint32_t b_slice = cs.rank_m(walk.rank) * b_rows;

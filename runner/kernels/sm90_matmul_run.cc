@@ -34,10 +34,10 @@ using models::sm100::Gpu;
 models::sm100::KernelActivity activity(const MatmulRequest& q, const RunResult& r) {
   models::sm100::KernelActivity a;
   a.flops = 2.0 * q.m * q.n * q.k * q.batch;
-  // Every k-block of every tile brings a 128 x 64 A box (A's M rows where
-  // it is shorter, sm90_a_box_rows) and a BN x 64 B box (out-of-bounds parts
-  // zero-filled, full bytes).
-  const uint32_t a_rows = q.cluster_n == 1 ? sm90_a_box_rows(q.m, 1, q.a_mn_major ? 1 : 0) : 128;
+  // Every k-block of every tile brings a 128 x 64 A tile (A's M rows where
+  // it is shorter, sm90_a_loaded_rows) and a BN x 64 B box (out-of-bounds
+  // parts zero-filled, full bytes).
+  const uint32_t a_rows = sm90_a_loaded_rows(q.m, q.cluster_n, q.a_mn_major ? 1 : 0);
   const double stage = (static_cast<double>(a_rows) + q.tile_n) * 64 * 2;
   a.tma_bytes = static_cast<double>(ceil_div<uint64_t>(q.m, 128) * ceil_div<uint64_t>(q.n, q.tile_n) *
                                     q.batch * ceil_div<uint64_t>(q.k, 64)) * stage;

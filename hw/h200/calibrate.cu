@@ -9,6 +9,14 @@
 //    again (L2 hit) and a walk over 1 GiB of boxes (HBM). Median cycles.
 // 3. HBM bandwidth against bytes in flight per SM: every SM streams distinct
 //    boxes of a 4 GiB tensor with S loads in flight; total bytes / time.
+// 3b. hbm_segments: the same streaming in the matmul's pattern: a tensor of
+//    `cols` BF16 columns (rows 2 * cols bytes apart, as a K-major operand of
+//    K = cols), boxes of 64 x 128 (16 KiB, 128 rows of one 128-byte segment
+//    each), every CTA walking its own 128-row blocks k-block by k-block (a
+//    row's next segment one box later), as the matmul's producer walks B;
+//    cols 64 is the sequential walk of section 3 in this kernel. 132, 66 and
+//    33 SMs, 2-12 boxes in flight per SM: what the DRAM gives the matmul's
+//    row segments against whole lines of consecutive bytes.
 // 4. wgmma issue interval: m64nNk16 BF16 (N = 64, 128, 256), 64 back-to-back
 //    ops per warpgroup then one wait, with 1 and with 2 warpgroups issuing on
 //    the SM; cycles per op per warpgroup (operands are random, never zeros).
@@ -96,6 +104,30 @@ __global__ void tma_stream(const __grid_constant__ CUtensorMap map, uint32_t box
                           static_cast<int32_t>(row0 + i * box_rows));
   }
   for (uint32_t i = loads_per_cta; i < loads_per_cta + inflight; ++i)
+    if (i >= inflight) wait_phase(&bars[i % inflight], ((i / inflight) - 1) & 1);
+}
+
+// 3b. Streaming in the matmul's pattern: CTA c loads row blocks c, c + ctas,
+// ... (`blocks` of them), each one's `kblocks` boxes in turn, `inflight`
+// loads outstanding.
+__global__ void tma_stream_segments(const __grid_constant__ CUtensorMap map, uint32_t kblocks,
+                                    uint32_t inflight, uint32_t blocks) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  __shared__ uint64_t bars[16];
+  if (threadIdx.x != 0) return;
+  uint8_t* base = sk::bench::smem_align_1024(smem);
+  for (uint32_t s = 0; s < inflight; ++s) sk::arch::mbarrier_init(&bars[s], 1);
+  sk::arch::fence_mbarrier_init();
+  const uint32_t loads = blocks * kblocks;
+  for (uint32_t i = 0; i < loads; ++i) {
+    const uint32_t s = i % inflight;
+    if (i >= inflight) wait_phase(&bars[s], ((i / inflight) - 1) & 1);
+    const uint32_t block = blockIdx.x + (i / kblocks) * gridDim.x, kb = i % kblocks;
+    sk::arch::mbarrier_arrive_expect_tx(&bars[s], 128 * 128);
+    sk::arch::tma_load_2d(base + s * 128 * 128, &map, &bars[s], static_cast<int32_t>(kb * 64),
+                          static_cast<int32_t>(block * 128));
+  }
+  for (uint32_t i = loads; i < loads + inflight; ++i)
     if (i >= inflight) wait_phase(&bars[i % inflight], ((i / inflight) - 1) & 1);
 }
 
@@ -199,6 +231,34 @@ int main() {
       std::printf("%u,%u,%.1f\n", inflight * box_rows * 128, box_rows * 128, bytes / (ms[2] * 1e-3) / 1e9);
     }
   }
+
+  std::printf("section,hbm_segments\ncols,ctas,bytes_in_flight_per_sm,gb_per_s\n");
+  for (uint32_t cols : {64u, 4096u, 8192u, 28672u})
+    for (int ctas : {sms, 66, 33})
+      for (uint32_t inflight : {2u, 4u, 6u, 8u, 12u}) {
+        const uint64_t seg_rows = tensor_bytes / (2ull * cols);
+        const uint32_t kblocks = cols / 64;
+        // Each CTA the same number of row blocks, about 2 GiB in all.
+        const uint32_t blocks = static_cast<uint32_t>(
+            std::max<uint64_t>(1, std::min<uint64_t>(seg_rows / 128 / ctas, (2ull << 30) / (16384ull * kblocks * ctas))));
+        const CUtensorMap m = sk::bench::bf16_map(t, cols, seg_rows, 128, "calibrate");
+        const int smem = static_cast<int>(inflight * 16384 + 1024);
+        CK(cudaFuncSetAttribute(tma_stream_segments, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        std::vector<float> ms;
+        for (int r = 0; r < 5; ++r) {
+          CK(cudaEventRecord(e0));
+          tma_stream_segments<<<ctas, 32, smem>>>(m, kblocks, inflight, blocks);
+          CK(cudaEventRecord(e1));
+          CK(cudaEventSynchronize(e1));
+          CK(cudaGetLastError());
+          float x;
+          CK(cudaEventElapsedTime(&x, e0, e1));
+          ms.push_back(x);
+        }
+        std::sort(ms.begin(), ms.end());
+        const double bytes = 16384.0 * kblocks * blocks * ctas;
+        std::printf("%u,%d,%u,%.1f\n", cols, ctas, inflight * 16384, bytes / (ms[2] * 1e-3) / 1e9);
+      }
 
   std::printf("section,wgmma_interval\nn,warpgroups,cycles_per_op_per_warpgroup\n");
   auto wg = [&](auto kernel, int n) {

@@ -3,7 +3,8 @@
 //
 //   gemm_bench --m M --n N --k K [--batch L] [--tile-group G] [--stages 2-6] [--tile-n 128|192|256]
 //              [--cluster MxN | --clusters LIST] [--runs 20] [--all]
-//              (--all: every tile/stage configuration that fits)
+//              (--all: 128x128 with 2-6 stages, 128x192 and 128x256 with 2-4; with
+//              --split-k S > 1, 128x128 with 2-5)
 //
 // --batch L runs L independent GEMMs of the shape in one launch (the kernel's
 // rank-3 tensor maps; A, B and D each hold their L matrices one after
@@ -612,6 +613,7 @@ int main(int argc, char** argv) {
       for (int s = 2; s <= 5; ++s) rc |= by_stages<128>(s, pr, h, runs, cublas_ms, cublas_mhz);
     } else if (flag(argc, argv, "--all")) {
       for (int s = 2; s <= 6; ++s) rc |= by_stages<128>(s, pr, h, runs, cublas_ms, cublas_mhz);
+      for (int s = 2; s <= 4; ++s) rc |= by_stages<192>(s, pr, h, runs, cublas_ms, cublas_mhz);
       for (int s = 2; s <= 4; ++s) rc |= by_stages<256>(s, pr, h, runs, cublas_ms, cublas_mhz);
     } else {
       rc |= tile_n == 256   ? by_stages<256>(static_cast<int>(stages), pr, h, runs, cublas_ms, cublas_mhz)

@@ -9,7 +9,9 @@
 #                      hw/h200/gemm_bench.cu in `git archive <commit>`'s tree)
 #   ROUNDS=2 RUNS=10   rounds, and timed launches per configuration
 # Output: decode_ab.csv in $OUT (or /tmp): build (old/new), round, then
-# gemm_bench's columns; the board on the first line as a comment.
+# gemm_bench's columns; the board on the first line as a comment. A build
+# from before 2026-12-05's 128x192 in --all runs fewer configurations than
+# one after it: compare the builds on the configurations both ran.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . hw/h200/run_preamble.sh

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""cublas_report.py: our SM90 matmul's best configuration per shape against
+cuBLAS, from gemm_bench CSVs.
+
+    python3 hw/h200/cublas_report.py RUN.csv [RUN.csv ...] [--no-split]
+                                      [--where COLUMN=VALUE] [--shapes]
+
+Each RUN.csv is one device run of gemm_bench rows (hw/h200/run_shapes.sh's
+shapes.csv, or any CSV whose header names the columns shape, ours_us,
+cublas_us and status, after comment lines starting with #). A row's problem
+shape is its shape column up to the first underscore (gemm_bench appends _et
+for the TMA-store epilogue, _kS for the K split, _cMxN for a cluster).
+
+Within one run, a shape's ratio is cuBLAS's median time over the run's rows of
+that shape against our fastest row's time (so both sides saw the same board
+and drift). Per run, one line:
+
+    NAME: S shapes, median R.RRRx, at 0.95x or better N, at 1.0x or better N, worst R.RRRx (SHAPE)
+
+and with two or more runs a last line for each shape's best run:
+
+    best of K runs: S shapes, median ..., at 0.95x or better N, ...
+
+--no-split leaves out the K split's rows (_kS); --where COLUMN=VALUE keeps only
+rows with that value (e.g. build=new for run_decode_ab.sh's CSV); --shapes
+also prints each shape's best ratio and configuration, lowest first.
+docs/hardware.md quotes these lines; tests/hw:cublas_report_test re-derives
+them from the committed CSVs.
+"""
+import argparse
+import csv
+import os
+import statistics
+import sys
+
+
+def read_rows(path, no_split, where):
+    with open(path) as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith('#')))
+    for need in ('shape', 'ours_us', 'cublas_us', 'status'):
+        if rows and need not in rows[0]:
+            sys.exit(f'cublas_report.py: {path}: no column "{need}"')
+    out = []
+    for r in rows:
+        if r['status'] != 'ok':
+            continue
+        if no_split and '_k' in r['shape']:
+            continue
+        if where and r.get(where[0]) != where[1]:
+            continue
+        out.append(r)
+    return out
+
+
+def ratios(rows):
+    """{shape: (ratio, config)} for one run."""
+    cublas, best = {}, {}
+    for r in rows:
+        shape = r['shape'].split('_')[0]
+        cublas.setdefault(shape, []).append(float(r['cublas_us']))
+        t = float(r['ours_us'])
+        if shape not in best or t < best[shape][0]:
+            best[shape] = (t, f"{r['shape']} {r.get('tile_n', '')} s{r.get('stages', '')}".strip())
+    return {s: (statistics.median(cublas[s]) / best[s][0], best[s][1]) for s in best}
+
+
+def line(name, by_shape):
+    v = sorted(by_shape.items(), key=lambda kv: kv[1][0])
+    xs = [r for _, (r, _) in v]
+    return (f'{name}: {len(xs)} shapes, median {statistics.median(xs):.3f}x, '
+            f'at 0.95x or better {sum(x >= 0.95 for x in xs)}, at 1.0x or better {sum(x >= 1.0 for x in xs)}, '
+            f'worst {xs[0]:.3f}x ({v[0][0]})')
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('runs', nargs='+')
+    ap.add_argument('--no-split', action='store_true')
+    ap.add_argument('--where')
+    ap.add_argument('--shapes', action='store_true')
+    a = ap.parse_args()
+    where = None
+    if a.where:
+        if '=' not in a.where:
+            sys.exit('cublas_report.py: --where takes COLUMN=VALUE')
+        where = tuple(a.where.split('=', 1))
+    per_run = []
+    for path in a.runs:
+        if not os.path.isfile(path):
+            sys.exit(f'cublas_report.py: no file {path}')
+        rows = read_rows(path, a.no_split, where)
+        if not rows:
+            sys.exit(f'cublas_report.py: {path}: no rows')
+        r = ratios(rows)
+        per_run.append(r)
+        print(line(os.path.basename(path), r))
+    best = {}
+    for r in per_run:
+        for shape, v in r.items():
+            if shape not in best or v[0] > best[shape][0]:
+                best[shape] = v
+    if len(per_run) > 1:
+        print(line(f'best of {len(per_run)} runs', best))
+    if a.shapes:
+        for shape, (x, cfg) in sorted(best.items(), key=lambda kv: kv[1][0]):
+            print(f'  {shape:20s} {x:.3f}x  {cfg}')
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# cublas_report_test.sh README: every line hw/h200/cublas_report.py prints for
+# the runs docs/hardware.md quotes (our best configuration per shape against
+# cuBLAS, "The shape set with every lever") appears there verbatim, so the
+# quoted ratios cannot drift from the committed CSVs; and a doctored run (one
+# shape's times tripled) is caught, so the check can fail.
+set -euo pipefail
+root=$(dirname "$(realpath "$1")")
+cd "$root/docs/results"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+report() { python3 "$root/hw/h200/cublas_report.py" "$@"; }
+quoted() {  # every line of the report is in docs/hardware.md
+  report "$@" | while IFS= read -r line; do
+    grep -qF -- "$line" "$root/docs/hardware.md" || { echo "not in docs/hardware.md: $line"; return 1; }
+  done
+}
+runs=(h100_shapes_split_de444f15_2026-12-05.csv h100_shapes_split_tma_epilogue_de444f15_2026-12-05.csv)
+quoted "${runs[@]}" || fail "the shape set with the split"
+quoted "${runs[@]}" --no-split || fail "the shape set without the split"
+report "${runs[@]}" h100_shapes_under_095_clusters_de444f15_2026-12-05.csv | tail -n 1 |
+  { read -r l; grep -qF -- "$l" "$root/docs/hardware.md" || fail "best of 3 runs: $l"; }
+report "${runs[@]}" h100_shapes_under_095_clusters_de444f15_2026-12-05.csv h100_shapes_under_095_tile192_61bd4690_2026-12-05.csv |
+  tail -n 1 | { read -r l; grep -qF -- "$l" "$root/docs/hardware.md" || fail "best of 4 runs: $l"; }
+quoted h100_shapes_split_f56b05dd_2026-12-05.csv || fail "the second board's run"
+# The check can fail: one shape's times tripled in a copy of a run.
+t=${TEST_TMPDIR:-$(mktemp -d)}
+python3 - "${runs[1]}" "$t/${runs[1]}" <<'PY'
+import sys
+out = []
+for line in open(sys.argv[1]):
+    f = line.rstrip('\n').split(',')
+    if not line.startswith('#') and len(f) > 4 and f[1].startswith('7360x576x3584') and f[9] == 'ok':
+        f[4] = f'{float(f[4]) * 3:.2f}'
+    out.append(','.join(f) + '\n')
+open(sys.argv[2], 'w').writelines(out)
+PY
+if quoted "${runs[0]}" "$t/${runs[1]}" >/dev/null; then fail "a doctored run passed"; fi
+echo PASS

@@ -208,6 +208,22 @@ int main() {
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
+  // The median of five launches' event times, in ms.
+  auto median_ms = [&](auto&& launch) {
+    std::vector<float> ms;
+    for (int r = 0; r < 5; ++r) {
+      CK(cudaEventRecord(e0));
+      launch();
+      CK(cudaEventRecord(e1));
+      CK(cudaEventSynchronize(e1));
+      CK(cudaGetLastError());
+      float x;
+      CK(cudaEventElapsedTime(&x, e0, e1));
+      ms.push_back(x);
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[2];
+  };
   for (uint32_t box_rows : {64u, 128u}) {
     const CUtensorMap m = sk::bench::bf16_rows_map(t, rows, box_rows, "calibrate");
     for (uint32_t inflight : {1u, 2u, 4u, 8u, 12u}) {
@@ -215,20 +231,9 @@ int main() {
       if (smem > 227 * 1024) continue;
       CK(cudaFuncSetAttribute(tma_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
       const uint32_t per_cta = static_cast<uint32_t>(rows / box_rows / sms);
-      std::vector<float> ms;
-      for (int r = 0; r < 5; ++r) {
-        CK(cudaEventRecord(e0));
-        tma_stream<<<sms, 32, smem>>>(m, box_rows, inflight, per_cta);
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        CK(cudaGetLastError());
-        float x;
-        CK(cudaEventElapsedTime(&x, e0, e1));
-        ms.push_back(x);
-      }
-      std::sort(ms.begin(), ms.end());
+      const float ms = median_ms([&] { tma_stream<<<sms, 32, smem>>>(m, box_rows, inflight, per_cta); });
       const double bytes = static_cast<double>(per_cta) * sms * box_rows * 128;
-      std::printf("%u,%u,%.1f\n", inflight * box_rows * 128, box_rows * 128, bytes / (ms[2] * 1e-3) / 1e9);
+      std::printf("%u,%u,%.1f\n", inflight * box_rows * 128, box_rows * 128, bytes / (ms * 1e-3) / 1e9);
     }
   }
 
@@ -244,20 +249,9 @@ int main() {
         const CUtensorMap m = sk::bench::bf16_map(t, cols, seg_rows, 128, "calibrate");
         const int smem = static_cast<int>(inflight * 16384 + 1024);
         CK(cudaFuncSetAttribute(tma_stream_segments, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-        std::vector<float> ms;
-        for (int r = 0; r < 5; ++r) {
-          CK(cudaEventRecord(e0));
-          tma_stream_segments<<<ctas, 32, smem>>>(m, kblocks, inflight, blocks);
-          CK(cudaEventRecord(e1));
-          CK(cudaEventSynchronize(e1));
-          CK(cudaGetLastError());
-          float x;
-          CK(cudaEventElapsedTime(&x, e0, e1));
-          ms.push_back(x);
-        }
-        std::sort(ms.begin(), ms.end());
+        const float ms = median_ms([&] { tma_stream_segments<<<ctas, 32, smem>>>(m, kblocks, inflight, blocks); });
         const double bytes = 16384.0 * kblocks * blocks * ctas;
-        std::printf("%u,%d,%u,%.1f\n", cols, ctas, inflight * 16384, bytes / (ms[2] * 1e-3) / 1e9);
+        std::printf("%u,%d,%u,%.1f\n", cols, ctas, inflight * 16384, bytes / (ms * 1e-3) / 1e9);
       }
 
   std::printf("section,wgmma_interval\nn,warpgroups,cycles_per_op_per_warpgroup\n");

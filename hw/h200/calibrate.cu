@@ -86,25 +86,34 @@ __global__ void tma_latency(const __grid_constant__ CUtensorMap map, uint32_t bo
   }
 }
 
-// 3. Streaming with `inflight` loads outstanding per SM, each CTA on its own rows.
-__global__ void tma_stream(const __grid_constant__ CUtensorMap map, uint32_t box_rows,
-                           uint32_t inflight, uint32_t loads_per_cta) {
+// Thread 0 of a CTA streams `loads` boxes of `box_bytes` with `inflight`
+// outstanding (one mbarrier each), box i at coord(i) = {column, row}.
+template <class Coord>
+__device__ void stream_boxes(const CUtensorMap* map, uint32_t box_bytes, uint32_t inflight, uint32_t loads,
+                             Coord coord) {
   extern __shared__ __align__(1024) uint8_t smem[];
   __shared__ uint64_t bars[16];
   if (threadIdx.x != 0) return;
   uint8_t* base = sk::bench::smem_align_1024(smem);
   for (uint32_t s = 0; s < inflight; ++s) sk::arch::mbarrier_init(&bars[s], 1);
   sk::arch::fence_mbarrier_init();
-  const uint32_t row0 = blockIdx.x * loads_per_cta * box_rows;
-  for (uint32_t i = 0; i < loads_per_cta; ++i) {
+  for (uint32_t i = 0; i < loads; ++i) {
     const uint32_t s = i % inflight;
     if (i >= inflight) wait_phase(&bars[s], ((i / inflight) - 1) & 1);
-    sk::arch::mbarrier_arrive_expect_tx(&bars[s], box_rows * 128);
-    sk::arch::tma_load_2d(base + s * box_rows * 128, &map, &bars[s], 0,
-                          static_cast<int32_t>(row0 + i * box_rows));
+    sk::arch::mbarrier_arrive_expect_tx(&bars[s], box_bytes);
+    const int2 c = coord(i);
+    sk::arch::tma_load_2d(base + s * box_bytes, map, &bars[s], c.x, c.y);
   }
-  for (uint32_t i = loads_per_cta; i < loads_per_cta + inflight; ++i)
+  for (uint32_t i = loads; i < loads + inflight; ++i)
     if (i >= inflight) wait_phase(&bars[i % inflight], ((i / inflight) - 1) & 1);
+}
+
+// 3. Streaming with `inflight` loads outstanding per SM, each CTA on its own rows.
+__global__ void tma_stream(const __grid_constant__ CUtensorMap map, uint32_t box_rows,
+                           uint32_t inflight, uint32_t loads_per_cta) {
+  const uint32_t row0 = blockIdx.x * loads_per_cta * box_rows;
+  stream_boxes(&map, box_rows * 128, inflight, loads_per_cta,
+               [=](uint32_t i) { return make_int2(0, static_cast<int32_t>(row0 + i * box_rows)); });
 }
 
 // 3b. Streaming in the matmul's pattern: CTA c loads row blocks c, c + ctas,
@@ -112,23 +121,10 @@ __global__ void tma_stream(const __grid_constant__ CUtensorMap map, uint32_t box
 // loads outstanding.
 __global__ void tma_stream_segments(const __grid_constant__ CUtensorMap map, uint32_t kblocks,
                                     uint32_t inflight, uint32_t blocks) {
-  extern __shared__ __align__(1024) uint8_t smem[];
-  __shared__ uint64_t bars[16];
-  if (threadIdx.x != 0) return;
-  uint8_t* base = sk::bench::smem_align_1024(smem);
-  for (uint32_t s = 0; s < inflight; ++s) sk::arch::mbarrier_init(&bars[s], 1);
-  sk::arch::fence_mbarrier_init();
-  const uint32_t loads = blocks * kblocks;
-  for (uint32_t i = 0; i < loads; ++i) {
-    const uint32_t s = i % inflight;
-    if (i >= inflight) wait_phase(&bars[s], ((i / inflight) - 1) & 1);
+  stream_boxes(&map, 128 * 128, inflight, blocks * kblocks, [=](uint32_t i) {
     const uint32_t block = blockIdx.x + (i / kblocks) * gridDim.x, kb = i % kblocks;
-    sk::arch::mbarrier_arrive_expect_tx(&bars[s], 128 * 128);
-    sk::arch::tma_load_2d(base + s * 128 * 128, &map, &bars[s], static_cast<int32_t>(kb * 64),
-                          static_cast<int32_t>(block * 128));
-  }
-  for (uint32_t i = loads; i < loads + inflight; ++i)
-    if (i >= inflight) wait_phase(&bars[i % inflight], ((i / inflight) - 1) & 1);
+    return make_int2(static_cast<int32_t>(kb * 64), static_cast<int32_t>(block * 128));
+  });
 }
 
 // 4. wgmma interval; each warpgroup issues `ops` back-to-back then waits.

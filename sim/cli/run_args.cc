@@ -11,6 +11,7 @@
 
 #include "sim/cli/args.h"
 #include "sim/cli/options.h"
+#include "sim/cli/params_option.h"
 #include "runner/kernels/matmul_dispatch.h"
 
 namespace sk::cli {
@@ -74,10 +75,8 @@ po::options_description run_options() {
        "the busiest SM) or slowest (the CTA that ends last), e.g. 0,busiest,slowest")
       ("timeline-window", po::value<std::string>(),
        "FROM:TO cycles --timeline draws (default: the whole run)")
-      ("json", po::value<std::string>(), "write the JSON summary to FILE, or - for stdout")
-      ("params", po::value<std::string>(),
-       "timing parameters of --arch from FILE (the format of models/<arch>/params.json) instead "
-       "of the built-in ones");
+      ("json", po::value<std::string>(), "write the JSON summary to FILE, or - for stdout");
+  add_params_option(o);
   add_sm_clock_option(o);
   o.add_options()
       ("max-cycles", po::value<std::string>()->default_value("4000000000"),
@@ -149,23 +148,7 @@ RunArgs parse_run_args(int argc, char** argv, const char* cmd,
   q.sm_clock_ghz = clocks.tensor_ghz;
   q.rest_clock_ghz = clocks.rest_ghz;
 
-  if (vm.count("params")) {
-    const std::string path = resolve_path(vm["params"].as<std::string>());
-    // A parameter file is a few KiB; read at most a little past the cap, so
-    // /dev/zero or a wrong multi-GB file is refused at once.
-    constexpr size_t kMaxParamsBytes = 1 << 20;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw UsageError(fmt::format("--params: cannot read '{}'", path));
-    std::string text(kMaxParamsBytes + 1, '\0');
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
-    text.resize(static_cast<size_t>(in.gcount()));
-    if (in.bad()) throw UsageError(fmt::format("--params: cannot read '{}'", path));
-    if (text.size() > kMaxParamsBytes)
-      throw UsageError(fmt::format("--params {}: larger than {} bytes, not a parameter file", path,
-                                   kMaxParamsBytes));
-    if (std::string err = sim::use_params_file(q.arch, text); !err.empty())
-      throw UsageError(fmt::format("--params {}: {}", path, err));
-  }
+  load_params_option(vm, q.arch);
   if (std::string err = out.validate(q); !err.empty()) throw UsageError(err);
   out.json_path = parse_json_path(vm);
   if (slurm) out.dist = parse_distributed_args(vm, argc, argv, cmd);

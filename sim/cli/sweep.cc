@@ -14,6 +14,7 @@
 #include "sim/cli/args.h"
 #include "sim/cli/exit_codes.h"
 #include "sim/cli/options.h"
+#include "sim/cli/params_option.h"
 #include "engine/isolate.h"
 #include "runner/kernels/matmul_dispatch.h"
 
@@ -286,6 +287,7 @@ po::options_description sweep_options() {
       ("json", po::value<std::string>(), "write the ranked results as JSON to FILE, or - for stdout")
       ("wall-limit", po::value<std::string>()->default_value("600"),
        "wall-clock seconds for each configuration (then it stops with status limit)");
+  add_params_option(opts);
   add_sm_clock_option(opts);
   add_progress_options(opts);
   add_slurm_options(opts);
@@ -337,6 +339,7 @@ SweepArgs parse_sweep_args(int argc, char** argv) {
   uint_axis("tile-group", group_field, a.tile_groups);
   uint_axis("split-k", split_field, a.split_ks);
   a.problem = parse_problem(vm, "sweep", a.base, first);
+  load_params_option(vm, a.base.arch);
   const sim::ArchSpace& space = a.problem.space(a.base.arch);
   if (vm.count("stages")) {
     for (uint64_t v : parse_uint_list("--stages", vm["stages"].as<std::string>(), 2, 8))

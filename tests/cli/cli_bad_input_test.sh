@@ -196,6 +196,9 @@ expect_usage_error 'duplicate key "num_sms"' run "${MNK[@]}" --params "$tmp/p_du
 printf '{"arch": "sm100", "extra": 1, "params": {}}' >"$tmp/p_top.json"
 expect_usage_error 'unknown key "extra"' run "${MNK[@]}" --params "$tmp/p_top.json"
 expect_usage_error "larger than" run "${MNK[@]}" --params /dev/zero
+# sim sweep reads the same option, checked before any configuration runs.
+expect_usage_error "cannot read" sweep "${MNK[@]}" --arch sm90 --params "$tmp/no_such.json"
+expect_usage_error "for sm100, not sm90" sweep "${MNK[@]}" --arch sm90 --params "$tmp/p_sm100.json"
 # Whole option names only: no prefix matching.
 expect_usage_error "unknown option '--stage'" run "${MNK[@]}" --stage 3
 expect_usage_error "unknown option '--tim'" run "${MNK[@]}" --tim "$tmp/t.svg"

@@ -220,6 +220,24 @@ assert same == base, (same, base)
 assert slow > base * 1.05, (slow, base)
 PY
 
+# sim sweep takes --params too: the same configuration swept with the slow
+# file predicts what sim run did with it, and longer than without.
+for f in none slow; do
+  p=(); [ "$f" = slow ] && p=(--params "$tmp/slow.json")
+  timeout 50 "$sim" sweep --kernel matmul --arch sm90 --m 512 --n 512 --k 512 --tile-n 128 \
+    --stages 4 "${p[@]}" --json "$tmp/sw_$f.json" >/dev/null 2>"$tmp/sw_$f.err" ||
+    fail "sm90 sweep with --params $f: $(head -c 500 "$tmp/sw_$f.err")"
+done
+python3 - "$tmp/p_slow.json" "$tmp/sw_none.json" "$tmp/sw_slow.json" <<'PY' || fail "sweep --params did not take effect"
+import json, sys
+run_slow = json.load(open(sys.argv[1]))
+none, slow = (json.load(open(p))["results"][0] for p in sys.argv[2:])
+t = lambda r: r.get("predicted_time_us", r.get("predicted_us"))
+assert t(slow) > t(none) * 1.05, (t(slow), t(none))
+if run_slow["config"]["stages"] == 4:
+    assert abs(t(slow) - run_slow["predicted_time_us"]) < 1e-6 * run_slow["predicted_time_us"], (t(slow), run_slow["predicted_time_us"])
+PY
+
 # The SM90 epilogue's stores share one write path: with 8 CTAs storing, a
 # four times wider shared path changes nothing (each SM's own rate binds);
 # with 128 CTAs storing at once it shortens the launch.

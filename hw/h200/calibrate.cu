@@ -234,21 +234,23 @@ int main() {
   }
 
   std::printf("section,hbm_segments\ncols,ctas,bytes_in_flight_per_sm,gb_per_s\n");
-  for (uint32_t cols : {64u, 4096u, 8192u, 28672u})
-    for (int ctas : {sms, 66, 33})
+  for (uint32_t cols : {64u, 4096u, 8192u, 28672u}) {
+    const uint64_t seg_rows = tensor_bytes / (2ull * cols);
+    const uint32_t kblocks = cols / 64;
+    const CUtensorMap m = sk::bench::bf16_map(t, cols, seg_rows, 128, "calibrate");
+    for (int ctas : {sms, 66, 33}) {
+      // Each CTA the same number of row blocks, about 2 GiB in all.
+      const uint32_t blocks = static_cast<uint32_t>(
+          std::max<uint64_t>(1, std::min<uint64_t>(seg_rows / 128 / ctas, (2ull << 30) / (16384ull * kblocks * ctas))));
       for (uint32_t inflight : {2u, 4u, 6u, 8u, 12u}) {
-        const uint64_t seg_rows = tensor_bytes / (2ull * cols);
-        const uint32_t kblocks = cols / 64;
-        // Each CTA the same number of row blocks, about 2 GiB in all.
-        const uint32_t blocks = static_cast<uint32_t>(
-            std::max<uint64_t>(1, std::min<uint64_t>(seg_rows / 128 / ctas, (2ull << 30) / (16384ull * kblocks * ctas))));
-        const CUtensorMap m = sk::bench::bf16_map(t, cols, seg_rows, 128, "calibrate");
         const int smem = static_cast<int>(inflight * 16384 + 1024);
         CK(cudaFuncSetAttribute(tma_stream_segments, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
         const float ms = median_ms([&] { tma_stream_segments<<<ctas, 32, smem>>>(m, kblocks, inflight, blocks); });
         const double bytes = 16384.0 * kblocks * blocks * ctas;
         std::printf("%u,%d,%u,%.1f\n", cols, ctas, inflight * 16384, bytes / (ms * 1e-3) / 1e9);
       }
+    }
+  }
 
   std::printf("section,wgmma_interval\nn,warpgroups,cycles_per_op_per_warpgroup\n");
   auto wg = [&](auto kernel, int n) {

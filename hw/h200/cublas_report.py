@@ -2,8 +2,7 @@
 """cublas_report.py: our SM90 matmul's best configuration per shape against
 cuBLAS, from gemm_bench CSVs.
 
-    python3 hw/h200/cublas_report.py RUN.csv [RUN.csv ...] [--no-split]
-                                      [--where COLUMN=VALUE] [--shapes]
+    python3 hw/h200/cublas_report.py RUN.csv [RUN.csv ...] [--no-split] [--shapes]
 
 Each RUN.csv is one device run of gemm_bench rows (hw/h200/run_shapes.sh's
 shapes.csv, or any CSV whose header names the columns shape, ours_us,
@@ -21,9 +20,7 @@ and with two or more runs a last line for each shape's best run:
 
     best of K runs: S shapes, median ..., at 0.95x or better N, ...
 
---no-split leaves out the K split's rows (_kS); --where COLUMN=VALUE keeps only
-rows with that value (e.g. build=new for run_decode_ab.sh's CSV); --shapes
-also prints each shape's best ratio and configuration, lowest first.
+--no-split leaves out the K split's rows (_kS); --shapes also prints each shape's best ratio and configuration, lowest first.
 docs/hardware.md quotes these lines; tests/hw:cublas_report_test re-derives
 them from the committed CSVs.
 """
@@ -34,7 +31,7 @@ import statistics
 import sys
 
 
-def read_rows(path, no_split, where):
+def read_rows(path, no_split):
     with open(path) as f:
         rows = list(csv.DictReader(line for line in f if not line.startswith('#')))
     for need in ('shape', 'ours_us', 'cublas_us', 'status'):
@@ -45,8 +42,6 @@ def read_rows(path, no_split, where):
         if r['status'] != 'ok':
             continue
         if no_split and '_k' in r['shape']:
-            continue
-        if where and r.get(where[0]) != where[1]:
             continue
         out.append(r)
     return out
@@ -76,19 +71,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('runs', nargs='+')
     ap.add_argument('--no-split', action='store_true')
-    ap.add_argument('--where')
     ap.add_argument('--shapes', action='store_true')
     a = ap.parse_args()
-    where = None
-    if a.where:
-        if '=' not in a.where:
-            sys.exit('cublas_report.py: --where takes COLUMN=VALUE')
-        where = tuple(a.where.split('=', 1))
     per_run = []
     for path in a.runs:
         if not os.path.isfile(path):
             sys.exit(f'cublas_report.py: no file {path}')
-        rows = read_rows(path, a.no_split, where)
+        rows = read_rows(path, a.no_split)
         if not rows:
             sys.exit(f'cublas_report.py: {path}: no rows')
         r = ratios(rows)

@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "sim/cli/args.h"
 #include "sim/cli/options.h"

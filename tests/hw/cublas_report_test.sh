@@ -14,13 +14,18 @@ quoted() {  # every line of the report is in docs/hardware.md
     grep -qF -- "$line" "$root/docs/hardware.md" || { echo "not in docs/hardware.md: $line"; return 1; }
   done
 }
+best_quoted() {  # the report's last line (each shape's best run) is in docs/hardware.md
+  local l
+  l=$(report "$@" | tail -n 1)
+  grep -qF -- "$l" "$root/docs/hardware.md" || { echo "not in docs/hardware.md: $l"; return 1; }
+}
 runs=(h100_shapes_split_de444f15_2026-12-05.csv h100_shapes_split_tma_epilogue_de444f15_2026-12-05.csv)
 quoted "${runs[@]}" || fail "the shape set with the split"
 quoted "${runs[@]}" --no-split || fail "the shape set without the split"
-report "${runs[@]}" h100_shapes_under_095_clusters_de444f15_2026-12-05.csv | tail -n 1 |
-  { read -r l; grep -qF -- "$l" "$root/docs/hardware.md" || fail "best of 3 runs: $l"; }
-report "${runs[@]}" h100_shapes_under_095_clusters_de444f15_2026-12-05.csv h100_shapes_under_095_tile192_61bd4690_2026-12-05.csv |
-  tail -n 1 | { read -r l; grep -qF -- "$l" "$root/docs/hardware.md" || fail "best of 4 runs: $l"; }
+clusters=h100_shapes_under_095_clusters_de444f15_2026-12-05.csv
+tile192=h100_shapes_under_095_tile192_61bd4690_2026-12-05.csv
+best_quoted "${runs[@]}" "$clusters" || fail "best of 3 runs"
+best_quoted "${runs[@]}" "$clusters" "$tile192" || fail "best of 4 runs"
 quoted h100_shapes_split_f56b05dd_2026-12-05.csv || fail "the second board's run"
 # The check can fail: one shape's times tripled in a copy of a run.
 t=${TEST_TMPDIR:-$(mktemp -d)}

@@ -57,6 +57,17 @@ void Warp::add_stall(const std::string& what, Cycle c) {
   stalls_by_what_.emplace_back(what, c);
 }
 
+void Warp::absorb_stalls(const std::vector<std::pair<std::string, Cycle>>& stalls,
+                         const std::string& drop) {
+  for (auto it = stalls_by_what_.begin(); it != stalls_by_what_.end(); ++it)
+    if (it->first == drop) {
+      stall_cycles_ -= it->second;
+      stalls_by_what_.erase(it);
+      break;
+    }
+  for (const auto& [what, c] : stalls) add_stall(what, c);
+}
+
 void Warp::record_stall(Cycle begin, Cycle c, const std::string& what) {
   add_stall(what, c);
   if (traced && engine_.trace().enabled() && !what.empty())

@@ -32,6 +32,7 @@
 #include <memory>
 #include <source_location>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/call_site.h"
@@ -142,9 +143,33 @@ class Warp {
   void set_end_cycle(Cycle c) { end_cycle_ = c; }
 
   // Set by the model when it has a check to run at this warp's next issued
-  // instruction (e.g. a tcgen05.ld not yet waited for); keeps the common
-  // path of every issue to one test.
+  // instruction (e.g. a tcgen05.ld not yet waited for, or a lockstep
+  // follower's call); keeps the common path of every issue to one test.
   bool issue_check = false;
+
+  // Lockstep (models/sm90/lockstep.h): inside a region that the four warps
+  // of a warpgroup run alike, one warp issues for all of them. acts_for():
+  // how many warps this warp's arrivals and ops stand for (1 outside a
+  // region); follower(): the warp's calls are made by its leader, so the
+  // model skips them.
+  int acts_for() const { return acts_for_; }
+  void set_acts_for(int n) { acts_for_ = n; }
+  bool follower() const { return follower_; }
+  void set_follower(bool f) {
+    follower_ = f;
+    if (f) issue_check = true;
+  }
+  // The calls the warp made inside its current region, as a count and a
+  // sum of their lines: a leader's and its followers' must agree.
+  void count_region_call(const std::source_location& loc) {
+    ++region_calls_;
+    region_lines_ += loc.line();
+  }
+  std::pair<uint64_t, uint64_t> region_calls() const { return {region_calls_, region_lines_}; }
+  void clear_region_calls() { region_calls_ = region_lines_ = 0; }
+  // Adds stalls recorded by another warp (a leader's, for its followers) and
+  // takes back the cycles recorded under `drop` (the follower's own wait).
+  void absorb_stalls(const std::vector<std::pair<std::string, Cycle>>& stalls, const std::string& drop);
 
   // Trace: whether this warp's SM is traced, its track, and a flow that the
   // next slice should terminate.
@@ -167,6 +192,9 @@ class Warp {
   }
   std::vector<uint64_t> mask_stack_;
   int lane_ = -1;
+  int acts_for_ = 1;
+  bool follower_ = false;
+  uint64_t region_calls_ = 0, region_lines_ = 0;
   Cycle pending_ = 0;
   Cycle pending_traced_ = 0;  // of pending_, the part already on the trace (stall_local)
   uint32_t free_ops_ = 0;  // since the last sync

@@ -471,6 +471,9 @@ struct Sm90Matmul {
       arch::account_alu(0, 0, 0, kTileStartChain);
       Acc acc;
       const auto probe = Probe::kblocks(t);
+      // The four warps of the warpgroup run the main loop alike (the model
+      // simulates it once for them in timing runs).
+      arch::warpgroup_converged_begin();
       for (uint32_t kb = walk.kb_begin; kb < walk.kb_end; ++kb) {
         auto stage = consumer.acquire();
         probe.mark(kKbFull, kb);  // at kb 0 also the tile's kMmFirstFull
@@ -498,6 +501,7 @@ struct Sm90Matmul {
         }
         std::move(stage).release();
       }
+      arch::warpgroup_converged_end();
       Probe::mark(kMmMainloopDone, t);
       const auto write_tile = [&](const Acc& out) {
         if (!walk.inside(w)) return;

@@ -128,9 +128,12 @@ namespace {
 // `cta_rank`, released at `scope`.
 void arrive_cluster(uint64_t* bar, uint32_t cta_rank, sim::Scope scope, const char* op,
                     const Loc& loc) {
+  if (skip_in_lockstep(gpu().warp(), loc)) return;
   sim::Warp& w = issue(loc);
   Cta& cta = gpu().cta_of_current();
   const int64_t off = mbar::barrier_offset(gpu(), bar, op, loc);
+  // A lockstep leader arrives for its followers too.
+  const int arrivals = w.active_count() * w.acts_for();
   if (off < 0) return;
   Cta* peer = cluster_peer(cta_rank, op, loc);
   if (peer == nullptr) return;
@@ -141,7 +144,7 @@ void arrive_cluster(uint64_t* bar, uint32_t cta_rank, sim::Scope scope, const ch
     w.sync();
   }
   if (peer == &cta) {
-    for (int i = 0; i < w.active_count(); ++i) mbar::arrive(gpu(), bar, 1, 0, loc);
+    for (int i = 0; i < arrivals; ++i) mbar::arrive(gpu(), bar, 1, 0, loc);
     return;
   }
   Mbarrier* b = mbar::peer_barrier(gpu(), cta, *peer, off, op, "arrives on", loc);
@@ -151,7 +154,7 @@ void arrive_cluster(uint64_t* bar, uint32_t cta_rank, sim::Scope scope, const ch
   // In a trace, a flow runs from the issuing CTA to the waiter it wakes.
   const sim::Warp* from = &w;
   auto& tr = gpu().engine().trace();
-  for (int i = 0; i < w.active_count(); ++i) {
+  for (int i = 0; i < arrivals; ++i) {
     if (sim::Observer* obs = gpu().obs())
       obs->release_at(w, peer->id, static_cast<uint64_t>(off), scope);
     uint64_t flow = 0;
@@ -182,6 +185,8 @@ void mbarrier_arrive_cluster_release(uint64_t* bar, uint32_t cta_rank, const Loc
 }
 
 bool mbarrier_try_wait_parity_cluster(uint64_t* bar, uint32_t parity, const Loc& loc) {
+  if (skip_in_lockstep(gpu().warp(), loc))
+    return follower_wait_parity(gpu().warp(), bar, parity, loc, sim::Scope::kCluster);
   issue(loc);
   return mbar::wait_parity(gpu(), bar, parity, loc, sim::Scope::kCluster);
 }

@@ -21,6 +21,24 @@ inline void check_ld_waited(sim::Warp& w, const std::source_location& loc) {
 }
 inline void check_ld_waited(const std::source_location& loc) { check_ld_waited(gpu().warp(), loc); }
 
+// Lockstep (models/sm90/lockstep.h): a call that a warpgroup's leader makes
+// for its followers. A follower's is skipped (returns true) after being
+// counted; the leader's is counted and made.
+inline bool skip_in_lockstep(sim::Warp& w, const std::source_location& loc) {
+  if (w.follower()) {
+    w.count_region_call(loc);
+    return true;
+  }
+  if (w.acts_for() > 1) w.count_region_call(loc);
+  return false;
+}
+
+// A lockstep follower's mbarrier wait (its leader waited for it): in a
+// functional run it still waits for the phase, for the data it reads
+// after it, without an issue cost of its own (api_sync.cc).
+bool follower_wait_parity(sim::Warp& w, uint64_t* bar, uint32_t parity, const std::source_location& loc,
+                          sim::Scope scope);
+
 // Charges one instruction issue for the calling warp and pays its accumulated
 // cost first, so the operation acts at the right cycle before it touches state
 // other warps or agents can see.

@@ -44,6 +44,7 @@ uint32_t lane_id() {
 }
 
 void sync_warp(const Loc& loc) {
+  if (skip_in_lockstep(gpu().warp(), loc)) return;
   sim::Warp& w = issue_local(loc);
   if (sim::Observer* obs = gpu().obs()) obs->warp_sync(w);
 }
@@ -201,7 +202,9 @@ void mbarrier_arrive(uint64_t* bar, const Loc& loc) {
   // unpaid cost first (mbar::arrive_ahead); the one that may complete the
   // phase pays first, as any operation on shared state does.
   sim::Warp& w = gpu().warp();
-  const uint32_t n = static_cast<uint32_t>(w.active_count());
+  if (skip_in_lockstep(w, loc)) return;
+  // A lockstep leader arrives for its followers too.
+  const uint32_t n = static_cast<uint32_t>(w.active_count() * w.acts_for());
   if (!w.issue_check && mbar::arrive_ahead(gpu(), bar, n, local_now(w), loc)) {
     issue_local(loc);
     return;
@@ -223,12 +226,23 @@ void mbarrier_expect_tx(uint64_t* bar, uint32_t tx, const Loc& loc) {
   for (int i = 0; i < w.active_count(); ++i) mbar::expect_tx(gpu(), bar, tx, loc);
 }
 
+bool follower_wait_parity(sim::Warp& w, uint64_t* bar, uint32_t parity, const Loc& loc,
+                          sim::Scope scope) {
+  if (!gpu().functional()) return true;
+  w.set_location(loc);
+  w.sync();
+  return mbar::wait_parity(gpu(), bar, parity, loc, scope);
+}
+
 bool mbarrier_try_wait_parity(uint64_t* bar, uint32_t parity, const Loc& loc) {
+  if (skip_in_lockstep(gpu().warp(), loc))
+    return follower_wait_parity(gpu().warp(), bar, parity, loc, sim::Scope::kCta);
   issue(loc);
   return mbar::wait_parity(gpu(), bar, parity, loc);
 }
 
 bool mbarrier_test_wait_parity(uint64_t* bar, uint32_t parity, const Loc& loc) {
+  if (skip_in_lockstep(gpu().warp(), loc)) return true;
   issue(loc);
   Mbarrier* b = mbar::checked(gpu(), bar, "mbarrier.test_wait.parity", loc);
   if (b == nullptr) return true;

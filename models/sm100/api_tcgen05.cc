@@ -203,6 +203,17 @@ std::optional<MmaOperands> checked_mma_operands(const Cta& cta, uint64_t a_desc,
 }  // namespace
 
 void report_ld_not_waited(sim::Warp& w, const std::source_location& loc) {
+  if (w.follower()) {
+    // Lockstep (models/sm90/lockstep.h): a follower's call that its leader
+    // does not make for it. The check stays armed for its next call.
+    gpu().finding("model", "model.lockstep_unreplayed",
+                  fmt::format("warp {} issues an operation inside its warpgroup's converged region "
+                              "(arch::warpgroup_converged_begin to _end) that the model does not run "
+                              "in lockstep (mbarrier waits and arrivals, __syncwarp and wgmma only)",
+                              w.index()),
+                  loc);
+    return;
+  }
   WarpAsync& wa = gpu().cta_of_current().warp_async[w.index()];
   w.issue_check = false;
   if (!wa.ld_pending) return;

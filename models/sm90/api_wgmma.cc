@@ -53,6 +53,7 @@
 #include "models/sm100/gpu.h"
 #include "models/sm100/tensor_map.h"
 #include "models/sm90/api.h"
+#include "models/sm90/lockstep.h"
 #include "models/sm90/params.h"
 #include "models/sm100/phase_clock.h"
 #include "models/sm90/write_path.h"
@@ -321,6 +322,7 @@ void delay_tensor_core(Cta& cta, Cycle at, Cycle lost) {
 }  // namespace
 
 void reset() {
+  reset_lockstep();
   groups().clear();
   wg_ops().clear();
   op_queues().clear();
@@ -396,10 +398,75 @@ void schedule_op(Cta& cta, WarpgroupOps& g, WgOp& op, sim::Warp& w) {
   g.scheduled->notify(sc_core::SC_ZERO_TIME);
 }
 
+// Function: warp quarter `quarter`'s 16 rows of the op's product into its
+// lanes' accumulators (acc: 32 lanes x regs floats).
+void compute_quarter(const Cta& cta, float* acc, int regs, const SmemDesc& a, const uint32_t* a_regs,
+                     const SmemDesc& b, uint32_t quarter, bool accumulate, bool f16, bool tnsp_a,
+                     bool tnsp_b) {
+  const int n = 2 * regs;
+  const bool rs = a_regs != nullptr;
+  // This warp's 16 rows of A and the op's n rows of B, decoded once (the
+  // products and their order are those of decoding each pair).
+  float av[16][16];
+  std::vector<float> bv(static_cast<size_t>(n) * 16);
+  if (rs) {
+    // Lane l's register r holds row l/4 (+8 for r = 1, 3), columns
+    // 2(l%4) (+8 for r = 2, 3) and the next, the lower in the low half.
+    for (uint32_t l = 0; l < 32; ++l)
+      for (uint32_t r = 0; r < 4; ++r)
+        for (uint32_t e = 0; e < 2; ++e) {
+          const uint16_t bits = static_cast<uint16_t>(a_regs[l * 4 + r] >> (16 * e));
+          av[l / 4 + 8 * (r & 1)][2 * (l % 4) + 8 * (r >> 1) + e] = element_value(bits, f16);
+        }
+  } else {
+    for (uint32_t row = 0; row < 16; ++row)
+      for (uint32_t k = 0; k < 16; ++k)
+        av[row][k] = smem_element(cta, element(a, tnsp_a, 16 * quarter + row, k), f16);
+  }
+  for (uint32_t col = 0; col < static_cast<uint32_t>(n); ++col)
+    for (uint32_t k = 0; k < 16; ++k)
+      bv[col * 16 + k] = smem_element(cta, element(b, tnsp_b, col, k), f16);
+  for (uint32_t l = 0; l < 32; ++l) {
+    float* r = acc + static_cast<size_t>(l) * regs;
+    for (int j = 0; j < n / 8; ++j)
+      for (int h = 0; h < 2; ++h)
+        for (int e = 0; e < 2; ++e) {
+          const uint32_t row = l / 4 + 8 * h;  // within this warp's 16
+          const uint32_t col = 8 * j + 2 * (l % 4) + e;
+          float sum = 0.0f;
+          for (uint32_t k = 0; k < 16; ++k) sum += av[row][k] * bv[col * 16 + k];
+          float& d = r[4 * j + 2 * h + e];
+          d = accumulate ? d + sum : sum;
+        }
+  }
+}
+
+// A lockstep follower's rows of an op in a functional run (models/sm90/
+// lockstep.h): the leader checked the descriptors and issued the op.
+void follower_quarter(float* acc, int regs, uint64_t desc_a, const uint32_t* a_regs, uint64_t desc_b,
+                      bool accumulate, bool f16, bool tnsp_a, bool tnsp_b) {
+  const Cta& cta = gpu().cta_of_current();
+  const bool rs = a_regs != nullptr;
+  const SmemDesc b = decode_desc(desc_b);
+  const SmemDesc a = rs ? SmemDesc{0, 0, 1024, 1} : decode_desc(desc_a);
+  if (a.swizzle != 1 || b.swizzle != 1 || a.stride != 1024 || b.stride != 1024) return;
+  if ((!rs && operand_end(a, tnsp_a, 64) > cta.smem_size) ||
+      operand_end(b, tnsp_b, static_cast<uint32_t>(2 * regs)) > cta.smem_size)
+    return;
+  const auto quarter = static_cast<uint32_t>(gpu().warp().index()) % 4;
+  compute_quarter(cta, acc, regs, a, a_regs, b, quarter, accumulate, f16, tnsp_a, tnsp_b);
+}
+
 // One m64nNk16 op of this warp's quarter: A from SMEM (desc_a) or, when
 // a_regs is set, from the 32 lanes' registers.
 void wgmma_op(float* acc, int regs, uint64_t desc_a, const uint32_t* a_regs, uint64_t desc_b,
               bool accumulate, const Loc& loc, bool f16, bool tnsp_a, bool tnsp_b) {
+  if (sm100::api::skip_in_lockstep(gpu().warp(), loc)) {
+    // A lockstep follower: its leader issued the op for it; a functional
+    // run still computes its rows.
+    if (gpu().functional()) follower_quarter(acc, regs, desc_a, a_regs, desc_b, accumulate, f16, tnsp_a, tnsp_b);
+    return;
+  }
   sim::Warp& w = issue_local(loc);
   Cta& cta = gpu().cta_of_current();
   const int n = 2 * regs;
@@ -436,42 +503,8 @@ void wgmma_op(float* acc, int regs, uint64_t desc_a, const uint32_t* a_regs, uin
                               w.index(), wg.waited ? "its last wgmma.wait_group" : "its start"),
                   loc);
   }
-  if (gpu().functional()) {
-    // This warp's 16 rows of A and the op's n rows of B, decoded once (the
-    // products and their order are those of decoding each pair).
-    float av[16][16];
-    std::vector<float> bv(static_cast<size_t>(n) * 16);
-    if (rs) {
-      // Lane l's register r holds row l/4 (+8 for r = 1, 3), columns
-      // 2(l%4) (+8 for r = 2, 3) and the next, the lower in the low half.
-      for (uint32_t l = 0; l < 32; ++l)
-        for (uint32_t r = 0; r < 4; ++r)
-          for (uint32_t e = 0; e < 2; ++e) {
-            const uint16_t bits = static_cast<uint16_t>(a_regs[l * 4 + r] >> (16 * e));
-            av[l / 4 + 8 * (r & 1)][2 * (l % 4) + 8 * (r >> 1) + e] = element_value(bits, f16);
-          }
-    } else {
-      for (uint32_t row = 0; row < 16; ++row)
-        for (uint32_t k = 0; k < 16; ++k)
-          av[row][k] = smem_element(cta, element(a, tnsp_a, 16 * quarter + row, k), f16);
-    }
-    for (uint32_t col = 0; col < static_cast<uint32_t>(n); ++col)
-      for (uint32_t k = 0; k < 16; ++k)
-        bv[col * 16 + k] = smem_element(cta, element(b, tnsp_b, col, k), f16);
-    for (uint32_t l = 0; l < 32; ++l) {
-      float* r = acc + static_cast<size_t>(l) * regs;
-      for (int j = 0; j < n / 8; ++j)
-        for (int h = 0; h < 2; ++h)
-          for (int e = 0; e < 2; ++e) {
-            const uint32_t row = l / 4 + 8 * h;  // within this warp's 16
-            const uint32_t col = 8 * j + 2 * (l % 4) + e;
-            float sum = 0.0f;
-            for (uint32_t k = 0; k < 16; ++k) sum += av[row][k] * bv[col * 16 + k];
-            float& d = r[4 * j + 2 * h + e];
-            d = accumulate ? d + sum : sum;
-          }
-    }
-  }
+  if (gpu().functional())
+    compute_quarter(cta, acc, regs, a, a_regs, b, quarter, accumulate, f16, tnsp_a, tnsp_b);
   if (sim::Observer* obs = gpu().obs()) {
     const sim::OpId op = obs->issue_async(w, "wgmma");
     // This warp's 16 rows of A (from SMEM) and all N rows of B, as whole
@@ -525,24 +558,34 @@ void wgmma_op(float* acc, int regs, uint64_t desc_a, const uint32_t* a_regs, uin
     op.latest = std::max(op.latest, local_now(w));
     op.n = std::max(op.n, n);
     op.rs = op.rs || rs;
-    if (++op.issued == g.members) schedule_op(cta, g, op, w);
+    op.issued += w.acts_for();  // a lockstep leader issues for its followers too
+    if (op.issued == g.members) schedule_op(cta, g, op, w);
     return;
   }
   // The quarter's interval: on the SM's one tensor core a quarter of the
   // op's (split so that the four sum to it exactly: rounding each alone made
   // an N = 256 op 132 cycles and an N = 128 op 64, against 130 and 65), on
   // its sub-partition's the whole of it; longer while the SM stores.
+  // A lockstep leader issues the op's four quarters, its own first, and its
+  // group completes with the last of them (models/sm90/lockstep.h).
   const Cycle whole = static_cast<Cycle>(n * x.wgmma_ii_per_n + store_stretch(x, cta) + 0.5);
   const bool per_partition = x.wgmma_tensor_cores == 4;
-  const Cycle ii = per_partition ? whole : whole * (quarter + 1) / 4 - whole * quarter / 4;
-  const Cycle start = occupy_tensor_core(
-      cta, per_partition ? cta.tc_quarter_free[quarter] : cta.tc_free, local_now(w), ii);
-  wg.open.done = std::max(wg.open.done, start + whole + completion_latency(x, rs));
-  trace_op(cta, w, start, start + ii,
-           [&] { return fmt::format("wgmma m64n{}k16{} q{}", n, rs ? " RS" : "", quarter); });
+  for (uint32_t q = quarter; q < quarter + static_cast<uint32_t>(w.acts_for()); ++q) {
+    const Cycle ii = per_partition ? whole : whole * (q + 1) / 4 - whole * q / 4;
+    const Cycle start = occupy_tensor_core(
+        cta, per_partition ? cta.tc_quarter_free[q] : cta.tc_free, local_now(w), ii);
+    wg.open.done = std::max(wg.open.done, start + whole + completion_latency(x, rs));
+    trace_op(cta, w, start, start + ii,
+             [&] { return fmt::format("wgmma m64n{}k16{} q{}", n, rs ? " RS" : "", q); });
+  }
 }
 
 }  // namespace
+
+void follow_wgmma_stream(const sim::Warp& follower, const sim::Warp& leader) {
+  const WarpGroups* l = find_groups(leader);
+  if (l != nullptr) groups_of(follower).seq = l->seq;
+}
 
 void wgmma_mma(float* acc, int regs, uint64_t desc_a, uint64_t desc_b, bool accumulate,
                const Loc& loc, bool f16, bool tnsp_a, bool tnsp_b) {
@@ -555,6 +598,7 @@ void wgmma_mma_rs(float* acc, int regs, const uint32_t* a_regs, uint64_t desc_b,
 }
 
 void wgmma_fence(const Loc& loc) {
+  if (sm100::api::skip_in_lockstep(gpu().warp(), loc)) return;
   sim::Warp& w = issue_local(loc);
   WarpGroups& wg = groups_of(w);
   wg.fenced = true;
@@ -570,6 +614,7 @@ void wgmma_fence(const Loc& loc) {
 }
 
 void wgmma_commit_group(const Loc& loc) {
+  if (sm100::api::skip_in_lockstep(gpu().warp(), loc)) return;
   sim::Warp& w = issue_local(loc);
   WarpGroups& wg = groups_of(w);
   wg.committed.push_back(std::move(wg.open));
@@ -582,6 +627,7 @@ void wgmma_wait_group(int n, const Loc& loc) {
   // other warps' issues up to now) and then waits out its groups without a
   // context switch: the stall is added to the warp's unpaid cost, which the
   // next operation that touches shared state (the stage's release) pays.
+  if (sm100::api::skip_in_lockstep(gpu().warp(), loc)) return;
   sim::Warp& w = issue(loc);
   WarpGroups& wg = groups_of(w);
   Cta& cta = gpu().cta_of_current();
@@ -611,7 +657,7 @@ void wgmma_wait_group(int n, const Loc& loc) {
         }
         WgOp& op = ops.at(k);
         g.done = std::max(g.done, op.done);
-        ++op.retired;
+        op.retired += w.acts_for();
       }
       while (!ops.ops.empty() && ops.ops.front().retired >= ops.members) {
         ops.ops.pop_front();
@@ -619,9 +665,13 @@ void wgmma_wait_group(int n, const Loc& loc) {
       }
     }
     const Cycle now = local_now(w) - slot;
-    const Cycle queued = x.wgmma_tensor_cores == 4 && !x.wgmma_warpgroup_op
-                             ? cta.tc_quarter_free[w.index() % 4]
-                             : cta.tc_free;
+    Cycle queued = cta.tc_free;
+    if (x.wgmma_tensor_cores == 4 && !x.wgmma_warpgroup_op) {
+      // The warp's sub-partition's queue (a lockstep leader's: its followers' too).
+      queued = 0;
+      for (int i = 0; i < w.acts_for(); ++i)
+        queued = std::max(queued, cta.tc_quarter_free[(w.index() + i) % 4]);
+    }
     if (x.wgmma_interleave && wg.committed.size() == 1 && queued > now)
       g.done = std::max(g.done, queued + x.wgmma_latency_extra +
                                     static_cast<Cycle>(x.wgmma_drain_per_n * g.n + 0.5));

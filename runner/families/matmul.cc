@@ -30,7 +30,7 @@ Family matmul_family() {
   };
   // Events per tile and per k-step (tools/fit_event_model.py).
   f.archs[0].events = {387, 13.0};
-  f.archs[1].events = {60, 78.0};
+  f.archs[1].events = {70, 24.0};  // with lockstep warpgroups (2026-12-05)
   f.archs[2].variant_events = {{278, 296.0}, {265, 206.0}};
   f.fields = gemm_shape_fields();
   f.fields.insert(
@@ -90,6 +90,10 @@ Family matmul_family() {
                                  "hw/h200/gemm_bench --hold-kblock does on a GPU: how the time "
                                  "answers says how much slack the stage ring has",
                   0, 100000),
+       flag_field("per-warp", "sm90: simulate each warp of a consumer warpgroup through the main "
+                              "loop; a timing run otherwise simulates the loop once per "
+                              "warpgroup, which is faster and moves predictions by a few percent "
+                              "at most (docs/sim.md, \"Lockstep warpgroups\")"),
        flag_field("pad-rows", "round the pitches of A and B up to what the loads need (TMA: 16-byte "
                          "rows; LDS DMA: dwords), as a host copying its operands would; the "
                          "summary reports it")});
@@ -116,6 +120,7 @@ Family matmul_family() {
     q.tma_epilogue = v.has("epilogue") && v.str("epilogue") == "tma";
     q.stamp_tiles = v.flag("stamp-tiles");
     q.hold_kblock = v.has("hold-kblock") ? v.u32("hold-kblock") : 0;
+    q.per_warp = v.flag("per-warp");
     if (v.flag("pad-rows")) {
       const uint32_t lda = pad_pitch(q.arch, q.lda), ldb = pad_pitch(q.arch, q.ldb);
       q.padded = lda != q.lda || ldb != q.ldb;

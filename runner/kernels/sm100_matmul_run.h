@@ -95,6 +95,10 @@ struct MatmulRequest {
   // (a spin after its k-block's wgmma wait, before the release), as
   // hw/h200/gemm_bench --hold-kblock does: how much slack the stage ring has.
   uint32_t hold_kblock = 0;
+  // sm90: simulate every consumer warp through the main loop; a timing run
+  // otherwise simulates it once per warpgroup (models/sm90/lockstep.h). The
+  // CLI's --per-warp.
+  bool per_warp = false;
   bool progress = false;
   bool progress_terminal = true;
   double estimate_events = 0;

@@ -16,6 +16,7 @@
 #include "models/sm100/power.h"
 #include "runner/kernels/power_clocks.h"
 #include "engine/sysc_reset.h"
+#include "models/sm90/lockstep.h"
 #include "runner/kernels/input_sets.h"
 #include "runner/kernels/matmul_host.h"
 #include "runner/kernels/matmul_stamps.h"
@@ -85,6 +86,7 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
   const auto t0 = std::chrono::steady_clock::now();
   Gpu gpu(models::sm90::gpu_params(), q.functional);
   start_sm90_launch(gpu, f);
+  models::sm90::api::set_lockstep(!q.per_warp);
   configure_run(gpu, q, t0);
   const MatmulBuffers buf = allocate_matmul<bf16_t>(gpu, q, &operands);
   typename Kernel::Params p{};

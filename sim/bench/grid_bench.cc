@@ -3,7 +3,7 @@
 //
 //   bazel run -c opt //sim/bench:grid_bench [-- --m 8192 --n 8192 --k 8192 --runs 5
 //        --arch sm100|sm90|mi300x|all [--amd-kernel pingpong|wave_specialized]
-//        --stages S --tile-n N]
+//        --stages S --tile-n N] [--per-warp]
 //
 // Each repetition simulates the architecture's matmul in timing mode on every
 // SM or CU (one fresh simulation process per run, as the CLI does) and reports the wall
@@ -11,7 +11,9 @@
 // the simulated GPU cycles per second. The context-switch probe runs N
 // SystemC threads that each wait one cycle K times, in its own process, and
 // reports switches per second: the ceiling for an engine that switches once
-// per event. Target (issue): 8192^3 in at most 1.0 s wall, median of 5. It
+// per event. Target (issue): 8192^3 in at most 1.0 s wall, median of 5.
+// --per-warp: every SM90 consumer warp simulated through the main loop, as
+// before lockstep (models/sm90/lockstep.h; sim run --per-warp). It
 // also reports the peak resident memory of the largest simulation process
 // (getrusage of the reaped children), the figure docs/reliability.md records.
 #include <fmt/format.h>
@@ -105,7 +107,7 @@ double bench(sk::sim::MatmulRequest q, const std::string& arch, const std::strin
   std::sort(walls.begin(), walls.end());
   const double median = walls[walls.size() / 2];
   std::cout << fmt::format(
-      "matmul {}x{}x{} on {}{}, tile {}x{}, {} stages, {} CTAs, timing mode\n"
+      "matmul {}x{}x{} on {}{}, tile {}x{}, {} stages, {} CTAs, timing mode{}\n"
       "  predicted        {:.1f} us, {:.0f} TFLOP/s ({} cycles)\n"
       "  wall             median {:.3f} s of {} runs (min {:.3f}, max {:.3f})\n"
       "  events           {} -> {:.2f} M events/s\n"
@@ -113,7 +115,7 @@ double bench(sk::sim::MatmulRequest q, const std::string& arch, const std::strin
       "  peak RSS         {:.0f} MiB (largest simulation process so far)\n"
       "  SystemC switches {:.2f} M/s raw (1000 threads x 2000 waits); events/switch-rate {:.2f}\n",
       q.m, q.n, q.k, last.arch, arch == "mi300x" ? " (" + kernel + ")" : std::string(), last.tile_m,
-      last.tile_n, last.stages, last.ctas, last.predicted_time_us, last.tflops, last.cycles, median,
+      last.tile_n, last.stages, last.ctas, arch == "sm90" && q.per_warp ? " (per warp)" : "", last.predicted_time_us, last.tflops, last.cycles, median,
       runs, walls.front(), walls.back(), last.events, last.events / median / 1e6,
       static_cast<double>(last.cycles) / median / 1e6, peak_mib, switches / 1e6,
       switches > 0 ? last.events / median / switches : 0.0);
@@ -130,6 +132,8 @@ extern "C" int sc_main(int argc, char* argv[]) {
   q.stages = arg(argc, argv, "--stages", 4);
   q.tile_n = arg(argc, argv, "--tile-n", 256);
   const int runs = static_cast<int>(arg(argc, argv, "--runs", 5));
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--per-warp") q.per_warp = true;
   const std::string arch = str_arg(argc, argv, "--arch", "sm100");
   const std::string kernel = str_arg(argc, argv, "--amd-kernel", "pingpong");
   if (runs < 1 || (arch != "sm100" && arch != "sm90" && arch != "mi300x" && arch != "all")) {

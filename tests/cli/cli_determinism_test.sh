@@ -93,7 +93,10 @@ both_modes() {
 
 # Small launches, where timing mode puts A and B in one 2 MiB page.
 both_modes modes_sm100 --m 300 --n 200 --k 100 --pad-rows --tile-n 64 --stages 3
-both_modes modes_sm90 --arch sm90 --m 300 --n 200 --k 104
+# A functional run carries the race detector, so every warp runs as with
+# --per-warp (timing runs simulate a consumer warpgroup's main loop once:
+# models/sm90/lockstep.h, a few percent apart).
+both_modes modes_sm90 --arch sm90 --m 300 --n 200 --k 104 --per-warp
 both_modes modes_mi300x --arch mi300x --m 300 --n 200 --k 104
 
 # across_jobs NAME COMMAND OPTIONS...: the JSON with --jobs 1 and --jobs 3.

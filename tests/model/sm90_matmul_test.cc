@@ -457,6 +457,7 @@ TEST_CASE("sm90 matmul: wgmma_tensor_cores 4 runs each warp's quarters on its ow
     q.num_sms = sms;
     q.stamp_tiles = true;
     q.sm_clock_ghz = q.rest_clock_ghz = 1.7;
+    q.per_warp = true;  // warps apart (in lockstep a warpgroup issues as one)
     const auto r = run_request(q, params_with_tensor_cores(cores, interleave));
     return r.stamps.at("all_tiles").as_object();
   };

@@ -24,6 +24,11 @@
 
 namespace sk::arch {
 
+// A region that the four warps of a warpgroup run alike: a hint to the
+// model (models/sm90/lockstep.h), nothing on the device.
+SK_DEVICE void warpgroup_converged_begin() {}
+SK_DEVICE void warpgroup_converged_end() {}
+
 SK_DEVICE void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" : : : "memory"); }
 
 SK_DEVICE void wgmma_commit_group() {

@@ -14,6 +14,7 @@
 #include "kernels/core/numeric.h"
 #include "kernels/arch/sm100/model/intrinsics.h"
 #include "models/sm90/api.h"
+#include "models/sm90/lockstep.h"
 
 namespace sk::arch {
 
@@ -105,6 +106,10 @@ inline void wgmma_m64n256k16_f16_rs(LaneArray<float, 128>& acc, const LaneArray<
                                     uint64_t db, bool accumulate, Loc l = Loc::current()) {
   wgmma_rs_model(acc, a, db, accumulate, l, true, TB);
 }
+// A region that the four warps of a warpgroup run alike (a consumer's main
+// loop): timing runs simulate it once per warpgroup (models/sm90/lockstep.h).
+inline void warpgroup_converged_begin(Loc l = Loc::current()) { m90::warpgroup_converged_begin(l); }
+inline void warpgroup_converged_end(Loc l = Loc::current()) { m90::warpgroup_converged_end(l); }
 inline void wgmma_fence(Loc l = Loc::current()) { m90::wgmma_fence(l); }
 inline void wgmma_commit_group(Loc l = Loc::current()) { m90::wgmma_commit_group(l); }
 template <int N>

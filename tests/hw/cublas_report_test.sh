@@ -27,6 +27,8 @@ tile192=h100_shapes_under_095_tile192_61bd4690_2026-12-05.csv
 best_quoted "${runs[@]}" "$clusters" || fail "best of 3 runs"
 best_quoted "${runs[@]}" "$clusters" "$tile192" || fail "best of 4 runs"
 quoted h100_shapes_split_f56b05dd_2026-12-05.csv || fail "the second board's run"
+quoted h100_shapes_065a1e3c_2026-12-05.csv h100_shapes_tma_epilogue_065a1e3c_2026-12-05.csv ||
+  fail "the fourth board's runs"
 # The check can fail: one shape's times tripled in a copy of a run.
 t=${TEST_TMPDIR:-$(mktemp -d)}
 python3 - "${runs[1]}" "$t/${runs[1]}" <<'PY'

@@ -29,6 +29,8 @@ best_quoted "${runs[@]}" "$clusters" "$tile192" || fail "best of 4 runs"
 quoted h100_shapes_split_f56b05dd_2026-12-05.csv || fail "the second board's run"
 quoted h100_shapes_065a1e3c_2026-12-05.csv h100_shapes_tma_epilogue_065a1e3c_2026-12-05.csv ||
   fail "the fourth board's runs"
+quoted h100_shapes_7eaaef49_2026-12-05.csv h100_shapes_tma_epilogue_7eaaef49_2026-12-05.csv ||
+  fail "the fifth board's runs"
 # The check can fail: one shape's times tripled in a copy of a run.
 t=${TEST_TMPDIR:-$(mktemp -d)}
 python3 - "${runs[1]}" "$t/${runs[1]}" <<'PY'

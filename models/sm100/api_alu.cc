@@ -90,6 +90,8 @@ void account_alu(uint32_t fma, uint32_t sfu, uint32_t half, uint32_t chain, cons
 }
 
 void spin_cycles(uint32_t cycles, const Loc& loc) {
+  // A lockstep leader's spin is its followers' too: they spin beside it.
+  if (skip_in_lockstep(gpu().warp(), loc)) return;
   issue_local(loc).spend(cycles);
 }
 

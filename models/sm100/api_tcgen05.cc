@@ -209,7 +209,7 @@ void report_ld_not_waited(sim::Warp& w, const std::source_location& loc) {
     gpu().finding("model", "model.lockstep_unreplayed",
                   fmt::format("warp {} issues an operation inside its warpgroup's converged region "
                               "(arch::warpgroup_converged_begin to _end) that the model does not run "
-                              "in lockstep (mbarrier waits and arrivals, __syncwarp and wgmma only)",
+                              "in lockstep (mbarrier waits and arrivals, __syncwarp, wgmma and spins only)",
                               w.index()),
                   loc);
     return;

@@ -26,7 +26,8 @@
 // the H200's measurements (docs/sim.md, "Lockstep warpgroups").
 //
 // Replayed inside a region: mbarrier waits and plain arrivals (local and
-// remote), __syncwarp, wgmma fence / mma / commit / wait: each skips a
+// remote), __syncwarp, wgmma fence / mma / commit / wait, a spin
+// (spin_cycles, the hold of --hold-kblock): each skips a
 // follower's call after counting it (Warp::count_region_call) and counts
 // the leader's. A follower that calls anything else there is reported
 // (model.lockstep_unreplayed, from the warp's issue check), and so is a

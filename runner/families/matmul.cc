@@ -91,9 +91,9 @@ Family matmul_family() {
                                  "answers says how much slack the stage ring has",
                   0, 100000),
        flag_field("per-warp", "sm90: simulate each warp of a consumer warpgroup through the main "
-                              "loop; a timing run otherwise simulates the loop once per "
-                              "warpgroup, which is faster and moves predictions by a few percent "
-                              "at most (docs/sim.md, \"Lockstep warpgroups\")"),
+                              "loop (as --functional runs do); a timing run otherwise simulates "
+                              "the loop once per warpgroup, which is faster and moves predictions "
+                              "by a few percent at most (docs/sim.md, \"Lockstep warpgroups\")"),
        flag_field("pad-rows", "round the pitches of A and B up to what the loads need (TMA: 16-byte "
                          "rows; LDS DMA: dwords), as a host copying its operands would; the "
                          "summary reports it")});

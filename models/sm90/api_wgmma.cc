@@ -398,6 +398,27 @@ void schedule_op(Cta& cta, WarpgroupOps& g, WgOp& op, sim::Warp& w) {
   g.scheduled->notify(sc_core::SC_ZERO_TIME);
 }
 
+// An op's operands as its descriptors describe them (an RS op's A is not
+// in SMEM: a stands in as a valid K-major descriptor that reads nothing),
+// and the rule they break, or null when the model can read them.
+struct Operands {
+  SmemDesc a, b;
+  const char* problem = nullptr;  // wgmma.bad_descriptor or wgmma.operand_out_of_range
+};
+Operands decode_operands(const Cta& cta, uint64_t desc_a, bool rs, uint64_t desc_b, int n, bool tnsp_a,
+                         bool tnsp_b) {
+  Operands o{rs ? SmemDesc{0, 0, 1024, 1} : decode_desc(desc_a), decode_desc(desc_b)};
+  const SmemDesc &a = o.a, &b = o.b;
+  // MN-major operands wider than 64 rows need the block stride (LBO).
+  if (a.swizzle != 1 || b.swizzle != 1 || a.stride != 1024 || b.stride != 1024 ||
+      (tnsp_b && n > 64 && b.lead == 0))
+    o.problem = "wgmma.bad_descriptor";
+  else if ((!rs && operand_end(a, tnsp_a, 64) > cta.smem_size) ||
+           operand_end(b, tnsp_b, static_cast<uint32_t>(n)) > cta.smem_size)
+    o.problem = "wgmma.operand_out_of_range";
+  return o;
+}
+
 // Function: warp quarter `quarter`'s 16 rows of the op's product into its
 // lanes' accumulators (acc: 32 lanes x regs floats).
 void compute_quarter(const Cta& cta, float* acc, int regs, const SmemDesc& a, const uint32_t* a_regs,
@@ -446,15 +467,10 @@ void compute_quarter(const Cta& cta, float* acc, int regs, const SmemDesc& a, co
 void follower_quarter(float* acc, int regs, uint64_t desc_a, const uint32_t* a_regs, uint64_t desc_b,
                       bool accumulate, bool f16, bool tnsp_a, bool tnsp_b) {
   const Cta& cta = gpu().cta_of_current();
-  const bool rs = a_regs != nullptr;
-  const SmemDesc b = decode_desc(desc_b);
-  const SmemDesc a = rs ? SmemDesc{0, 0, 1024, 1} : decode_desc(desc_a);
-  if (a.swizzle != 1 || b.swizzle != 1 || a.stride != 1024 || b.stride != 1024) return;
-  if ((!rs && operand_end(a, tnsp_a, 64) > cta.smem_size) ||
-      operand_end(b, tnsp_b, static_cast<uint32_t>(2 * regs)) > cta.smem_size)
-    return;
+  const Operands o = decode_operands(cta, desc_a, a_regs != nullptr, desc_b, 2 * regs, tnsp_a, tnsp_b);
+  if (o.problem != nullptr) return;  // the leader reported it
   const auto quarter = static_cast<uint32_t>(gpu().warp().index()) % 4;
-  compute_quarter(cta, acc, regs, a, a_regs, b, quarter, accumulate, f16, tnsp_a, tnsp_b);
+  compute_quarter(cta, acc, regs, o.a, a_regs, o.b, quarter, accumulate, f16, tnsp_a, tnsp_b);
 }
 
 // One m64nNk16 op of this warp's quarter: A from SMEM (desc_a) or, when
@@ -471,24 +487,16 @@ void wgmma_op(float* acc, int regs, uint64_t desc_a, const uint32_t* a_regs, uin
   Cta& cta = gpu().cta_of_current();
   const int n = 2 * regs;
   const bool rs = a_regs != nullptr;
-  // An RS op's A is not in SMEM: judge B alone (a stands in as a valid
-  // K-major descriptor that reads nothing).
-  const SmemDesc b = decode_desc(desc_b);
-  const SmemDesc a = rs ? SmemDesc{0, 0, 1024, 1} : decode_desc(desc_a);
-  // MN-major operands wider than 64 rows need the block stride (LBO).
-  if (a.swizzle != 1 || b.swizzle != 1 || a.stride != 1024 || b.stride != 1024 ||
-      (tnsp_b && n > 64 && b.lead == 0)) {
-    gpu().finding("wgmma", "wgmma.bad_descriptor",
-                  "wgmma descriptor is not a 128B-swizzle layout the model supports (K-major or "
-                  "MN-major with 8-row groups 1024 bytes apart, and for an MN-major operand of "
-                  "more than 64 rows a nonzero leading byte offset)",
+  const Operands o = decode_operands(cta, desc_a, rs, desc_b, n, tnsp_a, tnsp_b);
+  const SmemDesc &a = o.a, &b = o.b;
+  if (o.problem != nullptr) {
+    gpu().finding("wgmma", o.problem,
+                  std::string(o.problem) == "wgmma.bad_descriptor"
+                      ? "wgmma descriptor is not a 128B-swizzle layout the model supports (K-major or "
+                        "MN-major with 8-row groups 1024 bytes apart, and for an MN-major operand of "
+                        "more than 64 rows a nonzero leading byte offset)"
+                      : "wgmma operand described by a descriptor lies outside shared memory",
                   loc);
-    return;
-  }
-  if ((!rs && operand_end(a, tnsp_a, 64) > cta.smem_size) ||
-      operand_end(b, tnsp_b, static_cast<uint32_t>(n)) > cta.smem_size) {
-    gpu().finding("wgmma", "wgmma.operand_out_of_range",
-                  "wgmma operand described by a descriptor lies outside shared memory", loc);
     return;
   }
   const uint32_t quarter = static_cast<uint32_t>(w.index()) % 4;

@@ -79,7 +79,6 @@ std::vector<std::pair<std::string, Cycle>> stall_delta(
 }  // namespace
 
 void set_lockstep(bool on) { enabled() = on; }
-bool lockstep_enabled() { return enabled(); }
 void reset_lockstep() { regions().clear(); }
 
 void warpgroup_converged_begin(const Loc& loc) {

@@ -55,7 +55,6 @@ void warpgroup_converged_end(const Loc& loc);
 // Whether timing runs use lockstep (default true; false: every warp
 // simulated). Kept across reset().
 void set_lockstep(bool on);
-bool lockstep_enabled();
 
 // Forgets every region (from api::reset()).
 void reset_lockstep();

@@ -5,32 +5,127 @@
 
 namespace sk::models::sm100 {
 
+uint64_t L2Cache::hash_of(const BoxKey& key) {
+  // BoxKeyHash, finished so that its low bits (the table's mask) mix.
+  uint64_t h = BoxKeyHash{}(key);
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
+size_t L2Cache::probe(const BoxKey& key, uint64_t h) const {
+  const size_t mask = slots_.size() - 1;
+  const auto tag = static_cast<uint32_t>(h);
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    const Slot& s = slots_[i];
+    if (s.entry == kNil || (s.hash == tag && entries_[s.entry].key == key)) return i;
+  }
+}
+
+void L2Cache::unlink(uint32_t e) {
+  Entry& x = entries_[e];
+  (x.prev == kNil ? head_ : entries_[x.prev].next) = x.next;
+  (x.next == kNil ? tail_ : entries_[x.next].prev) = x.prev;
+  x.prev = x.next = kNil;
+}
+
+void L2Cache::link_front(uint32_t e) {
+  Entry& x = entries_[e];
+  x.prev = kNil;
+  x.next = head_;
+  (head_ == kNil ? tail_ : entries_[head_].prev) = e;
+  head_ = e;
+}
+
+void L2Cache::link_back(uint32_t e) {
+  Entry& x = entries_[e];
+  x.next = kNil;
+  x.prev = tail_;
+  (tail_ == kNil ? head_ : entries_[tail_].next) = e;
+  tail_ = e;
+}
+
+void L2Cache::erase_slot(size_t i) {
+  // Backward shift: later slots of the run whose home is not in (i, j] move
+  // into the hole, so no probe meets an empty slot before its key.
+  const size_t mask = slots_.size() - 1;
+  for (size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
+    if (slots_[j].entry == kNil) break;
+    const size_t home = slots_[j].hash & mask;
+    if (((j - home) & mask) >= ((j - i) & mask)) {
+      slots_[i] = slots_[j];
+      i = j;
+    }
+  }
+  slots_[i] = Slot{};
+  --used_;
+}
+
+void L2Cache::grow() {
+  std::vector<Slot> old(slots_.size() * 2, Slot{});
+  old.swap(slots_);
+  const size_t mask = slots_.size() - 1;
+  for (const Slot& s : old) {
+    if (s.entry == kNil) continue;
+    size_t i = s.hash & mask;
+    while (slots_[i].entry != kNil) i = (i + 1) & mask;
+    slots_[i] = s;
+  }
+}
+
 L2Cache::Lookup L2Cache::access(const BoxKey& key, uint64_t bytes, Insert where) {
-  auto it = index_.find(key);
-  if (it != index_.end()) {
-    lru_.splice(lru_.begin(), lru_, it->second);
+  const uint64_t h = hash_of(key);
+  const size_t i = probe(key, h);
+  if (slots_[i].entry != kNil) {
+    const uint32_t e = slots_[i].entry;
+    if (e != head_) {
+      unlink(e);
+      link_front(e);
+    }
     ++hits_;
-    return Lookup{true, it->second->ready};
+    return Lookup{true, entries_[e].ready};
   }
   ++misses_;
   if (bytes > capacity_) return Lookup{};  // never fits: always streams
   evict_to(capacity_ - bytes);
-  const auto at = where == Insert::kHot ? lru_.begin() : lru_.end();
-  index_.emplace(key, lru_.insert(at, Entry{key, bytes, UINT64_MAX}));
+  uint32_t e = free_;
+  if (e != kNil) {
+    free_ = entries_[e].next;
+  } else {
+    e = static_cast<uint32_t>(entries_.size());
+    entries_.emplace_back();
+  }
+  entries_[e].key = key;
+  entries_[e].bytes = bytes;
+  entries_[e].ready = UINT64_MAX;
+  if (where == Insert::kHot)
+    link_front(e);
+  else
+    link_back(e);
   resident_ += bytes;
+  // Eviction may have shifted slots: probe again for the key's place.
+  if ((used_ + 1) * 2 > slots_.size()) grow();
+  slots_[probe(key, h)] = Slot{e, static_cast<uint32_t>(h)};
+  ++used_;
   return Lookup{};
 }
 
 void L2Cache::fill(const BoxKey& key, uint64_t ready_cycle) {
-  auto it = index_.find(key);
-  if (it != index_.end()) it->second->ready = ready_cycle;
+  const Slot& s = slots_[probe(key, hash_of(key))];
+  if (s.entry != kNil) entries_[s.entry].ready = ready_cycle;
 }
 
 void L2Cache::evict_to(uint64_t limit) {
-  while (resident_ > limit && !lru_.empty()) {
-    resident_ -= lru_.back().bytes;
-    index_.erase(lru_.back().key);
-    lru_.pop_back();
+  while (resident_ > limit && tail_ != kNil) {
+    const uint32_t e = tail_;
+    resident_ -= entries_[e].bytes;
+    erase_slot(probe(entries_[e].key, hash_of(entries_[e].key)));
+    unlink(e);
+    entries_[e].next = free_;
+    free_ = e;
   }
 }
 

@@ -21,7 +21,8 @@
 // data that stays with its readers takes it about once.
 //
 // Invariants: resident bytes <= capacity after every access; every key in the
-// index is in the LRU list exactly once; an L2 read counts its HBM bytes only
+// index is in the LRU list exactly once, and every entry of the list in the
+// index; an L2 read counts its HBM bytes only
 // for entries that missed in the half that homes them.
 #pragma once
 
@@ -29,9 +30,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <list>
 #include <new>
-#include <unordered_map>
 #include <vector>
 
 namespace sk::models::sm100 {
@@ -63,7 +62,8 @@ struct BoxKeyHash {
 class L2Cache {
  public:
   explicit L2Cache(uint64_t capacity_bytes) : capacity_(capacity_bytes) {
-    index_.reserve(4096);  // a full grid keeps a few thousand boxes resident
+    entries_.reserve(4096);  // a full grid keeps a few thousand boxes resident
+    slots_.assign(8192, Slot{});
   }
 
   struct Lookup {
@@ -84,18 +84,41 @@ class L2Cache {
   uint64_t resident_bytes() const { return resident_; }
 
  private:
+  // The LRU list is intrusive over a pool of entries (indices, kNil at the
+  // ends), and the index an open-addressed table of entry numbers with the
+  // key's hash beside each (linear probing, deletion by backward shift): one
+  // lookup touches one run of slots and one entry, where a node-based map
+  // and list took three scattered nodes (a TMA load reads up to three boxes
+  // in each of two halves, so this lookup was the model's hottest function).
+  static constexpr uint32_t kNil = UINT32_MAX;
   struct Entry {
     BoxKey key;
-    uint64_t bytes;
-    uint64_t ready;
+    uint64_t bytes = 0;
+    uint64_t ready = 0;
+    uint32_t prev = kNil, next = kNil;
   };
+  struct Slot {
+    uint32_t entry = kNil;  // kNil: empty
+    uint32_t hash = 0;      // the key's hash, low 32 bits
+  };
+  static uint64_t hash_of(const BoxKey& key);
+  // The slot holding `key`, or the empty slot where a probe for it ends.
+  size_t probe(const BoxKey& key, uint64_t h) const;
+  void unlink(uint32_t e);
+  void link_front(uint32_t e);
+  void link_back(uint32_t e);
+  void erase_slot(size_t i);
+  void grow();
   void evict_to(uint64_t limit);
 
   uint64_t capacity_;
   uint64_t resident_ = 0;
   uint64_t hits_ = 0, misses_ = 0;
-  std::list<Entry> lru_;  // front: most recently used
-  std::unordered_map<BoxKey, std::list<Entry>::iterator, BoxKeyHash> index_;
+  std::vector<Entry> entries_;
+  uint32_t head_ = kNil, tail_ = kNil;  // head: most recently used
+  uint32_t free_ = kNil;                // entries no longer in use, through `next`
+  std::vector<Slot> slots_;             // a power of two, at most half full
+  size_t used_ = 0;
 };
 
 // What one load found in L2 over its parts: the bytes that come from HBM, the

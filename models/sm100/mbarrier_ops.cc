@@ -291,6 +291,24 @@ bool arrive_ahead(Gpu& gpu, uint64_t* bar, uint32_t count, Cycle at, const Loc& 
   return true;
 }
 
+bool arrive_expect_ahead(Gpu& gpu, uint64_t* bar, uint32_t tx, uint32_t count, Cycle at,
+                         const Loc& loc) {
+  if (gpu.obs() != nullptr) return false;
+  Mbarrier* b = lookup(gpu, bar);
+  if (b == nullptr || !b->valid || !b->observed) return false;
+  const int64_t tx_after = b->tx + static_cast<int64_t>(tx) * count;
+  // The phase must stay incomplete (arrivals or bytes left), and an overflow
+  // is reported on the engine's path.
+  if ((b->pending <= count && tx_after <= 0) || tx_after > kMaxCount) return false;
+  b->horizon = std::max(b->horizon, at);
+  Cta& cta = gpu.cta_of_current();
+  for (uint32_t i = 0; i < count; ++i) {
+    expect_tx(gpu, bar, tx, loc);
+    take_arrival(gpu, cta, *b, "mbarrier.arrive", &loc);
+  }
+  return true;
+}
+
 void arrive_async(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow, const char* op, sim::OpId id,
                   std::span<const sim::OpId> covered) {
   if (!b.valid) return;

@@ -2,6 +2,7 @@
 """tile_group_report.py: the SM90 model against a measurement of the tile order.
 
     python3 hw/h200/tile_group_report.py predict <sim> <measured.csv> <out.csv> [--jobs N]
+            [--params FILE]
     python3 hw/h200/tile_group_report.py summary <out.csv> [--shapes]
 
 `predict` reads a run_tile_group.sh CSV (a comment line naming the board,
@@ -9,7 +10,10 @@ then round,shape,tile_n,stages,ours_us,...; the shape ends in _gG for tile
 group G > 1), merges each configuration's rounds into medians
 (shape_report.merged), runs `sim run --kernel matmul --arch sm90
 --tile-group G` in timing mode for each at the model's own power-limited
-clocks (nothing pinned, nothing fitted here; predictions are kept in
+clocks (nothing pinned, nothing fitted here; with --params FILE another
+board's parameter file; rows of the TMA-store epilogue, whose shape
+run_tile_group.sh names with an "_et" suffix when BENCH_ARGS has
+--tma-epilogue, are simulated with --epilogue tma; predictions are kept in
 out.csv.pred as they come, so an interrupted run resumes) and writes
 
     shape,tile_group,tile_n,stages,rounds,measured_us,spread_pct,sm_mhz,predicted_us
@@ -50,14 +54,18 @@ def split_group(name):
 def cmd_predict(args):
     sim, measured, out = args[:3]
     jobs = int(args[args.index('--jobs') + 1]) if '--jobs' in args else 2
+    params = args[args.index('--params') + 1] if '--params' in args else None
     rows = merged(measured)
     cache = PredictionCache(out + '.pred')
 
     def key_of(r):
-        return f"{r['shape']}/{r['tile_n']}/{r['stages']}"
+        tma = '/tma' if r['epilogue'] == 'tma' else ''
+        return f"{r['shape']}/{r['tile_n']}/{r['stages']}{tma}"
 
     def one(r):
-        cache.get(key_of(r), lambda: predict(sim, r['shape'], r['tile_n'], r['stages']))
+        epilogue = 'tma' if r['epilogue'] == 'tma' else None
+        cache.get(key_of(r), lambda: predict(sim, r['shape'], r['tile_n'], r['stages'], params=params,
+                                             epilogue=epilogue))
 
     def volume(r):
         m, n, k = (int(x) for x in split_group(r['shape'])[0].split('x'))

@@ -31,6 +31,10 @@ quoted h100_shapes_065a1e3c_2026-12-05.csv h100_shapes_tma_epilogue_065a1e3c_202
   fail "the fourth board's runs"
 quoted h100_shapes_7eaaef49_2026-12-05.csv h100_shapes_tma_epilogue_7eaaef49_2026-12-05.csv ||
   fail "the fifth board's runs"
+sixth=(h100_shapes_2842328c_2026-12-06.csv h100_shapes_tma_epilogue_2842328c_2026-12-06.csv)
+quoted "${sixth[@]}" || fail "the sixth board's runs"
+best_quoted "${sixth[@]}" h100_tile_group_losers_2842328c_2026-12-06.csv ||
+  fail "the sixth board with the tile groups"
 # The check can fail: one shape's times tripled in a copy of a run.
 t=${TEST_TMPDIR:-$(mktemp -d)}
 python3 - "${runs[1]}" "$t/${runs[1]}" <<'PY'

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -684,7 +685,24 @@ void Gpu::oob_landed(int sm, Cycle done) {
 
 Cycle Gpu::hbm_transfer(Cycle start, uint64_t bytes) {
   hbm_bytes_ += bytes;
+  if (params_.hbm_queue_latency > 0) {
+    // Loads are issued at their warps' own times, a little out of order:
+    // the average moves forward only.
+    const double w = params_.hbm_queue_window;
+    if (start > hbm_recent_at_) {
+      hbm_recent_ *= std::exp(-static_cast<double>(start - hbm_recent_at_) / w);
+      hbm_recent_at_ = start;
+    }
+    hbm_recent_ += static_cast<double>(bytes) / w;
+  }
   return pass(hbm_link_, start, bytes, params_.hbm_bytes_per_cycle);
+}
+
+double Gpu::hbm_load(Cycle at) const {
+  double recent = hbm_recent_;
+  if (at > hbm_recent_at_)
+    recent *= std::exp(-static_cast<double>(at - hbm_recent_at_) / params_.hbm_queue_window);
+  return std::min(0.9, recent / params_.hbm_bytes_per_cycle);
 }
 
 uint32_t Gpu::engine_track(Cta& cta, const std::string& name, int rank) {

@@ -397,6 +397,10 @@ class Gpu {
   // Shared HBM: reserves `bytes` of bandwidth and returns when they have
   // streamed (all SMs contend for it).
   Cycle hbm_transfer(Cycle start, uint64_t bytes);
+  // HBM's recent load at `at` (0..1): its bytes over the last
+  // Params::hbm_queue_window cycles (an exponential average, updated by
+  // hbm_transfer) against its rate.
+  double hbm_load(Cycle at) const;
   // Shared L2 bandwidth: every load streams through it, hit or miss.
   Cycle l2_transfer(Cycle start, uint64_t bytes);
   // The path that zero-fills the rows of TMA boxes outside their tensors,
@@ -499,6 +503,8 @@ class Gpu {
   SharedLink hbm_link_, l2_link_;
   OobPath oob_path_;
   uint64_t hbm_bytes_ = 0;
+  double hbm_recent_ = 0;   // bytes per cycle, exponential average
+  Cycle hbm_recent_at_ = 0;  // the time it is of
   uint64_t tma_l2_read_bytes_ = 0;
   uint64_t dsmem_bytes_ = 0;
   uint64_t tma_l2_copy_bytes_ = 0;

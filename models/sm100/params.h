@@ -44,6 +44,14 @@ struct Params {
   // takes l2_fill_factor x its bytes of L2 bandwidth more (the fill).
   bool tma_fair_share = false;
   uint32_t tma_loaded_latency = 0;
+  // HBM's queueing below its rate: a box that misses in L2 waits
+  // hbm_queue_latency x u / (1 - u) more, u being the HBM's recent load (its
+  // bytes over the last ~hbm_queue_window cycles, an exponential average,
+  // against hbm_bytes_per_cycle; at most 0.9). 0: none (the link queues only
+  // past its rate). Measured apart as the ring's loaded round trip
+  // (hw/h200/l2_stream.cu, section ring_trip).
+  uint32_t hbm_queue_latency = 0;
+  double hbm_queue_window = 4096;
   double l2_fill_factor = 0;
   double sm_ingest_bytes_per_cycle = 0;
   // What a tiled box's row that starts inside a 32-byte sector (a row pitch

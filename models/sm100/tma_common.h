@@ -262,10 +262,15 @@ inline Cycle load_done(Cta& cta, uint64_t box_bytes, std::span<const L2Part> par
     const Cycle l2_done =
         gpu().l2_transfer(now, bytes + static_cast<uint64_t>(p.l2_fill_factor * static_cast<double>(missed)));
     const Cycle hbm_done = gpu().hbm_transfer(now, missed);
+    Cycle queue = 0;
+    if (p.hbm_queue_latency > 0) {
+      const double u = gpu().hbm_load(now);
+      queue = static_cast<Cycle>(p.hbm_queue_latency * u / (1 - u) + 0.5);
+    }
     // A lone box from HBM lands tma_base_latency after its bytes have
     // passed the SM's port: the calibration's base + bytes / rate (H200: a
     // lone 32 KiB box 1,206 cycles, a stage's two 16 KiB boxes 1,171).
-    done = std::max({port_done + p.tma_base_latency, hbm_done, l2_done});
+    done = std::max({port_done + p.tma_base_latency + queue, hbm_done, l2_done});
     if (l2.any_hit) done = std::max<Cycle>(done, l2.hit_ready + p.tma_l2_latency / 2);
   }
   gpu().l2().land(l2, done);

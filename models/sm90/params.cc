@@ -49,6 +49,8 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
                              " entries for " + std::to_string(r.num_sms) + " SMs (one per SM, or none)");
   r.tma_fair_share = count(p, "tma_fair_share", 0, 1) == 1;
   r.tma_loaded_latency = static_cast<uint32_t>(count(p, "tma_loaded_latency", 0, 1ull << 20));
+  r.hbm_queue_latency = static_cast<uint32_t>(count(p, "hbm_queue_latency", 0, 1ull << 20));
+  r.hbm_queue_window = real(p, "hbm_queue_window", 1.0, 1e9);
   r.l2_fill_factor = real(p, "l2_fill_factor", 0.0, 16.0);
   r.sm_ingest_bytes_per_cycle = real(p, "sm_ingest_bytes_per_cycle", 0.001, 1000000.0);
   r.tma_unaligned_row_factor = real(p, "tma_unaligned_row_factor", 1.0, 16.0);

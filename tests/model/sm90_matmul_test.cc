@@ -567,3 +567,28 @@ TEST_CASE("sm90 matmul: deeper pipelines pass a launch's zero-filled rows faster
   CHECK(static_cast<double>(flat6) >= 0.98 * static_cast<double>(flat3));
   CHECK(static_cast<double>(flat6) <= 1.02 * static_cast<double>(flat3));
 }
+
+namespace {
+// The cycles of an M x N x 4096 launch of 128 x 128 tiles with 2 stages,
+// pinned at 1.98 GHz, with hbm_queue_latency `queue`.
+uint64_t queued_launch(uint32_t m, uint32_t n, int64_t queue) {
+  sk::sim::MatmulRequest q;
+  q.m = m, q.n = n, q.k = 4096, q.tile_n = 128, q.stages = 2;
+  q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
+  return run_request(q, sk::test::sm90_params_with({{"hbm_queue_latency", queue}})).cycles;
+}
+}  // namespace
+
+// hbm_queue_latency (an experiment, 0 in both files): a box that misses in L2
+// waits queue x u / (1 - u) more, u the HBM's recent load. A decode-like
+// launch (M = 128, 64 CTAs of 128 x 128 streaming B from HBM with two stages,
+// so each k-block waits for its load) takes longer with it; one CTA's launch
+// (its 32 KiB a k-block are under 2 % of the H200's HBM rate) moves by less
+// than 1 %, and the busier launch is slowed by a larger share.
+TEST_CASE("sm90 matmul: hbm_queue_latency lengthens a miss with HBM's load") {
+  const uint64_t busy = queued_launch(128, 64 * 128, 0), busy_q = queued_launch(128, 64 * 128, 400);
+  const uint64_t lone = queued_launch(128, 128, 0), lone_q = queued_launch(128, 128, 400);
+  CHECK(busy_q > busy * 1.03);
+  CHECK(lone_q < lone * 1.01);
+  CHECK(static_cast<double>(busy_q) / busy > static_cast<double>(lone_q) / lone + 0.02);
+}

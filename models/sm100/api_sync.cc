@@ -215,11 +215,10 @@ void mbarrier_arrive(uint64_t* bar, const Loc& loc) {
 
 void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t tx, const Loc& loc) {
   // Taken at the warp's own time when the phase stays incomplete, as
-  // mbarrier_arrive's arrivals are (mbar::arrive_expect_ahead).
+  // mbarrier_arrive's arrivals are (mbar::arrive_ahead).
   sim::Warp& cur = gpu().warp();
-  if (!cur.issue_check && mbar::arrive_expect_ahead(gpu(), bar, tx,
-                                                    static_cast<uint32_t>(cur.active_count()),
-                                                    local_now(cur), loc)) {
+  if (!cur.issue_check && mbar::arrive_ahead(gpu(), bar, static_cast<uint32_t>(cur.active_count()),
+                                             local_now(cur), loc, tx)) {
     issue_local(loc);
     return;
   }

@@ -688,21 +688,20 @@ Cycle Gpu::hbm_transfer(Cycle start, uint64_t bytes) {
   if (params_.hbm_queue_latency > 0) {
     // Loads are issued at their warps' own times, a little out of order:
     // the average moves forward only.
-    const double w = params_.hbm_queue_window;
-    if (start > hbm_recent_at_) {
-      hbm_recent_ *= std::exp(-static_cast<double>(start - hbm_recent_at_) / w);
-      hbm_recent_at_ = start;
-    }
-    hbm_recent_ += static_cast<double>(bytes) / w;
+    hbm_recent_ = hbm_recent(start);
+    hbm_recent_at_ = std::max(hbm_recent_at_, start);
+    hbm_recent_ += static_cast<double>(bytes) / params_.hbm_queue_window;
   }
   return pass(hbm_link_, start, bytes, params_.hbm_bytes_per_cycle);
 }
 
+double Gpu::hbm_recent(Cycle at) const {
+  if (at <= hbm_recent_at_) return hbm_recent_;
+  return hbm_recent_ * std::exp(-static_cast<double>(at - hbm_recent_at_) / params_.hbm_queue_window);
+}
+
 double Gpu::hbm_load(Cycle at) const {
-  double recent = hbm_recent_;
-  if (at > hbm_recent_at_)
-    recent *= std::exp(-static_cast<double>(at - hbm_recent_at_) / params_.hbm_queue_window);
-  return std::min(0.9, recent / params_.hbm_bytes_per_cycle);
+  return std::min(0.9, hbm_recent(at) / params_.hbm_bytes_per_cycle);
 }
 
 uint32_t Gpu::engine_track(Cta& cta, const std::string& name, int rank) {

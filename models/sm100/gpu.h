@@ -505,6 +505,8 @@ class Gpu {
   uint64_t hbm_bytes_ = 0;
   double hbm_recent_ = 0;   // bytes per cycle, exponential average
   Cycle hbm_recent_at_ = 0;  // the time it is of
+  // The average decayed to `at` (not before hbm_recent_at_).
+  double hbm_recent(Cycle at) const;
   uint64_t tma_l2_read_bytes_ = 0;
   uint64_t dsmem_bytes_ = 0;
   uint64_t tma_l2_copy_bytes_ = 0;

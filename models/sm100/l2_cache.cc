@@ -5,7 +5,7 @@
 
 namespace sk::models::sm100 {
 
-uint64_t L2Cache::hash_of(const BoxKey& key) {
+uint32_t L2Cache::hash_of(const BoxKey& key) {
   // BoxKeyHash, finished so that its low bits (the table's mask) mix.
   uint64_t h = BoxKeyHash{}(key);
   h ^= h >> 33;
@@ -13,15 +13,14 @@ uint64_t L2Cache::hash_of(const BoxKey& key) {
   h ^= h >> 33;
   h *= 0xc4ceb9fe1a85ec53ull;
   h ^= h >> 33;
-  return h;
+  return static_cast<uint32_t>(h);
 }
 
-size_t L2Cache::probe(const BoxKey& key, uint64_t h) const {
+size_t L2Cache::probe(const BoxKey& key, uint32_t h) const {
   const size_t mask = slots_.size() - 1;
-  const auto tag = static_cast<uint32_t>(h);
   for (size_t i = h & mask;; i = (i + 1) & mask) {
     const Slot& s = slots_[i];
-    if (s.entry == kNil || (s.hash == tag && entries_[s.entry].key == key)) return i;
+    if (s.entry == kNil || (s.hash == h && entries_[s.entry].key == key)) return i;
   }
 }
 
@@ -77,7 +76,7 @@ void L2Cache::grow() {
 }
 
 L2Cache::Lookup L2Cache::access(const BoxKey& key, uint64_t bytes, Insert where) {
-  const uint64_t h = hash_of(key);
+  const uint32_t h = hash_of(key);
   const size_t i = probe(key, h);
   if (slots_[i].entry != kNil) {
     const uint32_t e = slots_[i].entry;
@@ -99,6 +98,7 @@ L2Cache::Lookup L2Cache::access(const BoxKey& key, uint64_t bytes, Insert where)
     entries_.emplace_back();
   }
   entries_[e].key = key;
+  entries_[e].hash = h;
   entries_[e].bytes = bytes;
   entries_[e].ready = UINT64_MAX;
   if (where == Insert::kHot)
@@ -108,7 +108,7 @@ L2Cache::Lookup L2Cache::access(const BoxKey& key, uint64_t bytes, Insert where)
   resident_ += bytes;
   // Eviction may have shifted slots: probe again for the key's place.
   if ((used_ + 1) * 2 > slots_.size()) grow();
-  slots_[probe(key, h)] = Slot{e, static_cast<uint32_t>(h)};
+  slots_[probe(key, h)] = Slot{e, h};
   ++used_;
   return Lookup{};
 }
@@ -122,7 +122,7 @@ void L2Cache::evict_to(uint64_t limit) {
   while (resident_ > limit && tail_ != kNil) {
     const uint32_t e = tail_;
     resident_ -= entries_[e].bytes;
-    erase_slot(probe(entries_[e].key, hash_of(entries_[e].key)));
+    erase_slot(probe(entries_[e].key, entries_[e].hash));
     unlink(e);
     entries_[e].next = free_;
     free_ = e;

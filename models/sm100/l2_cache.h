@@ -95,15 +95,17 @@ class L2Cache {
     BoxKey key;
     uint64_t bytes = 0;
     uint64_t ready = 0;
+    uint32_t hash = 0;  // hash_of(key), low 32 bits: its slot is found without rehashing
     uint32_t prev = kNil, next = kNil;
   };
   struct Slot {
     uint32_t entry = kNil;  // kNil: empty
     uint32_t hash = 0;      // the key's hash, low 32 bits
   };
-  static uint64_t hash_of(const BoxKey& key);
-  // The slot holding `key`, or the empty slot where a probe for it ends.
-  size_t probe(const BoxKey& key, uint64_t h) const;
+  // The table's mask and tags use the low 32 bits only.
+  static uint32_t hash_of(const BoxKey& key);
+  // The slot holding `key` (of hash h), or the empty slot where a probe for it ends.
+  size_t probe(const BoxKey& key, uint32_t h) const;
   void unlink(uint32_t e);
   void link_front(uint32_t e);
   void link_back(uint32_t e);

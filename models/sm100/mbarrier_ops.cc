@@ -281,29 +281,19 @@ void arrive(Gpu& gpu, uint64_t* bar, uint32_t count, uint64_t flow, const Loc& l
   maybe_complete(gpu, *b, flow);
 }
 
-bool arrive_ahead(Gpu& gpu, uint64_t* bar, uint32_t count, Cycle at, const Loc& loc) {
-  if (gpu.obs() != nullptr) return false;
-  Mbarrier* b = lookup(gpu, bar);
-  if (b == nullptr || !b->valid || b->pending <= count || !b->observed) return false;
-  b->horizon = std::max(b->horizon, at);
-  Cta& cta = gpu.cta_of_current();
-  for (uint32_t i = 0; i < count; ++i) take_arrival(gpu, cta, *b, "mbarrier.arrive", &loc);
-  return true;
-}
-
-bool arrive_expect_ahead(Gpu& gpu, uint64_t* bar, uint32_t tx, uint32_t count, Cycle at,
-                         const Loc& loc) {
+bool arrive_ahead(Gpu& gpu, uint64_t* bar, uint32_t count, Cycle at, const Loc& loc, uint32_t tx) {
   if (gpu.obs() != nullptr) return false;
   Mbarrier* b = lookup(gpu, bar);
   if (b == nullptr || !b->valid || !b->observed) return false;
+  // The phase must stay incomplete: arrivals left, or bytes these arrivals
+  // announce still to come (an overflow is reported on the engine's path).
   const int64_t tx_after = b->tx + static_cast<int64_t>(tx) * count;
-  // The phase must stay incomplete (arrivals or bytes left), and an overflow
-  // is reported on the engine's path.
-  if ((b->pending <= count && tx_after <= 0) || tx_after > kMaxCount) return false;
+  if (tx > 0 && tx_after > kMaxCount) return false;
+  if (b->pending <= count && !(tx > 0 && tx_after > 0)) return false;
   b->horizon = std::max(b->horizon, at);
   Cta& cta = gpu.cta_of_current();
   for (uint32_t i = 0; i < count; ++i) {
-    expect_tx(gpu, bar, tx, loc);
+    if (tx > 0) expect_tx(gpu, bar, tx, loc);
     take_arrival(gpu, cta, *b, "mbarrier.arrive", &loc);
   }
   return true;

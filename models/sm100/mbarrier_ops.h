@@ -38,13 +38,11 @@ void arrive(Gpu& gpu, uint64_t* bar, uint32_t count, uint64_t flow, const Loc& l
 // so nothing another warp can see changes before the warp's time. The phase
 // then completes no earlier than `at` (Mbarrier::horizon). Returns false,
 // doing nothing, when the arrival must be made at the engine's time instead.
-bool arrive_ahead(Gpu& gpu, uint64_t* bar, uint32_t count, Cycle at, const Loc& loc);
-// The same for mbarrier.arrive.expect_tx: `count` threads each announce `tx`
-// bytes and arrive, at the warp's own time `at`, when afterwards the phase
-// still waits for arrivals or bytes (a producer announcing its stage's loads
-// before it issues them).
-bool arrive_expect_ahead(Gpu& gpu, uint64_t* bar, uint32_t tx, uint32_t count, Cycle at,
-                         const Loc& loc);
+// With tx > 0 (mbarrier.arrive.expect_tx) each thread first announces tx
+// bytes, and the phase may also stay incomplete for those bytes (a producer
+// announcing its stage's loads before it issues them).
+bool arrive_ahead(Gpu& gpu, uint64_t* bar, uint32_t count, Cycle at, const Loc& loc,
+                  uint32_t tx = 0);
 // Async-agent side (tcgen05.commit): one arrival on barrier `b` of `cta` by
 // observer operation `id`, publishing the operations in `covered`.
 void arrive_async(Gpu& gpu, Cta& cta, Mbarrier& b, uint64_t flow, const char* op, sim::OpId id,

@@ -404,6 +404,7 @@ void schedule_op(Cta& cta, WarpgroupOps& g, WgOp& op, sim::Warp& w) {
 struct Operands {
   SmemDesc a, b;
   const char* problem = nullptr;  // wgmma.bad_descriptor or wgmma.operand_out_of_range
+  const char* message = nullptr;  // the finding's text for it
 };
 Operands decode_operands(const Cta& cta, uint64_t desc_a, bool rs, uint64_t desc_b, int n, bool tnsp_a,
                          bool tnsp_b) {
@@ -411,11 +412,17 @@ Operands decode_operands(const Cta& cta, uint64_t desc_a, bool rs, uint64_t desc
   const SmemDesc &a = o.a, &b = o.b;
   // MN-major operands wider than 64 rows need the block stride (LBO).
   if (a.swizzle != 1 || b.swizzle != 1 || a.stride != 1024 || b.stride != 1024 ||
-      (tnsp_b && n > 64 && b.lead == 0))
+      (tnsp_b && n > 64 && b.lead == 0)) {
     o.problem = "wgmma.bad_descriptor";
-  else if ((!rs && operand_end(a, tnsp_a, 64) > cta.smem_size) ||
-           operand_end(b, tnsp_b, static_cast<uint32_t>(n)) > cta.smem_size)
+    o.message =
+        "wgmma descriptor is not a 128B-swizzle layout the model supports (K-major or MN-major "
+        "with 8-row groups 1024 bytes apart, and for an MN-major operand of more than 64 rows a "
+        "nonzero leading byte offset)";
+  } else if ((!rs && operand_end(a, tnsp_a, 64) > cta.smem_size) ||
+             operand_end(b, tnsp_b, static_cast<uint32_t>(n)) > cta.smem_size) {
     o.problem = "wgmma.operand_out_of_range";
+    o.message = "wgmma operand described by a descriptor lies outside shared memory";
+  }
   return o;
 }
 
@@ -490,13 +497,7 @@ void wgmma_op(float* acc, int regs, uint64_t desc_a, const uint32_t* a_regs, uin
   const Operands o = decode_operands(cta, desc_a, rs, desc_b, n, tnsp_a, tnsp_b);
   const SmemDesc &a = o.a, &b = o.b;
   if (o.problem != nullptr) {
-    gpu().finding("wgmma", o.problem,
-                  std::string(o.problem) == "wgmma.bad_descriptor"
-                      ? "wgmma descriptor is not a 128B-swizzle layout the model supports (K-major or "
-                        "MN-major with 8-row groups 1024 bytes apart, and for an MN-major operand of "
-                        "more than 64 rows a nonzero leading byte offset)"
-                      : "wgmma operand described by a descriptor lies outside shared memory",
-                  loc);
+    gpu().finding("wgmma", o.problem, o.message, loc);
     return;
   }
   const uint32_t quarter = static_cast<uint32_t>(w.index()) % 4;

@@ -1,7 +1,7 @@
 // gemm_bench.cu: the SM90 structured matmul on a real Hopper GPU, checked
 // against cuBLAS and timed against it in the same run.
 //
-//   gemm_bench --m M --n N --k K [--batch L] [--tile-group G] [--stages 2-6] [--tile-n 128|192|256]
+//   gemm_bench --m M --n N --k K [--batch L] [--tile-group G|auto] [--stages 2-6] [--tile-n 128|192|256]
 //              [--cluster MxN | --clusters LIST] [--runs 20] [--all]
 //              (--all: 128x128 with 2-6 stages, 128x192 and 128x256 with 2-4; with
 //              --split-k S > 1, 128x128 with 2-5)
@@ -16,7 +16,9 @@
 // column then ends in _ca (A col-major), _rb (B row-major) or both.
 // --tile-group G walks the output tiles in bands of G tile columns
 // (kernels/sched/static_persistent_scheduler.h); the shape column then ends
-// in _gG.
+// in _gG. --tile-group auto takes the kernel's own order for the shape
+// (sm90_auto_tile_group in kernels/matmul/sm90_matmul.h), and the column
+// names the group it chose.
 // --cluster MxN runs the kernel in thread-block clusters of M CTAs along M
 // and N along N (M, N in {1, 2, 4}, M * N <= 4; default 1x1, no cluster;
 // kernels/sched/cluster_shape.h): launched with cudaLaunchKernelEx and
@@ -450,6 +452,12 @@ int main(int argc, char** argv) {
   pr.k = arg(argc, argv, "--k", 4096);
   pr.batch = arg(argc, argv, "--batch", 1);
   pr.tile_group = arg(argc, argv, "--tile-group", 1);
+  if (const char* g = str_arg(argc, argv, "--tile-group"); g != nullptr && std::strcmp(g, "auto") == 0) {
+    // The kernel's own order for the shape (sm90_auto_tile_group), on this GPU's SMs.
+    int sms = 0;
+    CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    pr.tile_group = sk::sm90_auto_tile_group(pr.m, pr.k, static_cast<uint32_t>(sms));
+  }
   pr.tma_epilogue = flag(argc, argv, "--tma-epilogue");
   pr.max_ctas = arg(argc, argv, "--ctas", 0);
   pr.stamp = flag(argc, argv, "--stamp-tile-points") ? 2 : flag(argc, argv, "--stamp-tiles") ? 1 : 0;

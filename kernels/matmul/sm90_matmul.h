@@ -164,6 +164,21 @@ SK_HOST_DEVICE constexpr uint32_t sm90_a_loaded_rows(uint32_t m, uint32_t cluste
   return cluster_n == 1 ? sm90_a_box_rows(m, 1, a_mn_major) : 128;
 }
 
+// The tile order the hosts choose for "--tile-group auto": bands of 4 tile
+// columns where the `sms` tiles of one wave, walked along M, would span fewer
+// than three tile columns (so the wave streams A's whole height through L2
+// while sharing little of it) and K is at least 768 (shorter K keeps the
+// operands resident whatever the order, and the bands only spread D's
+// stores); else along M (1). Read off the 22 shapes of the shape set that the
+// sixth H100 ran with groups 1, 4 and 8 (docs/hardware.md, "The tile order
+// on the losers"), where 4 was within a few per cent of the better of 4 and 8
+// wherever grouping helped and lost least where it did not; checked on shapes
+// drawn afterwards (hw/h200/tile_order_shapes.py).
+SK_HOST_DEVICE constexpr uint32_t sm90_auto_tile_group(uint32_t m, uint32_t k, uint32_t sms) {
+  const uint32_t tiles_m = (m + 127) / 128;
+  return 3 * tiles_m >= sms && k >= 768 ? 4u : 1u;
+}
+
 // The SM90 matmul's launch parameters (one type for every configuration and
 // probe, so that a stamped build takes the same Params as the kernel's own).
 struct Sm90MatmulParams {

@@ -54,12 +54,16 @@ Family matmul_family() {
        choice_field("layout-b", "B (K x N) col-major, K contiguous (default), or row-major, N "
                                 "contiguous (sm100, sm90, mi300x)",
                     {"col", "row"}),
-       uint_field("tile-group", "visit the output tiles in bands of G tile columns, G at a time "
-                                "row after row (CUTLASS's swizzle, Triton's GROUP_SIZE), so that "
-                                "the CTAs running at once share A and B panels in L2; 1 (default): "
-                                "along M (sm90); sim sweep takes a comma list (1,4,8) and runs "
-                                "each",
-                  1, 256),
+       with_word(uint_field("tile-group",
+                            "visit the output tiles in bands of G tile columns, G at a time row "
+                            "after row (CUTLASS's swizzle, Triton's GROUP_SIZE), so that the CTAs "
+                            "running at once share A and B panels in L2; 1 (default): along M "
+                            "(sm90); auto: the kernel's own choice (4 where one wave of tiles "
+                            "along M would span under three tile columns and K >= 768, else 1; "
+                            "sm90_auto_tile_group); sim sweep takes a comma list (1,4,8,auto) "
+                            "and runs each",
+                            1, 256),
+                 "auto"),
        uint_field("input-sets", "sm90, sm100: the launch is one of a series rotating over S sets "
                                 "of A and B, as hw/h200/gemm_bench times (S = min(8, ceil(192 MB "
                                 "/ the set's bytes))): L2 starts with what the launches since "
@@ -109,7 +113,7 @@ Family matmul_family() {
     q.ldb = v.has("ldb") ? v.u32("ldb") : b_row_length(q);
     q.ldd = v.has("ldd") ? v.u32("ldd") : 0;
     q.in_f16 = v.has("in-dtype") && v.str("in-dtype") == "f16";
-    q.tile_group = v.has("tile-group") ? v.u32("tile-group") : 1;
+    q.tile_group = v.has("tile-group") ? v.u32("tile-group") : 1;  // 0: auto
     q.input_sets = v.has("input-sets") ? v.u32("input-sets") : 0;
     if (v.has("cluster")) {
       const std::string& c = v.str("cluster");

@@ -57,6 +57,11 @@ Field required(Field f) {
   return f;
 }
 
+Field with_word(Field f, std::string word) {
+  f.word = std::move(word);
+  return f;
+}
+
 Field needing(Field f, std::string other) {
   f.needs = std::move(other);
   return f;
@@ -84,7 +89,11 @@ std::string parse_field(const Field& f, const std::string& text) {
   const std::string flag = "--" + f.name;
   switch (f.kind) {
     case Field::Kind::kUint:
-      return whole_number_error(flag, text, f.lo, f.hi);
+      if (f.word.empty()) return whole_number_error(flag, text, f.lo, f.hi);
+      if (text == f.word) return "";
+      if (whole_number_error(flag, text, f.lo, f.hi).empty()) return "";
+      return fmt::format("{} expects a whole number in [{}, {}] or '{}', got '{}'", flag, f.lo, f.hi,
+                         f.word, text);
     case Field::Kind::kNumber: {
       char* end = nullptr;
       const double v = text.empty() ? 0 : std::strtod(text.c_str(), &end);
@@ -146,7 +155,11 @@ const std::string& Values::str(const std::string& name) const {
   return it->second;
 }
 
-uint64_t Values::uint(const std::string& name) const { return std::stoull(str(name)); }
+uint64_t Values::uint(const std::string& name) const {
+  // parse_field let through a whole number or the field's word.
+  const std::string& t = str(name);
+  return t.find_first_not_of("0123456789") == std::string::npos ? std::stoull(t) : 0;
+}
 
 double Values::number(const std::string& name) const { return std::strtod(str(name).c_str(), nullptr); }
 

@@ -42,6 +42,8 @@ struct Field {
   std::string default_value;
   bool required = false;
   std::string needs;  // another field that must be given with this one, or ""
+  // kUint: a word also accepted (e.g. "auto"), which Values::uint reads as 0.
+  std::string word;
 };
 
 // A field of each kind, for registrations.
@@ -54,6 +56,8 @@ Field choice_field(std::string name, std::string help, std::vector<std::string> 
 Field flag_field(std::string name, std::string help);
 Field required(Field f);
 Field needing(Field f, std::string other);
+// `f` (a kUint field) also accepting `word`, read as 0.
+Field with_word(Field f, std::string word);
 
 // Checks one field's text; empty when it is valid, else a one-line reason
 // that names --name.
@@ -86,6 +90,7 @@ class Values {
   void set(const std::string& name, std::string text) { text_[name] = std::move(text); }
   bool has(const std::string& name) const { return text_.count(name) > 0; }
   const std::string& str(const std::string& name) const;
+  // A kUint field's value; its word (Field::word) reads as 0.
   uint64_t uint(const std::string& name) const;
   uint32_t u32(const std::string& name) const { return static_cast<uint32_t>(uint(name)); }
   double number(const std::string& name) const;

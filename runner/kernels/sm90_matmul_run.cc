@@ -120,7 +120,10 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
   p.ldd = buf.ldc;
   p.batches = q.batch;
   p.batch_stride_d = buf.stride_d;
-  p.tile_group = q.tile_group;
+  // 0: the kernel's own order for the shape (--tile-group auto).
+  p.tile_group = q.tile_group != 0
+                     ? q.tile_group
+                     : sm90_auto_tile_group(q.m, q.k, static_cast<uint32_t>(gpu.params().num_sms));
   const auto races = attach_race_detector(gpu, q);
   const ClusterShape cs{q.cluster_m, q.cluster_n};
   const uint32_t cluster_ctas = cs.size() * q.split_k;
@@ -140,7 +143,7 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
   r.k = q.k;
   r.batch = q.batch;
   r.config_name = fmt::format("sm90_matmul_{}_128x{}x64_s{}_bf16out{}{}", F16 ? "f16" : "bf16", BN, S,
-                              q.tile_group > 1 ? fmt::format("_g{}", q.tile_group) : "",
+                              p.tile_group > 1 ? fmt::format("_g{}", p.tile_group) : "",
                               cs.size() > 1 ? fmt::format("_c{}x{}", q.cluster_m, q.cluster_n) : "") +
                   (q.split_k > 1 ? fmt::format("_splitk{}", q.split_k) : "") + (Tma ? "_tmastore" : "");
   r.tile_m = 128;

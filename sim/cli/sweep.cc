@@ -30,7 +30,12 @@ std::string cluster_name(const sim::MatmulRequest& q) {
   return q.cluster_m * q.cluster_n > 1 ? fmt::format("{}x{}", q.cluster_m, q.cluster_n) : "";
 }
 std::string group_suffix(uint32_t tile_group, bool show) {
-  return show ? fmt::format("/g{}", tile_group) : "";
+  if (!show) return "";
+  return tile_group == 0 ? std::string("/gauto") : fmt::format("/g{}", tile_group);
+}
+// A tile group for the JSON: the number, or "auto" (0, the kernel's choice).
+boost::json::value tile_group_json(uint32_t tile_group) {
+  return tile_group == 0 ? boost::json::value("auto") : boost::json::value(tile_group);
 }
 // A K split over a cluster of S CTAs follows the rest ("128x128x64/splitk4").
 std::string split_suffix(uint32_t split_k) {
@@ -248,7 +253,7 @@ boost::json::object sweep_to_json(const Sweep& s, const Problem& problem,
     if (!space.variants.empty()) o["amd_kernel"] = p.q.amd_kernel;
     if (p.q.cluster_m * p.q.cluster_n > 1 || base.cluster_m * base.cluster_n > 1 || any_cluster)
       o["cluster"] = fmt::format("{}x{}", p.q.cluster_m, p.q.cluster_n);
-    if (groups) o["tile_group"] = p.q.tile_group;
+    if (groups) o["tile_group"] = tile_group_json(p.q.tile_group);
     if (any_split) o["split_k"] = p.q.split_k;
     if (!p.ran) o["error"] = p.error;
     results.push_back(std::move(o));
@@ -258,7 +263,7 @@ boost::json::object sweep_to_json(const Sweep& s, const Problem& problem,
     boost::json::object o{{"tile_n", k.tile_n}, {"stages", k.stages}, {"reason", k.reason}};
     if (!k.variant.empty()) o["amd_kernel"] = k.variant;
     if (!k.cluster.empty()) o["cluster"] = k.cluster;
-    if (groups) o["tile_group"] = k.tile_group;
+    if (groups) o["tile_group"] = tile_group_json(k.tile_group);
     if (any_split) o["split_k"] = k.split_k;
     skipped.push_back(std::move(o));
   }
@@ -332,7 +337,8 @@ SweepArgs parse_sweep_args(int argc, char** argv) {
     for (const std::string& item : comma_items(vm[name].as<std::string>())) {
       if (first.count(name) == 0) first[name] = item;
       if (std::string err = sim::parse_field(*field, item); !err.empty()) throw UsageError(err);
-      const uint32_t v = static_cast<uint32_t>(std::stoul(item));
+      // A field's word ("auto") stands for 0, as Values::uint reads it.
+      const uint32_t v = field->word == item ? 0u : static_cast<uint32_t>(std::stoul(item));
       if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
     }
   };

@@ -192,6 +192,10 @@ TEST_CASE("a sweep over tile groups runs every group once, names it and is the s
   CHECK(parse_sweep({"--arch", "sm90", "--m", "256", "--n", "256", "--k", "256", "--tile-group",
                      "8,1"})
             .base.tile_group == 8);
+  // auto (the kernel's own order, 0) is an axis value like the numbers.
+  CHECK(parse_sweep({"--arch", "sm90", "--m", "256", "--n", "256", "--k", "256", "--tile-group",
+                     "auto,1"})
+            .tile_groups == std::vector<uint32_t>{0, 1});
   const Sweep s = plan_sweep(a.problem, a.base, a.axes());
   CHECK(s.skipped.empty());
   REQUIRE(s.points.size() == 2 * 2 * 3);

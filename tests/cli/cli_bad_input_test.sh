@@ -131,6 +131,7 @@ expect_usage_error "bf16" run "${MNK[@]}" --arch sm90 --tile-n 128 --out-dtype f
 expect_usage_error "needs --arch sm100" run "${MNK[@]}" --arch sm90 --tile-n 128 --scheduler clc
 expect_usage_error "--tile-group 4 needs --arch sm90" run "${MNK[@]}" --tile-group 4
 expect_usage_error "tile-group" run "${MNK[@]}" --arch sm90 --tile-n 128 --tile-group 0
+expect_usage_error "--tile-group expects a whole number in [1, 256] or 'auto', got 'four'" run "${MNK[@]}" --arch sm90 --tile-n 128 --tile-group four
 expect_usage_error "--input-sets 8 needs --arch sm90 or sm100" run "${MNK[@]}" --arch mi300x --input-sets 8
 expect_usage_error "input-sets" run "${MNK[@]}" --arch sm90 --tile-n 128 --input-sets 0
 # SM100 clusters: the 2-SM kernel (2x1) only, K-major.

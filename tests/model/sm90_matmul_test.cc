@@ -9,6 +9,7 @@
 #include <boost/json.hpp>
 
 #include "engine/isolate.h"
+#include "kernels/matmul/sm90_matmul.h"
 #include "models/sm90/params.h"
 #include "tests/model/sm90_param_file.h"
 #include "runner/kernels/matmul_dispatch.h"
@@ -82,6 +83,27 @@ TEST_CASE("sm90 timing mode runs a full grid") {
   CHECK(r.ctas == 132);
   CHECK(r.tflops > 100);
   CHECK(r.peak_fraction < 1.0);
+}
+
+TEST_CASE("sm90 tile group auto: bands of 4 where a wave along M spans under three columns and K >= 768") {
+  // 132 SMs: 44 tile rows (M > 5504) make a wave span three columns at most.
+  CHECK(sk::sm90_auto_tile_group(8192, 8192, 132) == 4);
+  CHECK(sk::sm90_auto_tile_group(44 * 128, 768, 132) == 4);
+  CHECK(sk::sm90_auto_tile_group(43 * 128, 8192, 132) == 1);
+  CHECK(sk::sm90_auto_tile_group(8192, 704, 132) == 1);
+  CHECK(sk::sm90_auto_tile_group(4096, 8192, 132) == 1);
+  CHECK(sk::sm90_auto_tile_group(1, 8192, 132) == 1);
+  // The run resolves 0 (--tile-group auto) on the model's SMs: the same
+  // launch as the group it names, functional and exact on an odd shape.
+  const auto f = run(5700, 136, 770, 128, 3, true, 3, 1, 1, 1, 0);
+  CHECK(f.config_name.find("_g4") != std::string::npos);
+  CHECK(f.check.ran);
+  CHECK_MESSAGE(f.check.passed, f.check.detail);
+  const auto a = run(5700, 300, 770, 128, 3, false, 0, 1, 1, 1, 0);
+  const auto g4 = run(5700, 300, 770, 128, 3, false, 0, 1, 1, 1, 4);
+  CHECK(a.config_name == g4.config_name);
+  CHECK(a.predicted_time_us == doctest::Approx(g4.predicted_time_us));
+  CHECK(run(5700, 300, 700, 128, 3, false, 0, 1, 1, 1, 0).config_name.find("_g") == std::string::npos);
 }
 
 TEST_CASE("sm90 configurations that do not fit are refused") {

@@ -11,6 +11,9 @@
 #   GEMM_BENCH=...  a gemm_bench already built (else one is built here)
 #   EPILOGUE=tma    the TMA-store epilogue (gemm_bench --tma-epilogue; default:
 #                   the register epilogue)
+#   TILE_GROUP=G    the tile order (gemm_bench --tile-group G, a number or auto:
+#                   the kernel's own; default 1, along M); a shape run with a
+#                   group other than 1 has _gG in its name
 #   SPLITS=1,2,4,8  also the K split over a cluster (gemm_bench --split-k: the
 #                   128-column tile with 2-5 stages per split), each shape with
 #                   the splits its k-blocks allow (S <= K / 64), on the
@@ -31,7 +34,8 @@ case "${EPILOGUE:-regs}" in
   tma) epi=(--tma-epilogue) ;;
   *) echo "run_shapes.sh: EPILOGUE must be regs or tma" >&2; exit 2 ;;
 esac
-{ echo "# $board; epilogue ${EPILOGUE:-regs}; splits ${SPLITS:-1} on shapes under ${SPLIT_TILES:-132} tiles"; echo "round,$header"; } > "$out/shapes.csv"
+[ -n "${TILE_GROUP:-}" ] && epi+=(--tile-group "$TILE_GROUP")
+{ echo "# $board; epilogue ${EPILOGUE:-regs}; tile group ${TILE_GROUP:-1}; splits ${SPLITS:-1} on shapes under ${SPLIT_TILES:-132} tiles"; echo "round,$header"; } > "$out/shapes.csv"
 mapfile -t shapes < <(python3 hw/h200/shape_set.py args)
 rc=0
 for round in $(seq "${ROUNDS:-3}"); do

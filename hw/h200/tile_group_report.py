@@ -4,6 +4,7 @@
     python3 hw/h200/tile_group_report.py predict <sim> <measured.csv> <out.csv> [--jobs N]
             [--params FILE]
     python3 hw/h200/tile_group_report.py summary <out.csv> [--shapes]
+    python3 hw/h200/tile_group_report.py auto <measured.csv> [--shapes]
 
 `predict` reads a run_tile_group.sh CSV (a comment line naming the board,
 then round,shape,tile_n,stages,ours_us,...; the shape ends in _gG for tile
@@ -30,6 +31,12 @@ verbatim (tests/hw:tile_group_report_test re-derives them):
     measured best of all of them, and the same with the model choosing among
     tile group 1 only (what the order option buys when the model picks).
 With --shapes, one line per shape as well.
+
+`auto` reads a run_tile_group.sh CSV itself (groups 1 and 4 at least) and
+judges the kernel's --tile-group auto (auto_group, the kernel's rule): per
+shape the best configuration under the rule's group against the best under
+group 1, the best of every group measured and cuBLAS in the same runs; its
+line is quoted in docs/hardware.md as well.
 """
 import concurrent.futures
 import csv
@@ -145,10 +152,65 @@ def cmd_summary(args):
         print(line)
 
 
+def auto_group(m, k, sms=132):
+    """The kernel's --tile-group auto (sm90_auto_tile_group in
+    kernels/matmul/sm90_matmul.h, mirrored here): 4 where one wave of `sms`
+    tiles walked along M spans under three tile columns and K >= 768."""
+    return 4 if 3 * -(-m // 128) >= sms and k >= 768 else 1
+
+
+def auto_lines(path, per_shape=False):
+    """The automatic tile order on a run_tile_group.sh CSV measured with
+    groups 1 and 4 (and others): per shape, the best configuration (tile,
+    stages) under the rule's group against the best under group 1 and the
+    best of every group measured, and against cuBLAS in the same runs."""
+    rows = merged(path)
+    name = os.path.basename(path).rsplit('.', 1)[0]
+    best, cublas = {}, {}
+    for r in rows:
+        base, g = split_group(r['shape'])
+        key = (base, g)
+        best[key] = min(best.get(key, float('inf')), r['measured_us'])
+        cublas.setdefault(base, []).append(r['cublas_us'])
+    shapes = sorted({b for b, _ in best}, key=lambda s: [int(x) for x in s.split('x')])
+    over_one, over_best, detail = [], [], []
+    at = {'1': [0, 0], 'auto': [0, 0]}
+    grouped = 0
+    for s in shapes:
+        m, _, k = (int(x) for x in s.split('x'))
+        g = auto_group(m, k)
+        grouped += g != 1
+        mine, one = best[(s, g)], best[(s, 1)]
+        top = min(v for (b, _), v in best.items() if b == s)
+        c = statistics.median(cublas[s])
+        over_one.append(100 * (mine / one - 1))
+        over_best.append(100 * (mine / top - 1))
+        for label, t in (('1', one), ('auto', mine)):
+            at[label][0] += c / t >= 0.95
+            at[label][1] += c / t >= 1.0
+        detail.append(f"  {s}: auto G{g} {mine:.1f} us, G1 {one:.1f}, best {top:.1f}; "
+                      f"cuBLAS {c:.1f} ({c / one:.3f}x -> {c / mine:.3f}x)")
+    faster = [v for v in over_one if v < -2]
+    lines = [f"{name}: --tile-group auto on {len(shapes)} shapes (bands of 4 on {grouped}): against "
+             f"G = 1 faster by more than 2 % on {len(faster)} (median {statistics.median(faster) if faster else 0:.1f} %, "
+             f"best {min(over_one):.1f} %), slower by more than 2 % on "
+             f"{sum(1 for v in over_one if v > 2)} (worst {max(over_one):+.1f} %); against the best "
+             f"of every group measured median {statistics.median(over_best):+.1f} %, worst "
+             f"{max(over_best):+.1f} %; at 0.95x cuBLAS or better {at['1'][0]} -> {at['auto'][0]}, "
+             f"at 1.0x {at['1'][1]} -> {at['auto'][1]}"]
+    return lines + (detail if per_shape else [])
+
+
+def cmd_auto(args):
+    for line in auto_lines(args[0], '--shapes' in args):
+        print(line)
+
+
 def main():
-    if len(sys.argv) < 3 or sys.argv[1] not in ('predict', 'summary'):
+    commands = {'predict': cmd_predict, 'summary': cmd_summary, 'auto': cmd_auto}
+    if len(sys.argv) < 3 or sys.argv[1] not in commands:
         raise SystemExit(__doc__)
-    (cmd_predict if sys.argv[1] == 'predict' else cmd_summary)(sys.argv[2:])
+    commands[sys.argv[1]](sys.argv[2:])
 
 
 if __name__ == '__main__':

@@ -3,7 +3,9 @@
 # the tile order on the shape set (docs/results/h200_shapes_tile_group_model_*.csv),
 # the lines hw/h200/tile_group_report.py summary derives from it appear
 # verbatim in docs/hardware.md, so the quoted errors and picks cannot drift
-# from the data; and a doctored CSV (one predicted time changed) is caught.
+# from the data, and so do the `auto` lines of the measured tile-order runs
+# (docs/results/h100_tile_order_shapes_*.csv); and a doctored CSV (one
+# predicted time changed) is caught.
 set -euo pipefail
 root=$(dirname "$(realpath "$1")")
 cd "$root"
@@ -21,6 +23,15 @@ quoted() {  # model.csv [name]: every summary line is in docs/hardware.md
 }
 for model in "${models[@]}"; do
   quoted "$model" x x || fail "$model: docs/hardware.md does not quote its figures"
+done
+# The kernel's --tile-group auto on the tile-order measurements that judge it
+# (hw/h200/tile_group_report.py auto): each line quoted verbatim too.
+auto_runs=(docs/results/h100_tile_order_shapes_????????_????-??-??.csv
+           docs/results/h100_tile_group_losers_????????_????-??-??.csv)
+[ ${#auto_runs[@]} -gt 0 ] || fail "no docs/results/h100_tile_order_shapes_*.csv"
+for run in "${auto_runs[@]}"; do
+  line=$(python3 hw/h200/tile_group_report.py auto "$run")
+  grep -qF -- "$line" docs/hardware.md || fail "not in docs/hardware.md: $line"
 done
 # The check can fail: one prediction 3x off changes a quoted figure (the
 # doctored copy is named as the original, so only its numbers differ).

@@ -53,6 +53,10 @@
 // where they fit, 64 none of a small problem's (the model's --input-sets
 // reads the same rotation, runner/kernels/input_sets.h); the shape column then
 // ends in _sN.
+// --pingpong runs the ping-pong schedule (Sm90MatmulConfig's PingPong: each
+// consumer warpgroup takes every other tile whole, 128 x 128), tile N 128
+// only (--all: its stage counts 2-6), no cluster or K split; the shape column
+// then ends in _pp.
 // --tma-epilogue stores D through SMEM by TMA (Sm90MatmulConfig's TmaEpilogue,
 // kernels/io/wgmma_tile_writer.h) instead of st.global from registers; the
 // shape column then ends in _et. --clusters LIST (comma-separated, e.g.
@@ -181,6 +185,7 @@ struct Problem {
   int stamp = 0;
   bool launch_only = false;   // --cluster-launch-only: clusters launched, the kernel told 1x1
   uint32_t split = 1;         // --split-k: each tile's K over a cluster of this many CTAs
+  bool pingpong = false;      // --pingpong: the ping-pong schedule (tile N 128)
   std::vector<uint32_t> holds;  // --hold-kblock: extra SM cycles each consumer holds a stage
   bool a_col, b_row;  // A M-contiguous, B N-contiguous
   int sets;
@@ -233,15 +238,16 @@ std::string shape(const Problem& pr) {
          (pr.cluster.size() > 1
               ? "_c" + std::to_string(pr.cluster.m) + "x" + std::to_string(pr.cluster.n)
               : "") +
-         (pr.launch_only && pr.cluster.size() > 1 ? "_lo" : "") + (pr.tma_epilogue ? "_et" : "") +
+         (pr.launch_only && pr.cluster.size() > 1 ? "_lo" : "") + (pr.pingpong ? "_pp" : "") +
+         (pr.tma_epilogue ? "_et" : "") +
          (pr.max_ctas > 0 ? "_n" + std::to_string(pr.max_ctas) : "") +
          (pr.split > 1 ? "_k" + std::to_string(pr.split) : "") +
          (pr.sets_forced ? "_s" + std::to_string(pr.sets) : "");
 }
 
-template <int BN, int S, bool Tma, bool Split = false>
+template <int BN, int S, bool Tma, bool Split = false, bool PingPong = false>
 int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double cublas_mhz) {
-  using Cfg = sk::Sm90MatmulConfig<BN, S, false, Tma, Split>;
+  using Cfg = sk::Sm90MatmulConfig<BN, S, false, Tma, Split, PingPong>;
   using K = sk::Sm90Matmul<Cfg>;
   auto kernel = sm90_matmul_kernel<Cfg>;
   CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -379,14 +385,14 @@ constexpr bool fits() {
 
 // The configuration with the epilogue --tma-epilogue names, or a
 // does_not_fit line.
-template <int BN, int S, bool Split>
+template <int BN, int S, bool Split, bool PingPong = false>
 int run_fitting(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double cublas_mhz) {
   if (pr.tma_epilogue) {
     if constexpr (fits<BN, S, true, Split>())
-      return run_epilogue<BN, S, true, Split>(pr, h, runs, cublas_ms, cublas_mhz);
+      return run_epilogue<BN, S, true, Split, PingPong>(pr, h, runs, cublas_ms, cublas_mhz);
   } else {
     if constexpr (fits<BN, S, false, Split>())
-      return run_epilogue<BN, S, false, Split>(pr, h, runs, cublas_ms, cublas_mhz);
+      return run_epilogue<BN, S, false, Split, PingPong>(pr, h, runs, cublas_ms, cublas_mhz);
   }
   std::printf("%s,%d,%d,,,,,,does_not_fit,,\n", shape(pr).c_str(), BN, S);
   return 0;
@@ -395,6 +401,11 @@ int run_fitting(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double
 // The K split's slots are instantiated with the 128-column tile only.
 template <int BN, int S>
 int run_config(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double cublas_mhz) {
+  if (pr.pingpong) {
+    if constexpr (BN == 128) return run_fitting<BN, S, false, true>(pr, h, runs, cublas_ms, cublas_mhz);
+    std::printf("%s,%d,%d,,,,,,does_not_fit,,\n", shape(pr).c_str(), BN, S);
+    return 0;
+  }
   if (pr.split == 1) return run_fitting<BN, S, false>(pr, h, runs, cublas_ms, cublas_mhz);
   if constexpr (BN == 128) return run_fitting<BN, S, true>(pr, h, runs, cublas_ms, cublas_mhz);
   std::printf("%s,%d,%d,,,,,,does_not_fit,,\n", shape(pr).c_str(), BN, S);
@@ -459,6 +470,7 @@ int main(int argc, char** argv) {
     pr.tile_group = sk::sm90_auto_tile_group(pr.m, pr.k, static_cast<uint32_t>(sms));
   }
   pr.tma_epilogue = flag(argc, argv, "--tma-epilogue");
+  pr.pingpong = flag(argc, argv, "--pingpong");
   pr.max_ctas = arg(argc, argv, "--ctas", 0);
   pr.stamp = flag(argc, argv, "--stamp-tile-points") ? 2 : flag(argc, argv, "--stamp-tiles") ? 1 : 0;
   pr.launch_only = flag(argc, argv, "--cluster-launch-only");
@@ -542,6 +554,10 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "gemm_bench: --split-k %u runs without --cluster and --ctas\n", sp);
       return 2;
     }
+  if (pr.pingpong && (splits.size() > 1 || splits[0] > 1 || clusters.size() > 1 || clusters[0].size() > 1)) {
+    std::fprintf(stderr, "gemm_bench: --pingpong runs without --cluster and --split-k\n");
+    return 2;
+  }
   for (const uint32_t sp : splits)
     if (sp > (pr.k + 63) / 64) {
       std::fprintf(stderr, "gemm_bench: --split-k %u needs at least %u k-blocks of 64 (K = %u)\n", sp,
@@ -619,6 +635,8 @@ int main(int argc, char** argv) {
     pr.split = sp;
     if (sp > 1 && flag(argc, argv, "--all")) {
       for (int s = 2; s <= 5; ++s) rc |= by_stages<128>(s, pr, h, runs, cublas_ms, cublas_mhz);
+    } else if (flag(argc, argv, "--all") && pr.pingpong) {
+      for (int s = 2; s <= 6; ++s) rc |= by_stages<128>(s, pr, h, runs, cublas_ms, cublas_mhz);
     } else if (flag(argc, argv, "--all")) {
       for (int s = 2; s <= 6; ++s) rc |= by_stages<128>(s, pr, h, runs, cublas_ms, cublas_mhz);
       for (int s = 2; s <= 4; ++s) rc |= by_stages<192>(s, pr, h, runs, cublas_ms, cublas_mhz);

@@ -11,6 +11,8 @@
 #   GEMM_BENCH=...  a gemm_bench already built (else one is built here)
 #   EPILOGUE=tma    the TMA-store epilogue (gemm_bench --tma-epilogue; default:
 #                   the register epilogue)
+#   PINGPONG=1      the ping-pong schedule (gemm_bench --pingpong: tile N 128,
+#                   stages 2-6; no K split, SPLITS is ignored); shapes named _pp
 #   TILE_GROUP=G    the tile order (gemm_bench --tile-group G, a number or auto:
 #                   the kernel's own; default 1, along M); a shape run with a
 #                   group other than 1 has _gG in its name
@@ -35,7 +37,11 @@ case "${EPILOGUE:-regs}" in
   *) echo "run_shapes.sh: EPILOGUE must be regs or tma" >&2; exit 2 ;;
 esac
 [ -n "${TILE_GROUP:-}" ] && epi+=(--tile-group "$TILE_GROUP")
-{ echo "# $board; epilogue ${EPILOGUE:-regs}; tile group ${TILE_GROUP:-1}; splits ${SPLITS:-1} on shapes under ${SPLIT_TILES:-132} tiles"; echo "round,$header"; } > "$out/shapes.csv"
+if [ -n "${PINGPONG:-}" ]; then
+  epi+=(--pingpong)
+  SPLITS=
+fi
+{ echo "# $board; epilogue ${EPILOGUE:-regs}; tile group ${TILE_GROUP:-1}; schedule $([ -n "${PINGPONG:-}" ] && echo pingpong || echo cooperative); splits ${SPLITS:-1} on shapes under ${SPLIT_TILES:-132} tiles"; echo "round,$header"; } > "$out/shapes.csv"
 mapfile -t shapes < <(python3 hw/h200/shape_set.py args)
 rc=0
 for round in $(seq "${ROUNDS:-3}"); do

@@ -113,6 +113,10 @@ enum class ClusterBug {
   kShortANotZeroed,        // never zeroed (wgmma reads what nothing wrote)
   kShortAZeroNoFence,      // zeroed with no fence.proxy.async before wgmma reads them
   kShortAZeroNoSync,       // zeroed by the lanes, published by the elected lane with no __syncwarp
+  // The ping-pong schedule (Cfg::kPingPong, consume_pingpong):
+  kPingPongNoTurn,         // no turns between the warpgroups (the order barrier left out)
+  kPingPongCountBoth,      // the empty barrier counts both warpgroups' warps, as cooperatively
+  kPingPongNoSkip,         // a warpgroup does not pass over the other's stages
 };
 
 // F16_: A and B are IEEE F16 (wgmma .f16.f16) instead of BF16.
@@ -122,10 +126,20 @@ enum class ClusterBug {
 // made ptxas spill the accumulators of the 128 x 256 tile.
 // SplitK_: the slots and barriers of the K split's reduction (split_k_reduce.h,
 // 56 KiB with N = 128), for launches with Params::split_k > 1.
-template <int BN_, int Stages_, bool F16_ = false, bool TmaEpilogue_ = false, bool SplitK_ = false>
+// PingPong_: the ping-pong schedule (consume_pingpong): each consumer
+// warpgroup takes every other tile of the CTA's walk whole (128 x 128, two
+// m64n128k16 per K step, 128 accumulator registers a thread), so that one
+// warpgroup's epilogue runs beside the other's main loop; N = 128 only, no
+// cluster or K split.
+template <int BN_, int Stages_, bool F16_ = false, bool TmaEpilogue_ = false, bool SplitK_ = false,
+          bool PingPong_ = false>
 struct Sm90MatmulConfig {
   static constexpr int BM = 128, BN = BN_, BK = 64, Stages = Stages_;
   static constexpr bool kF16 = F16_, kTmaEpilogue = TmaEpilogue_, kSplitK = SplitK_;
+  static constexpr bool kPingPong = PingPong_;
+  static_assert(!kPingPong || (BN == 128 && !kSplitK), "the ping-pong schedule is 128 x 128 without a K split");
+  // Consumer warps that read (and release) each stage.
+  static constexpr uint32_t kStageReaders = kPingPong ? 4 : 8;
   using Acc = LaneArray<float, BN / 2>;  // a consumer warp's 16 rows
   using Reduce = SplitKReduce<Acc>;
   static constexpr int kThreads = 384;
@@ -276,7 +290,8 @@ struct Sm90Matmul {
         const uint32_t releasers =
             local ? 1 : B == ClusterBug::kEmptyCountAll ? cs.size() : cs.releasers();
         if (B != ClusterBug::kInitRankZero || rank == 0) {
-          Pipe::init(&s.barriers, 1, Cfg::kConsumerWarps * releasers, "input");
+          const uint32_t readers = B == ClusterBug::kPingPongCountBoth ? 8 : Cfg::kStageReaders;
+          Pipe::init(&s.barriers, 1, readers * releasers, "input");
           arch::fence_mbarrier_init();
         }
       }
@@ -470,6 +485,10 @@ struct Sm90Matmul {
   template <int TA, int TB>
   SK_DEVICE static void consume_tiles(const Params& p, const Pipe& pipe, uint32_t half,
                                       const Walk& walk) {
+    if constexpr (Cfg::kPingPong) {
+      consume_pingpong<TA, TB>(p, pipe, half, walk);
+      return;
+    }
     auto consumer = pipe.consumer();
     const uint32_t quarter = arch::warp_idx() % 4;  // this warp's 16 rows of the 64
     [[maybe_unused]] auto writer = make_writer(p);
@@ -540,6 +559,98 @@ struct Sm90Matmul {
       Probe::mark(kMmTileStored, t);
       if constexpr (B == ClusterBug::kSyncPerTile)
         if (walk.cs.size() > 1) arch::cluster_sync();
+    }
+    if constexpr (Cfg::kTmaEpilogue) writer.flush();
+  }
+
+  // The ping-pong schedule (Cfg::kPingPong): warpgroup `wg` takes the tiles
+  // wg, wg + 2, ... of the CTA's walk, each whole: per K step two m64n128k16
+  // into its two accumulators (A's rows 0-63 and 64-127 against the same B),
+  // and passes over the stages of the other warpgroup's tiles (the producer
+  // fills the ring in walk order, so each stage has one reader, four warps).
+  // Turns: a warpgroup starts a tile's main loop only once the other has
+  // acquired the last stage of the tile before (named barrier
+  // kOrderBarrier + wg, 256 threads: the other arrives, this one syncs). That
+  // order is what makes the pass-over safe: a full barrier's wait tells laps
+  // apart by parity only, so a warpgroup that skipped ahead may wait on a
+  // stage at most one lap behind it, never two. It also hands the tensor core
+  // over: one warpgroup's main loop runs while the other stores its tile.
+  static constexpr uint32_t kOrderBarrier = 1;  // ids 1 and 2 (0: __syncthreads)
+  template <int TA, int TB>
+  SK_DEVICE static void consume_pingpong(const Params& p, const Pipe& pipe, uint32_t wg,
+                                         const Walk& walk) {
+    auto consumer = pipe.consumer();
+    const uint32_t quarter = arch::warp_idx() % 4;  // this warp's 16 rows of each 64
+    [[maybe_unused]] auto writer = make_writer(p);
+    const uint32_t kbs = walk.kb_end - walk.kb_begin;
+    const uint64_t tiles = walk.first < walk.blocks ? (walk.blocks - walk.first + walk.step - 1) / walk.step : 0;
+    uint64_t i = 0;  // the CTA's tiles so far
+    for (uint64_t t = walk.first; t < walk.blocks; t += walk.step, ++i) {
+      if (i % 2 != wg) {
+        if constexpr (B != ClusterBug::kPingPongNoSkip) consumer.skip(kbs);
+        continue;
+      }
+      // The other warpgroup has acquired every stage of tile i - 1.
+      if (i > 0 && B != ClusterBug::kPingPongNoTurn) arch::named_barrier_sync(kOrderBarrier + wg, 256);
+      const WorkInfo w = walk.work(t, p);
+      arch::account_alu(0, 0, 0, kTileLoopChain);
+      Probe::mark(kMmTileStart, t);
+      arch::account_alu(0, 0, 0, kTileStartChain);
+      Acc lo, hi;  // A's rows 0-63 and 64-127
+      const auto probe = Probe::kblocks(t);
+      // One k-block's wgmma group stays in flight: k-block kb's ops are
+      // issued before kb - 1's are waited for and its stage released, so the
+      // tensor core has work across the release and the next acquire (with
+      // one warpgroup in its main loop at a time, nothing else fills that gap).
+      const auto issue = [&](const typename Pipe::ConsumerStage& stage, uint32_t kb) {
+        const auto tl = stage.tiles();
+        const uint32_t a_base = arch::smem_addr(tl.a), b_base = arch::smem_addr(tl.b);
+        arch::wgmma_fence();
+        SK_UNROLL
+        for (int k = 0; k < BK / 16; ++k) {
+          const bool accumulate = kb > walk.kb_begin || k > 0;
+          mma<TA, TB>(lo, desc<TA>(a_base, k), desc<TB>(b_base, k), accumulate);
+          mma<TA, TB>(hi, desc<TA>(a_base + 64 * BK * 2, k), desc<TB>(b_base, k), accumulate);
+        }
+        arch::wgmma_commit_group();
+      };
+      // Tile i's last stage acquired: the other warpgroup's turn (tile i + 1).
+      const auto last_acquired = [&](uint32_t kb) {
+        if (kb + 1 == walk.kb_end && i + 1 < tiles && B != ClusterBug::kPingPongNoTurn)
+          arch::named_barrier_arrive(kOrderBarrier + 1 - wg, 256);
+      };
+      arch::warpgroup_converged_begin();
+      auto held = consumer.acquire();
+      probe.mark(kKbFull, walk.kb_begin);
+      last_acquired(walk.kb_begin);
+      issue(held, walk.kb_begin);
+      for (uint32_t kb = walk.kb_begin + 1; kb < walk.kb_end; ++kb) {
+        auto stage = consumer.acquire();
+        probe.mark(kKbFull, kb);
+        last_acquired(kb);
+        issue(stage, kb);
+        arch::wgmma_wait_group<1>();
+        probe.mark(kKbWaited, kb - 1);
+        std::move(held).release();
+        held = std::move(stage);
+      }
+      arch::wgmma_wait_group<0>();
+      probe.mark(kKbWaited, walk.kb_end - 1);
+      std::move(held).release();
+      arch::warpgroup_converged_end();
+      Probe::mark(kMmMainloopDone, t);
+      if (walk.inside(w)) {
+        const uint32_t row0 = w.m_tile * BM;
+        if constexpr (Cfg::kTmaEpilogue) {
+          writer.write(lo, row0 + 16 * quarter, w.n_tile * BN, w.batch);
+          writer.write(hi, row0 + 64 + 16 * quarter, w.n_tile * BN, w.batch);
+        } else {
+          bf16_t* d = p.d + w.batch * p.batch_stride_d;
+          store(p, d, lo, quarter, row0, w.n_tile * BN);
+          store(p, d, hi, quarter, row0 + 64, w.n_tile * BN);
+        }
+      }
+      Probe::mark(kMmTileStored, t);
     }
     if constexpr (Cfg::kTmaEpilogue) writer.flush();
   }

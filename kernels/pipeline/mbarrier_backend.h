@@ -60,11 +60,15 @@ class MbarrierBackend {
   SK_DEVICE void wait_full(uint32_t stage, uint32_t lap,
                            arch::CallSite site = arch::CallSite::current()) const {
     const arch::Caller caller(site);
+    arch::annotate_wait_phase(&s_->full[stage], lap);
     wait(&s_->full[stage], lap & 1);
   }
   SK_DEVICE void wait_empty(uint32_t stage, uint32_t lap,
                             arch::CallSite site = arch::CallSite::current()) const {
     const arch::Caller caller(site);
+    // Lap L waits for the consumers' release of lap L - 1 (phase -1, the
+    // state before any, passes at once).
+    arch::annotate_wait_phase(&s_->empty[stage], static_cast<int64_t>(lap) - 1);
     wait(&s_->empty[stage], (lap & 1) ^ 1);
   }
   // Lane: one. A plain arrive (release semantics) by the calling lane.

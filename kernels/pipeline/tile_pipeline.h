@@ -195,6 +195,9 @@ class TilePipeline {
       state_.advance();
       return st;
     }
+    // Passes over the next n stages without touching them: another consumer
+    // of the same ring takes them (the SM90 ping-pong's other warpgroup).
+    SK_DEVICE void skip(uint32_t n) { state_.advance(n); }
     SK_DEVICE const State& state() const { return state_; }
 
    private:

@@ -43,6 +43,8 @@ void mbarrier_expect_tx(uint64_t* bar, uint32_t tx_bytes, const Loc& loc);
 bool mbarrier_try_wait_parity(uint64_t* bar, uint32_t parity, const Loc& loc);
 bool mbarrier_test_wait_parity(uint64_t* bar, uint32_t parity, const Loc& loc);
 void annotate_barrier(uint64_t* bar, const char* name, int index);
+// The calling warp's next try_wait.parity on `bar` is for phase `phase`.
+void annotate_wait_phase(uint64_t* bar, int64_t phase);
 
 // TMA and bulk async-groups.
 void prefetch_tensormap(const TensorMapModel* map, const Loc& loc);

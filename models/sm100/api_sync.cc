@@ -249,6 +249,11 @@ bool mbarrier_try_wait_parity(uint64_t* bar, uint32_t parity, const Loc& loc) {
   return mbar::wait_parity(gpu(), bar, parity, loc);
 }
 
+void annotate_wait_phase(uint64_t* bar, int64_t phase) {
+  if (skip_in_lockstep(gpu().warp(), Loc::current())) return;
+  mbar::expect_phase(gpu(), bar, phase);
+}
+
 bool mbarrier_test_wait_parity(uint64_t* bar, uint32_t parity, const Loc& loc) {
   if (skip_in_lockstep(gpu().warp(), loc)) return true;
   issue(loc);

@@ -100,6 +100,10 @@ struct Mbarrier {
   int last_load_cta = -1;  // the CTA that issued it (a multicast's may be a peer)
   bool early_reported = false;
   std::vector<int64_t> observed_by;   // per warp: last completed phase it observed
+  // Per warp: the phase its next wait is for, as the kernel's pipeline
+  // declared it (annotate_wait_phase: its lap), or kNoPhase.
+  static constexpr int64_t kNoPhase = INT64_MIN;
+  std::vector<int64_t> wanted_by;
   bool stale_reported = false;
   // The latest completed phase any wait observed (-1: none): a tcgen05.commit
   // that landed in phase p was waited for once this reaches p.

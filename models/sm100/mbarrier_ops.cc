@@ -383,6 +383,26 @@ void complete_tx(Gpu& gpu, Cta& cta, Mbarrier& b, uint32_t bytes, uint64_t flow,
   maybe_complete(gpu, b, flow);
 }
 
+void expect_phase(Gpu& gpu, uint64_t* bar, int64_t phase) {
+  Mbarrier* b = lookup(gpu, bar);
+  if (b == nullptr) return;  // the wait reports it
+  const size_t w = static_cast<size_t>(gpu.warp().index());
+  if (b->wanted_by.size() <= w) b->wanted_by.resize(w + 1, Mbarrier::kNoPhase);
+  b->wanted_by[w] = phase;
+}
+
+namespace {
+// The phase the current warp declared for this wait (expect_phase), taken
+// (kNoPhase: none).
+int64_t take_wanted(Mbarrier& b, const sim::Warp& w) {
+  const size_t i = static_cast<size_t>(w.index());
+  if (i >= b.wanted_by.size()) return Mbarrier::kNoPhase;
+  const int64_t p = b.wanted_by[i];
+  b.wanted_by[i] = Mbarrier::kNoPhase;
+  return p;
+}
+}  // namespace
+
 bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc, sim::Scope scope) {
   Mbarrier* b = checked(gpu, bar, "mbarrier.try_wait.parity", loc);
   if (b == nullptr) return true;  // reported; do not hang on an unusable barrier
@@ -396,10 +416,33 @@ bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc, sim::
   }
   sim::Warp& w = gpu.warp();
   auto ready = [b, parity] { return (b->phase & 1) != parity; };
+  // A wait whose phase the pipeline declared (its lap): stale exactly when
+  // the barrier has not reached that phase yet, for then the parity names an
+  // older phase (completed: the wait passes without the data; or in
+  // progress two phases back: it wakes a lap early). A warp that passes over
+  // phases other readers take (a ping-pong consumer) is no fault.
+  const int64_t wanted = take_wanted(*b, w);
+  const bool declared = wanted != Mbarrier::kNoPhase;
+  if (declared && static_cast<int64_t>(b->phase) < wanted && !b->stale_reported) {
+    b->stale_reported = true;
+    const int64_t named = ready() ? static_cast<int64_t>(b->phase) - 1 : static_cast<int64_t>(b->phase);
+    gpu.finding("phase", "mbarrier.stale_phase_wait",
+                fmt::format("{}: try_wait.parity({}) for phase {} (the pipeline's lap), but the "
+                            "barrier is in phase {}: the parity names {}, so the wait {} (phase "
+                            "aliasing: the stage is taken a lap early)",
+                            b->name.empty() ? "mbarrier" : b->name, parity, wanted, b->phase,
+                            named < 0 ? std::string("its state before the first completion")
+                                      : fmt::format("phase {}", named),
+                            ready() ? "passes at once" : "wakes when that phase completes"),
+                loc);
+  }
   if (ready()) {
     b->observed = true;
     b->max_observed = std::max(b->max_observed, static_cast<int64_t>(b->phase) - 1);
-    check_stale(gpu, *b, w, parity, loc);
+    if (declared)
+      observed_by(*b, w) = static_cast<int64_t>(b->phase) - 1;
+    else
+      check_stale(gpu, *b, w, parity, loc);
     if (gpu.obs() != nullptr) gpu.obs()->acquire_at(w, w.cta(), b->offset, scope);
     return true;
   }
@@ -408,7 +451,7 @@ bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc, sim::
   // skips phase seen + 1 and waits for seen + 2 (the parity is out of step;
   // the same bug as a stale pass, seen from the other side of the race).
   if (const int64_t seen = observed_by(*b, w);
-      seen >= 0 && static_cast<int64_t>(b->phase) - 1 > seen && !b->stale_reported) {
+      !declared && seen >= 0 && static_cast<int64_t>(b->phase) - 1 > seen && !b->stale_reported) {
     b->stale_reported = true;
     gpu.finding("phase", "mbarrier.stale_phase_wait",
                 fmt::format("{}: try_wait.parity({}) waits for phase {}, but phase {} completed "

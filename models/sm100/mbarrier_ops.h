@@ -64,6 +64,10 @@ void arrive_remote(Gpu& gpu, Cta& cta, Mbarrier& b, const sim::Warp* from, uint6
 void load_issued(Mbarrier& b, const Loc& loc, int issuing_cta);
 // Async-agent side (TMA): decrements tx-count on barrier `b` of `cta`.
 void complete_tx(Gpu& gpu, Cta& cta, Mbarrier& b, uint32_t bytes, uint64_t flow, sim::OpId id);
+// The current warp's next wait on `bar` is for phase `phase` (its pipeline
+// lap; -1: the state before the first completion), so that wait_parity can
+// tell a stale parity exactly instead of from the phases the warp observed.
+void expect_phase(Gpu& gpu, uint64_t* bar, int64_t phase);
 // Blocks the current warp until the phase of parity `parity` has completed.
 bool wait_parity(Gpu& gpu, uint64_t* bar, uint32_t parity, const Loc& loc,
                  sim::Scope scope = sim::Scope::kCta);

@@ -86,6 +86,10 @@ Family matmul_family() {
                                 "from the accumulators) or tma (staged in shared memory and stored "
                                 "by TMA while the warps go on)",
                     {"regs", "tma"}),
+       flag_field("pingpong", "sm90: the ping-pong schedule: each consumer warpgroup takes every "
+                              "other tile whole (128x128), so that one stores while the other "
+                              "computes, instead of both sharing each tile (the cooperative "
+                              "default); --tile-n 128, BF16, no cluster or K split"),
        flag_field("stamp-tiles", "sm90: the JSON's \"stamps\" gets the consumer's tile phases "
                                  "(first stage, main loop, epilogue, to the next tile) as "
                                  "hw/h200/gemm_bench --stamp-tiles reads them on a GPU"),
@@ -122,6 +126,7 @@ Family matmul_family() {
     }
     q.split_k = v.has("split-k") ? static_cast<uint32_t>(std::stoul(v.str("split-k"))) : 1;
     q.tma_epilogue = v.has("epilogue") && v.str("epilogue") == "tma";
+    q.pingpong = v.flag("pingpong");
     q.stamp_tiles = v.flag("stamp-tiles");
     q.hold_kblock = v.has("hold-kblock") ? v.u32("hold-kblock") : 0;
     q.per_warp = v.flag("per-warp");

@@ -185,6 +185,9 @@ std::string validate_matmul(const MatmulRequest& q) {
     return "--stamp-tiles reads the SM90 matmul's probe points; needs --arch sm90";
   if (q.hold_kblock > 0 && q.arch != "sm90")
     return "--hold-kblock holds the SM90 matmul's stages at its probe point; needs --arch sm90";
+  if (q.pingpong && q.arch != "sm90")
+    return "--pingpong needs --arch sm90 (the SM100 kernel's epilogue already runs beside "
+           "the next tile's MMAs, from TMEM)";
   if (q.tma_epilogue && q.arch != "sm90")
     return "--epilogue tma needs --arch sm90 (the SM100 epilogue always stores D by TMA)";
   if (q.input_sets > 0 && q.arch == "mi300x")

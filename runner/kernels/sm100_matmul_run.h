@@ -88,6 +88,9 @@ struct MatmulRequest {
   // SM90 epilogue (--epilogue): D from registers by st.global (false) or
   // staged in SMEM and stored by TMA (true; kernels/io/wgmma_tile_writer.h).
   bool tma_epilogue = false;
+  // The SM90 matmul's ping-pong schedule (--pingpong): each consumer
+  // warpgroup takes every other tile whole (Sm90MatmulConfig::kPingPong).
+  bool pingpong = false;
   // sm90: record the kernel's probe points (runner/kernels/matmul_stamps.h)
   // into RunResult::stamps.
   bool stamp_tiles = false;

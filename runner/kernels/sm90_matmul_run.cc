@@ -76,10 +76,10 @@ uint64_t clock_window(const MatmulRequest& q, uint64_t grid) {
 // One launch with the tensor phase at `f.tensor_ghz` and the rest at
 // `f.rest_ghz` (models/sm100/phase_clock.h); the operands kept in
 // `operands` and the reference kept in `reference` serve every launch of q.
-template <int BN, int S, bool F16, bool Tma, bool Split>
+template <int BN, int S, bool F16, bool Tma, bool Split, bool PingPong>
 RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
                      MatmulOperandBytes& operands, MatmulReferenceCache& reference) {
-  using C = Sm90MatmulConfig<BN, S, F16, Tma, Split>;
+  using C = Sm90MatmulConfig<BN, S, F16, Tma, Split, PingPong>;
   // The probe costs nothing unless a log is installed (--stamp-tiles,
   // --hold-kblock).
   using Kernel = Sm90Matmul<C, ClusterBug::kNone, MatmulStampLog::Probe>;
@@ -145,7 +145,8 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
   r.config_name = fmt::format("sm90_matmul_{}_128x{}x64_s{}_bf16out{}{}", F16 ? "f16" : "bf16", BN, S,
                               p.tile_group > 1 ? fmt::format("_g{}", p.tile_group) : "",
                               cs.size() > 1 ? fmt::format("_c{}x{}", q.cluster_m, q.cluster_n) : "") +
-                  (q.split_k > 1 ? fmt::format("_splitk{}", q.split_k) : "") + (Tma ? "_tmastore" : "");
+                  (q.split_k > 1 ? fmt::format("_splitk{}", q.split_k) : "") + (Tma ? "_tmastore" : "") +
+                  (PingPong ? "_pingpong" : "");
   r.tile_m = 128;
   r.tile_n = BN;
   r.tile_k = 64;
@@ -172,23 +173,23 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
 
 using Runner = RunResult (*)(const MatmulRequest&, models::sm100::LaunchClocks,
                              MatmulOperandBytes&, MatmulReferenceCache&);
-template <int BN, int S, bool F16, bool Tma, bool Split>
+template <int BN, int S, bool F16, bool Tma, bool Split, bool PingPong>
 constexpr Runner runner() {
   if constexpr (Sm90MatmulConfig<BN, 2, false, Tma, Split>::kSmemBytes +
                     (S - 2) * (128 + BN) * 64 * 2 <=
                 232448)
-    return &run_config<BN, S, F16, Tma, Split>;
+    return &run_config<BN, S, F16, Tma, Split, PingPong>;
   else
     return nullptr;
 }
-template <int BN, bool F16, bool Tma, bool Split = false>
+template <int BN, bool F16, bool Tma, bool Split = false, bool PingPong = false>
 Runner by_stages(uint32_t s) {
   switch (s) {
-    case 2: return runner<BN, 2, F16, Tma, Split>();
-    case 3: return runner<BN, 3, F16, Tma, Split>();
-    case 4: return runner<BN, 4, F16, Tma, Split>();
-    case 5: return runner<BN, 5, F16, Tma, Split>();
-    case 6: return runner<BN, 6, F16, Tma, Split>();
+    case 2: return runner<BN, 2, F16, Tma, Split, PingPong>();
+    case 3: return runner<BN, 3, F16, Tma, Split, PingPong>();
+    case 4: return runner<BN, 4, F16, Tma, Split, PingPong>();
+    case 5: return runner<BN, 5, F16, Tma, Split, PingPong>();
+    case 6: return runner<BN, 6, F16, Tma, Split, PingPong>();
     default: return nullptr;
   }
 }
@@ -197,6 +198,12 @@ Runner by_stages(uint32_t s) {
 template <bool F16, bool Tma>
 Runner by_tile(const MatmulRequest& q) {
   if (q.split_k > 1) return q.tile_n == 128 ? by_stages<128, F16, Tma, true>(q.stages) : nullptr;
+  // The ping-pong schedule: 128 x 128, BF16 (validate_sm90_matmul says why not otherwise).
+  if (q.pingpong) {
+    if constexpr (!F16)
+      return q.tile_n == 128 ? by_stages<128, false, Tma, false, true>(q.stages) : nullptr;
+    return nullptr;
+  }
   return q.tile_n == 256   ? by_stages<256, F16, Tma>(q.stages)
          : q.tile_n == 192 ? by_stages<192, F16, Tma>(q.stages)
          : q.tile_n == 128 ? by_stages<128, F16, Tma>(q.stages)
@@ -228,6 +235,16 @@ std::string validate_sm90_matmul(const MatmulRequest& q) {
     return fmt::format("--arch sm90: tile N {} is not supported ({})", q.tile_n, sm90_matmul_configs_help());
   if (q.stages < 2 || q.stages > 6)
     return fmt::format("--arch sm90: --stages {} is outside 2-6", q.stages);
+  if (q.pingpong) {
+    if (q.tile_n != 128)
+      return fmt::format("--pingpong: each warpgroup holds a whole 128x128 tile (128 "
+                         "accumulator registers a thread); --tile-n {} does not fit, use 128",
+                         q.tile_n);
+    if (q.split_k > 1 || q.cluster_m * q.cluster_n > 1)
+      return "--pingpong runs without a cluster or a K split (leave --cluster 1x1, "
+             "--split-k 1)";
+    if (q.in_f16) return "--pingpong is built for BF16 inputs only (--in-dtype bf16)";
+  }
   if (q.split_k > 1) {
     const uint32_t s = q.split_k;
     if (s != 2 && s != 4 && s != 8)

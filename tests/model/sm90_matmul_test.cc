@@ -106,6 +106,37 @@ TEST_CASE("sm90 tile group auto: bands of 4 where a wave along M spans under thr
   CHECK(run(5700, 300, 700, 128, 3, false, 0, 1, 1, 1, 0).config_name.find("_g") == std::string::npos);
 }
 
+TEST_CASE("sm90 ping-pong schedule matches the reference on odd shapes, both epilogues") {
+  // CTAs walking odd and even numbers of tiles, one k-block and several laps
+  // of the ring, a grid of one CTA (one warpgroup idle) and rows past M.
+  struct Case {
+    uint32_t m, n, k, stages;
+    bool tma;
+  };
+  const Case cases[] = {{520, 390, 72, 2, false}, {129, 1000, 696, 3, true}, {1, 1, 8, 6, false},
+                        {700, 300, 1000, 4, true}, {2050, 2200, 72, 5, false}};
+  uint64_t seed = 11;
+  for (const Case& c : cases) {
+    sk::sim::MatmulRequest q;
+    q.m = c.m;
+    q.n = c.n;
+    q.k = c.k;
+    q.tile_n = 128;
+    q.stages = c.stages;
+    q.tma_epilogue = c.tma;
+    q.pingpong = true;
+    q.functional = true;
+    q.seed = seed++;
+    const auto r = run_request(q);
+    INFO(c.m << "x" << c.n << "x" << c.k << " stages " << c.stages << ": " << r.check.detail);
+    CHECK(r.status == "completed");
+    CHECK(r.config_name.find("_pingpong") != std::string::npos);
+    CHECK_MESSAGE(r.findings.empty(), findings_text(r));
+    CHECK(r.check.ran);
+    CHECK(r.check.passed);
+  }
+}
+
 TEST_CASE("sm90 configurations that do not fit are refused") {
   sk::sim::MatmulRequest q;
   q.m = q.n = q.k = 128;

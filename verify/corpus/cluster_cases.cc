@@ -7,7 +7,11 @@
 // pair), ctas (default 4: two clusters, each walking several blocks), split
 // (default 1; 2, 4 or 8 splits each tile's K over a cluster of that many CTAs,
 // with cm = cn = 1: the kernel's K split and its DSMEM reduction).
+// "corpus_pingpong.<bug>" and "corpus_pingpong.fixed": the kernel's ping-pong
+// schedule (Sm90MatmulConfig's PingPong) and its seeded bugs, no cluster
+// (default k 256, cm 1).
 #include <stdexcept>
+#include <type_traits>
 
 #include "kernels/matmul/sm90_matmul.h"
 #include "models/sm90/api.h"
@@ -19,9 +23,11 @@
 namespace sk::corpus {
 namespace {
 
-template <ClusterBug B>
+template <ClusterBug B, bool PingPong = false>
 class ClusterCase : public verify::Sm90Case {
-  using Cfg = Sm90MatmulConfig<128, 3, false, false, true>;  // with the K split's slots
+  // With the K split's slots, or the ping-pong schedule (no cluster, no split).
+  using Cfg = std::conditional_t<PingPong, Sm90MatmulConfig<128, 3, false, false, false, true>,
+                                 Sm90MatmulConfig<128, 3, false, false, true>>;
   using K = Sm90Matmul<Cfg, B>;
 
  public:
@@ -32,10 +38,12 @@ class ClusterCase : public verify::Sm90Case {
     };
     p_.m = get("m", 300, 1, 4096);
     p_.n = get("n", 260, 1, 4096);
-    p_.k = get("k", 192, 1, 4096);
-    p_.cluster_m = get("cm", 2, 1, 4);
+    p_.k = get("k", PingPong ? 256 : 192, 1, 4096);
+    p_.cluster_m = get("cm", PingPong ? 1 : 2, 1, 4);
     p_.split_k = get("split", 1, 1, 8);
     p_.cluster_n = get("cn", 1, 1, 4);
+    if (PingPong && p_.cluster_m * p_.cluster_n * p_.split_k > 1)
+      throw std::invalid_argument("the ping-pong cases run without a cluster or a K split");
     if (p_.split_k > 1 && !cfg.has("cm")) p_.cluster_m = 1;
     const uint32_t size = p_.cluster_m * p_.cluster_n * p_.split_k;
     if ((p_.cluster_m & (p_.cluster_m - 1)) != 0 || (p_.cluster_n & (p_.cluster_n - 1)) != 0 ||
@@ -88,6 +96,10 @@ class ClusterCase : public verify::Sm90Case {
 
 #define SK_CLUSTER_CASE(Value, name, what) \
   SK_VERIFY_SM100_CASE(ClusterCase<ClusterBug::Value>, "corpus_cluster." name, what)
+template <ClusterBug B>
+using PingPongCase = ClusterCase<B, true>;
+#define SK_PINGPONG_CASE(Value, name, what) \
+  SK_VERIFY_SM100_CASE(PingPongCase<ClusterBug::Value>, "corpus_pingpong." name, what)
 
 SK_CLUSTER_CASE(kNone, "fixed", "the SM90 matmul in clusters: twin of every cluster seeded bug");
 SK_CLUSTER_CASE(kNoInitClusterSync, "no_init_cluster_sync",
@@ -136,6 +148,18 @@ SK_CLUSTER_CASE(kShortAZeroNoFence, "short_a_zero_no_fence",
                 "A shorter than a tile: its rows past the box zeroed with no fence.proxy.async");
 SK_CLUSTER_CASE(kShortAZeroNoSync, "short_a_zero_no_sync",
                 "A shorter than a tile: its rows past the box zeroed, published with no __syncwarp");
+
+// The ping-pong schedule (Cfg::kPingPong): 300 x 260 x 256 on two CTAs, so
+// that each warpgroup takes two or three tiles of four k-blocks on three
+// stages and passes over as many of the other's.
+SK_PINGPONG_CASE(kNone, "fixed", "the SM90 matmul's ping-pong schedule: twin of its seeded bugs");
+SK_PINGPONG_CASE(kPingPongNoTurn, "no_turn",
+                 "ping-pong without turns: a warpgroup that passed over the other's stages waits "
+                 "on a full barrier two laps behind");
+SK_PINGPONG_CASE(kPingPongCountBoth, "count_both",
+                 "ping-pong whose empty barriers count both warpgroups' warps, though one reads a stage");
+SK_PINGPONG_CASE(kPingPongNoSkip, "no_skip",
+                 "ping-pong whose warpgroups do not pass over the other's stages");
 
 }  // namespace
 }  // namespace sk::corpus

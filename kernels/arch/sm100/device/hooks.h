@@ -26,6 +26,8 @@ namespace sk::arch {
 
 // Names an mbarrier ("input.full", index 2) for the model's reports.
 SK_DEVICE void annotate_barrier(uint64_t* /*bar*/, const char* /*name*/, int /*index*/) {}
+// The phase the warp's next wait on an mbarrier is for (the model checks it).
+SK_DEVICE void annotate_wait_phase(uint64_t* /*bar*/, int64_t /*phase*/) {}
 
 // The cost of a warp's per-lane shared-memory traffic, which the model's
 // timing mode does not run lane by lane: `instructions` st.shared::cluster

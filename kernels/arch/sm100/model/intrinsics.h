@@ -79,6 +79,11 @@ inline bool mbarrier_test_wait_parity(uint64_t* bar, uint32_t parity, Loc l = Lo
 inline void annotate_barrier(uint64_t* bar, const char* name, int index) {
   m::annotate_barrier(bar, name, index);
 }
+// The next parity wait on `bar` by this warp is for phase `phase` (a
+// pipeline's lap; -1 before the first completion): the model then checks the
+// parity against it exactly (a consumer that passes over other readers'
+// phases, as the ping-pong's warpgroups do, is no stale wait).
+inline void annotate_wait_phase(uint64_t* bar, int64_t phase) { m::annotate_wait_phase(bar, phase); }
 
 inline void prefetch_tensormap(const TensorMap* map, Loc l = Loc::current()) {
   m::prefetch_tensormap(map, l);

@@ -622,9 +622,8 @@ struct Sm90Matmul {
       arch::warpgroup_converged_begin();
       auto held = consumer.acquire();
       probe.mark(kKbFull, walk.kb_begin);
-      last_acquired(walk.kb_begin);
       issue(held, walk.kb_begin);
-      for (uint32_t kb = walk.kb_begin + 1; kb < walk.kb_end; ++kb) {
+      const auto step = [&](uint32_t kb) {
         auto stage = consumer.acquire();
         probe.mark(kKbFull, kb);
         last_acquired(kb);
@@ -632,12 +631,20 @@ struct Sm90Matmul {
         arch::wgmma_wait_group<1>();
         probe.mark(kKbWaited, kb - 1);
         std::move(held).release();
-        held = std::move(stage);
-      }
+        static_cast<void>(held = std::move(stage));  // (the handle type is [[nodiscard]])
+      };
+      uint32_t kb = walk.kb_begin + 1;
+      for (; kb + 1 < walk.kb_end; ++kb) step(kb);
+      // The last k-block hands the turn over (a named barrier, which the
+      // model does not run in lockstep), outside the converged region.
+      arch::warpgroup_converged_end();
+      if (kb < walk.kb_end)
+        step(kb);
+      else
+        last_acquired(walk.kb_begin);
       arch::wgmma_wait_group<0>();
       probe.mark(kKbWaited, walk.kb_end - 1);
       std::move(held).release();
-      arch::warpgroup_converged_end();
       Probe::mark(kMmMainloopDone, t);
       if (walk.inside(w)) {
         const uint32_t row0 = w.m_tile * BM;

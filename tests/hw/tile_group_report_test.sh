@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tile_group_report_test.sh README: for every model-against-measurement CSV of
-# the tile order on the shape set (docs/results/h200_shapes_tile_group_model_*.csv),
+# the tile order on the shape set (docs/results/h200_shapes_tile_group_model_*.csv)
+# and on the shapes drawn to check the automatic order (h100_tile_order_model_*.csv),
 # the lines hw/h200/tile_group_report.py summary derives from it appear
 # verbatim in docs/hardware.md, so the quoted errors and picks cannot drift
 # from the data, and so do the `auto` lines of the measured tile-order runs
@@ -11,7 +12,7 @@ root=$(dirname "$(realpath "$1")")
 cd "$root"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 shopt -s nullglob
-models=(docs/results/h200_shapes_tile_group_model_*.csv)
+models=(docs/results/h200_shapes_tile_group_model_*.csv docs/results/h100_tile_order_model_*.csv)
 [ ${#models[@]} -gt 0 ] || fail "no docs/results/h200_shapes_tile_group_model_*.csv"
 quoted() {  # model.csv [name]: every summary line is in docs/hardware.md
   local line ok=0

@@ -10,7 +10,9 @@
 //   warpgroup 0: producer; its first warp issues the TMA loads, the warpgroup
 //                gives its registers to the consumers (setmaxnreg);
 //   warpgroups 1, 2: consumers; each computes 64 rows of the 128 x BN tile
-//                with wgmma m64nBNk16 and writes them to D.
+//                with wgmma m64nBNk16 and writes them to D (cooperative), or,
+//                with Cfg::kPingPong, every other tile whole in turns
+//                (consume_pingpong), one storing while the other computes.
 // CTAs are persistent and walk the tiles c, c + G, ... (G = grid size) in the
 // order of the static SM100 scheduler (tile_work: M, then N, then the batch,
 // or in bands of Params::tile_group N columns); no scheduler warp is needed

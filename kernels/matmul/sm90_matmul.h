@@ -140,12 +140,12 @@ struct Sm90MatmulConfig {
   static constexpr bool kF16 = F16_, kTmaEpilogue = TmaEpilogue_, kSplitK = SplitK_;
   static constexpr bool kPingPong = PingPong_;
   static_assert(!kPingPong || (BN == 128 && !kSplitK), "the ping-pong schedule is 128 x 128 without a K split");
-  // Consumer warps that read (and release) each stage.
-  static constexpr uint32_t kStageReaders = kPingPong ? 4 : 8;
   using Acc = LaneArray<float, BN / 2>;  // a consumer warp's 16 rows
   using Reduce = SplitKReduce<Acc>;
   static constexpr int kThreads = 384;
   static constexpr int kConsumerWarps = 8;
+  // Consumer warps that read (and release) each stage: one warpgroup's in ping-pong.
+  static constexpr uint32_t kStageReaders = kPingPong ? kConsumerWarps / 2 : kConsumerWarps;
   using Payload = StandardPayload<bf16_t, BM, BN, BK, Stages>;
   struct Staging {  // per consumer warp, two boxes of D for the TMA-store epilogue
     alignas(1024) uint8_t box[kConsumerWarps][2 * WgmmaTileWriter<BN>::kBoxBytes];
@@ -292,7 +292,8 @@ struct Sm90Matmul {
         const uint32_t releasers =
             local ? 1 : B == ClusterBug::kEmptyCountAll ? cs.size() : cs.releasers();
         if (B != ClusterBug::kInitRankZero || rank == 0) {
-          const uint32_t readers = B == ClusterBug::kPingPongCountBoth ? 8 : Cfg::kStageReaders;
+          const uint32_t readers =
+              B == ClusterBug::kPingPongCountBoth ? Cfg::kConsumerWarps : Cfg::kStageReaders;
           Pipe::init(&s.barriers, 1, readers * releasers, "input");
           arch::fence_mbarrier_init();
         }
@@ -540,12 +541,7 @@ struct Sm90Matmul {
       arch::warpgroup_converged_end();
       Probe::mark(kMmMainloopDone, t);
       const auto write_tile = [&](const Acc& out) {
-        if (!walk.inside(w)) return;
-        const uint32_t row0 = w.m_tile * BM + half * 64;
-        if constexpr (Cfg::kTmaEpilogue)
-          writer.write(out, row0 + 16 * quarter, w.n_tile * BN, w.batch);
-        else
-          store(p, p.d + w.batch * p.batch_stride_d, out, quarter, row0, w.n_tile * BN);
+        if (walk.inside(w)) write_rows(p, writer, out, w, quarter, w.m_tile * BM + half * 64);
       };
       if constexpr (Cfg::kSplitK) {
         // The sum goes to other registers: accumulators written on a path
@@ -649,19 +645,23 @@ struct Sm90Matmul {
       std::move(held).release();
       Probe::mark(kMmMainloopDone, t);
       if (walk.inside(w)) {
-        const uint32_t row0 = w.m_tile * BM;
-        if constexpr (Cfg::kTmaEpilogue) {
-          writer.write(lo, row0 + 16 * quarter, w.n_tile * BN, w.batch);
-          writer.write(hi, row0 + 64 + 16 * quarter, w.n_tile * BN, w.batch);
-        } else {
-          bf16_t* d = p.d + w.batch * p.batch_stride_d;
-          store(p, d, lo, quarter, row0, w.n_tile * BN);
-          store(p, d, hi, quarter, row0 + 64, w.n_tile * BN);
-        }
+        write_rows(p, writer, lo, w, quarter, w.m_tile * BM);
+        write_rows(p, writer, hi, w, quarter, w.m_tile * BM + 64);
       }
       Probe::mark(kMmTileStored, t);
     }
     if constexpr (Cfg::kTmaEpilogue) writer.flush();
+  }
+
+  // A warp's 16 rows (`quarter` of the 64 from row0) of tile w to D, by the
+  // configuration's epilogue (TMA store through `writer`, or st.global).
+  template <class Writer>
+  SK_DEVICE static void write_rows(const Params& p, Writer& writer, const Acc& acc, const WorkInfo& w,
+                                   uint32_t quarter, uint32_t row0) {
+    if constexpr (Cfg::kTmaEpilogue)
+      writer.write(acc, row0 + 16 * quarter, w.n_tile * BN, w.batch);
+    else
+      store(p, p.d + w.batch * p.batch_stride_d, acc, quarter, row0, w.n_tile * BN);
   }
 
   // The TMA-store epilogue's writer for this warp, or nothing.

@@ -155,11 +155,12 @@ const std::string& Values::str(const std::string& name) const {
   return it->second;
 }
 
-uint64_t Values::uint(const std::string& name) const {
+uint64_t uint_value(const std::string& text) {
   // parse_field let through a whole number or the field's word.
-  const std::string& t = str(name);
-  return t.find_first_not_of("0123456789") == std::string::npos ? std::stoull(t) : 0;
+  return text.find_first_not_of("0123456789") == std::string::npos ? std::stoull(text) : 0;
 }
+
+uint64_t Values::uint(const std::string& name) const { return uint_value(str(name)); }
 
 double Values::number(const std::string& name) const { return std::strtod(str(name).c_str(), nullptr); }
 

@@ -59,6 +59,10 @@ Field needing(Field f, std::string other);
 // `f` (a kUint field) also accepting `word`, read as 0.
 Field with_word(Field f, std::string word);
 
+// The value of a kUint field's text that parse_field accepted: the number,
+// or 0 for the field's word.
+uint64_t uint_value(const std::string& text);
+
 // Checks one field's text; empty when it is valid, else a one-line reason
 // that names --name.
 std::string parse_field(const Field& f, const std::string& text);

@@ -337,8 +337,7 @@ SweepArgs parse_sweep_args(int argc, char** argv) {
     for (const std::string& item : comma_items(vm[name].as<std::string>())) {
       if (first.count(name) == 0) first[name] = item;
       if (std::string err = sim::parse_field(*field, item); !err.empty()) throw UsageError(err);
-      // A field's word ("auto") stands for 0, as Values::uint reads it.
-      const uint32_t v = field->word == item ? 0u : static_cast<uint32_t>(std::stoul(item));
+      const uint32_t v = static_cast<uint32_t>(sim::uint_value(item));  // a word ("auto"): 0
       if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
     }
   };

@@ -122,7 +122,8 @@ def nvcc_bench_with_ptx(name, src, hdrs = [], libs = [], arch = "sm_90a", **kwar
 
     One nvcc run: -keep leaves the PTX of the binary's device code, so a
     ptx_check_test of the benchmark's kernels (ptx = ":<stem>.ptx") costs no
-    second front-end compile. Warnings are errors, as in nvcc_ptx; the inputs
+    second front-end compile. Warnings are errors, as in nvcc_ptx, and so is
+    ptxas's note that it serializes a kernel's wgmma (C7514); the inputs
     are `src` and `hdrs` alone (the genrule is sandboxed). `libs` are the
     link options (e.g. "-lcuda").
     """
@@ -137,11 +138,16 @@ def nvcc_bench_with_ptx(name, src, hdrs = [], libs = [], arch = "sm_90a", **kwar
         " ".join(libs),
         stem,
     )
+    # ptxas reports a kernel whose wgmma it serializes (C7514: the compiler
+    # reads accumulators while an mma_async may still write them) as info,
+    # not as a warning; the kernel then runs its tensor core one op at a
+    # time. That fails the build here, with ptxas's line.
+    serialized = "if grep -q C7514 $$k/nvcc.log; then echo '%s: ptxas serializes wgmma (C7514) in:' >&2; grep C7514 $$k/nvcc.log | grep -o \"function '[^']*'\" | sort -u >&2; false; fi" % src
     native.genrule(
         name = name,
         srcs = [src] + hdrs,
         outs = [stem + ".bin", stem + ".ptx"],
-        cmd = "k=$$(mktemp -d) && %s && cp $$k/%s.ptx $(location %s.ptx); rc=$$?; rm -rf $$k; exit $$rc" % (compile, stem, stem),
+        cmd = "k=$$(mktemp -d) && { %s 2>$$k/nvcc.log; rc=$$?; cat $$k/nvcc.log >&2; [ $$rc = 0 ]; } && { %s; } && cp $$k/%s.ptx $(location %s.ptx); rc=$$?; rm -rf $$k; exit $$rc" % (compile, serialized, stem, stem),
         target_compatible_with = NVCC_COMPATIBLE_WITH + kwargs.pop("target_compatible_with", []),
         **kwargs
     )

@@ -58,7 +58,9 @@
 //
 // Invariants: a stage is released (empty barrier, one arrival per consumer
 // warp and releasing CTA) only after the wgmma ops that read it have
-// completed (wait_group 0); accumulators are read only after that wait;
+// completed (wait_group 0; ping-pong: wait_group 1 once the next k-block's
+// group is committed); accumulators are read only after wait_group 0, and
+// are never copied while a group may write them (wgmma_fence_operand);
 // tiles start on 1024-byte boundaries (128B swizzle atoms).
 #pragma once
 
@@ -508,12 +510,7 @@ struct Sm90Matmul {
       arch::account_alu(0, 0, 0, kTileStartChain);
       Acc acc;
       const auto probe = Probe::kblocks(t);
-      // The four warps of the warpgroup run the main loop alike (the model
-      // simulates it once for them in timing runs).
-      arch::warpgroup_converged_begin();
-      for (uint32_t kb = walk.kb_begin; kb < walk.kb_end; ++kb) {
-        auto stage = consumer.acquire();
-        probe.mark(kKbFull, kb);  // at kb 0 also the tile's kMmFirstFull
+      const auto issue = [&](const typename Pipe::ConsumerStage& stage, uint32_t kb) {
         const auto tl = stage.tiles();
         // This warpgroup's 64 rows of A start 64 rows (8 KiB) into the tile.
         const uint32_t a_base = arch::smem_addr(tl.a) + half * 64 * BK * 2;
@@ -523,8 +520,8 @@ struct Sm90Matmul {
         for (int k = 0; k < BK / 16; ++k)
           mma<TA, TB>(acc, desc<TA>(a_base, k), desc<TB>(b_base, k), kb > walk.kb_begin || k > 0);
         arch::wgmma_commit_group();
-        arch::wgmma_wait_group<0>();
-        probe.mark(kKbWaited, kb);  // the release is the next instruction
+      };
+      const auto release = [&](typename Pipe::ConsumerStage&& stage) {
         if constexpr (B == ClusterBug::kReleaseNextStage) {
           // This CTA's own empty barrier, and the peers' one stage further on.
           uint64_t* next = stage.empty_barrier() + (stage.stage() + 1 == S ? 1 - S : 1);
@@ -534,11 +531,11 @@ struct Sm90Matmul {
               if ((peers >> r) & 1u)
                 arch::mbarrier_arrive_cluster(r == walk.rank ? stage.empty_barrier() : next, r);
           std::move(stage).release_async();
-          continue;
+        } else {
+          std::move(stage).release();
         }
-        std::move(stage).release();
-      }
-      arch::warpgroup_converged_end();
+      };
+      main_loop<0>(consumer, walk, probe, issue, release, [] {}, acc);
       Probe::mark(kMmMainloopDone, t);
       const auto write_tile = [&](const Acc& out) {
         if (walk.inside(w)) write_rows(p, writer, out, w, quarter, w.m_tile * BM + half * 64);
@@ -559,6 +556,75 @@ struct Sm90Matmul {
         if (walk.cs.size() > 1) arch::cluster_sync();
     }
     if constexpr (Cfg::kTmaEpilogue) writer.flush();
+  }
+
+  // One tile's main loop, the warpgroup converged (the model simulates its
+  // four warps once). InFlight 0 (the cooperative schedule): each k-block's
+  // ops are issued (issue(stage, kb)), waited for (wait_group 0) and its stage
+  // released (release(stage)) before the next acquire; the two warpgroups
+  // fill each other's gaps on the tensor core. InFlight 1 (ping-pong, one
+  // warpgroup in its main loop at a time): k-block kb's ops are issued before
+  // kb - 1's are waited for (wait_group 1) and its stage released, so the
+  // tensor core has work across the release and the next acquire; the last
+  // k-block runs outside the converged region, after last_acquired() (which
+  // may sync with the other warpgroup). Measured on an H100 (docs/hardware.md,
+  // "The wgmma operand fence"): the cooperative loop with InFlight 1 is no
+  // faster at its best configuration and up to 36 % slower with 2 stages.
+  // Either way the accumulators `accs` are read only after wait_group 0, and
+  // fenced (wgmma_fence_operand) around each k-block's ops and after each
+  // wait: without, nvcc copies them at the join after the peeled k-block
+  // while a group is in flight, and ptxas serializes every wgmma (C7514).
+  template <int InFlight, class Consumer, class KbProbe, class Issue, class Release, class LastAcquired,
+            class... Accs>
+  SK_DEVICE static void main_loop(Consumer& consumer, const Walk& walk, const KbProbe& probe, const Issue& issue,
+                                const Release& release, const LastAcquired& last_acquired, Accs&... accs) {
+    static_assert(InFlight == 0 || InFlight == 1, "one wgmma group in flight at most");
+    const auto fence = [&] { (arch::wgmma_fence_operand(accs), ...); };
+    const auto issue_fenced = [&](const typename Pipe::ConsumerStage& stage, uint32_t kb) {
+      fence();
+      issue(stage, kb);
+      fence();
+    };
+    arch::warpgroup_converged_begin();
+    if constexpr (InFlight == 0) {
+      for (uint32_t kb = walk.kb_begin; kb < walk.kb_end; ++kb) {
+        auto stage = consumer.acquire();
+        probe.mark(kKbFull, kb);  // at kb 0 also the tile's kMmFirstFull
+        if (kb + 1 == walk.kb_end) last_acquired();
+        issue_fenced(stage, kb);
+        arch::wgmma_wait_group<0>();
+        fence();
+        probe.mark(kKbWaited, kb);  // the release is the next instruction
+        release(std::move(stage));
+      }
+      arch::warpgroup_converged_end();
+    } else {
+      auto held = consumer.acquire();
+      probe.mark(kKbFull, walk.kb_begin);
+      issue_fenced(held, walk.kb_begin);
+      const auto step = [&](uint32_t kb) {
+        auto stage = consumer.acquire();
+        probe.mark(kKbFull, kb);
+        if (kb + 1 == walk.kb_end) last_acquired();
+        issue_fenced(stage, kb);
+        arch::wgmma_wait_group<1>();
+        fence();
+        probe.mark(kKbWaited, kb - 1);
+        release(std::move(held));
+        static_cast<void>(held = std::move(stage));  // (the handle type is [[nodiscard]])
+      };
+      uint32_t kb = walk.kb_begin + 1;
+      for (; kb + 1 < walk.kb_end; ++kb) step(kb);
+      arch::warpgroup_converged_end();
+      if (kb < walk.kb_end)
+        step(kb);
+      else
+        last_acquired();
+      arch::wgmma_wait_group<0>();
+      fence();
+      probe.mark(kKbWaited, walk.kb_end - 1);
+      release(std::move(held));
+    }
   }
 
   // The ping-pong schedule (Cfg::kPingPong): warpgroup `wg` takes the tiles
@@ -596,10 +662,6 @@ struct Sm90Matmul {
       arch::account_alu(0, 0, 0, kTileStartChain);
       Acc lo, hi;  // A's rows 0-63 and 64-127
       const auto probe = Probe::kblocks(t);
-      // One k-block's wgmma group stays in flight: k-block kb's ops are
-      // issued before kb - 1's are waited for and its stage released, so the
-      // tensor core has work across the release and the next acquire (with
-      // one warpgroup in its main loop at a time, nothing else fills that gap).
       const auto issue = [&](const typename Pipe::ConsumerStage& stage, uint32_t kb) {
         const auto tl = stage.tiles();
         const uint32_t a_base = arch::smem_addr(tl.a), b_base = arch::smem_addr(tl.b);
@@ -613,36 +675,15 @@ struct Sm90Matmul {
         arch::wgmma_commit_group();
       };
       // Tile i's last stage acquired: the other warpgroup's turn (tile i + 1).
-      const auto last_acquired = [&](uint32_t kb) {
-        if (kb + 1 == walk.kb_end && i + 1 < tiles && B != ClusterBug::kPingPongNoTurn)
+      // A named barrier, which the model does not run in lockstep: the last
+      // k-block runs outside the converged region.
+      const auto hand_over = [&] {
+        if (i + 1 < tiles && B != ClusterBug::kPingPongNoTurn)
           arch::named_barrier_arrive(kOrderBarrier + 1 - wg, 256);
       };
-      arch::warpgroup_converged_begin();
-      auto held = consumer.acquire();
-      probe.mark(kKbFull, walk.kb_begin);
-      issue(held, walk.kb_begin);
-      const auto step = [&](uint32_t kb) {
-        auto stage = consumer.acquire();
-        probe.mark(kKbFull, kb);
-        last_acquired(kb);
-        issue(stage, kb);
-        arch::wgmma_wait_group<1>();
-        probe.mark(kKbWaited, kb - 1);
-        std::move(held).release();
-        static_cast<void>(held = std::move(stage));  // (the handle type is [[nodiscard]])
-      };
-      uint32_t kb = walk.kb_begin + 1;
-      for (; kb + 1 < walk.kb_end; ++kb) step(kb);
-      // The last k-block hands the turn over (a named barrier, which the
-      // model does not run in lockstep), outside the converged region.
-      arch::warpgroup_converged_end();
-      if (kb < walk.kb_end)
-        step(kb);
-      else
-        last_acquired(walk.kb_begin);
-      arch::wgmma_wait_group<0>();
-      probe.mark(kKbWaited, walk.kb_end - 1);
-      std::move(held).release();
+      main_loop<1>(
+          consumer, walk, probe, issue, [](typename Pipe::ConsumerStage&& s) { std::move(s).release(); },
+          hand_over, lo, hi);
       Probe::mark(kMmMainloopDone, t);
       if (walk.inside(w)) {
         write_rows(p, writer, lo, w, quarter, w.m_tile * BM);

@@ -90,6 +90,10 @@ Family matmul_family() {
                               "other tile whole (128x128), so that one stores while the other "
                               "computes, instead of both sharing each tile (the cooperative "
                               "default); --tile-n 128, BF16, no cluster or K split"),
+       choice_field("kernel-schedule", "sm90: cooperative (default: both consumer warpgroups share "
+                                       "each tile) or pingpong (the same as --pingpong); sim sweep "
+                                       "takes a comma list (cooperative,pingpong) and runs each",
+                    {"cooperative", "pingpong"}),
        flag_field("stamp-tiles", "sm90: the JSON's \"stamps\" gets the consumer's tile phases "
                                  "(first stage, main loop, epilogue, to the next tile) as "
                                  "hw/h200/gemm_bench --stamp-tiles reads them on a GPU"),
@@ -126,7 +130,14 @@ Family matmul_family() {
     }
     q.split_k = v.has("split-k") ? static_cast<uint32_t>(std::stoul(v.str("split-k"))) : 1;
     q.tma_epilogue = v.has("epilogue") && v.str("epilogue") == "tma";
-    q.pingpong = v.flag("pingpong");
+    if (v.has("kernel-schedule")) {
+      if (q.arch != "sm90")
+        return std::string("--kernel-schedule needs --arch sm90 (the other kernels have one schedule)");
+      if (v.flag("pingpong") && v.str("kernel-schedule") != "pingpong")
+        return "--pingpong and --kernel-schedule " + v.str("kernel-schedule") +
+               " contradict each other; give one";
+    }
+    q.pingpong = v.flag("pingpong") || (v.has("kernel-schedule") && v.str("kernel-schedule") == "pingpong");
     q.stamp_tiles = v.flag("stamp-tiles");
     q.hold_kblock = v.has("hold-kblock") ? v.u32("hold-kblock") : 0;
     q.per_warp = v.flag("per-warp");

@@ -37,16 +37,18 @@ std::string group_suffix(uint32_t tile_group, bool show) {
 boost::json::value tile_group_json(uint32_t tile_group) {
   return tile_group == 0 ? boost::json::value("auto") : boost::json::value(tile_group);
 }
-// A K split over a cluster of S CTAs follows the rest ("128x128x64/splitk4").
+// A K split over a cluster of S CTAs follows the rest ("128x128x64/splitk4"),
+// and the ping-pong schedule ends it ("128x128x64/gauto/pingpong").
 std::string split_suffix(uint32_t split_k) {
   return split_k > 1 ? fmt::format("/splitk{}", split_k) : "";
 }
+std::string schedule_suffix(bool pingpong) { return pingpong ? "/pingpong" : ""; }
 std::string tile_name(const SweepPoint& p, const sim::ArchSpace& space, bool show_group) {
   const std::string c = cluster_name(p.q);
   const std::string t = p.ran ? fmt::format("{}x{}x{}", p.result.tile_m, p.result.tile_n, p.result.tile_k)
                               : fmt::format("{}x{}x{}", space.tile_m, p.q.tile_n, space.tile_k);
   return (c.empty() ? t : t + "/" + c) + group_suffix(p.q.tile_group, show_group) +
-         split_suffix(p.q.split_k);
+         split_suffix(p.q.split_k) + schedule_suffix(p.q.pingpong);
 }
 
 }  // namespace
@@ -74,6 +76,9 @@ Sweep plan_sweep(const Problem& problem, const sim::MatmulRequest& base, const S
       axes.tile_groups.empty() ? std::vector<uint32_t>{base.tile_group} : axes.tile_groups;
   const std::vector<uint32_t> splits =
       axes.split_ks.empty() ? std::vector<uint32_t>{base.split_k} : axes.split_ks;
+  const std::vector<bool> pingpongs =
+      axes.pingpongs.empty() ? std::vector<bool>{base.pingpong} : axes.pingpongs;
+  for (const bool pp : pingpongs)
   for (uint32_t sk : splits)
   for (const ClusterDims& c : shapes)
     for (uint32_t g : groups)
@@ -87,11 +92,12 @@ Sweep plan_sweep(const Problem& problem, const sim::MatmulRequest& base, const S
             p.q.cluster_n = c.n;
             p.q.tile_group = g;
             p.q.split_k = sk;
+            p.q.pingpong = pp;
             p.q.tile_n = tn;
             p.q.stages = st;
             if (std::string why = problem.validate(p.q); !why.empty())
               s.skipped.push_back(Skipped{tn, st, why, v,
-                                          axes.clusters.empty() ? "" : cluster_name(p.q), g, sk});
+                                          axes.clusters.empty() ? "" : cluster_name(p.q), g, sk, pp});
             else
               s.points.push_back(std::move(p));
           }
@@ -143,9 +149,9 @@ void rank_sweep(Sweep& s) {
     const double ta = group(a) == 0 ? a.result.predicted_time_us : 0;
     const double tb = group(b) == 0 ? b.result.predicted_time_us : 0;
     return std::make_tuple(group(a), ta, a.q.tile_n, a.q.stages, a.q.amd_kernel, a.q.cluster_m,
-                           a.q.cluster_n, a.q.tile_group, a.q.split_k) <
+                           a.q.cluster_n, a.q.tile_group, a.q.split_k, a.q.pingpong) <
            std::make_tuple(group(b), tb, b.q.tile_n, b.q.stages, b.q.amd_kernel, b.q.cluster_m,
-                           b.q.cluster_n, b.q.tile_group, b.q.split_k);
+                           b.q.cluster_n, b.q.tile_group, b.q.split_k, b.q.pingpong);
   });
 }
 
@@ -204,10 +210,10 @@ std::string format_sweep_text(const Sweep& s, const Problem& problem,
   }
   if (!s.skipped.empty()) t += "skipped:\n";
   for (const Skipped& k : s.skipped)
-    t += fmt::format("  {}x{}x{}{}{}{}{} stages {}: {}\n", space.tile_m, k.tile_n, space.tile_k,
+    t += fmt::format("  {}x{}x{}{}{}{}{}{} stages {}: {}\n", space.tile_m, k.tile_n, space.tile_k,
                      k.cluster.empty() ? "" : "/" + k.cluster, group_suffix(k.tile_group, groups),
-                     split_suffix(k.split_k), k.variant.empty() ? "" : " " + k.variant, k.stages,
-                     k.reason);
+                     split_suffix(k.split_k), schedule_suffix(k.pingpong),
+                     k.variant.empty() ? "" : " " + k.variant, k.stages, k.reason);
   // A best configuration that leaves most SMs idle on a K the tiles could
   // share: where the family has a K split and the sweep did not try one.
   if (const sim::Field* split = problem.family->field("split-k");
@@ -234,6 +240,11 @@ boost::json::object sweep_to_json(const Sweep& s, const Problem& problem,
     any_split |= p.q.split_k > 1;
   }
   for (const Skipped& k : s.skipped) any_split |= k.split_k > 1;
+  // "kernel_schedule" on every row where any row, run or skipped, is ping-pong.
+  bool any_pingpong = false;
+  for (const SweepPoint& p : s.points) any_pingpong |= p.q.pingpong;
+  for (const Skipped& k : s.skipped) any_pingpong |= k.pingpong;
+  const auto schedule = [](bool pp) { return pp ? "pingpong" : "cooperative"; };
   const bool groups = show_tile_group(s, base);  // "tile_group" on every row
   boost::json::array results;
   for (const SweepPoint& p : s.points) {
@@ -255,6 +266,7 @@ boost::json::object sweep_to_json(const Sweep& s, const Problem& problem,
       o["cluster"] = fmt::format("{}x{}", p.q.cluster_m, p.q.cluster_n);
     if (groups) o["tile_group"] = tile_group_json(p.q.tile_group);
     if (any_split) o["split_k"] = p.q.split_k;
+    if (any_pingpong) o["kernel_schedule"] = schedule(p.q.pingpong);
     if (!p.ran) o["error"] = p.error;
     results.push_back(std::move(o));
   }
@@ -265,6 +277,7 @@ boost::json::object sweep_to_json(const Sweep& s, const Problem& problem,
     if (!k.cluster.empty()) o["cluster"] = k.cluster;
     if (groups) o["tile_group"] = tile_group_json(k.tile_group);
     if (any_split) o["split_k"] = k.split_k;
+    if (any_pingpong) o["kernel_schedule"] = schedule(k.pingpong);
     skipped.push_back(std::move(o));
   }
   boost::json::object doc{{"kernel", problem.kernel()}, {"arch", base.arch},
@@ -343,6 +356,17 @@ SweepArgs parse_sweep_args(int argc, char** argv) {
   };
   uint_axis("tile-group", group_field, a.tile_groups);
   uint_axis("split-k", split_field, a.split_ks);
+  // --kernel-schedule: a list of the family's schedules (sm90: cooperative, pingpong).
+  if (const sim::Field* schedule_field = fam != nullptr ? fam->field("kernel-schedule") : nullptr;
+      schedule_field != nullptr && vm.count("kernel-schedule")) {
+    for (const std::string& item : comma_items(vm["kernel-schedule"].as<std::string>())) {
+      if (first.count("kernel-schedule") == 0) first["kernel-schedule"] = item;
+      if (std::string err = sim::parse_field(*schedule_field, item); !err.empty()) throw UsageError(err);
+      const bool pp = item == "pingpong";
+      if (std::find(a.pingpongs.begin(), a.pingpongs.end(), pp) == a.pingpongs.end())
+        a.pingpongs.push_back(pp);
+    }
+  }
   a.problem = parse_problem(vm, "sweep", a.base, first);
   load_params_option(vm, a.base.arch);
   const sim::ArchSpace& space = a.problem.space(a.base.arch);

@@ -39,6 +39,7 @@ struct Skipped {
   std::string cluster;  // "MxN" when the sweep varies the cluster (--cluster list), or ""
   uint32_t tile_group = 1;  // q.tile_group; printed where the sweep names them (show_tile_group)
   uint32_t split_k = 1;     // q.split_k; printed when over 1
+  bool pingpong = false;    // q.pingpong; printed as /pingpong
 };
 
 // A thread-block cluster of the sweep (--cluster MxN,...): CTAs along M and N.
@@ -54,6 +55,7 @@ struct SweepAxes {
   std::vector<ClusterDims> clusters;      // q.cluster_m, q.cluster_n (--cluster list)
   std::vector<uint32_t> tile_groups;      // q.tile_group (--tile-group list)
   std::vector<uint32_t> split_ks;         // q.split_k (--split-k list)
+  std::vector<bool> pingpongs;            // q.pingpong (--kernel-schedule list: cooperative, pingpong)
 };
 
 struct Sweep {
@@ -65,14 +67,14 @@ struct Sweep {
 // Runs `base` at every point of `axes`, `jobs` processes at a time, each
 // under `wall_limit_s`, and ranks the outcomes: completed runs fastest first,
 // then runs that did not complete, then errors (ties by tile N, stages,
-// kernel, cluster, tile group, K split). It is plan_sweep, run_sweep_points over every
+// kernel, cluster, tile group, K split, kernel schedule). It is plan_sweep, run_sweep_points over every
 // point and rank_sweep.
 Sweep run_sweep(const Problem& problem, const sim::MatmulRequest& base, const SweepAxes& axes,
                 int jobs, double wall_limit_s,
                 const std::function<sim::RunResult(const sim::MatmulRequest&)>& run);
 
 // The pieces of run_sweep, for a sweep split over machines (sim/cli/distributed.h).
-// plan_sweep: the points to run (by K split, cluster, tile group, kernel, tile
+// plan_sweep: the points to run (by kernel schedule, K split, cluster, tile group, kernel, tile
 // N, then stages; none run yet) and the skipped configurations, without simulating;
 // the same arguments give the same plan.
 Sweep plan_sweep(const Problem& problem, const sim::MatmulRequest& base, const SweepAxes& axes);

@@ -255,6 +255,59 @@ TEST_CASE("a sweep over tile groups runs every group once, names it and is the s
   check_sliced_sweep_is_whole(a.problem, a.base, a.axes());
 }
 
+TEST_CASE("a sweep over the SM90 schedules runs each, names ping-pong and skips its wide tiles") {
+  // sim sweep --arch sm90 --m 256 --n 256 --k 256 --tile-n 128,256 --stages 3,4
+  //   --kernel-schedule cooperative,pingpong,cooperative: each once, the first for the problem.
+  const SweepArgs a = parse_sweep({"--arch", "sm90", "--m", "256", "--n", "256", "--k", "256",
+                                   "--tile-n", "128,256", "--stages", "3,4", "--kernel-schedule",
+                                   "cooperative,pingpong,cooperative"});
+  CHECK(a.pingpongs == std::vector<bool>{false, true});
+  CHECK_FALSE(a.base.pingpong);
+  CHECK(parse_sweep({"--arch", "sm90", "--m", "256", "--n", "256", "--k", "256", "--kernel-schedule",
+                     "pingpong,cooperative"})
+            .base.pingpong);
+  // Ping-pong holds a 128 x 128 tile a warpgroup: its 256-wide rows are skipped, with the reason.
+  const Sweep plan = plan_sweep(a.problem, a.base, a.axes());
+  REQUIRE(plan.points.size() == 2 * 2 + 2);
+  REQUIRE(plan.skipped.size() == 2);
+  for (const Skipped& k : plan.skipped) {
+    CHECK(k.pingpong);
+    CHECK(k.tile_n == 256);
+  }
+  const Sweep s = run_sweep(a.problem, a.base, a.axes(), 2, 60, fake);
+  const std::string text = format_sweep_text(s, a.problem, a.base);
+  CHECK(text.find("128x128x64/pingpong ") != std::string::npos);
+  CHECK(text.find("128x256x64/pingpong stages 3: --pingpong") != std::string::npos);
+  CHECK(text.find("128x256x64 ") != std::string::npos);
+  const boost::json::object j = sweep_to_json(s, a.problem, a.base);
+  int pingpong_rows = 0;
+  for (const auto& r : j.at("results").as_array()) {
+    const std::string sched(r.as_object().at("kernel_schedule").as_string());
+    CHECK((sched == "pingpong" || sched == "cooperative"));
+    pingpong_rows += sched == "pingpong";
+  }
+  CHECK(pingpong_rows == 2);
+  CHECK(j.at("skipped").as_array()[0].as_object().at("kernel_schedule").as_string() == "pingpong");
+  // A cooperative sweep names no schedule; a bad one, or one against --pingpong, is refused.
+  const SweepArgs coop = parse_sweep({"--arch", "sm90", "--m", "256", "--n", "256", "--k", "256",
+                                      "--tile-n", "128", "--stages", "4"});
+  const Sweep c = run_sweep(coop.problem, coop.base, coop.axes(), 1, 60, fake);
+  CHECK(format_sweep_text(c, coop.problem, coop.base).find("pingpong") == std::string::npos);
+  CHECK(sweep_to_json(c, coop.problem, coop.base)
+            .at("results").as_array()[0].as_object().count("kernel_schedule") == 0);
+  CHECK(sweep_error({"--arch", "sm90", "--m", "256", "--n", "256", "--k", "256", "--kernel-schedule",
+                     "cooperative,pong"})
+            .find("pong") != std::string::npos);
+  CHECK(sweep_error({"--arch", "sm90", "--m", "256", "--n", "256", "--k", "256", "--pingpong",
+                     "--kernel-schedule", "cooperative,pingpong"})
+            .find("contradict") != std::string::npos);
+  CHECK(sweep_error({"--m", "256", "--n", "256", "--k", "256", "--kernel-schedule", "pingpong"})
+            .find("--kernel-schedule needs --arch sm90") != std::string::npos);
+
+  // Sliced over machines and merged, the same points and JSON.
+  check_sliced_sweep_is_whole(a.problem, a.base, a.axes());
+}
+
 TEST_CASE("a bad tile group in the sweep's list is a one-line usage error") {
   const std::vector<std::string> shape{"--arch", "sm90", "--m", "256", "--n", "256", "--k", "256",
                                        "--tile-group"};

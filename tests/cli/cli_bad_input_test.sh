@@ -134,6 +134,9 @@ expect_usage_error "tile-group" run "${MNK[@]}" --arch sm90 --tile-n 128 --tile-
 expect_usage_error "--pingpong: each warpgroup holds a whole 128x128 tile" run "${MNK[@]}" --arch sm90 --tile-n 256 --stages 3 --pingpong
 expect_usage_error "--pingpong runs without a cluster or a K split" run "${MNK[@]}" --arch sm90 --tile-n 128 --pingpong --cluster 2x1
 expect_usage_error "--pingpong needs --arch sm90" run "${MNK[@]}" --pingpong
+expect_usage_error "--kernel-schedule must be cooperative or pingpong, got 'pong'" run "${MNK[@]}" --arch sm90 --tile-n 128 --kernel-schedule pong
+expect_usage_error "--pingpong and --kernel-schedule cooperative contradict each other" run "${MNK[@]}" --arch sm90 --tile-n 128 --pingpong --kernel-schedule cooperative
+expect_usage_error "--kernel-schedule needs --arch sm90" run "${MNK[@]}" --kernel-schedule pingpong
 expect_usage_error "--tile-group expects a whole number in [1, 256] or 'auto', got 'four'" run "${MNK[@]}" --arch sm90 --tile-n 128 --tile-group four
 expect_usage_error "--input-sets 8 needs --arch sm90 or sm100" run "${MNK[@]}" --arch mi300x --input-sets 8
 expect_usage_error "input-sets" run "${MNK[@]}" --arch sm90 --tile-n 128 --input-sets 0
@@ -235,7 +238,7 @@ expect_usage_error "--fp8-type must be e4m3 or e5m2" run --kernel block_scaled_m
 expect_usage_error "does not fit" run --kernel conv2d --n 1 --h 2 --w 2 --c 8 --k 8 --r 5 --s 5
 expect_usage_error "sm100" run "${CONV[@]}" --arch sm90
 expect_usage_error "tile N 256" run "${CONV[@]}" --tile-n 256
-expect_usage_error "--r is not an option of --kernel matmul (matmul takes --m --n --k --batch --lda --ldb --ldd --in-dtype --layout-a --layout-b --tile-group --input-sets --cluster --split-k --epilogue --pingpong --stamp-tiles --hold-kblock --per-warp --pad-rows; --r is for --kernel conv2d)" run "${MNK[@]}" --r 3
+expect_usage_error "--r is not an option of --kernel matmul (matmul takes --m --n --k --batch --lda --ldb --ldd --in-dtype --layout-a --layout-b --tile-group --input-sets --cluster --split-k --epilogue --pingpong --kernel-schedule --stamp-tiles --hold-kblock --per-warp --pad-rows; --r is for --kernel conv2d)" run "${MNK[@]}" --r 3
 expect_usage_error "--stride is for --kernel conv2d" run "${MNK[@]}" --stride 2
 expect_usage_error "--m is not an option of --kernel conv2d" sweep --kernel conv2d "${MNK[@]}"
 # block-scaled and blockwise FP8: their own options, refused elsewhere.

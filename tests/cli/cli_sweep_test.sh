@@ -127,6 +127,20 @@ assert d["skipped"] == [], d["skipped"]
 PY
 grep -q "128x128x32  wave_specialized" "$tmp/amd.txt" || fail "mi300x sweep table: $(head -c 800 "$tmp/amd.txt")"
 
+# --- sm90 kernel schedules: both ranked in one sweep, ping-pong's wide tiles skipped --
+timeout 120 "$sim" sweep --arch sm90 --m 256 --n 256 --k 128 --tile-n 128,256 --stages 3 \
+  --kernel-schedule cooperative,pingpong --json "$tmp/sched.json" >"$tmp/sched.txt" 2>&1 ||
+  fail "schedule sweep: $(head -c 1000 "$tmp/sched.txt")"
+python3 - "$tmp/sched.json" <<'PY' || fail "schedule sweep JSON (above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = sorted((r["kernel_schedule"], r["tile_n"]) for r in d["results"])
+assert got == [("cooperative", 128), ("cooperative", 256), ("pingpong", 128)], got
+assert all(r["status"] == "completed" and r["findings"] == 0 for r in d["results"]), d["results"]
+assert [(k["kernel_schedule"], k["tile_n"]) for k in d["skipped"]] == [("pingpong", 256)], d["skipped"]
+PY
+grep -q "128x128x64/pingpong " "$tmp/sched.txt" || fail "schedule sweep table: $(head -c 800 "$tmp/sched.txt")"
+
 # --- sm90 clusters: --cluster takes a list; each configuration runs per cluster -----
 timeout 120 "$sim" sweep --kernel matmul --arch sm90 --m 300 --n 260 --k 128 --tile-n 128 --stages 2,3 \
   --cluster 1x1,2x1 --json "$tmp/cl.json" >"$tmp/cl.txt" 2>&1 || fail "cluster sweep: $(head -c 1000 "$tmp/cl.txt")"

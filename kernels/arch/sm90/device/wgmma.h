@@ -35,6 +35,18 @@ SK_DEVICE void wgmma_commit_group() {
   asm volatile("wgmma.commit_group.sync.aligned;" : : : "memory");
 }
 
+// The accumulators pinned in their registers here (no instruction). The
+// compiler may otherwise copy accumulators that an mma_async still writes
+// (to join two paths of a loop that leaves a group in flight), and one such
+// read makes ptxas serialize every wgmma of the kernel (its warning C7514).
+// Placed around each k-block's ops and after each wait_group.
+template <class T, int N, int L>
+SK_DEVICE void wgmma_fence_operand(LaneArray<T, N, L>& acc) {
+  T* d = acc.lane(0);
+  SK_UNROLL
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
 template <int N>
 SK_DEVICE void wgmma_wait_group() {
   static_assert(N >= 0 && N <= 7, "wgmma.wait_group takes 0..7");

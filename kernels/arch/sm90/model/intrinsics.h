@@ -112,6 +112,10 @@ inline void warpgroup_converged_begin(Loc l = Loc::current()) { m90::warpgroup_c
 inline void warpgroup_converged_end(Loc l = Loc::current()) { m90::warpgroup_converged_end(l); }
 inline void wgmma_fence(Loc l = Loc::current()) { m90::wgmma_fence(l); }
 inline void wgmma_commit_group(Loc l = Loc::current()) { m90::wgmma_commit_group(l); }
+// A compiler fence on the device (the accumulators stay in their registers);
+// the model's registers never move.
+template <class T, int N, int L>
+inline void wgmma_fence_operand(LaneArray<T, N, L>&) {}
 template <int N>
 inline void wgmma_wait_group(Loc l = Loc::current()) {
   static_assert(N >= 0 && N <= 7, "wgmma.wait_group takes 0..7");

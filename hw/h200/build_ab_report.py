@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""build_ab_report.py: two gemm_bench builds side by side, from the CSVs of
+hw/h200/run_build_ab.sh (or run_decode_ab.sh).
+
+    python3 hw/h200/build_ab_report.py RUN.csv [RUN.csv ...] [--shapes]
+
+Each RUN.csv holds rows of both builds (column build: old or new) over
+rounds, after comment lines starting with #. A configuration's time is its
+median over the rounds; only configurations both builds ran (status ok) are
+compared. Per run, one line:
+
+    NAME: S shapes, C configurations; new/old median R (min R, max R); best per shape new/old median R (min R, max R); at 0.95x cuBLAS or better old N, new N
+
+where a shape's best is its fastest configuration in each build and the
+cuBLAS ratio is cuBLAS's median over both builds' rows of the shape against
+that best. A shape is the shape column up to its first underscore; what
+follows (gemm_bench's _et, _gG, _pp, _kS) is part of the configuration.
+--shapes also prints, per shape, both bests and each
+configuration's new/old ratio.
+
+docs/hardware.md quotes these lines; tests/hw:build_ab_report_test
+re-derives them from the committed CSVs.
+"""
+import argparse
+import collections
+import csv
+import os
+import statistics
+import sys
+
+
+def read(path):
+    with open(path) as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith('#')))
+    for need in ('build', 'shape', 'tile_n', 'stages', 'ours_us', 'cublas_us', 'status'):
+        if not rows or need not in rows[0]:
+            sys.exit(f'build_ab_report.py: {path}: no column "{need}"')
+    times, cublas = collections.defaultdict(list), collections.defaultdict(list)
+    for r in rows:
+        if r['status'] != 'ok':
+            continue
+        if r['build'] not in ('old', 'new'):
+            sys.exit(f'build_ab_report.py: {path}: build "{r["build"]}" is neither old nor new')
+        shape, _, variant = r['shape'].partition('_')
+        times[(r['build'], shape, variant, int(r['tile_n']), int(r['stages']))].append(float(r['ours_us']))
+        cublas[shape].append(float(r['cublas_us']))
+    return times, cublas
+
+
+def config(c):
+    variant, tile_n, stages = c
+    return f'{variant + " " if variant else ""}{tile_n} s{stages}'
+
+
+def spread(xs):
+    return f'median {statistics.median(xs):.3f} (min {min(xs):.3f}, max {max(xs):.3f})'
+
+
+def report(path, shapes_too):
+    times, cublas = read(path)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    shapes = sorted({k[1] for k in med})
+    ratios, best_ratios, at = [], [], {'old': 0, 'new': 0}
+    lines = []
+    for s in shapes:
+        both = sorted(k[2:] for k in med if k[0] == 'old' and k[1] == s and ('new', s) + k[2:] in med)
+        if not both:
+            continue
+        per = [(c, med[('new', s) + c] / med[('old', s) + c]) for c in both]
+        ratios += [r for _, r in per]
+        best = {b: min((med[(b, s) + c], c) for c in both) for b in ('old', 'new')}
+        cub = statistics.median(cublas[s])
+        for b in best:
+            at[b] += cub / best[b][0] >= 0.95
+        best_ratios.append(best['new'][0] / best['old'][0])
+        lines.append(f'  {s}: old {best["old"][0]:.1f} us ({config(best["old"][1])}, '
+                     f'{cub / best["old"][0]:.3f}x cuBLAS), new {best["new"][0]:.1f} us '
+                     f'({config(best["new"][1])}, {cub / best["new"][0]:.3f}x); '
+                     + ', '.join(f'{config(c)} {r:.3f}' for c, r in per))
+    if not ratios:
+        sys.exit(f'build_ab_report.py: {path}: no configuration that both builds ran')
+    name = os.path.splitext(os.path.basename(path))[0]
+    print(f'{name}: {len(best_ratios)} shapes, {len(ratios)} configurations; new/old {spread(ratios)}; '
+          f'best per shape new/old {spread(best_ratios)}; at 0.95x cuBLAS or better old {at["old"]}, new {at["new"]}')
+    if shapes_too:
+        print('\n'.join(lines))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('runs', nargs='+')
+    ap.add_argument('--shapes', action='store_true')
+    a = ap.parse_args()
+    for path in a.runs:
+        report(path, a.shapes)
+
+
+if __name__ == '__main__':
+    main()

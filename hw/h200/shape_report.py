@@ -15,10 +15,13 @@ are simulated with --epilogue tma and written without the suffix; each
 prediction is kept in
 out.csv.pred as it comes, so an interrupted run resumes) and writes out.csv:
 
-    shape,source,split,tile_n,stages,rounds,measured_us,spread_pct,sm_mhz,
-    cublas_us,predicted_us,date
+    shape,variant,source,split,tile_n,stages,rounds,measured_us,spread_pct,
+    sm_mhz,cublas_us,predicted_us,date
 
-where source and split come from hw/h200/shape_set.py (the split was drawn
+where variant is what follows the shape in gemm_bench's name (_gG the tile
+group, _pp the ping-pong schedule, _kS the K split; "" for none; CSVs from
+before 2026-12-06 have no such column), which the prediction runs with and
+which the picks choose among, and where source and split come from hw/h200/shape_set.py (the split was drawn
 before any fitting); with --unseen SOURCE, shapes outside the set (measured
 after the fits, e.g. hw/h200/run_l2_walk.sh's) are held out under that
 source, which summary reports on a line of its own. `summary` needs only
@@ -26,7 +29,9 @@ out.csv (no simulator): for each split, the MAPE and the worst error over its
 rows and, per shape, the model's pick (its fastest configuration; ties within
 0.5 % go to more stages, as in sweep_report.py) against the measured best, for
 the random and LLM parts,
-the calibration and held-out splits and all shapes. docs/hardware.md quotes
+the calibration and held-out splits and all shapes; with rows of both SM90
+schedules (variants with and without _pp), a line for each schedule's rows
+alone. docs/hardware.md quotes
 these lines; tests/hw:shape_report_test re-derives them from the committed
 CSVs (and the split from shape_set.py) so that the docs cannot drift from the
 data.
@@ -43,8 +48,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import shape_set  # noqa: E402
 from sweep_report import predict  # noqa: E402
 
-COLUMNS = ['shape', 'source', 'split', 'tile_n', 'stages', 'rounds', 'measured_us', 'spread_pct',
-           'sm_mhz', 'cublas_us', 'predicted_us', 'date']
+COLUMNS = ['shape', 'variant', 'source', 'split', 'tile_n', 'stages', 'rounds', 'measured_us',
+           'spread_pct', 'sm_mhz', 'cublas_us', 'predicted_us', 'date']
 
 
 def merged(path):
@@ -54,13 +59,15 @@ def merged(path):
     with open(path) as f:
         for r in csv.DictReader(line for line in f if not line.startswith('#')):
             if r['status'] == 'ok':
-                tma = r['shape'].endswith('_et')
-                shape = r['shape'][:-3] if tma else r['shape']
-                groups.setdefault((shape, r['tile_n'], r['stages'], tma), []).append(r)
+                shape, *tokens = r['shape'].split('_')  # _et (the TMA epilogue) anywhere after
+                tma = 'et' in tokens
+                variant = '_'.join(t for t in tokens if t != 'et')
+                groups.setdefault((shape, variant, r['tile_n'], r['stages'], tma), []).append(r)
     rows = []
-    for (shape, tile_n, stages, tma), g in groups.items():
+    for (shape, variant, tile_n, stages, tma), g in groups.items():
         t = [float(r['ours_us']) for r in g]
-        rows.append({'shape': shape, 'tile_n': tile_n, 'stages': stages, 'epilogue': 'tma' if tma else 'regs',
+        rows.append({'shape': shape, 'variant': variant, 'tile_n': tile_n, 'stages': stages,
+                     'epilogue': 'tma' if tma else 'regs',
                      'rounds': len(g),
                      'measured_us': statistics.median(t),
                      'spread_pct': 100 * (max(t) / min(t) - 1),
@@ -108,13 +115,16 @@ def cmd_predict(args):
         raise SystemExit(f'shape_report: shapes not in shape_set.py: {", ".join(unknown)}')
     cache = PredictionCache(out + '.pred')
 
+    def named(r):  # the shape with its variant, as gemm_bench names it
+        return r['shape'] + ('_' + r['variant'] if r['variant'] else '')
+
     def key_of(r):
         tma = '/tma' if r['epilogue'] == 'tma' else ''
-        return f"{r['shape']}/{r['tile_n']}/{r['stages']}/{params or ''}{tma}"
+        return f"{named(r)}/{r['tile_n']}/{r['stages']}/{params or ''}{tma}"
 
     def one(r):
         return cache.get(key_of(r), lambda: predict(
-            sim, r['shape'], r['tile_n'], r['stages'], params=params,
+            sim, named(r), r['tile_n'], r['stages'], params=params,
             epilogue='tma' if r['epilogue'] == 'tma' else None))
 
     # Smallest problems first: an interrupted run has predicted every shape
@@ -138,7 +148,7 @@ def cmd_predict(args):
 
 
 def pick_of(cfgs):
-    """The model's pick among [(predicted, measured, tile_n, stages)]."""
+    """The model's pick among [(predicted, measured, tile_n, stages, variant)]."""
     best_p = min(c[0] for c in cfgs)
     return max((c for c in cfgs if c[0] <= best_p * 1.005), key=lambda c: (c[3], c[2]))
 
@@ -150,7 +160,8 @@ def summarize(rows, split):
     by_shape = {}
     for r in sel:
         by_shape.setdefault(r['shape'], []).append(
-            (float(r['predicted_us']), float(r['measured_us']), int(r['tile_n']), int(r['stages'])))
+            (float(r['predicted_us']), float(r['measured_us']), int(r['tile_n']), int(r['stages']),
+             r.get('variant', '')))
     gaps = {}
     for shape, cfgs in by_shape.items():
         pick = pick_of(cfgs)
@@ -177,7 +188,8 @@ def cmd_summary(args):
         for shape, (gap, pick) in sorted(s[6].items(), key=lambda kv: -kv[1][0]):
             e = [abs(float(r['predicted_us']) / float(r['measured_us']) - 1) * 100
                  for r in rows if r['shape'] == shape]
-            print(f'{shape:22} 128x{pick[2]} s{pick[3]}  {gap:5.1f} %  {sum(e) / len(e):5.1f} %')
+            variant = f' {pick[4]}' if pick[4] else ''
+            print(f'{shape:22} 128x{pick[2]} s{pick[3]}{variant}  {gap:5.1f} %  {sum(e) / len(e):5.1f} %')
     for source in ('random', 'llm'):
         sub = [r for r in rows if r['source'].startswith(source)]
         print(line(f'{source} held-out', summarize(sub, 'held_out')))
@@ -189,6 +201,13 @@ def cmd_summary(args):
     both = [dict(r, split='all') for r in rows]
     print(line('all shapes', summarize(both, 'all')))
     print(line('held-out', summarize(rows, 'held_out')))
+    # With both SM90 schedules (variants with and without "pp"): each alone
+    # over all shapes, the picks above being among both.
+    schedules = {'pingpong' if 'pp' in r.get('variant', '').split('_') else 'cooperative' for r in rows}
+    if len(schedules) > 1:
+        for name in sorted(schedules):
+            sub = [r for r in both if ('pp' in r.get('variant', '').split('_')) == (name == 'pingpong')]
+            print(line(f'{name} rows, all shapes', summarize(sub, 'all')))
 
 
 def main():

@@ -35,6 +35,8 @@ sixth=(h100_shapes_2842328c_2026-12-06.csv h100_shapes_tma_epilogue_2842328c_202
 quoted "${sixth[@]}" || fail "the sixth board's runs"
 best_quoted "${sixth[@]}" h100_tile_group_losers_2842328c_2026-12-06.csv ||
   fail "the sixth board with the tile groups"
+quoted h100_shapes_tma_epilogue_tile_group_auto_2f4342f5_2026-12-06.csv \
+  h100_shapes_pingpong_tma_epilogue_2f4342f5_2026-12-06.csv || fail "both schedules, fenced"
 # The check can fail: one shape's times tripled in a copy of a run.
 t=${TEST_TMPDIR:-$(mktemp -d)}
 python3 - "${runs[1]}" "$t/${runs[1]}" <<'PY'

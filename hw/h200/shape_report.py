@@ -76,6 +76,12 @@ def merged(path):
     return rows
 
 
+def named(r):
+    """A merged row's shape with its variant, as gemm_bench names it without
+    _et ('4096x4096x4096_g4_pp')."""
+    return r['shape'] + ('_' + r['variant'] if r['variant'] else '')
+
+
 class PredictionCache:
     """Predictions kept in a file as they come (a run of the whole set takes
     hours on two cores), so that an interrupted run resumes: one CSV line
@@ -114,9 +120,6 @@ def cmd_predict(args):
     elif unknown:
         raise SystemExit(f'shape_report: shapes not in shape_set.py: {", ".join(unknown)}')
     cache = PredictionCache(out + '.pred')
-
-    def named(r):  # the shape with its variant, as gemm_bench names it
-        return r['shape'] + ('_' + r['variant'] if r['variant'] else '')
 
     def key_of(r):
         tma = '/tma' if r['epilogue'] == 'tma' else ''

@@ -45,7 +45,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from shape_report import PredictionCache, merged  # noqa: E402
+from shape_report import PredictionCache, merged, named  # noqa: E402
 from sweep_report import predict  # noqa: E402
 
 COLUMNS = ['shape', 'tile_group', 'tile_n', 'stages', 'rounds', 'measured_us', 'spread_pct',
@@ -62,7 +62,7 @@ def cmd_predict(args):
     sim, measured, out = args[:3]
     jobs = int(args[args.index('--jobs') + 1]) if '--jobs' in args else 2
     params = args[args.index('--params') + 1] if '--params' in args else None
-    rows = merged(measured)
+    rows = [dict(r, shape=named(r)) for r in merged(measured)]
     cache = PredictionCache(out + '.pred')
 
     def key_of(r):
@@ -164,7 +164,7 @@ def auto_lines(path, per_shape=False):
     groups 1 and 4 (and others): per shape, the best configuration (tile,
     stages) under the rule's group against the best under group 1 and the
     best of every group measured, and against cuBLAS in the same runs."""
-    rows = merged(path)
+    rows = [dict(r, shape=named(r)) for r in merged(path)]
     name = os.path.basename(path).rsplit('.', 1)[0]
     best, cublas = {}, {}
     for r in rows:

@@ -121,6 +121,8 @@ enum class ClusterBug {
   kPingPongNoTurn,         // no turns between the warpgroups (the order barrier left out)
   kPingPongCountBoth,      // the empty barrier counts both warpgroups' warps, as cooperatively
   kPingPongNoSkip,         // a warpgroup does not pass over the other's stages
+  kPingPongReleaseInFlight,  // each stage released once its k-block's ops are issued, before the
+                             // wait_group that covers them (the group one k-block on)
 };
 
 // F16_: A and B are IEEE F16 (wgmma .f16.f16) instead of BF16.
@@ -599,14 +601,24 @@ struct Sm90Matmul {
       }
       arch::warpgroup_converged_end();
     } else {
+      // Seeded (kPingPongReleaseInFlight): each stage goes back right after
+      // its k-block's ops are issued, while the group may still read it.
+      constexpr bool kEarly = B == ClusterBug::kPingPongReleaseInFlight;
       auto held = consumer.acquire();
       probe.mark(kKbFull, walk.kb_begin);
       issue_fenced(held, walk.kb_begin);
+      if constexpr (kEarly) release(std::move(held));
       const auto step = [&](uint32_t kb) {
         auto stage = consumer.acquire();
         probe.mark(kKbFull, kb);
         if (kb + 1 == walk.kb_end) last_acquired();
         issue_fenced(stage, kb);
+        if constexpr (kEarly) {
+          release(std::move(stage));
+          arch::wgmma_wait_group<1>();
+          fence();
+          return;
+        }
         arch::wgmma_wait_group<1>();
         fence();
         probe.mark(kKbWaited, kb - 1);
@@ -623,7 +635,7 @@ struct Sm90Matmul {
       arch::wgmma_wait_group<0>();
       fence();
       probe.mark(kKbWaited, walk.kb_end - 1);
-      release(std::move(held));
+      if constexpr (!kEarly) release(std::move(held));
     }
   }
 

@@ -160,6 +160,9 @@ SK_PINGPONG_CASE(kPingPongCountBoth, "count_both",
                  "ping-pong whose empty barriers count both warpgroups' warps, though one reads a stage");
 SK_PINGPONG_CASE(kPingPongNoSkip, "no_skip",
                  "ping-pong whose warpgroups do not pass over the other's stages");
+SK_PINGPONG_CASE(kPingPongReleaseInFlight, "release_in_flight",
+                 "ping-pong that releases each stage once its wgmma ops are issued, before the "
+                 "wait_group that covers them");
 
 }  // namespace
 }  // namespace sk::corpus

@@ -142,6 +142,12 @@ RunArgs parse_run_args(int argc, char** argv, const char* cmd,
   } else if (q.data_seed && !q.functional) {
     throw UsageError("--data-seed needs --functional: a timing run draws no input data");
   }
+  // Lockstep warpgroups are a timing run's (models/sm90/lockstep.h): with the
+  // race detector attached every warp runs on its own, so the flag would
+  // change nothing.
+  if (q.per_warp && q.functional)
+    throw UsageError(fmt::format("--per-warp changes timing runs only: {} simulates every warp already",
+                                 vm.count("schedules") ? "sim verify" : "a --functional run"));
   const SmClocks clocks = parse_sm_clock(vm, q.arch);
   q.sm_clock_ghz = clocks.tensor_ghz;
   q.rest_clock_ghz = clocks.rest_ghz;

@@ -137,6 +137,8 @@ expect_usage_error "--pingpong needs --arch sm90" run "${MNK[@]}" --pingpong
 expect_usage_error "--kernel-schedule must be cooperative or pingpong, got 'pong'" run "${MNK[@]}" --arch sm90 --tile-n 128 --kernel-schedule pong
 expect_usage_error "--pingpong and --kernel-schedule cooperative contradict each other" run "${MNK[@]}" --arch sm90 --tile-n 128 --pingpong --kernel-schedule cooperative
 expect_usage_error "--kernel-schedule needs --arch sm90" run "${MNK[@]}" --kernel-schedule pingpong
+expect_usage_error "--per-warp changes timing runs only: a --functional run simulates every warp already" run "${MNK[@]}" --arch sm90 --tile-n 128 --functional --per-warp
+expect_usage_error "--per-warp changes timing runs only: sim verify simulates every warp already" verify "${MNK[@]}" --arch sm90 --tile-n 128 --per-warp --schedules 2
 expect_usage_error "--tile-group expects a whole number in [1, 256] or 'auto', got 'four'" run "${MNK[@]}" --arch sm90 --tile-n 128 --tile-group four
 expect_usage_error "--input-sets 8 needs --arch sm90 or sm100" run "${MNK[@]}" --arch mi300x --input-sets 8
 expect_usage_error "input-sets" run "${MNK[@]}" --arch sm90 --tile-n 128 --input-sets 0

@@ -67,12 +67,13 @@ twice functional_seed7 --m 300 --n 200 --k 100 --pad-rows --tile-n 64 --stages 3
 twice clc_timing --m 2048 --n 1024 --k 128 --tile-n 64 --scheduler clc --trace-sms 0-3
 
 # both_modes NAME SIM-RUN-OPTIONS...: timing and --functional, the same cycles.
+timing_only=()  # options both_modes passes to the timing run only
 both_modes() {
   local name="$1"
   shift
   local mode rc
   for mode in timing functional; do
-    local extra=()
+    local extra=("${timing_only[@]}")
     [ "$mode" = functional ] && extra=(--functional)
     timeout 50 "$sim" run "$@" "${extra[@]}" --json "$tmp/$name.$mode.json" >"$tmp/$name.$mode.out" 2>&1
     rc=$?
@@ -95,8 +96,10 @@ both_modes() {
 both_modes modes_sm100 --m 300 --n 200 --k 100 --pad-rows --tile-n 64 --stages 3
 # A functional run carries the race detector, so every warp runs as with
 # --per-warp (timing runs simulate a consumer warpgroup's main loop once:
-# models/sm90/lockstep.h, a few percent apart).
-both_modes modes_sm90 --arch sm90 --m 300 --n 200 --k 104 --per-warp
+# models/sm90/lockstep.h, a few percent apart); --per-warp is refused there.
+timing_only=(--per-warp)
+both_modes modes_sm90 --arch sm90 --m 300 --n 200 --k 104
+timing_only=()
 both_modes modes_mi300x --arch mi300x --m 300 --n 200 --k 104
 
 # across_jobs NAME COMMAND OPTIONS...: the JSON with --jobs 1 and --jobs 3.

@@ -24,6 +24,7 @@ cd "$(dirname "$0")/../.."
 old_bin="${GEMM_BENCH_OLD:?GEMM_BENCH_OLD names the build to compare with}"
 IFS=';' read -r -a shapes <<<"${SHAPES:?SHAPES lists the shapes, \"M N K;M N K\"}"
 read -r -a args <<<"${ARGS:-}"
+splits="${SPLITS-1,2,4,8}"  # unset: every split; empty: none
 csv="$out/${NAME:-build_ab}.csv"
 header="shape,tile_n,stages,ours_us,ours_tflops,cublas_us,cublas_tflops,rel_err,status,sm_mhz,cublas_mhz"
 { echo "# $board; options ${ARGS:-none}"; echo "build,round,$header"; } > "$csv"
@@ -32,8 +33,8 @@ for round in $(seq "${ROUNDS:-2}"); do
   for shape in "${shapes[@]}"; do
     set -- $shape
     split=()
-    [ -n "${SPLITS-1,2,4,8}" ] && [ $(( ($1 + 127) / 128 * (($2 + 127) / 128) )) -lt "${SPLIT_TILES:-132}" ] &&
-      split=(--split-k "${SPLITS-1,2,4,8}")
+    [ -n "$splits" ] && [ $(( ($1 + 127) / 128 * (($2 + 127) / 128) )) -lt "${SPLIT_TILES:-132}" ] &&
+      split=(--split-k "$splits")
     for build in old new; do
       b=$bin; [ $build = old ] && b=$old_bin
       "$b" --m "$1" --n "$2" --k "$3" --all --runs "${RUNS:-10}" "${args[@]}" "${split[@]}" |

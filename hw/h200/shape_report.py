@@ -206,11 +206,12 @@ def cmd_summary(args):
     print(line('held-out', summarize(rows, 'held_out')))
     # With both SM90 schedules (variants with and without "pp"): each alone
     # over all shapes, the picks above being among both.
-    schedules = {'pingpong' if 'pp' in r.get('variant', '').split('_') else 'cooperative' for r in rows}
+    def schedule(r):
+        return 'pingpong' if 'pp' in r.get('variant', '').split('_') else 'cooperative'
+    schedules = {schedule(r) for r in rows}
     if len(schedules) > 1:
         for name in sorted(schedules):
-            sub = [r for r in both if ('pp' in r.get('variant', '').split('_')) == (name == 'pingpong')]
-            print(line(f'{name} rows, all shapes', summarize(sub, 'all')))
+            print(line(f'{name} rows, all shapes', summarize([r for r in both if schedule(r) == name], 'all')))
 
 
 def main():

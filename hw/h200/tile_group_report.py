@@ -58,11 +58,17 @@ def split_group(name):
     return base, int(g) if g else 1
 
 
+def merged_named(path):
+    """shape_report.merged's rows, each shape named with its variant as
+    gemm_bench names it ('..._g4'), which split_group reads."""
+    return [dict(r, shape=named(r)) for r in merged(path)]
+
+
 def cmd_predict(args):
     sim, measured, out = args[:3]
     jobs = int(args[args.index('--jobs') + 1]) if '--jobs' in args else 2
     params = args[args.index('--params') + 1] if '--params' in args else None
-    rows = [dict(r, shape=named(r)) for r in merged(measured)]
+    rows = merged_named(measured)
     cache = PredictionCache(out + '.pred')
 
     def key_of(r):
@@ -164,7 +170,7 @@ def auto_lines(path, per_shape=False):
     groups 1 and 4 (and others): per shape, the best configuration (tile,
     stages) under the rule's group against the best under group 1 and the
     best of every group measured, and against cuBLAS in the same runs."""
-    rows = [dict(r, shape=named(r)) for r in merged(path)]
+    rows = merged_named(path)
     name = os.path.basename(path).rsplit('.', 1)[0]
     best, cublas = {}, {}
     for r in rows:

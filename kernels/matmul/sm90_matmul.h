@@ -613,14 +613,10 @@ struct Sm90Matmul {
         probe.mark(kKbFull, kb);
         if (kb + 1 == walk.kb_end) last_acquired();
         issue_fenced(stage, kb);
-        if constexpr (kEarly) {
-          release(std::move(stage));
-          arch::wgmma_wait_group<1>();
-          fence();
-          return;
-        }
+        if constexpr (kEarly) release(std::move(stage));
         arch::wgmma_wait_group<1>();
         fence();
+        if constexpr (kEarly) return;
         probe.mark(kKbWaited, kb - 1);
         release(std::move(held));
         static_cast<void>(held = std::move(stage));  // (the handle type is [[nodiscard]])

@@ -171,7 +171,7 @@ json::object sweep_item(const SweepArgs& a, const Sweep& s, size_t i) {
   if (!a.clusters.empty()) o["cluster"] = fmt::format("{}x{}", q.cluster_m, q.cluster_n);
   if (!a.tile_groups.empty()) o["tile_group"] = q.tile_group;
   if (!a.split_ks.empty()) o["split_k"] = q.split_k;
-  if (!a.pingpongs.empty()) o["kernel_schedule"] = q.pingpong ? "pingpong" : "cooperative";
+  if (!a.pingpongs.empty()) o["kernel_schedule"] = kernel_schedule_name(q.pingpong);
   return o;
 }
 

@@ -53,6 +53,8 @@ std::string tile_name(const SweepPoint& p, const sim::ArchSpace& space, bool sho
 
 }  // namespace
 
+const char* kernel_schedule_name(bool pingpong) { return pingpong ? "pingpong" : "cooperative"; }
+
 bool failed(const SweepPoint& p) { return group(p) != 0 || !p.result.findings.empty(); }
 
 int sweep_exit_code(const std::vector<SweepPoint>& points) {
@@ -244,7 +246,6 @@ boost::json::object sweep_to_json(const Sweep& s, const Problem& problem,
   bool any_pingpong = false;
   for (const SweepPoint& p : s.points) any_pingpong |= p.q.pingpong;
   for (const Skipped& k : s.skipped) any_pingpong |= k.pingpong;
-  const auto schedule = [](bool pp) { return pp ? "pingpong" : "cooperative"; };
   const bool groups = show_tile_group(s, base);  // "tile_group" on every row
   boost::json::array results;
   for (const SweepPoint& p : s.points) {
@@ -266,7 +267,7 @@ boost::json::object sweep_to_json(const Sweep& s, const Problem& problem,
       o["cluster"] = fmt::format("{}x{}", p.q.cluster_m, p.q.cluster_n);
     if (groups) o["tile_group"] = tile_group_json(p.q.tile_group);
     if (any_split) o["split_k"] = p.q.split_k;
-    if (any_pingpong) o["kernel_schedule"] = schedule(p.q.pingpong);
+    if (any_pingpong) o["kernel_schedule"] = kernel_schedule_name(p.q.pingpong);
     if (!p.ran) o["error"] = p.error;
     results.push_back(std::move(o));
   }
@@ -277,7 +278,7 @@ boost::json::object sweep_to_json(const Sweep& s, const Problem& problem,
     if (!k.cluster.empty()) o["cluster"] = k.cluster;
     if (groups) o["tile_group"] = tile_group_json(k.tile_group);
     if (any_split) o["split_k"] = k.split_k;
-    if (any_pingpong) o["kernel_schedule"] = schedule(k.pingpong);
+    if (any_pingpong) o["kernel_schedule"] = kernel_schedule_name(k.pingpong);
     skipped.push_back(std::move(o));
   }
   boost::json::object doc{{"kernel", problem.kernel()}, {"arch", base.arch},
@@ -319,15 +320,13 @@ SweepArgs parse_sweep_args(int argc, char** argv) {
   SweepArgs a;
   a.help = print_help(vm, "sweep", opts);
   if (a.help) return a;
-  // --cluster and --tile-group take a list here: the first stands for the
-  // problem, the sweep runs each (kernels/sched/cluster_shape.h), once. Each
+  // --cluster, --tile-group, --split-k and --kernel-schedule take a list
+  // here: the first stands for the problem, the sweep runs each once. Each
   // value is checked as the family's field checks one (parse_field); a family
   // without the field refuses the option in parse_problem.
   std::map<std::string, std::string> first;
   const sim::Family* fam = sim::find_family(vm["kernel"].as<std::string>());
   const sim::Field* cluster_field = fam != nullptr ? fam->field("cluster") : nullptr;
-  const sim::Field* group_field = fam != nullptr ? fam->field("tile-group") : nullptr;
-  const sim::Field* split_field = fam != nullptr ? fam->field("split-k") : nullptr;
   if (vm.count("cluster")) {
     for (const std::string& c : comma_items(vm["cluster"].as<std::string>())) {
       if (first.count("cluster") == 0) first["cluster"] = c;
@@ -343,30 +342,26 @@ SweepArgs parse_sweep_args(int argc, char** argv) {
       }
     }
   }
-  // A list of unsigned values (--tile-group, --split-k): each checked as the
-  // family's field, kept once, in order.
-  const auto uint_axis = [&](const char* name, const sim::Field* field, std::vector<uint32_t>& out) {
+  // A list of a field's values (--tile-group, --split-k, --kernel-schedule):
+  // each checked as the family's field, read by `value`, kept once, in order.
+  const auto list_axis = [&](const char* name, auto& out, const auto& value) {
+    const sim::Field* field = fam != nullptr ? fam->field(name) : nullptr;
     if (!vm.count(name) || field == nullptr) return;
     for (const std::string& item : comma_items(vm[name].as<std::string>())) {
       if (first.count(name) == 0) first[name] = item;
       if (std::string err = sim::parse_field(*field, item); !err.empty()) throw UsageError(err);
-      const uint32_t v = static_cast<uint32_t>(sim::uint_value(item));  // a word ("auto"): 0
+      const auto v = value(item);
       if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
     }
   };
-  uint_axis("tile-group", group_field, a.tile_groups);
-  uint_axis("split-k", split_field, a.split_ks);
-  // --kernel-schedule: a list of the family's schedules (sm90: cooperative, pingpong).
-  if (const sim::Field* schedule_field = fam != nullptr ? fam->field("kernel-schedule") : nullptr;
-      schedule_field != nullptr && vm.count("kernel-schedule")) {
-    for (const std::string& item : comma_items(vm["kernel-schedule"].as<std::string>())) {
-      if (first.count("kernel-schedule") == 0) first["kernel-schedule"] = item;
-      if (std::string err = sim::parse_field(*schedule_field, item); !err.empty()) throw UsageError(err);
-      const bool pp = item == "pingpong";
-      if (std::find(a.pingpongs.begin(), a.pingpongs.end(), pp) == a.pingpongs.end())
-        a.pingpongs.push_back(pp);
-    }
-  }
+  // A word ("auto") reads as 0.
+  const auto uint_of = [](const std::string& item) {
+    return static_cast<uint32_t>(sim::uint_value(item));
+  };
+  list_axis("tile-group", a.tile_groups, uint_of);
+  list_axis("split-k", a.split_ks, uint_of);
+  list_axis("kernel-schedule", a.pingpongs,
+            [](const std::string& item) { return item == kernel_schedule_name(true); });
   a.problem = parse_problem(vm, "sweep", a.base, first);
   load_params_option(vm, a.base.arch);
   const sim::ArchSpace& space = a.problem.space(a.base.arch);

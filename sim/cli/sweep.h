@@ -42,6 +42,9 @@ struct Skipped {
   bool pingpong = false;    // q.pingpong; printed as /pingpong
 };
 
+// The SM90 kernel schedule's name (--kernel-schedule, "kernel_schedule" in JSON).
+const char* kernel_schedule_name(bool pingpong);
+
 // A thread-block cluster of the sweep (--cluster MxN,...): CTAs along M and N.
 struct ClusterDims {
   uint32_t m = 1, n = 1;

@@ -65,7 +65,7 @@
 // min(tiles, SMs) CTAs. Clusters need K-major A and B (no --layout-a col or
 // --layout-b row).
 //
-// --split-k LIST (comma-separated, of 1, 2, 4, 8; default 1) also runs the
+// --split-k LIST (comma-separated, of 1, 2, 3, 4, 8; default 1) also runs the
 // kernel with each tile's K split over a cluster of S CTAs, reduced through
 // DSMEM (kernels/matmul/split_k_reduce.h; tile N 128 only, no --cluster,
 // --ctas or probes); the shape column then ends in _kS.
@@ -540,8 +540,8 @@ int main(int argc, char** argv) {
     for (const char* at = list; *at != 0;) {
       char* end = nullptr;
       const unsigned long v = std::strtoul(at, &end, 10);
-      if (end == at || (v != 1 && v != 2 && v != 4 && v != 8) || (*end != 0 && *end != ',')) {
-        std::fprintf(stderr, "gemm_bench: --split-k takes 1, 2, 4 or 8, comma-separated, got '%s'\n",
+      if (end == at || (v < 1 || v > 4) && v != 8 || (*end != 0 && *end != ',')) {
+        std::fprintf(stderr, "gemm_bench: --split-k takes 1, 2, 3, 4 or 8, comma-separated, got '%s'\n",
                      list);
         return 2;
       }

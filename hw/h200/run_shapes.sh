@@ -16,12 +16,13 @@
 #   TILE_GROUP=G    the tile order (gemm_bench --tile-group G, a number or auto:
 #                   the kernel's own; default 1, along M); a shape run with a
 #                   group other than 1 has _gG in its name
-#   SPLITS=1,2,4,8  also the K split over a cluster (gemm_bench --split-k: the
+#   SPLITS=1,2,3,4  also the K split over a cluster (gemm_bench --split-k: the
 #                   128-column tile with 2-5 stages per split), each shape with
 #                   the splits its k-blocks allow (S <= K / 64), on the
 #                   shapes of fewer 128x128 tiles than SPLIT_TILES (default
 #                   132, one per SM: a launch of more tiles fills every SM
 #                   without a split, so its split rows only cost device time)
+#   SHAPES="M N K;..." only these shapes of the set (default: every one)
 # Output: shapes.csv in $OUT (or /tmp): gemm_bench's columns, one row per
 # configuration and round, with the board's name and UUID on the first line
 # as a comment.
@@ -43,6 +44,13 @@ if [ -n "${PINGPONG:-}" ]; then
 fi
 { echo "# $board; epilogue ${EPILOGUE:-regs}; tile group ${TILE_GROUP:-1}; schedule $([ -n "${PINGPONG:-}" ] && echo pingpong || echo cooperative); splits ${SPLITS:-1} on shapes under ${SPLIT_TILES:-132} tiles"; echo "round,$header"; } > "$out/shapes.csv"
 mapfile -t shapes < <(python3 hw/h200/shape_set.py args)
+if [ -n "${SHAPES:-}" ]; then
+  IFS=';' read -r -a wanted <<<"$SHAPES"
+  for w in "${wanted[@]}"; do
+    printf '%s\n' "${shapes[@]}" | grep -qx "$w" || { echo "run_shapes.sh: '$w' is not a shape of hw/h200/shape_set.py" >&2; exit 2; }
+  done
+  shapes=("${wanted[@]}")
+fi
 rc=0
 for round in $(seq "${ROUNDS:-3}"); do
   if [ $(( $(date +%s) - start )) -gt "${DEADLINE_S:-420}" ]; then

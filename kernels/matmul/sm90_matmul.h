@@ -39,12 +39,12 @@
 // every warp meets a cluster barrier before the CTA exits. K-major operands
 // only (the hosts refuse MN-major layouts with a cluster).
 //
-// K split over a cluster (Params::split_k = S of 2, 4 or 8; a launch
+// K split over a cluster (Params::split_k = S of 2, 3, 4 or 8; a launch
 // cluster of S CTAs along K, cluster_m = cluster_n = 1, Cfg::kSplitK): the
 // cluster walks tiles, its rank r computing k-blocks [r * KB / S, (r + 1) *
 // KB / S) of each, each CTA's stage ring its own (no multicast, local
 // releases); after the main loop the accumulators are reduced through DSMEM
-// (split_k_reduce.h), each CTA writing D for the rows of 8 / S consumer warps.
+// (split_k_reduce.h), each CTA writing D for the rows of its share of the 8 consumer warps.
 // For the shapes with few tiles and long K that leave most SMs idle.
 //
 // A shorter than one tile (M < 128, K-major, no cluster along N: the decode
@@ -213,7 +213,7 @@ struct Sm90MatmulParams {
   // The cluster: CTAs along M and N (1 x 1: no cluster). A's map then has
   // boxes of 128 / cluster_n rows, B's of BN / cluster_m rows.
   uint32_t cluster_m = 1, cluster_n = 1;
-  // K split over a cluster of this many CTAs (1, or 2, 4, 8 with
+  // K split over a cluster of this many CTAs (1, or 2, 3, 4, 8 with
   // Cfg::kSplitK and cluster_m = cluster_n = 1).
   uint32_t split_k = 1;
   // D's map for the TMA-store epilogue (Cfg::kTmaEpilogue; unused

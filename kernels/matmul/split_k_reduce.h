@@ -1,11 +1,12 @@
 // split_k_reduce.h: the reduction of a K-split cluster's accumulators through
 // distributed shared memory (the SM90 matmul with Params::split_k > 1).
 //
-// The S CTAs of a cluster (S = 2, 4 or 8; rank r computes K range r of S)
+// The S CTAs of a cluster (S = 2, 3, 4 or 8; rank r computes K range r of S)
 // hold partial accumulators of one output tile. Consumer warp q (0-7: its
 // warpgroup * 4 + its quarter, 16 rows of the tile) is owned by CTA
-// owner(q) = q * S / 8, which writes those rows of D. Reduce-scatter, each
-// CTA owning 8 / S warps' rows: warp q of every other CTA stores its FP32
+// owner(q) = floor(q * S / 8), which writes those rows of D; CTA o owns the
+// warps from first(o) = ceil(o * 8 / S) up to first(o + 1) (8 / S each, or
+// 3, 3, 2 with S = 3). Reduce-scatter: warp q of every other CTA stores its FP32
 // accumulators into one of the owner's slots (st.shared::cluster.v4, each
 // lane its own registers) and, after __syncwarp, its elected lane arrives on
 // the owner's full barrier for q with a cluster-scope release, which
@@ -39,14 +40,15 @@ template <class Acc>
 struct SplitKReduce {
   static constexpr int kRegs = Acc::kRegs;
   static constexpr uint32_t kWarps = 8;  // consumer warps of a CTA
-  static constexpr uint32_t kSlots = 7;  // (8 / S) * (S - 1) at most, S = 8
+  // An owner's warps times the other ranks: 4 x 1, 3 x 2, 2 x 3, 1 x 7.
+  static constexpr uint32_t kSlots = 7;
   static_assert(kRegs % 4 == 0, "the slots move 16 bytes a store");
 
   struct Storage {
     // [slot][register / 4][lane][4]: a store's 32 lanes write 512 contiguous
     // bytes, without bank conflicts.
     alignas(16) float slot[kSlots][kRegs / 4][32][4];
-    uint64_t full[kWarps];                      // this CTA's owned warps (8 / S used)
+    uint64_t full[kWarps];                      // this CTA's owned warps (first(o + 1) - first(o) used)
     uint64_t free[kWarps];                      // per sending warp q
   };
 
@@ -54,6 +56,13 @@ struct SplitKReduce {
   uint32_t splits, rank;
 
   SK_DEVICE uint32_t owner(uint32_t q) const { return q * splits / kWarps; }
+  // The first warp that CTA o owns (the smallest q with owner(q) == o).
+  SK_DEVICE uint32_t first(uint32_t o) const { return (o * kWarps + splits - 1) / splits; }
+  // Whether S CTAs split the warps with the slots there are.
+  SK_DEVICE static constexpr bool fits(uint32_t splits) {
+    return splits >= 2 && splits <= kWarps &&
+           ((kWarps + splits - 1) / splits) * (splits - 1) <= kSlots;
+  }
 
   // Lane: one (inside elect_one()); the caller then fences the inits at
   // cluster scope and meets the cluster barrier before any use.
@@ -70,8 +79,8 @@ struct SplitKReduce {
   // Warp q's slot in its owner from CTA `from` (the owner's warps of q's
   // rows take S - 1 slots each, one per other rank in rank order).
   SK_DEVICE float* slot(uint32_t q, uint32_t from) const {
-    const uint32_t o = owner(q), first = o * kWarps / splits;
-    return &s->slot[(q - first) * (splits - 1) + (from < o ? from : from - 1)][0][0][0];
+    const uint32_t o = owner(q);
+    return &s->slot[(q - first(o)) * (splits - 1) + (from < o ? from : from - 1)][0][0][0];
   }
 
   // Warp q's part of tile number `n` (0, 1, ... in the CTA's walk): on the
@@ -86,7 +95,7 @@ struct SplitKReduce {
       send<Bug>(acc, q, n);
       return false;
     }
-    const uint32_t local = q - o * kWarps / splits;
+    const uint32_t local = q - first(o);
     if constexpr (Bug == SplitKBug::kCtaScopeWait) {
       while (!arch::mbarrier_try_wait_parity(&s->full[local], n & 1)) {
       }
@@ -158,9 +167,9 @@ struct SplitKReduce {
     if constexpr (Bug != SplitKBug::kNoSyncBeforeFull) arch::sync_warp();
     if (auto lane = elect_one()) {
       if constexpr (Bug == SplitKBug::kCtaScopeFull)
-        arch::mbarrier_arrive_cluster(&s->full[q - o * kWarps / splits], o);
+        arch::mbarrier_arrive_cluster(&s->full[q - first(o)], o);
       else
-        arch::mbarrier_arrive_cluster_release(&s->full[q - o * kWarps / splits], o);
+        arch::mbarrier_arrive_cluster_release(&s->full[q - first(o)], o);
     }
   }
 };

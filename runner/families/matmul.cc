@@ -76,12 +76,12 @@ Family matmul_family() {
                                "default 1x1 (none); sim sweep takes a comma list (1x1,2x1,1x2) "
                                "and runs each",
                     {"1x1", "2x1", "1x2", "2x2", "4x1", "1x4", "4x2", "2x4", "8x1", "1x8"}),
-       choice_field("split-k", "sm90: split each tile's K over a cluster of S CTAs (2, 4 or 8), "
+       choice_field("split-k", "sm90: split each tile's K over a cluster of S CTAs (2, 3, 4 or 8), "
                                "their FP32 accumulators reduced through distributed shared "
                                "memory, for shapes with few tiles and long K; tile N 128, no "
                                "--cluster; default 1 (none); sim sweep takes a comma list "
-                               "(1,2,4,8) and runs each",
-                    {"1", "2", "4", "8"}),
+                               "(1,2,3,4,8) and runs each",
+                    {"1", "2", "3", "4", "8"}),
        choice_field("epilogue", "sm90: how D leaves the consumer warps: regs (default, st.global "
                                 "from the accumulators) or tma (staged in shared memory and stored "
                                 "by TMA while the warps go on)",

@@ -247,8 +247,10 @@ std::string validate_sm90_matmul(const MatmulRequest& q) {
   }
   if (q.split_k > 1) {
     const uint32_t s = q.split_k;
-    if (s != 2 && s != 4 && s != 8)
-      return fmt::format("--split-k {}: the K split takes a cluster of 2, 4 or 8 CTAs", s);
+    if (!Sm90MatmulConfig<128, 4, false, false, true>::Reduce::fits(s))
+      return fmt::format("--split-k {}: the K split takes a cluster of 2, 3, 4 or 8 CTAs (its "
+                         "reduction's slots hold no other share of the 8 consumer warps)",
+                         s);
     if (q.cluster_m * q.cluster_n > 1)
       return fmt::format("--split-k {} with --cluster {}x{}: a K split's cluster is its own (no "
                          "multicast); leave --cluster at 1x1",

@@ -224,7 +224,7 @@ std::string format_sweep_text(const Sweep& s, const Problem& problem,
     for (const SweepPoint& p : s.points) tried |= p.q.split_k > 1;
     const sim::RunResult& best = s.points[0].result;
     if (!tried && best.sms > 0 && 2 * best.ctas <= best.sms && base.k >= 8 * 64)
-      t += fmt::format("note: the best configuration runs {} CTAs on {} SMs; --split-k 1,2,4,8 "
+      t += fmt::format("note: the best configuration runs {} CTAs on {} SMs; --split-k 1,2,3,4,8 "
                        "(tile N 128) splits each tile's K over a cluster\n",
                        best.ctas, best.sms);
   }

@@ -153,7 +153,7 @@ expect_usage_error "--cluster" run "${MNK[@]}" --arch sm90 --tile-n 128 --cluste
 expect_usage_error "K-major operands only" run "${MNK[@]}" --arch sm90 --tile-n 128 --cluster 2x1 --layout-a col
 # The K split over a cluster (sm90, tile N 128, no --cluster, enough k-blocks).
 expect_usage_error "--split-k 2 needs --arch sm90" run "${MNK[@]}" --split-k 2
-expect_usage_error "split-k" run "${MNK[@]}" --arch sm90 --tile-n 128 --split-k 3
+expect_usage_error "split-k" run "${MNK[@]}" --arch sm90 --tile-n 128 --split-k 5
 expect_usage_error "tile N 128 only" run "${MNK[@]}" --arch sm90 --split-k 2
 expect_usage_error "leave --cluster at 1x1" run "${MNK[@]}" --arch sm90 --tile-n 128 --split-k 2 --cluster 2x1
 expect_usage_error "fewer than the 4 CTAs" run "${MNK[@]}" --arch sm90 --tile-n 128 --split-k 4

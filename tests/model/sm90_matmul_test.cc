@@ -249,9 +249,10 @@ sk::sim::MatmulRequest split_request(uint32_t m, uint32_t n, uint32_t k, uint32_
 }  // namespace
 
 TEST_CASE("sm90 K split over a cluster matches the reference on odd shapes") {
-  // Splits of 2, 4 and 8 with k-blocks not a multiple of the split, edge
+  // Splits of 2, 3, 4 and 8 with k-blocks not a multiple of the split, edge
   // tiles, clusters walking several tiles (the slots reused: 40 tiles on 16
-  // clusters of 8), an MN-major operand and the TMA-store epilogue; clean
+  // clusters of 8), three ranks owning 3, 3 and 2 warps' rows, an MN-major
+  // operand and the TMA-store epilogue; clean
   // under the race detector, whose clock domain is the cluster.
   struct Case {
     uint32_t m, n, k, stages, split;
@@ -259,7 +260,8 @@ TEST_CASE("sm90 K split over a cluster matches the reference on odd shapes") {
   };
   const Case cases[] = {{257, 199, 1000, 3, 2, false, false}, {300, 260, 456, 4, 4, false, false},
                         {1000, 520, 1000, 5, 8, false, false}, {130, 1030, 4096, 2, 8, false, false},
-                        {200, 136, 520, 3, 2, true, false},    {333, 517, 904, 4, 4, false, true}};
+                        {200, 136, 520, 3, 2, true, false},    {333, 517, 904, 4, 4, false, true},
+                        {389, 645, 1096, 3, 3, false, false},  {250, 300, 200, 4, 3, false, true}};
   uint64_t seed = 31;
   for (const Case& c : cases) {
     sk::sim::MatmulRequest q = split_request(c.m, c.n, c.k, c.split, c.stages);
@@ -331,8 +333,12 @@ TEST_CASE("sm90 K split: the reduction's DSMEM stores pass the SM-to-SM network"
 }
 
 TEST_CASE("sm90 K splits the kernel cannot run are refused") {
-  sk::sim::MatmulRequest q = split_request(256, 256, 1024, 3);
-  CHECK(sk::sim::validate_sm90_matmul(q).find("2, 4 or 8") != std::string::npos);
+  sk::sim::MatmulRequest q = split_request(256, 256, 1024, 5);
+  CHECK(sk::sim::validate_sm90_matmul(q).find("2, 3, 4 or 8") != std::string::npos);
+  q.split_k = 6;
+  CHECK(sk::sim::validate_sm90_matmul(q).find("2, 3, 4 or 8") != std::string::npos);
+  q.split_k = 3;
+  CHECK(sk::sim::validate_sm90_matmul(q).empty());
   q.split_k = 2;
   CHECK(sk::sim::validate_sm90_matmul(q).empty());
   q.cluster_m = 2;

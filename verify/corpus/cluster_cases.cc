@@ -5,7 +5,7 @@
 // Config keys: m, n, k (default 300 x 260 x 192: partial tiles, a cluster
 // block past M), cm and cn (the cluster, default 2 x 1: B multicast down the
 // pair), ctas (default 4: two clusters, each walking several blocks), split
-// (default 1; 2, 4 or 8 splits each tile's K over a cluster of that many CTAs,
+// (default 1; 2, 3, 4 or 8 splits each tile's K over a cluster of that many CTAs,
 // with cm = cn = 1: the kernel's K split and its DSMEM reduction).
 // "corpus_pingpong.<bug>" and "corpus_pingpong.fixed": the kernel's ping-pong
 // schedule (Sm90MatmulConfig's PingPong) and its seeded bugs, no cluster
@@ -49,10 +49,10 @@ class ClusterCase : public verify::Sm90Case {
     if ((p_.cluster_m & (p_.cluster_m - 1)) != 0 || (p_.cluster_n & (p_.cluster_n - 1)) != 0 ||
         size > 8)
       throw std::invalid_argument("cm and cn must be 1, 2 or 4, and cm * cn at most 8");
-    if (p_.split_k > 1 && ((p_.split_k & (p_.split_k - 1)) != 0 || p_.cluster_m * p_.cluster_n > 1 ||
+    if (p_.split_k > 1 && (!Cfg::Reduce::fits(p_.split_k) || p_.cluster_m * p_.cluster_n > 1 ||
                            (p_.k + 63) / 64 < p_.split_k))
       throw std::invalid_argument(
-          "split must be 1, 2, 4 or 8, with cm = cn = 1 and at least split k-blocks of 64");
+          "split must be 1, 2, 3, 4 or 8, with cm = cn = 1 and at least split k-blocks of 64");
     const sim::MatmulBuffers buf = sim::allocate_matmul<bf16_t>(gpu, p_.m, p_.n, p_.k, rng);
     lda_ = buf.lda;
     a_ = buf.a;

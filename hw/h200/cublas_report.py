@@ -2,7 +2,7 @@
 """cublas_report.py: our SM90 matmul's best configuration per shape against
 cuBLAS, from gemm_bench CSVs.
 
-    python3 hw/h200/cublas_report.py RUN.csv [RUN.csv ...] [--no-split] [--shapes]
+    python3 hw/h200/cublas_report.py RUN.csv [RUN.csv ...] [--no-split | --splits LIST] [--shapes]
 
 Each RUN.csv is one device run of gemm_bench rows (hw/h200/run_shapes.sh's
 shapes.csv, or any CSV whose header names the columns shape, ours_us,
@@ -20,7 +20,8 @@ and with two or more runs a last line for each shape's best run:
 
     best of K runs: S shapes, median ..., at 0.95x or better N, ...
 
---no-split leaves out the K split's rows (_kS); --shapes also prints each shape's best ratio and configuration, lowest first.
+--no-split leaves out the K split's rows (_kS); --splits 1,2,4 keeps the rows
+of those splits only (1: no K split), e.g. to read a run without one split; --shapes also prints each shape's best ratio and configuration, lowest first.
 docs/hardware.md quotes these lines; tests/hw:cublas_report_test re-derives
 them from the committed CSVs.
 """
@@ -31,7 +32,15 @@ import statistics
 import sys
 
 
-def read_rows(path, no_split):
+def split_of(shape):
+    """The K split of a gemm_bench row's name (_kS; 1 when none)."""
+    for part in shape.split('_')[1:]:
+        if len(part) > 1 and part[0] == 'k' and part[1:].isdigit():
+            return int(part[1:])
+    return 1
+
+
+def read_rows(path, no_split, splits=None):
     with open(path) as f:
         rows = list(csv.DictReader(line for line in f if not line.startswith('#')))
     for need in ('shape', 'ours_us', 'cublas_us', 'status'):
@@ -41,7 +50,9 @@ def read_rows(path, no_split):
     for r in rows:
         if r['status'] != 'ok':
             continue
-        if no_split and '_k' in r['shape']:
+        if no_split and split_of(r['shape']) > 1:
+            continue
+        if splits is not None and split_of(r['shape']) not in splits:
             continue
         out.append(r)
     return out
@@ -71,13 +82,22 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('runs', nargs='+')
     ap.add_argument('--no-split', action='store_true')
+    ap.add_argument('--splits')
     ap.add_argument('--shapes', action='store_true')
     a = ap.parse_args()
+    splits = None
+    if a.splits is not None:
+        try:
+            splits = {int(v) for v in a.splits.split(',')}
+        except ValueError:
+            print(f'cublas_report.py: --splits takes numbers, comma-separated, got {a.splits!r}',
+                  file=sys.stderr)
+            sys.exit(2)
     per_run = []
     for path in a.runs:
         if not os.path.isfile(path):
             sys.exit(f'cublas_report.py: no file {path}')
-        rows = read_rows(path, a.no_split)
+        rows = read_rows(path, a.no_split, splits)
         if not rows:
             sys.exit(f'cublas_report.py: {path}: no rows')
         r = ratios(rows)

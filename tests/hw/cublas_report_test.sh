@@ -37,6 +37,13 @@ best_quoted "${sixth[@]}" h100_tile_group_losers_2842328c_2026-12-06.csv ||
   fail "the sixth board with the tile groups"
 quoted h100_shapes_tma_epilogue_tile_group_auto_2f4342f5_2026-12-06.csv \
   h100_shapes_pingpong_tma_epilogue_2f4342f5_2026-12-06.csv || fail "both schedules, fenced"
+few=h100_split3_few_tile_e93398f6_2026-12-06.csv
+quoted "$few" --splits 1,2,4 --shapes || fail "the few-tile shapes without the split over 3"
+quoted "$few" --shapes || fail "the few-tile shapes with the split over 3"
+both=(h100_shapes_tma_epilogue_tile_group_auto_split3_e93398f6_2026-12-06.csv
+  h100_shapes_pingpong_tma_epilogue_e93398f6_2026-12-06.csv)
+quoted "${both[@]}" || fail "both schedules with the split over 3"
+best_quoted "${both[@]}" --splits 1,2,4 || fail "both schedules without the split over 3"
 # The check can fail: one shape's times tripled in a copy of a run.
 t=${TEST_TMPDIR:-$(mktemp -d)}
 python3 - "${runs[1]}" "$t/${runs[1]}" <<'PY'

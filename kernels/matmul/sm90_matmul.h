@@ -113,6 +113,7 @@ enum class ClusterBug {
   kSplitFullCountsAll,   // the full barriers count every rank of the cluster, the owner too
   kSplitCtaScopeWait,    // the owner waits for its slots with the CTA-scope try_wait
   kSplitNoSyncBeforeFull,  // a sender's elected lane signals with no __syncwarp after the stores
+  kSplitFirstByFloor,      // an owner's first warp rounded down (S = 3: rank 1 from warp 2)
   // A shorter than a tile (sm90_a_box_rows): the rows past its box
   kShortANotZeroed,        // never zeroed (wgmma reads what nothing wrote)
   kShortAZeroNoFence,      // zeroed with no fence.proxy.async before wgmma reads them
@@ -268,6 +269,7 @@ struct Sm90Matmul {
       : B == ClusterBug::kSplitFullCountsAll ? SplitKBug::kFullCountsAll
       : B == ClusterBug::kSplitCtaScopeWait  ? SplitKBug::kCtaScopeWait
       : B == ClusterBug::kSplitNoSyncBeforeFull ? SplitKBug::kNoSyncBeforeFull
+      : B == ClusterBug::kSplitFirstByFloor  ? SplitKBug::kFirstByFloor
                                              : SplitKBug::kNone;
 
   // Per-tile latency of the consumer's own instructions, in dependent steps

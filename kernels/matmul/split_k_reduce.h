@@ -33,7 +33,15 @@ namespace sk {
 
 // Seeded bugs of the verifier's corpus (ClusterBug::kSplit*, sm90_matmul.h);
 // kNone is the reduction.
-enum class SplitKBug { kNone, kFreeBeforeRead, kCtaScopeFull, kFullCountsAll, kCtaScopeWait, kNoSyncBeforeFull };
+enum class SplitKBug {
+  kNone,
+  kFreeBeforeRead,
+  kCtaScopeFull,
+  kFullCountsAll,
+  kCtaScopeWait,
+  kNoSyncBeforeFull,
+  kFirstByFloor,  // first(o) rounded down: right for S = 2, 4, 8, not for 3
+};
 
 // Acc: the consumer warp's accumulators (LaneArray<float, R>, R a multiple of 4).
 template <class Acc>
@@ -57,7 +65,11 @@ struct SplitKReduce {
 
   SK_DEVICE uint32_t owner(uint32_t q) const { return q * splits / kWarps; }
   // The first warp that CTA o owns (the smallest q with owner(q) == o).
-  SK_DEVICE uint32_t first(uint32_t o) const { return (o * kWarps + splits - 1) / splits; }
+  template <SplitKBug Bug = SplitKBug::kNone>
+  SK_DEVICE uint32_t first(uint32_t o) const {
+    if constexpr (Bug == SplitKBug::kFirstByFloor) return o * kWarps / splits;
+    return (o * kWarps + splits - 1) / splits;
+  }
   // Whether S CTAs split the warps with the slots there are.
   SK_DEVICE static constexpr bool fits(uint32_t splits) {
     return splits >= 2 && splits <= kWarps &&
@@ -78,9 +90,10 @@ struct SplitKReduce {
 
   // Warp q's slot in its owner from CTA `from` (the owner's warps of q's
   // rows take S - 1 slots each, one per other rank in rank order).
+  template <SplitKBug Bug = SplitKBug::kNone>
   SK_DEVICE float* slot(uint32_t q, uint32_t from) const {
     const uint32_t o = owner(q);
-    return &s->slot[(q - first(o)) * (splits - 1) + (from < o ? from : from - 1)][0][0][0];
+    return &s->slot[(q - first<Bug>(o)) * (splits - 1) + (from < o ? from : from - 1)][0][0][0];
   }
 
   // Warp q's part of tile number `n` (0, 1, ... in the CTA's walk): on the
@@ -95,7 +108,7 @@ struct SplitKReduce {
       send<Bug>(acc, q, n);
       return false;
     }
-    const uint32_t local = q - first(o);
+    const uint32_t local = q - first<Bug>(o);
     if constexpr (Bug == SplitKBug::kCtaScopeWait) {
       while (!arch::mbarrier_try_wait_parity(&s->full[local], n & 1)) {
       }
@@ -106,7 +119,7 @@ struct SplitKReduce {
     if constexpr (Bug == SplitKBug::kFreeBeforeRead) hand_back(q);
     for (uint32_t from = 0; from < splits; ++from) {
       if (from == rank) continue;
-      const float* in = slot(q, from);
+      const float* in = slot<Bug>(q, from);
       for_each_lane([&](uint32_t l) {
         float* r = sum.lane(l);
         SK_UNROLL
@@ -152,7 +165,7 @@ struct SplitKReduce {
     // The owner has read this slot's previous tile (passes at once for n = 0).
     while (!arch::mbarrier_try_wait_parity(&s->free[q], (n & 1) ^ 1)) {
     }
-    float* out = slot(q, rank);
+    float* out = slot<Bug>(q, rank);
     for_each_lane([&](uint32_t l) {
       const float* r = acc.lane(l);
       SK_UNROLL
@@ -167,9 +180,9 @@ struct SplitKReduce {
     if constexpr (Bug != SplitKBug::kNoSyncBeforeFull) arch::sync_warp();
     if (auto lane = elect_one()) {
       if constexpr (Bug == SplitKBug::kCtaScopeFull)
-        arch::mbarrier_arrive_cluster(&s->full[q - first(o)], o);
+        arch::mbarrier_arrive_cluster(&s->full[q - first<Bug>(o)], o);
       else
-        arch::mbarrier_arrive_cluster_release(&s->full[q - first(o)], o);
+        arch::mbarrier_arrive_cluster_release(&s->full[q - first<Bug>(o)], o);
     }
   }
 };

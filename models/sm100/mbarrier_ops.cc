@@ -348,11 +348,13 @@ void report_overwrite(Gpu& gpu, Cta& cta, uint64_t off, uint64_t bytes, const ch
     if (!b->valid || b->overwrite_reported || boff + 8 <= off || boff >= off + bytes) continue;
     b->overwrite_reported = true;
     gpu.finding("mbarrier", "mbarrier.overwritten_while_live",
-                fmt::format("{} writes shared memory bytes [{}, {}), over {} (offset {}), a valid "
-                            "mbarrier: its memory may be reused only after mbarrier.inval; the "
-                            "write corrupts the barrier on hardware (a shared-memory layout whose "
-                            "buffers overlap the barriers, or a store past a buffer's end)",
-                            op, off, off + bytes, b->name.empty() ? "the mbarrier" : b->name, boff),
+                fmt::format("{} writes shared memory bytes [{}, {}) of CTA {} (rank {}), over {} "
+                            "(offset {}), a valid mbarrier: its memory may be reused only after "
+                            "mbarrier.inval; the write corrupts the barrier on hardware (a "
+                            "shared-memory layout whose buffers overlap the barriers, or a store "
+                            "past a buffer's end)",
+                            op, off, off + bytes, cta.id, cta.cluster_rank,
+                            b->name.empty() ? "the mbarrier" : b->name, boff),
                 loc);
   }
 }

@@ -142,6 +142,8 @@ SK_CLUSTER_CASE(kSplitCtaScopeWait, "split_cta_scope_wait",
                 "K split: the owner waits for its slots with the CTA-scope try_wait");
 SK_CLUSTER_CASE(kSplitNoSyncBeforeFull, "split_no_sync_before_full",
                 "K split: a sender's elected lane signals with no __syncwarp after the lanes' stores");
+SK_CLUSTER_CASE(kSplitFirstByFloor, "split_first_by_floor",
+                "K split over 3: an owner's first warp rounded down, its last slot past the seven");
 SK_CLUSTER_CASE(kShortANotZeroed, "short_a_not_zeroed",
                 "A shorter than a tile: the rows past its box are never zeroed");
 SK_CLUSTER_CASE(kShortAZeroNoFence, "short_a_zero_no_fence",

@@ -285,6 +285,10 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
     params[s].a = make_map(pr.a[s], pr.m, pr.k, pr.lda, sk::sm90_a_box_rows(pr.m, cs.n, pr.a_col ? 1 : 0),
                            pr.batch, pr.a_col);
     params[s].b = make_map(pr.b[s], pr.n, pr.k, pr.ldb, BN / cs.m, pr.batch, pr.b_row);
+    // B's last tile column where it is narrower than the tile: its own box.
+    params[s].b_edge_rows = sk::sm90_b_edge_rows(pr.n, BN, cs.m, pr.b_row ? 1 : 0);
+    if (params[s].b_edge_rows != 0)
+      params[s].b_edge = make_map(pr.b[s], pr.n, pr.k, pr.ldb, params[s].b_edge_rows, pr.batch);
     params[s].layouts = sk::OperandLayouts{pr.a_col ? 1u : 0u, pr.b_row ? 1u : 0u};
     params[s].d = reinterpret_cast<sk::bf16_t*>(pr.d);
     params[s].m = pr.m;

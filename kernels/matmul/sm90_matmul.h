@@ -56,6 +56,14 @@
 // first load; TMA never writes them, wgmma reads them, and the rows of D they
 // give lie past M and are not stored.
 //
+// B's last tile column narrower than the tile (N not a multiple of BN,
+// K-major B, no cluster along M): that column loads through a second map
+// whose box is N mod BN rows (Params::b_edge, sm90_b_edge_rows), so TMA
+// zero-fills none of B's rows there either (they cost 12 % with 117 CTAs on
+// long K: docs/hardware.md, "A half-width last tile column"). The rows past
+// the box hold zeros from the stage's first use or a full box's earlier
+// rows; the columns of D they give lie past N and are not stored.
+//
 // Invariants: a stage is released (empty barrier, one arrival per consumer
 // warp and releasing CTA) only after the wgmma ops that read it have
 // completed (wait_group 0; ping-pong: wait_group 1 once the next k-block's
@@ -118,6 +126,9 @@ enum class ClusterBug {
   kShortANotZeroed,        // never zeroed (wgmma reads what nothing wrote)
   kShortAZeroNoFence,      // zeroed with no fence.proxy.async before wgmma reads them
   kShortAZeroNoSync,       // zeroed by the lanes, published by the elected lane with no __syncwarp
+  // B's last tile column boxed at its own rows (sm90_b_edge_rows):
+  kEdgeExpectFull,         // the edge column's expect_tx counts the full box
+  kEdgeLoadFull,           // the edge column loaded through the full box's map (TMA zero-fills)
   // The ping-pong schedule (Cfg::kPingPong, consume_pingpong):
   kPingPongNoTurn,         // no turns between the warpgroups (the order barrier left out)
   kPingPongCountBoth,      // the empty barrier counts both warpgroups' warps, as cooperatively
@@ -185,6 +196,15 @@ SK_HOST_DEVICE constexpr uint32_t sm90_a_loaded_rows(uint32_t m, uint32_t cluste
   return cluster_n == 1 ? sm90_a_box_rows(m, 1, a_mn_major) : 128;
 }
 
+// Rows of B's box in its last tile column, for the hosts' second map of B
+// (Params::b_edge) and the kernel: N mod BN where that column is narrower
+// than the tile, B is K-major and no cluster splits B's tile (cluster_m 1);
+// 0 otherwise (the last column loads the full box).
+SK_HOST_DEVICE constexpr uint32_t sm90_b_edge_rows(uint32_t n, uint32_t bn, uint32_t cluster_m,
+                                                   uint32_t b_mn_major) {
+  return cluster_m == 1 && b_mn_major == 0 ? n % bn : 0;
+}
+
 // The tile order the hosts choose for "--tile-group auto": bands of 4 tile
 // columns where the `sms` tiles of one wave, walked along M, would span fewer
 // than three tile columns (so the wave streams A's whole height through L2
@@ -205,6 +225,10 @@ SK_HOST_DEVICE constexpr uint32_t sm90_auto_tile_group(uint32_t m, uint32_t k, u
 struct Sm90MatmulParams {
   arch::TensorMap a;  // dims {K, M, batches}, box {64, sm90_a_box_rows, 1}, 128B swizzle
   arch::TensorMap b;  // dims {K, N, batches}, box {64, tile N, 1}, 128B swizzle
+  // B's last tile column (b_edge_rows = sm90_b_edge_rows, 0: none, the
+  // column loads through b): dims as b's, box {64, b_edge_rows, 1}.
+  arch::TensorMap b_edge;
+  uint32_t b_edge_rows = 0;
   bf16_t* d;          // row-major, leading dimension ldd elements
   uint32_t m, n, k, ldd;
   uint32_t batches = 1;          // matrices of A, B and D
@@ -405,12 +429,20 @@ struct Sm90Matmul {
     if constexpr (B == ClusterBug::kMaskOutside) b_mask |= static_cast<uint16_t>(1u << cs.size());
     // The bytes each stage brings to this CTA: all of A and B, whoever loads them.
     uint32_t stage_bytes = kStageBytes - (BM - a_loaded) * BK * 2;
+    // B's last tile column through its own box (b_edge_rows rows; 0: none).
+    const uint32_t b_edge = p.b_edge_rows;
+    const BatchedTmaTileLoader b_edge_loader(
+        B == ClusterBug::kEdgeLoadFull ? &p.b : &p.b_edge, MnTiling::of(0, BN, BK));
+    const uint32_t edge_bytes =
+        B == ClusterBug::kEdgeExpectFull || b_edge == 0 ? stage_bytes
+                                                        : stage_bytes - (BN - b_edge) * BK * 2;
     if constexpr (B == ClusterBug::kExpectOwnBytes) stage_bytes = (a_rows + b_rows) * BK * 2;
     if constexpr (B == ClusterBug::kExpectPeerTwice)
       stage_bytes = kStageBytes + (cs.m - 1) * b_rows * BK * 2;
     auto producer = pipe.producer();
-    // Stages whose rows past A are zero.
-    uint32_t zeroed = a_loaded < BM && B != ClusterBug::kShortANotZeroed ? 0 : S;
+    // Stages whose rows past A's box and B's edge box are zero.
+    const bool zero_a = a_loaded < BM && B != ClusterBug::kShortANotZeroed;
+    uint32_t zeroed = zero_a || b_edge != 0 ? 0 : S;
     bool cluster_waited = B != ClusterBug::kLoadBeforeClusterWait || cs.size() == 1;
     for (uint64_t t = walk.first; t < walk.blocks; t += walk.step) {
       const WorkInfo w = walk.work(t, p);
@@ -423,15 +455,19 @@ struct Sm90Matmul {
         auto stage = producer.acquire();
         probe.mark(kKbEmpty, kb);
         if (zeroed < S) {  // the stage's first use (the ring is filled in order)
-          zero_rows(stage.tiles().a, a_loaded);
+          if (zero_a) zero_rows<BM>(stage.tiles().a, a_loaded);
+          if (b_edge != 0) zero_rows<BN>(stage.tiles().b, b_edge);
+          publish_zeros();
           ++zeroed;
         }
         if (auto lane = elect_one()) {
-          stage.expect_bytes(stage_bytes);
           const auto tl = stage.tiles();
           const int32_t k0 = static_cast<int32_t>(kb * BK);
+          const bool edge = b_edge != 0 && static_cast<uint32_t>(w.n_tile) + 1 == walk.tiles_n;
+          stage.expect_bytes(edge ? edge_bytes : stage_bytes);
           a_loader.load_multicast(tl.a + a_slice * BK, stage.full_barrier(), k0, m0, w.batch, a_mask);
-          b_loader.load_multicast(tl.b + b_slice * BK, stage.full_barrier(), k0, n0, w.batch, b_mask);
+          (edge ? b_edge_loader : b_loader)
+              .load_multicast(tl.b + b_slice * BK, stage.full_barrier(), k0, n0, w.batch, b_mask);
         }
         std::move(stage).release_async();
         if (!cluster_waited) {
@@ -444,13 +480,15 @@ struct Sm90Matmul {
     if constexpr (B != ClusterBug::kNoExitSync) producer.drain();
   }
 
-  // Rows [from, BM) of a stage's K-major A tile (128 bytes a row, whatever
-  // the swizzle does inside it) zeroed by the warp's lanes, 16 bytes a store,
-  // then made visible to the async proxy (wgmma) and gathered before the
-  // elected lane's arrive publishes them with the stage.
-  SK_DEVICE static void zero_rows(void* a, uint32_t from) {
-    uint8_t* const rows = static_cast<uint8_t*>(a) + from * BK * 2;
-    const uint32_t bytes = (BM - from) * BK * 2;
+  // Rows [from, Rows) of a stage's K-major A or B tile (128 bytes a row,
+  // whatever the swizzle does inside it) zeroed by the warp's lanes, 16
+  // bytes a store; publish_zeros() then makes them visible to the async
+  // proxy (wgmma) and gathers them before the elected lane's arrive
+  // publishes them with the stage.
+  template <uint32_t Rows>
+  SK_DEVICE static void zero_rows(void* tile, uint32_t from) {
+    uint8_t* const rows = static_cast<uint8_t*>(tile) + from * BK * 2;
+    const uint32_t bytes = (Rows - from) * BK * 2;
     for_each_lane([&](uint32_t l) {
       const uint32_t zero[4] = {0, 0, 0, 0};
       for (uint32_t o = 16 * l; o < bytes; o += 32 * 16) arch::st_shared_b128(rows + o, zero);
@@ -458,6 +496,8 @@ struct Sm90Matmul {
     // The stores for_each_lane does not run in timing mode: one a lane per
     // 512 bytes.
     arch::account_alu(ceil_div<uint32_t>(bytes, 512), 0);
+  }
+  SK_DEVICE static void publish_zeros() {
     if constexpr (B != ClusterBug::kShortAZeroNoFence) arch::fence_proxy_async_shared();
     if constexpr (B != ClusterBug::kShortAZeroNoSync) arch::sync_warp();
   }

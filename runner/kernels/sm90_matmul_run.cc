@@ -98,6 +98,11 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
                                  q.a_mn_major));
   fail_encode(encode_operand_map(p.b, buf.b, q.k, q.n, buf.ldb, buf.stride_b, q.batch, 64,
                                  BN / q.cluster_m, q.b_mn_major));
+  // B's last tile column where it is narrower than the tile: its own box.
+  p.b_edge_rows = sm90_b_edge_rows(q.n, BN, q.cluster_m, q.b_mn_major ? 1 : 0);
+  if (p.b_edge_rows != 0)
+    fail_encode(encode_operand_map(p.b_edge, buf.b, q.k, q.n, buf.ldb, buf.stride_b, q.batch, 64,
+                                   p.b_edge_rows, false));
   p.cluster_m = q.cluster_m;
   p.cluster_n = q.cluster_n;
   p.split_k = q.split_k;

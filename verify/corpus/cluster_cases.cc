@@ -61,6 +61,8 @@ class ClusterCase : public verify::Sm90Case {
     p_.ldd = buf.ldc;
     encode(p_.a, a_, p_.m, sm90_a_box_rows(p_.m, p_.cluster_n, 0));
     encode(p_.b, b_, p_.n, 128 / p_.cluster_m);
+    p_.b_edge_rows = sm90_b_edge_rows(p_.n, 128, p_.cluster_m, 0);
+    if (p_.b_edge_rows != 0) encode(p_.b_edge, b_, p_.n, p_.b_edge_rows);
     p_.d = reinterpret_cast<bf16_t*>(d_);
     p_.batches = 1;
     p_.batch_stride_d = 0;
@@ -150,6 +152,10 @@ SK_CLUSTER_CASE(kShortAZeroNoFence, "short_a_zero_no_fence",
                 "A shorter than a tile: its rows past the box zeroed with no fence.proxy.async");
 SK_CLUSTER_CASE(kShortAZeroNoSync, "short_a_zero_no_sync",
                 "A shorter than a tile: its rows past the box zeroed, published with no __syncwarp");
+SK_CLUSTER_CASE(kEdgeExpectFull, "edge_expect_full",
+                "B's narrow last tile column: its expect_tx counts the full box's bytes");
+SK_CLUSTER_CASE(kEdgeLoadFull, "edge_load_full",
+                "B's narrow last tile column loaded through the full box's map");
 
 // The ping-pong schedule (Cfg::kPingPong): 300 x 260 x 256 on two CTAs, so
 // that each warpgroup takes two or three tiles of four k-blocks on three

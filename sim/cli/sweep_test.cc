@@ -345,7 +345,7 @@ TEST_CASE("a sweep over K splits runs each split, names it and skips the tiles i
   CHECK(j.at("results").as_array()[0].as_object().contains("split_k"));
   CHECK(j.at("skipped").as_array()[0].as_object().at("split_k").to_number<int64_t>() == 4);
   CHECK_THROWS_AS(parse_sweep({"--arch", "sm90", "--m", "256", "--n", "256", "--k", "1024",
-                               "--split-k", "1,3"}),
+                               "--split-k", "1,5"}),
                   UsageError);
 
   // Without --split-k, a best configuration on under half the SMs with K of

@@ -44,6 +44,10 @@ both=(h100_shapes_tma_epilogue_tile_group_auto_split3_e93398f6_2026-12-06.csv
   h100_shapes_pingpong_tma_epilogue_e93398f6_2026-12-06.csv)
 quoted "${both[@]}" || fail "both schedules with the split over 3"
 best_quoted "${both[@]}" --splits 1,2,4 || fail "both schedules without the split over 3"
+edge=(h100_shapes_tma_epilogue_tile_group_auto_edge_64bcc282_2026-12-06.csv
+  h100_shapes_pingpong_tma_epilogue_edge_64bcc282_2026-12-06.csv)
+quoted "${edge[@]}" || fail "both schedules with the edge box"
+best_quoted "${edge[@]}" --splits 1,2,4 || fail "both schedules with the edge box, without S = 3"
 # The check can fail: one shape's times tripled in a copy of a run.
 t=${TEST_TMPDIR:-$(mktemp -d)}
 python3 - "${runs[1]}" "$t/${runs[1]}" <<'PY'

@@ -93,7 +93,10 @@ struct SplitKReduce {
   template <SplitKBug Bug = SplitKBug::kNone>
   SK_DEVICE float* slot(uint32_t q, uint32_t from) const {
     const uint32_t o = owner(q);
-    return &s->slot[(q - first<Bug>(o)) * (splits - 1) + (from < o ? from : from - 1)][0][0][0];
+    const uint32_t i = (q - first<Bug>(o)) * (splits - 1) + (from < o ? from : from - 1);
+    // Byte arithmetic within Storage: the seeded kFirstByFloor reaches i = 7,
+    // past the slots and over the barriers, as the device would.
+    return reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(s->slot) + i * sizeof(s->slot[0]));
   }
 
   // Warp q's part of tile number `n` (0, 1, ... in the CTA's walk): on the

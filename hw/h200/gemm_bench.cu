@@ -544,7 +544,7 @@ int main(int argc, char** argv) {
     for (const char* at = list; *at != 0;) {
       char* end = nullptr;
       const unsigned long v = std::strtoul(at, &end, 10);
-      if (end == at || (v < 1 || v > 4) && v != 8 || (*end != 0 && *end != ',')) {
+      if (end == at || ((v < 1 || v > 4) && v != 8) || (*end != 0 && *end != ',')) {
         std::fprintf(stderr, "gemm_bench: --split-k takes 1, 2, 3, 4 or 8, comma-separated, got '%s'\n",
                      list);
         return 2;

@@ -332,16 +332,15 @@ struct Sm90Matmul {
     if constexpr (B == ClusterBug::kMaskOutside) b_mask |= static_cast<uint16_t>(1u << cs.size());
     // The bytes each stage brings to this CTA: all of A and B, whoever loads them.
     uint32_t stage_bytes = kStageBytes - (BM - a_loaded) * BK * 2;
+    if constexpr (B == ClusterBug::kExpectOwnBytes) stage_bytes = (a_rows + b_rows) * BK * 2;
+    if constexpr (B == ClusterBug::kExpectPeerTwice)
+      stage_bytes = kStageBytes + (cs.m - 1) * b_rows * BK * 2;
     // B's last tile column through its own box (b_edge_rows rows; 0: none).
     const uint32_t b_edge = p.b_edge_rows;
     const BatchedTmaTileLoader b_edge_loader(
         B == ClusterBug::kEdgeLoadFull ? &p.b : &p.b_edge, MnTiling::of(0, BN, BK));
     const uint32_t edge_bytes =
-        B == ClusterBug::kEdgeExpectFull || b_edge == 0 ? stage_bytes
-                                                        : stage_bytes - (BN - b_edge) * BK * 2;
-    if constexpr (B == ClusterBug::kExpectOwnBytes) stage_bytes = (a_rows + b_rows) * BK * 2;
-    if constexpr (B == ClusterBug::kExpectPeerTwice)
-      stage_bytes = kStageBytes + (cs.m - 1) * b_rows * BK * 2;
+        B == ClusterBug::kEdgeExpectFull ? stage_bytes : stage_bytes - (BN - b_edge) * BK * 2;
     auto producer = pipe.producer();
     // Stages whose rows past A's box and B's edge box are zero.
     const bool zero_a = a_loaded < BM && B != ClusterBug::kShortANotZeroed;
@@ -353,6 +352,10 @@ struct Sm90Matmul {
         if (!walk.inside(w)) continue;
       const int32_t m0 = w.m_tile * BM + static_cast<int32_t>(a_slice);
       const int32_t n0 = w.n_tile * BN + static_cast<int32_t>(b_slice);
+      // The tile's B loader and bytes: the edge box's in B's last tile column.
+      const bool edge = b_edge != 0 && static_cast<uint32_t>(w.n_tile) + 1 == walk.tiles_n;
+      const BatchedTmaTileLoader& b_tile_loader = edge ? b_edge_loader : b_loader;
+      const uint32_t tile_bytes = edge ? edge_bytes : stage_bytes;
       const auto probe = Probe::kblocks(t);
       for (uint32_t kb = walk.kb_begin; kb < walk.kb_end; ++kb) {
         auto stage = producer.acquire();
@@ -366,11 +369,9 @@ struct Sm90Matmul {
         if (auto lane = elect_one()) {
           const auto tl = stage.tiles();
           const int32_t k0 = static_cast<int32_t>(kb * BK);
-          const bool edge = b_edge != 0 && static_cast<uint32_t>(w.n_tile) + 1 == walk.tiles_n;
-          stage.expect_bytes(edge ? edge_bytes : stage_bytes);
+          stage.expect_bytes(tile_bytes);
           a_loader.load_multicast(tl.a + a_slice * BK, stage.full_barrier(), k0, m0, w.batch, a_mask);
-          (edge ? b_edge_loader : b_loader)
-              .load_multicast(tl.b + b_slice * BK, stage.full_barrier(), k0, n0, w.batch, b_mask);
+          b_tile_loader.load_multicast(tl.b + b_slice * BK, stage.full_barrier(), k0, n0, w.batch, b_mask);
         }
         std::move(stage).release_async();
         if (!cluster_waited) {

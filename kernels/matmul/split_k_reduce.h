@@ -43,13 +43,23 @@ enum class SplitKBug {
   kFirstByFloor,  // first(o) rounded down: right for S = 2, 4, 8, not for 3
 };
 
+inline constexpr uint32_t kSplitKWarps = 8;  // consumer warps of a CTA
+// An owner's warps times the other ranks: 4 x 1, 3 x 2, 2 x 3, 1 x 7.
+inline constexpr uint32_t kSplitKSlots = 7;
+
+// Whether S CTAs split the consumer warps with the slots there are (S = 2,
+// 3, 4, 8; for the hosts' refusals as for the kernel).
+SK_HOST_DEVICE constexpr bool split_k_fits(uint32_t splits) {
+  return splits >= 2 && splits <= kSplitKWarps &&
+         ((kSplitKWarps + splits - 1) / splits) * (splits - 1) <= kSplitKSlots;
+}
+
 // Acc: the consumer warp's accumulators (LaneArray<float, R>, R a multiple of 4).
 template <class Acc>
 struct SplitKReduce {
   static constexpr int kRegs = Acc::kRegs;
-  static constexpr uint32_t kWarps = 8;  // consumer warps of a CTA
-  // An owner's warps times the other ranks: 4 x 1, 3 x 2, 2 x 3, 1 x 7.
-  static constexpr uint32_t kSlots = 7;
+  static constexpr uint32_t kWarps = kSplitKWarps;
+  static constexpr uint32_t kSlots = kSplitKSlots;
   static_assert(kRegs % 4 == 0, "the slots move 16 bytes a store");
 
   struct Storage {
@@ -69,11 +79,6 @@ struct SplitKReduce {
   SK_DEVICE uint32_t first(uint32_t o) const {
     if constexpr (Bug == SplitKBug::kFirstByFloor) return o * kWarps / splits;
     return (o * kWarps + splits - 1) / splits;
-  }
-  // Whether S CTAs split the warps with the slots there are.
-  SK_DEVICE static constexpr bool fits(uint32_t splits) {
-    return splits >= 2 && splits <= kWarps &&
-           ((kWarps + splits - 1) / splits) * (splits - 1) <= kSlots;
   }
 
   // Lane: one (inside elect_one()); the caller then fences the inits at

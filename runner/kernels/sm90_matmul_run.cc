@@ -252,7 +252,7 @@ std::string validate_sm90_matmul(const MatmulRequest& q) {
   }
   if (q.split_k > 1) {
     const uint32_t s = q.split_k;
-    if (!Sm90MatmulConfig<128, 4, false, false, true>::Reduce::fits(s))
+    if (!split_k_fits(s))
       return fmt::format("--split-k {}: the K split takes a cluster of 2, 3, 4 or 8 CTAs (its "
                          "reduction's slots hold no other share of the 8 consumer warps)",
                          s);

@@ -49,7 +49,7 @@ class ClusterCase : public verify::Sm90Case {
     if ((p_.cluster_m & (p_.cluster_m - 1)) != 0 || (p_.cluster_n & (p_.cluster_n - 1)) != 0 ||
         size > 8)
       throw std::invalid_argument("cm and cn must be 1, 2 or 4, and cm * cn at most 8");
-    if (p_.split_k > 1 && (!Cfg::Reduce::fits(p_.split_k) || p_.cluster_m * p_.cluster_n > 1 ||
+    if (p_.split_k > 1 && (!split_k_fits(p_.split_k) || p_.cluster_m * p_.cluster_n > 1 ||
                            (p_.k + 63) / 64 < p_.split_k))
       throw std::invalid_argument(
           "split must be 1, 2, 3, 4 or 8, with cm = cn = 1 and at least split k-blocks of 64");

@@ -33,10 +33,11 @@ import sys
 
 
 def split_of(shape):
-    """The K split of a gemm_bench row's name (_kS; 1 when none)."""
+    """The K split of a gemm_bench row's name (_kS, or _kSt for the last
+    wave's tiles only; 1 when none)."""
     for part in shape.split('_')[1:]:
-        if len(part) > 1 and part[0] == 'k' and part[1:].isdigit():
-            return int(part[1:])
+        if len(part) > 1 and part[0] == 'k' and part[1:].rstrip('t').isdigit():
+            return int(part[1:].rstrip('t'))
     return 1
 
 

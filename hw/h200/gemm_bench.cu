@@ -68,7 +68,9 @@
 // --split-k LIST (comma-separated, of 1, 2, 3, 4, 8; default 1) also runs the
 // kernel with each tile's K split over a cluster of S CTAs, reduced through
 // DSMEM (kernels/matmul/split_k_reduce.h; tile N 128 only, no --cluster,
-// --ctas or probes); the shape column then ends in _kS.
+// --ctas or probes); the shape column then ends in _kS. --split-tail splits
+// only the last wave's tiles (Params::split_tail, sm90_split_from), each CTA
+// taking the waves before it whole: the column ends in _kSt.
 //
 // Inputs are random BF16 in [-1, 1) (a device hash of the index, new per
 // seed), rows padded to a 16-byte pitch as TMA requires. D is poisoned with
@@ -185,6 +187,7 @@ struct Problem {
   int stamp = 0;
   bool launch_only = false;   // --cluster-launch-only: clusters launched, the kernel told 1x1
   uint32_t split = 1;         // --split-k: each tile's K over a cluster of this many CTAs
+  bool split_tail = false;    // --split-tail: only the last wave's tiles split
   bool pingpong = false;      // --pingpong: the ping-pong schedule (tile N 128)
   std::vector<uint32_t> holds;  // --hold-kblock: extra SM cycles each consumer holds a stage
   bool a_col, b_row;  // A M-contiguous, B N-contiguous
@@ -241,7 +244,7 @@ std::string shape(const Problem& pr) {
          (pr.launch_only && pr.cluster.size() > 1 ? "_lo" : "") + (pr.pingpong ? "_pp" : "") +
          (pr.tma_epilogue ? "_et" : "") +
          (pr.max_ctas > 0 ? "_n" + std::to_string(pr.max_ctas) : "") +
-         (pr.split > 1 ? "_k" + std::to_string(pr.split) : "") +
+         (pr.split > 1 ? "_k" + std::to_string(pr.split) + (pr.split_tail ? "t" : "") : "") +
          (pr.sets_forced ? "_s" + std::to_string(pr.sets) : "");
 }
 
@@ -301,6 +304,7 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
     params[s].cluster_m = cs.m;
     params[s].cluster_n = cs.n;
     params[s].split_k = Split ? pr.split : 1;
+    params[s].split_tail = Split && pr.split_tail ? 1 : 0;
     if constexpr (Tma) {
       params[s].d_map = make_d_map(pr.d, pr.m, pr.n, pr.ldd, pr.batch);
     }
@@ -552,6 +556,11 @@ int main(int argc, char** argv) {
       splits.push_back(static_cast<uint32_t>(v));
       at = *end == ',' ? end + 1 : end;
     }
+  }
+  pr.split_tail = flag(argc, argv, "--split-tail");
+  if (pr.split_tail && std::none_of(splits.begin(), splits.end(), [](uint32_t sp) { return sp > 1; })) {
+    std::fprintf(stderr, "gemm_bench: --split-tail splits the last wave's tiles: give --split-k S\n");
+    return 2;
   }
   for (const uint32_t sp : splits)
     if (sp > 1 && (clusters.size() > 1 || clusters[0].size() > 1 || pr.max_ctas > 0)) {

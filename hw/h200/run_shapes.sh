@@ -22,6 +22,10 @@
 #                   shapes of fewer 128x128 tiles than SPLIT_TILES (default
 #                   132, one per SM: a launch of more tiles fills every SM
 #                   without a split, so its split rows only cost device time)
+#   SPLIT_TAIL=1    the splits of SPLITS on the last wave's tiles only
+#                   (gemm_bench --split-tail; shapes named _kSt), on shapes of
+#                   SPLIT_TILES or more 128x128 tiles (SPLIT_TILES then the
+#                   least, default 133: a launch of more tiles than SMs)
 #   SHAPES="M N K;..." only these shapes of the set (default: every one)
 # Output: shapes.csv in $OUT (or /tmp): gemm_bench's columns, one row per
 # configuration and round, with the board's name and UUID on the first line
@@ -42,7 +46,7 @@ if [ -n "${PINGPONG:-}" ]; then
   epi+=(--pingpong)
   SPLITS=
 fi
-{ echo "# $board; epilogue ${EPILOGUE:-regs}; tile group ${TILE_GROUP:-1}; schedule $([ -n "${PINGPONG:-}" ] && echo pingpong || echo cooperative); splits ${SPLITS:-1} on shapes under ${SPLIT_TILES:-132} tiles"; echo "round,$header"; } > "$out/shapes.csv"
+{ echo "# $board; epilogue ${EPILOGUE:-regs}; tile group ${TILE_GROUP:-1}; schedule $([ -n "${PINGPONG:-}" ] && echo pingpong || echo cooperative); splits ${SPLITS:-1} $([ -n "${SPLIT_TAIL:-}" ] && echo "of the last wave on shapes of at least ${SPLIT_TILES:-133}" || echo "on shapes under ${SPLIT_TILES:-132}") tiles"; echo "round,$header"; } > "$out/shapes.csv"
 mapfile -t shapes < <(python3 hw/h200/shape_set.py args)
 if [ -n "${SHAPES:-}" ]; then
   IFS=';' read -r -a wanted <<<"$SHAPES"
@@ -60,9 +64,16 @@ for round in $(seq "${ROUNDS:-3}"); do
   for shape in "${shapes[@]}"; do
     set -- $shape
     split=()
-    if [ -n "${SPLITS:-}" ] && [ $(( ($1 + 127) / 128 * (($2 + 127) / 128) )) -lt "${SPLIT_TILES:-132}" ]; then
+    tiles=$(( ($1 + 127) / 128 * (($2 + 127) / 128) ))
+    if [ -n "${SPLIT_TAIL:-}" ]; then
+      few=$([ "$tiles" -ge "${SPLIT_TILES:-133}" ] && echo 1)
+    else
+      few=$([ "$tiles" -lt "${SPLIT_TILES:-132}" ] && echo 1)
+    fi
+    if [ -n "${SPLITS:-}" ] && [ -n "$few" ]; then
       allowed=$(tr , '\n' <<<"$SPLITS" | awk -v kb=$(( ($3 + 63) / 64 )) '$1 <= kb' | paste -sd,)
       split=(--split-k "$allowed")
+      [ -n "${SPLIT_TAIL:-}" ] && split+=(--split-tail)
     fi
     "$bin" --m "$1" --n "$2" --k "$3" --all --runs "${RUNS:-20}" "${epi[@]}" "${split[@]}" | sed "s/^/$round,/" >> "$out/shapes.csv" || rc=1
   done

@@ -106,7 +106,8 @@ def predict(sim, shape, tile_n, stages, params=None, sm_clock=None, epilogue=Non
     (--input-sets, runner/kernels/input_sets.h), as every measured row is;
     lone=True predicts a launch alone (an empty L2), as before 2026-12-04."""
     # MxNxK, MxNxKxL for a batch of L; _ca: A col-major, _rb: B row-major;
-    # _gG: tile group G; _pp: the ping-pong schedule; _kS: the K split over S CTAs.
+    # _gG: tile group G; _pp: the ping-pong schedule; _kS: the K split over S
+    # CTAs, _kSt: of the last wave's tiles only.
     dims, *layouts = shape.split('_')
     m, n, k, *batch = dims.split('x')
     cmd = [sim, 'run', '--kernel', 'matmul', '--arch', 'sm90', '--m', m, '--n', n, '--k', k,
@@ -125,8 +126,8 @@ def predict(sim, shape, tile_n, stages, params=None, sm_clock=None, epilogue=Non
         cmd += ['--tile-group', g[1:]]
     if 'pp' in layouts:  # the ping-pong schedule (gemm_bench --pingpong)
         cmd += ["--pingpong"]
-    for s in (x for x in layouts if x[:1] == 'k' and x[1:].isdigit()):  # _kS: the K split
-        cmd += ['--split-k', s[1:]]
+    for s in (x for x in layouts if x[:1] == 'k' and x[1:].rstrip('t').isdigit()):  # _kS, _kSt
+        cmd += ['--split-k', s[1:].rstrip('t')] + (['--split-tail'] if s.endswith('t') else [])
     if params:
         cmd += ['--params', params]
     if sm_clock:

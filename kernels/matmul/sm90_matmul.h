@@ -45,7 +45,11 @@
 // KB / S) of each, each CTA's stage ring its own (no multicast, local
 // releases); after the main loop the accumulators are reduced through DSMEM
 // (split_k_reduce.h), each CTA writing D for the rows of its share of the 8 consumer warps.
-// For the shapes with few tiles and long K that leave most SMs idle.
+// For the shapes with few tiles and long K that leave most SMs idle. With
+// Params::split_tail only the last wave's tiles are split: each CTA takes
+// the tiles of the waves before it whole, on its own, and the clusters then
+// share the rest (sm90_split_from), so a last wave of at most G / S tiles
+// takes 1 / S of a tile's time (G CTAs).
 //
 // A shorter than one tile (M < 128, K-major, no cluster along N: the decode
 // shapes): A's box is A's own M rows (sm90_a_box_rows), so TMA zero-fills no
@@ -124,6 +128,8 @@ enum class ClusterBug {
   kSplitCtaScopeWait,    // the owner waits for its slots with the CTA-scope try_wait
   kSplitNoSyncBeforeFull,  // a sender's elected lane signals with no __syncwarp after the stores
   kSplitFirstByFloor,      // an owner's first warp rounded down (S = 3: rank 1 from warp 2)
+  kSplitTailPhaseByTile,   // with --split-tail, the reduction's phase counted over every tile of
+                           // the walk, the whole ones too, not over the split ones
   // A shorter than a tile (sm90_a_box_rows): the rows past its box
   kShortANotZeroed,        // never zeroed (wgmma reads what nothing wrote)
   kShortAZeroNoFence,      // zeroed with no fence.proxy.async before wgmma reads them
@@ -248,17 +254,7 @@ struct Sm90Matmul {
     const Pipe pipe(
         MbarrierBackend<S>(&s.barriers, release_peers ? cs.release_peers(release_rank) : 0),
         typename Cfg::Payload{&s.tiles});
-    const uint32_t tiles_m = ceil_div<uint32_t>(p.m, BM), tiles_n = ceil_div<uint32_t>(p.n, BN);
-    // A K split's cluster walks tiles as one CTA would; its rank is the split.
-    const uint32_t cluster_ctas = cs.size() * splits;
-    const uint32_t k_blocks = ceil_div<uint32_t>(p.k, BK);
-    const uint32_t split = splits > 1 ? rank : 0;
-    const Walk walk{tiles_m, tiles_n, cluster_blocks(tiles_m, tiles_n, p.batches, cs), cs,
-                    multicast ? rank : 0,
-                    B == ClusterBug::kWalkByCta ? arch::cta_idx() : arch::cta_idx() / cluster_ctas,
-                    arch::num_ctas() / cluster_ctas,
-                    split * k_blocks / splits, (split + 1) * k_blocks / splits,
-                    typename Cfg::Reduce{reduce_storage(s), splits, split}};
+    const Walk walk = walk_of(p, cs, rank, splits, reduce_storage(s));
     if (warp < 4) {
       arch::warpgroup_reg_dealloc<40>();
       // Warps 1-3 of the producer warpgroup only give their registers to
@@ -293,16 +289,37 @@ struct Sm90Matmul {
     return *reinterpret_cast<Smem*>(base + ((1024 - (arch::smem_addr(base) & 1023)) & 1023));
   }
 
-  // The blocks this CTA's cluster walks: first, first + step, ... of the
-  // cluster grid (kernels/sched/cluster_shape.h; one tile per block without
-  // a cluster).
+  // One step of a CTA's walk: block t of the cluster grid (a tile without a
+  // cluster) and the k-blocks [kb_begin, kb_end) this CTA computes of it;
+  // `split`: the tile's K is split over the cluster and its accumulators go
+  // through the reduction.
+  struct Unit {
+    uint64_t t;
+    uint32_t kb_begin, kb_end;
+    bool split;
+  };
+
+  // The units this CTA walks (kernels/sched/cluster_shape.h): first the
+  // blocks below split_from, whole, its cluster's first_whole, first_whole +
+  // step_whole, ... (every block without a K split; with Params::split_tail
+  // the waves before the last, one CTA a tile); then from split_from the
+  // K-split tiles, its cluster's split_from + first_split, + step_split, ...,
+  // the k-blocks of its rank (sm90_split_from). Every role of the CTA walks
+  // the same units, and every CTA of a K-split cluster the same split ones.
   struct Walk {
     uint32_t tiles_m, tiles_n;
     uint64_t blocks;
     ClusterShape cs;
-    uint32_t rank, first, step;
-    uint32_t kb_begin, kb_end;     // this CTA's k-blocks of every tile
-    typename Cfg::Reduce reduce;   // the K split's (splits 1: none)
+    uint32_t rank;                  // in the multicast cluster (0 without one)
+    uint64_t split_from;
+    uint32_t first_whole, step_whole, first_split, step_split;
+    uint32_t k_blocks, kb_begin, kb_end;  // the tile's, and this CTA's share of a split one
+    uint64_t whole, units;          // the CTA's whole units, and all of them
+    typename Cfg::Reduce reduce;    // the K split's (splits 1: none)
+    SK_DEVICE Unit unit(uint64_t i) const {
+      if (i < whole) return {first_whole + i * step_whole, 0, k_blocks, false};
+      return {split_from + first_split + (i - whole) * step_split, kb_begin, kb_end, true};
+    }
     SK_DEVICE WorkInfo work(uint64_t t, const Params& p) const {
       return cluster_tile_work(t, tiles_m, tiles_n, p.batches, p.tile_group, cs, rank);
     }
@@ -312,6 +329,31 @@ struct Sm90Matmul {
       return static_cast<uint32_t>(w.m_tile) < tiles_m && static_cast<uint32_t>(w.n_tile) < tiles_n;
     }
   };
+
+  // Of from, from + step, ... those below end.
+  SK_DEVICE static uint64_t steps_below(uint64_t from, uint64_t step, uint64_t end) {
+    return from < end ? (end - from + step - 1) / step : 0;
+  }
+
+  SK_DEVICE static Walk walk_of(const Params& p, const ClusterShape& cs, uint32_t rank, uint32_t splits,
+                                typename Cfg::Reduce::Storage* reduce) {
+    const uint32_t tiles_m = ceil_div<uint32_t>(p.m, BM), tiles_n = ceil_div<uint32_t>(p.n, BN);
+    const uint64_t blocks = cluster_blocks(tiles_m, tiles_n, p.batches, cs);
+    const uint32_t k_blocks = ceil_div<uint32_t>(p.k, BK);
+    // A K split's cluster walks its split tiles as one CTA would, its rank
+    // the split; whole tiles one CTA each (a K split has no multicast).
+    const uint32_t walkers = arch::num_ctas() / cs.size();
+    const uint64_t split_from = sm90_split_from(blocks, walkers, splits, p.split_tail != 0);
+    const uint32_t split = splits > 1 ? rank : 0;
+    Walk w{tiles_m, tiles_n, blocks, cs, cs.size() > 1 ? rank : 0, split_from,
+           B == ClusterBug::kWalkByCta ? arch::cta_idx() : arch::cta_idx() / cs.size(), walkers,
+           arch::cta_idx() / splits, arch::num_ctas() / splits,
+           k_blocks, split * k_blocks / splits, (split + 1) * k_blocks / splits,
+           0, 0, typename Cfg::Reduce{reduce, splits, split}};
+    w.whole = steps_below(w.first_whole, w.step_whole, split_from);
+    w.units = w.whole + (splits > 1 ? steps_below(split_from + w.first_split, w.step_split, blocks) : 0);
+    return w;
+  }
 
   SK_DEVICE static void produce(const Params& p, const Pipe& pipe, const Walk& walk) {
     const BatchedTmaTileLoader a_loader(&p.a, MnTiling::of(p.layouts.a_mn_major, BM, BK));
@@ -346,7 +388,9 @@ struct Sm90Matmul {
     const bool zero_a = a_loaded < BM && B != ClusterBug::kShortANotZeroed;
     uint32_t zeroed = zero_a || b_edge != 0 ? 0 : S;
     bool cluster_waited = B != ClusterBug::kLoadBeforeClusterWait || cs.size() == 1;
-    for (uint64_t t = walk.first; t < walk.blocks; t += walk.step) {
+    for (uint64_t i = 0; i < walk.units; ++i) {
+      const Unit u = walk.unit(i);
+      const uint64_t t = u.t;
       const WorkInfo w = walk.work(t, p);
       if constexpr (B == ClusterBug::kSkipEdgeTiles)
         if (!walk.inside(w)) continue;
@@ -357,7 +401,7 @@ struct Sm90Matmul {
       const BatchedTmaTileLoader& b_tile_loader = edge ? b_edge_loader : b_loader;
       const uint32_t tile_bytes = edge ? edge_bytes : stage_bytes;
       const auto probe = Probe::kblocks(t);
-      for (uint32_t kb = walk.kb_begin; kb < walk.kb_end; ++kb) {
+      for (uint32_t kb = u.kb_begin; kb < u.kb_end; ++kb) {
         auto stage = producer.acquire();
         probe.mark(kKbEmpty, kb);
         if (zeroed < S) {  // the stage's first use (the ring is filled in order)
@@ -446,7 +490,9 @@ struct Sm90Matmul {
     const uint32_t quarter = arch::warp_idx() % 4;  // this warp's 16 rows of the 64
     [[maybe_unused]] auto writer = make_writer(p);
     [[maybe_unused]] uint32_t reduced = 0;  // tiles this warp took through the K split's slots
-    for (uint64_t t = walk.first; t < walk.blocks; t += walk.step) {
+    for (uint64_t i = 0; i < walk.units; ++i) {
+      const Unit u = walk.unit(i);
+      const uint64_t t = u.t;
       const WorkInfo w = walk.work(t, p);
       if constexpr (B == ClusterBug::kSkipEdgeTiles)
         if (!walk.inside(w)) continue;
@@ -466,7 +512,7 @@ struct Sm90Matmul {
         arch::wgmma_fence();
         SK_UNROLL
         for (int k = 0; k < BK / 16; ++k)
-          mma<TA, TB>(acc, desc<TA>(a_base, k), desc<TB>(b_base, k), kb > walk.kb_begin || k > 0);
+          mma<TA, TB>(acc, desc<TA>(a_base, k), desc<TB>(b_base, k), kb > u.kb_begin || k > 0);
         arch::wgmma_commit_group();
       };
       const auto release = [&](typename Pipe::ConsumerStage&& stage) {
@@ -483,7 +529,7 @@ struct Sm90Matmul {
           std::move(stage).release();
         }
       };
-      main_loop<0>(consumer, walk, probe, issue, release, [] {}, acc);
+      main_loop<0>(consumer, u, probe, issue, release, [] {}, acc);
       Probe::mark(kMmMainloopDone, t);
       const auto write_tile = [&](const Acc& out) {
         if (walk.inside(w)) write_rows(p, writer, out, w, quarter, w.m_tile * BM + half * 64);
@@ -493,7 +539,8 @@ struct Sm90Matmul {
         // that ptxas cannot prove warpgroup-uniform (this warp owns its rows
         // or not) would serialize the next tile's wgmma.
         Acc sum = acc;
-        if (walk.reduce.splits == 1 ||
+        if constexpr (B == ClusterBug::kSplitTailPhaseByTile) reduced = static_cast<uint32_t>(i);
+        if (!u.split ||
             walk.reduce.template reduce<kSplitBug>(acc, sum, half * 4 + quarter, reduced++))
           write_tile(sum);
       } else {
@@ -524,7 +571,7 @@ struct Sm90Matmul {
   // while a group is in flight, and ptxas serializes every wgmma (C7514).
   template <int InFlight, class Consumer, class KbProbe, class Issue, class Release, class LastAcquired,
             class... Accs>
-  SK_DEVICE static void main_loop(Consumer& consumer, const Walk& walk, const KbProbe& probe, const Issue& issue,
+  SK_DEVICE static void main_loop(Consumer& consumer, const Unit& u, const KbProbe& probe, const Issue& issue,
                                 const Release& release, const LastAcquired& last_acquired, Accs&... accs) {
     static_assert(InFlight == 0 || InFlight == 1, "one wgmma group in flight at most");
     const auto fence = [&] { (arch::wgmma_fence_operand(accs), ...); };
@@ -535,10 +582,10 @@ struct Sm90Matmul {
     };
     arch::warpgroup_converged_begin();
     if constexpr (InFlight == 0) {
-      for (uint32_t kb = walk.kb_begin; kb < walk.kb_end; ++kb) {
+      for (uint32_t kb = u.kb_begin; kb < u.kb_end; ++kb) {
         auto stage = consumer.acquire();
         probe.mark(kKbFull, kb);  // at kb 0 also the tile's kMmFirstFull
-        if (kb + 1 == walk.kb_end) last_acquired();
+        if (kb + 1 == u.kb_end) last_acquired();
         issue_fenced(stage, kb);
         arch::wgmma_wait_group<0>();
         fence();
@@ -551,13 +598,13 @@ struct Sm90Matmul {
       // its k-block's ops are issued, while the group may still read it.
       constexpr bool kEarly = B == ClusterBug::kPingPongReleaseInFlight;
       auto held = consumer.acquire();
-      probe.mark(kKbFull, walk.kb_begin);
-      issue_fenced(held, walk.kb_begin);
+      probe.mark(kKbFull, u.kb_begin);
+      issue_fenced(held, u.kb_begin);
       if constexpr (kEarly) release(std::move(held));
       const auto step = [&](uint32_t kb) {
         auto stage = consumer.acquire();
         probe.mark(kKbFull, kb);
-        if (kb + 1 == walk.kb_end) last_acquired();
+        if (kb + 1 == u.kb_end) last_acquired();
         issue_fenced(stage, kb);
         if constexpr (kEarly) release(std::move(stage));
         arch::wgmma_wait_group<1>();
@@ -567,16 +614,16 @@ struct Sm90Matmul {
         release(std::move(held));
         static_cast<void>(held = std::move(stage));  // (the handle type is [[nodiscard]])
       };
-      uint32_t kb = walk.kb_begin + 1;
-      for (; kb + 1 < walk.kb_end; ++kb) step(kb);
+      uint32_t kb = u.kb_begin + 1;
+      for (; kb + 1 < u.kb_end; ++kb) step(kb);
       arch::warpgroup_converged_end();
-      if (kb < walk.kb_end)
+      if (kb < u.kb_end)
         step(kb);
       else
         last_acquired();
       arch::wgmma_wait_group<0>();
       fence();
-      probe.mark(kKbWaited, walk.kb_end - 1);
+      probe.mark(kKbWaited, u.kb_end - 1);
       if constexpr (!kEarly) release(std::move(held));
     }
   }
@@ -600,12 +647,12 @@ struct Sm90Matmul {
     auto consumer = pipe.consumer();
     const uint32_t quarter = arch::warp_idx() % 4;  // this warp's 16 rows of each 64
     [[maybe_unused]] auto writer = make_writer(p);
-    const uint32_t kbs = walk.kb_end - walk.kb_begin;
-    const uint64_t tiles = walk.first < walk.blocks ? (walk.blocks - walk.first + walk.step - 1) / walk.step : 0;
-    uint64_t i = 0;  // the CTA's tiles so far
-    for (uint64_t t = walk.first; t < walk.blocks; t += walk.step, ++i) {
+    const uint64_t tiles = walk.units;  // every one whole (no K split)
+    for (uint64_t i = 0; i < tiles; ++i) {
+      const Unit u = walk.unit(i);
+      const uint64_t t = u.t;
       if (i % 2 != wg) {
-        if constexpr (B != ClusterBug::kPingPongNoSkip) consumer.skip(kbs);
+        if constexpr (B != ClusterBug::kPingPongNoSkip) consumer.skip(u.kb_end - u.kb_begin);
         continue;
       }
       // The other warpgroup has acquired every stage of tile i - 1.
@@ -622,7 +669,7 @@ struct Sm90Matmul {
         arch::wgmma_fence();
         SK_UNROLL
         for (int k = 0; k < BK / 16; ++k) {
-          const bool accumulate = kb > walk.kb_begin || k > 0;
+          const bool accumulate = kb > u.kb_begin || k > 0;
           mma<TA, TB>(lo, desc<TA>(a_base, k), desc<TB>(b_base, k), accumulate);
           mma<TA, TB>(hi, desc<TA>(a_base + 64 * BK * 2, k), desc<TB>(b_base, k), accumulate);
         }
@@ -636,7 +683,7 @@ struct Sm90Matmul {
           arch::named_barrier_arrive(kOrderBarrier + 1 - wg, 256);
       };
       main_loop<1>(
-          consumer, walk, probe, issue, [](typename Pipe::ConsumerStage&& s) { std::move(s).release(); },
+          consumer, u, probe, issue, [](typename Pipe::ConsumerStage&& s) { std::move(s).release(); },
           hand_over, lo, hi);
       Probe::mark(kMmMainloopDone, t);
       if (walk.inside(w)) {

@@ -57,6 +57,19 @@ SK_HOST_DEVICE constexpr uint32_t sm90_auto_tile_group(uint32_t m, uint32_t k, u
   return 3 * tiles_m >= sms && k >= 768 ? 4u : 1u;
 }
 
+// The first tile (in walk order) whose K is split over a cluster of `splits`
+// CTAs, of `tiles` on a grid of `ctas` CTAs: none without a split (tiles),
+// every one (0), or with `tail` those of the last wave only: the ctas x
+// floor(tiles / ctas) before it are taken whole, one CTA each, and the rest,
+// fewer than a wave, split (all of them when the tiles do not fill a wave).
+// A tail of at most ctas / splits tiles then takes 1 / splits of a tile's
+// time instead of a whole one.
+SK_HOST_DEVICE constexpr uint64_t sm90_split_from(uint64_t tiles, uint64_t ctas, uint32_t splits,
+                                                  bool tail) {
+  if (splits <= 1) return tiles;
+  return tail && ctas > 0 ? tiles / ctas * ctas : 0;
+}
+
 // The SM90 matmul's launch parameters (one type for every configuration and
 // probe, so that a stamped build takes the same Params as the kernel's own).
 struct Sm90MatmulParams {
@@ -78,6 +91,9 @@ struct Sm90MatmulParams {
   // K split over a cluster of this many CTAs (1, or 2, 3, 4, 8 with
   // Cfg::kSplitK and cluster_m = cluster_n = 1).
   uint32_t split_k = 1;
+  // With split_k > 1: 0 splits every tile; 1 splits only the last wave's
+  // (sm90_split_from), each CTA taking the waves before it whole.
+  uint32_t split_tail = 0;
   // D's map for the TMA-store epilogue (Cfg::kTmaEpilogue; unused
   // otherwise): rank 3, {N, M, batches}, box {64, 16, 1}, 128B swizzle.
   arch::TensorMap d_map;

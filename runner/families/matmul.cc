@@ -82,6 +82,9 @@ Family matmul_family() {
                                "--cluster; default 1 (none); sim sweep takes a comma list "
                                "(1,2,3,4,8) and runs each",
                     {"1", "2", "3", "4", "8"}),
+       flag_field("split-tail", "sm90 with --split-k S: split only the last wave's tiles, each CTA "
+                                "taking the waves before it whole and on its own (a last wave of "
+                                "at most SMs / S tiles then takes 1 / S of a tile's time)"),
        choice_field("epilogue", "sm90: how D leaves the consumer warps: regs (default, st.global "
                                 "from the accumulators) or tma (staged in shared memory and stored "
                                 "by TMA while the warps go on)",
@@ -129,6 +132,7 @@ Family matmul_family() {
       q.cluster_n = static_cast<uint32_t>(c[2] - '0');
     }
     q.split_k = v.has("split-k") ? static_cast<uint32_t>(std::stoul(v.str("split-k"))) : 1;
+    q.split_tail = v.flag("split-tail");
     q.tma_epilogue = v.has("epilogue") && v.str("epilogue") == "tma";
     if (v.has("kernel-schedule")) {
       if (q.arch != "sm90")

@@ -181,6 +181,9 @@ std::string validate_matmul(const MatmulRequest& q) {
     return fmt::format("--split-k {} needs --arch sm90 (the K split over a cluster is the SM90 "
                        "matmul's)",
                        q.split_k);
+  if (q.split_tail && q.split_k <= 1)
+    return "--split-tail splits the last wave's tiles over the K split's cluster; give --split-k S "
+           "(2, 3, 4 or 8)";
   if (q.stamp_tiles && q.arch != "sm90")
     return "--stamp-tiles reads the SM90 matmul's probe points; needs --arch sm90";
   if (q.hold_kblock > 0 && q.arch != "sm90")

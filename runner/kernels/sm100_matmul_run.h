@@ -81,10 +81,12 @@ struct MatmulRequest {
   // pair of CTAs per 256 x tile_n tile, tcgen05 cta_group::2); 1 x 1: no
   // cluster.
   uint32_t cluster_m = 1, cluster_n = 1;
-  // sm90 (--split-k S): each tile's K split over a cluster of S CTAs (2, 4
-  // or 8), their accumulators reduced through DSMEM
-  // (kernels/matmul/split_k_reduce.h); 1: no split.
+  // sm90 (--split-k S): each tile's K split over a cluster of S CTAs (2, 3,
+  // 4 or 8), their accumulators reduced through DSMEM
+  // (kernels/matmul/split_k_reduce.h); 1: no split. With split_tail
+  // (--split-tail) only the last wave's tiles are split (sm90_split_from).
   uint32_t split_k = 1;
+  bool split_tail = false;
   // SM90 epilogue (--epilogue): D from registers by st.global (false) or
   // staged in SMEM and stored by TMA (true; kernels/io/wgmma_tile_writer.h).
   bool tma_epilogue = false;

@@ -66,10 +66,13 @@ uint64_t clock_window(const MatmulRequest& q, uint64_t grid) {
   const uint64_t tiles = ceil_div<uint64_t>(q.m, 128) * ceil_div<uint64_t>(q.n, q.tile_n) * q.batch;
   const double k_block = 8.0 * models::sm90::extras().wgmma_ii_per_n * q.tile_n;
   const double tile = static_cast<double>(ceil_div<uint64_t>(q.k, 64)) * k_block + 128.0 * q.tile_n * 2 / 7.0;
-  // A K split's cluster of S CTAs works one tile, each CTA 1/S of its k-blocks.
+  // A K split's cluster of S CTAs works one tile, each CTA 1/S of its
+  // k-blocks; with --split-tail the tiles before split_from one CTA each.
   const uint64_t split = std::max<uint32_t>(q.split_k, 1);
-  const double launch = static_cast<double>(ceil_div(tiles, std::max<uint64_t>(grid / split, 1))) *
-                        tile / static_cast<double>(split);
+  const uint64_t from = sm90_split_from(tiles, grid, q.split_k, q.split_tail);
+  const double launch = static_cast<double>(from / grid) * tile +
+                        static_cast<double>(ceil_div(tiles - from, std::max<uint64_t>(grid / split, 1))) *
+                            tile / static_cast<double>(split);
   return window_if_short(launch, std::max(200'000.0, 5'000 + 2 * tile));
 }
 
@@ -106,6 +109,7 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
   p.cluster_m = q.cluster_m;
   p.cluster_n = q.cluster_n;
   p.split_k = q.split_k;
+  p.split_tail = q.split_tail ? 1 : 0;
   if constexpr (Tma) {
     // D's boxes for the TMA-store epilogue: 16 rows of 64 columns, 128B swizzle.
     const uint64_t dims[3] = {q.n, q.m, q.batch};
@@ -150,7 +154,8 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
   r.config_name = fmt::format("sm90_matmul_{}_128x{}x64_s{}_bf16out{}{}", F16 ? "f16" : "bf16", BN, S,
                               p.tile_group > 1 ? fmt::format("_g{}", p.tile_group) : "",
                               cs.size() > 1 ? fmt::format("_c{}x{}", q.cluster_m, q.cluster_n) : "") +
-                  (q.split_k > 1 ? fmt::format("_splitk{}", q.split_k) : "") + (Tma ? "_tmastore" : "") +
+                  (q.split_k > 1 ? fmt::format("_splitk{}{}", q.split_k, q.split_tail ? "tail" : "") : "") +
+                  (Tma ? "_tmastore" : "") +
                   (PingPong ? "_pingpong" : "");
   r.tile_m = 128;
   r.tile_n = BN;
@@ -162,6 +167,10 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
   r.seed = q.seed;
   r.status = run_status_name(status);
   r.tile_ctas = std::max<uint32_t>(q.split_k, 1);  // the K split's cluster computes one tile
+  if (q.split_tail) {  // only the tiles from split_from
+    const uint64_t tiles = ceil_div<uint64_t>(q.m, 128) * ceil_div<uint64_t>(q.n, BN) * q.batch;
+    r.split_tiles = tiles - sm90_split_from(tiles, static_cast<uint64_t>(grid), q.split_k, true);
+  }
   const double flops = 2.0 * q.m * q.n * q.k * q.batch;
   summarize_sm100(gpu, flops, r, 1.0, AccumulatorWait::kTensorCore);
   // The summary's time is the clock log's: each phase's cycles at its clock.

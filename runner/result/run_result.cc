@@ -45,7 +45,16 @@ void set_waves(RunResult& r, uint64_t tiles, uint32_t sms) {
   r.tiles = tiles;
   const uint32_t slots = std::max<uint32_t>(sms / std::max<uint32_t>(r.tile_ctas, 1), 1);
   r.waves = static_cast<double>(r.tiles) / slots;
-  const uint64_t tail = r.tiles % slots;
+  uint64_t tail = r.tiles % slots;
+  if (r.split_tiles > 0 && r.split_tiles < r.tiles) {
+    // Only the last wave split: the waves before it one CTA a tile (on the
+    // launch's CTAs), then the split tiles' rounds, each 1 / tile_ctas of a
+    // tile's time; the last wave is the split one.
+    const uint64_t ctas = r.ctas > 0 ? r.ctas : sms;
+    r.waves = static_cast<double>((r.tiles - r.split_tiles) / ctas) +
+              static_cast<double>(r.split_tiles) / slots / std::max<uint32_t>(r.tile_ctas, 1);
+    tail = r.split_tiles % slots;
+  }
   r.tail_wave_pct = r.tiles == 0 ? 0 : tail == 0 ? 100.0 : 100.0 * static_cast<double>(tail) / slots;
 }
 
@@ -109,6 +118,7 @@ json::object to_json(const RunResult& r) {
                                   {"tiles", r.tiles},
                                   {"ctas_per_sm", 1},
                                   {"ctas_per_tile", r.tile_ctas},
+                                  {"split_tiles", r.split_tiles},
                                   {"waves", r.waves},
                                   {"tail_wave_pct", r.tail_wave_pct}};
   if (r.compulsory_bytes > 0)
@@ -248,6 +258,7 @@ RunResult run_result_from_json(const json::value& v) {
     r.sms = get<uint32_t>(oc, "sms");
     r.tiles = get<uint64_t>(oc, "tiles");
     if (oc.contains("ctas_per_tile")) r.tile_ctas = get<uint32_t>(oc, "ctas_per_tile");
+    if (oc.contains("split_tiles")) r.split_tiles = get<uint64_t>(oc, "split_tiles");
     r.waves = get<double>(oc, "waves");
     r.tail_wave_pct = get<double>(oc, "tail_wave_pct");
   }

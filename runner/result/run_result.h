@@ -88,6 +88,10 @@ struct RunResult {
   // 1): waves = tiles / (SMs / tile_ctas), and the last wave's share of the
   // tiles a wave holds (100 when the tiles fill every wave).
   uint32_t tile_ctas = 1;
+  // With the K split of the last wave only (--split-tail): the tiles split,
+  // the rest one CTA each (waves then counts the split rounds at 1 /
+  // tile_ctas of a tile's time); 0: every tile alike.
+  uint64_t split_tiles = 0;
   uint32_t sms = 0;
   uint64_t tiles = 0;
   double waves = 0, tail_wave_pct = 0;

@@ -84,7 +84,13 @@ std::string format_text(const sim::RunResult& r) {
                        r.dsmem_bytes / 1e6,
                        r.tile_ctas > 1 ? ": the K split's partial accumulators" : "");
   }
-  if (r.sms > 0 && r.tile_ctas > 1)
+  if (r.sms > 0 && r.tile_ctas > 1 && r.split_tiles > 0 && r.split_tiles < r.tiles)
+    s += fmt::format("  occupancy   {} tiles of {}x{} on {} SMs: {} one CTA each, then the last {} "
+                     "each split over a cluster of {} CTAs ({} tiles at a time): {:.2f} waves of a "
+                     "tile's time, the last {:.0f}% full\n",
+                     r.tiles, r.tile_m, r.tile_n, r.sms, r.tiles - r.split_tiles, r.split_tiles,
+                     r.tile_ctas, r.sms / r.tile_ctas, r.waves, r.tail_wave_pct);
+  else if (r.sms > 0 && r.tile_ctas > 1)
     s += fmt::format("  occupancy   {} tiles of {}x{}, each split over a cluster of {} CTAs, on {} "
                      "SMs ({} tiles at a time): {:.2f} waves, the last {:.0f}% full\n",
                      r.tiles, r.tile_m, r.tile_n, r.tile_ctas, r.sms, r.sms / r.tile_ctas,

@@ -37,10 +37,11 @@ std::string group_suffix(uint32_t tile_group, bool show) {
 boost::json::value tile_group_json(uint32_t tile_group) {
   return tile_group == 0 ? boost::json::value("auto") : boost::json::value(tile_group);
 }
-// A K split over a cluster of S CTAs follows the rest ("128x128x64/splitk4"),
-// and the ping-pong schedule ends it ("128x128x64/gauto/pingpong").
-std::string split_suffix(uint32_t split_k) {
-  return split_k > 1 ? fmt::format("/splitk{}", split_k) : "";
+// A K split over a cluster of S CTAs follows the rest ("128x128x64/splitk4",
+// "/splitk2tail" with --split-tail), and the ping-pong schedule ends it
+// ("128x128x64/gauto/pingpong").
+std::string split_suffix(uint32_t split_k, bool tail) {
+  return split_k > 1 ? fmt::format("/splitk{}{}", split_k, tail ? "tail" : "") : "";
 }
 std::string schedule_suffix(bool pingpong) { return pingpong ? "/pingpong" : ""; }
 std::string tile_name(const SweepPoint& p, const sim::ArchSpace& space, bool show_group) {
@@ -48,7 +49,7 @@ std::string tile_name(const SweepPoint& p, const sim::ArchSpace& space, bool sho
   const std::string t = p.ran ? fmt::format("{}x{}x{}", p.result.tile_m, p.result.tile_n, p.result.tile_k)
                               : fmt::format("{}x{}x{}", space.tile_m, p.q.tile_n, space.tile_k);
   return (c.empty() ? t : t + "/" + c) + group_suffix(p.q.tile_group, show_group) +
-         split_suffix(p.q.split_k) + schedule_suffix(p.q.pingpong);
+         split_suffix(p.q.split_k, p.q.split_tail) + schedule_suffix(p.q.pingpong);
 }
 
 }  // namespace
@@ -94,6 +95,7 @@ Sweep plan_sweep(const Problem& problem, const sim::MatmulRequest& base, const S
             p.q.cluster_n = c.n;
             p.q.tile_group = g;
             p.q.split_k = sk;
+            p.q.split_tail = base.split_tail && sk > 1;  // a tail of no split is no split
             p.q.pingpong = pp;
             p.q.tile_n = tn;
             p.q.stages = st;
@@ -214,7 +216,7 @@ std::string format_sweep_text(const Sweep& s, const Problem& problem,
   for (const Skipped& k : s.skipped)
     t += fmt::format("  {}x{}x{}{}{}{}{}{} stages {}: {}\n", space.tile_m, k.tile_n, space.tile_k,
                      k.cluster.empty() ? "" : "/" + k.cluster, group_suffix(k.tile_group, groups),
-                     split_suffix(k.split_k), schedule_suffix(k.pingpong),
+                     split_suffix(k.split_k, base.split_tail), schedule_suffix(k.pingpong),
                      k.variant.empty() ? "" : " " + k.variant, k.stages, k.reason);
   // A best configuration that leaves most SMs idle on a K the tiles could
   // share: where the family has a K split and the sweep did not try one.
@@ -267,6 +269,7 @@ boost::json::object sweep_to_json(const Sweep& s, const Problem& problem,
       o["cluster"] = fmt::format("{}x{}", p.q.cluster_m, p.q.cluster_n);
     if (groups) o["tile_group"] = tile_group_json(p.q.tile_group);
     if (any_split) o["split_k"] = p.q.split_k;
+    if (p.q.split_tail) o["split_tail"] = true;
     if (any_pingpong) o["kernel_schedule"] = kernel_schedule_name(p.q.pingpong);
     if (!p.ran) o["error"] = p.error;
     results.push_back(std::move(o));

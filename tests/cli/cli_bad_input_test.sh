@@ -158,6 +158,7 @@ expect_usage_error "tile N 128 only" run "${MNK[@]}" --arch sm90 --split-k 2
 expect_usage_error "leave --cluster at 1x1" run "${MNK[@]}" --arch sm90 --tile-n 128 --split-k 2 --cluster 2x1
 expect_usage_error "fewer than the 4 CTAs" run "${MNK[@]}" --arch sm90 --tile-n 128 --split-k 4
 expect_usage_error "K split's 56 KiB" run --m 64 --n 64 --k 1024 --arch sm90 --tile-n 128 --split-k 2 --stages 6
+expect_usage_error "give --split-k S" run "${MNK[@]}" --arch sm90 --tile-n 128 --split-tail
 # MI300X limits: the CDNA3 kernels, their tile and stages, even K, BF16 output.
 expect_usage_error "wave_specialized" run "${MNK[@]}" --arch mi300x --amd-kernel interleave
 expect_usage_error "needs --arch mi300x" run "${MNK[@]}" --amd-kernel pingpong

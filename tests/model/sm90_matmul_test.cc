@@ -332,6 +332,82 @@ TEST_CASE("sm90 K split: the reduction's DSMEM stores pass the SM-to-SM network"
   CHECK((r16 - posted) / (r32 - posted) == doctest::Approx(2.0).epsilon(0.25));
 }
 
+namespace {
+// The 132-SM file cut to `sms` SMs in one GPC (the L2's side table dropped),
+// for launches whose waves a test counts.
+std::string params_with_sms(int sms) {
+  return sk::test::sm90_params_with(
+      {{"num_sms", sms}, {"l2_side", boost::json::array{}}, {"gpc_sms", boost::json::array{}}});
+}
+}  // namespace
+
+TEST_CASE("sm90 K split of the last wave only (--split-tail) matches the reference on odd shapes") {
+  // On 8 SMs: 27 tiles (9 x 3, edge tiles on both sides) take 3 waves of 8
+  // whole, one CTA each, and the last 3 split (S = 2: 4 clusters, one round;
+  // S = 3: 2 clusters of 6 CTAs, two rounds; S = 8: one cluster, three); a
+  // wave's worth of whole tiles per CTA odd and even; an MN-major operand,
+  // the TMA-store epilogue and the tile order; clean under the race detector.
+  struct Case {
+    uint32_t m, n, k, stages, split, tile_group;
+    bool a_mn_major, tma_epilogue;
+    uint64_t split_tiles;
+  };
+  const Case cases[] = {{1100, 300, 520, 4, 2, 1, false, false, 3},
+                        {1100, 300, 904, 3, 3, 2, false, true, 3},
+                        {1100, 300, 600, 2, 8, 1, true, false, 3},
+                        {1500, 300, 456, 4, 2, 1, false, false, 4},    // 36 tiles: 4 whole a CTA
+                        {500, 260, 1000, 4, 4, 1, false, false, 4},   // 12 tiles: 8 whole, 4 on 2 clusters
+                        {300, 100, 1000, 4, 2, 1, false, false, 3}};  // 3 tiles, under a wave: all split
+  uint64_t seed = 71;
+  for (const Case& c : cases) {
+    sk::sim::MatmulRequest q = split_request(c.m, c.n, c.k, c.split, c.stages);
+    q.split_tail = true;
+    q.tile_group = c.tile_group;
+    q.a_mn_major = c.a_mn_major;
+    q.tma_epilogue = c.tma_epilogue;
+    q.functional = true;
+    q.seed = seed++;
+    const auto r = run_request(q, params_with_sms(8));
+    INFO(c.m << "x" << c.n << "x" << c.k << " split " << c.split << ": " << r.check.detail);
+    CHECK(r.status == "completed");
+    CHECK_MESSAGE(r.findings.empty(), findings_text(r));
+    CHECK(r.check.ran);
+    CHECK(r.check.passed);
+    CHECK(r.split_tiles == c.split_tiles);
+    // Each split tile's 8 consumer warps' 16 x 128 FP32 accumulators (8 KiB)
+    // from each of the S - 1 ranks that do not own their rows.
+    CHECK(r.dsmem_bytes == c.split_tiles * 8 * (c.split - 1) * 8192);
+  }
+}
+
+TEST_CASE("sm90 K split of the last wave only: a nearly empty last wave takes half a tile's time") {
+  // 9 tiles on 8 SMs with long K: one CTA's second tile alone makes two
+  // waves; split over a cluster of 2 the last wave takes about half a tile.
+  sk::sim::MatmulRequest q = split_request(3 * 128, 3 * 128, 64 * 64, 1);
+  q.sm_clock_ghz = q.rest_clock_ghz = 1.7;
+  const std::string eight = params_with_sms(8);
+  const auto whole = run_request(q, eight);
+  q.split_k = 2;
+  q.split_tail = true;
+  const auto tail = run_request(q, eight);
+  q.split_tail = false;
+  const auto every = run_request(q, eight);  // every tile split: 9 tiles on 4 clusters, 3 rounds
+  REQUIRE(whole.status == "completed");
+  REQUIRE(tail.status == "completed");
+  CHECK(whole.ctas == 8);
+  CHECK(tail.ctas == 8);
+  CHECK(tail.split_tiles == 1);
+  CHECK(whole.waves == doctest::Approx(9.0 / 8));
+  CHECK(tail.waves == doctest::Approx(1 + 1.0 / 4 / 2));
+  CHECK(tail.tail_wave_pct == doctest::Approx(25.0));
+  const double t1 = whole.predicted_time_us, t2 = tail.predicted_time_us, t3 = every.predicted_time_us;
+  CHECK(t2 < 0.85 * t1);
+  CHECK(t2 > 0.6 * t1);
+  CHECK(t2 < t3);
+  // The summary says what ran whole and what split.
+  CHECK(tail.config_name.find("_splitk2tail") != std::string::npos);
+}
+
 TEST_CASE("sm90 K splits the kernel cannot run are refused") {
   sk::sim::MatmulRequest q = split_request(256, 256, 1024, 5);
   CHECK(sk::sim::validate_sm90_matmul(q).find("2, 3, 4 or 8") != std::string::npos);
@@ -353,6 +429,14 @@ TEST_CASE("sm90 K splits the kernel cannot run are refused") {
   q.k = 1024;
   q.stages = 6;  // six stages and the slots exceed 227 KB
   CHECK(sk::sim::validate_sm90_matmul(q).find("K split") != std::string::npos);
+  // A tail split with no split.
+  q.arch = "sm90";
+  q.stages = 4;
+  q.split_k = 1;
+  q.split_tail = true;
+  CHECK(sk::sim::validate_matmul(q).find("--split-tail") != std::string::npos);
+  q.split_k = 2;
+  CHECK(sk::sim::validate_matmul(q).empty());
 }
 
 TEST_CASE("sm90 matmul with the TMA-store epilogue matches the reference on odd shapes") {

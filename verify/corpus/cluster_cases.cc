@@ -6,7 +6,9 @@
 // block past M), cm and cn (the cluster, default 2 x 1: B multicast down the
 // pair), ctas (default 4: two clusters, each walking several blocks), split
 // (default 1; 2, 3, 4 or 8 splits each tile's K over a cluster of that many CTAs,
-// with cm = cn = 1: the kernel's K split and its DSMEM reduction).
+// with cm = cn = 1: the kernel's K split and its DSMEM reduction), tail
+// (default 0; 1 with a split: only the last wave's tiles split, the others
+// one CTA each, Params::split_tail).
 // "corpus_pingpong.<bug>" and "corpus_pingpong.fixed": the kernel's ping-pong
 // schedule (Sm90MatmulConfig's PingPong) and its seeded bugs, no cluster
 // (default k 256, cm 1).
@@ -45,6 +47,9 @@ class ClusterCase : public verify::Sm90Case {
     if (PingPong && p_.cluster_m * p_.cluster_n * p_.split_k > 1)
       throw std::invalid_argument("the ping-pong cases run without a cluster or a K split");
     if (p_.split_k > 1 && !cfg.has("cm")) p_.cluster_m = 1;
+    p_.split_tail = static_cast<uint32_t>(get("tail", 0, 0, 1));
+    if (p_.split_tail != 0 && p_.split_k == 1)
+      throw std::invalid_argument("tail=1 splits the last wave's tiles: it needs split=2, 3, 4 or 8");
     const uint32_t size = p_.cluster_m * p_.cluster_n * p_.split_k;
     if ((p_.cluster_m & (p_.cluster_m - 1)) != 0 || (p_.cluster_n & (p_.cluster_n - 1)) != 0 ||
         size > 8)
@@ -146,6 +151,9 @@ SK_CLUSTER_CASE(kSplitNoSyncBeforeFull, "split_no_sync_before_full",
                 "K split: a sender's elected lane signals with no __syncwarp after the lanes' stores");
 SK_CLUSTER_CASE(kSplitFirstByFloor, "split_first_by_floor",
                 "K split over 3: an owner's first warp rounded down, its last slot past the seven");
+SK_CLUSTER_CASE(kSplitTailPhaseByTile, "split_tail_phase_by_tile",
+                "K split of the last wave: the reduction's phase counted over every tile of the "
+                "walk, the whole ones too");
 SK_CLUSTER_CASE(kShortANotZeroed, "short_a_not_zeroed",
                 "A shorter than a tile: the rows past its box are never zeroed");
 SK_CLUSTER_CASE(kShortAZeroNoFence, "short_a_zero_no_fence",

@@ -4,7 +4,8 @@
 //   gemm_bench --m M --n N --k K [--batch L] [--tile-group G|auto] [--stages 2-6] [--tile-n 128|192|256]
 //              [--cluster MxN | --clusters LIST] [--runs 20] [--all]
 //              (--all: 128x128 with 2-6 stages, 128x192 and 128x256 with 2-4; with
-//              --split-k S > 1, 128x128 with 2-5)
+//              --split-k 2, 128x128 with 2-6 and 128x192 with 2-4; with 3, 4, 8,
+//              128x128 with 2-5; as many as fit)
 //
 // --batch L runs L independent GEMMs of the shape in one launch (the kernel's
 // rank-3 tensor maps; A, B and D each hold their L matrices one after
@@ -67,7 +68,8 @@
 //
 // --split-k LIST (comma-separated, of 1, 2, 3, 4, 8; default 1) also runs the
 // kernel with each tile's K split over a cluster of S CTAs, reduced through
-// DSMEM (kernels/matmul/split_k_reduce.h; tile N 128 only, no --cluster,
+// DSMEM (kernels/matmul/split_k_reduce.h; tile N 128, or 192 with S = 2,
+// whose slots take 4 of the 7 that the other splits need; no --cluster,
 // --ctas or probes); the shape column then ends in _kS. --split-tail splits
 // only the last wave's tiles (Params::split_tail, sm90_split_from), each CTA
 // taking the waves before it whole: the column ends in _kSt.
@@ -248,7 +250,8 @@ std::string shape(const Problem& pr) {
          (pr.sets_forced ? "_s" + std::to_string(pr.sets) : "");
 }
 
-template <int BN, int S, bool Tma, bool Split = false, bool PingPong = false>
+// Split: the K split's slots (0: no split; sm90_split_slots).
+template <int BN, int S, bool Tma, int Split = 0, bool PingPong = false>
 int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double cublas_mhz) {
   using Cfg = sk::Sm90MatmulConfig<BN, S, false, Tma, Split, PingPong>;
   using K = sk::Sm90Matmul<Cfg>;
@@ -383,9 +386,9 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
 }
 
 // Whether S stages of a 128 x BN tile fit in 227 KB beside the epilogue's
-// staging and, with Split, the K split's slots (the two-stage configuration
-// always does).
-template <int BN, int S, bool Tma, bool Split>
+// staging and the K split's Split slots (the two-stage configuration always
+// does).
+template <int BN, int S, bool Tma, int Split>
 constexpr bool fits() {
   return sk::Sm90MatmulConfig<BN, 2, false, Tma, Split>::kSmemBytes + (S - 2) * (128 + BN) * 64 * 2 <=
          232448;
@@ -393,7 +396,7 @@ constexpr bool fits() {
 
 // The configuration with the epilogue --tma-epilogue names, or a
 // does_not_fit line.
-template <int BN, int S, bool Split, bool PingPong = false>
+template <int BN, int S, int Split, bool PingPong = false>
 int run_fitting(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double cublas_mhz) {
   if (pr.tma_epilogue) {
     if constexpr (fits<BN, S, true, Split>())
@@ -406,16 +409,20 @@ int run_fitting(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double
   return 0;
 }
 
-// The K split's slots are instantiated with the 128-column tile only.
+// The K split's slots (sm90_split_slots: 4 for S = 2, else 7) are
+// instantiated with the 128-column tile, and the 192-column one for S = 2.
 template <int BN, int S>
 int run_config(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double cublas_mhz) {
   if (pr.pingpong) {
-    if constexpr (BN == 128) return run_fitting<BN, S, false, true>(pr, h, runs, cublas_ms, cublas_mhz);
+    if constexpr (BN == 128) return run_fitting<BN, S, 0, true>(pr, h, runs, cublas_ms, cublas_mhz);
     std::printf("%s,%d,%d,,,,,,does_not_fit,,\n", shape(pr).c_str(), BN, S);
     return 0;
   }
-  if (pr.split == 1) return run_fitting<BN, S, false>(pr, h, runs, cublas_ms, cublas_mhz);
-  if constexpr (BN == 128) return run_fitting<BN, S, true>(pr, h, runs, cublas_ms, cublas_mhz);
+  if (pr.split == 1) return run_fitting<BN, S, 0>(pr, h, runs, cublas_ms, cublas_mhz);
+  constexpr int kTwo = static_cast<int>(sk::kSplitKSlotsOfTwo), kAll = static_cast<int>(sk::kSplitKSlots);
+  if constexpr (BN == 128 || BN == 192)
+    if (pr.split == 2) return run_fitting<BN, S, kTwo>(pr, h, runs, cublas_ms, cublas_mhz);
+  if constexpr (BN == 128) return run_fitting<BN, S, kAll>(pr, h, runs, cublas_ms, cublas_mhz);
   std::printf("%s,%d,%d,,,,,,does_not_fit,,\n", shape(pr).c_str(), BN, S);
   return 0;
 }
@@ -647,7 +654,10 @@ int main(int argc, char** argv) {
     pr.cluster = c;
     pr.split = sp;
     if (sp > 1 && flag(argc, argv, "--all")) {
-      for (int s = 2; s <= 5; ++s) rc |= by_stages<128>(s, pr, h, runs, cublas_ms, cublas_mhz);
+      // Six stages fit beside the slots of S = 2 with the register epilogue.
+      for (int s = 2; s <= (sp == 2 ? 6 : 5); ++s) rc |= by_stages<128>(s, pr, h, runs, cublas_ms, cublas_mhz);
+      if (sp == 2)
+        for (int s = 2; s <= 4; ++s) rc |= by_stages<192>(s, pr, h, runs, cublas_ms, cublas_mhz);
     } else if (flag(argc, argv, "--all") && pr.pingpong) {
       for (int s = 2; s <= 6; ++s) rc |= by_stages<128>(s, pr, h, runs, cublas_ms, cublas_mhz);
     } else if (flag(argc, argv, "--all")) {

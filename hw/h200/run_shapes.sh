@@ -17,7 +17,7 @@
 #                   the kernel's own; default 1, along M); a shape run with a
 #                   group other than 1 has _gG in its name
 #   SPLITS=1,2,3,4  also the K split over a cluster (gemm_bench --split-k: the
-#                   128-column tile with 2-5 stages per split), each shape with
+#                   128-column tile and, with S = 2, the 192-column one), each shape with
 #                   the splits its k-blocks allow (S <= K / 64), on the
 #                   shapes of fewer 128x128 tiles than SPLIT_TILES (default
 #                   132, one per SM: a launch of more tiles fills every SM

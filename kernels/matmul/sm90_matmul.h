@@ -150,22 +150,27 @@ enum class ClusterBug {
 // two 2 KiB boxes per consumer warp) instead of st.global from registers. A
 // separate instantiation: the TMA path's code beside the register path's
 // made ptxas spill the accumulators of the 128 x 256 tile.
-// SplitK_: the slots and barriers of the K split's reduction (split_k_reduce.h,
-// 56 KiB with N = 128), for launches with Params::split_k > 1.
+// SplitSlots_: the slots and barriers of the K split's reduction
+// (split_k_reduce.h), for launches with Params::split_k > 1: 0 none, 7 for
+// every split (56 KiB with N = 128), 4 for S = 2 only (32 KiB).
 // PingPong_: the ping-pong schedule (consume_pingpong): each consumer
 // warpgroup takes every other tile of the CTA's walk whole (128 x 128, two
 // m64n128k16 per K step, 128 accumulator registers a thread), so that one
 // warpgroup's epilogue runs beside the other's main loop; N = 128 only, no
 // cluster or K split.
-template <int BN_, int Stages_, bool F16_ = false, bool TmaEpilogue_ = false, bool SplitK_ = false,
+template <int BN_, int Stages_, bool F16_ = false, bool TmaEpilogue_ = false, int SplitSlots_ = 0,
           bool PingPong_ = false>
 struct Sm90MatmulConfig {
   static constexpr int BM = 128, BN = BN_, BK = 64, Stages = Stages_;
-  static constexpr bool kF16 = F16_, kTmaEpilogue = TmaEpilogue_, kSplitK = SplitK_;
+  static constexpr bool kF16 = F16_, kTmaEpilogue = TmaEpilogue_, kSplitK = SplitSlots_ > 0;
+  static_assert(SplitSlots_ == 0 || SplitSlots_ == static_cast<int>(kSplitKSlots) ||
+                    SplitSlots_ == static_cast<int>(kSplitKSlotsOfTwo),
+                "the K split's slots: 0 (none), 7 (every split) or 4 (S = 2)");
+  static constexpr uint32_t kSplitSlots = kSplitK ? SplitSlots_ : kSplitKSlots;
   static constexpr bool kPingPong = PingPong_;
   static_assert(!kPingPong || (BN == 128 && !kSplitK), "the ping-pong schedule is 128 x 128 without a K split");
   using Acc = LaneArray<float, BN / 2>;  // a consumer warp's 16 rows
-  using Reduce = SplitKReduce<Acc>;
+  using Reduce = SplitKReduce<Acc, kSplitSlots>;
   static constexpr int kThreads = 384;
   static constexpr int kConsumerWarps = 8;
   // Consumer warps that read (and release) each stage: one warpgroup's in ping-pong.

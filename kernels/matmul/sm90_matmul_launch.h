@@ -13,6 +13,7 @@
 #include "kernels/arch/sm90.h"
 #include "kernels/core/numeric.h"
 #include "kernels/core/operand_layout.h"
+#include "kernels/matmul/split_k_reduce.h"
 
 namespace sk {
 
@@ -55,6 +56,13 @@ SK_HOST_DEVICE constexpr uint32_t sm90_b_edge_rows(uint32_t n, uint32_t bn, uint
 SK_HOST_DEVICE constexpr uint32_t sm90_auto_tile_group(uint32_t m, uint32_t k, uint32_t sms) {
   const uint32_t tiles_m = (m + 127) / 128;
   return 3 * tiles_m >= sms && k >= 768 ? 4u : 1u;
+}
+
+// The K split's slots of the configuration the hosts launch for S CTAs
+// (Sm90MatmulConfig's SplitSlots_): 4 for S = 2, which leaves room for a
+// stage more, and 7 for the others.
+SK_HOST_DEVICE constexpr uint32_t sm90_split_slots(uint32_t splits) {
+  return splits == 2 ? kSplitKSlotsOfTwo : kSplitKSlots;
 }
 
 // The first tile (in walk order) whose K is split over a cluster of `splits`

@@ -44,23 +44,31 @@ enum class SplitKBug {
 };
 
 inline constexpr uint32_t kSplitKWarps = 8;  // consumer warps of a CTA
-// An owner's warps times the other ranks: 4 x 1, 3 x 2, 2 x 3, 1 x 7.
-inline constexpr uint32_t kSplitKSlots = 7;
+// The slots an owner needs: its warps times the other ranks (4 x 1 for S = 2,
+// 3 x 2 for 3, 2 x 3 for 4, 1 x 7 for 8).
+SK_HOST_DEVICE constexpr uint32_t split_k_slots(uint32_t splits) {
+  return ((kSplitKWarps + splits - 1) / splits) * (splits - 1);
+}
+// Slots for every split (7), and for S = 2 alone (4: 24 KiB fewer with the
+// 128-column tile, a stage more).
+inline constexpr uint32_t kSplitKSlots = 7, kSplitKSlotsOfTwo = 4;
 
-// Whether S CTAs split the consumer warps with the slots there are (S = 2,
-// 3, 4, 8; for the hosts' refusals as for the kernel).
-SK_HOST_DEVICE constexpr bool split_k_fits(uint32_t splits) {
-  return splits >= 2 && splits <= kSplitKWarps &&
-         ((kSplitKWarps + splits - 1) / splits) * (splits - 1) <= kSplitKSlots;
+// Whether S CTAs split the consumer warps with `slots` slots (S = 2, 3, 4, 8
+// with 7; 2 with 4; for the hosts' refusals as for the kernel).
+SK_HOST_DEVICE constexpr bool split_k_fits(uint32_t splits, uint32_t slots = kSplitKSlots) {
+  return splits >= 2 && splits <= kSplitKWarps && split_k_slots(splits) <= slots;
 }
 
-// Acc: the consumer warp's accumulators (LaneArray<float, R>, R a multiple of 4).
-template <class Acc>
+// Acc: the consumer warp's accumulators (LaneArray<float, R>, R a multiple
+// of 4); Slots: how many the storage holds (split_k_fits(S, Slots) for the
+// launch's S, which the host checks).
+template <class Acc, uint32_t Slots = kSplitKSlots>
 struct SplitKReduce {
   static constexpr int kRegs = Acc::kRegs;
   static constexpr uint32_t kWarps = kSplitKWarps;
-  static constexpr uint32_t kSlots = kSplitKSlots;
+  static constexpr uint32_t kSlots = Slots;
   static_assert(kRegs % 4 == 0, "the slots move 16 bytes a store");
+  static_assert(Slots >= split_k_slots(2) && Slots <= kSplitKSlots, "4 to 7 slots");
 
   struct Storage {
     // [slot][register / 4][lane][4]: a store's 32 lanes write 512 contiguous

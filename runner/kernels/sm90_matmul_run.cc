@@ -79,7 +79,7 @@ uint64_t clock_window(const MatmulRequest& q, uint64_t grid) {
 // One launch with the tensor phase at `f.tensor_ghz` and the rest at
 // `f.rest_ghz` (models/sm100/phase_clock.h); the operands kept in
 // `operands` and the reference kept in `reference` serve every launch of q.
-template <int BN, int S, bool F16, bool Tma, bool Split, bool PingPong>
+template <int BN, int S, bool F16, bool Tma, int Split, bool PingPong>
 RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
                      MatmulOperandBytes& operands, MatmulReferenceCache& reference) {
   using C = Sm90MatmulConfig<BN, S, F16, Tma, Split, PingPong>;
@@ -187,7 +187,7 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
 
 using Runner = RunResult (*)(const MatmulRequest&, models::sm100::LaunchClocks,
                              MatmulOperandBytes&, MatmulReferenceCache&);
-template <int BN, int S, bool F16, bool Tma, bool Split, bool PingPong>
+template <int BN, int S, bool F16, bool Tma, int Split, bool PingPong>
 constexpr Runner runner() {
   if constexpr (Sm90MatmulConfig<BN, 2, false, Tma, Split>::kSmemBytes +
                     (S - 2) * (128 + BN) * 64 * 2 <=
@@ -196,7 +196,7 @@ constexpr Runner runner() {
   else
     return nullptr;
 }
-template <int BN, bool F16, bool Tma, bool Split = false, bool PingPong = false>
+template <int BN, bool F16, bool Tma, int Split = 0, bool PingPong = false>
 Runner by_stages(uint32_t s) {
   switch (s) {
     case 2: return runner<BN, 2, F16, Tma, Split, PingPong>();
@@ -207,15 +207,22 @@ Runner by_stages(uint32_t s) {
     default: return nullptr;
   }
 }
-// The K split's slots are instantiated with the 128-column tile only (56 KiB
-// beside the stages; a 256-column tile's would leave room for two).
+// The K split's slots (sm90_split_slots): 4 for S = 2, 7 for the others;
+// with the 128-column tile, and the 192-column one for S = 2 (its 48 KiB of
+// slots beside 40 KiB stages; a 256-column tile's would leave room for two).
 template <bool F16, bool Tma>
 Runner by_tile(const MatmulRequest& q) {
-  if (q.split_k > 1) return q.tile_n == 128 ? by_stages<128, F16, Tma, true>(q.stages) : nullptr;
+  if (q.split_k > 1) {
+    if (q.split_k == 2)
+      return q.tile_n == 128   ? by_stages<128, F16, Tma, kSplitKSlotsOfTwo>(q.stages)
+             : q.tile_n == 192 ? by_stages<192, F16, Tma, kSplitKSlotsOfTwo>(q.stages)
+                               : nullptr;
+    return q.tile_n == 128 ? by_stages<128, F16, Tma, kSplitKSlots>(q.stages) : nullptr;
+  }
   // The ping-pong schedule: 128 x 128, BF16 (validate_sm90_matmul says why not otherwise).
   if (q.pingpong) {
     if constexpr (!F16)
-      return q.tile_n == 128 ? by_stages<128, false, Tma, false, true>(q.stages) : nullptr;
+      return q.tile_n == 128 ? by_stages<128, false, Tma, 0, true>(q.stages) : nullptr;
     return nullptr;
   }
   return q.tile_n == 256   ? by_stages<256, F16, Tma>(q.stages)
@@ -269,8 +276,10 @@ std::string validate_sm90_matmul(const MatmulRequest& q) {
       return fmt::format("--split-k {} with --cluster {}x{}: a K split's cluster is its own (no "
                          "multicast); leave --cluster at 1x1",
                          s, q.cluster_m, q.cluster_n);
-    if (q.tile_n != 128)
-      return fmt::format("--split-k {}: the K split runs with tile N 128 only (--tile-n 128)", s);
+    if (q.tile_n != 128 && (q.tile_n != 192 || s != 2))
+      return fmt::format("--split-k {}: the K split runs with tile N 128, or 192 with --split-k 2 "
+                         "(--tile-n {} has no room for its slots)",
+                         s, q.tile_n);
     if (ceil_div<uint32_t>(q.k, 64) < s)
       return fmt::format("--split-k {}: K = {} has {} k-block(s) of 64, fewer than the {} CTAs "
                          "that would split it",
@@ -279,9 +288,12 @@ std::string validate_sm90_matmul(const MatmulRequest& q) {
       return fmt::format("--split-k {}: no GPC of the modelled GPU holds a cluster of {} CTAs", s, s);
   }
   if (lookup(q) == nullptr)
-    return fmt::format("--arch sm90: {} stages of a 128x{}x64 tile do not fit in 227 KB of shared memory{}",
-                       q.stages, q.tile_n,
-                       q.split_k > 1 ? " beside the K split's 56 KiB of slots (at most 5)" : "");
+    return fmt::format(
+        "--arch sm90: {} stages of a 128x{}x64 tile do not fit in 227 KB of shared memory{}", q.stages,
+        q.tile_n,
+        q.split_k > 1 ? fmt::format(" beside the K split's {} KiB of slots", sm90_split_slots(q.split_k) *
+                                                                              q.tile_n / 2 * 32 * 4 / 1024)
+                      : "");
   if (q.out_f32) return "--arch sm90: the SM90 matmul writes BF16 only (--out-dtype bf16)";
   {
     const uint32_t cm = q.cluster_m, cn = q.cluster_n;

@@ -154,10 +154,12 @@ expect_usage_error "K-major operands only" run "${MNK[@]}" --arch sm90 --tile-n 
 # The K split over a cluster (sm90, tile N 128, no --cluster, enough k-blocks).
 expect_usage_error "--split-k 2 needs --arch sm90" run "${MNK[@]}" --split-k 2
 expect_usage_error "split-k" run "${MNK[@]}" --arch sm90 --tile-n 128 --split-k 5
-expect_usage_error "tile N 128 only" run "${MNK[@]}" --arch sm90 --split-k 2
+expect_usage_error "tile N 128, or 192" run "${MNK[@]}" --arch sm90 --split-k 2
 expect_usage_error "leave --cluster at 1x1" run "${MNK[@]}" --arch sm90 --tile-n 128 --split-k 2 --cluster 2x1
 expect_usage_error "fewer than the 4 CTAs" run "${MNK[@]}" --arch sm90 --tile-n 128 --split-k 4
-expect_usage_error "K split's 56 KiB" run --m 64 --n 64 --k 1024 --arch sm90 --tile-n 128 --split-k 2 --stages 6
+expect_usage_error "K split's 56 KiB" run --m 64 --n 64 --k 1024 --arch sm90 --tile-n 128 --split-k 3 --stages 6
+expect_usage_error "K split's 48 KiB" run --m 64 --n 64 --k 1024 --arch sm90 --tile-n 192 --split-k 2 --stages 5
+expect_usage_error "192 with --split-k 2" run "${MNK[@]}" --arch sm90 --tile-n 192 --split-k 4
 expect_usage_error "give --split-k S" run "${MNK[@]}" --arch sm90 --tile-n 128 --split-tail
 # MI300X limits: the CDNA3 kernels, their tile and stages, even K, BF16 output.
 expect_usage_error "wave_specialized" run "${MNK[@]}" --arch mi300x --amd-kernel interleave
@@ -241,7 +243,7 @@ expect_usage_error "--fp8-type must be e4m3 or e5m2" run --kernel block_scaled_m
 expect_usage_error "does not fit" run --kernel conv2d --n 1 --h 2 --w 2 --c 8 --k 8 --r 5 --s 5
 expect_usage_error "sm100" run "${CONV[@]}" --arch sm90
 expect_usage_error "tile N 256" run "${CONV[@]}" --tile-n 256
-expect_usage_error "--r is not an option of --kernel matmul (matmul takes --m --n --k --batch --lda --ldb --ldd --in-dtype --layout-a --layout-b --tile-group --input-sets --cluster --split-k --epilogue --pingpong --kernel-schedule --stamp-tiles --hold-kblock --per-warp --pad-rows; --r is for --kernel conv2d)" run "${MNK[@]}" --r 3
+expect_usage_error "--r is not an option of --kernel matmul (matmul takes --m --n --k --batch --lda --ldb --ldd --in-dtype --layout-a --layout-b --tile-group --input-sets --cluster --split-k --split-tail --epilogue --pingpong --kernel-schedule --stamp-tiles --hold-kblock --per-warp --pad-rows; --r is for --kernel conv2d)" run "${MNK[@]}" --r 3
 expect_usage_error "--stride is for --kernel conv2d" run "${MNK[@]}" --stride 2
 expect_usage_error "--m is not an option of --kernel conv2d" sweep --kernel conv2d "${MNK[@]}"
 # block-scaled and blockwise FP8: their own options, refused elsewhere.

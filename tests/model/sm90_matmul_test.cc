@@ -380,6 +380,45 @@ TEST_CASE("sm90 K split of the last wave only (--split-tail) matches the referen
   }
 }
 
+TEST_CASE("sm90 K split over two CTAs: four slots, a stage more, and the 192-column tile") {
+  // S = 2 launches the configuration of 4 slots (sm90_split_slots): six
+  // stages of the 128-column tile fit beside them, and the 192-column tile
+  // splits too (48 KiB of slots); other splits keep 7 and tile N 128.
+  CHECK(sk::sm90_split_slots(2) == 4);
+  CHECK(sk::sm90_split_slots(3) == 7);
+  CHECK(sk::split_k_fits(2, 4));
+  CHECK_FALSE(sk::split_k_fits(3, 4));
+  sk::sim::MatmulRequest q = split_request(300, 260, 1000, 2, 6);
+  CHECK(sk::sim::validate_sm90_matmul(q).empty());
+  q.split_k = 3;
+  CHECK(sk::sim::validate_sm90_matmul(q).find("56 KiB") != std::string::npos);
+  q.tile_n = 192;
+  CHECK(sk::sim::validate_sm90_matmul(q).find("192 with --split-k 2") != std::string::npos);
+  q.split_k = 2;
+  CHECK(sk::sim::validate_sm90_matmul(q).find("48 KiB") != std::string::npos);  // 6 x 40 KiB
+  // Functional on odd shapes, every tile split and the last wave only (on 8
+  // SMs: 18 tiles of 128 x 192, 16 whole and 2 split over 4 clusters).
+  uint64_t seed = 91;
+  for (const bool tail : {false, true})
+    for (const bool tma : {false, true}) {
+      sk::sim::MatmulRequest f = split_request(650, 500, 712, 2, tma ? 3 : 4);
+      f.tile_n = 192;
+      f.split_tail = tail;
+      f.tma_epilogue = tma;
+      f.functional = true;
+      f.seed = seed++;
+      const auto r = run_request(f, params_with_sms(8));
+      INFO("tail " << tail << " tma " << tma << ": " << r.check.detail);
+      CHECK(r.status == "completed");
+      CHECK_MESSAGE(r.findings.empty(), findings_text(r));
+      CHECK(r.check.passed);
+      CHECK(r.tile_n == 192);
+      CHECK(r.split_tiles == (tail ? 2u : 0u));
+      // Each split tile's 8 warps' 16 x 192 FP32 accumulators (12 KiB) from the other rank.
+      CHECK(r.dsmem_bytes == (tail ? 2u : 18u) * 8 * 12288);
+    }
+}
+
 TEST_CASE("sm90 K split of the last wave only: a nearly empty last wave takes half a tile's time") {
   // 9 tiles on 8 SMs with long K: one CTA's second tile alone makes two
   // waves; split over a cluster of 2 the last wave takes about half a tile.

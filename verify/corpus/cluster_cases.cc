@@ -29,7 +29,7 @@ template <ClusterBug B, bool PingPong = false>
 class ClusterCase : public verify::Sm90Case {
   // With the K split's slots, or the ping-pong schedule (no cluster, no split).
   using Cfg = std::conditional_t<PingPong, Sm90MatmulConfig<128, 3, false, false, false, true>,
-                                 Sm90MatmulConfig<128, 3, false, false, true>>;
+                                 Sm90MatmulConfig<128, 3, false, false, kSplitKSlots>>;
   using K = Sm90Matmul<Cfg, B>;
 
  public:

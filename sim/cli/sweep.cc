@@ -366,6 +366,12 @@ SweepArgs parse_sweep_args(int argc, char** argv) {
   list_axis("kernel-schedule", a.pingpongs,
             [](const std::string& item) { return item == kernel_schedule_name(true); });
   a.problem = parse_problem(vm, "sweep", a.base, first);
+  // --split-tail applies to the sweep's splits over 1: without one it would
+  // change nothing.
+  if (a.base.split_tail && a.base.split_k <= 1 &&
+      std::none_of(a.split_ks.begin(), a.split_ks.end(), [](uint32_t s) { return s > 1; }))
+    throw UsageError("--split-tail splits the last wave's tiles over the K split's cluster; give "
+                     "--split-k with a split over 1 (e.g. 1,2,3)");
   load_params_option(vm, a.base.arch);
   const sim::ArchSpace& space = a.problem.space(a.base.arch);
   if (vm.count("stages")) {

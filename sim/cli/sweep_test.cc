@@ -308,6 +308,24 @@ TEST_CASE("a sweep over the SM90 schedules runs each, names ping-pong and skips 
   check_sliced_sweep_is_whole(a.problem, a.base, a.axes());
 }
 
+TEST_CASE("a sweep with --split-tail splits the last wave of its split points only") {
+  const SweepArgs a = parse_sweep({"--arch", "sm90", "--m", "2048", "--n", "2048", "--k", "1024",
+                                   "--tile-n", "128", "--stages", "4", "--split-k", "1,2",
+                                   "--split-tail"});
+  const Sweep s = plan_sweep(a.problem, a.base, a.axes());
+  REQUIRE(s.points.size() == 2);
+  CHECK_FALSE(s.points[0].q.split_tail);  // no split: nothing to split at the tail
+  CHECK(s.points[1].q.split_k == 2);
+  CHECK(s.points[1].q.split_tail);
+  const std::string text = format_sweep_text(s, a.problem, a.base);
+  CHECK(text.find("128x128x64/splitk2tail") != std::string::npos);
+  const boost::json::object j = sweep_to_json(s, a.problem, a.base);
+  CHECK_FALSE(j.at("results").as_array()[0].as_object().contains("split_tail"));
+  CHECK(j.at("results").as_array()[1].as_object().at("split_tail").as_bool());
+  CHECK(sweep_error({"--arch", "sm90", "--m", "256", "--n", "256", "--k", "1024", "--split-tail"})
+            .find("--split-tail") != std::string::npos);
+}
+
 TEST_CASE("a bad tile group in the sweep's list is a one-line usage error") {
   const std::vector<std::string> shape{"--arch", "sm90", "--m", "256", "--n", "256", "--k", "256",
                                        "--tile-group"};

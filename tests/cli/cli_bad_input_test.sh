@@ -161,6 +161,7 @@ expect_usage_error "K split's 56 KiB" run --m 64 --n 64 --k 1024 --arch sm90 --t
 expect_usage_error "K split's 48 KiB" run --m 64 --n 64 --k 1024 --arch sm90 --tile-n 192 --split-k 2 --stages 5
 expect_usage_error "192 with --split-k 2" run "${MNK[@]}" --arch sm90 --tile-n 192 --split-k 4
 expect_usage_error "give --split-k S" run "${MNK[@]}" --arch sm90 --tile-n 128 --split-tail
+expect_usage_error "give --split-k with a split over 1" sweep "${MNK[@]}" --arch sm90 --tile-n 128 --stages 4 --split-tail
 # MI300X limits: the CDNA3 kernels, their tile and stages, even K, BF16 output.
 expect_usage_error "wave_specialized" run "${MNK[@]}" --arch mi300x --amd-kernel interleave
 expect_usage_error "needs --arch mi300x" run "${MNK[@]}" --amd-kernel pingpong

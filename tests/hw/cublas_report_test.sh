@@ -48,6 +48,13 @@ edge=(h100_shapes_tma_epilogue_tile_group_auto_edge_64bcc282_2026-12-06.csv
   h100_shapes_pingpong_tma_epilogue_edge_64bcc282_2026-12-06.csv)
 quoted "${edge[@]}" || fail "both schedules with the edge box"
 best_quoted "${edge[@]}" --splits 1,2,4 || fail "both schedules with the edge box, without S = 3"
+tail=h100_split_tail_9cc67d4d_2026-12-06.csv
+quoted "$tail" --splits 1 || fail "the last-wave shapes without the tail split"
+quoted "$tail" || fail "the last-wave shapes with the tail split"
+slots=(h100_shapes_tma_epilogue_tile_group_auto_slots_9cc67d4d_2026-12-06.csv
+  h100_shapes_pingpong_tma_epilogue_slots_9cc67d4d_2026-12-06.csv)
+quoted "${slots[@]}" || fail "both schedules with slots by the split"
+best_quoted "${slots[@]}" --splits 1,2,4 || fail "both schedules with slots by the split, without S = 3, 8"
 # The check can fail: one shape's times tripled in a copy of a run.
 t=${TEST_TMPDIR:-$(mktemp -d)}
 python3 - "${runs[1]}" "$t/${runs[1]}" <<'PY'

@@ -1,31 +1,42 @@
 #!/usr/bin/env python3
 """fit_power.py: fit the SM90 model's tensor-phase clock cap and energies
-(models/sm100/power.h) to the main-loop clocks of per-CTA timelines.
+(models/sm100/power.h) to the main-loop clocks a board measured.
 
-    python3 hw/h200/fit_power.py <sim binary> <timeline summary.csv>@<board> [--params FILE]
+    python3 hw/h200/fit_power.py <sim binary> <measured> [--params FILE] [--out ACTIVITY.csv]
+    python3 hw/h200/fit_power.py check <ACTIVITY.csv> [--params FILE]
 
-The summary (docs/results/h200_cta_timeline_summary_*.csv) gives, per
-configuration, the event time, the main loop's clock (f_mainloop_ghz: clock64
-over globaltimer from CTA entry to the end of the first tile's main loop) and
-the clock after it (f_rest_ghz). Its calibration rows of the named board
-(sweep_report.is_calibration) are simulated at those two clocks
-(`sim run --sm-clock T,R`) for their cycles, tensor-phase cycles, HBM bytes and
-CTAs. The model's tensor-phase clock for that activity is then fitted to the
-measured main-loop clock (to the NVML clock of the timed runs, sm_mhz, for
-launches over 1 ms: the stamped launches ran after them on a hotter board) by
-Nelder-Mead on the mean absolute percentage error, over
-tensor_phase_clock_ghz and the energies per FLOP, per TMA byte and per SM
-cycle (the limit, static power, exponent and HBM energy come from the file).
-Prints the values and each row's measured and modelled clock, held-out rows
-of the board included as a check (they are never fitted on).
+<measured> is either a per-CTA timeline summary of one board,
+PATH@BOARD (docs/results/h200_cta_timeline_summary_*.csv: per configuration
+the event time, the main loop's clock f_mainloop_ghz, clock64 over
+globaltimer from CTA entry to the end of the first tile's main loop, and the
+clock after it, f_rest_ghz), or what hw/h200/run_phase_stamps.sh wrote
+(gemm_bench --all --stamp-tiles: each configuration's line and its "clock"
+row, the median over every tile of the main loop's clock and of the rest's).
+Its calibration rows (sweep_report.is_calibration for a summary; the
+calibration split of hw/h200/shape_set.py for stamps, the held-out shapes
+being reported, never fitted) are simulated at those two clocks
+(`sim run --sm-clock T,R`, as sweep_report.sim_command runs a measured row)
+for their cycles, tensor-phase cycles, HBM bytes and CTAs. The model's
+tensor-phase clock for that activity is then fitted to the measured main-loop
+clock (to the clock of the timed runs, sm_mhz, for launches over 1 ms: the
+stamped launches ran after them on a hotter board) by Nelder-Mead on the mean
+absolute percentage error, over tensor_phase_clock_ghz and the energies per
+FLOP, per TMA byte and per SM cycle (the limit, static power, exponent and
+HBM energy come from the file). Prints the values and each row's measured and
+modelled clock. --out writes each row's activity, measured clock and split;
+`check` reads such a file and prints the clock error of a parameter file's
+values on it without a simulator (tests/hw:fit_power_test re-derives the
+figures docs/hardware.md quotes).
 """
 import concurrent.futures
+import csv
 import json
 import os
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import shape_set  # noqa: E402
 import sweep_report  # noqa: E402
 
 PARAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'models', 'sm90',
@@ -34,21 +45,54 @@ FREE = ['tensor_phase_clock_ghz', 'energy_pj_per_flop', 'energy_pj_per_tma_byte'
         'energy_pj_per_sm_cycle']
 
 
+ACTIVITY = ['shape', 'epilogue', 'tile_n', 'stages', 'split', 'ours_us', 'target_ghz', 'flops',
+            'tma', 'hbm', 'cycles', 'tensor', 'sms']
+
+
 def simulate(sim, r, params):
-    m, n, k = r['shape'].split('x')
-    cmd = [sim, 'run', '--kernel', 'matmul', '--arch', 'sm90', '--m', m, '--n', n, '--k', k,
-           '--tile-n', r['tile_n'], '--stages', r['stages'], '--json', '-', '--params', params,
-           '--sm-clock', f"{float(r['f_mainloop_ghz']):.4f},{float(r['f_rest_ghz']):.4f}"]
+    """The activity of a measured row at its measured clocks."""
+    name = r['shape']
+    cmd = sweep_report.sim_command(
+        sim, name, r['tile_n'], r['stages'], params=params, epilogue=r.get('epilogue') or None,
+        sm_clock=f"{float(r['f_mainloop_ghz']):.4f},{float(r['f_rest_ghz']):.4f}")
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if out.returncode != 0:
         raise SystemExit(f'fit_power: sim failed: {out.stderr.strip()}')
     j = json.loads(out.stdout)
     bn = int(r['tile_n'])
-    mm, nn, kk = int(m), int(n), int(k)
-    return {'flops': 2.0 * mm * nn * kk,
-            'tma': float(-(-mm // 128) * -(-nn // bn) * -(-kk // 64) * (128 + bn) * 64 * 2),
+    mm, nn, kk, *batch = (int(x) for x in name.split('_')[0].split('x'))
+    batch = batch[0] if batch else 1
+    return {'flops': 2.0 * mm * nn * kk * batch,
+            'tma': float(-(-mm // 128) * -(-nn // bn) * -(-kk // 64) * (128 + bn) * 64 * 2 * batch),
             'hbm': float(j['utilization']['hbm_bytes']), 'cycles': j['cycles'],
             'tensor': j['sm_clocks']['tensor_phase_cycles'], 'sms': j['config']['ctas']}
+
+
+def stamp_rows(path):
+    """The stamped configurations of a run_phase_stamps.sh CSV: shape (gemm_bench's
+    name less _et), epilogue, tile_n, stages, ours_us and sm_mhz (the timed
+    launches), f_mainloop_ghz and f_rest_ghz (the stamped launch's clock row),
+    split (shape_set.py's)."""
+    split = shape_set.splits()
+    timed, clock = {}, {}
+    with open(path) as f:
+        for line in f:
+            p = line.strip().split(',')
+            if len(p) == 11 and p[8] == 'ok':
+                timed[(p[0], p[1], p[2])] = (p[3], p[9])
+            elif len(p) == 12 and p[4] == 'clock' and float(p[7]) > 0:
+                # label,clock,-,tiles,main GHz,rest GHz,span ns,-,- (matmul_stamps.cuh)
+                clock[(p[0], p[1], p[2])] = (p[3], p[7], p[8])
+    rows = []
+    for key, (epilogue, main, rest) in clock.items():
+        if key not in timed:
+            continue
+        label, tile_n, stages = key
+        shape = '_'.join(t for t in label.split('_') if t != 'et')
+        rows.append({'shape': shape, 'epilogue': epilogue, 'tile_n': tile_n, 'stages': stages,
+                     'ours_us': timed[key][0], 'sm_mhz': timed[key][1], 'f_mainloop_ghz': main,
+                     'f_rest_ghz': rest, 'split': split.get(shape.split('_')[0], 'unknown')})
+    return rows
 
 
 def tensor_clock(v, fixed, a, f_max):
@@ -76,6 +120,9 @@ def tensor_clock(v, fixed, a, f_max):
 
 
 def target(r):
+    """The clock the tensor phase is fitted to (GHz)."""
+    if 'target_ghz' in r:
+        return float(r['target_ghz'])
     if float(r['ours_us']) > 1000:
         return float(r['sm_mhz']) / 1000
     return float(r['f_mainloop_ghz'])
@@ -110,44 +157,84 @@ def nelder_mead(f, x0, iters=800):
     return pts[best], vals[best]
 
 
-def main():
-    args = sys.argv[1:]
-    params = PARAMS
-    if '--params' in args:
-        i = args.index('--params')
-        params = args[i + 1]
-        del args[i:i + 2]
-    if len(args) != 2 or '@' not in args[1]:
-        raise SystemExit(__doc__)
-    sim, measured = args
-    doc = json.load(open(params))['params']
-    f_max = doc['clock_ghz']['value']
+def read_params(path):
+    doc = json.load(open(path))['params']
     fixed = {k: doc[k]['value'] for k in ('power_limit_w', 'power_static_w', 'energy_clock_exponent',
                                           'energy_pj_per_hbm_byte')}
-    rows = sweep_report.measured_rows(measured)
+    return doc, doc['clock_ghz']['value'], fixed
+
+
+def mape(v, fixed, f_max, pairs):
+    return 100 * sum(abs(tensor_clock(v, fixed, a, f_max) - target(r)) / target(r)
+                     for r, a in pairs) / len(pairs)
+
+
+def report(v, fixed, f_max, cal, held):
+    return (f'main-loop clock MAPE {mape(v, fixed, f_max, cal):.2f}% on {len(cal)} calibration rows'
+            + (f', {mape(v, fixed, f_max, held):.2f}% on {len(held)} held-out rows' if held else ''))
+
+
+def check(args, params):
+    """The clock error of the file's values on a committed activity CSV."""
+    doc, f_max, fixed = read_params(params)
+    v = {k: doc[k]['value'] for k in FREE}
+    with open(args[0]) as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith('#')))
+    pairs = [(r, {k: float(r[k]) for k in ('flops', 'tma', 'hbm', 'cycles', 'tensor', 'sms')})
+             for r in rows]
+    cal = [p for p in pairs if p[0]['split'] == 'calibration']
+    held = [p for p in pairs if p[0]['split'] != 'calibration']
+    print(report(v, fixed, f_max, cal, held))
+
+
+def main():
+    args = sys.argv[1:]
+    opt = {}
+    for name in ('--params', '--out'):
+        if name in args:
+            i = args.index(name)
+            opt[name] = args[i + 1]
+            del args[i:i + 2]
+    params = opt.get('--params', PARAMS)
+    if len(args) == 2 and args[0] == 'check':
+        return check(args[1:], params)
+    if len(args) != 2:
+        raise SystemExit(__doc__)
+    sim, measured = args
+    doc, f_max, fixed = read_params(params)
+    if '@' in measured:
+        rows = sweep_report.measured_rows(measured)
+        for r in rows:
+            r['split'] = 'calibration' if sweep_report.is_calibration(r) else 'held_out'
+    else:
+        rows = stamp_rows(measured)
+    if not rows:
+        raise SystemExit(f'fit_power: no measured rows in {measured}')
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         acts = list(pool.map(lambda r: simulate(sim, r, params), rows))
-    cal = [(r, a) for r, a in zip(rows, acts) if sweep_report.is_calibration(r)]
-
-    def mape(v, pairs):
-        return 100 * sum(abs(tensor_clock(v, fixed, a, f_max) - target(r)) / target(r)
-                         for r, a in pairs) / len(pairs)
+    cal = [(r, a) for r, a in zip(rows, acts) if r['split'] == 'calibration']
+    held = [(r, a) for r, a in zip(rows, acts) if r['split'] != 'calibration']
 
     def cost(x):
         if min(x) < 0:
             return 1e9
-        return mape(dict(zip(FREE, x)), cal)
+        return mape(dict(zip(FREE, x)), fixed, f_max, cal)
     x, _ = nelder_mead(cost, [max(doc[k]['value'], 1e-3) for k in FREE])
     x, _ = nelder_mead(cost, x)
     v = dict(zip(FREE, x))
-    held = [(r, a) for r, a in zip(rows, acts) if not sweep_report.is_calibration(r)]
-    print('  '.join(f'{k} {v[k]:.4g}' for k in FREE) +
-          f'  (main-loop clock MAPE {mape(v, cal):.2f}% on {len(cal)} calibration rows'
-          + (f', {mape(v, held):.2f}% on {len(held)} held-out rows' if held else '') + ')')
+    print('  '.join(f'{k} {v[k]:.4g}' for k in FREE) + f'  ({report(v, fixed, f_max, cal, held)})')
     for r, a in zip(rows, acts):
-        print(f"  {'cal ' if sweep_report.is_calibration(r) else 'held'} {r['shape']:16} "
-              f"128x{r['tile_n']}x64 s{r['stages']}  {r['ctas']:>3} CTAs  measured "
+        print(f"  {'cal ' if r['split'] == 'calibration' else 'held'} {r['shape']:16} "
+              f"128x{r['tile_n']}x64 s{r['stages']}  {a['sms']:>3} CTAs  measured "
               f"{target(r) * 1000:5.0f} MHz  model {tensor_clock(v, fixed, a, f_max) * 1000:5.0f} MHz")
+    if '--out' in opt:
+        with open(opt['--out'], 'w', newline='') as f:
+            w = csv.DictWriter(f, ACTIVITY)
+            w.writeheader()
+            for r, a in zip(rows, acts):
+                w.writerow({'shape': r['shape'], 'epilogue': r.get('epilogue', ''),
+                            'tile_n': r['tile_n'], 'stages': r['stages'], 'split': r['split'],
+                            'ours_us': r['ours_us'], 'target_ghz': f'{target(r):.4f}', **a})
 
 
 if __name__ == '__main__':

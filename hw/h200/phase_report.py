@@ -9,7 +9,9 @@ Reads what hw/h200/run_phase_stamps.sh wrote (gemm_bench --all --stamp-tiles:
 each configuration's line, then its matmul_tile_stamps section with the rows
 "median", "all" and "clock"), runs `sim run --kernel matmul --arch sm90
 --stamp-tiles` for each configuration pinned at the clocks its phases ran at
-on the GPU (--sm-clock MAIN,REST from the "clock" row), and writes one row
+on the GPU (--sm-clock MAIN,REST from the "clock" row; the configuration as
+sweep_report.sim_command runs a measured row: the TMA-store epilogue of an
+_et label, its variants, gemm_bench's input sets), and writes one row
 per configuration:
 
     shape,tile_n,stages,tiles,event_us,span_us,overhead_us,main_ghz,rest_ghz,
@@ -43,6 +45,9 @@ import subprocess
 import sys
 import tempfile
 import threading
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sweep_report  # noqa: E402
 
 COLUMNS = ['shape', 'tile_n', 'stages', 'tiles', 'event_us', 'span_us', 'overhead_us', 'main_ghz',
            'rest_ghz', 'gpu_first_wait', 'gpu_mainloop', 'gpu_epilogue', 'gpu_to_next',
@@ -82,14 +87,17 @@ def parse(path):
 
 
 def simulate(sim, shape, tile_n, stages, main_ghz, rest_ghz, params):
-    m, n, k = shape.split('x')[:3]
+    # shape is gemm_bench's label: _et (the TMA-store epilogue) and the
+    # variants sweep_report.sim_command reads (_gG, _pp) after MxNxK.
+    tokens = shape.split('_')
+    name = '_'.join(t for t in tokens if t != 'et')
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, 'run.json')
-        cmd = [sim, 'run', '--kernel', 'matmul', '--arch', 'sm90', '--m', m, '--n', n, '--k', k,
-               '--tile-n', tile_n, '--stages', stages, '--sm-clock', f'{main_ghz:.3f},{rest_ghz:.3f}',
-               '--stamp-tiles', '--json', out]
-        if params:
-            cmd += ['--params', params]
+        cmd = sweep_report.sim_command(sim, name, tile_n, stages, params=params,
+                                       sm_clock=f'{main_ghz:.3f},{rest_ghz:.3f}',
+                                       epilogue='tma' if 'et' in tokens[1:] else None)
+        cmd[cmd.index('-')] = out  # --json FILE: the stamps' lines go to stdout
+        cmd += ['--stamp-tiles']
         subprocess.run(cmd, check=True, capture_output=True)
         with open(out) as f:
             j = json.load(f)

@@ -9,6 +9,7 @@
 #   GEMM_BENCH=...  a gemm_bench already built (else one is built here)
 #   MAX_FLOP=1e12   the largest 2MNK stamped
 #   DEADLINE_S=420  start no shape after this many seconds
+#   BENCH_ARGS=...  more gemm_bench options for every shape (e.g. --tma-epilogue)
 # Output: phase_stamps.csv in $OUT (or /tmp): the configurations' lines and
 # their matmul_tile_stamps sections as gemm_bench prints them, the board's
 # name and UUID on the first line as a comment.
@@ -26,7 +27,7 @@ for shape in "${shapes[@]}"; do
     break
   fi
   set -- $shape
-  "$bin" --m "$1" --n "$2" --k "$3" --all --runs 20 --stamp-tiles >> "$out/phase_stamps.csv" || rc=1
+  "$bin" --m "$1" --n "$2" --k "$3" --all --runs 20 --stamp-tiles ${BENCH_ARGS:-} >> "$out/phase_stamps.csv" || rc=1
 done
 echo "$(grep -c ",ok," "$out/phase_stamps.csv") configurations ok in $(( $(date +%s) - start )) s"
 exit $rc

@@ -98,13 +98,15 @@ def bench_input_sets(m, n, k, batch=1, a_col=False, b_row=False):
     return max(1, min(8, math.ceil(3 * 64e6 / set_bytes)))
 
 
-def predict(sim, shape, tile_n, stages, params=None, sm_clock=None, epilogue=None, lone=False):
-    """The model's time in us; with sm_clock (an --sm-clock argument: GHz, or
-    T,R for the tensor phase and the rest), at those SM clocks instead of the
-    power-limited ones; with epilogue ('regs' or 'tma'), that --epilogue.
-    The launch is one of gemm_bench's rotation over its input sets
-    (--input-sets, runner/kernels/input_sets.h), as every measured row is;
-    lone=True predicts a launch alone (an empty L2), as before 2026-12-04."""
+def sim_command(sim, shape, tile_n, stages, params=None, sm_clock=None, epilogue=None,
+                lone=False):
+    """The `sim run ... --json -` command line that runs a measured row: shape is
+    gemm_bench's name for it (below), sm_clock an --sm-clock argument (GHz, or
+    T,R for the tensor phase and the rest; None: the power-limited clocks),
+    epilogue 'regs' or 'tma' (None: the default). The launch is one of
+    gemm_bench's rotation over its input sets (--input-sets,
+    runner/kernels/input_sets.h), as every measured row is; lone=True runs a
+    launch alone (an empty L2), as before 2026-12-04."""
     # MxNxK, MxNxKxL for a batch of L; _ca: A col-major, _rb: B row-major;
     # _gG: tile group G; _pp: the ping-pong schedule; _kS: the K split over S
     # CTAs, _kSt: of the last wave's tiles only.
@@ -134,6 +136,12 @@ def predict(sim, shape, tile_n, stages, params=None, sm_clock=None, epilogue=Non
         cmd += ['--sm-clock', sm_clock]
     if epilogue:
         cmd += ['--epilogue', epilogue]
+    return cmd
+
+
+def predict(sim, shape, tile_n, stages, params=None, sm_clock=None, epilogue=None, lone=False):
+    """The model's time in us for a measured row (sim_command)."""
+    cmd = sim_command(sim, shape, tile_n, stages, params, sm_clock, epilogue, lone)
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if out.returncode != 0:
         raise SystemExit(f'sweep_report: sim failed for {shape} {tile_n} {stages}: {out.stderr.strip()}')

@@ -44,7 +44,7 @@ Gpu::Gpu(const Params& params, bool functional)
       engine_owner_(std::make_unique<sim::Engine>()),
       engine_(*engine_owner_),
       gmem_(functional),
-      l2_(params.l2_bytes, params.l2_side) {
+      l2_(params.l2_bytes, params.l2_side, params.l2_far_line_age) {
   if (current_ != nullptr) throw std::logic_error("only one sm100 Gpu per process");
   current_ = this;
   engine_.set_deadlock_classifier([this](sim::Finding& f) { classify_deadlock(f); });

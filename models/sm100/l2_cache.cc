@@ -26,26 +26,21 @@ size_t L2Cache::probe(const BoxKey& key, uint32_t h) const {
 
 void L2Cache::unlink(uint32_t e) {
   Entry& x = entries_[e];
-  (x.prev == kNil ? head_ : entries_[x.prev].next) = x.next;
-  (x.next == kNil ? tail_ : entries_[x.next].prev) = x.prev;
+  List& l = list_of(e);
+  (x.prev == kNil ? l.head : entries_[x.prev].next) = x.next;
+  (x.next == kNil ? l.tail : entries_[x.next].prev) = x.prev;
   x.prev = x.next = kNil;
 }
 
 void L2Cache::link_front(uint32_t e) {
   Entry& x = entries_[e];
+  List& l = list_of(e);
   x.prev = kNil;
-  x.next = head_;
-  (head_ == kNil ? tail_ : entries_[head_].prev) = e;
-  head_ = e;
+  x.next = l.head;
+  (l.head == kNil ? l.tail : entries_[l.head].prev) = e;
+  l.head = e;
 }
 
-void L2Cache::link_back(uint32_t e) {
-  Entry& x = entries_[e];
-  x.next = kNil;
-  x.prev = tail_;
-  (tail_ == kNil ? head_ : entries_[tail_].next) = e;
-  tail_ = e;
-}
 
 void L2Cache::erase_slot(size_t i) {
   // Backward shift: later slots of the run whose home is not in (i, j] move
@@ -80,10 +75,12 @@ L2Cache::Lookup L2Cache::access(const BoxKey& key, uint64_t bytes, Insert where)
   const size_t i = probe(key, h);
   if (slots_[i].entry != kNil) {
     const uint32_t e = slots_[i].entry;
-    if (e != head_) {
+    if (entries_[e].aged || e != lru_.head) {
       unlink(e);
+      entries_[e].aged = false;
       link_front(e);
     }
+    entries_[e].stamp = traffic_;
     ++hits_;
     return Lookup{true, entries_[e].ready};
   }
@@ -101,10 +98,12 @@ L2Cache::Lookup L2Cache::access(const BoxKey& key, uint64_t bytes, Insert where)
   entries_[e].hash = h;
   entries_[e].bytes = bytes;
   entries_[e].ready = UINT64_MAX;
-  if (where == Insert::kHot)
-    link_front(e);
-  else
-    link_back(e);
+  // An aged entry's stamp lies age_bytes_ behind the clock, and the clock
+  // only grows: each list stays ordered by stamp from its head.
+  traffic_ += bytes;
+  entries_[e].aged = where == Insert::kAged;
+  entries_[e].stamp = entries_[e].aged ? traffic_ - std::min(traffic_, age_bytes_) : traffic_;
+  link_front(e);
   resident_ += bytes;
   // Eviction may have shifted slots: probe again for the key's place.
   if ((used_ + 1) * 2 > slots_.size()) grow();
@@ -119,21 +118,26 @@ void L2Cache::fill(const BoxKey& key, uint64_t ready_cycle) {
 }
 
 void L2Cache::evict_to(uint64_t limit) {
-  while (resident_ > limit && tail_ != kNil) {
-    const uint32_t e = tail_;
+  while (resident_ > limit && (lru_.tail != kNil || aged_.tail != kNil)) {
+    // The older of the two lists' oldest (the aged one on a tie).
+    const uint32_t e = aged_.tail != kNil && (lru_.tail == kNil ||
+                                              entries_[aged_.tail].stamp <= entries_[lru_.tail].stamp)
+                           ? aged_.tail
+                           : lru_.tail;
     resident_ -= entries_[e].bytes;
     erase_slot(probe(entries_[e].key, entries_[e].hash));
     unlink(e);
+    entries_[e].aged = false;
     entries_[e].next = free_;
     free_ = e;
   }
 }
 
-L2::L2(uint64_t capacity_bytes, std::vector<uint32_t> side)
+L2::L2(uint64_t capacity_bytes, std::vector<uint32_t> side, double far_age)
     : side_(std::move(side)),
       one_(side_.empty() ? capacity_bytes : 0),
-      half_{L2Cache(side_.empty() ? 0 : capacity_bytes / 2),
-            L2Cache(side_.empty() ? 0 : capacity_bytes / 2)} {}
+      half_{L2Cache(side_.empty() ? 0 : capacity_bytes / 2, far_age),
+            L2Cache(side_.empty() ? 0 : capacity_bytes / 2, far_age)} {}
 
 void L2::lookup(L2Cache& c, const BoxKey& key, uint64_t bytes, L2Reads& out, bool& missed,
                 L2Cache::Insert where) {
@@ -158,8 +162,8 @@ void L2::read(int sm, const BoxKey& key, uint64_t bytes, L2Reads& out) {
     const uint64_t homed_here = bytes / 2, homed_across = bytes - homed_here;
     lookup(near, key, homed_here, out, missed);
     // The lines homed across: the copy beside the SM, else the other half
-    // (which keeps a line it fetches from HBM for this reader at its cold
-    // end); the copy is taken in once the load lands.
+    // (which keeps a line it fetches from HBM for this reader aged); the
+    // copy is taken in once the load lands.
     BoxKey copy = key;
     copy.copy = 1;
     const L2Cache::Lookup c = near.access(copy, homed_across);
@@ -167,7 +171,7 @@ void L2::read(int sm, const BoxKey& key, uint64_t bytes, L2Reads& out) {
       out.note_hit(c.ready);
     } else {
       out.add_fill(&near, copy);
-      lookup(half_[1 - h], key, homed_across, out, missed, L2Cache::Insert::kCold);
+      lookup(half_[1 - h], key, homed_across, out, missed, L2Cache::Insert::kAged);
     }
   }
   if (!missed) ++out.parts_hit;

@@ -16,14 +16,20 @@
 // for the others looks for a copy in its half first, then in the other half
 // (the lines cross between the halves), then HBM, and keeps a copy in its
 // half. A line fetched from HBM for a reader on the other side is kept in its
-// home half too, but at the cold end of its LRU, so that it goes first unless
-// read again. So data that SMs of both halves read takes capacity in both, and
-// data that stays with its readers takes it about once.
+// home half too, but aged: taken in as if last used `far_age` half-capacities
+// of traffic (bytes taken in) ago, so that it goes before anything used since
+// and after what was used before, unless read again. So data that SMs of both
+// halves read takes capacity in both, data that stays with its readers takes
+// it about once, and a line streamed to both sides outlives the time its home
+// side's readers take to come (docs/hardware.md, "A line fetched for the other
+// half, aged").
 //
 // Invariants: resident bytes <= capacity after every access; every key in the
-// index is in the LRU list exactly once, and every entry of the list in the
-// index; an L2 read counts its HBM bytes only
-// for entries that missed in the half that homes them.
+// index is in exactly one of the two lists (most recently used, aged) exactly
+// once, and every entry of the lists in the index; each list is ordered by
+// its entries' stamps and eviction takes the older of the two lists' oldest;
+// an L2 read counts its HBM bytes only for entries that missed in the half
+// that homes them.
 #pragma once
 
 #include <algorithm>
@@ -61,7 +67,11 @@ struct BoxKeyHash {
 
 class L2Cache {
  public:
-  explicit L2Cache(uint64_t capacity_bytes) : capacity_(capacity_bytes) {
+  // far_age: where a kAged miss is taken in, in capacities of traffic (bytes
+  // taken in): as if last used that long ago (older than everything used
+  // since, younger than what was used before).
+  explicit L2Cache(uint64_t capacity_bytes, double far_age = 1.0)
+      : capacity_(capacity_bytes), age_bytes_(static_cast<uint64_t>(far_age * capacity_bytes)) {
     entries_.reserve(4096);  // a full grid keeps a few thousand boxes resident
     slots_.assign(8192, Slot{});
   }
@@ -70,9 +80,9 @@ class L2Cache {
     bool hit = false;
     uint64_t ready = 0;  // hit: when the data is (or will be) in L2
   };
-  // Where a miss is taken in: most recently used, or at the cold end (the
-  // first to go when room is needed, unless it is read again before).
-  enum class Insert { kHot, kCold };
+  // Where a miss is taken in: most recently used, or aged (as if last used
+  // far_age capacities of traffic ago, unless it is read again before).
+  enum class Insert { kHot, kAged };
   // Looks the box up and makes it most recently used; a miss is taken in
   // `where` says. On a miss the caller fetches it and reports when it lands
   // with fill().
@@ -97,6 +107,8 @@ class L2Cache {
     uint64_t ready = 0;
     uint32_t hash = 0;  // hash_of(key), low 32 bits: its slot is found without rehashing
     uint32_t prev = kNil, next = kNil;
+    uint64_t stamp = 0;  // traffic_ at its last use, less age_bytes_ if taken in aged
+    bool aged = false;   // in the aged list (taken in aged, not read since)
   };
   struct Slot {
     uint32_t entry = kNil;  // kNil: empty
@@ -106,18 +118,24 @@ class L2Cache {
   static uint32_t hash_of(const BoxKey& key);
   // The slot holding `key` (of hash h), or the empty slot where a probe for it ends.
   size_t probe(const BoxKey& key, uint32_t h) const;
+  struct List {
+    uint32_t head = kNil, tail = kNil;  // head: newest
+  };
+  List& list_of(uint32_t e) { return entries_[e].aged ? aged_ : lru_; }
   void unlink(uint32_t e);
   void link_front(uint32_t e);
-  void link_back(uint32_t e);
   void erase_slot(size_t i);
   void grow();
   void evict_to(uint64_t limit);
 
   uint64_t capacity_;
+  uint64_t age_bytes_;
+  uint64_t traffic_ = 0;  // bytes taken in so far: the stamps' clock
   uint64_t resident_ = 0;
   uint64_t hits_ = 0, misses_ = 0;
   std::vector<Entry> entries_;
-  uint32_t head_ = kNil, tail_ = kNil;  // head: most recently used
+  List lru_;   // head: most recently used
+  List aged_;  // kAged misses not read since, head: the latest taken in
   uint32_t free_ = kNil;                // entries no longer in use, through `next`
   std::vector<Slot> slots_;             // a power of two, at most half full
   size_t used_ = 0;
@@ -165,7 +183,9 @@ struct L2Reads {
 class L2 {
  public:
   // side: the half beside each SM (Params::l2_side); empty: one cache.
-  L2(uint64_t capacity_bytes, std::vector<uint32_t> side);
+  // far_age: the age a half gives a line it fetches for the other side
+  // (Params::l2_far_line_age).
+  L2(uint64_t capacity_bytes, std::vector<uint32_t> side, double far_age);
 
   // Reads one part of a load (a box, or an im2col row chunk) of `bytes` for
   // SM `sm` and adds what it found to `out`.

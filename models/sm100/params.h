@@ -35,6 +35,10 @@ struct Params {
   // other half also keeps a copy of them in its own (models/sm100/
   // l2_cache.h, docs/hardware.md "Two halves of L2").
   std::vector<uint32_t> l2_side;
+  // With two halves: a line a half fetches from HBM for a reader on the
+  // other side is taken in as if last used this many half-capacities of
+  // traffic ago (models/sm100/l2_cache.h, L2Cache's far_age).
+  double l2_far_line_age = 1.0;
   double l2_bytes_per_cycle = 0;     // L2 read bandwidth, shared by all SMs
   // Loaded memory path (0 where not calibrated). With tma_fair_share, an
   // SM's loads stream at most at l2_bytes_per_cycle / (SMs with loads in

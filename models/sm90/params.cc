@@ -47,6 +47,7 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
   if (!r.l2_side.empty() && r.l2_side.size() != static_cast<size_t>(r.num_sms))
     throw std::runtime_error("sm90 params: \"l2_side\" has " + std::to_string(r.l2_side.size()) +
                              " entries for " + std::to_string(r.num_sms) + " SMs (one per SM, or none)");
+  r.l2_far_line_age = real(p, "l2_far_line_age", 0.0, 16.0);
   r.tma_fair_share = count(p, "tma_fair_share", 0, 1) == 1;
   r.tma_loaded_latency = static_cast<uint32_t>(count(p, "tma_loaded_latency", 0, 1ull << 20));
   r.hbm_queue_latency = static_cast<uint32_t>(count(p, "hbm_queue_latency", 0, 1ull << 20));

@@ -45,14 +45,14 @@ TEST_CASE("a set that fits with the others is all in L2; one they push out is no
   const TensorMapModel a = operand(1 << 20, 1024), b = operand(64 << 20, 512);
   const TensorMapModel* maps[] = {&a, &b};
   {
-    L2 l2(64ull << 20, side);  // 64 MiB: eight sets and their D's fit
+    L2 l2(64ull << 20, side, 1.0);  // 64 MiB: eight sets and their D's fit
     sk::runner::preload_input_sets(l2, side, 64ull << 20, maps, 1 << 20, 8);
     CHECK(hits(l2, a, 0) == 32);
     CHECK(hits(l2, b, 1) == 16);
     CHECK(l2.lookups() == 48);  // the walk counts as none of the launch's
   }
   {
-    L2 l2(4ull << 20, side);  // 4 MiB: the seven other sets and D's push it out
+    L2 l2(4ull << 20, side, 1.0);  // 4 MiB: the seven other sets and D's push it out
     sk::runner::preload_input_sets(l2, side, 4ull << 20, maps, 1 << 20, 8);
     CHECK(hits(l2, a, 0) == 0);
     CHECK(hits(l2, b, 1) == 0);
@@ -61,21 +61,21 @@ TEST_CASE("a set that fits with the others is all in L2; one they push out is no
     // 8 MiB: the walk runs (seven sets' boxes, 5.25 MiB, are under the
     // capacity) but with the copies in both halves and the D's LRU evicts
     // this set, the oldest.
-    L2 l2(8ull << 20, side);
+    L2 l2(8ull << 20, side, 1.0);
     sk::runner::preload_input_sets(l2, side, 8ull << 20, maps, 1 << 20, 8);
     CHECK(hits(l2, a, 0) == 0);
     // Two sets: this one survives.
-    L2 two(8ull << 20, side);
+    L2 two(8ull << 20, side, 1.0);
     sk::runner::preload_input_sets(two, side, 8ull << 20, maps, 1 << 20, 2);
     CHECK(hits(two, a, 0) == 32);
   }
   {
-    L2 l2(64ull << 20, side);  // no rotation given: a lone launch, L2 empty
+    L2 l2(64ull << 20, side, 1.0);  // no rotation given: a lone launch, L2 empty
     sk::runner::preload_input_sets(l2, side, 64ull << 20, maps, 1 << 20, 0);
     CHECK(hits(l2, a, 0) == 0);
   }
   {
-    L2 l2(64ull << 20, {});  // one cache, the same set every launch
+    L2 l2(64ull << 20, {}, 1.0);  // one cache, the same set every launch
     sk::runner::preload_input_sets(l2, {}, 64ull << 20, maps, 1 << 20, 1);
     CHECK(hits(l2, a, 0) == 32);
   }

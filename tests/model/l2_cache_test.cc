@@ -1,10 +1,11 @@
 // l2_cache_test.cc: the L2 cache's index and LRU (models/sm100/l2_cache.h,
 // L2Cache) against a plain reference: a list searched from the front, LRU by
-// bytes, misses taken in hot or cold. Random keys from a pool larger than the
-// capacity holds, random sizes, fills and boxes larger than the capacity, so
-// that entries are evicted, reused and the open-addressed index grows and
-// deletes through long probe runs; every access must give the reference's
-// hit, ready time and resident bytes.
+// bytes, misses taken in hot or aged (a stamp of the bytes taken in so far,
+// less the age; the oldest stamp goes first, an aged entry on a tie). Random
+// keys from a pool larger than the capacity holds, random sizes, fills and
+// boxes larger than the capacity, so that entries are evicted, reused and the
+// open-addressed index grows and deletes through long probe runs; every
+// access must give the reference's hit, ready time and resident bytes.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -20,30 +21,42 @@ using sk::models::sm100::L2Cache;
 struct Ref {
   struct E {
     BoxKey key;
-    uint64_t bytes, ready;
+    uint64_t bytes, ready, stamp;
+    bool aged;
   };
-  uint64_t capacity, resident = 0;
-  std::list<E> lru;  // front: most recently used
+  uint64_t capacity, age, resident = 0, traffic = 0;
+  std::list<E> lru;  // front: most recently used, or aged and taken in last
   std::list<E>::iterator find(const BoxKey& k) {
     for (auto it = lru.begin(); it != lru.end(); ++it)
       if (it->key == k) return it;
     return lru.end();
   }
+  // The victim: the oldest stamp, an aged entry before a used one, and among
+  // equals the one furthest from the front.
+  std::list<E>::iterator victim() {
+    auto v = lru.end();
+    for (auto it = lru.begin(); it != lru.end(); ++it)
+      if (v == lru.end() || it->stamp < v->stamp || (it->stamp == v->stamp && it->aged >= v->aged))
+        v = it;
+    return v;
+  }
   L2Cache::Lookup access(const BoxKey& k, uint64_t bytes, L2Cache::Insert where) {
     auto it = find(k);
     if (it != lru.end()) {
+      it->stamp = traffic;
+      it->aged = false;
       lru.splice(lru.begin(), lru, it);
       return {true, lru.front().ready};
     }
     if (bytes > capacity) return {};
     while (resident > capacity - bytes && !lru.empty()) {
-      resident -= lru.back().bytes;
-      lru.pop_back();
+      auto v = victim();
+      resident -= v->bytes;
+      lru.erase(v);
     }
-    if (where == L2Cache::Insert::kHot)
-      lru.push_front(E{k, bytes, UINT64_MAX});
-    else
-      lru.push_back(E{k, bytes, UINT64_MAX});
+    traffic += bytes;
+    const bool aged = where == L2Cache::Insert::kAged;
+    lru.push_front(E{k, bytes, UINT64_MAX, aged ? traffic - std::min(traffic, age) : traffic, aged});
     resident += bytes;
     return {};
   }
@@ -60,9 +73,9 @@ BoxKey key_of(uint32_t i) {
                 static_cast<int32_t>(i / 37) * 128, 64, i % 5 == 0 ? 64u : 128u, (i / 7) % 2};
 }
 
-void run(uint64_t capacity, uint32_t pool, uint64_t seed, int steps) {
-  L2Cache c(capacity);
-  Ref r{capacity};
+void run(uint64_t capacity, uint32_t pool, uint64_t seed, int steps, double age = 1.0) {
+  L2Cache c(capacity, age);
+  Ref r{capacity, static_cast<uint64_t>(age * capacity)};
   std::mt19937_64 rng(seed);
   uint64_t hits = 0;
   for (int s = 0; s < steps; ++s) {
@@ -75,7 +88,7 @@ void run(uint64_t capacity, uint32_t pool, uint64_t seed, int steps) {
     }
     // Mostly a box's size, sometimes one past the capacity (never kept).
     const uint64_t bytes = rng() % 50 == 0 ? capacity + 1 : 4096 * (1 + rng() % 8);
-    const auto where = rng() % 3 == 0 ? L2Cache::Insert::kCold : L2Cache::Insert::kHot;
+    const auto where = rng() % 3 == 0 ? L2Cache::Insert::kAged : L2Cache::Insert::kHot;
     const L2Cache::Lookup got = c.access(k, bytes, where), want = r.access(k, bytes, where);
     REQUIRE(got.hit == want.hit);
     if (got.hit) {
@@ -96,4 +109,6 @@ TEST_CASE("the cache keeps the reference's LRU under churn") {
   run(256 * 1024, 200, 1, 20000);    // a few dozen resident, many evictions
   run(64 * 1024 * 1024, 6000, 2, 60000);  // thousands resident: the index grows
   run(40 * 1024, 30, 3, 20000);      // a handful resident, long reuse
+  run(256 * 1024, 200, 4, 20000, 0.25);  // aged entries younger than some used ones
+  run(256 * 1024, 200, 5, 20000, 4.0);   // aged entries older than everything resident
 }

@@ -175,7 +175,10 @@ def report(v, fixed, f_max, cal, held):
 
 
 def check(args, params):
-    """The clock error of the file's values on a committed activity CSV."""
+    """The clock error of a parameter file's values on a committed activity
+    CSV: one line over its calibration rows (and held-out ones, if any), then
+    one for launches of fewer than 64 CTAs and one for more, with the median
+    error (docs/hardware.md quotes them)."""
     doc, f_max, fixed = read_params(params)
     v = {k: doc[k]['value'] for k in FREE}
     with open(args[0]) as f:
@@ -184,7 +187,17 @@ def check(args, params):
              for r in rows]
     cal = [p for p in pairs if p[0]['split'] == 'calibration']
     held = [p for p in pairs if p[0]['split'] != 'calibration']
-    print(report(v, fixed, f_max, cal, held))
+    name = f'{os.path.basename(args[0])} with {os.path.basename(params)}'
+    print(f'{name}: {report(v, fixed, f_max, cal, held)}')
+    for label, part in (('under 64 CTAs', [p for p in pairs if p[1]['sms'] < 64]),
+                        ('64 CTAs or more', [p for p in pairs if p[1]['sms'] >= 64])):
+        if not part:
+            continue
+        err = sorted(tensor_clock(v, fixed, a, f_max) / target(r) - 1 for r, a in part)
+        print(f'{name}, {label}: {len(part)} rows, measured median '
+              f'{sorted(target(r) for r, _ in part)[len(part) // 2] * 1000:.0f} MHz, model clock '
+              f'MAPE {mape(v, fixed, f_max, part):.2f}%, median error '
+              f'{100 * err[len(err) // 2]:+.1f}%')
 
 
 def main():

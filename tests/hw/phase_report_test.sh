@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # phase_report_test.sh README: for every model-against-stamps CSV of the
-# matmul's tile phases (docs/results/h200_phase_model_*.csv), the lines
+# matmul's tile phases (docs/results/*_phase_model_*.csv), the lines
 # hw/h200/phase_report.py summary derives from it appear verbatim in
 # docs/hardware.md, so the quoted phases and errors cannot drift from the
 # data; and a doctored CSV (one predicted time changed) is caught.
@@ -9,8 +9,8 @@ root=$(dirname "$(realpath "$1")")
 cd "$root"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 shopt -s nullglob
-models=(docs/results/h200_phase_model_*.csv)
-[ ${#models[@]} -gt 0 ] || fail "no docs/results/h200_phase_model_*.csv"
+models=(docs/results/*_phase_model_*.csv)
+[ ${#models[@]} -gt 0 ] || fail "no docs/results/*_phase_model_*.csv"
 quoted() {  # model.csv: every summary line is in docs/hardware.md
   local line ok=0
   while IFS= read -r line; do

@@ -21,12 +21,13 @@
 // and after what was used before, unless read again. So data that SMs of both
 // halves read takes capacity in both, data that stays with its readers takes
 // it about once, and a line streamed to both sides outlives the time its home
-// side's readers take to come (docs/hardware.md, "A line fetched for the other
-// half, aged").
+// side's readers take to come, as long as lines that only one side reads
+// (aged, and never read again) leave room (docs/hardware.md, "A line
+// fetched for the other half, aged").
 //
 // Invariants: resident bytes <= capacity after every access; every key in the
-// index is in exactly one of the two lists (most recently used, aged) exactly
-// once, and every entry of the lists in the index; each list is ordered by
+// index is in exactly one of the two lists (most recently used, aged), once,
+// and every entry of the lists in the index; each list is ordered by
 // its entries' stamps and eviction takes the older of the two lists' oldest;
 // an L2 read counts its HBM bytes only for entries that missed in the half
 // that homes them.

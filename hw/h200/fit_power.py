@@ -36,6 +36,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import phase_report  # noqa: E402
 import shape_set  # noqa: E402
 import sweep_report  # noqa: E402
 
@@ -69,29 +70,21 @@ def simulate(sim, r, params):
 
 
 def stamp_rows(path):
-    """The stamped configurations of a run_phase_stamps.sh CSV: shape (gemm_bench's
-    name less _et), epilogue, tile_n, stages, ours_us and sm_mhz (the timed
-    launches), f_mainloop_ghz and f_rest_ghz (the stamped launch's clock row),
-    split (shape_set.py's)."""
+    """The stamped configurations of a run_phase_stamps.sh CSV (phase_report.parse):
+    shape (gemm_bench's name less _et), epilogue, tile_n, stages, ours_us and
+    sm_mhz (the timed launches), f_mainloop_ghz and f_rest_ghz (the stamped
+    launch's clock row), split (shape_set.py's)."""
     split = shape_set.splits()
-    timed, clock = {}, {}
-    with open(path) as f:
-        for line in f:
-            p = line.strip().split(',')
-            if len(p) == 11 and p[8] == 'ok':
-                timed[(p[0], p[1], p[2])] = (p[3], p[9])
-            elif len(p) == 12 and p[4] == 'clock' and float(p[7]) > 0:
-                # label,clock,-,tiles,main GHz,rest GHz,span ns,-,- (matmul_stamps.cuh)
-                clock[(p[0], p[1], p[2])] = (p[3], p[7], p[8])
     rows = []
-    for key, (epilogue, main, rest) in clock.items():
-        if key not in timed:
+    for (label, tile_n, stages), c in phase_report.parse(path).items():
+        _, main, rest = c['clock'][:3]  # tiles, main GHz, rest GHz (matmul_stamps.cuh)
+        if float(main) <= 0:
             continue
-        label, tile_n, stages = key
-        shape = '_'.join(t for t in label.split('_') if t != 'et')
-        rows.append({'shape': shape, 'epilogue': epilogue, 'tile_n': tile_n, 'stages': stages,
-                     'ours_us': timed[key][0], 'sm_mhz': timed[key][1], 'f_mainloop_ghz': main,
-                     'f_rest_ghz': rest, 'split': split.get(shape.split('_')[0], 'unknown')})
+        shape, tma = sweep_report.without_epilogue(label)
+        rows.append({'shape': shape, 'epilogue': 'tma' if tma else 'regs', 'tile_n': tile_n,
+                     'stages': stages, 'ours_us': c['event_us'], 'sm_mhz': c['sm_mhz'],
+                     'f_mainloop_ghz': main, 'f_rest_ghz': rest,
+                     'split': split.get(shape.split('_')[0], 'unknown')})
     return rows
 
 

@@ -66,7 +66,9 @@ def spread_at(rows):
 
 
 def parse(path):
-    """{(shape, tile_n, stages): {...}} from gemm_bench's lines and sections."""
+    """{(shape, tile_n, stages): {...}} from gemm_bench's lines (event_us and
+    sm_mhz, the timed launches') and sections (the rows median, all and clock,
+    their fields from the tile count on; spread)."""
     cfgs = {}
     with open(path) as f:
         for line in f:
@@ -74,7 +76,8 @@ def parse(path):
             if not p or p[0].startswith('#') or p[0] in ('section', 'config', 'shape'):
                 continue
             if len(p) == 11 and p[8] == 'ok':
-                cfgs.setdefault((p[0], p[1], p[2]), {})['event_us'] = float(p[3])
+                c = cfgs.setdefault((p[0], p[1], p[2]), {})
+                c['event_us'], c['sm_mhz'] = float(p[3]), float(p[9])
             elif len(p) == 12 and p[4] in ('median', 'all', 'clock'):
                 # label (shape,tile_n,stages,epilogue),row,-,tiles,phases...
                 c = cfgs.setdefault((p[0], p[1], p[2]), {})
@@ -89,13 +92,12 @@ def parse(path):
 def simulate(sim, shape, tile_n, stages, main_ghz, rest_ghz, params):
     # shape is gemm_bench's label: _et (the TMA-store epilogue) and the
     # variants sweep_report.sim_command reads (_gG, _pp) after MxNxK.
-    tokens = shape.split('_')
-    name = '_'.join(t for t in tokens if t != 'et')
+    name, tma = sweep_report.without_epilogue(shape)
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, 'run.json')
         cmd = sweep_report.sim_command(sim, name, tile_n, stages, params=params,
                                        sm_clock=f'{main_ghz:.3f},{rest_ghz:.3f}',
-                                       epilogue='tma' if 'et' in tokens[1:] else None)
+                                       epilogue='tma' if tma else None)
         cmd[cmd.index('-')] = out  # --json FILE: the stamps' lines go to stdout
         cmd += ['--stamp-tiles']
         subprocess.run(cmd, check=True, capture_output=True)

@@ -46,7 +46,7 @@ import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import shape_set  # noqa: E402
-from sweep_report import predict  # noqa: E402
+from sweep_report import predict, without_epilogue  # noqa: E402
 
 COLUMNS = ['shape', 'variant', 'source', 'split', 'tile_n', 'stages', 'rounds', 'measured_us',
            'spread_pct', 'sm_mhz', 'cublas_us', 'predicted_us', 'date']
@@ -59,9 +59,8 @@ def merged(path):
     with open(path) as f:
         for r in csv.DictReader(line for line in f if not line.startswith('#')):
             if r['status'] == 'ok':
-                shape, *tokens = r['shape'].split('_')  # _et (the TMA epilogue) anywhere after
-                tma = 'et' in tokens
-                variant = '_'.join(t for t in tokens if t != 'et')
+                name, tma = without_epilogue(r['shape'])
+                shape, _, variant = name.partition('_')
                 groups.setdefault((shape, variant, r['tile_n'], r['stages'], tma), []).append(r)
     rows = []
     for (shape, variant, tile_n, stages, tma), g in groups.items():

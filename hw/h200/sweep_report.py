@@ -98,6 +98,14 @@ def bench_input_sets(m, n, k, batch=1, a_col=False, b_row=False):
     return max(1, min(8, math.ceil(3 * 64e6 / set_bytes)))
 
 
+def without_epilogue(label):
+    """gemm_bench's label less its _et token (the TMA-store epilogue, anywhere
+    after MxNxK), and whether it had one: ('4096x4096x4096_g4', True) for
+    '4096x4096x4096_g4_et'."""
+    dims, *tokens = label.split('_')
+    return '_'.join([dims] + [t for t in tokens if t != 'et']), 'et' in tokens
+
+
 def sim_command(sim, shape, tile_n, stages, params=None, sm_clock=None, epilogue=None,
                 lone=False):
     """The `sim run ... --json -` command line that runs a measured row: shape is

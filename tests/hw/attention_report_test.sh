@@ -5,10 +5,7 @@
 # (the MAPE line, and the stage picks where a shape has more than one) appears
 # verbatim in docs/hardware.md, so the quoted errors cannot drift from the
 # data; and a doctored prediction (one row 3x off) is caught.
-set -euo pipefail
-root=$(dirname "$(realpath "$1")")
-cd "$root"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$(realpath "$1")")/tests/hw/report_lib.sh" "$1"
 # Each committed prediction beside the measurement it predicts.
 pairs=(
   "h100_attention_bf16_softmax_2026-11-27.csv h100_attention_model_softmax_2026-11-27.csv"
@@ -29,13 +26,7 @@ pairs=(
   "h100_attention_bf16_kernel_clock_2026-11-27.csv h100_attention_model_kernel_clock_2026-11-27.csv"
 )
 quoted() {  # measured model: every summary line of the report is in docs/hardware.md
-  local lines n=0
-  lines=$(python3 hw/h200/attention_report.py report "$1" "$2" | grep '^pinned clocks')
-  while IFS= read -r line; do
-    n=$((n + 1))
-    grep -qF -- "$line" docs/hardware.md || { echo "not in docs/hardware.md: $line"; return 1; }
-  done <<<"$lines"
-  [ "$n" -gt 0 ] || { echo "$2: no summary line"; return 1; }
+  python3 hw/h200/attention_report.py report "$1" "$2" | { grep '^pinned clocks' || true; } | all_quoted
 }
 for pair in "${pairs[@]}"; do
   read -r measured model <<<"$pair"
@@ -43,7 +34,7 @@ for pair in "${pairs[@]}"; do
   [ -f "$measured" ] && [ -f "$model" ] || fail "missing $measured or $model"
   quoted "$measured" "$model" || fail "$model: docs/hardware.md does not quote its figures"
 done
-t=${TEST_TMPDIR:-$(mktemp -d)}/doctored.csv
+t=$(scratch)/doctored.csv
 read -r measured model <<<"${pairs[0]}"
 python3 tests/hw/doctor_csv.py "docs/results/$model" "$t" model_us_pinned
 if quoted "docs/results/$measured" "$t" >/dev/null; then fail "a doctored CSV passed"; fi

@@ -6,17 +6,11 @@
 # hw/h200/cluster_report.py summary derives from the two appears verbatim in
 # docs/hardware.md (after the run's name), so the quoted errors cannot drift
 # from the data; and a doctored model CSV (one prediction changed) is caught.
-set -euo pipefail
-root=$(dirname "$(realpath "$1")")
-cd "$root"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-shopt -s nullglob
+. "$(dirname "$(realpath "$1")")/tests/hw/report_lib.sh" "$1"
 models=(docs/results/h200_cluster_*_model_*.csv)
 [ ${#models[@]} -gt 0 ] || fail "no docs/results/h200_cluster_*_model_*.csv"
-quoted() {  # name measured model: the summary line is in docs/hardware.md
-  local line
-  line="$1: $(python3 hw/h200/cluster_report.py summary "$2" "$3")"
-  grep -qF -- "$line" docs/hardware.md || { echo "not in docs/hardware.md: $line"; return 1; }
+quoted() {  # name measured model: the summary line, after the name, is in docs/hardware.md
+  echo "$1: $(python3 hw/h200/cluster_report.py summary "$2" "$3")" | all_quoted
 }
 measurement_of() { local m=${1/_model_/_}; echo "${m/_at_*.csv/.csv}"; }
 for model in "${models[@]}"; do
@@ -26,7 +20,7 @@ for model in "${models[@]}"; do
   quoted "$name" "$measured" "$model" || fail "$model: docs/hardware.md does not quote its figures"
 done
 # The check can fail: one prediction 3x off changes a quoted figure.
-t=${TEST_TMPDIR:-$(mktemp -d)}/doctored.csv
+t=$(scratch)/doctored.csv
 python3 tests/hw/doctor_csv.py "${models[0]}" "$t" model_us_free
 name=$(basename "${models[0]}"); name=${name%%_model_*}
 if quoted "$name" "$(measurement_of "${models[0]}")" "$t" >/dev/null; then fail "a doctored CSV passed"; fi

@@ -4,21 +4,11 @@
 # cuBLAS, "The shape set with every lever") appears there verbatim, so the
 # quoted ratios cannot drift from the committed CSVs; and a doctored run (one
 # shape's times tripled) is caught, so the check can fail.
-set -euo pipefail
-root=$(dirname "$(realpath "$1")")
-cd "$root/docs/results"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$(realpath "$1")")/tests/hw/report_lib.sh" "$1"
+cd docs/results
 report() { python3 "$root/hw/h200/cublas_report.py" "$@"; }
-quoted() {  # every line of the report is in docs/hardware.md
-  report "$@" | while IFS= read -r line; do
-    grep -qF -- "$line" "$root/docs/hardware.md" || { echo "not in docs/hardware.md: $line"; return 1; }
-  done
-}
-best_quoted() {  # the report's last line (each shape's best run) is in docs/hardware.md
-  local l
-  l=$(report "$@" | tail -n 1)
-  grep -qF -- "$l" "$root/docs/hardware.md" || { echo "not in docs/hardware.md: $l"; return 1; }
-}
+quoted() { report "$@" | all_quoted; }  # every line of the report
+best_quoted() { report "$@" | tail -n 1 | all_quoted; }  # its last line: each shape's best run
 runs=(h100_shapes_split_de444f15_2026-12-05.csv h100_shapes_split_tma_epilogue_de444f15_2026-12-05.csv)
 quoted "${runs[@]}" || fail "the shape set with the split"
 quoted "${runs[@]}" --no-split || fail "the shape set without the split"
@@ -56,7 +46,7 @@ slots=(h100_shapes_tma_epilogue_tile_group_auto_slots_9cc67d4d_2026-12-06.csv
 quoted "${slots[@]}" || fail "both schedules with slots by the split"
 best_quoted "${slots[@]}" --splits 1,2,4 || fail "both schedules with slots by the split, without S = 3, 8"
 # The check can fail: one shape's times tripled in a copy of a run.
-t=${TEST_TMPDIR:-$(mktemp -d)}
+t=$(scratch)
 python3 - "${runs[1]}" "$t/${runs[1]}" <<'PY'
 import sys
 out = []

@@ -4,11 +4,8 @@
 # them (receiving port 40 B per cycle, sending port 56, a fixed 900 cycles and
 # 30 more per sender: the value is the lower port, 40), and its check passes a
 # parameter file with that value and fails one with another.
-set -euo pipefail
-root=$(dirname "$(realpath "$1")")
-cd "$root"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-t=${TEST_TMPDIR:-$(mktemp -d)}
+. "$(dirname "$(realpath "$1")")/tests/hw/report_lib.sh" "$1"
+t=$(scratch)
 python3 - "$t/e.csv" <<'PY'
 import sys
 recv, send, slot = 40.0, 56.0, 8192

@@ -6,23 +6,15 @@
 # appear verbatim in docs/hardware.md, so the clock errors quoted cannot drift
 # from the data or the file; a doctored CSV (one row's measured clock tripled)
 # is caught.
-set -euo pipefail
-root=$(dirname "$(realpath "$1")")
-cd "$root"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-shopt -s nullglob
+. "$(dirname "$(realpath "$1")")/tests/hw/report_lib.sh" "$1"
 csvs=(docs/results/*_power_activity_*.csv)
 [ ${#csvs[@]} -gt 0 ] || fail "no docs/results/*_power_activity_*.csv"
 params_of() { case "$(basename "$1")" in h100_*) echo models/sm90/params_h100.json ;; *) echo models/sm90/params.json ;; esac; }
-check_docs() {  # csv params: every check line is in docs/hardware.md
-  python3 hw/h200/fit_power.py check "$1" --params "$2" | while IFS= read -r line; do
-    grep -qF -- "$line" docs/hardware.md || { echo "$1: not in docs/hardware.md: $line"; return 1; }
-  done
-}
+check_docs() { python3 hw/h200/fit_power.py check "$1" --params "$2" | all_quoted; }
 for csv in "${csvs[@]}"; do
   check_docs "$csv" "$(params_of "$csv")" || fail "$csv: docs/hardware.md does not quote its clock errors"
 done
-t=${TEST_TMPDIR:-$(mktemp -d)}/$(basename "${csvs[0]}")
+t=$(scratch)/$(basename "${csvs[0]}")
 python3 tests/hw/doctor_csv.py "${csvs[0]}" "$t" target_ghz
 if check_docs "$t" "$(params_of "${csvs[0]}")" >/dev/null; then fail "a doctored CSV passed"; fi
 echo "PASS: ${#csvs[@]} CSV(s)"

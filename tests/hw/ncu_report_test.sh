@@ -4,22 +4,14 @@
 # summary line hw/h200/ncu_report.py derives from it appears verbatim in
 # docs/hardware.md, so the DRAM figures quoted cannot drift from the data; a
 # doctored CSV (one row's model reads tripled) is caught.
-set -euo pipefail
-root=$(dirname "$(realpath "$1")")
-cd "$root"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-shopt -s nullglob
+. "$(dirname "$(realpath "$1")")/tests/hw/report_lib.sh" "$1"
 csvs=(docs/results/*_ncu_*_model_*.csv)
 [ ${#csvs[@]} -gt 0 ] || fail "no docs/results/*_ncu_*_model_*.csv"
-check_docs() {  # csv: every summary line is in docs/hardware.md
-  python3 hw/h200/ncu_report.py summary "$1" | while IFS= read -r line; do
-    grep -qF -- "$line" docs/hardware.md || { echo "$1: not in docs/hardware.md: $line"; return 1; }
-  done
-}
+check_docs() { python3 hw/h200/ncu_report.py summary "$1" | all_quoted; }
 for csv in "${csvs[@]}"; do
   check_docs "$csv" || fail "$csv: docs/hardware.md does not quote its figures"
 done
-t=${TEST_TMPDIR:-$(mktemp -d)}/doctored.csv
+t=$(scratch)/doctored.csv
 python3 tests/hw/doctor_csv.py "${csvs[0]}" "$t" model_reads
 if check_docs "$t" >/dev/null; then fail "a doctored CSV passed"; fi
 echo "PASS: ${#csvs[@]} CSV(s)"

@@ -4,15 +4,12 @@
 # hw/h200/oob_surface.py derives from the committed oob_depth CSV, so the
 # numbers the model reads cannot drift from the data; and a file with one
 # rate changed is caught.
-set -euo pipefail
-root=$(dirname "$(realpath "$1")")
-cd "$root"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$(realpath "$1")")/tests/hw/report_lib.sh" "$1"
 csv=docs/results/h200_l2_stream_oob_depth_91111c11_2026-12-04.csv
 for params in models/sm90/params.json models/sm90/params_h100.json; do
   python3 hw/h200/oob_surface.py check "$csv" "$params" || fail "$params does not hold the surface of $csv"
 done
-t=${TEST_TMPDIR:-$(mktemp -d)}/doctored.json
+t=$(scratch)/doctored.json
 python3 - "$t" <<'PY'
 import json, sys
 p = json.load(open('models/sm90/params.json'))

@@ -4,25 +4,15 @@
 # hw/h200/phase_report.py summary derives from it appear verbatim in
 # docs/hardware.md, so the quoted phases and errors cannot drift from the
 # data; and a doctored CSV (one predicted time changed) is caught.
-set -euo pipefail
-root=$(dirname "$(realpath "$1")")
-cd "$root"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-shopt -s nullglob
+. "$(dirname "$(realpath "$1")")/tests/hw/report_lib.sh" "$1"
 models=(docs/results/*_phase_model_*.csv)
 [ ${#models[@]} -gt 0 ] || fail "no docs/results/*_phase_model_*.csv"
-quoted() {  # model.csv: every summary line is in docs/hardware.md
-  local line ok=0
-  while IFS= read -r line; do
-    grep -qF -- "$line" docs/hardware.md || { echo "not in docs/hardware.md: $line"; ok=1; }
-  done < <(python3 hw/h200/phase_report.py summary "$1")
-  return $ok
-}
+quoted() { python3 hw/h200/phase_report.py summary "$1" | all_quoted; }
 for model in "${models[@]}"; do
   quoted "$model" || fail "$model: docs/hardware.md does not quote its figures"
 done
 # The check can fail: one prediction 3x off changes a quoted figure.
-t=${TEST_TMPDIR:-$(mktemp -d)}/doctored.csv
+t=$(scratch)/doctored.csv
 python3 tests/hw/doctor_csv.py "${models[0]}" "$t" sim_event_us
 if quoted "$t" >/dev/null; then fail "a doctored CSV passed"; fi
 echo PASS

@@ -7,19 +7,11 @@
 # docs/hardware.md, so the quoted errors cannot drift from the data; and a
 # doctored CSV (one prediction changed) is caught by (2). The same for the
 # unseen shapes' CSVs (*_walk_model_*.csv).
-set -euo pipefail
-root=$(dirname "$(realpath "$1")")
-cd "$root"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-shopt -s nullglob
+. "$(dirname "$(realpath "$1")")/tests/hw/report_lib.sh" "$1"
 csvs=(docs/results/*_shapes_model_*.csv)
 [ ${#csvs[@]} -gt 0 ] || fail "no docs/results/*_shapes_model_*.csv"
 splits=$(python3 hw/h200/shape_set.py list | tail -n +2 | cut -d, -f1,3 | sort)
-check_docs() {  # csv: every summary line is in docs/hardware.md
-  python3 hw/h200/shape_report.py summary "$1" | while IFS= read -r line; do
-    grep -qF -- "$line" docs/hardware.md || { echo "$1: not in docs/hardware.md: $line"; return 1; }
-  done
-}
+check_docs() { python3 hw/h200/shape_report.py summary "$1" | all_quoted; }
 for csv in "${csvs[@]}"; do
   have=$(python3 -c 'import csv,sys
 for r in csv.DictReader(open(sys.argv[1])): print(r["shape"] + "," + r["split"])' "$csv" | sort -u)
@@ -39,7 +31,7 @@ PY
   check_docs "$csv" || fail "$csv: docs/hardware.md does not quote its figures"
 done
 # The check can fail: one prediction 10 % off changes a quoted figure.
-t=${TEST_TMPDIR:-$(mktemp -d)}/doctored.csv
+t=$(scratch)/doctored.csv
 python3 tests/hw/doctor_csv.py "${csvs[0]}" "$t" predicted_us split=held_out
 if check_docs "$t" >/dev/null; then fail "a doctored CSV passed"; fi
 # The reports predict each row as one of gemm_bench's input-set rotation:

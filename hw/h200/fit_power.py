@@ -61,8 +61,7 @@ def simulate(sim, r, params):
         raise SystemExit(f'fit_power: sim failed: {out.stderr.strip()}')
     j = json.loads(out.stdout)
     bn = int(r['tile_n'])
-    mm, nn, kk, *batch = (int(x) for x in name.split('_')[0].split('x'))
-    batch = batch[0] if batch else 1
+    mm, nn, kk, batch = sweep_report.dims(name)
     return {'flops': 2.0 * mm * nn * kk * batch,
             'tma': float(-(-mm // 128) * -(-nn // bn) * -(-kk // 64) * (128 + bn) * 64 * 2 * batch),
             'hbm': float(j['utilization']['hbm_bytes']), 'cycles': j['cycles'],

@@ -106,6 +106,13 @@ def without_epilogue(label):
     return '_'.join([dims] + [t for t in tokens if t != 'et']), 'et' in tokens
 
 
+def dims(shape):
+    """M, N, K and the batch (1 where the name has none) of gemm_bench's name
+    for a row (MxNxK or MxNxKxL, then its _-suffixes)."""
+    m, n, k, *batch = (int(x) for x in shape.split('_')[0].split('x'))
+    return m, n, k, (batch[0] if batch else 1)
+
+
 def sim_command(sim, shape, tile_n, stages, params=None, sm_clock=None, epilogue=None,
                 lone=False):
     """The `sim run ... --json -` command line that runs a measured row: shape is
@@ -118,16 +125,15 @@ def sim_command(sim, shape, tile_n, stages, params=None, sm_clock=None, epilogue
     # MxNxK, MxNxKxL for a batch of L; _ca: A col-major, _rb: B row-major;
     # _gG: tile group G; _pp: the ping-pong schedule; _kS: the K split over S
     # CTAs, _kSt: of the last wave's tiles only.
-    dims, *layouts = shape.split('_')
-    m, n, k, *batch = dims.split('x')
-    cmd = [sim, 'run', '--kernel', 'matmul', '--arch', 'sm90', '--m', m, '--n', n, '--k', k,
-           '--tile-n', tile_n, '--stages', stages, '--json', '-']
+    layouts = shape.split('_')[1:]
+    m, n, k, batch = dims(shape)
+    cmd = [sim, 'run', '--kernel', 'matmul', '--arch', 'sm90', '--m', str(m), '--n', str(n),
+           '--k', str(k), '--tile-n', tile_n, '--stages', stages, '--json', '-']
     if not lone:
-        sets = bench_input_sets(int(m), int(n), int(k), int(batch[0]) if batch else 1,
-                                'ca' in layouts, 'rb' in layouts)
+        sets = bench_input_sets(m, n, k, batch, 'ca' in layouts, 'rb' in layouts)
         cmd += ['--input-sets', str(sets)]
-    if batch:
-        cmd += ['--batch', batch[0]]
+    if batch != 1:
+        cmd += ['--batch', str(batch)]
     if 'ca' in layouts:
         cmd += ['--layout-a', 'col']
     if 'rb' in layouts:

@@ -28,6 +28,11 @@ namespace sk::sim {
 namespace {
 using models::sm100::Gpu;
 
+// The launch's output tiles (128 x tile N, every batch).
+uint64_t output_tiles(const MatmulRequest& q) {
+  return ceil_div<uint64_t>(q.m, 128) * ceil_div<uint64_t>(q.n, q.tile_n) * q.batch;
+}
+
 // What the power model needs of a finished launch, or of one stopped at its
 // max_cycles (the clock search's window, power_clocks.h): there the bytes TMA
 // brought that the tensor cores consumed (each CTA's producer runs about
@@ -40,8 +45,7 @@ models::sm100::KernelActivity activity(const MatmulRequest& q, const RunResult& 
   // parts zero-filled, full bytes).
   const uint32_t a_rows = sm90_a_loaded_rows(q.m, q.cluster_n, q.a_mn_major ? 1 : 0);
   const double stage = (static_cast<double>(a_rows) + q.tile_n) * 64 * 2;
-  a.tma_bytes = static_cast<double>(ceil_div<uint64_t>(q.m, 128) * ceil_div<uint64_t>(q.n, q.tile_n) *
-                                    q.batch * ceil_div<uint64_t>(q.k, 64)) * stage;
+  a.tma_bytes = static_cast<double>(output_tiles(q) * ceil_div<uint64_t>(q.k, 64)) * stage;
   if (r.status != "completed" && a.tma_bytes > 0) {
     const double ahead = static_cast<double>(r.ctas) * (q.stages - 1) * stage;
     const double done = std::max(0.0, static_cast<double>(r.smem_fill_bytes) - ahead) / a.tma_bytes;
@@ -63,7 +67,7 @@ models::sm100::KernelActivity activity(const MatmulRequest& q, const RunResult& 
 // 0 (the whole launch) otherwise.
 uint64_t clock_window(const MatmulRequest& q, uint64_t grid) {
   if (grid == 0) return 0;
-  const uint64_t tiles = ceil_div<uint64_t>(q.m, 128) * ceil_div<uint64_t>(q.n, q.tile_n) * q.batch;
+  const uint64_t tiles = output_tiles(q);
   const double k_block = 8.0 * models::sm90::extras().wgmma_ii_per_n * q.tile_n;
   const double tile = static_cast<double>(ceil_div<uint64_t>(q.k, 64)) * k_block + 128.0 * q.tile_n * 2 / 7.0;
   // A K split's cluster of S CTAs works one tile, each CTA 1/S of its
@@ -168,7 +172,7 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
   r.status = run_status_name(status);
   r.tile_ctas = std::max<uint32_t>(q.split_k, 1);  // the K split's cluster computes one tile
   if (q.split_tail) {  // only the tiles from split_from
-    const uint64_t tiles = ceil_div<uint64_t>(q.m, 128) * ceil_div<uint64_t>(q.n, BN) * q.batch;
+    const uint64_t tiles = output_tiles(q);
     r.split_tiles = tiles - sm90_split_from(tiles, static_cast<uint64_t>(grid), q.split_k, true);
   }
   const double flops = 2.0 * q.m * q.n * q.k * q.batch;

@@ -36,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
+import script_main
 
 KEY = ("batch", "heads", "kv_heads", "seqlen_q", "seqlen_k", "head_dim", "causal", "stages")
 
@@ -165,12 +166,12 @@ def loop(args):
             elif section == "consumer_steps" and cells[0] == "pingpong":
                 measured[int(cells[1])] = float(cells[3])
     if not measured:
-        raise SystemExit(f"{args.calib}: no consumer_steps pingpong rows")
+        raise script_main.BadInput(f"{args.calib}: no consumer_steps pingpong rows")
     params = json.load(open(args.params))
     table = params.get("params", params)
     for key, value in FREE_MEMORY.items():
         if key not in table:
-            raise SystemExit(f"{args.params}: no key {key}")
+            raise script_main.BadInput(f"{args.params}: no key {key}")
         table[key]["value"] = value
     sms = int(table["num_sms"]["value"])
     rows = []
@@ -234,4 +235,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    script_main.run('attention_report.py', main)

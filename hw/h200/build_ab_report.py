@@ -27,6 +27,7 @@ import csv
 import os
 import statistics
 import sys
+import script_main
 
 
 def read(path):
@@ -34,13 +35,13 @@ def read(path):
         rows = list(csv.DictReader(line for line in f if not line.startswith('#')))
     for need in ('build', 'shape', 'tile_n', 'stages', 'ours_us', 'cublas_us', 'status'):
         if not rows or need not in rows[0]:
-            sys.exit(f'build_ab_report.py: {path}: no column "{need}"')
+            raise script_main.BadInput(f'{path}: no column "{need}"')
     times, cublas = collections.defaultdict(list), collections.defaultdict(list)
     for r in rows:
         if r['status'] != 'ok':
             continue
         if r['build'] not in ('old', 'new'):
-            sys.exit(f'build_ab_report.py: {path}: build "{r["build"]}" is neither old nor new')
+            raise script_main.BadInput(f'{path}: build "{r["build"]}" is neither old nor new')
         shape, _, variant = r['shape'].partition('_')
         times[(r['build'], shape, variant, int(r['tile_n']), int(r['stages']))].append(float(r['ours_us']))
         cublas[shape].append(float(r['cublas_us']))
@@ -78,7 +79,7 @@ def report(path, shapes_too):
                      f'({config(best["new"][1])}, {cub / best["new"][0]:.3f}x); '
                      + ', '.join(f'{config(c)} {r:.3f}' for c, r in per))
     if not ratios:
-        sys.exit(f'build_ab_report.py: {path}: no configuration that both builds ran')
+        raise script_main.BadInput(f'{path}: no configuration that both builds ran')
     name = os.path.splitext(os.path.basename(path))[0]
     print(f'{name}: {len(best_ratios)} shapes, {len(ratios)} configurations; new/old {spread(ratios)}; '
           f'best per shape new/old {spread(best_ratios)}; at 0.95x cuBLAS or better old {at["old"]}, new {at["new"]}')
@@ -96,4 +97,4 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    script_main.run('build_ab_report.py', main)

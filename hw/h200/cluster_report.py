@@ -40,6 +40,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sweep_report import bench_input_sets  # noqa: E402
+import script_main
 
 NAME = re.compile(r"^(\d+)x(\d+)x(\d+)(?:_c(\d)x(\d))?(_et)?(?:_k(\d))?$")
 
@@ -217,4 +218,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    script_main.run('cluster_report.py', main)

@@ -30,6 +30,7 @@ import csv
 import os
 import statistics
 import sys
+import script_main
 
 
 def split_of(shape):
@@ -46,7 +47,7 @@ def read_rows(path, no_split, splits=None):
         rows = list(csv.DictReader(line for line in f if not line.startswith('#')))
     for need in ('shape', 'ours_us', 'cublas_us', 'status'):
         if rows and need not in rows[0]:
-            sys.exit(f'cublas_report.py: {path}: no column "{need}"')
+            raise script_main.BadInput(f'{path}: no column "{need}"')
     out = []
     for r in rows:
         if r['status'] != 'ok':
@@ -97,10 +98,10 @@ def main():
     per_run = []
     for path in a.runs:
         if not os.path.isfile(path):
-            sys.exit(f'cublas_report.py: no file {path}')
+            raise script_main.BadInput(f'no file {path}')
         rows = read_rows(path, a.no_split, splits)
         if not rows:
-            sys.exit(f'cublas_report.py: {path}: no rows')
+            raise script_main.BadInput(f'{path}: no rows')
         r = ratios(rows)
         per_run.append(r)
         print(line(os.path.basename(path), r))
@@ -117,4 +118,4 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    script_main.run('cublas_report.py', main)

@@ -26,6 +26,7 @@ import csv
 import json
 import re
 import sys
+import script_main
 
 KEY = re.compile(r'^(\w+) size=(\d+) send_warps=(\d+) reps=(\d+) bytes_in=(\d+)$')
 
@@ -39,11 +40,11 @@ def rows(path):
                 continue
             m = KEY.match(r[1])
             if m is None:
-                raise SystemExit(f'dsmem_rate: {path}: unreadable row key "{r[1]}"')
+                raise script_main.BadInput(f'{path}: unreadable row key "{r[1]}"')
             pattern, size, warps, reps, bytes_in = m.group(1), *map(int, m.groups()[1:])
             out.setdefault((pattern, size, warps), {})[reps] = (float(r[2]), bytes_in)
     if not out:
-        raise SystemExit(f'dsmem_rate: {path} holds no dsmem_store_exchange rows (section e)')
+        raise script_main.BadInput(f'{path} holds no dsmem_store_exchange rows (section e)')
     return out
 
 
@@ -55,7 +56,7 @@ def rates(path):
             continue
         (c1, b1), (c8, b8) = by_reps[1], by_reps[8]
         if c8 <= c1 or b8 <= b1:
-            raise SystemExit(f'dsmem_rate: {pattern} size={size} send_warps={warps}: eight reps '
+            raise script_main.BadInput(f'{pattern} size={size} send_warps={warps}: eight reps '
                              f'({c8:.0f} cycles, {b8} bytes) are not more than one ({c1:.0f}, {b1})')
         share = size - 1 if pattern == 'from_one' else 1
         got.append((pattern, size, warps, share * (b8 - b1) / (c8 - c1)))
@@ -67,7 +68,7 @@ def value(path):
     receive = [x for p, _, _, x in r if p == 'to_one']
     send = [x for p, _, _, x in r if p == 'from_one']
     if not receive or not send:
-        raise SystemExit('dsmem_rate: the CSV needs to_one and from_one rows with reps 1 and 8')
+        raise script_main.BadInput('the CSV needs to_one and from_one rows with reps 1 and 8')
     return round(min(max(receive), max(send)), 1), max(receive), max(send)
 
 
@@ -97,4 +98,4 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    script_main.run('dsmem_rate.py', main)

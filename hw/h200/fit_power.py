@@ -39,6 +39,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import phase_report  # noqa: E402
 import shape_set  # noqa: E402
 import sweep_report  # noqa: E402
+import script_main
 
 PARAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'models', 'sm90',
                       'params.json')
@@ -214,7 +215,7 @@ def main():
     else:
         rows = stamp_rows(measured)
     if not rows:
-        raise SystemExit(f'fit_power: no measured rows in {measured}')
+        raise script_main.BadInput(f'no measured rows in {measured}')
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         acts = list(pool.map(lambda r: simulate(sim, r, params), rows))
     cal = [(r, a) for r, a in zip(rows, acts) if r['split'] == 'calibration']
@@ -243,4 +244,4 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    script_main.run('fit_power.py', main)

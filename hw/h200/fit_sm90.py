@@ -25,6 +25,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sweep_report  # noqa: E402
+import script_main
 
 PARAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'models', 'sm90',
                       'params.json')
@@ -74,7 +75,7 @@ def main():
     base = json.load(open(PARAMS))
     for name in grid:
         if name not in base['params']:
-            raise SystemExit(f'fit_sm90: no parameter {name} in {PARAMS}')
+            raise script_main.BadInput(f'no parameter {name} in {PARAMS}')
     rows = sweep_report.calibration_rows(measured, shapes)
     chosen = {k: base['params'][k]['value'] for k in grid}
     best = calibration_error(sim, rows, chosen, base, pin)
@@ -91,4 +92,4 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    script_main.run('fit_sm90.py', main)

@@ -32,6 +32,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sweep_report  # noqa: E402
+import script_main
 
 COLUMNS = ['shape', 'tile_n', 'stages', 'ctas', 'operand_bytes', 'board_read_bytes',
            'model_hbm_bytes', 'd_bytes', 'board_reads', 'model_reads']
@@ -86,7 +87,7 @@ def summary(args):
     with open(args[0]) as f:
         rows = list(csv.DictReader(f))
     if not rows:
-        raise SystemExit(f'ncu_report: no rows in {args[0]}')
+        raise script_main.BadInput(f'no rows in {args[0]}')
     for shape in dict.fromkeys(r['shape'] for r in rows):
         print(line(shape, [r for r in rows if r['shape'] == shape]))
     print(line('all', rows))
@@ -99,4 +100,4 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    script_main.run('ncu_report.py', main)

@@ -22,6 +22,7 @@ import csv
 import json
 import statistics
 import sys
+import script_main
 
 
 def surface(path):
@@ -66,4 +67,4 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    script_main.run('oob_surface.py', main)

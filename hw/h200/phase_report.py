@@ -48,6 +48,7 @@ import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sweep_report  # noqa: E402
+import script_main
 
 COLUMNS = ['shape', 'tile_n', 'stages', 'tiles', 'event_us', 'span_us', 'overhead_us', 'main_ghz',
            'rest_ghz', 'gpu_first_wait', 'gpu_mainloop', 'gpu_epilogue', 'gpu_to_next',
@@ -205,4 +206,4 @@ def main(argv):
 
 
 if __name__ == '__main__':
-    main(sys.argv[1:])
+    script_main.run('phase_report.py', main, sys.argv[1:])

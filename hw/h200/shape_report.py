@@ -39,7 +39,6 @@ data.
 import concurrent.futures
 import csv
 import os
-import signal
 import statistics
 import sys
 import threading
@@ -47,6 +46,7 @@ import threading
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import shape_set  # noqa: E402
 from sweep_report import predict, without_epilogue  # noqa: E402
+import script_main
 
 COLUMNS = ['shape', 'variant', 'source', 'split', 'tile_n', 'stages', 'rounds', 'measured_us',
            'spread_pct', 'sm_mhz', 'cublas_us', 'predicted_us', 'date']
@@ -117,7 +117,7 @@ def cmd_predict(args):
     if unseen:  # shapes measured after the fits, outside the set: all held out
         info.update({s: (unseen, 'held_out') for s in unknown})
     elif unknown:
-        raise SystemExit(f'shape_report: shapes not in shape_set.py: {", ".join(unknown)}')
+        raise script_main.BadInput(f'shapes not in shape_set.py: {", ".join(unknown)}')
     cache = PredictionCache(out + '.pred')
 
     def key_of(r):
@@ -227,6 +227,4 @@ def main():
 
 
 if __name__ == '__main__':
-    # A reader that stops early (grep -q, head) ends the summary quietly.
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    main()
+    script_main.run('shape_report.py', main)

@@ -23,6 +23,7 @@ errors the docs report are those of the held-out shapes.
 import math
 import random
 import sys
+import script_main
 
 SHAPE_SEED = 20261126
 SPLIT_SEED = 31
@@ -94,8 +95,8 @@ def main():
         for s, _, _ in shape_set():
             print(s.replace('x', ' '))
     else:
-        sys.exit(f'shape_set.py: unknown command {what!r} (list or args)')
+        raise script_main.BadInput(f'unknown command {what!r} (list or args)')
 
 
 if __name__ == '__main__':
-    main()
+    script_main.run('shape_set.py', main)

@@ -22,6 +22,7 @@ import math
 import statistics
 import subprocess
 import sys
+import script_main
 
 # Rows used to calibrate models/sm90/params.json (see its sources): the small
 # shapes, and one deep-pipeline row of each tile on 8192^3 (the power-limited
@@ -195,4 +196,4 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    script_main.run('sweep_report.py', main)

@@ -47,6 +47,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from shape_report import PredictionCache, merged, named  # noqa: E402
 from sweep_report import predict  # noqa: E402
+import script_main
 
 COLUMNS = ['shape', 'tile_group', 'tile_n', 'stages', 'rounds', 'measured_us', 'spread_pct',
            'sm_mhz', 'predicted_us']
@@ -220,4 +221,4 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    script_main.run('tile_group_report.py', main)

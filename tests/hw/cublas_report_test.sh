@@ -45,6 +45,7 @@ slots=(h100_shapes_tma_epilogue_tile_group_auto_slots_9cc67d4d_2026-12-06.csv
   h100_shapes_pingpong_tma_epilogue_slots_9cc67d4d_2026-12-06.csv)
 quoted "${slots[@]}" || fail "both schedules with slots by the split"
 best_quoted "${slots[@]}" --splits 1,2,4 || fail "both schedules with slots by the split, without S = 3, 8"
+quoted h200_shapes_01a93a03_2026-12-06.csv || fail "the second H200's run"
 # The check can fail: one shape's times tripled in a copy of a run.
 t=$(scratch)
 python3 - "${runs[1]}" "$t/${runs[1]}" <<'PY'

@@ -205,7 +205,7 @@ def main():
     if len(args) == 2 and args[0] == 'check':
         return check(args[1:], params)
     if len(args) != 2:
-        raise SystemExit(__doc__)
+        raise script_main.Usage(__doc__)
     sim, measured = args
     doc, f_max, fixed = read_params(params)
     if '@' in measured:

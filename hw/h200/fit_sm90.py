@@ -66,7 +66,7 @@ def main():
         shapes = args[i + 1].split(',')
         del args[i:i + 2]
     if len(args) < 3:
-        raise SystemExit(__doc__)
+        raise script_main.Usage(__doc__)
     sim, measured = args[0], args[1]
     grid = {}
     for spec in args[2:]:

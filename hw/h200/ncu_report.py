@@ -40,7 +40,7 @@ COLUMNS = ['shape', 'tile_n', 'stages', 'ctas', 'operand_bytes', 'board_read_byt
 
 def predict(args):
     if len(args) < 3:
-        raise SystemExit(__doc__)
+        raise script_main.Usage(__doc__)
     sim, measured, out = args[:3]
     opt = lambda name, default=None: args[args.index(name) + 1] if name in args else default
     params, epilogue, group = opt('--params'), opt('--epilogue'), opt('--tile-group')
@@ -83,7 +83,7 @@ def line(name, rows):
 
 def summary(args):
     if len(args) != 1:
-        raise SystemExit(__doc__)
+        raise script_main.Usage(__doc__)
     with open(args[0]) as f:
         rows = list(csv.DictReader(f))
     if not rows:
@@ -95,7 +95,7 @@ def summary(args):
 
 def main():
     if len(sys.argv) < 2 or sys.argv[1] not in ('predict', 'summary'):
-        raise SystemExit(__doc__)
+        raise script_main.Usage(__doc__)
     (predict if sys.argv[1] == 'predict' else summary)(sys.argv[2:])
 
 

@@ -118,7 +118,7 @@ def simulate(sim, shape, tile_n, stages, main_ghz, rest_ghz, params):
 
 def predict(argv):
     if len(argv) < 3:
-        raise SystemExit(__doc__)
+        raise script_main.Usage(__doc__)
     sim, stamps, out = argv[:3]
     opt = lambda name, default=None: argv[argv.index(name) + 1] if name in argv else default
     params, jobs = opt('--params'), int(opt('--jobs', '2'))
@@ -202,7 +202,7 @@ def main(argv):
         with open(argv[1]) as f:
             summary(list(csv.DictReader(f)))
     else:
-        raise SystemExit(__doc__)
+        raise script_main.Usage(__doc__)
 
 
 if __name__ == '__main__':

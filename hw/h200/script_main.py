@@ -3,7 +3,8 @@
 Bad input (a file that is missing or unreadable, a CSV or JSON without the
 columns, keys or rows a script needs, a value that does not parse, an unknown
 command) ends in one line on stderr and exit status 2, never a traceback; a
-script raises BadInput for what it checks itself. A reader that stops early
+script raises BadInput for what it checks itself, and Usage (its usage text
+on stderr, exit status 2) for arguments it cannot run with. A reader that stops early
 (head, grep -q) ends the output quietly. A simulation or build that fails is
 not bad input: a script ends on it with SystemExit and its message (status 1).
 
@@ -17,6 +18,10 @@ import sys
 
 class BadInput(ValueError):
     """What a script found wrong with its input, in one line."""
+
+
+class Usage(Exception):
+    """Arguments a script cannot run with: its usage text, exit status 2."""
 
 
 # json.JSONDecodeError is a ValueError; KeyError and IndexError are a CSV row
@@ -38,6 +43,9 @@ def run(name, main, *args):
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
         status = main(*args)
+    except Usage as e:
+        print(str(e).strip(), file=sys.stderr)
+        sys.exit(2)
     except BAD_INPUT as e:
         print(f'{name}: {describe(e)}', file=sys.stderr)
         sys.exit(2)

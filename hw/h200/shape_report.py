@@ -215,14 +215,14 @@ def cmd_summary(args):
 
 def main():
     if len(sys.argv) < 2 or sys.argv[1] not in ('predict', 'summary'):
-        raise SystemExit(__doc__)
+        raise script_main.Usage(__doc__)
     if sys.argv[1] == 'predict':
         if len(sys.argv) < 5:
-            raise SystemExit(__doc__)
+            raise script_main.Usage(__doc__)
         cmd_predict(sys.argv[2:])
     else:
         if len(sys.argv) < 3:
-            raise SystemExit(__doc__)
+            raise script_main.Usage(__doc__)
         cmd_summary(sys.argv[2:])
 
 

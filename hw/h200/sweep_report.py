@@ -165,7 +165,7 @@ def predict(sim, shape, tile_n, stages, params=None, sm_clock=None, epilogue=Non
 
 def main():
     if len(sys.argv) < 4:
-        raise SystemExit(__doc__)
+        raise script_main.Usage(__doc__)
     sim, measured, out = sys.argv[1:4]
     date = sys.argv[sys.argv.index('--date') + 1] if '--date' in sys.argv else ''
     rows = measured_rows(measured)

@@ -216,7 +216,7 @@ def cmd_auto(args):
 def main():
     commands = {'predict': cmd_predict, 'summary': cmd_summary, 'auto': cmd_auto}
     if len(sys.argv) < 3 or sys.argv[1] not in commands:
-        raise SystemExit(__doc__)
+        raise script_main.Usage(__doc__)
     commands[sys.argv[1]](sys.argv[2:])
 
 

@@ -2,8 +2,9 @@
 # bad_input_test.sh README: the hw/h200 report and fit scripts end on bad
 # input (a missing file, a file that is not the CSV or JSON they read, an
 # unknown command) with one line on stderr naming the script and exit status
-# 2, never a traceback (hw/h200/script_main.py); and the check rejects a
-# script that crashes instead, so it can fail.
+# 2, never a traceback (hw/h200/script_main.py), and on no arguments with
+# their usage and exit status 2; and the check rejects a script that crashes
+# instead, so it can fail.
 . "$(dirname "$(realpath "$1")")/tests/hw/report_lib.sh" "$1"
 t=$(scratch)
 one_line_2() {  # command...: exit 2, one stderr line, no traceback, nothing on stdout
@@ -34,6 +35,13 @@ cases=(
 for c in "${cases[@]}"; do
   read -r -a argv <<<"$c"
   one_line_2 python3 "${argv[@]}" || fail "bad input not refused in one line"
+done
+# No arguments: the script's usage on stderr, exit status 2, no traceback.
+for script in shape_report ncu_report phase_report sweep_report tile_group_report fit_power; do
+  rc=0
+  python3 "$h/$script.py" > "$t/out" 2> "$t/err" || rc=$?
+  [ "$rc" = 2 ] && ! grep -q Traceback "$t/err" && [ -s "$t/err" ] ||
+    fail "$script.py without arguments: exit $rc, not its usage and 2"
 done
 # The check can fail: a script that lets the error through is caught.
 if one_line_2 python3 -c "open('$missing')" >/dev/null; then fail "a traceback passed the check"; fi

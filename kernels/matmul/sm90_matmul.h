@@ -362,7 +362,6 @@ struct Sm90Matmul {
 
   SK_DEVICE static void produce(const Params& p, const Pipe& pipe, const Walk& walk) {
     const BatchedTmaTileLoader a_loader(&p.a, MnTiling::of(p.layouts.a_mn_major, BM, BK));
-    const BatchedTmaTileLoader b_loader(&p.b, MnTiling::of(p.layouts.b_mn_major, BN, BK));
     // This CTA's slices of the shared tiles and who receives them (mask 0:
     // no multicast, the whole tile for this CTA alone).
     const ClusterShape& cs = walk.cs;
@@ -384,8 +383,7 @@ struct Sm90Matmul {
       stage_bytes = kStageBytes + (cs.m - 1) * b_rows * BK * 2;
     // B's last tile column through its own box (b_edge_rows rows; 0: none).
     const uint32_t b_edge = p.b_edge_rows;
-    const BatchedTmaTileLoader b_edge_loader(
-        B == ClusterBug::kEdgeLoadFull ? &p.b : &p.b_edge, MnTiling::of(0, BN, BK));
+    const auto* b_edge_map = B == ClusterBug::kEdgeLoadFull ? &p.b : &p.b_edge;
     const uint32_t edge_bytes =
         B == ClusterBug::kEdgeExpectFull ? stage_bytes : stage_bytes - (BN - b_edge) * BK * 2;
     auto producer = pipe.producer();
@@ -403,7 +401,11 @@ struct Sm90Matmul {
       const int32_t n0 = w.n_tile * BN + static_cast<int32_t>(b_slice);
       // The tile's B loader and bytes: the edge box's in B's last tile column.
       const bool edge = b_edge != 0 && static_cast<uint32_t>(w.n_tile) + 1 == walk.tiles_n;
-      const BatchedTmaTileLoader& b_tile_loader = edge ? b_edge_loader : b_loader;
+      // Built from the chosen map, not a reference to one of two loaders:
+      // that kept both in local memory and read the chosen one's fields
+      // from there at every k-block (a 48-byte stack frame under nvcc).
+      const BatchedTmaTileLoader b_tile_loader(
+          edge ? b_edge_map : &p.b, MnTiling::of(edge ? 0 : p.layouts.b_mn_major, BN, BK));
       const uint32_t tile_bytes = edge ? edge_bytes : stage_bytes;
       const auto probe = Probe::kblocks(t);
       for (uint32_t kb = u.kb_begin; kb < u.kb_end; ++kb) {

@@ -26,7 +26,6 @@ import collections
 import csv
 import os
 import statistics
-import sys
 import script_main
 
 

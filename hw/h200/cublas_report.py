@@ -29,7 +29,6 @@ import argparse
 import csv
 import os
 import statistics
-import sys
 import script_main
 
 
@@ -92,9 +91,7 @@ def main():
         try:
             splits = {int(v) for v in a.splits.split(',')}
         except ValueError:
-            print(f'cublas_report.py: --splits takes numbers, comma-separated, got {a.splits!r}',
-                  file=sys.stderr)
-            sys.exit(2)
+            raise script_main.BadInput(f'--splits takes numbers, comma-separated, got {a.splits!r}')
     per_run = []
     for path in a.runs:
         if not os.path.isfile(path):

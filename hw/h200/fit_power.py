@@ -39,7 +39,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import phase_report  # noqa: E402
 import shape_set  # noqa: E402
 import sweep_report  # noqa: E402
-import script_main
+import script_main  # noqa: E402
 
 PARAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'models', 'sm90',
                       'params.json')

@@ -32,7 +32,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sweep_report  # noqa: E402
-import script_main
+import script_main  # noqa: E402
 
 COLUMNS = ['shape', 'tile_n', 'stages', 'ctas', 'operand_bytes', 'board_read_bytes',
            'model_hbm_bytes', 'd_bytes', 'board_reads', 'model_reads']

@@ -48,7 +48,7 @@ import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sweep_report  # noqa: E402
-import script_main
+import script_main  # noqa: E402
 
 COLUMNS = ['shape', 'tile_n', 'stages', 'tiles', 'event_us', 'span_us', 'overhead_us', 'main_ghz',
            'rest_ghz', 'gpu_first_wait', 'gpu_mainloop', 'gpu_epilogue', 'gpu_to_next',

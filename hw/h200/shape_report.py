@@ -46,7 +46,7 @@ import threading
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import shape_set  # noqa: E402
 from sweep_report import predict, without_epilogue  # noqa: E402
-import script_main
+import script_main  # noqa: E402
 
 COLUMNS = ['shape', 'variant', 'source', 'split', 'tile_n', 'stages', 'rounds', 'measured_us',
            'spread_pct', 'sm_mhz', 'cublas_us', 'predicted_us', 'date']

@@ -47,7 +47,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from shape_report import PredictionCache, merged, named  # noqa: E402
 from sweep_report import predict  # noqa: E402
-import script_main
+import script_main  # noqa: E402
 
 COLUMNS = ['shape', 'tile_group', 'tile_n', 'stages', 'rounds', 'measured_us', 'spread_pct',
            'sm_mhz', 'predicted_us']

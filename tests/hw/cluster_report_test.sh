@@ -10,7 +10,9 @@
 models=(docs/results/h200_cluster_*_model_*.csv)
 [ ${#models[@]} -gt 0 ] || fail "no docs/results/h200_cluster_*_model_*.csv"
 quoted() {  # name measured model: the summary line, after the name, is in docs/hardware.md
-  echo "$1: $(python3 hw/h200/cluster_report.py summary "$2" "$3")" | all_quoted
+  local line
+  line=$(python3 hw/h200/cluster_report.py summary "$2" "$3") || return 1
+  echo "$1: $line" | all_quoted
 }
 measurement_of() { local m=${1/_model_/_}; echo "${m/_at_*.csv/.csv}"; }
 for model in "${models[@]}"; do

@@ -2,10 +2,13 @@
 """build_ab_report.py: two gemm_bench builds side by side, from the CSVs of
 hw/h200/run_build_ab.sh (or run_decode_ab.sh).
 
-    python3 hw/h200/build_ab_report.py RUN.csv [RUN.csv ...] [--shapes]
+    python3 hw/h200/build_ab_report.py RUN.csv [RUN.csv ...] [--shapes] [--pair OLD,NEW]
 
-Each RUN.csv holds rows of both builds (column build: old or new) over
-rounds, after comment lines starting with #. A configuration's time is its
+Each RUN.csv holds rows of two or more builds (column build: old, new and
+the names run_build_ab.sh's MORE gave) over rounds, after comment lines
+starting with #. --pair names the two builds to compare (default old,new);
+in the line below "old" is the first and "new" the second, and a pair other
+than the default is named after NAME as [OLD -> NEW]. A configuration's time is its
 median over the rounds; only configurations both builds ran (status ok) are
 compared. Per run, one line:
 
@@ -29,7 +32,7 @@ import statistics
 import script_main
 
 
-def read(path):
+def read(path, pair):
     with open(path) as f:
         rows = list(csv.DictReader(line for line in f if not line.startswith('#')))
     for need in ('build', 'shape', 'tile_n', 'stages', 'ours_us', 'cublas_us', 'status'):
@@ -39,10 +42,10 @@ def read(path):
     for r in rows:
         if r['status'] != 'ok':
             continue
-        if r['build'] not in ('old', 'new'):
-            raise script_main.BadInput(f'{path}: build "{r["build"]}" is neither old nor new')
+        if r['build'] not in pair:
+            continue
         shape, _, variant = r['shape'].partition('_')
-        times[(r['build'], shape, variant, int(r['tile_n']), int(r['stages']))].append(float(r['ours_us']))
+        times[('old' if r['build'] == pair[0] else 'new', shape, variant, int(r['tile_n']), int(r['stages']))].append(float(r['ours_us']))
         cublas[shape].append(float(r['cublas_us']))
     return times, cublas
 
@@ -56,8 +59,8 @@ def spread(xs):
     return f'median {statistics.median(xs):.3f} (min {min(xs):.3f}, max {max(xs):.3f})'
 
 
-def report(path, shapes_too):
-    times, cublas = read(path)
+def report(path, shapes_too, pair):
+    times, cublas = read(path, pair)
     med = {k: statistics.median(v) for k, v in times.items()}
     shapes = sorted({k[1] for k in med})
     ratios, best_ratios, at = [], [], {'old': 0, 'new': 0}
@@ -80,6 +83,8 @@ def report(path, shapes_too):
     if not ratios:
         raise script_main.BadInput(f'{path}: no configuration that both builds ran')
     name = os.path.splitext(os.path.basename(path))[0]
+    if pair != ('old', 'new'):
+        name += f' [{pair[0]} -> {pair[1]}]'
     print(f'{name}: {len(best_ratios)} shapes, {len(ratios)} configurations; new/old {spread(ratios)}; '
           f'best per shape new/old {spread(best_ratios)}; at 0.95x cuBLAS or better old {at["old"]}, new {at["new"]}')
     if shapes_too:
@@ -90,9 +95,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('runs', nargs='+')
     ap.add_argument('--shapes', action='store_true')
+    ap.add_argument('--pair', default='old,new')
     a = ap.parse_args()
+    pair = tuple(a.pair.split(','))
+    if len(pair) != 2 or pair[0] == pair[1] or not all(pair):
+        raise script_main.BadInput(f'--pair "{a.pair}": two different build names, OLD,NEW')
     for path in a.runs:
-        report(path, a.shapes)
+        report(path, a.shapes, pair)
 
 
 if __name__ == '__main__':

@@ -12,9 +12,12 @@
 #                      --tma-epilogue --tile-group auto)
 #   SPLITS=1,2,4,8     the K splits on shapes under SPLIT_TILES (default 132)
 #                      128x128 tiles (empty: none)
+#   MORE="name=path .." further builds, run after old and new in each shape's
+#                      turn (e.g. the build before a fix beside the one a
+#                      regression is sought in)
 #   ROUNDS=2 RUNS=10   rounds, and timed launches per configuration
 #   NAME=build_ab      the output's name
-# Output: $NAME.csv in $OUT (or /tmp): build (old/new), round, then
+# Output: $NAME.csv in $OUT (or /tmp): build (old/new/MORE's names), round, then
 # gemm_bench's columns; the board on the first line as a comment. Compare the
 # builds on the configurations both ran.
 set -uo pipefail
@@ -24,6 +27,13 @@ cd "$(dirname "$0")/../.."
 old_bin="${GEMM_BENCH_OLD:?GEMM_BENCH_OLD names the build to compare with}"
 IFS=';' read -r -a shapes <<<"${SHAPES:?SHAPES lists the shapes, \"M N K;M N K\"}"
 read -r -a args <<<"${ARGS:-}"
+declare -A path=([old]="$old_bin" [new]="$bin")
+builds=(old new)
+for b in ${MORE:-}; do
+  name=${b%%=*}
+  [[ "$b" == *=* && -n "$name" && -z "${path[$name]:-}" ]] || { echo "MORE: '$b' is not name=path with a new name" >&2; exit 2; }
+  path[$name]=${b#*=}; builds+=("$name")
+done
 splits="${SPLITS-1,2,4,8}"  # unset: every split; empty: none
 csv="$out/${NAME:-build_ab}.csv"
 header="shape,tile_n,stages,ours_us,ours_tflops,cublas_us,cublas_tflops,rel_err,status,sm_mhz,cublas_mhz"
@@ -35,9 +45,8 @@ for round in $(seq "${ROUNDS:-2}"); do
     split=()
     [ -n "$splits" ] && [ $(( ($1 + 127) / 128 * (($2 + 127) / 128) )) -lt "${SPLIT_TILES:-132}" ] &&
       split=(--split-k "$splits")
-    for build in old new; do
-      b=$bin; [ $build = old ] && b=$old_bin
-      "$b" --m "$1" --n "$2" --k "$3" --all --runs "${RUNS:-10}" "${args[@]}" "${split[@]}" |
+    for build in "${builds[@]}"; do
+      "${path[$build]}" --m "$1" --n "$2" --k "$3" --all --runs "${RUNS:-10}" "${args[@]}" "${split[@]}" |
         sed "s/^/$build,$round,/" >> "$csv" || rc=1
     done
   done

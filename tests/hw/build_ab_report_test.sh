@@ -3,7 +3,9 @@
 # (docs/results/*_ab_????????_????-??-??.csv with a build column, from
 # hw/h200/run_build_ab.sh), the line hw/h200/build_ab_report.py derives from
 # it appears verbatim in docs/hardware.md, so the quoted ratios cannot drift
-# from the data; and a doctored CSV (one new row 3x slower) is caught.
+# from the data (a run of more builds, MORE's: also each further build X's
+# lines against old and new, --pair old,X and --pair X,new); and a doctored
+# CSV (one new row 3x slower) is caught.
 . "$(dirname "$(realpath "$1")")/tests/hw/report_lib.sh" "$1"
 runs=()
 for f in docs/results/*_ab_????????_????-??-??.csv; do
@@ -12,6 +14,12 @@ done
 [ ${#runs[@]} -gt 0 ] || fail "no docs/results/*_ab_*.csv of run_build_ab.sh"
 for run in "${runs[@]}"; do
   python3 hw/h200/build_ab_report.py "$run" | all_quoted || fail "$run: its line is not quoted"
+  for x in $(grep -v '^#' "$run" | cut -d, -f1 | sort -u | grep -vx 'build\|old\|new'); do
+    for pair in "old,$x" "$x,new"; do
+      python3 hw/h200/build_ab_report.py "$run" --pair "$pair" | all_quoted ||
+        fail "$run: its line for --pair $pair is not quoted"
+    done
+  done
 done
 # The check can fail: the first new row 3x slower changes a quoted figure
 # (the copy keeps the original's name, so only its numbers differ).

@@ -69,8 +69,8 @@
 // --split-k LIST (comma-separated, of 1, 2, 3, 4, 8; default 1) also runs the
 // kernel with each tile's K split over a cluster of S CTAs, reduced through
 // DSMEM (kernels/matmul/split_k_reduce.h; tile N 128, or 192 with S = 2,
-// whose slots take 4 of the 7 that the other splits need; no --cluster,
-// --ctas or probes); the shape column then ends in _kS. --split-tail splits
+// whose slots take 4 of the 7 that the other splits need; --cluster, --ctas,
+// --stamp-tiles and --hold-kblock are refused with it); the shape column then ends in _kS. --split-tail splits
 // only the last wave's tiles (Params::split_tail, sm90_split_from), each CTA
 // taking the waves before it whole: the column ends in _kSt.
 //
@@ -574,6 +574,14 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "gemm_bench: --split-k %u runs without --cluster and --ctas\n", sp);
       return 2;
     }
+  // The stamped and held builds are built without the K split's slots: refused rather than
+  // left out of the split rows in silence.
+  if ((pr.stamp != 0 || !pr.holds.empty()) &&
+      std::any_of(splits.begin(), splits.end(), [](uint32_t sp) { return sp > 1; })) {
+    std::fprintf(stderr, "gemm_bench: %s runs without --split-k S > 1\n",
+                 pr.stamp == 2 ? "--stamp-tile-points" : pr.stamp == 1 ? "--stamp-tiles" : "--hold-kblock");
+    return 2;
+  }
   if (pr.pingpong && (splits.size() > 1 || splits[0] > 1 || clusters.size() > 1 || clusters[0].size() > 1)) {
     std::fprintf(stderr, "gemm_bench: --pingpong runs without --cluster and --split-k\n");
     return 2;

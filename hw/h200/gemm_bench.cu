@@ -70,9 +70,10 @@
 // kernel with each tile's K split over a cluster of S CTAs, reduced through
 // DSMEM (kernels/matmul/split_k_reduce.h; tile N 128, or 192 with S = 2,
 // whose slots take 4 of the 7 that the other splits need; --cluster, --ctas,
-// --stamp-tiles and --hold-kblock are refused with it); the shape column then ends in _kS. --split-tail splits
-// only the last wave's tiles (Params::split_tail, sm90_split_from), each CTA
-// taking the waves before it whole: the column ends in _kSt.
+// --stamp-tiles and --hold-kblock are refused with it); the shape column then
+// ends in _kS. --split-tail splits only the last wave's tiles
+// (Params::split_tail, sm90_split_from), each CTA taking the waves before it
+// whole: the column ends in _kSt.
 //
 // Inputs are random BF16 in [-1, 1) (a device hash of the index, new per
 // seed), rows padded to a 16-byte pitch as TMA requires. D is poisoned with

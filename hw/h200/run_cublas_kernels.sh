@@ -18,9 +18,8 @@
 # shape stays in $OUT/ncu_kernels/.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-out="${OUT:-/tmp}"
+. hw/h200/run_preamble.sh
 . hw/h200/ncu_bin.sh
-board=$(nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader)
 . hw/h200/gemm_bench_bin.sh
 raw="$out/ncu_kernels"
 mkdir -p "$raw"

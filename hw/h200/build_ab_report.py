@@ -8,9 +8,9 @@ Each RUN.csv holds rows of two or more builds (column build: old, new and
 the names run_build_ab.sh's MORE gave) over rounds, after comment lines
 starting with #. --pair names the two builds to compare (default old,new);
 in the line below "old" is the first and "new" the second, and a pair other
-than the default is named after NAME as [OLD -> NEW]. A configuration's time is its
-median over the rounds; only configurations both builds ran (status ok) are
-compared. Per run, one line:
+than the default is named after NAME as [OLD -> NEW]. A configuration's time
+is its median over the rounds; only configurations both builds ran (status
+ok) are compared. Per run, one line:
 
     NAME: S shapes, C configurations; new/old median R (min R, max R); best per shape new/old median R (min R, max R); at 0.95x cuBLAS or better old N, new N
 
@@ -45,7 +45,8 @@ def read(path, pair):
         if r['build'] not in pair:
             continue
         shape, _, variant = r['shape'].partition('_')
-        times[('old' if r['build'] == pair[0] else 'new', shape, variant, int(r['tile_n']), int(r['stages']))].append(float(r['ours_us']))
+        side = 'old' if r['build'] == pair[0] else 'new'
+        times[(side, shape, variant, int(r['tile_n']), int(r['stages']))].append(float(r['ours_us']))
         cublas[shape].append(float(r['cublas_us']))
     return times, cublas
 

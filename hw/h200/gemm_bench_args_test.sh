@@ -8,11 +8,8 @@
 # --hold-kblock) with a K split, which the split rows would otherwise leave
 # out in silence.
 set -uo pipefail
-bin=""
-for dir in "${RUNFILES_DIR:-$0.runfiles}/structured_kernels/hw/h200" "$(dirname "$0")"; do
-  [ -x "$dir/gemm_bench.bin" ] && bin="$dir/gemm_bench.bin" && break
-done
-[ -n "$bin" ] || { echo "FAIL: gemm_bench.bin not found"; exit 1; }
+bin="${1:?usage: gemm_bench_args_test.sh GEMM_BENCH_BIN}"  # the test's args: its runfiles path
+[ -x "$bin" ] || { echo "FAIL: $bin is not an executable"; exit 1; }
 stub=""
 for d in /usr/local/cuda/lib64/stubs /usr/local/cuda/targets/x86_64-linux/lib/stubs; do
   [ -e "$d/libcuda.so" ] && stub="$d/libcuda.so" && break

@@ -608,7 +608,11 @@ void wgmma_mma_rs(float* acc, int regs, const uint32_t* a_regs, uint64_t desc_b,
 
 void wgmma_fence(const Loc& loc) {
   if (sm100::api::skip_in_lockstep(gpu().warp(), loc)) return;
-  sim::Warp& w = issue_local(loc);
+  // Synced: the group's ops go onto the SM's tensor core, which both
+  // warpgroups share, in issue order, so a warp must not enqueue them at its
+  // own time while warps behind it in time have not run yet (after an arrive
+  // taken ahead, mbar::arrive_ahead, a warp's clock can lead by a group).
+  sim::Warp& w = issue(loc);
   WarpGroups& wg = groups_of(w);
   wg.fenced = true;
   // The rest after the warp's last waited group (wgmma_rest_ns) runs from

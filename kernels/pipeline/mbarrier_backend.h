@@ -76,6 +76,14 @@ class MbarrierBackend {
     const arch::Caller caller(site);
     arch::mbarrier_arrive(&s_->full[stage]);
   }
+  // The ranks a consumer's release arrives on (0: this CTA alone).
+  SK_DEVICE uint16_t empty_peers() const { return empty_peers_; }
+  // Lane: one. The release of a CTA without peers: its own empty barrier.
+  SK_DEVICE void arrive_empty_local(uint32_t stage,
+                                    arch::CallSite site = arch::CallSite::current()) const {
+    const arch::Caller caller(site);
+    arch::mbarrier_arrive(&s_->empty[stage]);
+  }
   SK_DEVICE void arrive_empty(uint32_t stage,
                               arch::CallSite site = arch::CallSite::current()) const {
     const arch::Caller caller(site);

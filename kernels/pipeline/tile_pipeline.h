@@ -123,6 +123,15 @@ class TilePipeline {
     SK_DEVICE void release(arch::CallSite site = arch::CallSite::current()) && {
       const arch::Caller caller(site);
       if (!live_) return double_release();
+      if constexpr (!kProducer && requires { pipe_->backend_.empty_peers(); }) {
+        // The peer mask is the same in every lane: test it before electing,
+        // so a CTA without peers releases with one predicated arrive and no
+        // branch on the elected lane in the consumer's loop.
+        if (pipe_->backend_.empty_peers() == 0) {
+          if (auto lane = elect_one()) pipe_->backend_.arrive_empty_local(stage_);
+          return finish();
+        }
+      }
       if (auto lane = elect_one()) {
         if constexpr (kProducer)
           pipe_->backend_.arrive_full(stage_);

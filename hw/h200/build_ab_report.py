@@ -2,7 +2,7 @@
 """build_ab_report.py: two gemm_bench builds side by side, from the CSVs of
 hw/h200/run_build_ab.sh (or run_decode_ab.sh).
 
-    python3 hw/h200/build_ab_report.py RUN.csv [RUN.csv ...] [--shapes] [--pair OLD,NEW]
+    python3 hw/h200/build_ab_report.py RUN.csv [RUN.csv ...] [--shapes] [--pair OLD,NEW] [--best]
 
 Each RUN.csv holds rows of two or more builds (column build: old, new and
 the names run_build_ab.sh's MORE gave) over rounds, after comment lines
@@ -19,7 +19,12 @@ cuBLAS ratio is cuBLAS's median over both builds' rows of the shape against
 that best. A shape is the shape column up to its first underscore; what
 follows (gemm_bench's _et, _gG, _pp, _kS) is part of the configuration.
 --shapes also prints, per shape, both bests and each
-configuration's new/old ratio.
+configuration's new/old ratio. --best compares builds that run different
+configurations (the same binary with another tile shape: gemm_bench
+--tile-m's _mM rows against the kernel's own tiles): only each shape's best,
+over every configuration each build ran, on a line of its own:
+
+    NAME [best only]: S shapes; best per shape new/old median R (min R, max R); at 0.95x cuBLAS or better old N, new N
 
 docs/hardware.md quotes these lines; tests/hw:build_ab_report_test
 re-derives them from the committed CSVs.
@@ -60,6 +65,35 @@ def spread(xs):
     return f'median {statistics.median(xs):.3f} (min {min(xs):.3f}, max {max(xs):.3f})'
 
 
+def report_best(path, shapes_too, pair):
+    times, cublas = read(path, pair)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    best_ratios, at, lines = [], {'old': 0, 'new': 0}, []
+    for s in sorted({k[1] for k in med}):
+        best = {}
+        for b in ('old', 'new'):
+            own = [(t, k[2:]) for k, t in med.items() if k[0] == b and k[1] == s]
+            if own:
+                best[b] = min(own)
+        if len(best) < 2:
+            continue
+        cub = statistics.median(cublas[s])
+        for b in best:
+            at[b] += cub / best[b][0] >= 0.95
+        best_ratios.append(best['new'][0] / best['old'][0])
+        lines.append(f'  {s}: old {best["old"][0]:.1f} us ({config(best["old"][1])}, '
+                     f'{cub / best["old"][0]:.3f}x cuBLAS), new {best["new"][0]:.1f} us '
+                     f'({config(best["new"][1])}, {cub / best["new"][0]:.3f}x)')
+    if not best_ratios:
+        raise script_main.BadInput(f'{path}: no shape that both builds ran')
+    name = os.path.splitext(os.path.basename(path))[0]
+    name += f' [{pair[0]} -> {pair[1]}, best only]' if pair != ('old', 'new') else ' [best only]'
+    print(f'{name}: {len(best_ratios)} shapes; best per shape new/old {spread(best_ratios)}; '
+          f'at 0.95x cuBLAS or better old {at["old"]}, new {at["new"]}')
+    if shapes_too:
+        print('\n'.join(lines))
+
+
 def report(path, shapes_too, pair):
     times, cublas = read(path, pair)
     med = {k: statistics.median(v) for k, v in times.items()}
@@ -97,12 +131,13 @@ def main():
     ap.add_argument('runs', nargs='+')
     ap.add_argument('--shapes', action='store_true')
     ap.add_argument('--pair', default='old,new')
+    ap.add_argument('--best', action='store_true')
     a = ap.parse_args()
     pair = tuple(a.pair.split(','))
     if len(pair) != 2 or pair[0] == pair[1] or not all(pair):
         raise script_main.BadInput(f'--pair "{a.pair}": two different build names, OLD,NEW')
     for path in a.runs:
-        report(path, a.shapes, pair)
+        (report_best if a.best else report)(path, a.shapes, pair)
 
 
 if __name__ == '__main__':

@@ -2,6 +2,7 @@
 // against cuBLAS and timed against it in the same run.
 //
 //   gemm_bench --m M --n N --k K [--batch L] [--tile-group G|auto] [--stages 2-6] [--tile-n 128|192|256]
+//              [--tile-m 192|256]
 //              [--cluster MxN | --clusters LIST] [--runs 20] [--all]
 //              (--all: 128x128 with 2-6 stages, 128x192 and 128x256 with 2-4; with
 //              --split-k 2, 128x128 with 2-6 and 128x192 with 2-4; with 3, 4, 8,
@@ -58,6 +59,11 @@
 // consumer warpgroup takes every other tile whole, 128 x 128), tile N 128
 // only (--all: its stage counts 2-6), no cluster or K split; the shape column
 // then ends in _pp.
+// --tile-m 192|256: the consumer warpgroups split the tile along N
+// (Sm90MatmulConfig's BM_: each takes every row and 64 of the 128 columns,
+// BM / 64 m64n64k16 per K step), tile N 128 (--all: the stage counts that
+// fit), no cluster, K split, ping-pong or TMA-store epilogue; the shape
+// column then ends in _m192 or _m256.
 // --tma-epilogue stores D through SMEM by TMA (Sm90MatmulConfig's TmaEpilogue,
 // kernels/io/wgmma_tile_writer.h) instead of st.global from registers; the
 // shape column then ends in _et. --clusters LIST (comma-separated, e.g.
@@ -192,6 +198,7 @@ struct Problem {
   uint32_t split = 1;         // --split-k: each tile's K over a cluster of this many CTAs
   bool split_tail = false;    // --split-tail: only the last wave's tiles split
   bool pingpong = false;      // --pingpong: the ping-pong schedule (tile N 128)
+  uint32_t tile_m = 128;      // --tile-m 192|256: the consumers split the tile along N (tile N 128)
   std::vector<uint32_t> holds;  // --hold-kblock: extra SM cycles each consumer holds a stage
   bool a_col, b_row;  // A M-contiguous, B N-contiguous
   int sets;
@@ -245,6 +252,7 @@ std::string shape(const Problem& pr) {
               ? "_c" + std::to_string(pr.cluster.m) + "x" + std::to_string(pr.cluster.n)
               : "") +
          (pr.launch_only && pr.cluster.size() > 1 ? "_lo" : "") + (pr.pingpong ? "_pp" : "") +
+         (pr.tile_m != 128 ? "_m" + std::to_string(pr.tile_m) : "") +
          (pr.tma_epilogue ? "_et" : "") +
          (pr.max_ctas > 0 ? "_n" + std::to_string(pr.max_ctas) : "") +
          (pr.split > 1 ? "_k" + std::to_string(pr.split) + (pr.split_tail ? "t" : "") : "") +
@@ -252,9 +260,9 @@ std::string shape(const Problem& pr) {
 }
 
 // Split: the K split's slots (0: no split; sm90_split_slots).
-template <int BN, int S, bool Tma, int Split = 0, bool PingPong = false>
+template <int BN, int S, bool Tma, int Split = 0, bool PingPong = false, int BM = 128>
 int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double cublas_mhz) {
-  using Cfg = sk::Sm90MatmulConfig<BN, S, false, Tma, Split, PingPong>;
+  using Cfg = sk::Sm90MatmulConfig<BN, S, false, Tma, Split, PingPong, BM>;
   using K = sk::Sm90Matmul<Cfg>;
   auto kernel = sm90_matmul_kernel<Cfg>;
   CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -266,7 +274,7 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
   // clusters but runs the kernel as without one.
   const sk::ClusterShape cs = pr.launch_only ? sk::ClusterShape{1, 1} : pr.cluster;
   const uint32_t csize = pr.cluster.size() * (Split ? pr.split : 1);
-  const uint32_t tiles_m = (pr.m + 127) / 128, tiles_n = (pr.n + BN - 1) / BN;
+  const uint32_t tiles_m = (pr.m + BM - 1) / BM, tiles_n = (pr.n + BN - 1) / BN;
   const uint32_t tiles = tiles_m * tiles_n * pr.batch;
   int grid = static_cast<int>(std::min<uint32_t>(tiles, static_cast<uint32_t>(sms)));
   if (pr.max_ctas > 0) grid = std::min(grid, static_cast<int>(pr.max_ctas));
@@ -289,7 +297,7 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
   }
   std::vector<typename K::Params> params(pr.sets);
   for (int s = 0; s < pr.sets; ++s) {
-    params[s].a = make_map(pr.a[s], pr.m, pr.k, pr.lda, sk::sm90_a_box_rows(pr.m, cs.n, pr.a_col ? 1 : 0),
+    params[s].a = make_map(pr.a[s], pr.m, pr.k, pr.lda, sk::sm90_a_box_rows(pr.m, cs.n, pr.a_col ? 1 : 0, BM),
                            pr.batch, pr.a_col);
     params[s].b = make_map(pr.b[s], pr.n, pr.k, pr.ldb, BN / cs.m, pr.batch, pr.b_row);
     // B's last tile column where it is narrower than the tile: its own box.
@@ -389,17 +397,20 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
 // Whether S stages of a 128 x BN tile fit in 227 KB beside the epilogue's
 // staging and the K split's Split slots (the two-stage configuration always
 // does).
-template <int BN, int S, bool Tma, int Split>
+template <int BN, int S, bool Tma, int Split, int BM = 128>
 constexpr bool fits() {
-  return sk::Sm90MatmulConfig<BN, 2, false, Tma, Split>::kSmemBytes + (S - 2) * (128 + BN) * 64 * 2 <=
+  return sk::Sm90MatmulConfig<BN, 2, false, Tma, Split, false, BM>::kSmemBytes + (S - 2) * (BM + BN) * 64 * 2 <=
          232448;
 }
 
 // The configuration with the epilogue --tma-epilogue names, or a
 // does_not_fit line.
-template <int BN, int S, int Split, bool PingPong = false>
+template <int BN, int S, int Split, bool PingPong = false, int BM = 128>
 int run_fitting(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double cublas_mhz) {
-  if (pr.tma_epilogue) {
+  if constexpr (BM != 128) {  // the split along N: st.global epilogue only
+    if constexpr (fits<BN, S, false, Split, BM>())
+      return run_epilogue<BN, S, false, Split, false, BM>(pr, h, runs, cublas_ms, cublas_mhz);
+  } else if (pr.tma_epilogue) {
     if constexpr (fits<BN, S, true, Split>())
       return run_epilogue<BN, S, true, Split, PingPong>(pr, h, runs, cublas_ms, cublas_mhz);
   } else {
@@ -414,6 +425,14 @@ int run_fitting(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double
 // instantiated with the 128-column tile, and the 192-column one for S = 2.
 template <int BN, int S>
 int run_config(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double cublas_mhz) {
+  if (pr.tile_m != 128) {
+    if constexpr (BN == 128) {
+      if (pr.tile_m == 192) return run_fitting<BN, S, 0, false, 192>(pr, h, runs, cublas_ms, cublas_mhz);
+      return run_fitting<BN, S, 0, false, 256>(pr, h, runs, cublas_ms, cublas_mhz);
+    }
+    std::printf("%s,%d,%d,,,,,,does_not_fit,,\n", shape(pr).c_str(), BN, S);
+    return 0;
+  }
   if (pr.pingpong) {
     if constexpr (BN == 128) return run_fitting<BN, S, 0, true>(pr, h, runs, cublas_ms, cublas_mhz);
     std::printf("%s,%d,%d,,,,,,does_not_fit,,\n", shape(pr).c_str(), BN, S);
@@ -487,6 +506,7 @@ int main(int argc, char** argv) {
   }
   pr.tma_epilogue = flag(argc, argv, "--tma-epilogue");
   pr.pingpong = flag(argc, argv, "--pingpong");
+  pr.tile_m = arg(argc, argv, "--tile-m", 128);
   pr.max_ctas = arg(argc, argv, "--ctas", 0);
   pr.stamp = flag(argc, argv, "--stamp-tile-points") ? 2 : flag(argc, argv, "--stamp-tiles") ? 1 : 0;
   pr.launch_only = flag(argc, argv, "--cluster-launch-only");
@@ -587,13 +607,22 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "gemm_bench: --pingpong runs without --cluster and --split-k\n");
     return 2;
   }
+  if (pr.tile_m != 128 &&
+      ((pr.tile_m != 192 && pr.tile_m != 256) || pr.pingpong || pr.tma_epilogue || splits.size() > 1 ||
+       splits[0] > 1 || clusters.size() > 1 || clusters[0].size() > 1)) {
+    std::fprintf(stderr,
+                 "gemm_bench: --tile-m is 128, 192 or 256; 192 and 256 run without --pingpong, "
+                 "--tma-epilogue, --cluster and --split-k\n");
+    return 2;
+  }
   for (const uint32_t sp : splits)
     if (sp > (pr.k + 63) / 64) {
       std::fprintf(stderr, "gemm_bench: --split-k %u needs at least %u k-blocks of 64 (K = %u)\n", sp,
                    sp, pr.k);
       return 2;
     }
-  const uint32_t stages = arg(argc, argv, "--stages", 4), tile_n = arg(argc, argv, "--tile-n", 256);
+  const uint32_t stages = arg(argc, argv, "--stages", 4),
+                 tile_n = arg(argc, argv, "--tile-n", pr.tile_m != 128 ? 128 : 256);
   const int runs = static_cast<int>(arg(argc, argv, "--runs", 20));
   if (pr.m == 0 || pr.n == 0 || pr.k == 0 || pr.batch == 0 || pr.tile_group == 0 || runs < 1 || stages < 2 ||
       stages > 6 || (tile_n != 128 && tile_n != 192 && tile_n != 256)) {
@@ -667,7 +696,7 @@ int main(int argc, char** argv) {
       for (int s = 2; s <= (sp == 2 ? 6 : 5); ++s) rc |= by_stages<128>(s, pr, h, runs, cublas_ms, cublas_mhz);
       if (sp == 2)
         for (int s = 2; s <= 4; ++s) rc |= by_stages<192>(s, pr, h, runs, cublas_ms, cublas_mhz);
-    } else if (flag(argc, argv, "--all") && pr.pingpong) {
+    } else if (flag(argc, argv, "--all") && (pr.pingpong || pr.tile_m != 128)) {
       for (int s = 2; s <= 6; ++s) rc |= by_stages<128>(s, pr, h, runs, cublas_ms, cublas_mhz);
     } else if (flag(argc, argv, "--all")) {
       for (int s = 2; s <= 6; ++s) rc |= by_stages<128>(s, pr, h, runs, cublas_ms, cublas_mhz);

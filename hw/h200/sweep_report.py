@@ -125,7 +125,8 @@ def sim_command(sim, shape, tile_n, stages, params=None, sm_clock=None, epilogue
     launch alone (an empty L2), as before 2026-12-04."""
     # MxNxK, MxNxKxL for a batch of L; _ca: A col-major, _rb: B row-major;
     # _gG: tile group G; _pp: the ping-pong schedule; _kS: the K split over S
-    # CTAs, _kSt: of the last wave's tiles only.
+    # CTAs, _kSt: of the last wave's tiles only; _mM: tile M (192, 256: the
+    # consumers split along N).
     layouts = shape.split('_')[1:]
     m, n, k, batch = dims(shape)
     cmd = [sim, 'run', '--kernel', 'matmul', '--arch', 'sm90', '--m', str(m), '--n', str(n),
@@ -143,6 +144,8 @@ def sim_command(sim, shape, tile_n, stages, params=None, sm_clock=None, epilogue
         cmd += ['--tile-group', g[1:]]
     if 'pp' in layouts:  # the ping-pong schedule (gemm_bench --pingpong)
         cmd += ["--pingpong"]
+    for t in (x for x in layouts if x[:1] == 'm' and x[1:].isdigit()):  # gemm_bench --tile-m
+        cmd += ['--tile-m', t[1:]]
     for s in (x for x in layouts if x[:1] == 'k' and x[1:].rstrip('t').isdigit()):  # _kS, _kSt
         cmd += ['--split-k', s[1:].rstrip('t')] + (['--split-tail'] if s.endswith('t') else [])
     if params:

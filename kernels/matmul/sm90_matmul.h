@@ -77,6 +77,7 @@
 #pragma once
 
 #include <type_traits>
+#include <utility>
 
 #include "kernels/arch/sm90.h"
 #include "kernels/core/lane_array.h"
@@ -158,10 +159,21 @@ enum class ClusterBug {
 // m64n128k16 per K step, 128 accumulator registers a thread), so that one
 // warpgroup's epilogue runs beside the other's main loop; N = 128 only, no
 // cluster or K split.
+// BM_: the tile's rows. 128: the consumer warpgroups split the tile along M
+// (each 64 rows, the whole N: one m64nBNk16 per K step). 192 or 256: they
+// split it along N (cuBLAS's "coopB"): each warpgroup takes every row and
+// half the columns, BM / 64 m64n64k16 per K step into as many accumulators
+// (BN = 128; 64 or 128 accumulator registers a thread); no cluster, K split,
+// ping-pong or TMA-store epilogue.
 template <int BN_, int Stages_, bool F16_ = false, bool TmaEpilogue_ = false, int SplitSlots_ = 0,
-          bool PingPong_ = false>
+          bool PingPong_ = false, int BM_ = 128>
 struct Sm90MatmulConfig {
-  static constexpr int BM = 128, BN = BN_, BK = 64, Stages = Stages_;
+  static constexpr int BM = BM_, BN = BN_, BK = 64, Stages = Stages_;
+  static constexpr bool kSplitN = BM != 128;
+  static_assert(BM == 128 || BM == 192 || BM == 256, "tile M is 128, 192 or 256");
+  static_assert(!kSplitN || (BN == 128 && SplitSlots_ == 0 && !PingPong_ && !TmaEpilogue_),
+                "the consumers split along N with a 128-column tile, without a K split, "
+                "ping-pong or the TMA-store epilogue");
   static constexpr bool kF16 = F16_, kTmaEpilogue = TmaEpilogue_, kSplitK = SplitSlots_ > 0;
   static_assert(SplitSlots_ == 0 || SplitSlots_ == static_cast<int>(kSplitKSlots) ||
                     SplitSlots_ == static_cast<int>(kSplitKSlotsOfTwo),
@@ -365,10 +377,10 @@ struct Sm90Matmul {
     // This CTA's slices of the shared tiles and who receives them (mask 0:
     // no multicast, the whole tile for this CTA alone).
     const ClusterShape& cs = walk.cs;
-    const uint32_t a_rows = sm90_a_box_rows(p.m, cs.n, p.layouts.a_mn_major), b_rows = BN / cs.m;
+    const uint32_t a_rows = sm90_a_box_rows(p.m, cs.n, p.layouts.a_mn_major, BM), b_rows = BN / cs.m;
     // A shorter than a tile: the rows past its box are zeroed once per stage
     // (zero_rows) and never loaded.
-    const uint32_t a_loaded = sm90_a_loaded_rows(p.m, cs.n, p.layouts.a_mn_major);
+    const uint32_t a_loaded = sm90_a_loaded_rows(p.m, cs.n, p.layouts.a_mn_major, BM);
     const uint32_t a_slice =
         (B == ClusterBug::kSliceByRow ? cs.rank_m(walk.rank) : cs.rank_n(walk.rank)) * a_rows;
     const uint32_t b_slice = cs.rank_m(walk.rank) * b_rows;
@@ -491,6 +503,10 @@ struct Sm90Matmul {
                                       const Walk& walk) {
     if constexpr (Cfg::kPingPong) {
       consume_pingpong<TA, TB>(p, pipe, half, walk);
+      return;
+    }
+    if constexpr (Cfg::kSplitN) {
+      consume_split_n<TA, TB>(p, pipe, half, walk);
       return;
     }
     auto consumer = pipe.consumer();
@@ -702,6 +718,58 @@ struct Sm90Matmul {
     if constexpr (Cfg::kTmaEpilogue) writer.flush();
   }
 
+  // The consumers split along N (Cfg::kSplitN, BM 192 or 256): warpgroup
+  // `half` takes columns [64 half, 64 half + 64) of every row of the tile,
+  // per K step BM / 64 m64n64k16 into its accumulators acc[i] (rows
+  // [64 i, 64 i + 64)), each with A's 64-row block i (8 KiB into the stage
+  // per block, either layout) against B's half (8 KiB in). Both warpgroups
+  // read every stage and release it, as in the cooperative schedule.
+  template <int TA, int TB>
+  SK_DEVICE static void consume_split_n(const Params& p, const Pipe& pipe, uint32_t half,
+                                        const Walk& walk) {
+    constexpr int kBlocks = BM / 64;
+    using Acc64 = LaneArray<float, 32>;
+    auto consumer = pipe.consumer();
+    const uint32_t quarter = arch::warp_idx() % 4;  // this warp's 16 rows of each 64
+    for (uint64_t i = 0; i < walk.units; ++i) {
+      const Unit u = walk.unit(i);
+      const uint64_t t = u.t;
+      const WorkInfo w = walk.work(t, p);
+      arch::account_alu(0, 0, 0, kTileLoopChain);
+      Probe::mark(kMmTileStart, t);
+      arch::account_alu(0, 0, 0, kTileStartChain);
+      Acc64 acc[kBlocks];
+      const auto probe = Probe::kblocks(t);
+      const auto issue = [&](const typename Pipe::ConsumerStage& stage, uint32_t kb) {
+        const auto tl = stage.tiles();
+        const uint32_t a_base = arch::smem_addr(tl.a);
+        const uint32_t b_base = arch::smem_addr(tl.b) + half * 64 * BK * 2;
+        arch::wgmma_fence();
+        SK_UNROLL
+        for (int k = 0; k < BK / 16; ++k) {
+          const bool accumulate = kb > u.kb_begin || k > 0;
+          SK_UNROLL
+          for (int r = 0; r < kBlocks; ++r)
+            arch::wgmma_m64nNk16_ss<64, Cfg::kF16, TA, TB>(acc[r], desc<TA>(a_base + r * 64 * BK * 2, k),
+                                                          desc<TB>(b_base, k), accumulate);
+        }
+        arch::wgmma_commit_group();
+      };
+      const auto release = [](typename Pipe::ConsumerStage&& stage) { std::move(stage).release(); };
+      [&]<size_t... R>(std::index_sequence<R...>) {
+        main_loop<0>(consumer, u, probe, issue, release, [] {}, acc[R]...);
+      }(std::make_index_sequence<kBlocks>{});
+      Probe::mark(kMmMainloopDone, t);
+      if (walk.inside(w)) {
+        SK_UNROLL
+        for (int r = 0; r < kBlocks; ++r)
+          store<64>(p, p.d + w.batch * p.batch_stride_d, acc[r], quarter, w.m_tile * BM + 64 * r,
+                    w.n_tile * BN + 64 * half);
+      }
+      Probe::mark(kMmTileStored, t);
+    }
+  }
+
   // A warp's 16 rows (`quarter` of the 64 from row0) of tile w to D, by the
   // configuration's epilogue (TMA store through `writer`, or st.global).
   template <class Writer>
@@ -727,12 +795,14 @@ struct Sm90Matmul {
   // Registers to matrix d of D in the wgmma accumulator layout (see
   // wgmma.h), rounding to BF16; rows and columns past the matrix edge are
   // skipped. With K = 0 blocks nothing was accumulated and D is not written.
-  SK_DEVICE static void store(const Params& p, bf16_t* d, const Acc& acc, uint32_t quarter,
-                              uint32_t row0, uint32_t col0) {
+  // W: the accumulator's columns (BN, or 64 where the consumers split along N).
+  template <int W = BN>
+  SK_DEVICE static void store(const Params& p, bf16_t* d, const LaneArray<float, W / 2>& acc,
+                              uint32_t quarter, uint32_t row0, uint32_t col0) {
     for_each_lane([&](uint32_t l) {
       const float* r = acc.lane(l);
       SK_UNROLL
-      for (int j = 0; j < BN / 8; ++j) {
+      for (int j = 0; j < W / 8; ++j) {
         SK_UNROLL
         for (int h = 0; h < 2; ++h) {
           const uint32_t row = row0 + 16 * quarter + l / 4 + 8 * h;
@@ -748,21 +818,21 @@ struct Sm90Matmul {
         }
       }
     });
-    // The warp's BN / 4 store instructions, each 8 rows x 8 columns, with
+    // The warp's W / 4 store instructions, each 8 rows x 8 columns, with
     // the bytes each writes inside D: an edge tile's warps issue every one,
     // predicated off past the edge, and the SM's store path takes each
     // (docs/hardware.md, "An edge tile's stores").
     // Of 8 rows or columns from `at`, those before `end`.
     const auto in_d_of = [](uint32_t at, uint32_t end) { return at >= end ? 0u : end - at < 8 ? end - at : 8u; };
-    uint16_t in_d[BN / 4];
+    uint16_t in_d[W / 4];
     SK_UNROLL
-    for (int j = 0; j < BN / 8; ++j) {
+    for (int j = 0; j < W / 8; ++j) {
       SK_UNROLL
       for (int h = 0; h < 2; ++h)
         in_d[2 * j + h] = static_cast<uint16_t>(
             in_d_of(row0 + 16 * quarter + 8 * h, p.m) * in_d_of(col0 + 8 * j, p.n) * 2);
     }
-    arch::account_global_stores(in_d, BN / 4);
+    arch::account_global_stores(in_d, W / 4);
   }
 };
 

@@ -22,16 +22,16 @@ namespace sk {
 // M itself where the whole of A is shorter than one tile (K-major, no cluster
 // along N; see the header).
 SK_HOST_DEVICE constexpr uint32_t sm90_a_box_rows(uint32_t m, uint32_t cluster_n,
-                                                  uint32_t a_mn_major) {
-  return cluster_n == 1 && a_mn_major == 0 && m < 128 ? m : 128 / cluster_n;
+                                                  uint32_t a_mn_major, uint32_t bm = 128) {
+  return cluster_n == 1 && a_mn_major == 0 && m < bm ? m : bm / cluster_n;
 }
 
 // Rows of A's 128-row tile that each stage's loads fill in this CTA (all of
 // them, by its own box or its row's multicast slices), or A's own rows where
 // its box is shorter than the tile; the rest are zeroed once per stage.
 SK_HOST_DEVICE constexpr uint32_t sm90_a_loaded_rows(uint32_t m, uint32_t cluster_n,
-                                                     uint32_t a_mn_major) {
-  return cluster_n == 1 ? sm90_a_box_rows(m, 1, a_mn_major) : 128;
+                                                     uint32_t a_mn_major, uint32_t bm = 128) {
+  return cluster_n == 1 ? sm90_a_box_rows(m, 1, a_mn_major, bm) : bm;
 }
 
 // Rows of B's box in its last tile column, for the hosts' second map of B

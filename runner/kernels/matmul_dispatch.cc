@@ -19,9 +19,9 @@ namespace {
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
-// The launch's output tiles (128 rows by the tile's N, every matrix).
+// The launch's output tiles (tile M rows by the tile's N, every matrix).
 uint64_t output_tiles(const MatmulRequest& q) {
-  return ceil_div(q.m, 128) * ceil_div(q.n, q.tile_n) * q.batch;
+  return ceil_div(q.m, q.tile_m) * ceil_div(q.n, q.tile_n) * q.batch;
 }
 
 // Trace bytes per (tile, 64-deep k-block) and per tile, from `sim run --trace`

@@ -27,6 +27,9 @@ struct MatmulRequest {
   // matrices one after another, m (n) rows of lda (ldb, ldd) elements apart.
   uint32_t batch = 1;
   uint32_t tile_n = 256;
+  // --arch sm90: 128, or 192 / 256 with the consumers split along N
+  // (kernels/matmul/sm90_matmul.h, Sm90MatmulConfig's BM_); the others 128.
+  uint32_t tile_m = 128;
   uint32_t stages = 4;
   bool out_f32 = false;
   bool clc = false;  // --scheduler clc: cluster launch control instead of static

@@ -28,9 +28,9 @@ namespace sk::sim {
 namespace {
 using models::sm100::Gpu;
 
-// The launch's output tiles (128 x tile N, every batch).
+// The launch's output tiles (tile M x tile N, every batch).
 uint64_t output_tiles(const MatmulRequest& q) {
-  return ceil_div<uint64_t>(q.m, 128) * ceil_div<uint64_t>(q.n, q.tile_n) * q.batch;
+  return ceil_div<uint64_t>(q.m, q.tile_m) * ceil_div<uint64_t>(q.n, q.tile_n) * q.batch;
 }
 
 // What the power model needs of a finished launch, or of one stopped at its
@@ -40,10 +40,10 @@ uint64_t output_tiles(const MatmulRequest& q) {
 models::sm100::KernelActivity activity(const MatmulRequest& q, const RunResult& r) {
   models::sm100::KernelActivity a;
   a.flops = 2.0 * q.m * q.n * q.k * q.batch;
-  // Every k-block of every tile brings a 128 x 64 A tile (A's M rows where
-  // it is shorter, sm90_a_loaded_rows) and a BN x 64 B box (out-of-bounds
-  // parts zero-filled, full bytes).
-  const uint32_t a_rows = sm90_a_loaded_rows(q.m, q.cluster_n, q.a_mn_major ? 1 : 0);
+  // Every k-block of every tile brings a tile M x 64 A tile (A's M rows
+  // where it is shorter, sm90_a_loaded_rows) and a BN x 64 B box
+  // (out-of-bounds parts zero-filled, full bytes).
+  const uint32_t a_rows = sm90_a_loaded_rows(q.m, q.cluster_n, q.a_mn_major ? 1 : 0, q.tile_m);
   const double stage = (static_cast<double>(a_rows) + q.tile_n) * 64 * 2;
   a.tma_bytes = static_cast<double>(output_tiles(q) * ceil_div<uint64_t>(q.k, 64)) * stage;
   if (r.status != "completed" && a.tma_bytes > 0) {
@@ -68,8 +68,9 @@ models::sm100::KernelActivity activity(const MatmulRequest& q, const RunResult& 
 uint64_t clock_window(const MatmulRequest& q, uint64_t grid) {
   if (grid == 0) return 0;
   const uint64_t tiles = output_tiles(q);
-  const double k_block = 8.0 * models::sm90::extras().wgmma_ii_per_n * q.tile_n;
-  const double tile = static_cast<double>(ceil_div<uint64_t>(q.k, 64)) * k_block + 128.0 * q.tile_n * 2 / 7.0;
+  const double k_block = 8.0 * models::sm90::extras().wgmma_ii_per_n * q.tile_n * q.tile_m / 128.0;
+  const double tile =
+      static_cast<double>(ceil_div<uint64_t>(q.k, 64)) * k_block + q.tile_m * q.tile_n * 2 / 7.0;
   // A K split's cluster of S CTAs works one tile, each CTA 1/S of its
   // k-blocks; with --split-tail the tiles before split_from one CTA each.
   const uint64_t split = std::max<uint32_t>(q.split_k, 1);
@@ -83,10 +84,10 @@ uint64_t clock_window(const MatmulRequest& q, uint64_t grid) {
 // One launch with the tensor phase at `f.tensor_ghz` and the rest at
 // `f.rest_ghz` (models/sm100/phase_clock.h); the operands kept in
 // `operands` and the reference kept in `reference` serve every launch of q.
-template <int BN, int S, bool F16, bool Tma, int Split, bool PingPong>
+template <int BN, int S, bool F16, bool Tma, int Split, bool PingPong, int BM>
 RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
                      MatmulOperandBytes& operands, MatmulReferenceCache& reference) {
-  using C = Sm90MatmulConfig<BN, S, F16, Tma, Split, PingPong>;
+  using C = Sm90MatmulConfig<BN, S, F16, Tma, Split, PingPong, BM>;
   // The probe costs nothing unless a log is installed (--stamp-tiles,
   // --hold-kblock).
   using Kernel = Sm90Matmul<C, ClusterBug::kNone, MatmulStampLog::Probe>;
@@ -98,10 +99,10 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
   const MatmulBuffers buf = allocate_matmul<bf16_t>(gpu, q, &operands);
   typename Kernel::Params p{};
   // In a cluster each CTA loads a slice of the shared tiles (and multicasts
-  // it): A's boxes are 128 / cluster_n rows (M rows where A is shorter than
+  // it): A's boxes are BM / cluster_n rows (M rows where A is shorter than
   // a tile, sm90_a_box_rows), B's BN / cluster_m.
   fail_encode(encode_operand_map(p.a, buf.a, q.k, q.m, buf.lda, buf.stride_a, q.batch, 64,
-                                 sm90_a_box_rows(q.m, q.cluster_n, q.a_mn_major ? 1 : 0),
+                                 sm90_a_box_rows(q.m, q.cluster_n, q.a_mn_major ? 1 : 0, BM),
                                  q.a_mn_major));
   fail_encode(encode_operand_map(p.b, buf.b, q.k, q.n, buf.ldb, buf.stride_b, q.batch, 64,
                                  BN / q.cluster_m, q.b_mn_major));
@@ -155,13 +156,13 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
   r.n = q.n;
   r.k = q.k;
   r.batch = q.batch;
-  r.config_name = fmt::format("sm90_matmul_{}_128x{}x64_s{}_bf16out{}{}", F16 ? "f16" : "bf16", BN, S,
+  r.config_name = fmt::format("sm90_matmul_{}_{}x{}x64_s{}_bf16out{}{}", F16 ? "f16" : "bf16", BM, BN, S,
                               p.tile_group > 1 ? fmt::format("_g{}", p.tile_group) : "",
                               cs.size() > 1 ? fmt::format("_c{}x{}", q.cluster_m, q.cluster_n) : "") +
                   (q.split_k > 1 ? fmt::format("_splitk{}{}", q.split_k, q.split_tail ? "tail" : "") : "") +
                   (Tma ? "_tmastore" : "") +
                   (PingPong ? "_pingpong" : "");
-  r.tile_m = 128;
+  r.tile_m = BM;
   r.tile_n = BN;
   r.tile_k = 64;
   r.stages = S;
@@ -191,23 +192,23 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
 
 using Runner = RunResult (*)(const MatmulRequest&, models::sm100::LaunchClocks,
                              MatmulOperandBytes&, MatmulReferenceCache&);
-template <int BN, int S, bool F16, bool Tma, int Split, bool PingPong>
+template <int BN, int S, bool F16, bool Tma, int Split, bool PingPong, int BM>
 constexpr Runner runner() {
-  if constexpr (Sm90MatmulConfig<BN, 2, false, Tma, Split>::kSmemBytes +
-                    (S - 2) * (128 + BN) * 64 * 2 <=
+  if constexpr (Sm90MatmulConfig<BN, 2, false, Tma, Split, false, BM>::kSmemBytes +
+                    (S - 2) * (BM + BN) * 64 * 2 <=
                 232448)
-    return &run_config<BN, S, F16, Tma, Split, PingPong>;
+    return &run_config<BN, S, F16, Tma, Split, PingPong, BM>;
   else
     return nullptr;
 }
-template <int BN, bool F16, bool Tma, int Split = 0, bool PingPong = false>
+template <int BN, bool F16, bool Tma, int Split = 0, bool PingPong = false, int BM = 128>
 Runner by_stages(uint32_t s) {
   switch (s) {
-    case 2: return runner<BN, 2, F16, Tma, Split, PingPong>();
-    case 3: return runner<BN, 3, F16, Tma, Split, PingPong>();
-    case 4: return runner<BN, 4, F16, Tma, Split, PingPong>();
-    case 5: return runner<BN, 5, F16, Tma, Split, PingPong>();
-    case 6: return runner<BN, 6, F16, Tma, Split, PingPong>();
+    case 2: return runner<BN, 2, F16, Tma, Split, PingPong, BM>();
+    case 3: return runner<BN, 3, F16, Tma, Split, PingPong, BM>();
+    case 4: return runner<BN, 4, F16, Tma, Split, PingPong, BM>();
+    case 5: return runner<BN, 5, F16, Tma, Split, PingPong, BM>();
+    case 6: return runner<BN, 6, F16, Tma, Split, PingPong, BM>();
     default: return nullptr;
   }
 }
@@ -222,6 +223,15 @@ Runner by_tile(const MatmulRequest& q) {
              : q.tile_n == 192 ? by_stages<192, F16, Tma, kSplitKSlotsOfTwo>(q.stages)
                                : nullptr;
     return q.tile_n == 128 ? by_stages<128, F16, Tma, kSplitKSlots>(q.stages) : nullptr;
+  }
+  // The consumers split along N: 192 or 256 x 128, no TMA-store epilogue
+  // (validate_sm90_matmul says why not otherwise).
+  if (q.tile_m != 128) {
+    if constexpr (Tma) return nullptr;
+    if (q.tile_n != 128) return nullptr;
+    return q.tile_m == 192   ? by_stages<128, F16, false, 0, false, 192>(q.stages)
+           : q.tile_m == 256 ? by_stages<128, F16, false, 0, false, 256>(q.stages)
+                             : nullptr;
   }
   // The ping-pong schedule: 128 x 128, BF16 (validate_sm90_matmul says why not otherwise).
   if (q.pingpong) {
@@ -244,7 +254,7 @@ Runner lookup(const MatmulRequest& q) { return q.tma_epilogue ? by_type<true>(q)
 uint64_t sm90_matmul_grid(const MatmulRequest& q) {
   const ClusterShape cs{q.cluster_m, q.cluster_n};
   const uint64_t blocks =
-      cluster_blocks(ceil_div<uint32_t>(q.m, 128), ceil_div<uint32_t>(q.n, q.tile_n), q.batch, cs);
+      cluster_blocks(ceil_div<uint32_t>(q.m, q.tile_m), ceil_div<uint32_t>(q.n, q.tile_n), q.batch, cs);
   const uint32_t ctas = cs.size() * std::max<uint32_t>(q.split_k, 1);  // a cluster's
   const int fit = Gpu::max_active_clusters(models::sm90::gpu_params(), static_cast<int>(ctas));
   return std::min<uint64_t>(blocks, static_cast<uint64_t>(std::max(fit, 0))) * ctas;
@@ -252,7 +262,7 @@ uint64_t sm90_matmul_grid(const MatmulRequest& q) {
 
 std::string sm90_matmul_configs_help() {
   return "tile 128x{128,192,256}x64, stages 2-6 (as many as fit in 227 KB: 5 for N=192, 4 for "
-         "N=256)";
+         "N=256); with the consumers split along N, {192,256}x128x64 (5 and 4 stages at most)";
 }
 
 std::string validate_sm90_matmul(const MatmulRequest& q) {
@@ -260,6 +270,17 @@ std::string validate_sm90_matmul(const MatmulRequest& q) {
     return fmt::format("--arch sm90: tile N {} is not supported ({})", q.tile_n, sm90_matmul_configs_help());
   if (q.stages < 2 || q.stages > 6)
     return fmt::format("--arch sm90: --stages {} is outside 2-6", q.stages);
+  if (q.tile_m != 128) {
+    if (q.tile_m != 192 && q.tile_m != 256)
+      return fmt::format("--tile-m {}: the SM90 matmul's tile M is 128, 192 or 256", q.tile_m);
+    if (q.tile_n != 128)
+      return fmt::format("--tile-m {}: the consumers split a {}-row tile along N, 64 columns each: "
+                         "use --tile-n 128 (got {})",
+                         q.tile_m, q.tile_m, q.tile_n);
+    if (q.pingpong || q.split_k > 1 || q.cluster_m * q.cluster_n > 1 || q.tma_epilogue)
+      return fmt::format("--tile-m {} runs without --pingpong, --split-k, --cluster or --epilogue tma",
+                         q.tile_m);
+  }
   if (q.pingpong) {
     if (q.tile_n != 128)
       return fmt::format("--pingpong: each warpgroup holds a whole 128x128 tile (128 "
@@ -293,8 +314,8 @@ std::string validate_sm90_matmul(const MatmulRequest& q) {
   }
   if (lookup(q) == nullptr)
     return fmt::format(
-        "--arch sm90: {} stages of a 128x{}x64 tile do not fit in 227 KB of shared memory{}", q.stages,
-        q.tile_n,
+        "--arch sm90: {} stages of a {}x{}x64 tile do not fit in 227 KB of shared memory{}", q.stages,
+        q.tile_m, q.tile_n,
         q.split_k > 1 ? fmt::format(" beside the K split's {} KiB of slots", sm90_split_slots(q.split_k) *
                                                                               q.tile_n / 2 * 32 * 4 / 1024)
                       : "");

@@ -50,6 +50,10 @@ po::options_description run_options() {
        "input pipeline stages (2-8; default: the family's on --arch, sim list)")
       ("tile-n", po::value<std::string>(),
        "tile N (default: the family's on --arch; sim list shows the widths)")
+      ("tile-m", po::value<std::string>(),
+       "--kernel matmul --arch sm90: tile M, 128 (default: the consumer warpgroups split the "
+       "tile along M) or 192 or 256 (they split it along N, each taking every row and 64 of "
+       "--tile-n 128's columns; no cluster, K split, ping-pong or TMA-store epilogue)")
       ("out-dtype", po::value<std::string>()->default_value("bf16"), "output type: bf16 or f32")
       ("amd-kernel", po::value<std::string>()->default_value("pingpong"),
        "--arch mi300x: pingpong (8 waves) or wave_specialized (2 loader + 4 MFMA waves)")
@@ -114,6 +118,11 @@ RunArgs parse_run_args(int argc, char** argv, const char* cmd,
   q.tile_n = vm.count("tile-n") ? static_cast<uint32_t>(parse_uint(
                                       "--tile-n", vm["tile-n"].as<std::string>(), 1, 4096))
                                 : space.default_tile_n;
+  if (vm.count("tile-m")) {
+    if (q.arch != "sm90" || out.kernel_name() != "matmul")
+      throw UsageError("--tile-m needs --kernel matmul --arch sm90");
+    q.tile_m = static_cast<uint32_t>(parse_uint("--tile-m", vm["tile-m"].as<std::string>(), 1, 4096));
+  }
   if (q.arch == "mi300x")
     q.amd_kernel = vm["amd-kernel"].as<std::string>();
   else if (!vm["amd-kernel"].defaulted())

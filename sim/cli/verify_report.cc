@@ -9,9 +9,10 @@ namespace sk::cli {
 
 std::string replay_command(const RunArgs& in) {
   const sim::MatmulRequest& q = in.q;
-  return fmt::format("sim run --kernel {} --arch {}{} --stages {} --tile-n {} --out-dtype {}{}{} "
+  return fmt::format("sim run --kernel {} --arch {}{} --stages {}{} --tile-n {} --out-dtype {}{}{} "
                      "--functional",
-                     in.kernel_name(), q.arch, in.problem.options(), q.stages, q.tile_n,
+                     in.kernel_name(), q.arch, in.problem.options(), q.stages,
+                     q.tile_m != 128 ? fmt::format(" --tile-m {}", q.tile_m) : std::string(), q.tile_n,
                      q.out_f32 ? "f32" : "bf16", q.clc ? " --scheduler clc" : "",
                      q.arch == "mi300x" ? " --amd-kernel " + q.amd_kernel : std::string()) +
          (q.data_seed ? fmt::format(" --data-seed {}", *q.data_seed) : std::string());
@@ -23,7 +24,7 @@ std::string verify_header(const RunArgs& in) {
   const bool pair = base.arch == "sm100" && base.cluster_m * base.cluster_n > 1;
   return fmt::format(
       "verify {} on {}: M={} N={} K={}, tile {}x{}{}, {} stages{}; seeds {}..{}, data seed {}\n",
-      in.problem.family->display_name(), base.arch, base.m, base.n, base.k, pair ? 256 : 128,
+      in.problem.family->display_name(), base.arch, base.m, base.n, base.k, pair ? 256 : base.tile_m,
       base.tile_n, pair ? " per CTA pair" : "", base.stages, base.clc ? ", CLC scheduler" : "",
       base.seed, base.seed + in.schedules - 1, base.operand_seed());
 }

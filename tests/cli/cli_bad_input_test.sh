@@ -127,6 +127,11 @@ expect_usage_error "--trace-sms" run "${MNK[@]}" --trace "$tmp/t.pftrace" --trac
 # SM90 limits: its tile widths and stage counts, BF16 output, no CLC.
 expect_usage_error "tile N 64" run "${MNK[@]}" --arch sm90 --tile-n 64
 expect_usage_error "do not fit" run "${MNK[@]}" --arch sm90 --tile-n 256 --stages 5
+# Tile M: the split along N only on the SM90 matmul, with tile N 128.
+expect_usage_error "128, 192 or 256" run "${MNK[@]}" --arch sm90 --tile-m 320 --tile-n 128
+expect_usage_error "--tile-n 128" run "${MNK[@]}" --arch sm90 --tile-m 256 --tile-n 256
+expect_usage_error "--tile-m needs --kernel matmul --arch sm90" run "${MNK[@]}" --arch sm100 --tile-m 256
+expect_usage_error "runs without" run "${MNK[@]}" --arch sm90 --tile-m 192 --tile-n 128 --cluster 2x1
 expect_usage_error "bf16" run "${MNK[@]}" --arch sm90 --tile-n 128 --out-dtype f32
 expect_usage_error "needs --arch sm100" run "${MNK[@]}" --arch sm90 --tile-n 128 --scheduler clc
 expect_usage_error "--tile-group 4 needs --arch sm90" run "${MNK[@]}" --tile-group 4

@@ -4,8 +4,10 @@
 # hw/h200/run_build_ab.sh), the line hw/h200/build_ab_report.py derives from
 # it appears verbatim in docs/hardware.md, so the quoted ratios cannot drift
 # from the data (a run of more builds, MORE's: also each further build X's
-# lines against old and new, --pair old,X and --pair X,new); and a doctored
-# CSV (one new row 3x slower) is caught.
+# lines against old and new, --pair old,X and --pair X,new); runs of one
+# build under several tile shapes (docs/results/*_best_????????_????-??-??.csv,
+# gemm_bench --tile-m through wrappers) likewise with --best, which compares
+# each shape's best only; and a doctored CSV (one new row 3x slower) is caught.
 . "$(dirname "$(realpath "$1")")/tests/hw/report_lib.sh" "$1"
 runs=()
 for f in docs/results/*_ab_????????_????-??-??.csv; do
@@ -18,6 +20,16 @@ for run in "${runs[@]}"; do
     for pair in "old,$x" "$x,new"; do
       python3 hw/h200/build_ab_report.py "$run" --pair "$pair" | all_quoted ||
         fail "$run: its line for --pair $pair is not quoted"
+    done
+  done
+done
+for run in docs/results/*_best_????????_????-??-??.csv; do
+  [ -e "$run" ] || continue
+  python3 hw/h200/build_ab_report.py --best "$run" | all_quoted || fail "$run: its --best line is not quoted"
+  for x in $(grep -v '^#' "$run" | cut -d, -f1 | sort -u | grep -vx 'build\|old\|new'); do
+    for pair in "old,$x" "$x,new"; do
+      python3 hw/h200/build_ab_report.py --best "$run" --pair "$pair" | all_quoted ||
+        fail "$run: its --best line for --pair $pair is not quoted"
     done
   done
 done

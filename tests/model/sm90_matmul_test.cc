@@ -132,6 +132,96 @@ TEST_CASE("sm90 ping-pong schedule matches the reference on odd shapes, both epi
   CHECK_MESSAGE(r.findings.empty(), findings_text(r));
 }
 
+TEST_CASE("sm90 consumers split along N (tile M 192, 256) match the reference on odd shapes") {
+  // Rows past M in the last tile row, N past the last column, one k-block,
+  // A shorter than one tile (its own box, the rest zeroed), MN-major
+  // operands (A's 64-row blocks and B's column half 8 KiB apart either way),
+  // F16 inputs and batches.
+  struct Case {
+    uint32_t m, n, k, tile_m, stages;
+    bool a_col, b_row, f16;
+    uint32_t batch;
+  };
+  const Case cases[] = {{577, 384, 1000, 256, 4, false, false, false, 1},
+                        {391, 264, 520, 192, 3, false, false, false, 1},
+                        {70, 72, 64, 192, 2, false, false, false, 1},
+                        {100, 264, 520, 256, 4, false, false, false, 1},
+                        {392, 264, 520, 192, 5, true, true, false, 1},
+                        {520, 136, 200, 256, 2, true, false, true, 1},
+                        {300, 200, 136, 192, 3, false, true, false, 3}};
+  uint64_t seed = 31;
+  for (const Case& c : cases) {
+    sk::sim::MatmulRequest q;
+    q.m = c.m;
+    q.n = c.n;
+    q.k = c.k;
+    q.tile_m = c.tile_m;
+    q.tile_n = 128;
+    q.stages = c.stages;
+    q.a_mn_major = c.a_col;
+    q.b_mn_major = c.b_row;
+    q.in_f16 = c.f16;
+    q.batch = c.batch;
+    q.functional = true;
+    q.seed = seed++;
+    const auto r = run_request(q);
+    INFO(c.m << "x" << c.n << "x" << c.k << " tile_m " << c.tile_m << " stages " << c.stages << ": "
+             << r.check.detail);
+    CHECK(r.status == "completed");
+    CHECK(r.tile_m == c.tile_m);
+    CHECK(r.config_name.find(std::to_string(c.tile_m) + "x128x64") != std::string::npos);
+    CHECK(r.ctas == std::min<uint64_t>((c.m + c.tile_m - 1) / c.tile_m * ((c.n + 127) / 128) * c.batch,
+                                       132));
+    CHECK_MESSAGE(r.findings.empty(), findings_text(r));
+    CHECK(r.check.ran);
+    CHECK(r.check.passed);
+  }
+  // Timing mode (the main loop in lockstep) completes, with half the tiles of
+  // the 128-row tile on 2048 x 1024 and the same FLOPs.
+  sk::sim::MatmulRequest q;
+  q.m = 2048;
+  q.n = 1024;
+  q.k = 512;
+  q.tile_n = 128;
+  q.stages = 4;
+  const auto r128 = run_request(q);
+  q.tile_m = 256;
+  const auto r256 = run_request(q);
+  CHECK(r256.status == "completed");
+  CHECK_MESSAGE(r256.findings.empty(), findings_text(r256));
+  CHECK(r128.ctas == 128);
+  CHECK(r256.ctas == 64);
+}
+
+TEST_CASE("sm90 tile M: what the split along N cannot run is refused") {
+  sk::sim::MatmulRequest q;
+  q.m = q.n = q.k = 512;
+  q.tile_n = 128;
+  q.tile_m = 256;
+  q.stages = 4;  // 48 KiB a stage
+  CHECK(sk::sim::validate_sm90_matmul(q).empty());
+  q.stages = 5;
+  CHECK(sk::sim::validate_sm90_matmul(q).find("do not fit") != std::string::npos);
+  q.tile_m = 192;  // 40 KiB a stage: five fit
+  CHECK(sk::sim::validate_sm90_matmul(q).empty());
+  q.tile_m = 320;
+  CHECK(sk::sim::validate_sm90_matmul(q).find("128, 192 or 256") != std::string::npos);
+  q.tile_m = 256;
+  q.stages = 4;
+  q.tile_n = 256;
+  CHECK(sk::sim::validate_sm90_matmul(q).find("--tile-n 128") != std::string::npos);
+  q.tile_n = 128;
+  for (int i = 0; i < 4; ++i) {
+    sk::sim::MatmulRequest x = q;
+    if (i == 0) x.pingpong = true;
+    if (i == 1) x.split_k = 2;
+    if (i == 2) x.cluster_m = 2;
+    if (i == 3) x.tma_epilogue = true;
+    INFO("case " << i);
+    CHECK(sk::sim::validate_sm90_matmul(x).find("runs without") != std::string::npos);
+  }
+}
+
 TEST_CASE("sm90 configurations that do not fit are refused") {
   sk::sim::MatmulRequest q;
   q.m = q.n = q.k = 128;

@@ -7,10 +7,10 @@
 // the stage cannot change before the op's group is waited for in a correct
 // kernel, and in a wrong one the race detector sees the SMEM reads stay live
 // until that wait. Timing, with wgmma_tensor_cores = 1: the op takes
-// N * wgmma_ii_per_n cycles of the SM's one tensor core (a quarter per warp,
+// wgmma_ii_per_op + N * wgmma_ii_per_n cycles of the SM's one tensor core (a quarter per warp,
 // in issue order); with 4, each of the SM's four sub-partitions has its own,
 // and warp w's quarter of the op (its 16 rows) runs on sub-partition w % 4's
-// for the whole N * wgmma_ii_per_n cycles (the four quarters in parallel: a
+// for the whole interval (the four quarters in parallel: a
 // warp that runs ahead of the others of its warpgroup gains nothing from
 // their idle tensor cores). The op completes wgmma_latency_extra after it.
 // With wgmma_warpgroup_op, an op is the warpgroup's, as the PTX instruction
@@ -377,13 +377,17 @@ void trace_op(Cta& cta, sim::Warp& w, Cycle start, Cycle end, Name&& name) {
                                                  end, name(), {}, 0, w.take_flow()});
 }
 
+// An m64nNk16 op's interval on the SM's tensor core, before rounding: a
+// fixed part and one per column (models/sm90/params.json, wgmma_ii_per_op).
+double op_interval(const Extras& x, int n) { return x.wgmma_ii_per_op + n * x.wgmma_ii_per_n; }
+
 // With wgmma_warpgroup_op: the warpgroup's op `op`, issued now by the last
 // of its warps, on the SM's tensor core: from the latest issue on, the op's
 // whole interval, done completion_latency after. The four sub-partitions'
 // tensor cores work on it together.
 void schedule_op(Cta& cta, WarpgroupOps& g, WgOp& op, sim::Warp& w) {
   const Extras& x = extras();
-  const Cycle whole = static_cast<Cycle>(op.n * x.wgmma_ii_per_n + store_stretch(x, cta) + 0.5);
+  const Cycle whole = static_cast<Cycle>(op_interval(x, op.n) + store_stretch(x, cta) + 0.5);
   const Cycle start = occupy_tensor_core(cta, cta.tc_free, op.latest, whole);
   for (Cycle& q : cta.tc_quarter_free) q = cta.tc_free;
   if (x.wgmma_queue_ops > 0) {
@@ -577,7 +581,7 @@ void wgmma_op(float* acc, int regs, uint64_t desc_a, const uint32_t* a_regs, uin
   // its sub-partition's the whole of it; longer while the SM stores.
   // A lockstep leader issues the op's four quarters, its own first, and its
   // group completes with the last of them (models/sm90/lockstep.h).
-  const Cycle whole = static_cast<Cycle>(n * x.wgmma_ii_per_n + store_stretch(x, cta) + 0.5);
+  const Cycle whole = static_cast<Cycle>(op_interval(x, n) + store_stretch(x, cta) + 0.5);
   const bool per_partition = x.wgmma_tensor_cores == 4;
   for (uint32_t q = quarter; q < quarter + static_cast<uint32_t>(w.acts_for()); ++q) {
     const Cycle ii = per_partition ? whole : whole * (q + 1) / 4 - whole * q / 4;

@@ -75,6 +75,7 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
   r.tensormap_fetch_latency = static_cast<uint32_t>(count(p, "tensormap_fetch_latency", 0, 1ull << 20));
   r.cta_start_latency = static_cast<uint32_t>(count(p, "cta_start_latency", 0, 1ull << 20));
   x.wgmma_ii_per_n = real(p, "wgmma_ii_per_n", 0.001, 1000.0);
+  x.wgmma_ii_per_op = real(p, "wgmma_ii_per_op", 0.0, 1000.0);
   x.wgmma_latency_extra = static_cast<uint32_t>(count(p, "wgmma_latency_extra", 0, 1ull << 20));
   x.wgmma_rs_latency_saving =
       static_cast<uint32_t>(count(p, "wgmma_rs_latency_saving", 0, x.wgmma_latency_extra));

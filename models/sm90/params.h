@@ -21,6 +21,7 @@ inline constexpr uint32_t kWgmmaQueueMax = 32;
 
 struct Extras {
   double wgmma_ii_per_n = 0;         // wgmma m64nNk16 issue interval = N * this (per SM)
+  double wgmma_ii_per_op = 0;        // ... plus this many cycles an op, whatever N
   uint32_t wgmma_latency_extra = 0;  // latency = interval + this
   uint32_t wgmma_rs_latency_saving = 0;  // A from registers: latency this much shorter
   bool wgmma_interleave = false;     // warpgroups' ops interleave (api_wgmma.cc)

@@ -264,7 +264,7 @@ PY
 
 # The SM90 main loop with few CTAs (no shared bandwidth binds) runs at the
 # tensor core's rate: each k-block of two consumer warpgroups is 8 wgmma ops of
-# round(N * wgmma_ii_per_n) cycles, back to back (the H200's per-CTA
+# round(wgmma_ii_per_op + N * wgmma_ii_per_n) cycles, back to back (the H200's per-CTA
 # timelines: 1,032 SM cycles per k-block for N = 256 and 518.5 for N = 128;
 # docs/hardware.md, "The clock inside a launch"). The K step from 4096 to 8192
 # adds 64 k-blocks.
@@ -282,7 +282,7 @@ p = {k: v["value"] for k, v in json.load(open(sys.argv[1]))["params"].items()}
 for n in (256, 128):
     short, long = (json.load(open(f"{sys.argv[2]}/kb_{n}_{k}.json"))["cycles"] for k in (4096, 8192))
     per_kblock = (long - short) / 64
-    expected = 8 * int(n * p["wgmma_ii_per_n"] + 0.5)
+    expected = 8 * int(p["wgmma_ii_per_op"] + n * p["wgmma_ii_per_n"] + 0.5)
     assert per_kblock == expected, (n, per_kblock, expected)
 PY
 

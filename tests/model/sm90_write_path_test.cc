@@ -312,7 +312,7 @@ std::pair<std::vector<uint64_t>, sk::sim::RunStatus> warpgroup_run(std::vector<u
 }
 
 TEST_CASE("with wgmma_warpgroup_op a warpgroup's op starts with its last warp and ends for all four") {
-  const double per_op = 128 * sm90::extras().wgmma_ii_per_n;
+  const double per_op = sm90::extras().wgmma_ii_per_op + 128 * sm90::extras().wgmma_ii_per_n;
   // Together: every warp done at the same cycle.
   const auto [together, s1] = warpgroup_run({0, 0, 0, 0}, 4);
   REQUIRE(s1 == sk::sim::RunStatus::kCompleted);

@@ -88,7 +88,8 @@ std::vector<Group> run(int warpgroups, int ops) {
 
 TEST_CASE("a warp's wgmma issue waits for room in the SM's queue of wgmma_queue_ops ops") {
   // An m64n256k16 op holds the tensor core ~129 cycles.
-  const double op = 256 * sk::models::sm90::extras().wgmma_ii_per_n;
+  const auto& x = sk::models::sm90::extras();
+  const double op = x.wgmma_ii_per_op + 256 * x.wgmma_ii_per_n;
   const auto one = run(1, 7);
   INFO("issued " << one[0].issued[0] << " .. " << one[0].issued[kOps - 1]);
   // The first 7 return at the issue rate, the 8th once the first op ends
@@ -106,7 +107,8 @@ TEST_CASE("a warp's wgmma issue waits for room in the SM's queue of wgmma_queue_
 }
 
 TEST_CASE("the wgmma queue is the SM's: two warpgroups issuing together share it") {
-  const double op = 256 * sk::models::sm90::extras().wgmma_ii_per_n;
+  const auto& x = sk::models::sm90::extras();
+  const double op = x.wgmma_ii_per_op + 256 * x.wgmma_ii_per_n;
   const auto two = run(2, 7);
   // 32 ops on one tensor core, 7 of them queued at any time: the later
   // warpgroup's last issue returns after ~25 of them have ended (the board:

@@ -65,6 +65,16 @@ def spread(xs):
     return f'median {statistics.median(xs):.3f} (min {min(xs):.3f}, max {max(xs):.3f})'
 
 
+def shape_best(s, best, cub, at):
+    """Counts each side's best at 0.95x cuBLAS or better into `at`; the shape's
+    line of --shapes (both bests and their cuBLAS ratios)."""
+    for b in best:
+        at[b] += cub / best[b][0] >= 0.95
+    return (f'  {s}: old {best["old"][0]:.1f} us ({config(best["old"][1])}, '
+            f'{cub / best["old"][0]:.3f}x cuBLAS), new {best["new"][0]:.1f} us '
+            f'({config(best["new"][1])}, {cub / best["new"][0]:.3f}x)')
+
+
 def report_best(path, shapes_too, pair):
     times, cublas = read(path, pair)
     med = {k: statistics.median(v) for k, v in times.items()}
@@ -77,13 +87,8 @@ def report_best(path, shapes_too, pair):
                 best[b] = min(own)
         if len(best) < 2:
             continue
-        cub = statistics.median(cublas[s])
-        for b in best:
-            at[b] += cub / best[b][0] >= 0.95
         best_ratios.append(best['new'][0] / best['old'][0])
-        lines.append(f'  {s}: old {best["old"][0]:.1f} us ({config(best["old"][1])}, '
-                     f'{cub / best["old"][0]:.3f}x cuBLAS), new {best["new"][0]:.1f} us '
-                     f'({config(best["new"][1])}, {cub / best["new"][0]:.3f}x)')
+        lines.append(shape_best(s, best, statistics.median(cublas[s]), at))
     if not best_ratios:
         raise script_main.BadInput(f'{path}: no shape that both builds ran')
     name = os.path.splitext(os.path.basename(path))[0]
@@ -107,13 +112,8 @@ def report(path, shapes_too, pair):
         per = [(c, med[('new', s) + c] / med[('old', s) + c]) for c in both]
         ratios += [r for _, r in per]
         best = {b: min((med[(b, s) + c], c) for c in both) for b in ('old', 'new')}
-        cub = statistics.median(cublas[s])
-        for b in best:
-            at[b] += cub / best[b][0] >= 0.95
         best_ratios.append(best['new'][0] / best['old'][0])
-        lines.append(f'  {s}: old {best["old"][0]:.1f} us ({config(best["old"][1])}, '
-                     f'{cub / best["old"][0]:.3f}x cuBLAS), new {best["new"][0]:.1f} us '
-                     f'({config(best["new"][1])}, {cub / best["new"][0]:.3f}x); '
+        lines.append(shape_best(s, best, statistics.median(cublas[s]), at) + '; '
                      + ', '.join(f'{config(c)} {r:.3f}' for c, r in per))
     if not ratios:
         raise script_main.BadInput(f'{path}: no configuration that both builds ran')

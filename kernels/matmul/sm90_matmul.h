@@ -12,7 +12,9 @@
 //   warpgroups 1, 2: consumers; each computes 64 rows of the 128 x BN tile
 //                with wgmma m64nBNk16 and writes them to D (cooperative), or,
 //                with Cfg::kPingPong, every other tile whole in turns
-//                (consume_pingpong), one storing while the other computes.
+//                (consume_pingpong), one storing while the other computes,
+//                or, with a BM of 192 or 256 (Cfg::kSplitN), every row of
+//                the BM x 128 tile and 64 of its columns (consume_split_n).
 // CTAs are persistent and walk the tiles c, c + G, ... (G = grid size) in the
 // order of the static SM100 scheduler (tile_work: M, then N, then the batch,
 // or in bands of Params::tile_group N columns); no scheduler warp is needed

@@ -17,8 +17,9 @@
 
 namespace sk {
 
-// Rows of A's box, for the hosts' tensor maps and the kernel: the tile's 128
-// rows over the cluster's N CTAs (each loads its slice and multicasts it), or
+// Rows of A's box, for the hosts' tensor maps and the kernel: the tile's `bm`
+// rows (128, or 192 / 256 where the consumers split the tile along N) over
+// the cluster's N CTAs (each loads its slice and multicasts it), or
 // M itself where the whole of A is shorter than one tile (K-major, no cluster
 // along N; see the header).
 SK_HOST_DEVICE constexpr uint32_t sm90_a_box_rows(uint32_t m, uint32_t cluster_n,
@@ -26,7 +27,7 @@ SK_HOST_DEVICE constexpr uint32_t sm90_a_box_rows(uint32_t m, uint32_t cluster_n
   return cluster_n == 1 && a_mn_major == 0 && m < bm ? m : bm / cluster_n;
 }
 
-// Rows of A's 128-row tile that each stage's loads fill in this CTA (all of
+// Rows of A's `bm`-row tile that each stage's loads fill in this CTA (all of
 // them, by its own box or its row's multicast slices), or A's own rows where
 // its box is shorter than the tile; the rest are zeroed once per stage.
 SK_HOST_DEVICE constexpr uint32_t sm90_a_loaded_rows(uint32_t m, uint32_t cluster_n,

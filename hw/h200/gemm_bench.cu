@@ -394,27 +394,18 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
   return ok ? 0 : 1;
 }
 
-// Whether S stages of a 128 x BN tile fit in 227 KB beside the epilogue's
-// staging and the K split's Split slots (the two-stage configuration always
-// does).
-template <int BN, int S, bool Tma, int Split, int BM = 128>
-constexpr bool fits() {
-  return sk::Sm90MatmulConfig<BN, 2, false, Tma, Split, false, BM>::kSmemBytes + (S - 2) * (BM + BN) * 64 * 2 <=
-         232448;
-}
-
 // The configuration with the epilogue --tma-epilogue names, or a
 // does_not_fit line.
 template <int BN, int S, int Split, bool PingPong = false, int BM = 128>
 int run_fitting(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double cublas_mhz) {
   if constexpr (BM != 128) {  // the split along N: st.global epilogue only
-    if constexpr (fits<BN, S, false, Split, BM>())
+    if constexpr (sk::kSm90MatmulFits<BN, S, false, Split, BM>)
       return run_epilogue<BN, S, false, Split, false, BM>(pr, h, runs, cublas_ms, cublas_mhz);
   } else if (pr.tma_epilogue) {
-    if constexpr (fits<BN, S, true, Split>())
+    if constexpr (sk::kSm90MatmulFits<BN, S, true, Split>)
       return run_epilogue<BN, S, true, Split, PingPong>(pr, h, runs, cublas_ms, cublas_mhz);
   } else {
-    if constexpr (fits<BN, S, false, Split>())
+    if constexpr (sk::kSm90MatmulFits<BN, S, false, Split>)
       return run_epilogue<BN, S, false, Split, PingPong>(pr, h, runs, cublas_ms, cublas_mhz);
   }
   std::printf("%s,%d,%d,,,,,,does_not_fit,,\n", shape(pr).c_str(), BN, S);

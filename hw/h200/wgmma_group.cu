@@ -576,6 +576,14 @@ void all_mix_rows(uint64_t* dev, int iters, std::integer_sequence<int, P...>) {
 enum SplitPattern { kM256, kM128, kN64x4, kN64x4Same, kN64x2, kN128x2, kSplitPatterns };
 constexpr const char* kSplitNames[] = {"m256", "m128", "n64x4", "n64x4_same", "n64x2", "n128x2"};
 
+// Pattern P's op width and accumulators (ops a K step).
+__host__ __device__ constexpr int split_n(int p) {
+  return p == kM256 ? 256 : p == kM128 || p == kN128x2 ? 128 : 64;
+}
+__host__ __device__ constexpr int split_accs(int p) {
+  return p == kN64x4 || p == kN64x4Same ? 4 : p == kN64x2 || p == kN128x2 ? 2 : 1;
+}
+
 __device__ __forceinline__ uint64_t split_desc(uint32_t base, int block, int k) {
   return sk::arch::make_smem_desc_sw128(base + block * 64 * 128 + 32 * k);
 }
@@ -589,8 +597,7 @@ __global__ void __launch_bounds__(256, 1) wgmma_split(uint64_t* out, int iters) 
   __syncthreads();
   const uint32_t a = sk::arch::smem_addr(base), b = a + 256 * 128;
   const int wg = threadIdx.x / 128;
-  constexpr int kN = P == kM256 ? 256 : P == kM128 || P == kN128x2 ? 128 : 64;
-  constexpr int kAccs = P == kN64x4 || P == kN64x4Same ? 4 : P == kN64x2 || P == kN128x2 ? 2 : 1;
+  constexpr int kN = split_n(P), kAccs = split_accs(P);
   sk::LaneArray<float, kN / 2> acc[kAccs];
 #pragma unroll
   for (int r = 0; r < kAccs; ++r) acc[r] = zero_acc<kN>();
@@ -624,8 +631,7 @@ template <int P>
 void split_rows(uint64_t* dev, int iters) {
   const int smem = 512 * 128 + 1024;
   CK(cudaFuncSetAttribute(wgmma_split<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  constexpr int kN = P == kM256 ? 256 : P == kM128 || P == kN128x2 ? 128 : 64;
-  constexpr int kAccs = P == kN64x4 || P == kN64x4Same ? 4 : P == kN64x2 || P == kN128x2 ? 2 : 1;
+  constexpr int kN = split_n(P), kAccs = split_accs(P);
   const double macs = 4.0 * kAccs * 64 * kN * 16;
   std::vector<uint64_t> h(static_cast<size_t>(iters) * 4);
   for (int groups : {1, 2}) {

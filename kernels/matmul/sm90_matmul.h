@@ -206,6 +206,18 @@ struct Sm90MatmulConfig {
   static_assert(kSmemBytes <= 232448, "configuration exceeds 227 KB of shared memory");
 };
 
+// Whether S stages of a BM x BN tile fit in 227 KB beside the TMA-store
+// epilogue's staging and the K split's SplitSlots slots, known without
+// instantiating the configuration (whose static_assert refuses one that does
+// not fit): the two-stage configuration, which always fits, and S - 2 more
+// stages. The hosts (gemm_bench, the model's runner) test it before they
+// instantiate a kernel.
+template <int BN, int S, bool TmaEpilogue, int SplitSlots, int BM = 128>
+inline constexpr bool kSm90MatmulFits =
+    Sm90MatmulConfig<BN, 2, false, TmaEpilogue, SplitSlots, false, BM>::kSmemBytes +
+        (S - 2) * (BM + BN) * 64 * 2 <=
+    232448;
+
 template <class Cfg, ClusterBug B = ClusterBug::kNone, class Probe = NoMatmulProbe>
 struct Sm90Matmul {
   static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, S = Cfg::Stages;

@@ -194,9 +194,7 @@ using Runner = RunResult (*)(const MatmulRequest&, models::sm100::LaunchClocks,
                              MatmulOperandBytes&, MatmulReferenceCache&);
 template <int BN, int S, bool F16, bool Tma, int Split, bool PingPong, int BM>
 constexpr Runner runner() {
-  if constexpr (Sm90MatmulConfig<BN, 2, false, Tma, Split, false, BM>::kSmemBytes +
-                    (S - 2) * (BM + BN) * 64 * 2 <=
-                232448)
+  if constexpr (kSm90MatmulFits<BN, S, Tma, Split, BM>)
     return &run_config<BN, S, F16, Tma, Split, PingPong, BM>;
   else
     return nullptr;

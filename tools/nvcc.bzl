@@ -117,6 +117,29 @@ def ptx_check_test(name, ptx, patterns, tags = [], **kwargs):
         **kwargs
     )
 
+def ptx_entry_check_test(name, ptx, entries, present = [], absent = [], min_entries = 1, tags = [], **kwargs):
+    """Test that each kernel of `ptx` whose .entry name matches the regex `entries`
+    contains every fixed string in `present` and none in `absent`, and that at
+    least `min_entries` kernels match (tools/ptx_entry_check.py).
+    """
+    if not present and not absent:
+        fail("ptx_entry_check_test %s: give present or absent strings" % name)
+    kwargs.setdefault("size", "small")
+    args = ["$(rootpath %s)" % ptx, "--entries", _shell_quote(entries), "--min", str(min_entries)]
+    if present:
+        args += ["--present"] + [_shell_quote(p) for p in present]
+    if absent:
+        args += ["--absent"] + [_shell_quote(p) for p in absent]
+    native.sh_test(
+        name = name,
+        srcs = ["//tools:ptx_entry_check.py"],
+        data = [ptx],
+        args = args,
+        tags = tags,
+        target_compatible_with = NVCC_COMPATIBLE_WITH + kwargs.pop("target_compatible_with", []),
+        **kwargs
+    )
+
 def nvcc_bench_with_ptx(name, src, hdrs = [], libs = [], arch = "sm_90a", **kwargs):
     """A benchmark binary <stem>.bin from one .cu, and the PTX it was built from, <stem>.ptx.
 

@@ -37,6 +37,12 @@
 // no multicast, local releases), the shape column then ending in _cMxN_lo:
 // what the cluster launch itself costs. (No tile stamps then: the clock
 // probe takes the launch's clusters for the kernel's.)
+// --clustered-instance runs a launch without a cluster (1x1, no K split) on
+// the instance that takes its cluster from its parameters instead of the one
+// whose cluster shape is the constant 1x1 (Sm90MatmulConfig's NoCluster_,
+// what 1x1 runs by default): what folding the cluster away gains. 128-row
+// cooperative tiles only (the ping-pong schedule and the split along N have
+// the one instance, without a cluster); the shape column is unchanged.
 // --stamp-tiles also runs each configuration once more built
 // with hw/h200/matmul_stamps.cuh's clock probe and prints its tile phases,
 // the clocks they ran at and the launch's span (section matmul_tile_stamps)
@@ -195,6 +201,7 @@ struct Problem {
   // TileClockProbe (2, --stamp-tile-points).
   int stamp = 0;
   bool launch_only = false;   // --cluster-launch-only: clusters launched, the kernel told 1x1
+  bool clustered_instance = false;  // --clustered-instance: 1x1 on the instance that takes a cluster
   uint32_t split = 1;         // --split-k: each tile's K over a cluster of this many CTAs
   bool split_tail = false;    // --split-tail: only the last wave's tiles split
   bool pingpong = false;      // --pingpong: the ping-pong schedule (tile N 128)
@@ -259,10 +266,12 @@ std::string shape(const Problem& pr) {
          (pr.sets_forced ? "_s" + std::to_string(pr.sets) : "");
 }
 
-// Split: the K split's slots (0: no split; sm90_split_slots).
-template <int BN, int S, bool Tma, int Split = 0, bool PingPong = false, int BM = 128>
+// Split: the K split's slots (0: no split; sm90_split_slots). NoCluster:
+// the instance without a cluster (Sm90MatmulConfig's NoCluster_).
+template <int BN, int S, bool Tma, int Split = 0, bool PingPong = false, int BM = 128,
+          bool NoCluster = false>
 int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double cublas_mhz) {
-  using Cfg = sk::Sm90MatmulConfig<BN, S, false, Tma, Split, PingPong, BM>;
+  using Cfg = sk::Sm90MatmulConfig<BN, S, false, Tma, Split, PingPong, BM, NoCluster>;
   using K = sk::Sm90Matmul<Cfg>;
   auto kernel = sm90_matmul_kernel<Cfg>;
   CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -273,6 +282,10 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
   // the launch's: the same unless --cluster-launch-only, which launches the
   // clusters but runs the kernel as without one.
   const sk::ClusterShape cs = pr.launch_only ? sk::ClusterShape{1, 1} : pr.cluster;
+  if (!Cfg::runs_launch(cs.m, cs.n, Split ? pr.split : 1)) {
+    std::fprintf(stderr, "gemm_bench: the cluster-free instance picked for a %ux%u cluster\n", cs.m, cs.n);
+    std::exit(2);
+  }
   const uint32_t csize = pr.cluster.size() * (Split ? pr.split : 1);
   const uint32_t tiles_m = (pr.m + BM - 1) / BM, tiles_n = (pr.n + BN - 1) / BN;
   const uint32_t tiles = tiles_m * tiles_n * pr.batch;
@@ -394,6 +407,18 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
   return ok ? 0 : 1;
 }
 
+// The cooperative 128-row tile's instance for the launch: the one without a
+// cluster where the kernel runs 1x1 without a K split (--cluster-launch-only
+// included: its kernel is told 1x1), unless --clustered-instance; else the
+// one that takes its cluster from its parameters.
+template <int BN, int S, bool Tma, int Split>
+int run_cooperative(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double cublas_mhz) {
+  if constexpr (Split == 0)
+    if ((pr.cluster.size() == 1 || pr.launch_only) && !pr.clustered_instance)
+      return run_epilogue<BN, S, Tma, 0, false, 128, true>(pr, h, runs, cublas_ms, cublas_mhz);
+  return run_epilogue<BN, S, Tma, Split>(pr, h, runs, cublas_ms, cublas_mhz);
+}
+
 // The configuration with the epilogue --tma-epilogue names, or a
 // does_not_fit line.
 template <int BN, int S, int Split, bool PingPong = false, int BM = 128>
@@ -401,12 +426,20 @@ int run_fitting(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double
   if constexpr (BM != 128) {  // the split along N: st.global epilogue only
     if constexpr (sk::kSm90MatmulFits<BN, S, false, Split, BM>)
       return run_epilogue<BN, S, false, Split, false, BM>(pr, h, runs, cublas_ms, cublas_mhz);
+  } else if constexpr (PingPong) {
+    if (pr.tma_epilogue) {
+      if constexpr (sk::kSm90MatmulFits<BN, S, true, Split>)
+        return run_epilogue<BN, S, true, Split, true>(pr, h, runs, cublas_ms, cublas_mhz);
+    } else {
+      if constexpr (sk::kSm90MatmulFits<BN, S, false, Split>)
+        return run_epilogue<BN, S, false, Split, true>(pr, h, runs, cublas_ms, cublas_mhz);
+    }
   } else if (pr.tma_epilogue) {
     if constexpr (sk::kSm90MatmulFits<BN, S, true, Split>)
-      return run_epilogue<BN, S, true, Split, PingPong>(pr, h, runs, cublas_ms, cublas_mhz);
+      return run_cooperative<BN, S, true, Split>(pr, h, runs, cublas_ms, cublas_mhz);
   } else {
     if constexpr (sk::kSm90MatmulFits<BN, S, false, Split>)
-      return run_epilogue<BN, S, false, Split, PingPong>(pr, h, runs, cublas_ms, cublas_mhz);
+      return run_cooperative<BN, S, false, Split>(pr, h, runs, cublas_ms, cublas_mhz);
   }
   std::printf("%s,%d,%d,,,,,,does_not_fit,,\n", shape(pr).c_str(), BN, S);
   return 0;
@@ -501,6 +534,7 @@ int main(int argc, char** argv) {
   pr.max_ctas = arg(argc, argv, "--ctas", 0);
   pr.stamp = flag(argc, argv, "--stamp-tile-points") ? 2 : flag(argc, argv, "--stamp-tiles") ? 1 : 0;
   pr.launch_only = flag(argc, argv, "--cluster-launch-only");
+  pr.clustered_instance = flag(argc, argv, "--clustered-instance");
   if (const char* holds = str_arg(argc, argv, "--hold-kblock")) {
     for (const char* at = holds; *at != 0;) {
       char* end = nullptr;
@@ -604,6 +638,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "gemm_bench: --tile-m is 128, 192 or 256; 192 and 256 run without --pingpong, "
                  "--tma-epilogue, --cluster and --split-k\n");
+    return 2;
+  }
+  if (pr.clustered_instance && (pr.pingpong || pr.tile_m != 128)) {
+    std::fprintf(stderr,
+                 "gemm_bench: --clustered-instance runs the cooperative 128-row tile (not --pingpong "
+                 "or --tile-m 192|256, which have no clustered instance)\n");
     return 2;
   }
   for (const uint32_t sp : splits)

@@ -37,11 +37,13 @@ done <<'CASES'
 --split-tail|--split-tail splits the last wave's tiles
 --pingpong --split-k 2|--pingpong runs without --cluster and --split-k
 --sets 300|--sets must be 1-256
+--pingpong --clustered-instance|--clustered-instance runs the cooperative 128-row tile
+--tile-m 256 --clustered-instance|--clustered-instance runs the cooperative 128-row tile
 CASES
 # The control: the same options without the conflict get past the arguments
 # to the first CUDA call, which the stub fails (CHECK_CUDA / CHECK_CUBLAS name
 # their line of gemm_bench.cu; a refusal does not).
-for args in "--split-k 1 --stamp-tiles" "--split-k 2" "--hold-kblock 200"; do
+for args in "--split-k 1 --stamp-tiles" "--split-k 2" "--hold-kblock 200" "--clustered-instance"; do
   err=$("$bin" $args 2>&1 >/dev/null)
   if [[ "$err" != *"gemm_bench.cu:"* ]]; then
     echo "FAIL: gemm_bench $args: '$err' (wanted a CUDA call's failure past the arguments)"

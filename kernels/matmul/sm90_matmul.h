@@ -28,7 +28,8 @@
 // start 8 KiB into the tile in either layout.
 //
 // Thread-block clusters (Params::cluster_m x cluster_n CTAs, launched with
-// cluster dimension cluster_m * cluster_n; kernels/sched/cluster_shape.h):
+// cluster dimension cluster_m * cluster_n; kernels/sched/cluster_shape.h;
+// an instance with Cfg::kClusters false runs only 1 x 1, folded):
 // the cluster walks blocks of cluster_m x cluster_n tiles. The cluster_n CTAs
 // of a row share their A tile: each loads 128 / cluster_n rows of it (A's
 // map has boxes of that height) and multicasts them to the row; likewise B
@@ -89,6 +90,8 @@
 #include "kernels/core/operand_layout.h"
 #include "kernels/io/tma_tile_loader.h"
 #include "kernels/io/wgmma_tile_writer.h"
+#include "kernels/matmul/sm90_matmul_bugs.h"
+#include "kernels/matmul/sm90_matmul_config.h"
 #include "kernels/matmul/sm90_matmul_launch.h"
 #include "kernels/matmul/sm90_matmul_probe.h"
 #include "kernels/matmul/split_k_reduce.h"
@@ -99,124 +102,6 @@
 #include "kernels/sched/static_persistent_scheduler.h"
 
 namespace sk {
-
-// The cluster seeded bugs of the verifier's corpus (verify/corpus/
-// cluster_cases.cc): each changes one thing, at a point marked
-// `if constexpr (B == ...)`, into a mistake an author of a clustered kernel
-// could make. kNone is the kernel; the device builds instantiate nothing else.
-enum class ClusterBug {
-  kNone,
-  kNoInitClusterSync,   // a CTA barrier after the inits instead of the cluster's
-  kExpectOwnBytes,      // expect_tx counts only the bytes this CTA loads, not its peers' slices
-  kExpectPeerTwice,     // expect_tx counts the multicast slices once per receiver (too many)
-  kReleaseLocal,        // a stage released to this CTA only (the empty barrier counting it alone)
-  kReleaseCountLocal,   // released to the row and column, but the empty barrier counts one CTA
-  kMaskSelf,            // B's slice loaded into this CTA only, not multicast down its column
-  kMaskOutside,         // the multicast mask names a rank past the cluster
-  kNoExitSync,          // no drain of the ring and no cluster barrier before exit
-  kSyncPerTile,         // the consumers meet the cluster barrier after every tile, the producer never
-  kArriveTwice,         // barrier.cluster.arrive twice before the exit's wait
-  kEmptyCountAll,       // the empty barrier counts every CTA of the cluster, not its row and column
-  kSliceByRow,          // A's slice chosen by the CTA's row in the cluster instead of its column
-  kInitRankZero,        // only rank 0 of the cluster initialises its barriers
-  kLoadBeforeClusterWait,  // the producer's first stage issued between cluster arrive and wait
-  kReleaseWrongRank,    // stages released to the row and column of rank ^ 1
-  kWalkByCta,           // the block walk starts at the CTA's index, not its cluster's
-  kSkipEdgeTiles,       // a CTA skips the tiles its rank gets past D, and with them its slices
-  kReleaseNextStage,    // the release to the peers lands on their next stage's empty barrier
-  // The K split (Params::split_k > 1, split_k_reduce.h):
-  kSplitFreeBeforeRead,  // the owner hands each slot back before it reads it
-  kSplitCtaScopeFull,    // a sender signals its slot full with the CTA-scope remote arrive
-  kSplitFullCountsAll,   // the full barriers count every rank of the cluster, the owner too
-  kSplitCtaScopeWait,    // the owner waits for its slots with the CTA-scope try_wait
-  kSplitNoSyncBeforeFull,  // a sender's elected lane signals with no __syncwarp after the stores
-  kSplitFirstByFloor,      // an owner's first warp rounded down (S = 3: rank 1 from warp 2)
-  kSplitTailPhaseByTile,   // with --split-tail, the reduction's phase counted over every tile of
-                           // the walk, the whole ones too, not over the split ones
-  // A shorter than a tile (sm90_a_box_rows): the rows past its box
-  kShortANotZeroed,        // never zeroed (wgmma reads what nothing wrote)
-  kShortAZeroNoFence,      // zeroed with no fence.proxy.async before wgmma reads them
-  kShortAZeroNoSync,       // zeroed by the lanes, published by the elected lane with no __syncwarp
-  // B's last tile column boxed at its own rows (sm90_b_edge_rows):
-  kEdgeExpectFull,         // the edge column's expect_tx counts the full box
-  kEdgeLoadFull,           // the edge column loaded through the full box's map (TMA zero-fills)
-  // The ping-pong schedule (Cfg::kPingPong, consume_pingpong):
-  kPingPongNoTurn,         // no turns between the warpgroups (the order barrier left out)
-  kPingPongCountBoth,      // the empty barrier counts both warpgroups' warps, as cooperatively
-  kPingPongNoSkip,         // a warpgroup does not pass over the other's stages
-  kPingPongReleaseInFlight,  // each stage released once its k-block's ops are issued, before the
-                             // wait_group that covers them (the group one k-block on)
-};
-
-// F16_: A and B are IEEE F16 (wgmma .f16.f16) instead of BF16.
-// TmaEpilogue_: D leaves through shared memory by TMA store (WgmmaTileWriter,
-// two 2 KiB boxes per consumer warp) instead of st.global from registers. A
-// separate instantiation: the TMA path's code beside the register path's
-// made ptxas spill the accumulators of the 128 x 256 tile.
-// SplitSlots_: the slots and barriers of the K split's reduction
-// (split_k_reduce.h), for launches with Params::split_k > 1: 0 none, 7 for
-// every split (56 KiB with N = 128), 4 for S = 2 only (32 KiB).
-// PingPong_: the ping-pong schedule (consume_pingpong): each consumer
-// warpgroup takes every other tile of the CTA's walk whole (128 x 128, two
-// m64n128k16 per K step, 128 accumulator registers a thread), so that one
-// warpgroup's epilogue runs beside the other's main loop; N = 128 only, no
-// cluster or K split.
-// BM_: the tile's rows. 128: the consumer warpgroups split the tile along M
-// (each 64 rows, the whole N: one m64nBNk16 per K step). 192 or 256: they
-// split it along N (cuBLAS's "coopB"): each warpgroup takes every row and
-// half the columns, BM / 64 m64n64k16 per K step into as many accumulators
-// (BN = 128; 64 or 128 accumulator registers a thread); no cluster, K split,
-// ping-pong or TMA-store epilogue.
-template <int BN_, int Stages_, bool F16_ = false, bool TmaEpilogue_ = false, int SplitSlots_ = 0,
-          bool PingPong_ = false, int BM_ = 128>
-struct Sm90MatmulConfig {
-  static constexpr int BM = BM_, BN = BN_, BK = 64, Stages = Stages_;
-  static constexpr bool kSplitN = BM != 128;
-  static_assert(BM == 128 || BM == 192 || BM == 256, "tile M is 128, 192 or 256");
-  static_assert(!kSplitN || (BN == 128 && SplitSlots_ == 0 && !PingPong_ && !TmaEpilogue_),
-                "the consumers split along N with a 128-column tile, without a K split, "
-                "ping-pong or the TMA-store epilogue");
-  static constexpr bool kF16 = F16_, kTmaEpilogue = TmaEpilogue_, kSplitK = SplitSlots_ > 0;
-  static_assert(SplitSlots_ == 0 || SplitSlots_ == static_cast<int>(kSplitKSlots) ||
-                    SplitSlots_ == static_cast<int>(kSplitKSlotsOfTwo),
-                "the K split's slots: 0 (none), 7 (every split) or 4 (S = 2)");
-  static constexpr uint32_t kSplitSlots = kSplitK ? SplitSlots_ : kSplitKSlots;
-  static constexpr bool kPingPong = PingPong_;
-  static_assert(!kPingPong || (BN == 128 && !kSplitK), "the ping-pong schedule is 128 x 128 without a K split");
-  using Acc = LaneArray<float, BN / 2>;  // a consumer warp's 16 rows
-  using Reduce = SplitKReduce<Acc, kSplitSlots>;
-  static constexpr int kThreads = 384;
-  static constexpr int kConsumerWarps = 8;
-  // Consumer warps that read (and release) each stage: one warpgroup's in ping-pong.
-  static constexpr uint32_t kStageReaders = kPingPong ? kConsumerWarps / 2 : kConsumerWarps;
-  using Payload = StandardPayload<bf16_t, BM, BN, BK, Stages>;
-  struct Staging {  // per consumer warp, two boxes of D for the TMA-store epilogue
-    alignas(1024) uint8_t box[kConsumerWarps][2 * WgmmaTileWriter<BN>::kBoxBytes];
-  };
-  struct NoStaging {};
-  struct NoReduce {};
-  struct Smem {
-    typename Payload::Storage tiles;
-    typename MbarrierBackend<Stages>::Storage barriers;
-    [[no_unique_address]] std::conditional_t<kTmaEpilogue, Staging, NoStaging> staging;
-    [[no_unique_address]] std::conditional_t<kSplitK, typename Reduce::Storage, NoReduce> reduce;
-  };
-  static constexpr uint32_t kSmemBytes = sizeof(Smem) + 1024;
-  static_assert(BN == 128 || BN == 192 || BN == 256, "wgmma tile N is 128, 192 or 256");
-  static_assert(kSmemBytes <= 232448, "configuration exceeds 227 KB of shared memory");
-};
-
-// Whether S stages of a BM x BN tile fit in 227 KB beside the TMA-store
-// epilogue's staging and the K split's SplitSlots slots, known without
-// instantiating the configuration (whose static_assert refuses one that does
-// not fit): the two-stage configuration, which always fits, and S - 2 more
-// stages. The hosts (gemm_bench, the model's runner) test it before they
-// instantiate a kernel.
-template <int BN, int S, bool TmaEpilogue, int SplitSlots, int BM = 128>
-inline constexpr bool kSm90MatmulFits =
-    Sm90MatmulConfig<BN, 2, false, TmaEpilogue, SplitSlots, false, BM>::kSmemBytes +
-        (S - 2) * (BM + BN) * 64 * 2 <=
-    232448;
 
 template <class Cfg, ClusterBug B = ClusterBug::kNone, class Probe = NoMatmulProbe>
 struct Sm90Matmul {
@@ -249,7 +134,9 @@ struct Sm90Matmul {
   SK_DEVICE static void run(const Params& p) {
     Smem& s = smem();
     const uint32_t warp = arch::warp_idx();
-    const ClusterShape cs{p.cluster_m, p.cluster_n};
+    // Without a cluster the shape is a constant, and everything below that
+    // depends on it folds (Cfg::kClusters).
+    const ClusterShape cs = Cfg::kClusters ? ClusterShape{p.cluster_m, p.cluster_n} : ClusterShape{};
     const uint32_t splits = Cfg::kSplitK ? p.split_k : 1;
     const bool multicast = cs.size() > 1;
     const bool clustered = multicast || splits > 1;

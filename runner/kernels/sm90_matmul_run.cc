@@ -84,10 +84,14 @@ uint64_t clock_window(const MatmulRequest& q, uint64_t grid) {
 // One launch with the tensor phase at `f.tensor_ghz` and the rest at
 // `f.rest_ghz` (models/sm100/phase_clock.h); the operands kept in
 // `operands` and the reference kept in `reference` serve every launch of q.
-template <int BN, int S, bool F16, bool Tma, int Split, bool PingPong, int BM>
+template <int BN, int S, bool F16, bool Tma, int Split, bool PingPong, int BM, bool NoCluster>
 RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
                      MatmulOperandBytes& operands, MatmulReferenceCache& reference) {
-  using C = Sm90MatmulConfig<BN, S, F16, Tma, Split, PingPong, BM>;
+  using C = Sm90MatmulConfig<BN, S, F16, Tma, Split, PingPong, BM, NoCluster>;
+  if (!C::runs_launch(q.cluster_m, q.cluster_n, q.split_k))
+    throw std::runtime_error(fmt::format("the {} instance runs no {}x{} cluster with a K split of {}",
+                                         NoCluster ? "cluster-free" : "clustered", q.cluster_m,
+                                         q.cluster_n, q.split_k));
   // The probe costs nothing unless a log is installed (--stamp-tiles,
   // --hold-kblock).
   using Kernel = Sm90Matmul<C, ClusterBug::kNone, MatmulStampLog::Probe>;
@@ -192,23 +196,32 @@ RunResult run_config(const MatmulRequest& q, models::sm100::LaunchClocks f,
 
 using Runner = RunResult (*)(const MatmulRequest&, models::sm100::LaunchClocks,
                              MatmulOperandBytes&, MatmulReferenceCache&);
-template <int BN, int S, bool F16, bool Tma, int Split, bool PingPong, int BM>
+template <int BN, int S, bool F16, bool Tma, int Split, bool PingPong, int BM, bool NoCluster>
 constexpr Runner runner() {
   if constexpr (kSm90MatmulFits<BN, S, Tma, Split, BM>)
-    return &run_config<BN, S, F16, Tma, Split, PingPong, BM>;
+    return &run_config<BN, S, F16, Tma, Split, PingPong, BM, NoCluster>;
   else
     return nullptr;
 }
-template <int BN, bool F16, bool Tma, int Split = 0, bool PingPong = false, int BM = 128>
+template <int BN, bool F16, bool Tma, int Split = 0, bool PingPong = false, int BM = 128,
+          bool NoCluster = false>
 Runner by_stages(uint32_t s) {
   switch (s) {
-    case 2: return runner<BN, 2, F16, Tma, Split, PingPong, BM>();
-    case 3: return runner<BN, 3, F16, Tma, Split, PingPong, BM>();
-    case 4: return runner<BN, 4, F16, Tma, Split, PingPong, BM>();
-    case 5: return runner<BN, 5, F16, Tma, Split, PingPong, BM>();
-    case 6: return runner<BN, 6, F16, Tma, Split, PingPong, BM>();
+    case 2: return runner<BN, 2, F16, Tma, Split, PingPong, BM, NoCluster>();
+    case 3: return runner<BN, 3, F16, Tma, Split, PingPong, BM, NoCluster>();
+    case 4: return runner<BN, 4, F16, Tma, Split, PingPong, BM, NoCluster>();
+    case 5: return runner<BN, 5, F16, Tma, Split, PingPong, BM, NoCluster>();
+    case 6: return runner<BN, 6, F16, Tma, Split, PingPong, BM, NoCluster>();
     default: return nullptr;
   }
+}
+// The cooperative schedule's instance for the launch: the one without a
+// cluster for 1 x 1 (as the device hosts pick; Sm90MatmulConfig's
+// NoCluster_), else the one that takes the cluster from its parameters.
+template <int BN, bool F16, bool Tma>
+Runner cooperative(const MatmulRequest& q) {
+  return q.cluster_m * q.cluster_n == 1 ? by_stages<BN, F16, Tma, 0, false, 128, true>(q.stages)
+                                        : by_stages<BN, F16, Tma>(q.stages);
 }
 // The K split's slots (sm90_split_slots): 4 for S = 2, 7 for the others;
 // with the 128-column tile, and the 192-column one for S = 2 (its 48 KiB of
@@ -237,9 +250,9 @@ Runner by_tile(const MatmulRequest& q) {
       return q.tile_n == 128 ? by_stages<128, false, Tma, 0, true>(q.stages) : nullptr;
     return nullptr;
   }
-  return q.tile_n == 256   ? by_stages<256, F16, Tma>(q.stages)
-         : q.tile_n == 192 ? by_stages<192, F16, Tma>(q.stages)
-         : q.tile_n == 128 ? by_stages<128, F16, Tma>(q.stages)
+  return q.tile_n == 256   ? cooperative<256, F16, Tma>(q)
+         : q.tile_n == 192 ? cooperative<192, F16, Tma>(q)
+         : q.tile_n == 128 ? cooperative<128, F16, Tma>(q)
                            : nullptr;
 }
 template <bool Tma>

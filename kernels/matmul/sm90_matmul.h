@@ -150,7 +150,10 @@ struct Sm90Matmul {
             local ? 1 : B == ClusterBug::kEmptyCountAll ? cs.size() : cs.releasers();
         if (B != ClusterBug::kInitRankZero || rank == 0) {
           const uint32_t readers =
-              B == ClusterBug::kPingPongCountBoth ? Cfg::kConsumerWarps : Cfg::kStageReaders;
+              B == ClusterBug::kPingPongCountBoth ? Cfg::kConsumerWarps
+              : B == ClusterBug::kSplitNCountOne || B == ClusterBug::kSplitNReleaseFirstHalf
+                  ? Cfg::kConsumerWarps / 2
+                  : Cfg::kStageReaders;
           Pipe::init(&s.barriers, 1, readers * releasers, "input");
           arch::fence_mbarrier_init();
         }
@@ -656,7 +659,12 @@ struct Sm90Matmul {
         }
         arch::wgmma_commit_group();
       };
-      const auto release = [](typename Pipe::ConsumerStage&& stage) { std::move(stage).release(); };
+      const auto release = [half](typename Pipe::ConsumerStage&& stage) {
+        if (B == ClusterBug::kSplitNReleaseFirstHalf && half != 0)
+          std::move(stage).release_async();  // gives the handle up, arrives nowhere
+        else
+          std::move(stage).release();
+      };
       [&]<size_t... R>(std::index_sequence<R...>) {
         main_loop<0>(consumer, u, probe, issue, release, [] {}, acc[R]...);
       }(std::make_index_sequence<kBlocks>{});

@@ -55,6 +55,9 @@ enum class ClusterBug {
   kPingPongNoSkip,         // a warpgroup does not pass over the other's stages
   kPingPongReleaseInFlight,  // each stage released once its k-block's ops are issued, before the
                              // wait_group that covers them (the group one k-block on)
+  // The split along N (Cfg::kSplitN, consume_split_n): both warpgroups read every stage.
+  kSplitNCountOne,         // the empty barrier counts one warpgroup's warps, as in ping-pong
+  kSplitNReleaseFirstHalf, // ... and only warpgroup 0 releases (A is shared: "one release for both")
 };
 
 }  // namespace sk

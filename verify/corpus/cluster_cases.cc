@@ -11,7 +11,9 @@
 // one CTA each, Params::split_tail).
 // "corpus_pingpong.<bug>" and "corpus_pingpong.fixed": the kernel's ping-pong
 // schedule (Sm90MatmulConfig's PingPong) and its seeded bugs, no cluster
-// (default k 256, cm 1).
+// (default k 256, cm 1). "corpus_splitn.<bug>" and "corpus_splitn.fixed": the
+// split along N (a 192 x 128 tile, consume_split_n), no cluster (default
+// k 256, cm 1).
 #include <stdexcept>
 #include <type_traits>
 
@@ -25,11 +27,18 @@
 namespace sk::corpus {
 namespace {
 
-template <ClusterBug B, bool PingPong = false>
+// The consumer schedule a case runs: the cooperative one (clusters, the K
+// split), ping-pong or the split along N (neither in a cluster).
+enum class Schedule { kCooperative, kPingPong, kSplitN };
+
+template <ClusterBug B, Schedule Sched = Schedule::kCooperative>
 class ClusterCase : public verify::Sm90Case {
-  // With the K split's slots, or the ping-pong schedule (no cluster, no split).
-  using Cfg = std::conditional_t<PingPong, Sm90MatmulConfig<128, 3, false, false, false, true>,
-                                 Sm90MatmulConfig<128, 3, false, false, kSplitKSlots>>;
+  static constexpr bool kSolo = Sched != Schedule::kCooperative;  // no cluster, no split
+  // With the K split's slots, or the ping-pong schedule, or 192 x 128 split along N.
+  using Cfg = std::conditional_t<
+      Sched == Schedule::kPingPong, Sm90MatmulConfig<128, 3, false, false, false, true>,
+      std::conditional_t<Sched == Schedule::kSplitN, Sm90MatmulConfig<128, 3, false, false, 0, false, 192>,
+                         Sm90MatmulConfig<128, 3, false, false, kSplitKSlots>>>;
   using K = Sm90Matmul<Cfg, B>;
 
  public:
@@ -40,12 +49,12 @@ class ClusterCase : public verify::Sm90Case {
     };
     p_.m = get("m", 300, 1, 4096);
     p_.n = get("n", 260, 1, 4096);
-    p_.k = get("k", PingPong ? 256 : 192, 1, 4096);
-    p_.cluster_m = get("cm", PingPong ? 1 : 2, 1, 4);
+    p_.k = get("k", kSolo ? 256 : 192, 1, 4096);
+    p_.cluster_m = get("cm", kSolo ? 1 : 2, 1, 4);
     p_.split_k = get("split", 1, 1, 8);
     p_.cluster_n = get("cn", 1, 1, 4);
-    if (PingPong && p_.cluster_m * p_.cluster_n * p_.split_k > 1)
-      throw std::invalid_argument("the ping-pong cases run without a cluster or a K split");
+    if (kSolo && p_.cluster_m * p_.cluster_n * p_.split_k > 1)
+      throw std::invalid_argument("the ping-pong and N-split cases run without a cluster or a K split");
     if (p_.split_k > 1 && !cfg.has("cm")) p_.cluster_m = 1;
     p_.split_tail = static_cast<uint32_t>(get("tail", 0, 0, 1));
     if (p_.split_tail != 0 && p_.split_k == 1)
@@ -64,7 +73,7 @@ class ClusterCase : public verify::Sm90Case {
     b_ = buf.b;
     d_ = buf.d;
     p_.ldd = buf.ldc;
-    encode(p_.a, a_, p_.m, sm90_a_box_rows(p_.m, p_.cluster_n, 0));
+    encode(p_.a, a_, p_.m, sm90_a_box_rows(p_.m, p_.cluster_n, 0, Cfg::BM));
     encode(p_.b, b_, p_.n, 128 / p_.cluster_m);
     p_.b_edge_rows = sm90_b_edge_rows(p_.n, 128, p_.cluster_m, 0);
     if (p_.b_edge_rows != 0) encode(p_.b_edge, b_, p_.n, p_.b_edge_rows);
@@ -104,9 +113,13 @@ class ClusterCase : public verify::Sm90Case {
 #define SK_CLUSTER_CASE(Value, name, what) \
   SK_VERIFY_SM100_CASE(ClusterCase<ClusterBug::Value>, "corpus_cluster." name, what)
 template <ClusterBug B>
-using PingPongCase = ClusterCase<B, true>;
+using PingPongCase = ClusterCase<B, Schedule::kPingPong>;
 #define SK_PINGPONG_CASE(Value, name, what) \
   SK_VERIFY_SM100_CASE(PingPongCase<ClusterBug::Value>, "corpus_pingpong." name, what)
+template <ClusterBug B>
+using SplitNCase = ClusterCase<B, Schedule::kSplitN>;
+#define SK_SPLITN_CASE(Value, name, what) \
+  SK_VERIFY_SM100_CASE(SplitNCase<ClusterBug::Value>, "corpus_splitn." name, what)
 
 SK_CLUSTER_CASE(kNone, "fixed", "the SM90 matmul in clusters: twin of every cluster seeded bug");
 SK_CLUSTER_CASE(kNoInitClusterSync, "no_init_cluster_sync",
@@ -179,6 +192,17 @@ SK_PINGPONG_CASE(kPingPongNoSkip, "no_skip",
 SK_PINGPONG_CASE(kPingPongReleaseInFlight, "release_in_flight",
                  "ping-pong that releases each stage once its wgmma ops are issued, before the "
                  "wait_group that covers them");
+
+// The split along N (Cfg::kSplitN): 300 x 260 x 256 in 192 x 128 tiles on
+// two CTAs, four k-blocks a tile on three stages; both warpgroups read A's
+// whole tile and their half of B from every stage.
+SK_SPLITN_CASE(kNone, "fixed", "the SM90 matmul split along N (192 x 128): twin of its seeded bugs");
+SK_SPLITN_CASE(kSplitNCountOne, "count_one",
+               "N split whose empty barriers count one warpgroup's warps, as ping-pong's do, though "
+               "both warpgroups read and release every stage");
+SK_SPLITN_CASE(kSplitNReleaseFirstHalf, "release_first_half",
+               "N split whose empty barriers count one warpgroup and only warpgroup 0 releases "
+               "(one release for the shared A), though warpgroup 1 still reads its half of B");
 
 }  // namespace
 }  // namespace sk::corpus

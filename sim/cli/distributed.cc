@@ -163,7 +163,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 // What names a sweep's configuration i in a job's manifest and slices: its
 // index, tile N and stages, and each axis the sweep varies (kernel, cluster,
-// tile group, K split, kernel schedule); same_item checks a manifest item against the plan's point.
+// tile group, K split, kernel schedule, tile M); same_item checks a manifest item against the plan's point.
 json::object sweep_item(const SweepArgs& a, const Sweep& s, size_t i) {
   const sim::MatmulRequest& q = s.points[i].q;
   json::object o{{"index", i}, {"tile_n", q.tile_n}, {"stages", q.stages}};
@@ -172,6 +172,7 @@ json::object sweep_item(const SweepArgs& a, const Sweep& s, size_t i) {
   if (!a.tile_groups.empty()) o["tile_group"] = q.tile_group;
   if (!a.split_ks.empty()) o["split_k"] = q.split_k;
   if (!a.pingpongs.empty()) o["kernel_schedule"] = kernel_schedule_name(q.pingpong);
+  if (!a.tile_ms.empty()) o["tile_m"] = q.tile_m;
   return o;
 }
 

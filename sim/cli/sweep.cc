@@ -44,10 +44,16 @@ std::string split_suffix(uint32_t split_k, bool tail) {
   return split_k > 1 ? fmt::format("/splitk{}{}", split_k, tail ? "tail" : "") : "";
 }
 std::string schedule_suffix(bool pingpong) { return pingpong ? "/pingpong" : ""; }
+// A planned point's tile M: the request's where the sweep set another than
+// the default 128 (--tile-m list), else the family's.
+uint32_t planned_tile_m(uint32_t tile_m, const sim::ArchSpace& space) {
+  return tile_m != 0 && tile_m != 128 ? tile_m : space.tile_m;
+}
 std::string tile_name(const SweepPoint& p, const sim::ArchSpace& space, bool show_group) {
   const std::string c = cluster_name(p.q);
   const std::string t = p.ran ? fmt::format("{}x{}x{}", p.result.tile_m, p.result.tile_n, p.result.tile_k)
-                              : fmt::format("{}x{}x{}", space.tile_m, p.q.tile_n, space.tile_k);
+                              : fmt::format("{}x{}x{}", planned_tile_m(p.q.tile_m, space),
+                                            p.q.tile_n, space.tile_k);
   return (c.empty() ? t : t + "/" + c) + group_suffix(p.q.tile_group, show_group) +
          split_suffix(p.q.split_k, p.q.split_tail) + schedule_suffix(p.q.pingpong);
 }
@@ -81,6 +87,9 @@ Sweep plan_sweep(const Problem& problem, const sim::MatmulRequest& base, const S
       axes.split_ks.empty() ? std::vector<uint32_t>{base.split_k} : axes.split_ks;
   const std::vector<bool> pingpongs =
       axes.pingpongs.empty() ? std::vector<bool>{base.pingpong} : axes.pingpongs;
+  const std::vector<uint32_t> tile_ms =
+      axes.tile_ms.empty() ? std::vector<uint32_t>{base.tile_m} : axes.tile_ms;
+  for (uint32_t tm : tile_ms)
   for (const bool pp : pingpongs)
   for (uint32_t sk : splits)
   for (const ClusterDims& c : shapes)
@@ -97,11 +106,13 @@ Sweep plan_sweep(const Problem& problem, const sim::MatmulRequest& base, const S
             p.q.split_k = sk;
             p.q.split_tail = base.split_tail && sk > 1;  // a tail of no split is no split
             p.q.pingpong = pp;
+            p.q.tile_m = tm;
             p.q.tile_n = tn;
             p.q.stages = st;
             if (std::string why = problem.validate(p.q); !why.empty())
               s.skipped.push_back(Skipped{tn, st, why, v,
-                                          axes.clusters.empty() ? "" : cluster_name(p.q), g, sk, pp});
+                                          axes.clusters.empty() ? "" : cluster_name(p.q), g, sk, pp,
+                                          tm});
             else
               s.points.push_back(std::move(p));
           }
@@ -153,9 +164,9 @@ void rank_sweep(Sweep& s) {
     const double ta = group(a) == 0 ? a.result.predicted_time_us : 0;
     const double tb = group(b) == 0 ? b.result.predicted_time_us : 0;
     return std::make_tuple(group(a), ta, a.q.tile_n, a.q.stages, a.q.amd_kernel, a.q.cluster_m,
-                           a.q.cluster_n, a.q.tile_group, a.q.split_k, a.q.pingpong) <
+                           a.q.cluster_n, a.q.tile_group, a.q.split_k, a.q.pingpong, a.q.tile_m) <
            std::make_tuple(group(b), tb, b.q.tile_n, b.q.stages, b.q.amd_kernel, b.q.cluster_m,
-                           b.q.cluster_n, b.q.tile_group, b.q.split_k, b.q.pingpong);
+                           b.q.cluster_n, b.q.tile_group, b.q.split_k, b.q.pingpong, b.q.tile_m);
   });
 }
 
@@ -214,7 +225,8 @@ std::string format_sweep_text(const Sweep& s, const Problem& problem,
   }
   if (!s.skipped.empty()) t += "skipped:\n";
   for (const Skipped& k : s.skipped)
-    t += fmt::format("  {}x{}x{}{}{}{}{}{} stages {}: {}\n", space.tile_m, k.tile_n, space.tile_k,
+    t += fmt::format("  {}x{}x{}{}{}{}{}{} stages {}: {}\n", planned_tile_m(k.tile_m, space), k.tile_n,
+                     space.tile_k,
                      k.cluster.empty() ? "" : "/" + k.cluster, group_suffix(k.tile_group, groups),
                      split_suffix(k.split_k, base.split_tail), schedule_suffix(k.pingpong),
                      k.variant.empty() ? "" : " " + k.variant, k.stages, k.reason);
@@ -252,7 +264,7 @@ boost::json::object sweep_to_json(const Sweep& s, const Problem& problem,
   boost::json::array results;
   for (const SweepPoint& p : s.points) {
     const sim::RunResult& r = p.result;
-    boost::json::object o{{"tile_m", p.ran ? r.tile_m : space.tile_m},
+    boost::json::object o{{"tile_m", p.ran ? r.tile_m : planned_tile_m(p.q.tile_m, space)},
                           {"tile_n", p.ran ? r.tile_n : p.q.tile_n},
                           {"tile_k", p.ran ? r.tile_k : space.tile_k},
                           {"stages", p.q.stages},
@@ -276,7 +288,10 @@ boost::json::object sweep_to_json(const Sweep& s, const Problem& problem,
   }
   boost::json::array skipped;
   for (const Skipped& k : s.skipped) {
-    boost::json::object o{{"tile_n", k.tile_n}, {"stages", k.stages}, {"reason", k.reason}};
+    boost::json::object o{{"tile_m", planned_tile_m(k.tile_m, space)},
+                          {"tile_n", k.tile_n},
+                          {"stages", k.stages},
+                          {"reason", k.reason}};
     if (!k.variant.empty()) o["amd_kernel"] = k.variant;
     if (!k.cluster.empty()) o["cluster"] = k.cluster;
     if (groups) o["tile_group"] = tile_group_json(k.tile_group);
@@ -301,6 +316,9 @@ po::options_description sweep_options() {
        "stage counts: a list (2,4,6) or a range (2-8); default: the family's range on --arch")
       ("tile-n", po::value<std::string>(),
        "tile widths: a list or range of those the family has on --arch (default: all of them)")
+      ("tile-m", po::value<std::string>(),
+       "--kernel matmul --arch sm90: tile heights, a list of 128, 192 and 256 (192 and 256: the "
+       "consumer warpgroups split the tile along N, tile N 128 only; default 128)")
       ("out-dtype", po::value<std::string>()->default_value("bf16"), "output type: bf16 or f32")
       ("amd-kernel", po::value<std::string>(),
        "--arch mi300x: the kernels to sweep, a comma list of pingpong and wave_specialized "
@@ -366,6 +384,13 @@ SweepArgs parse_sweep_args(int argc, char** argv) {
   list_axis("kernel-schedule", a.pingpongs,
             [](const std::string& item) { return item == kernel_schedule_name(true); });
   a.problem = parse_problem(vm, "sweep", a.base, first);
+  if (vm.count("tile-m")) {
+    if (a.base.arch != "sm90" || a.problem.family->name != "matmul")
+      throw UsageError("--tile-m needs --kernel matmul --arch sm90");
+    for (uint64_t v : parse_uint_list("--tile-m", vm["tile-m"].as<std::string>(), 1, 4096, {128, 192, 256}))
+      if (std::find(a.tile_ms.begin(), a.tile_ms.end(), v) == a.tile_ms.end())
+        a.tile_ms.push_back(static_cast<uint32_t>(v));
+  }
   // --split-tail applies to the sweep's splits over 1: without one it would
   // change nothing.
   if (a.base.split_tail && a.base.split_k <= 1 &&

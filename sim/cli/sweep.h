@@ -40,6 +40,7 @@ struct Skipped {
   uint32_t tile_group = 1;  // q.tile_group; printed where the sweep names them (show_tile_group)
   uint32_t split_k = 1;     // q.split_k; printed when over 1
   bool pingpong = false;    // q.pingpong; printed as /pingpong
+  uint32_t tile_m = 0;      // q.tile_m where the sweep varies it (--tile-m list), else 0 (the family's)
 };
 
 // The SM90 kernel schedule's name (--kernel-schedule, "kernel_schedule" in JSON).
@@ -59,6 +60,7 @@ struct SweepAxes {
   std::vector<uint32_t> tile_groups;      // q.tile_group (--tile-group list)
   std::vector<uint32_t> split_ks;         // q.split_k (--split-k list)
   std::vector<bool> pingpongs;            // q.pingpong (--kernel-schedule list: cooperative, pingpong)
+  std::vector<uint32_t> tile_ms;          // q.tile_m (--tile-m list: 128, 192, 256; sm90 matmul)
 };
 
 struct Sweep {

@@ -29,13 +29,13 @@ sim::RunResult fake(const sim::MatmulRequest& q) {
   if (q.tile_n == 64 && q.stages == 3) _exit(3);  // this configuration's process dies
   sim::RunResult r;
   r.status = "completed";
-  r.tile_m = 128;
+  r.tile_m = q.tile_m;
   r.tile_n = q.tile_n;
   r.tile_k = 64;
   r.stages = q.stages;
   r.bottleneck = "mma";
   // Faster with more stages and wider tiles; 128x2 ties with 256x... never.
-  r.predicted_time_us = 100.0 / (q.stages * q.tile_n);
+  r.predicted_time_us = 100.0 / (q.stages * q.tile_n) * 128.0 / q.tile_m;
   if (q.tile_n == 128 && q.stages == 4) r.findings.push_back(sim::Finding{});
   return r;
 }
@@ -383,11 +383,45 @@ TEST_CASE("a sweep over K splits runs each split, names it and skips the tiles i
   CHECK(format_sweep_text(few, plain.problem, plain.base).find("note:") == std::string::npos);
 }
 
-}  // namespace sk::cli
-
 // libsystemc (linked through //engine) provides main() and calls sc_main.
 extern "C" int sc_main(int argc, char* argv[]) {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
   doctest::Context ctx(argc, argv);
   return ctx.run();
 }
+
+TEST_CASE("a sweep over the SM90 tile heights runs each and skips the N split's wide tiles") {
+  // sim sweep --arch sm90 --m 256 --n 256 --k 256 --tile-n 128,256 --stages 3,4 --tile-m 256,128,256
+  const SweepArgs a = parse_sweep({"--arch", "sm90", "--m", "256", "--n", "256", "--k", "256",
+                                   "--tile-n", "128,256", "--stages", "3,4", "--tile-m", "256,128,256"});
+  CHECK(a.tile_ms == std::vector<uint32_t>{128, 256});
+  // The split along N holds tile N 128 only: 256 x 256 is skipped, with the reason.
+  const Sweep plan = plan_sweep(a.problem, a.base, a.axes());
+  REQUIRE(plan.points.size() == 2 * 2 + 2);
+  REQUIRE(plan.skipped.size() == 2);
+  for (const Skipped& k : plan.skipped) {
+    CHECK(k.tile_m == 256);
+    CHECK(k.tile_n == 256);
+    CHECK_FALSE(k.reason.empty());
+  }
+  const Sweep s = run_sweep(a.problem, a.base, a.axes(), 2, 60, fake);
+  const std::string text = format_sweep_text(s, a.problem, a.base);
+  CHECK(text.find("256x128x64 ") != std::string::npos);
+  CHECK(text.find("256x256x64 stages 3: ") != std::string::npos);
+  CHECK(text.find("128x256x64 ") != std::string::npos);
+  const boost::json::object j = sweep_to_json(s, a.problem, a.base);
+  int tall = 0;
+  for (const auto& r : j.at("results").as_array()) tall += r.as_object().at("tile_m").as_uint64() == 256;
+  CHECK(tall == 2);
+  for (const auto& k : j.at("skipped").as_array()) CHECK(k.as_object().at("tile_m").as_uint64() == 256);
+  // Another height, another architecture or another family is refused.
+  CHECK(sweep_error({"--arch", "sm90", "--m", "256", "--n", "256", "--k", "256", "--tile-m", "64"})
+            .find("--tile-m") != std::string::npos);
+  CHECK(sweep_error({"--arch", "sm100", "--m", "256", "--n", "256", "--k", "256", "--tile-m", "192"})
+            .find("--tile-m needs --kernel matmul --arch sm90") != std::string::npos);
+
+  // Sliced over machines and merged, the same points and JSON.
+  check_sliced_sweep_is_whole(a.problem, a.base, a.axes());
+}
+
+}  // namespace sk::cli

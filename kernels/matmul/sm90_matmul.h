@@ -128,8 +128,12 @@ struct Sm90Matmul {
   // --ctas 1, every configuration alike): ~750 cycles from a tile's stores
   // to the next tile's start (the tile index's divisions and the loop) and
   // ~410 from a tile's start to its first stage acquired, which was loaded
-  // long before.
-  static constexpr uint32_t kTileLoopChain = 168, kTileStartChain = 92;
+  // long before. The instance that takes its cluster from its parameters
+  // (Cfg::kClusters) divides by the cluster's sides as well: ~950 cycles
+  // from the stores to the next tile, at 1x1, 2x1 and 1x2 alike, against
+  // ~770 without a cluster (docs/hardware.md, "The instance without a
+  // cluster, measured").
+  static constexpr uint32_t kTileLoopChain = Cfg::kClusters ? 213 : 168, kTileStartChain = 92;
 
   SK_DEVICE static void run(const Params& p) {
     Smem& s = smem();

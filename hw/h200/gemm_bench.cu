@@ -407,16 +407,17 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
   return ok ? 0 : 1;
 }
 
-// The cooperative 128-row tile's instance for the launch: the one without a
+// The 128-row tile's instance for the launch: the cooperative one without a
 // cluster where the kernel runs 1x1 without a K split (--cluster-launch-only
 // included: its kernel is told 1x1), unless --clustered-instance; else the
-// one that takes its cluster from its parameters.
-template <int BN, int S, bool Tma, int Split>
-int run_cooperative(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double cublas_mhz) {
-  if constexpr (Split == 0)
+// one that takes its cluster from its parameters. (Ping-pong has the one
+// instance, without a cluster: Sm90MatmulConfig::kClusters.)
+template <int BN, int S, bool Tma, int Split, bool PingPong>
+int run_instance(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double cublas_mhz) {
+  if constexpr (Split == 0 && !PingPong)
     if ((pr.cluster.size() == 1 || pr.launch_only) && !pr.clustered_instance)
       return run_epilogue<BN, S, Tma, 0, false, 128, true>(pr, h, runs, cublas_ms, cublas_mhz);
-  return run_epilogue<BN, S, Tma, Split>(pr, h, runs, cublas_ms, cublas_mhz);
+  return run_epilogue<BN, S, Tma, Split, PingPong>(pr, h, runs, cublas_ms, cublas_mhz);
 }
 
 // The configuration with the epilogue --tma-epilogue names, or a
@@ -426,20 +427,12 @@ int run_fitting(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, double
   if constexpr (BM != 128) {  // the split along N: st.global epilogue only
     if constexpr (sk::kSm90MatmulFits<BN, S, false, Split, BM>)
       return run_epilogue<BN, S, false, Split, false, BM>(pr, h, runs, cublas_ms, cublas_mhz);
-  } else if constexpr (PingPong) {
-    if (pr.tma_epilogue) {
-      if constexpr (sk::kSm90MatmulFits<BN, S, true, Split>)
-        return run_epilogue<BN, S, true, Split, true>(pr, h, runs, cublas_ms, cublas_mhz);
-    } else {
-      if constexpr (sk::kSm90MatmulFits<BN, S, false, Split>)
-        return run_epilogue<BN, S, false, Split, true>(pr, h, runs, cublas_ms, cublas_mhz);
-    }
   } else if (pr.tma_epilogue) {
     if constexpr (sk::kSm90MatmulFits<BN, S, true, Split>)
-      return run_cooperative<BN, S, true, Split>(pr, h, runs, cublas_ms, cublas_mhz);
+      return run_instance<BN, S, true, Split, PingPong>(pr, h, runs, cublas_ms, cublas_mhz);
   } else {
     if constexpr (sk::kSm90MatmulFits<BN, S, false, Split>)
-      return run_cooperative<BN, S, false, Split>(pr, h, runs, cublas_ms, cublas_mhz);
+      return run_instance<BN, S, false, Split, PingPong>(pr, h, runs, cublas_ms, cublas_mhz);
   }
   std::printf("%s,%d,%d,,,,,,does_not_fit,,\n", shape(pr).c_str(), BN, S);
   return 0;

@@ -48,9 +48,9 @@ namespace sk {
 // peers' releases and the cluster barriers fold away at compile time. A
 // launch of 1 x 1 without a K split runs this instance (the hosts pick it;
 // runs_launch says which launches an instance runs); the others carry the
-// cluster as launch parameters
-// (Params::cluster_m, cluster_n, split_k). The ping-pong schedule and the
-// split along N, which never run in a cluster, are always this instance.
+// cluster as launch parameters (Params::cluster_m, cluster_n, split_k). The
+// ping-pong schedule and the split along N, which never run in a cluster,
+// are always this instance.
 template <int BN_, int Stages_, bool F16_ = false, bool TmaEpilogue_ = false, int SplitSlots_ = 0,
           bool PingPong_ = false, int BM_ = 128, bool NoCluster_ = false>
 struct Sm90MatmulConfig {

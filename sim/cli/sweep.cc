@@ -47,7 +47,7 @@ std::string schedule_suffix(bool pingpong) { return pingpong ? "/pingpong" : "";
 // A planned point's tile M: the request's where the sweep set another than
 // the default 128 (--tile-m list), else the family's.
 uint32_t planned_tile_m(uint32_t tile_m, const sim::ArchSpace& space) {
-  return tile_m != 0 && tile_m != 128 ? tile_m : space.tile_m;
+  return tile_m != 128 ? tile_m : space.tile_m;
 }
 std::string tile_name(const SweepPoint& p, const sim::ArchSpace& space, bool show_group) {
   const std::string c = cluster_name(p.q);

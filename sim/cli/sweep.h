@@ -40,7 +40,7 @@ struct Skipped {
   uint32_t tile_group = 1;  // q.tile_group; printed where the sweep names them (show_tile_group)
   uint32_t split_k = 1;     // q.split_k; printed when over 1
   bool pingpong = false;    // q.pingpong; printed as /pingpong
-  uint32_t tile_m = 0;      // q.tile_m where the sweep varies it (--tile-m list), else 0 (the family's)
+  uint32_t tile_m = 128;    // q.tile_m (--tile-m list); printed as the family's tile M where 128
 };
 
 // The SM90 kernel schedule's name (--kernel-schedule, "kernel_schedule" in JSON).

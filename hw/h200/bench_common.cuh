@@ -115,7 +115,7 @@ struct ClusterLaunch {
   ClusterLaunch& operator=(const ClusterLaunch&) = delete;
 };
 
-// The calibration programs' wgmma operands (calibrate.cu, wgmma_group.cu):
+// The calibration programs' wgmma operands (calibrate.cu, wgmma_group.cu, wgmma_split.cu):
 // `elems` BF16 values at `dst` in [-0.5, 0.5), a hash of the index, written by
 // the block's threads together (fence and barrier are the caller's).
 __device__ __forceinline__ void fill_bf16_operands(uint8_t* dst, uint32_t elems) {

@@ -1,7 +1,7 @@
 // wgmma_group.cu: when a k-block's wgmma group completes, on one SM, with
 // one or two warpgroups issuing (the SM90 matmul's consumer warpgroups).
 //
-//   wgmma_group [issue | loads | mix | alu | split]   (prints CSV; seconds on an H200)
+//   wgmma_group [issue | loads | mix | alu]   (prints CSV; seconds on an H200)
 //
 // Each warpgroup runs `iters` k-blocks: `ops` m64nNk16 BF16 ops from shared
 // memory (random operands), commit, wait_group 0, as the matmul's consumer
@@ -55,21 +55,9 @@
 // (op_cycles: the later warpgroup's group over its ops, both warpgroups'
 // ops counted when two run; load_bytes_per_cycle: the copies that landed
 // over the consumers' span).
-// Section wgmma_split (`wgmma_group split`): a k-block's ops (four K steps)
-// of the matmul's consumer warpgroups by how they split the tile, random
-// operands of 256 rows each for A and B (K-major, 128B swizzle, 64-row
-// blocks 8 KiB apart): m256 (warpgroup w: one m64n256k16 a K step on A's
-// block w, the 128 x 256 tile split along M), m128 (m64n128k16, 128 x 128),
-// n64x4 (BM / 64 = 4 m64n64k16 a K step on A's blocks 0-3 against B's
-// 64-row block w: the 256 x 128 tile split along N), n64x4_same (the same
-// on A's block 0 four times), n64x2 (128 x 128 split along N), n128x2 (two
-// m64n128k16 a K step on A's blocks 0-1 against B's block 0-1: the
-// ping-pong's pair). One warpgroup or two, issuing group after group (no
-// barrier); medians over groups 8-63:
-//   pattern,warpgroups,ops,macs_per_group,group0,group1,period,macs_per_cycle
-// (group: a group's start to its wait's return; period: warpgroup 0's start
-// to its next start; macs_per_cycle: the SM's, every warpgroup's MACs of a
-// group over the period).
+// Section wgmma_split (a k-block's ops by how they split the tile) is a
+// program of its own, wgmma_split.cu; the helpers both programs' sections
+// share are wgmma_group_common.cuh's.
 // Section wgmma_mix (`wgmma_group mix`): groups that mix the attention
 // kernel's op shapes (S = Q K^T from SMEM, then P V with A from registers,
 // two commits as the kernel issues them), against each shape alone: one
@@ -106,61 +94,16 @@
 
 #include "hw/h200/bench_common.cuh"
 #include "hw/h200/smem_stream.cuh"
+#include "hw/h200/wgmma_group_common.cuh"
 #include "kernels/arch/sm90.h"
 #include "kernels/core/numeric.h"
 
 namespace {
 
-#define CK(x) sk::bench::check_cuda((x), "wgmma_group", #x, __FILE__, __LINE__)
+constexpr const char* kProg = "wgmma_group";
 
+using namespace sk::bench::wgmma_common;
 using sk::bench::clk;
-
-template <int N>
-__device__ __forceinline__ void one_op(sk::LaneArray<float, N / 2>& acc, uint32_t a, uint32_t b, int i) {
-  const uint64_t da = sk::arch::make_smem_desc_sw128(a + 32 * (i & 3));
-  const uint64_t db = sk::arch::make_smem_desc_sw128(b + 32 * (i & 3));
-  if constexpr (N == 128) sk::arch::wgmma_m64n128k16_bf16_ss(acc, da, db, true);
-  if constexpr (N == 256) sk::arch::wgmma_m64n256k16_bf16_ss(acc, da, db, true);
-}
-
-// Zeroed accumulators of an m64nNk16 op.
-template <int N>
-__device__ __forceinline__ sk::LaneArray<float, N / 2> zero_acc() {
-  sk::LaneArray<float, N / 2> acc;
-#pragma unroll
-  for (int i = 0; i < N / 2; ++i) acc.regs[0][i] = 0.0f;
-  return acc;
-}
-
-// An A fragment from registers (the rs forms): nonzero BF16 pairs, per thread.
-__device__ __forceinline__ sk::LaneArray<uint32_t, 4> a_fragment() {
-  sk::LaneArray<uint32_t, 4> ar;
-#pragma unroll
-  for (int r = 0; r < 4; ++r) ar.regs[0][r] = 0x3f803f80u ^ (threadIdx.x * 0x00010001u * (r + 1));
-  return ar;
-}
-
-// Group k's start and done on warpgroup wg, from its first thread:
-// out[(k * 2 + wg) * 2 + {0, 1}].
-__device__ __forceinline__ void record_group(uint64_t* out, int k, int wg, uint64_t t0, uint64_t t1) {
-  if (threadIdx.x % 128 == 0) {
-    out[(k * 2 + wg) * 2] = t0;
-    out[(k * 2 + wg) * 2 + 1] = t1;
-  }
-}
-
-// Keeps the accumulators live (a use the compiler cannot drop).
-template <class... Acc>
-__device__ __forceinline__ void keep_live(uint64_t* out, const Acc&... acc) {
-  float sum = 0;
-  (
-      [&] {
-#pragma unroll
-        for (float v : acc.regs[0]) sum += v;
-      }(),
-      ...);
-  if (sum == 12345.0f) out[0] = 0;
-}
 
 // out[(k * 2 + wg) * 2 + {0, 1}] = start, done of k-block k on warpgroup wg.
 template <int N, int Ops>
@@ -189,9 +132,6 @@ __global__ void __launch_bounds__(256, 1) wgmma_group(uint64_t* out, int delay, 
   }
   keep_live(out, acc);
 }
-
-// The median of v, 0 for none (one warpgroup has no second one's figures).
-double median(const std::vector<double>& v) { return v.empty() ? 0.0 : sk::bench::median(v); }
 
 template <int N, int Ops>
 void rows(uint64_t* dev, int iters) {
@@ -360,18 +300,6 @@ void ring_rows(uint64_t* dev, int iters) {
 // fence's clock (i = 0), each op's return (1 .. kIssueOps) and the wait's
 // return (kIssueOps + 1) of k-block k on warpgroup wg.
 constexpr int kIssueOps = 16;
-
-template <int N, bool RS>
-__device__ __forceinline__ void issue_op(sk::LaneArray<float, N / 2>& acc, const sk::LaneArray<uint32_t, 4>& ar,
-                                         uint32_t a, uint32_t b, int i) {
-  const uint64_t db = sk::arch::make_smem_desc_sw128(b + 32 * (i & 3));
-  if constexpr (RS) {
-    sk::arch::wgmma_m64nNk16_rs<N, false, 0>(acc, ar, db, true);
-  } else {
-    const uint64_t da = sk::arch::make_smem_desc_sw128(a + 32 * (i & 3));
-    sk::arch::wgmma_m64nNk16_ss<N, false, 0, 0>(acc, da, db, true);
-  }
-}
 
 template <int N, bool RS>
 __global__ void __launch_bounds__(256, 1) wgmma_issue(uint64_t* out, int delay, int iters) {
@@ -572,89 +500,6 @@ void all_mix_rows(uint64_t* dev, int iters, std::integer_sequence<int, P...>) {
   (mix_rows<P>(dev, iters), ...);
 }
 
-// Section wgmma_split: pattern P's k-block on warpgroup wg (see the header).
-enum SplitPattern { kM256, kM128, kN64x4, kN64x4Same, kN64x2, kN128x2, kSplitPatterns };
-constexpr const char* kSplitNames[] = {"m256", "m128", "n64x4", "n64x4_same", "n64x2", "n128x2"};
-
-// Pattern P's op width and accumulators (ops a K step).
-__host__ __device__ constexpr int split_n(int p) {
-  return p == kM256 ? 256 : p == kM128 || p == kN128x2 ? 128 : 64;
-}
-__host__ __device__ constexpr int split_accs(int p) {
-  return p == kN64x4 || p == kN64x4Same ? 4 : p == kN64x2 || p == kN128x2 ? 2 : 1;
-}
-
-__device__ __forceinline__ uint64_t split_desc(uint32_t base, int block, int k) {
-  return sk::arch::make_smem_desc_sw128(base + block * 64 * 128 + 32 * k);
-}
-
-template <int P>
-__global__ void __launch_bounds__(256, 1) wgmma_split(uint64_t* out, int iters) {
-  extern __shared__ __align__(1024) uint8_t smem[];
-  uint8_t* base = sk::bench::smem_align_1024(smem);
-  sk::bench::fill_bf16_operands(base, 512 * 64);
-  sk::arch::fence_proxy_async_shared();
-  __syncthreads();
-  const uint32_t a = sk::arch::smem_addr(base), b = a + 256 * 128;
-  const int wg = threadIdx.x / 128;
-  constexpr int kN = split_n(P), kAccs = split_accs(P);
-  sk::LaneArray<float, kN / 2> acc[kAccs];
-#pragma unroll
-  for (int r = 0; r < kAccs; ++r) acc[r] = zero_acc<kN>();
-  for (int it = 0; it < iters; ++it) {
-    const uint64_t t0 = clk();
-    sk::arch::wgmma_fence();
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      if constexpr (kAccs == 1) {
-        sk::arch::wgmma_m64nNk16_ss<kN, false, 0, 0>(acc[0], split_desc(a, wg, k), split_desc(b, 0, k), true);
-      } else {
-#pragma unroll
-        for (int r = 0; r < kAccs; ++r) {
-          const int a_block = P == kN64x4Same ? 0 : r;
-          const int b_block = P == kN128x2 ? 0 : wg;
-          sk::arch::wgmma_m64nNk16_ss<kN, false, 0, 0>(acc[r], split_desc(a, a_block, k),
-                                                       split_desc(b, b_block, k), true);
-        }
-      }
-    }
-    sk::arch::wgmma_commit_group();
-    sk::arch::wgmma_wait_group<0>();
-    const uint64_t t1 = clk();
-    record_group(out, it, wg, t0, t1);
-  }
-#pragma unroll
-  for (int r = 0; r < kAccs; ++r) keep_live(out, acc[r]);
-}
-
-template <int P>
-void split_rows(uint64_t* dev, int iters) {
-  const int smem = 512 * 128 + 1024;
-  CK(cudaFuncSetAttribute(wgmma_split<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  constexpr int kN = split_n(P), kAccs = split_accs(P);
-  const double macs = 4.0 * kAccs * 64 * kN * 16;
-  std::vector<uint64_t> h(static_cast<size_t>(iters) * 4);
-  for (int groups : {1, 2}) {
-    wgmma_split<P><<<1, 128 * groups, smem>>>(dev, iters);
-    CK(cudaGetLastError());
-    CK(cudaDeviceSynchronize());
-    CK(cudaMemcpy(h.data(), dev, h.size() * 8, cudaMemcpyDeviceToHost));
-    std::vector<double> d0, d1, per;
-    for (int k = 8; k < iters; ++k) {
-      d0.push_back(static_cast<double>(h[(k * 2) * 2 + 1] - h[(k * 2) * 2]));
-      if (groups == 2) d1.push_back(static_cast<double>(h[(k * 2 + 1) * 2 + 1] - h[(k * 2 + 1) * 2]));
-      if (k + 1 < iters) per.push_back(static_cast<double>(h[((k + 1) * 2) * 2] - h[(k * 2) * 2]));
-    }
-    std::printf("%s,%d,%d,%.0f,%.0f,%.0f,%.0f,%.1f\n", kSplitNames[P], groups, 4 * kAccs, macs, median(d0),
-                median(d1), median(per), macs * groups / median(per));
-  }
-}
-
-template <int... P>
-void all_split_rows(uint64_t* dev, int iters, std::integer_sequence<int, P...>) {
-  (split_rows<P>(dev, iters), ...);
-}
-
 // Section wgmma_alu: warpgroup 0's streams (Alu 0: idle, 1: ex2, 2: FMA,
 // 3: ex2 and two FMAs a step, 4-6: one dependent FMA a step on 1-3 of the 8
 // chains, the FP32 pipe well below its rate: 0.15-0.33 warp-instructions a
@@ -785,12 +630,6 @@ int main(int argc, char** argv) {
     alu_rows<256, false>(dev, sink);
     alu_rows<256, true>(dev, sink);
     CK(cudaFree(sink));
-    CK(cudaFree(dev));
-    return 0;
-  }
-  if (argc > 1 && std::string(argv[1]) == "split") {
-    std::printf("section,wgmma_split\npattern,warpgroups,ops,macs_per_group,group0,group1,period,macs_per_cycle\n");
-    all_split_rows(dev, kIters, std::make_integer_sequence<int, kSplitPatterns>());
     CK(cudaFree(dev));
     return 0;
   }

@@ -71,15 +71,6 @@ __host__ __device__ constexpr size_t tile_index(uint32_t cta, uint32_t wg, uint6
   return ((static_cast<size_t>(cta) * kWgs + wg) * kMaxTiles + t) * kMmPoints + point;
 }
 
-// How many tiles this CTA has started before `tile`: the kernel walks tiles
-// (cluster blocks) from blockIdx.x / cluster size in steps of the grid's
-// clusters.
-__device__ __forceinline__ uint64_t nth_tile(uint64_t tile) {
-  uint32_t csize;
-  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(csize));
-  return (tile - blockIdx.x / csize) / (gridDim.x / csize);
-}
-
 // A tile point: clock64 at `clock`, %globaltimer beside it at `ns`.
 __device__ __forceinline__ void stamp_tile(unsigned long long* clock, unsigned long long* ns) {
   unsigned long long t;
@@ -103,10 +94,9 @@ struct ClockProbe {
       if (first != nullptr && kb == 0 && point == kKbFull) stamp_tile(first, first_ns);
     }
   };
-  __device__ static Kblocks kblocks(uint64_t tile) {
+  __device__ static Kblocks kblocks(uint64_t /*tile*/, uint64_t nth) {
     Kblocks r;
     if (threadIdx.x % 128 != 0) return r;  // only threads 0, 128 and 256 stamp
-    const uint64_t nth = nth_tile(tile);
     if (threadIdx.x >= 128 && threadIdx.x % 128 == 0 && blockIdx.x < kMaxCtas && nth < kMaxTiles) {
       const size_t i = tile_index(blockIdx.x, threadIdx.x / 128 - 1, nth, kMmFirstFull);
       r.first = &g_stamps[i];
@@ -117,10 +107,9 @@ struct ClockProbe {
       r.at = &g_kb[kb_index(blockIdx.x, role, nth - kKbFirstTile, 0, 0)];
     return r;
   }
-  __device__ static void mark(MatmulPoint point, uint64_t tile) {
+  __device__ static void mark(MatmulPoint point, uint64_t /*tile*/, uint64_t local) {
     if (threadIdx.x < 128 || threadIdx.x % 128 != 0) return;  // lane 0 of warps 4 and 8
     const uint32_t wg = threadIdx.x / 128 - 1;
-    const uint64_t local = nth_tile(tile);
     if (blockIdx.x >= kMaxCtas || local >= kMaxTiles) return;
     const size_t at = tile_index(blockIdx.x, wg, local, point);
     stamp_tile(&g_stamps[at], &g_ns[at]);
@@ -142,12 +131,14 @@ struct TileClockProbe {
       if (kb == 0) tile.mark(point, kb);
     }
   };
-  __device__ static Kblocks kblocks(uint64_t tile) {
-    Kblocks r{ClockProbe::kblocks(tile)};
+  __device__ static Kblocks kblocks(uint64_t tile, uint64_t nth) {
+    Kblocks r{ClockProbe::kblocks(tile, nth)};
     r.tile.at = nullptr;
     return r;
   }
-  __device__ static void mark(MatmulPoint point, uint64_t tile) { ClockProbe::mark(point, tile); }
+  __device__ static void mark(MatmulPoint point, uint64_t tile, uint64_t nth) {
+    ClockProbe::mark(point, tile, nth);
+  }
 };
 
 inline void clear(const char* prog) {
@@ -295,8 +286,8 @@ struct HoldProbe {
       }
     }
   };
-  __device__ static Kblocks kblocks(uint64_t /*tile*/) { return {}; }
-  __device__ static void mark(MatmulPoint, uint64_t /*tile*/) {}
+  __device__ static Kblocks kblocks(uint64_t /*tile*/, uint64_t /*nth*/) { return {}; }
+  __device__ static void mark(MatmulPoint, uint64_t /*tile*/, uint64_t /*nth*/) {}
 };
 
 }  // namespace sk::bench::matmul_stamps

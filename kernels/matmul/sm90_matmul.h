@@ -327,7 +327,7 @@ struct Sm90Matmul {
       const BatchedTmaTileLoader b_tile_loader(
           edge ? b_edge_map : &p.b, MnTiling::of(edge ? 0 : p.layouts.b_mn_major, BN, BK));
       const uint32_t tile_bytes = edge ? edge_bytes : stage_bytes;
-      const auto probe = Probe::kblocks(t);
+      const auto probe = Probe::kblocks(t, i);
       for (uint32_t kb = u.kb_begin; kb < u.kb_end; ++kb) {
         auto stage = producer.acquire();
         probe.mark(kKbEmpty, kb);
@@ -431,10 +431,10 @@ struct Sm90Matmul {
       // its first stage is acquired: latency the model charges as dependent
       // chains (kTileLoopChain, kTileStartChain below).
       arch::account_alu(0, 0, 0, kTileLoopChain);
-      Probe::mark(kMmTileStart, t);
+      Probe::mark(kMmTileStart, t, i);
       arch::account_alu(0, 0, 0, kTileStartChain);
       Acc acc;
-      const auto probe = Probe::kblocks(t);
+      const auto probe = Probe::kblocks(t, i);
       const auto issue = [&](const typename Pipe::ConsumerStage& stage, uint32_t kb) {
         const auto tl = stage.tiles();
         // This warpgroup's 64 rows of A start 64 rows (8 KiB) into the tile.
@@ -461,7 +461,7 @@ struct Sm90Matmul {
         }
       };
       main_loop<0>(consumer, u, probe, issue, release, [] {}, acc);
-      Probe::mark(kMmMainloopDone, t);
+      Probe::mark(kMmMainloopDone, t, i);
       const auto write_tile = [&](const Acc& out) {
         if (walk.inside(w)) write_rows(p, writer, out, w, quarter, w.m_tile * BM + half * 64);
       };
@@ -477,7 +477,7 @@ struct Sm90Matmul {
       } else {
         write_tile(acc);
       }
-      Probe::mark(kMmTileStored, t);
+      Probe::mark(kMmTileStored, t, i);
       if constexpr (B == ClusterBug::kSyncPerTile)
         if (walk.cs.size() > 1) arch::cluster_sync();
     }
@@ -590,10 +590,10 @@ struct Sm90Matmul {
       if (i > 0 && B != ClusterBug::kPingPongNoTurn) arch::named_barrier_sync(kOrderBarrier + wg, 256);
       const WorkInfo w = walk.work(t, p);
       arch::account_alu(0, 0, 0, kTileLoopChain);
-      Probe::mark(kMmTileStart, t);
+      Probe::mark(kMmTileStart, t, i);
       arch::account_alu(0, 0, 0, kTileStartChain);
       Acc lo, hi;  // A's rows 0-63 and 64-127
-      const auto probe = Probe::kblocks(t);
+      const auto probe = Probe::kblocks(t, i);
       const auto issue = [&](const typename Pipe::ConsumerStage& stage, uint32_t kb) {
         const auto tl = stage.tiles();
         const uint32_t a_base = arch::smem_addr(tl.a), b_base = arch::smem_addr(tl.b);
@@ -616,12 +616,12 @@ struct Sm90Matmul {
       main_loop<1>(
           consumer, u, probe, issue, [](typename Pipe::ConsumerStage&& s) { std::move(s).release(); },
           hand_over, lo, hi);
-      Probe::mark(kMmMainloopDone, t);
+      Probe::mark(kMmMainloopDone, t, i);
       if (walk.inside(w)) {
         write_rows(p, writer, lo, w, quarter, w.m_tile * BM);
         write_rows(p, writer, hi, w, quarter, w.m_tile * BM + 64);
       }
-      Probe::mark(kMmTileStored, t);
+      Probe::mark(kMmTileStored, t, i);
     }
     if constexpr (Cfg::kTmaEpilogue) writer.flush();
   }
@@ -644,10 +644,10 @@ struct Sm90Matmul {
       const uint64_t t = u.t;
       const WorkInfo w = walk.work(t, p);
       arch::account_alu(0, 0, 0, kTileLoopChain);
-      Probe::mark(kMmTileStart, t);
+      Probe::mark(kMmTileStart, t, i);
       arch::account_alu(0, 0, 0, kTileStartChain);
       Acc64 acc[kBlocks];
-      const auto probe = Probe::kblocks(t);
+      const auto probe = Probe::kblocks(t, i);
       const auto issue = [&](const typename Pipe::ConsumerStage& stage, uint32_t kb) {
         const auto tl = stage.tiles();
         const uint32_t a_base = arch::smem_addr(tl.a);
@@ -672,14 +672,14 @@ struct Sm90Matmul {
       [&]<size_t... R>(std::index_sequence<R...>) {
         main_loop<0>(consumer, u, probe, issue, release, [] {}, acc[R]...);
       }(std::make_index_sequence<kBlocks>{});
-      Probe::mark(kMmMainloopDone, t);
+      Probe::mark(kMmMainloopDone, t, i);
       if (walk.inside(w)) {
         SK_UNROLL
         for (int r = 0; r < kBlocks; ++r)
           store<64>(p, p.d + w.batch * p.batch_stride_d, acc[r], quarter, w.m_tile * BM + 64 * r,
                     w.n_tile * BN + 64 * half);
       }
-      Probe::mark(kMmTileStored, t);
+      Probe::mark(kMmTileStored, t, i);
     }
   }
 

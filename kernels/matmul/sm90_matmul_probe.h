@@ -27,7 +27,7 @@ enum MatmulPoint : uint32_t {
 // sim run --stamp-tiles): the producer's stage acquired (empty), and each
 // consumer warpgroup's stage acquired (full) and its wgmma group waited for
 // (the stage is released next). A probe hands a role its tile's recorder once
-// (kblocks(tile), at the tile's top), so that what it decides per tile (is
+// (kblocks(tile, nth), at the tile's top), so that what it decides per tile (is
 // this tile stamped, where do its stamps go) stays out of the k-block loop:
 // on the GPU a probe that tested the thread, CTA and tile there put a
 // special-register read and a branch between each stage's wait and its
@@ -37,12 +37,16 @@ enum MatmulPoint : uint32_t {
 // costs": with one there, the probe lengthened every CTA's main loop on the
 // GPU by 11 % without a cluster and 21 % with one; without it, 8 and 15 %).
 enum KblockPoint : uint32_t { kKbEmpty, kKbFull, kKbWaited, kKbPoints };
+// Every point names the tile and `nth`, the CTA's count of work units before
+// it (its loop index: the stamps' slot), so that a probe finds where a point
+// goes without index arithmetic of its own: the GPU probe's 64-bit division
+// of the tile index by the grid fell inside the phases it stamped.
 struct NoMatmulProbe {
-  SK_DEVICE static void mark(MatmulPoint, uint64_t /*tile*/) {}
+  SK_DEVICE static void mark(MatmulPoint, uint64_t /*tile*/, uint64_t /*nth*/) {}
   struct Kblocks {
     SK_DEVICE void mark(KblockPoint, uint32_t /*kb*/) const {}
   };
-  SK_DEVICE static Kblocks kblocks(uint64_t /*tile*/) { return {}; }
+  SK_DEVICE static Kblocks kblocks(uint64_t /*tile*/, uint64_t /*nth*/) { return {}; }
 };
 
 }  // namespace sk

@@ -42,7 +42,7 @@ class MatmulStampLog {
   // The probe the runner instantiates the kernel with: a no-op unless a log
   // is installed.
   struct Probe {
-    static void mark(MatmulPoint point, uint64_t tile) {
+    static void mark(MatmulPoint point, uint64_t tile, uint64_t /*nth*/) {
       if (MatmulStampLog* log = ActiveLog<MatmulStampLog>::get(); log != nullptr && log->recording_)
         log->record(point, tile);
     }
@@ -60,7 +60,7 @@ class MatmulStampLog {
           models::sm100::api::spin_cycles(log->hold_cycles_, std::source_location::current());
       }
     };
-    static Kblocks kblocks(uint64_t tile) { return {ActiveLog<MatmulStampLog>::get(), tile}; }
+    static Kblocks kblocks(uint64_t tile, uint64_t /*nth*/) { return {ActiveLog<MatmulStampLog>::get(), tile}; }
   };
   using Scope = ActiveLog<MatmulStampLog>::Scope;
 

@@ -125,15 +125,16 @@ struct Sm90Matmul {
   // of the FP32 pipe (alu_chain_step, 4.47 cycles), for the model (the
   // device build charges nothing): measured with the tile stamps on an H100
   // (docs/hardware.md, "A tile's phases, stamped"; gemm_bench --stamp-tiles
-  // --ctas 1, every configuration alike): ~750 cycles from a tile's stores
+  // --ctas 1, every configuration alike): ~430 cycles from a tile's stores
   // to the next tile's start (the tile index's divisions and the loop) and
-  // ~410 from a tile's start to its first stage acquired, which was loaded
-  // long before. The instance that takes its cluster from its parameters
-  // (Cfg::kClusters) divides by the cluster's sides as well: ~950 cycles
-  // from the stores to the next tile, at 1x1, 2x1 and 1x2 alike, against
-  // ~770 without a cluster (docs/hardware.md, "The instance without a
-  // cluster, measured").
-  static constexpr uint32_t kTileLoopChain = Cfg::kClusters ? 213 : 168, kTileStartChain = 92;
+  // ~400 from a tile's start to its first stage acquired, which was loaded
+  // long before (with the probe that finds its slot without a division of
+  // its own: "The probe's own division"; the first probe's division had put
+  // ~360 more into each phase). The instance that takes its cluster from
+  // its parameters (Cfg::kClusters) divides by the cluster's sides as well:
+  // ~170 cycles more from the stores to the next tile, at 1x1, 2x1 and 1x2
+  // alike (docs/hardware.md, "The instance without a cluster, measured").
+  static constexpr uint32_t kTileLoopChain = Cfg::kClusters ? 134 : 96, kTileStartChain = 92;
 
   SK_DEVICE static void run(const Params& p) {
     Smem& s = smem();

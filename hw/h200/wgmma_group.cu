@@ -86,6 +86,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -96,6 +97,7 @@
 #include "hw/h200/smem_stream.cuh"
 #include "hw/h200/wgmma_group_common.cuh"
 #include "kernels/arch/sm90.h"
+#include "kernels/core/lane_array.h"
 #include "kernels/core/numeric.h"
 
 namespace {
@@ -104,6 +106,41 @@ constexpr const char* kProg = "wgmma_group";
 
 using namespace sk::bench::wgmma_common;
 using sk::bench::clk;
+
+// Op i of a group: m64nNk16 (N 128 or 256), A and B from shared memory at
+// a and b, K step i & 3 of the 128-byte row. This and issue_op read A's 64
+// rows and B's first N rows of the operands wgmma_operands lays out
+// (128-byte rows, 128B swizzle, K step i & 3 at 32 bytes), so B must hold at
+// least N rows.
+template <int N>
+__device__ __forceinline__ void one_op(sk::LaneArray<float, N / 2>& acc, uint32_t a, uint32_t b, int i) {
+  const uint64_t da = sk::arch::make_smem_desc_sw128(a + 32 * (i & 3));
+  const uint64_t db = sk::arch::make_smem_desc_sw128(b + 32 * (i & 3));
+  if constexpr (N == 128) sk::arch::wgmma_m64n128k16_bf16_ss(acc, da, db, true);
+  if constexpr (N == 256) sk::arch::wgmma_m64n256k16_bf16_ss(acc, da, db, true);
+}
+
+// An A fragment from registers (the rs forms): nonzero BF16 pairs, per thread.
+__device__ __forceinline__ sk::LaneArray<uint32_t, 4> a_fragment() {
+  sk::LaneArray<uint32_t, 4> ar;
+#pragma unroll
+  for (int r = 0; r < 4; ++r) ar.regs[0][r] = 0x3f803f80u ^ (threadIdx.x * 0x00010001u * (r + 1));
+  return ar;
+}
+
+// Op i of a group, m64nNk16 (N 64 to 256): B from shared memory at b, A from
+// shared memory at a (ss) or from the registers ar (RS), K step i & 3.
+template <int N, bool RS>
+__device__ __forceinline__ void issue_op(sk::LaneArray<float, N / 2>& acc, const sk::LaneArray<uint32_t, 4>& ar,
+                                         uint32_t a, uint32_t b, int i) {
+  const uint64_t db = sk::arch::make_smem_desc_sw128(b + 32 * (i & 3));
+  if constexpr (RS) {
+    sk::arch::wgmma_m64nNk16_rs<N, false, 0>(acc, ar, db, true);
+  } else {
+    const uint64_t da = sk::arch::make_smem_desc_sw128(a + 32 * (i & 3));
+    sk::arch::wgmma_m64nNk16_ss<N, false, 0, 0>(acc, da, db, true);
+  }
+}
 
 // out[(k * 2 + wg) * 2 + {0, 1}] = start, done of k-block k on warpgroup wg.
 template <int N, int Ops>

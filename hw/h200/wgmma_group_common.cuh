@@ -7,10 +7,10 @@
 //
 // Invariants: group k's stamps on warpgroup wg sit at
 // out[(k * 2 + wg) * 2 + {0, 1}] (start, done), where the host loops of the
-// sections that record them read them; keep_live stores only when the accumulators sum to exactly 12345 (a
-// condition the compiler cannot rule out and the runs do not meet), so the
-// stamps stay as recorded; CK names the program by `kProg`, which the
-// including file defines before its first use.
+// sections that record them read them; keep_live stores only when the
+// accumulators sum to exactly 12345 (a condition the compiler cannot rule out
+// and the runs do not meet), so the stamps stay as recorded; CK names the
+// program by `kProg`, which the including file defines before its first use.
 #pragma once
 
 #include <cuda_runtime.h>

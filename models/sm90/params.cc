@@ -1,8 +1,11 @@
 #include "models/sm90/params.h"
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "models/sm100/param_file.h"
 
@@ -105,6 +108,46 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
   x.launch_overhead_cycles = static_cast<uint32_t>(count(p, "launch_overhead_cycles", 0, 1ull << 30));
   sm100::read_power(p, "sm90", r);
   sm100::read_cluster(p, "sm90", r);
+  r.gpc_sms = cluster_groups_in_block_order(x.store_gpc, r.gpc_sms);
+}
+
+std::vector<uint32_t> cluster_groups_in_block_order(const std::vector<uint32_t>& store_gpc,
+                                                    const std::vector<uint32_t>& gpc_sms) {
+  if (store_gpc.empty() || gpc_sms.empty()) return gpc_sms;
+  // Runs of equal entries: (GPC + 1, length).
+  std::vector<std::pair<uint32_t, uint32_t>> runs;
+  for (uint32_t g : store_gpc) {
+    if (runs.empty() || runs.back().first != g) runs.push_back({g, 0});
+    ++runs.back().second;
+  }
+  std::vector<uint32_t> left = gpc_sms;  // the groups no GPC's run has taken yet
+  const auto take = [&](uint32_t n) {
+    const auto it = std::find(left.begin(), left.end(), n);
+    if (it == left.end()) return false;
+    left.erase(it);
+    return true;
+  };
+  const auto mismatch = [] {
+    return std::runtime_error(
+        "sm90 params: the GPCs of \"store_gpc\" (its runs of one GPC) are not the groups of \"gpc_sms\"");
+  };
+  for (const auto& [g, n] : runs)
+    if (g != 0 && !take(n)) throw mismatch();
+  std::vector<uint32_t> out;
+  for (const auto& [g, n] : runs) {
+    if (g != 0) {
+      out.push_back(n);
+      continue;
+    }
+    for (uint32_t rest = n; rest > 0;) {  // the SMs in no GPC: the groups left, in order
+      if (left.empty() || left.front() > rest) throw mismatch();
+      rest -= left.front();
+      out.push_back(left.front());
+      left.erase(left.begin());
+    }
+  }
+  if (!left.empty()) throw mismatch();
+  return out;
 }
 
 const sm100::Params& gpu_params() { return builtin().p; }

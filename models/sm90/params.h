@@ -19,6 +19,16 @@ namespace sk::models::sm90 {
 // that many ends per CTA).
 inline constexpr uint32_t kWgmmaQueueMax = 32;
 
+// With a GPC store path (Extras::store_gpc: per block index of a one-CTA-per-SM
+// launch, the GPC + 1 of the SM it runs on, 0 for an SM in no GPC), the
+// model's SM ids follow the block placement, so its clusters must be placed
+// on the same GPCs: the cluster groups in that order, one per run of equal
+// store_gpc entries, the runs of 0 cut into the groups of `gpc_sms` that no
+// GPC's run takes (in their order). Throws std::runtime_error where the runs
+// are not the GPCs of gpc_sms. Empty gpc_sms or store_gpc: gpc_sms unchanged.
+std::vector<uint32_t> cluster_groups_in_block_order(const std::vector<uint32_t>& store_gpc,
+                                                    const std::vector<uint32_t>& gpc_sms);
+
 struct Extras {
   double wgmma_ii_per_n = 0;         // wgmma m64nNk16 issue interval = N * this (per SM)
   double wgmma_ii_per_op = 0;        // ... plus this many cycles an op, whatever N

@@ -30,6 +30,8 @@ cases=(
   "$h/tile_group_report.py summary $missing"
   "$h/dsmem_rate.py value $missing" "$h/dsmem_rate.py value $notcsv"
   "$h/oob_surface.py check $missing models/sm90/params.json"
+  "$h/gpc_path.py derive --probe $missing --stamps $missing"
+  "$h/gpc_path.py derive --probe $notcsv --stamps $notcsv"
   "$h/shape_set.py no_such_command"
 )
 for c in "${cases[@]}"; do
@@ -37,7 +39,7 @@ for c in "${cases[@]}"; do
   one_line_2 python3 "${argv[@]}" || fail "bad input not refused in one line"
 done
 # No arguments: the script's usage on stderr, exit status 2, no traceback.
-for script in shape_report ncu_report phase_report sweep_report tile_group_report fit_power; do
+for script in shape_report ncu_report phase_report sweep_report tile_group_report fit_power gpc_path; do
   rc=0
   python3 "$h/$script.py" > "$t/out" 2> "$t/err" || rc=$?
   [ "$rc" = 2 ] && ! grep -q Traceback "$t/err" && [ -s "$t/err" ] ||

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -175,8 +176,25 @@ std::string params_with_gpc_path(double gpc) {
   boost::json::array groups(sms, 0), first(sms, 0);
   for (int i = 0; i < 4; ++i) groups[i] = 1;
   first[0] = 1;
-  return sk::test::sm90_params_with(
-      {{"gpc_store_bytes_per_cycle", gpc}, {"store_gpc", groups}, {"store_first", first}});
+  return sk::test::sm90_params_with({{"gpc_store_bytes_per_cycle", gpc},
+                                     {"store_gpc", groups},
+                                     {"store_first", first},
+                                     {"gpc_sms", boost::json::array{}}});
+}
+
+TEST_CASE("with a GPC store path the clusters' groups follow the block placement") {
+  using sm90::cluster_groups_in_block_order;
+  // Blocks 0-3 on SMs in no GPC (two pairs for clusters of 2), then GPC 2's 6
+  // SMs, then GPC 0's 4: the groups in that order.
+  const std::vector<uint32_t> placed = {0, 0, 0, 0, 3, 3, 3, 3, 3, 3, 1, 1, 1, 1};
+  CHECK(cluster_groups_in_block_order(placed, {4, 6, 2, 2}) == std::vector<uint32_t>{2, 2, 6, 4});
+  // No store path, or no GPC list: the list as it is.
+  CHECK(cluster_groups_in_block_order({}, {4, 6, 2, 2}) == std::vector<uint32_t>{4, 6, 2, 2});
+  CHECK(cluster_groups_in_block_order(placed, {}).empty());
+  // Runs that are not the file's GPCs are refused.
+  CHECK_THROWS_AS(cluster_groups_in_block_order(placed, {4, 4, 2, 2, 2}), std::runtime_error);
+  CHECK_THROWS_AS(cluster_groups_in_block_order({1, 1, 2, 1}, {3, 1}), std::runtime_error);
+  CHECK_THROWS_AS(cluster_groups_in_block_order({0, 0, 0, 1}, {1, 2}), std::runtime_error);
 }
 
 TEST_CASE("a GPC's store path serves its first SMs at their own rate and shares the rest") {

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# gpc_path_test.sh README: the SM90 parameter files' per-GPC store path
+# (gpc_store_bytes_per_cycle, store_gpc, store_first; models/sm90/write_path.h)
+# is the one hw/h200/gpc_path.py derives from the committed GPC probe and
+# phase stamps named in each file's sources, so the numbers the model reads
+# cannot drift from the data; a file with one leader moved is caught, and the
+# derivation reads what it should off a probe and stamps written here.
+. "$(dirname "$(realpath "$1")")/tests/hw/report_lib.sh" "$1"
+r=docs/results
+h100=(--probe $r/h100_gpc_probe_2026-11-26.csv --stamps $r/h100_phase_stamps_regs_6eeb6be9_2026-12-07.csv)
+python3 hw/h200/gpc_path.py check "${h100[@]}" --params models/sm90/params_h100.json ||
+  fail "models/sm90/params_h100.json does not hold the GPC path of its measurements"
+t=$(scratch)
+python3 - models/sm90/params_h100.json "$t/doctored.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+v = p['params']['store_first']['value']
+i = v.index(1)
+v[i], v[i + 2] = 0, 1
+json.dump(p, open(sys.argv[2], 'w'))
+PY
+if python3 hw/h200/gpc_path.py check "${h100[@]}" --params "$t/doctored.json" 2>/dev/null; then
+  fail "a doctored store_first passed"
+fi
+# A board of 4 SMs in two GPCs (SMs 0-1, 2-3), stamped twice in one placement
+# (blocks 0-3 on SMs 2 3 0 1) and once in another, where SM 2 leads the
+# matmul; the probe's GPC runs sum to 51.2 + 51.2 and 41.0 + 81.9 B a cycle
+# (median 112.6), and in GPC 1's run SM 3 is the faster.
+cat > "$t/probe.csv" <<'CSV'
+gpc,0,2,0 1
+gpc,1,2,2 3
+fragment,gpc0,0,0,2,4096,80,40
+fragment,gpc0,1,0,2,4096,80,40
+fragment,gpc1,2,1,2,4096,100,50
+fragment,gpc1,3,1,2,4096,50,25
+CSV
+{
+  for launch in a b c; do
+    case $launch in c) order="0 1 2 3" ;; *) order="2 3 0 1" ;; esac
+    cta=0
+    for sm in $order; do
+      lead=0; [ "$sm" = 2 ] && lead=5000
+      echo "s$launch,128,2,regs,lead,-,$cta,$sm,0,$lead,-,-"; cta=$((cta + 1))
+    done
+  done
+} > "$t/stamps.csv"
+got=$(python3 hw/h200/gpc_path.py derive --probe "$t/probe.csv" --stamps "$t/stamps.csv" | head -1)
+want='{"gpc_store_bytes_per_cycle": 113, "store_gpc": [2, 2, 1, 1], "store_first": [1, 0, 0, 0]}'
+[ "$got" = "$want" ] || fail "derived $got, not $want"
+got=$(python3 hw/h200/gpc_path.py derive --leaders probe --probe "$t/probe.csv" --stamps "$t/stamps.csv" | head -1)
+want='{"gpc_store_bytes_per_cycle": 113, "store_gpc": [2, 2, 1, 1], "store_first": [0, 1, 0, 0]}'
+[ "$got" = "$want" ] || fail "derived with the probe's leaders $got, not $want"
+echo "gpc_path_test: the committed file holds its measured GPC path; a doctored one is caught"

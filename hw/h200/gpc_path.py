@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""gpc_path.py: the SM90 model's per-GPC store path, derived from one board's measurements.
+"""gpc_path.py: the SM90 model's SM layout and per-GPC store path, from one board's measurements.
 
     python3 hw/h200/gpc_path.py derive --probe P.csv --stamps S.csv [--stamps S2.csv ...]
     python3 hw/h200/gpc_path.py apply  --probe P.csv --stamps S.csv ... --params IN.json --out OUT.json
     python3 hw/h200/gpc_path.py check  --probe P.csv --stamps S.csv ... --params F.json
+    python3 hw/h200/gpc_path.py fill   --probe P.csv --stamps S.csv ...
 
 The write path (models/sm90/write_path.h) can give each GPC a store path that
 serves its first SMs at their own rate and shares the rest among the others.
@@ -14,12 +15,17 @@ It takes three parameters, each read here off a measurement, nothing fitted:
       SMs together): per run, the sum over its SMs of bytes over their own
       cycles; the median over the runs of the GPCs of the most common size
       (16 SMs on the H100 and H200), rounded to a whole byte.
-  store_gpc  per block index of a one-CTA-per-SM launch, the GPC + 1 of the SM
-      the block runs on (0 where the probe's GPC rows do not hold that SM):
+  sm_gpc  per block index of a one-CTA-per-SM launch (the model's SM id), the
+      GPC + 1 of the SM the block runs on (0 where the probe's GPC rows do not hold that SM):
       the probe's "gpc" rows for the map, and the block placement the most
       common among the stamped launches of one CTA per SM (gemm_bench
       --stamp-tiles "lead" rows: label,lead,-,cta,smid,lead4,lead8; ties go
-      to the placement seen first).
+      to the placement seen first); with --params, among those that agree
+      with the file's "l2_side" (its SM ids are one placement's: the L2 side
+      changes only where that placement's GPC does). The model's SM ids are
+      that placement's: the GPC store path, the clusters' groups and where a
+      launch of fewer CTAs than SMs runs all read sm_gpc
+      (models/sm90/params.h).
   store_first  per block index, 1 where that SM leads: over the stamped
       launches of one CTA per SM that reach their 8th tile, the median of each
       SM's lead at its 8th main loop (ns before the median CTA); an SM leads
@@ -28,6 +34,15 @@ It takes three parameters, each read here off a measurement, nothing fitted:
       median cycles in its GPC's run over the GPC's median; an SM leads where
       that ratio is below halfway between the lowest SM's and 1 (for a board
       whose matmul was stamped too few times to tell its leaders).
+
+With --placement-only, sm_gpc alone (and no GPC store path: a rate of 0, no
+leaders), for a file whose SM layout is measured but whose store path is not
+taken.
+
+`fill` checks the rule by which the model places a launch of fewer CTAs than
+SMs (models/sm90/params.h fill_order) against every such stamped launch: the
+SMs it takes per GPC, for some GPC first (the board starts at another GPC
+from launch to launch), and prints how many agree.
 
 `derive` prints the three values as JSON and a line on how each was read;
 `apply` writes a copy of a parameter file with the three values replaced
@@ -45,7 +60,6 @@ import sys
 import script_main
 from script_main import BadInput, Usage
 
-KEYS = ('gpc_store_bytes_per_cycle', 'store_gpc', 'store_first')
 
 
 def read_probe(path):
@@ -96,7 +110,7 @@ def read_leads(paths):
     return launches
 
 
-def derive(probe, stamps, leaders_from='stamps'):
+def derive(probe, stamps, leaders_from='stamps', l2_side=None):
     gpc_of, size, rates, ratio = read_probe(probe)
     launches = read_leads(stamps)
     sms = max(len(v) for v in launches.values()) if launches else 0
@@ -104,7 +118,16 @@ def derive(probe, stamps, leaders_from='stamps'):
     if sms < 2 or not full:
         raise BadInput(f'{", ".join(stamps)}: no "lead" rows of a launch of one CTA per SM')
     placements = collections.Counter(tuple(v[c][0] for c in range(sms)) for v in full)
-    placement, seen = placements.most_common(1)[0]
+    kept = placements
+    if l2_side:
+        # The SM ids of a parameter file are one placement's: its L2 side
+        # changes only where the placement's GPC does.
+        sides = {i for i in range(1, len(l2_side)) if l2_side[i] != l2_side[i - 1]}
+        kept = collections.Counter({p: n for p, n in placements.items() if len(p) == len(l2_side) and sides <= {
+            i for i in range(1, len(p)) if gpc_of.get(p[i], -1) != gpc_of.get(p[i - 1], -1)}})
+        if not kept:
+            raise BadInput('no stamped placement puts the GPCs where the parameter file\'s "l2_side" has them')
+    placement, seen = kept.most_common(1)[0]
     leads = collections.defaultdict(list)
     reach8 = [v for v in full if any(l not in (None, 0.0) for _, l in v.values())]
     if not reach8:
@@ -120,13 +143,14 @@ def derive(probe, stamps, leaders_from='stamps'):
         leaders = sorted(sm for sm, r in ratio.items() if r < (1 + low) / 2)
     values = {
         'gpc_store_bytes_per_cycle': round(statistics.median(rates)),
-        'store_gpc': [gpc_of[sm] + 1 if sm in gpc_of else 0 for sm in placement],
+        'sm_gpc': [gpc_of[sm] + 1 if sm in gpc_of else 0 for sm in placement],
         'store_first': [1 if sm in leaders else 0 for sm in placement],
     }
     rest = sorted((m for sm, m in median.items() if sm not in leaders), reverse=True)
     how = (f'GPC rate {statistics.median(rates):.1f} B per cycle (median of {len(rates)} runs of {size}-SM GPCs, '
            f'{min(rates):.1f}-{max(rates):.1f}); {len(gpc_of)} SMs in {len(set(gpc_of.values()))} GPCs; '
-           f'placement seen in {seen} of {len(full)} launches of {sms} CTAs ({len(placements)} placements); '
+           f'placement seen in {seen} of {len(full)} launches of {sms} CTAs ({len(placements)} placements'
+           f'{", the most common of the " + str(len(kept)) + " that agree with l2_side" if l2_side else ""}); '
            + (f'{len(leaders)} leaders from the probe (ratio to their GPC {min(ratio[s] for s in leaders):.2f}-'
               f'{max(ratio[s] for s in leaders):.2f}, the rest from {min(r for s, r in ratio.items() if s not in leaders):.2f}); '
               if leaders_from == 'probe' else
@@ -134,6 +158,46 @@ def derive(probe, stamps, leaders_from='stamps'):
               f'(median lead {min(median[s] for s in leaders):.0f}-{top:.0f} ns, next {rest[0] if rest else 0:.0f} ns): ')
            + f'SMs {" ".join(map(str, leaders))}')
     return values, how
+
+
+def fill_counts(size, n, start):
+    """Per GPC, the SMs a launch of n CTAs takes by the fill rule
+    (models/sm90/params.h fill_order): the SMs in no GPC (-1) first, then one
+    SM of each TPC, GPC after GPC in turn from GPC `start`, then the TPCs'
+    other SMs the same way."""
+    gpcs = sorted(g for g in size if g >= 0)
+    order = gpcs[start:] + gpcs[:start]
+    count = collections.Counter()
+    count[-1] = min(n, size.get(-1, 0))
+    left = n - count[-1]
+    for half in (0, 1):
+        for k in range(max(size.values())):
+            for g in order:
+                if left > 0 and size[g] // 2 > k:
+                    count[g] += 1
+                    left -= 1
+    return count
+
+
+def fill(probe, stamps, sms):
+    """How many stamped launches of fewer CTAs than SMs take, per GPC, the
+    SMs the fill rule gives them (for some GPC first)."""
+    gpc_of = read_probe(probe)[0]
+    size = collections.Counter(gpc_of.values())
+    size[-1] = sms - len(gpc_of)
+    match, launches, sizes = 0, 0, set()
+    for v in read_leads(stamps).values():
+        if len(v) >= sms or sorted(v) != list(range(len(v))):
+            continue
+        launches += 1
+        sizes.add(len(v))
+        got = collections.Counter(gpc_of.get(sm, -1) for sm, _ in v.values())
+        if any(+fill_counts(size, len(v), s) == +got for s in range(len(size) - 1)):
+            match += 1
+    if not launches:
+        raise BadInput(f'{", ".join(stamps)}: no "lead" rows of a launch of fewer CTAs than SMs')
+    return (f'fill rule: {match} of {launches} launches of fewer CTAs than SMs ({min(sizes)}-{max(sizes)} CTAs, '
+            f'{len(sizes)} grid sizes) take the SMs it gives per GPC')
 
 
 def value_line(text, key):
@@ -150,7 +214,7 @@ def value_line(text, key):
 
 
 def replaced(text, values):
-    for key in KEYS:
+    for key in values:
         start, end = value_line(text, key)
         text = text[:start] + json.dumps(values[key]) + text[end:]
     return text
@@ -163,24 +227,37 @@ class Parser(argparse.ArgumentParser):
 
 def main(argv):
     ap = Parser(prog='gpc_path.py', description='the per-GPC store path from measurements')
-    ap.add_argument('command', choices=('derive', 'apply', 'check'))
+    ap.add_argument('command', choices=('derive', 'apply', 'check', 'fill'))
     ap.add_argument('--probe', required=True)
     ap.add_argument('--stamps', action='append', required=True)
     ap.add_argument('--leaders', choices=('stamps', 'probe'), default='stamps')
+    ap.add_argument('--placement-only', action='store_true',
+                    help='sm_gpc alone (the SM layout: clusters, launches of fewer CTAs than SMs), no store path')
     ap.add_argument('--params')
     ap.add_argument('--out')
     a = ap.parse_args(argv)
-    values, how = derive(a.probe, a.stamps, a.leaders)
+    if a.command == 'fill':
+        launches = read_leads(a.stamps).values()
+        print(fill(a.probe, a.stamps, max((len(v) for v in launches), default=0)))
+        return 0
+    text, held, l2_side = None, {}, None
+    if a.params:
+        with open(a.params) as f:
+            text = f.read()
+        held = json.loads(text)
+        held = held.get('params', held)
+        l2_side = held.get('l2_side', {}).get('value') or None
+    values, how = derive(a.probe, a.stamps, a.leaders, l2_side)
+    if a.placement_only:
+        values = {'sm_gpc': values['sm_gpc'], 'gpc_store_bytes_per_cycle': 0, 'store_first': []}
+        how = how.split('; ')
+        how = '; '.join(h for h in how if not h.startswith('GPC rate') and 'leaders' not in h) + '; no store path'
     if a.command == 'derive':
         print(json.dumps(values))
         print(how)
         return 0
     if not a.params:
         raise Usage(ap.format_usage() + f'gpc_path.py {a.command}: --params is required\n')
-    with open(a.params) as f:
-        text = f.read()
-    held = json.loads(text)
-    held = (held.get('params', held))
     if a.command == 'apply':
         if not a.out:
             raise Usage(ap.format_usage() + 'gpc_path.py apply: --out is required\n')
@@ -190,7 +267,7 @@ def main(argv):
             f.write(new)
         print(how)
         return 0
-    for key in KEYS:
+    for key in values:
         if key not in held:
             raise BadInput(f'{a.params}: no "{key}"')
         if held[key]['value'] != values[key]:

@@ -110,7 +110,13 @@ std::string Gpu::launch(int grid, int warps_per_cta, uint32_t smem_bytes,
   if (cluster_size == 1) {
     sms_used_ = std::min(grid, params_.num_sms);
     next_pending_ = sms_used_;
-    for (int c = 0; c < next_pending_; ++c) start_cta(c, c);
+    std::vector<int> sms(static_cast<size_t>(sms_used_));
+    for (int c = 0; c < sms_used_; ++c) sms[c] = c;
+    if (grid < params_.num_sms && params_.fill_order.size() == static_cast<size_t>(params_.num_sms)) {
+      for (int c = 0; c < sms_used_; ++c) sms[c] = static_cast<int>(params_.fill_order[c]);
+      std::sort(sms.begin(), sms.end());
+    }
+    for (int c = 0; c < sms_used_; ++c) start_cta(c, sms[c]);
     return "";
   }
   // Cluster slots: C consecutive SMs inside one GPC each.

@@ -11,7 +11,9 @@
 // the lowest pending CTA id (a fresh Cta whose SMEM reuses the SM's storage,
 // zeroed). clusterlaunchcontrol.try_cancel (api_clc.cc) removes the lowest
 // pending id instead, so every CTA id runs at most once. A grid of at most
-// num_sms CTAs starts them all at cycle 0, CTA c on SM c.
+// num_sms CTAs starts them all at cycle 0, CTA c on SM c; one of fewer CTAs
+// on the first `grid` SMs of Params::fill_order where the file gives one
+// (the hardware's spread over GPCs), CTA c on the c-th lowest of them.
 //
 // Thread-block clusters (launch's cluster_size C > 1): the grid is C-CTA
 // clusters, CTA id c being rank c % C of cluster c / C. A cluster runs on C

@@ -138,6 +138,10 @@ struct Params {
   // memory barrier a release at cluster scope (mbarrier.arrive.release.
   // cluster, fence.acq_rel.cluster) stalls its warp before it takes effect.
   std::vector<uint32_t> gpc_sms;
+  // The SMs a launch of fewer CTAs than SMs (no cluster) runs on: the first
+  // `grid` of this order, CTA c on the c-th lowest of them (empty: CTA c on
+  // SM c). SM90 fills it from the GPC of each SM (models/sm90/params.h).
+  std::vector<uint32_t> fill_order;
   uint32_t dsmem_latency = 0;
   uint32_t dsmem_load_latency = 0;
   uint32_t cluster_barrier_latency = 0;

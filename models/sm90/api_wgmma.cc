@@ -333,7 +333,7 @@ void reset() {
   reset_path(write_path(), [] {
     const Extras& x = extras();
     return WritePath::Rates{x.store_bytes_per_cycle, gpu().params().gpu_store_bytes_per_cycle,
-                            x.store_series_bytes_per_cycle, x.gpc_store_bytes_per_cycle, &x.store_gpc,
+                            x.store_series_bytes_per_cycle, x.gpc_store_bytes_per_cycle, &x.sm_gpc,
                             &x.store_first};
   });
   reset_path(write_path_v4(), [] { return WritePath::Rates{extras().store_v4_bytes_per_cycle, 0, 0}; });

@@ -86,11 +86,11 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
   x.wgmma_tensor_cores = static_cast<uint32_t>(count(p, "wgmma_tensor_cores", 1, 4));
   x.wgmma_warpgroup_op = count(p, "wgmma_warpgroup_op", 0, 1) == 1;
   x.gpc_store_bytes_per_cycle = real(p, "gpc_store_bytes_per_cycle", 0.0, 1000000.0);
-  x.store_gpc = models::param_list(p, "store_gpc", "sm90", 0, 64);
+  x.sm_gpc = models::param_list(p, "sm_gpc", "sm90", 0, 64);
   x.store_first = models::param_list(p, "store_first", "sm90", 0, 1);
-  for (const auto* list : {&x.store_gpc, &x.store_first})
+  for (const auto* list : {&x.sm_gpc, &x.store_first})
     if (!list->empty() && list->size() != static_cast<size_t>(r.num_sms))
-      throw std::runtime_error("sm90 params: \"store_gpc\" and \"store_first\" need one entry per SM (or none)");
+      throw std::runtime_error("sm90 params: \"sm_gpc\" and \"store_first\" need one entry per SM (or none)");
   if (x.wgmma_tensor_cores != 1 && x.wgmma_tensor_cores != 4)
     throw std::runtime_error("sm90 params: \"wgmma_tensor_cores\" must be 1 or 4, got " +
                              std::to_string(x.wgmma_tensor_cores));
@@ -108,15 +108,16 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
   x.launch_overhead_cycles = static_cast<uint32_t>(count(p, "launch_overhead_cycles", 0, 1ull << 30));
   sm100::read_power(p, "sm90", r);
   sm100::read_cluster(p, "sm90", r);
-  r.gpc_sms = cluster_groups_in_block_order(x.store_gpc, r.gpc_sms);
+  r.gpc_sms = cluster_groups_in_block_order(x.sm_gpc, r.gpc_sms);
+  r.fill_order = fill_order(x.sm_gpc);
 }
 
-std::vector<uint32_t> cluster_groups_in_block_order(const std::vector<uint32_t>& store_gpc,
+std::vector<uint32_t> cluster_groups_in_block_order(const std::vector<uint32_t>& sm_gpc,
                                                     const std::vector<uint32_t>& gpc_sms) {
-  if (store_gpc.empty() || gpc_sms.empty()) return gpc_sms;
+  if (sm_gpc.empty() || gpc_sms.empty()) return gpc_sms;
   // Runs of equal entries: (GPC + 1, length).
   std::vector<std::pair<uint32_t, uint32_t>> runs;
-  for (uint32_t g : store_gpc) {
+  for (uint32_t g : sm_gpc) {
     if (runs.empty() || runs.back().first != g) runs.push_back({g, 0});
     ++runs.back().second;
   }
@@ -129,7 +130,7 @@ std::vector<uint32_t> cluster_groups_in_block_order(const std::vector<uint32_t>&
   };
   const auto mismatch = [] {
     return std::runtime_error(
-        "sm90 params: the GPCs of \"store_gpc\" (its runs of one GPC) are not the groups of \"gpc_sms\"");
+        "sm90 params: the GPCs of \"sm_gpc\" (its runs of one GPC) are not the groups of \"gpc_sms\"");
   };
   for (const auto& [g, n] : runs)
     if (g != 0 && !take(n)) throw mismatch();
@@ -148,6 +149,27 @@ std::vector<uint32_t> cluster_groups_in_block_order(const std::vector<uint32_t>&
   }
   if (!left.empty()) throw mismatch();
   return out;
+}
+
+std::vector<uint32_t> fill_order(const std::vector<uint32_t>& sm_gpc) {
+  std::vector<uint32_t> order;
+  std::vector<std::pair<uint32_t, uint32_t>> runs;  // a GPC's first SM id and its count
+  for (uint32_t i = 0; i < sm_gpc.size(); ++i) {
+    if (sm_gpc[i] == 0) {
+      order.push_back(i);
+    } else if (runs.empty() || sm_gpc[i] != sm_gpc[i - 1]) {
+      runs.push_back({i, 1});
+    } else {
+      ++runs.back().second;
+    }
+  }
+  uint32_t longest = 0;
+  for (const auto& run : runs) longest = std::max(longest, run.second);
+  for (uint32_t half = 0; half < 2; ++half)
+    for (uint32_t k = half; k < longest; k += 2)
+      for (const auto& [first, n] : runs)
+        if (k < n) order.push_back(first + k);
+  return order;
 }
 
 const sm100::Params& gpu_params() { return builtin().p; }

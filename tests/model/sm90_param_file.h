@@ -32,11 +32,14 @@ inline std::string sm90_params_with(
   return boost::json::serialize(v);
 }
 
-// The file cut to `sms` SMs in one GPC (the L2's side table and the GPC list
-// of the 132-SM file dropped), for launches whose waves a test counts.
+// The file cut to `sms` SMs in one GPC (the L2's side table, the GPC list and
+// the SM layout of the 132-SM file dropped: CTA c on SM c), for launches
+// whose waves a test counts.
 inline std::string sm90_params_with_sms(int sms) {
-  return sm90_params_with(
-      {{"num_sms", sms}, {"l2_side", boost::json::array{}}, {"gpc_sms", boost::json::array{}}});
+  return sm90_params_with({{"num_sms", sms},
+                           {"l2_side", boost::json::array{}},
+                           {"gpc_sms", boost::json::array{}},
+                           {"sm_gpc", boost::json::array{}}});
 }
 
 }  // namespace sk::test

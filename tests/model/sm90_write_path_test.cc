@@ -21,6 +21,9 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -56,6 +59,7 @@ std::vector<uint64_t> run(const std::vector<Store>& stores, int ctas, int warps,
   p.cta_start_latency = 0;
   p.issue_cycles = 0;
   p.gpu_store_bytes_per_cycle = shared;
+  p.fill_order.clear();  // CTA c on SM c, whatever GPCs a test gives the SMs
   sm100::Gpu gpu(p, false);
   sm90::api::reset();
   std::vector<uint64_t> done(stores.size(), 0);
@@ -177,9 +181,51 @@ std::string params_with_gpc_path(double gpc) {
   for (int i = 0; i < 4; ++i) groups[i] = 1;
   first[0] = 1;
   return sk::test::sm90_params_with({{"gpc_store_bytes_per_cycle", gpc},
-                                     {"store_gpc", groups},
+                                     {"sm_gpc", groups},
                                      {"store_first", first},
                                      {"gpc_sms", boost::json::array{}}});
+}
+
+TEST_CASE("a launch of fewer CTAs than SMs takes one SM of each TPC, GPC after GPC, first") {
+  using sm90::fill_order;
+  // SMs 0-1 in no GPC; GPC 2 on SMs 2-7 (TPCs 2-3, 4-5, 6-7), GPC 0 on 8-11.
+  const std::vector<uint32_t> placed = {0, 0, 3, 3, 3, 3, 3, 3, 1, 1, 1, 1};
+  CHECK(fill_order(placed) == std::vector<uint32_t>{0, 1, 2, 8, 4, 10, 6, 3, 9, 5, 11, 7});
+  CHECK(fill_order({}).empty());
+}
+
+TEST_CASE("the model places a launch of fewer CTAs than SMs by the fill order") {
+  // The H100 file: 132 SMs by the block placement, its GPCs from sm_gpc.
+  std::ifstream f("models/sm90/params_h100.json");
+  REQUIRE(f.good());
+  std::stringstream text;
+  text << f.rdbuf();
+  const std::string saved = sk::test::sm90_params_with({});
+  sm90::use_params(text.str());
+  const sk::models::sm100::Params p = sm90::gpu_params();
+  const std::vector<uint32_t> gpc = sm90::extras().sm_gpc;
+  sm90::use_params(saved);
+  REQUIRE(p.fill_order.size() == 132);
+  // 84 CTAs (as 320x5248x4928 with 128x192 tiles on GPU-6eeb6be9): the 8 SMs
+  // in no GPC, one SM of each of the 62 TPCs, then 14 of their other SMs over
+  // the GPCs in turn, which GPC first changing from launch to launch: 9-10 SMs
+  // of each GPC of 16, 10-11 of the two of 18 and 5-6 of the one of 8 (the
+  // board: 10, 10 and 6).
+  std::vector<uint32_t> first(p.fill_order.begin(), p.fill_order.begin() + 84);
+  std::map<uint32_t, int> per_gpc, size;
+  for (uint32_t g : gpc) ++size[g];
+  for (uint32_t sm : first) ++per_gpc[gpc[sm]];
+  CHECK(per_gpc[0] == 8);
+  for (const auto& [g, n] : per_gpc) {
+    if (g == 0) continue;
+    const int tpcs = size[g] / 2;
+    CHECK(n >= tpcs + 1);
+    CHECK(n <= tpcs + 2);
+  }
+  // Every SM once.
+  std::vector<uint32_t> all = p.fill_order;
+  std::sort(all.begin(), all.end());
+  for (uint32_t i = 0; i < all.size(); ++i) CHECK(all[i] == i);
 }
 
 TEST_CASE("with a GPC store path the clusters' groups follow the block placement") {

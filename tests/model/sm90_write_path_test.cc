@@ -222,6 +222,17 @@ TEST_CASE("the model places a launch of fewer CTAs than SMs by the fill order") 
     CHECK(n >= tpcs + 1);
     CHECK(n <= tpcs + 2);
   }
+  // A launch of 84 CTAs runs on those SMs, CTA c on the c-th lowest; one of
+  // 132 runs CTA c on SM c.
+  for (const int grid : {84, 132}) {
+    sm100::Gpu gpu(p, false);
+    sm90::api::reset();
+    REQUIRE(gpu.launch(grid, 1, 1024, [] {}).empty());
+    REQUIRE(gpu.run(1000000) == sk::sim::RunStatus::kCompleted);
+    std::vector<uint32_t> want(p.fill_order.begin(), p.fill_order.begin() + grid);
+    std::sort(want.begin(), want.end());
+    for (int c = 0; c < grid; ++c) CHECK(gpu.cta(c).sm == static_cast<int>(want[c]));
+  }
   // Every SM once.
   std::vector<uint32_t> all = p.fill_order;
   std::sort(all.begin(), all.end());

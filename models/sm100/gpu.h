@@ -454,6 +454,9 @@ class Gpu {
   }
   // Which SMs a trace covers (empty: all). Call before launch().
   void set_trace_sms(std::vector<int> sms) { trace_sms_ = std::move(sms); }
+  // Only these CTA ids are traced (empty: every CTA on a traced SM): a
+  // timeline names CTAs, whose SMs the launch chooses (clusters, fill_order).
+  void set_trace_ctas(std::vector<int> ctas) { trace_ctas_ = std::move(ctas); }
   // Counter updates of a traced CTA, applied at simulated time `at`.
   void count_bytes_in_flight(Cta& cta, Cycle at, int64_t delta);
   void count_ring_stage(Cta& cta, const std::string& barrier, Cycle at);
@@ -506,6 +509,7 @@ class Gpu {
   std::vector<SmSlot> sms_;
   std::unordered_map<const void*, TensorMapState> tensormaps_;
   std::vector<int> trace_sms_;
+  std::vector<int> trace_ctas_;
   SharedLink hbm_link_, l2_link_;
   OobPath oob_path_;
   uint64_t hbm_bytes_ = 0;

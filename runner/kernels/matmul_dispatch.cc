@@ -242,8 +242,10 @@ std::string validate_resources(const MatmulRequest& q) {
                        "few SMs with --trace-sms 0-3 or a smaller shape",
                        gib(estimated_trace_bytes(q)), gib(kMaxTraceBytes));
   if (q.timeline_path.empty()) return "";
-  // The SMs a timeline needs traced: its CTAs' (CTA c starts on SM c), or all
-  // of them to choose the busiest or slowest after the run.
+  // A timeline's CTAs must be traced: with --trace and --trace-sms, named
+  // CTAs among those SMs' (taken as CTA c on SM c: a cluster launch or a
+  // launch placed by the file's fill order may put a CTA elsewhere, which the
+  // run then reports as a CTA without tracks), and never chosen among all.
   for (const int cta : q.timeline_ctas) {
     if (cta >= 0 && !q.trace_path.empty() && !q.trace_sms.empty() &&
         std::find(q.trace_sms.begin(), q.trace_sms.end(), cta) == q.trace_sms.end())

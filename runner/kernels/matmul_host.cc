@@ -20,7 +20,10 @@ namespace sk::sim {
 void configure_run(models::sm100::Gpu& gpu, const MatmulRequest& q,
                    std::chrono::steady_clock::time_point start) {
   gpu.engine().trace().set_enabled(!q.trace_path.empty() || !q.timeline_path.empty());
-  gpu.set_trace_sms(traced_sms(q));
+  // A timeline alone traces its CTAs by id: where each runs is the launch's
+  // choice (a cluster's GPC, the fill order of a launch of fewer CTAs than SMs).
+  gpu.set_trace_sms(q.trace_path.empty() ? std::vector<int>{} : q.trace_sms);
+  gpu.set_trace_ctas(traced_ctas(q));
   if (q.progress)
     gpu.engine().set_progress_reporter(
         {start, q.progress_terminal, q.estimate_events, gpu.params().clock_ghz});
@@ -28,17 +31,18 @@ void configure_run(models::sm100::Gpu& gpu, const MatmulRequest& q,
   gpu.engine().schedule().reset(q.seed);
 }
 
-std::vector<int> traced_sms(const MatmulRequest& q) {
-  if (!q.trace_path.empty() || q.timeline_path.empty()) return q.trace_sms;
-  // CTA c runs on SM c only without clusters: a cluster's CTAs go to the SMs
-  // of a GPC that holds them, known once the launch places them.
-  if (q.cluster_m * q.cluster_n * q.split_k > 1) return {};
-  std::vector<int> sms;
+std::vector<int> traced_ctas(const MatmulRequest& q) {
+  if (!q.trace_path.empty() || q.timeline_path.empty()) return {};
+  std::vector<int> ctas;
   for (const int cta : q.timeline_ctas) {
-    if (cta < 0) return {};  // chosen after the run, from every SM
-    if (std::find(sms.begin(), sms.end(), cta) == sms.end()) sms.push_back(cta);
+    if (cta < 0) return {};  // chosen after the run, from every CTA
+    if (std::find(ctas.begin(), ctas.end(), cta) == ctas.end()) ctas.push_back(cta);
   }
-  return sms;
+  return ctas;
+}
+
+std::vector<int> traced_sms(const MatmulRequest& q) {
+  return !q.trace_path.empty() || q.timeline_path.empty() ? q.trace_sms : traced_ctas(q);
 }
 
 void set_wall_limit(sim::Engine& engine, const MatmulRequest& q,

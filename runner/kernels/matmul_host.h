@@ -40,10 +40,15 @@ struct MatmulBuffers {
 };
 
 
-// The SMs (CUs) to trace, empty for all: --trace-sms with --trace; for a
-// timeline alone, its CTAs' (CTA c starts on SM c), or every SM when the
-// busiest or slowest CTA is chosen after the run.
+// The CUs to trace on the MI300X, empty for all: --trace-sms with --trace;
+// for a timeline alone, its workgroups' (workgroup c starts on CU c), or every
+// CU when the busiest or slowest is chosen after the run.
 std::vector<int> traced_sms(const MatmulRequest& q);
+
+// The CTAs to trace on the NVIDIA models (with --trace: every CTA on the
+// --trace-sms SMs): for a timeline alone, the CTAs it names, or every CTA when
+// the busiest or slowest is chosen after the run.
+std::vector<int> traced_ctas(const MatmulRequest& q);
 
 // Tracing, the traced SMs, progress and the schedule of `q`.
 void configure_run(models::sm100::Gpu& gpu, const MatmulRequest& q,

@@ -110,6 +110,14 @@ timeout 50 "$sim" run --kernel matmul --arch sm90 --m 300 --n 260 --k 1000 --til
 # CTAs sit on the SMs their clusters got: the timeline finds both.
 grep -q "CTA 3 (cluster 1, rank 1)" "$tmp/sm90k.svg" ||
   fail "sm90 K split: the timeline has no block for CTA 3 (cluster 1, rank 1)"
+# A launch of fewer CTAs than SMs runs on the SMs of the board's fill order
+# (models/sm90/params.h): CTA 12 of 16 is not on SM 12, and its timeline
+# finds it there.
+timeout 50 "$sim" run --kernel matmul --arch sm90 --m 512 --n 1024 --k 512 \
+  --timeline "$tmp/fill.svg" --timeline-cta 12 >"$tmp/fill.out" 2>&1 ||
+  fail "sm90 timeline of CTA 12 of 16: $(head -c 2000 "$tmp/fill.out")"
+grep -q "CTA 12 on SM " "$tmp/fill.svg" && ! grep -q "CTA 12 on SM 12\b" "$tmp/fill.svg" ||
+  fail "sm90: CTA 12 of 16 is not placed by the fill order, or its timeline lacks it"
 python3 - "$tmp/sm90k.json" "$tmp/sm90k.out" <<'PY' || fail "sm90 K split: DSMEM bytes or occupancy (above)"
 import json, sys
 r = json.load(open(sys.argv[1]))

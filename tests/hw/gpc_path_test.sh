@@ -81,4 +81,7 @@ got=$(python3 hw/h200/gpc_path.py fill --probe "$t/probe.csv" --stamps "$t/parti
 [[ "$got" == "fill rule: 1 of 2 launches "* ]] || fail "the fill rule on two launches: $got"
 # The H100's stamped launches, quoted in docs/hardware.md.
 python3 hw/h200/gpc_path.py fill "${h100[@]}" | all_quoted || fail "docs/hardware.md does not quote the fill rule's count"
+python3 hw/h200/gpc_path.py fill --probe $r/h100_gpc_probe_e57a052a_2026-12-08.csv \
+  --stamps $r/h100_phase_stamps_regs_e57a052a_2026-12-08.csv | all_quoted ||
+  fail "docs/hardware.md does not quote the fill rule's count on the second board"
 echo "gpc_path_test: the committed file holds its measured GPC path; a doctored one is caught"

@@ -61,7 +61,6 @@ import script_main
 from script_main import BadInput, Usage
 
 
-
 def read_probe(path):
     """The GPC map {smid: gpc} and the GPC runs' summed fragment rates."""
     gpc_of, runs, own = {}, [], collections.defaultdict(list)
@@ -170,7 +169,7 @@ def fill_counts(size, n, start):
     count = collections.Counter()
     count[-1] = min(n, size.get(-1, 0))
     left = n - count[-1]
-    for half in (0, 1):
+    for _ in ('first SMs', 'second SMs'):  # of each TPC
         for k in range(max(size.values())):
             for g in order:
                 if left > 0 and size[g] // 2 > k:
@@ -179,14 +178,17 @@ def fill_counts(size, n, start):
     return count
 
 
-def fill(probe, stamps, sms):
-    """How many stamped launches of fewer CTAs than SMs take, per GPC, the
-    SMs the fill rule gives them (for some GPC first)."""
+def fill(probe, stamps):
+    """How many stamped launches of fewer CTAs than SMs (the largest launch's
+    CTAs) take, per GPC, the SMs the fill rule gives them (for some GPC
+    first)."""
     gpc_of = read_probe(probe)[0]
+    stamped = read_leads(stamps).values()
+    sms = max((len(v) for v in stamped), default=0)
     size = collections.Counter(gpc_of.values())
     size[-1] = sms - len(gpc_of)
     match, launches, sizes = 0, 0, set()
-    for v in read_leads(stamps).values():
+    for v in stamped:
         if len(v) >= sms or sorted(v) != list(range(len(v))):
             continue
         launches += 1
@@ -237,8 +239,7 @@ def main(argv):
     ap.add_argument('--out')
     a = ap.parse_args(argv)
     if a.command == 'fill':
-        launches = read_leads(a.stamps).values()
-        print(fill(a.probe, a.stamps, max((len(v) for v in launches), default=0)))
+        print(fill(a.probe, a.stamps))
         return 0
     text, held, l2_side = None, {}, None
     if a.params:

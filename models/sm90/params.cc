@@ -4,7 +4,6 @@
 #include <boost/json.hpp>
 #include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "models/sm100/param_file.h"
@@ -20,6 +19,20 @@ double real(const boost::json::object& params, const char* key, double lo, doubl
 }
 uint64_t count(const boost::json::object& params, const char* key, uint64_t lo, uint64_t hi) {
   return models::param_count(params, key, "sm90", lo, hi);
+}
+
+// The runs of equal entries of sm_gpc: a GPC + 1 (0: the SMs in no GPC), the
+// run's first SM id and its count.
+struct GpcRun {
+  uint32_t gpc, first, n;
+};
+std::vector<GpcRun> gpc_runs(const std::vector<uint32_t>& sm_gpc) {
+  std::vector<GpcRun> runs;
+  for (uint32_t i = 0; i < sm_gpc.size(); ++i) {
+    if (runs.empty() || runs.back().gpc != sm_gpc[i]) runs.push_back({sm_gpc[i], i, 0});
+    ++runs.back().n;
+  }
+  return runs;
 }
 
 struct Loaded {
@@ -115,12 +128,7 @@ void parse(const std::string& text, sm100::Params& r, Extras& x) {
 std::vector<uint32_t> cluster_groups_in_block_order(const std::vector<uint32_t>& sm_gpc,
                                                     const std::vector<uint32_t>& gpc_sms) {
   if (sm_gpc.empty() || gpc_sms.empty()) return gpc_sms;
-  // Runs of equal entries: (GPC + 1, length).
-  std::vector<std::pair<uint32_t, uint32_t>> runs;
-  for (uint32_t g : sm_gpc) {
-    if (runs.empty() || runs.back().first != g) runs.push_back({g, 0});
-    ++runs.back().second;
-  }
+  const std::vector<GpcRun> runs = gpc_runs(sm_gpc);
   std::vector<uint32_t> left = gpc_sms;  // the groups no GPC's run has taken yet
   const auto take = [&](uint32_t n) {
     const auto it = std::find(left.begin(), left.end(), n);
@@ -132,15 +140,15 @@ std::vector<uint32_t> cluster_groups_in_block_order(const std::vector<uint32_t>&
     return std::runtime_error(
         "sm90 params: the GPCs of \"sm_gpc\" (its runs of one GPC) are not the groups of \"gpc_sms\"");
   };
-  for (const auto& [g, n] : runs)
-    if (g != 0 && !take(n)) throw mismatch();
+  for (const GpcRun& run : runs)
+    if (run.gpc != 0 && !take(run.n)) throw mismatch();
   std::vector<uint32_t> out;
-  for (const auto& [g, n] : runs) {
-    if (g != 0) {
-      out.push_back(n);
+  for (const GpcRun& run : runs) {
+    if (run.gpc != 0) {
+      out.push_back(run.n);
       continue;
     }
-    for (uint32_t rest = n; rest > 0;) {  // the SMs in no GPC: the groups left, in order
+    for (uint32_t rest = run.n; rest > 0;) {  // the SMs in no GPC: the groups left, in order
       if (left.empty() || left.front() > rest) throw mismatch();
       rest -= left.front();
       out.push_back(left.front());
@@ -153,22 +161,20 @@ std::vector<uint32_t> cluster_groups_in_block_order(const std::vector<uint32_t>&
 
 std::vector<uint32_t> fill_order(const std::vector<uint32_t>& sm_gpc) {
   std::vector<uint32_t> order;
-  std::vector<std::pair<uint32_t, uint32_t>> runs;  // a GPC's first SM id and its count
-  for (uint32_t i = 0; i < sm_gpc.size(); ++i) {
-    if (sm_gpc[i] == 0) {
-      order.push_back(i);
-    } else if (runs.empty() || sm_gpc[i] != sm_gpc[i - 1]) {
-      runs.push_back({i, 1});
-    } else {
-      ++runs.back().second;
+  std::vector<GpcRun> gpcs;
+  for (const GpcRun& run : gpc_runs(sm_gpc)) {
+    if (run.gpc != 0) {
+      gpcs.push_back(run);
+      continue;
     }
+    for (uint32_t k = 0; k < run.n; ++k) order.push_back(run.first + k);  // in no GPC: first
   }
   uint32_t longest = 0;
-  for (const auto& run : runs) longest = std::max(longest, run.second);
-  for (uint32_t half = 0; half < 2; ++half)
-    for (uint32_t k = half; k < longest; k += 2)
-      for (const auto& [first, n] : runs)
-        if (k < n) order.push_back(first + k);
+  for (const GpcRun& run : gpcs) longest = std::max(longest, run.n);
+  for (uint32_t second = 0; second < 2; ++second)  // each TPC's first SM, then its second
+    for (uint32_t k = second; k < longest; k += 2)
+      for (const GpcRun& run : gpcs)
+        if (k < run.n) order.push_back(run.first + k);
   return order;
 }
 

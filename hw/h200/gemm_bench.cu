@@ -372,6 +372,11 @@ int run_epilogue(Problem& pr, cublasHandle_t h, int runs, float cublas_ms, doubl
     launch_stamped((runs + 1) % pr.sets);
     CHECK_CUDA(cudaDeviceSynchronize());
     sk::bench::matmul_stamps::clear("gemm_bench");
+    {  // CTA 0's tiles: one per step of the walk over the launch's tiles (or its clusters' blocks)
+      const uint64_t units = csize > 1 ? sk::cluster_blocks(tiles_m, tiles_n, pr.batch, cs) : uint64_t{tiles};
+      const uint64_t step = static_cast<uint64_t>(grid) / csize;
+      sk::bench::matmul_stamps::set_kblock_tiles((units + step - 1) / step, "gemm_bench");
+    }
     cudaEvent_t e0, e1;
     CHECK_CUDA(cudaEventCreate(&e0));
     CHECK_CUDA(cudaEventCreate(&e1));

@@ -30,8 +30,9 @@
 // "lead", one per CTA: its SM (%smid) and how far its 4th and 8th main loops
 // end before the median CTA's (ns). Before it, section matmul_kblock_stamps:
 // the stage round trip from the k-blocks' points (KblockPoint) of the first
-// 8 CTAs' third and fourth tiles (runner/report/kblock_trip.h, which the
-// model's --stamp-tiles uses too).
+// 8 CTAs' third and fourth tiles, or their first and second in a launch of
+// at most two tiles a CTA (runner/report/kblock_trip.h, which the model's
+// --stamp-tiles uses too).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -53,10 +54,11 @@ __device__ unsigned long long g_stamps[kWords];
 __device__ unsigned long long g_ns[kWords];  // %globaltimer beside each stamp
 __device__ unsigned g_smid[kMaxCtas];         // the SM each CTA ran on
 // The k-blocks' points (KblockPoint) of the first kKbCtas CTAs' tiles
-// kKbFirstTile to kKbFirstTile + kKbTiles - 1 (past the launch's cold first
-// waves), k-blocks below kKbMax: role 0 the producer (thread 0), 1 and 2 the
+// g_kb_first_tile to g_kb_first_tile + kKbTiles - 1 (set_kblock_tiles below),
+// k-blocks below kKbMax: role 0 the producer (thread 0), 1 and 2 the
 // consumer warpgroups (threads 128 and 256).
-constexpr uint32_t kKbCtas = 8, kKbRoles = 3, kKbFirstTile = 2, kKbTiles = 2, kKbMax = 128;
+constexpr uint32_t kKbCtas = 8, kKbRoles = 3, kKbTiles = 2, kKbMax = 128;
+__device__ uint32_t g_kb_first_tile = 2;
 constexpr size_t kKbWords = size_t{kKbCtas} * kKbRoles * kKbTiles * kKbMax * kKbPoints;
 __device__ unsigned long long g_kb[kKbWords];
 // Where point `point` of k-block kb of CTA c's stamped tile t (0 or 1) by
@@ -103,8 +105,9 @@ struct ClockProbe {
       r.first_ns = &g_ns[i];
     }
     const uint32_t role = threadIdx.x == 0 ? 0 : threadIdx.x == 128 ? 1 : threadIdx.x == 256 ? 2 : kKbRoles;
-    if (role < kKbRoles && blockIdx.x < kKbCtas && nth >= kKbFirstTile && nth < kKbFirstTile + kKbTiles)
-      r.at = &g_kb[kb_index(blockIdx.x, role, nth - kKbFirstTile, 0, 0)];
+    const uint32_t first = g_kb_first_tile;
+    if (role < kKbRoles && blockIdx.x < kKbCtas && nth >= first && nth < first + kKbTiles)
+      r.at = &g_kb[kb_index(blockIdx.x, role, nth - first, 0, 0)];
     return r;
   }
   __device__ static void mark(MatmulPoint point, uint64_t /*tile*/, uint64_t local) {
@@ -151,10 +154,18 @@ inline void clear(const char* prog) {
   check_cuda(cudaMemset(p, 0, kKbWords * 8), prog, "cudaMemset", __FILE__, __LINE__);
 }
 
+// Which tiles the k-block points take, for a launch whose CTA 0 walks
+// `cta0_tiles` tiles (sk::report::kblock_first_tile, as the model's).
+inline void set_kblock_tiles(uint64_t cta0_tiles, const char* prog) {
+  const uint32_t first = sk::report::kblock_first_tile(cta0_tiles);
+  check_cuda(cudaMemcpyToSymbol(g_kb_first_tile, &first, sizeof first), prog, "cudaMemcpyToSymbol", __FILE__,
+             __LINE__);
+}
+
 // Prints the section for a launch of `grid` CTAs; `label` names the
 // configuration (shape,tile_n,stages,epilogue); with `stages` and
 // `k_blocks` (a tile's), also the section matmul_kblock_stamps: the stage
-// round trip of the first CTAs' third and fourth tiles
+// round trip of the first CTAs' stamped tiles (set_kblock_tiles)
 // (runner/report/kblock_trip.h) in the columns samples, kblock,
 // issue_to_full, hold, release_to_issue, consumer_wait.
 inline void print(const char* label, uint32_t grid, const char* prog, uint32_t stages = 0,

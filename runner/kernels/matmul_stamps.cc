@@ -92,12 +92,17 @@ json::object MatmulStampLog::to_json(uint32_t step, uint32_t stages, uint32_t k_
                    {"tile_spread", std::move(spread)},
                    {"cta0_tiles", std::move(shown)}};
   if (stages > 0 && !kblocks_.empty()) {
-    // The first CTAs' stamped tiles, by their index in the CTA's walk.
+    // The first CTAs' stamped tiles, by their index in the CTA's walk: from
+    // the one kblock_first_tile names for CTA 0's count of tiles.
+    uint64_t cta0_tiles = 0;
+    for (const auto& [key, v] : kblocks_)
+      if (std::get<0>(key) == 0) cta0_tiles = std::max(cta0_tiles, std::get<2>(key) / step + 1);
+    const uint64_t first = report::kblock_first_tile(cta0_tiles);
     std::map<std::tuple<uint32_t, uint32_t, uint64_t, uint32_t>, std::array<uint64_t, kKbPoints>> by_local;
     for (const auto& [key, v] : kblocks_) {
       const auto [cta, role, tile, kb] = key;
       const uint64_t nth = tile / step;
-      if (nth >= kKbFirstTile && nth < kKbFirstTile + kKbTiles) by_local[{cta, role, nth - kKbFirstTile, kb}] = v;
+      if (nth >= first && nth < first + kKbTiles) by_local[{cta, role, nth - first, kb}] = v;
     }
     auto at = [&by_local](uint32_t c, uint32_t role, uint32_t t, uint32_t kb, uint32_t point) -> uint64_t {
       const auto it = by_local.find({c, role, t, kb});

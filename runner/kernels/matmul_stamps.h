@@ -73,7 +73,7 @@ class MatmulStampLog {
   // The summary above; `step` is the launch's clusters (its CTA count
   // without a cluster): a CTA's k-th tile is tile first + k * step, first =
   // cta / cluster size < step. With the k-blocks' points, `kblocks` (the
-  // stage round trip of the first CTAs' third and fourth tiles,
+  // stage round trip of the first CTAs' tiles that kblock_first_tile names,
   // runner/report/kblock_trip.h) for a
   // ring of `stages` stages and `k_blocks` k-blocks a tile.
   boost::json::object to_json(uint32_t step, uint32_t stages = 0, uint32_t k_blocks = 0) const;
@@ -82,11 +82,12 @@ class MatmulStampLog {
   void record(MatmulPoint point, uint64_t tile);
   void record_kblock(KblockPoint point, uint64_t tile, uint32_t kb);
   // (cta, role: 0 the producer, 1 + consumer warpgroup, tile, k-block) ->
-  // the points' cycles, for CTAs below kKbCtas; the summary takes their
-  // tiles kKbFirstTile to kKbFirstTile + kKbTiles - 1 (past the launch's
-  // cold first waves), as hw/h200/matmul_stamps.cuh does.
+  // the points' cycles, for CTAs below kKbCtas; the summary takes kKbTiles
+  // of their tiles from the one report::kblock_first_tile names (past the
+  // launch's cold first waves where a CTA walks more than two), as
+  // hw/h200/matmul_stamps.cuh does.
   std::map<std::tuple<uint32_t, uint32_t, uint64_t, uint32_t>, std::array<uint64_t, kKbPoints>> kblocks_;
-  static constexpr uint32_t kKbCtas = 8, kKbFirstTile = 2, kKbTiles = 2;
+  static constexpr uint32_t kKbCtas = 8, kKbTiles = 2;
   bool recording_ = true;
   uint32_t hold_cycles_ = 0;
   // (cta, warpgroup, tile) -> the points' cycles (0: not reached).

@@ -30,6 +30,15 @@
 
 namespace sk::report {
 
+// Which of a CTA's tiles (by its index in the CTA's walk) the first stamped
+// one is, for a launch whose CTA 0 walks `cta0_tiles` tiles: the third, past
+// the launch's cold first waves, where it walks more than two; else the
+// first, so that a launch of one or two tiles a CTA (few CTAs on a long K) is
+// stamped too (kblock_trip's skip of 8 k-blocks leaves the ring's fill out).
+// The board's probe (hw/h200/matmul_stamps.cuh) and the model's
+// (runner/kernels/matmul_stamps.cc) take the same tiles by it.
+constexpr uint32_t kblock_first_tile(uint64_t cta0_tiles) { return cta0_tiles > 2 ? 2 : 0; }
+
 struct KblockTrip {
   double kblock = 0, issue_to_full = 0, hold = 0, release_to_issue = 0, consumer_wait = 0;
   int samples = 0;

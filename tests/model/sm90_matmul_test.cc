@@ -14,6 +14,7 @@
 #include "tests/model/sm90_run.h"
 #include "runner/kernels/matmul_dispatch.h"
 #include "runner/kernels/sm90_matmul_run.h"
+#include "runner/report/kblock_trip.h"
 
 namespace {
 using sk::test::findings_text;
@@ -448,6 +449,24 @@ TEST_CASE("sm90 matmul: --stamp-tiles gives the stage round trip from the k-bloc
   CHECK(v("issue_to_full") > 0);
   CHECK(v("hold") >= 8 * 129.6 - 1);
   CHECK(v("consumer_wait") >= 0);
+}
+
+// A launch of one tile a CTA (few CTAs on a long K) is stamped from its
+// first tile (report::kblock_first_tile): 8 CTAs x 1 tile x k-blocks 8-27,
+// each at the tensor core's pace; before, such a launch gave no samples.
+TEST_CASE("sm90 matmul: --stamp-tiles gives the round trip of one-tile CTAs from their first tile") {
+  const std::string text = sk::test::sm90_params_with_sms(8);
+  sk::sim::MatmulRequest q;
+  q.m = 8 * 128, q.n = 256, q.k = 32 * 64, q.tile_n = 256, q.stages = 4;
+  q.stamp_tiles = true;
+  q.sm_clock_ghz = q.rest_clock_ghz = 1.98;
+  const auto r = run_request(q, text);
+  REQUIRE(r.stamps.contains("kblocks"));
+  const auto& kb = r.stamps.at("kblocks").as_object();
+  CHECK(kb.at("samples").to_number<double>() == 8 * 20);
+  CHECK(kb.at("kblock").to_number<double>() >= 0.97 * 8 * 129.6);
+  static_assert(sk::report::kblock_first_tile(1) == 0 && sk::report::kblock_first_tile(2) == 0 &&
+                sk::report::kblock_first_tile(3) == 2);
 }
 
 namespace {

@@ -200,8 +200,9 @@ void Gpu::start_cta(int id, int sm) {
   cta.dsmem_drained.assign(warps_per_cta_, 0);
   const int rank = slot.ctas++;  // the SM's first CTA is rank 0
   cta.traced = tr.enabled() &&
-               (trace_sms_.empty() || std::find(trace_sms_.begin(), trace_sms_.end(), sm) != trace_sms_.end()) &&
-               (trace_ctas_.empty() || std::find(trace_ctas_.begin(), trace_ctas_.end(), id) != trace_ctas_.end());
+               ((trace_sms_.empty() && trace_ctas_.empty()) ||
+                std::find(trace_sms_.begin(), trace_sms_.end(), sm) != trace_sms_.end() ||
+                std::find(trace_ctas_.begin(), trace_ctas_.end(), id) != trace_ctas_.end());
   if (cta.traced) {
     uint32_t sm_track = tr.track(static_cast<int>(gpu_track_), fmt::format("SM {}", sm), sm);
     cta.sm_track = sm_track;

@@ -452,10 +452,10 @@ class Gpu {
   void set_warp_exit_hook(std::function<void(Cta&, const sim::Warp&)> hook) {
     warp_exit_hook_ = std::move(hook);
   }
-  // Which SMs a trace covers (empty: all). Call before launch().
+  // What a trace covers: the CTAs on these SMs and the CTAs with these ids
+  // (a timeline names CTAs, whose SMs the launch chooses: clusters,
+  // fill_order); every CTA when both are empty. Call before launch().
   void set_trace_sms(std::vector<int> sms) { trace_sms_ = std::move(sms); }
-  // Only these CTA ids are traced (empty: every CTA on a traced SM): a
-  // timeline names CTAs, whose SMs the launch chooses (clusters, fill_order).
   void set_trace_ctas(std::vector<int> ctas) { trace_ctas_ = std::move(ctas); }
   // Counter updates of a traced CTA, applied at simulated time `at`.
   void count_bytes_in_flight(Cta& cta, Cycle at, int64_t delta);

@@ -85,9 +85,10 @@ uint64_t estimated_trace_bytes(const MatmulRequest& q) {
   const uint64_t kblocks = ceil_div(q.k, 64);
   const uint64_t sms = sms_used(q);
   uint64_t traced = sms;
-  if (!q.trace_sms.empty())
+  if (!q.trace_sms.empty())  // and a timeline's numbered CTAs, traced beside them
     traced = static_cast<uint64_t>(std::count_if(q.trace_sms.begin(), q.trace_sms.end(),
-                                                 [&](int s) { return static_cast<uint64_t>(s) < sms; }));
+                                                 [&](int s) { return static_cast<uint64_t>(s) < sms; })) +
+             static_cast<uint64_t>(q.timeline_path.empty() ? 0 : q.timeline_ctas.size());
   uint64_t per_tile = kblocks * kSm100TraceBytesPerKBlock + kSm100TraceBytesPerTile;
   if (sm90) per_tile = kblocks * kSm90TraceBytesPerKBlock + kSm90TraceBytesPerTile;
   if (q.arch == "mi300x") {
@@ -242,14 +243,10 @@ std::string validate_resources(const MatmulRequest& q) {
                        "few SMs with --trace-sms 0-3 or a smaller shape",
                        gib(estimated_trace_bytes(q)), gib(kMaxTraceBytes));
   if (q.timeline_path.empty()) return "";
-  // A timeline's CTAs must be traced: with --trace and --trace-sms, named
-  // CTAs among those SMs' (taken as CTA c on SM c: a cluster launch or a
-  // launch placed by the file's fill order may put a CTA elsewhere, which the
-  // run then reports as a CTA without tracks), and never chosen among all.
+  // A timeline's CTAs must be traced: numbered ones are, wherever the
+  // launch places them (beside --trace-sms: traced_ctas, matmul_host.h); one
+  // chosen after the run needs every SM traced.
   for (const int cta : q.timeline_ctas) {
-    if (cta >= 0 && !q.trace_path.empty() && !q.trace_sms.empty() &&
-        std::find(q.trace_sms.begin(), q.trace_sms.end(), cta) == q.trace_sms.end())
-      return fmt::format("--timeline-cta {} must be one of the --trace-sms", cta);
     if (cta >= 0) continue;
     if (!q.trace_path.empty() && !q.trace_sms.empty())
       return fmt::format("--timeline-cta {} chooses among every CTA, which --trace-sms leaves "

@@ -20,8 +20,9 @@ namespace sk::sim {
 void configure_run(models::sm100::Gpu& gpu, const MatmulRequest& q,
                    std::chrono::steady_clock::time_point start) {
   gpu.engine().trace().set_enabled(!q.trace_path.empty() || !q.timeline_path.empty());
-  // A timeline alone traces its CTAs by id: where each runs is the launch's
-  // choice (a cluster's GPC, the fill order of a launch of fewer CTAs than SMs).
+  // A timeline traces its CTAs by id (beside --trace-sms, or alone): where
+  // each runs is the launch's choice (a cluster's GPC, the fill order of a
+  // launch of fewer CTAs than SMs).
   gpu.set_trace_sms(q.trace_path.empty() ? std::vector<int>{} : q.trace_sms);
   gpu.set_trace_ctas(traced_ctas(q));
   if (q.progress)
@@ -32,7 +33,10 @@ void configure_run(models::sm100::Gpu& gpu, const MatmulRequest& q,
 }
 
 std::vector<int> traced_ctas(const MatmulRequest& q) {
-  if (!q.trace_path.empty() || q.timeline_path.empty()) return {};
+  // A timeline's numbered CTAs are traced wherever the launch places them:
+  // alone without --trace, beside the SMs of --trace-sms with it (a trace of
+  // every SM has them already).
+  if (q.timeline_path.empty() || (!q.trace_path.empty() && q.trace_sms.empty())) return {};
   std::vector<int> ctas;
   for (const int cta : q.timeline_ctas) {
     if (cta < 0) return {};  // chosen after the run, from every CTA
@@ -42,7 +46,11 @@ std::vector<int> traced_ctas(const MatmulRequest& q) {
 }
 
 std::vector<int> traced_sms(const MatmulRequest& q) {
-  return !q.trace_path.empty() || q.timeline_path.empty() ? q.trace_sms : traced_ctas(q);
+  std::vector<int> sms = q.trace_path.empty() ? std::vector<int>{} : q.trace_sms;
+  // Workgroup c runs on CU c (the MI300X launch): the timeline's own CUs join.
+  for (const int cta : traced_ctas(q))
+    if (std::find(sms.begin(), sms.end(), cta) == sms.end()) sms.push_back(cta);
+  return sms;
 }
 
 void set_wall_limit(sim::Engine& engine, const MatmulRequest& q,

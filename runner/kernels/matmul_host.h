@@ -40,14 +40,15 @@ struct MatmulBuffers {
 };
 
 
-// The CUs to trace on the MI300X, empty for all: --trace-sms with --trace;
-// for a timeline alone, its workgroups' (workgroup c starts on CU c), or every
+// The CUs to trace on the MI300X, empty for all: --trace-sms with --trace,
+// and a timeline's workgroups' (workgroup c starts on CU c) beside them; every
 // CU when the busiest or slowest is chosen after the run.
 std::vector<int> traced_sms(const MatmulRequest& q);
 
-// The CTAs to trace on the NVIDIA models (with --trace: every CTA on the
-// --trace-sms SMs): for a timeline alone, the CTAs it names, or every CTA when
-// the busiest or slowest is chosen after the run.
+// The CTAs the NVIDIA models trace besides the --trace-sms SMs' (empty: none
+// besides; with neither, every CTA): a timeline's numbered CTAs, wherever the
+// launch places them, when it goes with --trace-sms or without --trace; none
+// when the busiest or slowest is chosen after the run (every CTA is traced).
 std::vector<int> traced_ctas(const MatmulRequest& q);
 
 // Tracing, the traced SMs, progress and the schedule of `q`.

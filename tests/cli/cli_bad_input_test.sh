@@ -118,8 +118,6 @@ expect_usage_error "--timeline-cta 1 does not exist: this launch has 1 workgroup
   --arch mi300x --timeline "$tmp/t.svg" --timeline-cta 0,1
 expect_usage_error "--timeline-cta busiest chooses among every CTA" run --m 512 --n 512 --k 64 \
   --trace "$tmp/t.pftrace" --trace-sms 0 --timeline "$tmp/t.svg" --timeline-cta 0,busiest
-expect_usage_error "--timeline-cta 1 must be one of the --trace-sms" run --m 512 --n 512 --k 64 \
-  --trace "$tmp/t.pftrace" --trace-sms 0 --timeline "$tmp/t.svg" --timeline-cta 0,1
 expect_usage_error "--timeline-cta slowest traces every SM" run --m 16384 --n 16384 --k 16384 \
   --timeline "$tmp/t.svg" --timeline-cta slowest
 expect_usage_error "--trace-sms needs --trace" run "${MNK[@]}" --trace-sms 0

@@ -118,6 +118,18 @@ timeout 50 "$sim" run --kernel matmul --arch sm90 --m 512 --n 1024 --k 512 \
   fail "sm90 timeline of CTA 12 of 16: $(head -c 2000 "$tmp/fill.out")"
 grep -q "CTA 12 on SM " "$tmp/fill.svg" && ! grep -q "CTA 12 on SM 12\b" "$tmp/fill.svg" ||
   fail "sm90: CTA 12 of 16 is not placed by the fill order, or its timeline lacks it"
+# With --trace --trace-sms the timeline's CTA is traced beside those SMs,
+# wherever it runs: the trace then holds SM 0 and CTA 12's SM, no other.
+timeout 50 "$sim" run --kernel matmul --arch sm90 --m 512 --n 1024 --k 512 --trace "$tmp/fill.pftrace" \
+  --trace-sms 0 --timeline "$tmp/fill2.svg" --timeline-cta 12 >"$tmp/fill2.out" 2>&1 ||
+  fail "sm90 trace of SM 0 with the timeline of CTA 12: $(head -c 2000 "$tmp/fill2.out")"
+sm12=$(grep -o "CTA 12 on SM [0-9]*" "$tmp/fill2.svg" | grep -o "[0-9]*$")
+[ -n "$sm12" ] && [ "$sm12" != 0 ] || fail "sm90: the timeline beside --trace-sms 0 lacks CTA 12 ($sm12)"
+python3 - "$tmp/fill.pftrace" "$sm12" <<'PY' || fail "sm90: --trace-sms 0 with CTA 12's timeline traced other SMs"
+import re, sys
+names = set(re.findall(rb"SM (\d+)", open(sys.argv[1], "rb").read()))
+sys.exit(0 if names == {b"0", sys.argv[2].encode()} else 1)
+PY
 python3 - "$tmp/sm90k.json" "$tmp/sm90k.out" <<'PY' || fail "sm90 K split: DSMEM bytes or occupancy (above)"
 import json, sys
 r = json.load(open(sys.argv[1]))

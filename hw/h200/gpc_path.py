@@ -33,7 +33,8 @@ It takes three parameters, each read here off a measurement, nothing fitted:
       instead, the SMs the probe finds faster within their GPC: each SM's
       median cycles in its GPC's run over the GPC's median; an SM leads where
       that ratio is below halfway between the lowest SM's and 1 (for a board
-      whose matmul was stamped too few times to tell its leaders).
+      whose matmul was stamped too few times to tell its leaders; the stamps
+      then need only the placement, no launch that reaches its 8th tile).
 
 With --placement-only, sm_gpc alone (and no GPC store path: a rate of 0, no
 leaders), for a file whose SM layout is measured but whose store path is not
@@ -127,35 +128,37 @@ def derive(probe, stamps, leaders_from='stamps', l2_side=None):
         if not kept:
             raise BadInput('no stamped placement puts the GPCs where the parameter file\'s "l2_side" has them')
     placement, seen = kept.most_common(1)[0]
-    leads = collections.defaultdict(list)
-    reach8 = [v for v in full if any(l not in (None, 0.0) for _, l in v.values())]
-    if not reach8:
-        raise BadInput(f'{", ".join(stamps)}: no launch of one CTA per SM reaches its 8th tile')
-    for v in reach8:
-        for smid, lead8 in v.values():
-            leads[smid].append(lead8 or 0.0)
-    median = {sm: statistics.median(x) for sm, x in leads.items()}
-    top = max(median.values())
-    leaders = sorted(sm for sm, m in median.items() if top > 0 and m > top / 2)
     if leaders_from == 'probe':
+        # The probe's fast SMs: no stamped tile needed.
         low = min(ratio.values())
         leaders = sorted(sm for sm, r in ratio.items() if r < (1 + low) / 2)
+        led = (f'{len(leaders)} leaders from the probe (ratio to their GPC {min(ratio[s] for s in leaders):.2f}-'
+               f'{max(ratio[s] for s in leaders):.2f}, the rest from '
+               f'{min(r for s, r in ratio.items() if s not in leaders):.2f}); ')
+    else:
+        leads = collections.defaultdict(list)
+        reach8 = [v for v in full if any(l not in (None, 0.0) for _, l in v.values())]
+        if not reach8:
+            raise BadInput(f'{", ".join(stamps)}: no launch of one CTA per SM reaches its 8th tile')
+        for v in reach8:
+            for smid, lead8 in v.values():
+                leads[smid].append(lead8 or 0.0)
+        median = {sm: statistics.median(x) for sm, x in leads.items()}
+        top = max(median.values())
+        leaders = sorted(sm for sm, m in median.items() if top > 0 and m > top / 2)
+        rest = sorted((m for sm, m in median.items() if sm not in leaders), reverse=True)
+        led = (f'{len(leaders)} leaders over {len(reach8)} launches reaching tile 8 '
+               f'(median lead {min(median[s] for s in leaders):.0f}-{top:.0f} ns, next {rest[0] if rest else 0:.0f} ns): ')
     values = {
         'gpc_store_bytes_per_cycle': round(statistics.median(rates)),
         'sm_gpc': [gpc_of[sm] + 1 if sm in gpc_of else 0 for sm in placement],
         'store_first': [1 if sm in leaders else 0 for sm in placement],
     }
-    rest = sorted((m for sm, m in median.items() if sm not in leaders), reverse=True)
     how = (f'GPC rate {statistics.median(rates):.1f} B per cycle (median of {len(rates)} runs of {size}-SM GPCs, '
            f'{min(rates):.1f}-{max(rates):.1f}); {len(gpc_of)} SMs in {len(set(gpc_of.values()))} GPCs; '
            f'placement seen in {seen} of {len(full)} launches of {sms} CTAs ({len(placements)} placements'
            f'{", the most common of the " + str(len(kept)) + " that agree with l2_side" if l2_side else ""}); '
-           + (f'{len(leaders)} leaders from the probe (ratio to their GPC {min(ratio[s] for s in leaders):.2f}-'
-              f'{max(ratio[s] for s in leaders):.2f}, the rest from {min(r for s, r in ratio.items() if s not in leaders):.2f}); '
-              if leaders_from == 'probe' else
-              f'{len(leaders)} leaders over {len(reach8)} launches reaching tile 8 '
-              f'(median lead {min(median[s] for s in leaders):.0f}-{top:.0f} ns, next {rest[0] if rest else 0:.0f} ns): ')
-           + f'SMs {" ".join(map(str, leaders))}')
+           + led + f'SMs {" ".join(map(str, leaders))}')
     return values, how
 
 

@@ -57,6 +57,16 @@ want='{"gpc_store_bytes_per_cycle": 113, "sm_gpc": [2, 2, 1, 1], "store_first": 
 got=$(python3 hw/h200/gpc_path.py derive --leaders probe --probe "$t/probe.csv" --stamps "$t/stamps.csv" | head -1)
 want='{"gpc_store_bytes_per_cycle": 113, "sm_gpc": [2, 2, 1, 1], "store_first": [0, 1, 0, 0]}'
 [ "$got" = "$want" ] || fail "derived with the probe's leaders $got, not $want"
+# Stamps of launches too short to reach their 8th tile (no lead) give the
+# placement: with the probe's leaders that is enough, with the stamps' it is
+# a one-line error.
+sed 's/,5000,-,-$/,-,-,-/; s/,0,-,-$/,-,-,-/' "$t/stamps.csv" > "$t/short.csv"
+got=$(python3 hw/h200/gpc_path.py derive --leaders probe --probe "$t/probe.csv" --stamps "$t/short.csv" | head -1)
+[ "$got" = "$want" ] || fail "the probe's leaders over stamps without tile 8 gave $got, not $want"
+rc=0
+python3 hw/h200/gpc_path.py derive --probe "$t/probe.csv" --stamps "$t/short.csv" > "$t/short.out" 2>&1 || rc=$?
+[ $rc = 2 ] && grep -q "reaches its 8th tile" "$t/short.out" ||
+  fail "the stamps' leaders without tile 8: exit $rc, $(cat "$t/short.out")"
 echo '{"params": {"l2_side": {"value": [0, 1, 1, 0]}, "gpc_store_bytes_per_cycle": {"value": 0},
   "sm_gpc": {"value": []}, "store_first": {"value": []}}}' > "$t/params.json"
 python3 hw/h200/gpc_path.py apply --probe "$t/probe.csv" --stamps "$t/stamps.csv" --params "$t/params.json" \

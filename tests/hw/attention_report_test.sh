@@ -19,6 +19,8 @@ pairs=(
   "h200_attention_bf16_2026-11-27.csv h200_attention_model_oob_surface_2026-12-04.csv"
   "h200_attention_bf16_2026-11-27.csv h200_attention_model_fetch90_2026-12-04.csv"
   "h200_attention_bf16_2026-11-27.csv h200_attention_model_aged_2026-12-06.csv"
+  "h200_attention_bf16_2026-11-27.csv h200_attention_model_2026-12-08.csv"
+  "h200_attention_bf16_2026-11-27.csv h200_attention_model_rest110_2026-12-08.csv"
   "h200_attention_bf16_2026-11-27.csv h200_attention_model_rest110_2026-12-03.csv"
   "h200_attention_bf16_2026-11-27.csv h200_attention_model_tensor_fp32_2026-12-03.csv"
   "h200_attention_bf16_2026-11-27.csv h200_attention_model_rest110_queue_tensor_fp32_2026-12-03.csv"

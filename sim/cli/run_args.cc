@@ -69,7 +69,8 @@ po::options_description run_options() {
       ("functional", "move real bytes and check D against a host reference")
       ("trace", po::value<std::string>(), "write a Perfetto trace (.pftrace)")
       ("trace-sms", po::value<std::string>(),
-       "SMs the trace covers, e.g. 0,1 or 0-3 (default: all; one CTA runs per SM)")
+       "SMs the trace covers, e.g. 0,1 or 0-3 (default: all; one CTA runs per SM), and a "
+       "--timeline's numbered CTAs wherever they run")
       ("timeline", po::value<std::string>(),
        "draw CTAs' warps and engines as an SVG timeline to FILE.svg")
       ("timeline-cta", po::value<std::string>()->default_value("0"),

@@ -172,7 +172,7 @@ def fill_counts(size, n, start):
     count = collections.Counter()
     count[-1] = min(n, size.get(-1, 0))
     left = n - count[-1]
-    for _ in ('first SMs', 'second SMs'):  # of each TPC
+    for _ in range(2):  # each TPC's first SMs, then its second
         for k in range(max(size.values())):
             for g in order:
                 if left > 0 and size[g] // 2 > k:
